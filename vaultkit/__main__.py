@@ -1,0 +1,5 @@
+import sys
+
+from vaultkit.cli import main
+
+sys.exit(main())

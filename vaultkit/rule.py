@@ -1,0 +1,79 @@
+"""The base every rule module builds on, and the context rules read.
+
+A rule is one class in one module under ``vaultkit/rules/``. Its docstring is its
+documentation in ruff's shape (``## What it does``, ``## Why is this bad?``,
+``## Example``); ``vaultkit rule NAME`` prints it and the README table is built
+from the registry. Rules read the parsed vault and the profile; they never read
+files themselves.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+from vaultkit.diagnostics import Diagnostic, Fix
+
+if TYPE_CHECKING:
+    from vaultkit.model import Note
+    from vaultkit.vault import Vault
+
+
+class Context:
+    """What a run knows besides the vault: the options and shared, lazily built views."""
+
+    def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
+                 targets: set[str] | None = None):
+        self.vault = vault
+        self.profile = vault.profile
+        self.settings = vault.settings
+        self.staged = staged
+        self.hook = hook
+        self.targets = targets  # vault-relative paths being reported on; None = all
+
+    @cached_property
+    def resolver(self):
+        return self.vault.resolver
+
+    @cached_property
+    def git(self):
+        from vaultkit.gitstate import GitState
+
+        return GitState(self.vault, staged=self.staged or self.hook)
+
+
+class Rule:
+    """Base class. Subclasses set the class attributes and override a check method."""
+
+    name: ClassVar[str]
+    code: ClassVar[str]
+    severity: ClassVar[str] = "error"
+    fixable: ClassVar[bool] = False
+    #: "note" rules run per note (only on the notes being reported on);
+    #: "vault" rules run once and may report anywhere.
+    scope: ClassVar[str] = "note"
+
+    def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def diag(self, path: str, line: int | None, column: int | None, message: str,
+             fix: Fix | None = None) -> Diagnostic:
+        return Diagnostic(self.name, self.code, self.severity, path, line, column, message,
+                          fixable=self.fixable and fix is not None, fix=fix)
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """First sentence of the "What it does" section."""
+        doc = cls.doc()
+        marker = "## What it does"
+        body = doc.split(marker, 1)[1] if marker in doc else doc
+        text = " ".join(body.strip().split("\n\n", 1)[0].split())
+        return text.split(". ")[0].rstrip(".") + "."

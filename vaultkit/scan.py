@@ -1,0 +1,119 @@
+"""Find the vault root and list its files without leaving it.
+
+The walk never follows a symlink whose target lies outside the vault, never
+enters the same folder twice (symlink loops), and skips ``.git/``,
+``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
+not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
+ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
+
+
+@dataclass(slots=True)
+class FileEntry:
+    rel: str  # vault-relative, '/' separated
+    abs: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class ScanProblem:
+    rel: str
+    message: str
+
+
+def find_root(start: Path) -> Path:
+    """Nearest folder at or above ``start`` with vaultkit.toml or .obsidian/, else the git root."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    for folder in (start, *start.parents):
+        for marker in ROOT_MARKERS:
+            if (folder / marker).exists():
+                return folder
+        if (folder / ".git").exists():  # a repository is the outermost a vault can be
+            return folder
+    return start
+
+
+def git_toplevel(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], list[ScanProblem]]:
+    """Every file under ``root`` (real files and in-vault symlinks), sorted by path."""
+    files: list[FileEntry] = []
+    problems: list[ScanProblem] = []
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            problems.append(ScanProblem(prefix.rstrip("/") or ".", f"folder not readable: "
+                                        f"{exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = prefix + name
+            try:
+                is_link = entry.is_symlink()
+                if is_link:
+                    target = os.path.realpath(entry.path)
+                    if not _inside(target, root_real):
+                        problems.append(ScanProblem(rel, f"symlink points outside the vault "
+                                                    f"({os.readlink(entry.path)}); not followed"))
+                        continue
+                    if not os.path.exists(target):
+                        problems.append(ScanProblem(rel, "broken symlink; not followed"))
+                        continue
+                is_dir = entry.is_dir()
+            except OSError as exc:
+                problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            if is_dir:
+                if name in SKIP_DIRS or is_excluded(rel):
+                    continue
+                real = os.path.realpath(entry.path)
+                if real in seen_dirs:
+                    if is_link:
+                        problems.append(ScanProblem(rel, "symlink loop (folder already scanned); "
+                                                    "not followed"))
+                    continue
+                seen_dirs.add(real)
+                stack.append((entry.path, rel + "/"))
+                continue
+            if is_excluded(rel):
+                continue
+            try:
+                st = entry.stat()
+            except OSError as exc:  # deleted during the scan, or a dangling link
+                problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            files.append(FileEntry(rel, entry.path, st.st_size, st.st_mtime_ns))
+    files.sort(key=lambda f: f.rel)
+    return files, problems
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
+    """Run git in ``root``; returns the completed process (bytes output)."""
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=check)
