@@ -1,0 +1,105 @@
+"""Phrase lists from the profile, compiled once and matched case-insensitively.
+
+A plain entry matches as a phrase: Latin-script (and Greek, Cyrillic) phrases on
+word boundaries, so ``idle`` does not match inside ``bridle``; phrases in CJK
+script match anywhere, since Chinese and Japanese do not separate words with
+spaces. Whitespace inside a phrase matches any run of whitespace. An entry that
+starts with ``re:`` is a regular expression (compiled with ``re.IGNORECASE``).
+
+Matchers are cached by their phrase tuple, so every rule and every note of a run
+shares one compiled matcher per list::
+
+    m = matcher(ctx.profile.phrases.filler)
+    m.find("System idle, no changes.")   # -> re.Match for "System idle"
+    m.only("System idle, no changes.")   # -> True: nothing but filler
+    m.only("No changes to the API, but the deploy failed")  # -> False
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Iterator, Sequence
+
+# Characters that continue a Latin-script word: a phrase must not touch them.
+_WORDISH = r"0-9A-Za-z_\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"
+_BEFORE = rf"(?<![{_WORDISH}])"
+_AFTER = rf"(?![{_WORDISH}])"
+_WORD_EDGE = re.compile(rf"[{_WORDISH}]")
+# Anything that still counts as content once every phrase is removed.
+_CONTENT = re.compile(r"[^\W_]")
+
+
+def _phrase_pattern(phrase: str) -> str:
+    body = r"\s+".join(re.escape(part) for part in phrase.split())
+    if _WORD_EDGE.match(phrase[0]):
+        body = _BEFORE + body
+    if _WORD_EDGE.match(phrase[-1]):
+        body = body + _AFTER
+    return body
+
+
+class PhraseMatcher:
+    """Find any of ``phrases`` in a text. Build with :func:`matcher` to share the compiled form."""
+
+    def __init__(self, phrases: Iterable[str]):
+        self.phrases = tuple(phrases)
+        plain = sorted({p.strip() for p in self.phrases if not p.startswith("re:") and p.strip()},
+                       key=len, reverse=True)
+        self._patterns: list[re.Pattern] = []
+        if plain:
+            self._patterns.append(re.compile("|".join(_phrase_pattern(p) for p in plain),
+                                              re.IGNORECASE))
+        for p in self.phrases:
+            if p.startswith("re:") and p[3:]:
+                self._patterns.append(re.compile(p[3:], re.IGNORECASE))
+
+    def __bool__(self) -> bool:
+        return bool(self._patterns)
+
+    def finditer(self, text: str) -> Iterator[re.Match]:
+        """Every non-empty match, in text order (overlaps between lists resolved leftmost-longest)."""
+        found: list[re.Match] = []
+        for pattern in self._patterns:
+            found.extend(m for m in pattern.finditer(text) if m.end() > m.start())
+        found.sort(key=lambda m: (m.start(), -m.end()))
+        pos = 0
+        for m in found:
+            if m.start() >= pos:
+                yield m
+                pos = m.end()
+
+    def find(self, text: str) -> re.Match | None:
+        """The first (leftmost, then longest) match, or None."""
+        best = None
+        for pattern in self._patterns:
+            m = pattern.search(text)
+            while m is not None and m.end() == m.start():
+                m = pattern.search(text, m.end() + 1) if m.end() < len(text) else None
+            if m is not None and (best is None or (m.start(), -m.end()) < (best.start(), -best.end())):
+                best = m
+        return best
+
+    def only(self, text: str) -> bool:
+        """True when ``text`` holds at least one phrase and nothing else but punctuation/space."""
+        spans = []
+        for pattern in self._patterns:
+            spans.extend((m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start())
+        if not spans:
+            return False
+        keep = [True] * len(text)
+        for start, end in spans:
+            for i in range(start, end):
+                keep[i] = False
+        rest = "".join(ch for ch, k in zip(text, keep) if k)
+        return _CONTENT.search(rest) is None
+
+
+@lru_cache(maxsize=64)
+def _cached(phrases: tuple[str, ...]) -> PhraseMatcher:
+    return PhraseMatcher(phrases)
+
+
+def matcher(phrases: Sequence[str]) -> PhraseMatcher:
+    """The shared compiled matcher for a phrase list (compiled once per distinct list)."""
+    return _cached(tuple(phrases))
