@@ -116,7 +116,7 @@ class Note:
     def lines(self) -> list[str]:
         """The file's lines without line endings (line N is ``lines[N-1]``)."""
         if self._lines is None:
-            self._lines = self.text.replace("\r\n", "\n").split("\n")
+            self._lines = self.text.replace("\r\n", "\n").split("\n") if self.text else []
             if self._lines and self._lines[-1] == "" and self.text.endswith("\n"):
                 self._lines.pop()
         return self._lines

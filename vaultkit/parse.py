@@ -96,7 +96,7 @@ def _frontmatter(note: Note, lines: list[str]) -> int:
         note.fm_error = ("frontmatter opened on line 1 never closes (no closing '---' line)", 1)
         return 0
     note.fm_span = (1, close + 1)
-    source = "\n".join(lines[1:close])
+    source = "\n".join(lines[1:close]) + "\n"
     if len(source) > MAX_FRONTMATTER_CHARS:
         note.fm_error = (f"frontmatter is {len(source):,} characters; over the "
                          f"{MAX_FRONTMATTER_CHARS:,} that are read", 2)
@@ -236,8 +236,11 @@ class _Scanner:
         self.note = note
         self.lines = lines
         self.para: list[tuple[int, str]] = []  # (1-based line, original line text)
-        self.para_in_list = False
+        self.para_depth = (0, 0)  # (list depth, quote depth) where the paragraph started
+        self.quote_depth = 0
+        self.para_text: list[str] = []  # the paragraph's lines without container markers
         self.list_stack: list[int] = []  # content indents of open list items
+        self.list_quote: list[int] = []  # the quote depth each of them opened at
         self.code_start: int | None = None
         self.pending_percent = False
 
@@ -283,7 +286,7 @@ class _Scanner:
                 rest = " " * (pos + 2) + raw[pos + 2:]
                 if rest.strip():
                     self._flush()
-                    self.para.append((lineno, rest))
+                    self._add_para(lineno, rest, rest)
                 i += 1
                 continue
 
@@ -294,14 +297,25 @@ class _Scanner:
 
             quote = _QUOTE.match(raw) if ">" in raw[:8] else None
             content = raw[quote.end():] if quote else raw
+            depth = quote.group(0).count(">") if quote else 0
+            if self.para and depth > self.para_depth[1]:  # a block quote interrupts a paragraph
+                self._flush()
+            self.quote_depth = depth
+            if not content.strip():  # an empty quote line is a blank line inside the quote
+                self._flush()
+                i += 1
+                continue
             indent = _indent_of(content)
 
-            # list containers: close items this line is not indented into
-            if self.list_stack and not (self.para and indent < self.list_stack[-1]
-                                        and not _LIST_ITEM.match(content)
-                                        and not _starts_block(content)):
-                while self.list_stack and indent < self.list_stack[-1]:
+            # list containers: close items this line is not indented into, unless the line
+            # is a lazy continuation of the open paragraph
+            lazy = bool(self.list_stack and self.para and indent < self.list_stack[-1]
+                        and not _LIST_ITEM.match(content) and not _starts_block(content))
+            if self.list_stack and not lazy:
+                while self.list_stack and (indent < self.list_stack[-1]
+                                           or depth < self.list_quote[-1]):
                     self.list_stack.pop()
+                    self.list_quote.pop()
             rel = _strip_indent(content, self.list_stack[-1]) if self.list_stack else content
             rel_indent = _indent_of(rel)
 
@@ -336,12 +350,11 @@ class _Scanner:
                     pad = m_item.group(3)
                     width += (len(pad) if pad and pad != "\t" else 1)
                     self.list_stack.append(base + width)
+                    self.list_quote.append(depth)
                     rel = marker_text
                     if not rel.strip():
                         i += 1
                         continue
-                    # the item's first line: classify what follows the marker
-                    self.para_in_list = True
 
             s = rel.lstrip()
             first = s[:1]
@@ -406,9 +419,11 @@ class _Scanner:
                     continue
 
             # setext underline or thematic break
-            if first in ("=", "-") and self.para and _SETEXT.match(rel) and not self.para_in_list:
+            # (a setext underline cannot be a lazy continuation line: CommonMark §4.3)
+            if (first in ("=", "-") and self.para and not lazy
+                    and (len(self.list_stack), depth) == self.para_depth and _SETEXT.match(rel)):
                 level = 1 if first == "=" else 2
-                text = " ".join(t.strip() for _, t in self.para)
+                text = " ".join(self.para_text)
                 self.note.headings.append(Heading(level, text, self.para[0][0]))
                 self._flush()
                 i += 1
@@ -430,17 +445,23 @@ class _Scanner:
                     i += 1
                     continue
 
-            self.para.append((lineno, raw))
+            self._add_para(lineno, raw, rel)
             i += 1
         self._flush()
         if fence is not None:
             self._code(fence_start, n)
 
+    def _add_para(self, lineno: int, raw: str, rel: str) -> None:
+        if not self.para:
+            self.para_depth = (len(self.list_stack), self.quote_depth)
+            self.para_text = []
+        self.para.append((lineno, raw))
+        self.para_text.append(rel.strip())
+
     def _flush(self) -> None:
         if self.para:
             self._inline(self.para)
             self.para = []
-        self.para_in_list = False
 
     def _comments(self, text: str, lineno: int) -> None:
         for m in _HTML_COMMENT.finditer(text):
