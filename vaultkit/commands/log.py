@@ -1,0 +1,55 @@
+"""``vaultkit log``: append an entry to today's journal."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "append a '### HH:MM — Title' entry to memory/<date>.md (append-only, locked)"
+DESCRIPTION = (
+    "Append an entry to the daily journal memory/YYYY-MM-DD.md, creating it with its "
+    "'# YYYY-MM-DD' heading. One O_APPEND write under an exclusive lock per entry: concurrent "
+    "writers never interleave and nothing in the file is rewritten. Without --title the first "
+    "line of the text is the title. Date and time come from vaultkit.toml's timezone, else the "
+    "local zone. Warns (and still writes) when the entry breaks the entry rules."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("text", nargs="?", metavar="TEXT | -",
+                   help="the entry; '-' (or nothing, with a pipe) reads standard input")
+    p.add_argument("--title", "-t", metavar="T", help="the entry's title")
+    p.add_argument("--time", metavar="HH:MM", help="the entry's time (default: now)")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="the journal's day (default: today)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_vault_arguments(p, cache=False)
+
+
+def run(args) -> int:
+    from vaultkit.errors import VaultkitError
+    from vaultkit.tools.journal import append_entry
+    from vaultkit.tools.memset import open_settings
+
+    text = args.text
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise VaultkitError(f"cannot read standard input: {exc}") from None
+    if text is None:
+        text = ""
+    if not text.strip() and not args.title:
+        raise VaultkitError("nothing to log: give a text, '-' to read standard input, or --title")
+    root, settings = open_settings(args)
+    result = append_entry(root, settings, text=text, title=args.title, date=args.date,
+                          time=args.time)
+    for warning in result.warnings:
+        print(f"vaultkit: warning: {result.path}:{result.line}: {warning}", file=sys.stderr)
+    if args.json:
+        import json
+
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(f"{result.path}:{result.line}: {result.heading}")
+    return 0

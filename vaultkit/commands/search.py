@@ -1,0 +1,73 @@
+"""``vaultkit search``: full-text search over the memory set (the runtime's memory_search)."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "search MEMORY.md and memory/**/*.md (index, titles and tags first, then BM25 full text)"
+DESCRIPTION = (
+    "Search the memory set (MEMORY.md and memory/**/*.md) like the runtime's memory_search: "
+    "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
+    "of about 1,600 characters, in one ranked list. The SQLite FTS5 index in .vaultkit/ is "
+    "brought up to date before every search. Chinese and other CJK text is indexed as "
+    "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
+    "snippet}]}."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("query", nargs="+", metavar="QUERY", help="words to look for")
+    p.add_argument("--type", dest="type_name", metavar="T",
+                   help="only notes of this type (decision, lesson, person, ...)")
+    p.add_argument("--layer", metavar="L", help="only notes of this layer (journal, archive, ...)")
+    p.add_argument("--max-results", "-n", type=int, default=6, metavar="N",
+                   help="at most N results (default 6)")
+    p.add_argument("--min-score", type=float, default=0.35, metavar="S",
+                   help="drop results scoring below S, 0..1 (default 0.35)")
+    p.add_argument("--json", action="store_true", help="print memory_search-shaped JSON")
+    add_vault_arguments(p)
+
+
+def run(args) -> int:
+    import json
+
+    from vaultkit.commands._common import open_vault
+    from vaultkit.errors import VaultkitError
+    from vaultkit.report import use_colour
+    from vaultkit.tools.search import highlight, search_vault
+
+    if args.max_results < 1:
+        raise VaultkitError("--max-results must be at least 1")
+    if not 0 <= args.min_score <= 1:
+        raise VaultkitError("--min-score must lie between 0 and 1")
+    query = " ".join(args.query)
+    vault = open_vault(args, args.root or ".")
+    if args.type_name and args.type_name not in vault.profile.types:
+        known = ", ".join(sorted(vault.profile.types))
+        raise VaultkitError(f"--type {args.type_name}: unknown type (known: {known})")
+    layers = {layer.name for layer in vault.profile.layers}
+    if args.layer and args.layer not in layers:
+        raise VaultkitError(f"--layer {args.layer}: unknown layer (known: "
+                            f"{', '.join(sorted(layers))})")
+    hits = search_vault(vault, query, max_results=args.max_results, min_score=args.min_score,
+                        type_name=args.type_name, layer=args.layer)
+    if args.json:
+        print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print(f"No results for {query!r}.", file=sys.stderr)
+        return 0
+    colour = use_colour(sys.stdout)
+    out = []
+    for h in hits:
+        where = f"{h.path}:{h.start_line}-{h.end_line}"
+        if colour:
+            where = f"\x1b[1m{where}\x1b[0m"
+        out.append(f"{where}  score {h.score:.2f}")
+        body = highlight(h.snippet, h.spans, colour)
+        out.extend("    " + line for line in body.split("\n"))
+        out.append("")
+    sys.stdout.write("\n".join(out))
+    return 0

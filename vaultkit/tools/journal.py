@@ -1,0 +1,182 @@
+"""Append entries to the daily journal, the way ``printf >>`` does, only safer.
+
+One entry is one ``write(2)`` on a descriptor opened with ``O_APPEND``, made while
+holding an exclusive ``flock`` on the journal, so concurrent writers (heartbeat,
+cron, a person) never interleave or lose a line, and nothing already in the file is
+ever rewritten. The file is created with its ``# YYYY-MM-DD`` heading; a file whose
+last line lacks its newline gets one at the front of the same write. CRLF journals
+get CRLF entries.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fcntl
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultkit.errors import VaultkitError
+
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+DASH = "\u2014"  # the seeds' "### 14:30 — Title"
+
+
+@dataclass
+class LogResult:
+    path: str  # vault-relative
+    created: bool
+    line: int  # line of the entry's heading
+    heading: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "heading": self.heading,
+                "created": self.created, "warnings": self.warnings}
+
+
+def parse_when(settings, date: str | None, time: str | None) -> tuple[_dt.date, str]:
+    from vaultkit.tools.memset import vault_zone
+
+    now = _dt.datetime.now(vault_zone(settings))
+    day = now.date()
+    if date is not None:
+        try:
+            day = _dt.date.fromisoformat(date)
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+                raise ValueError
+        except ValueError:
+            raise VaultkitError(f"--date {date!r}: not a calendar date written YYYY-MM-DD") from None
+    hhmm = now.strftime("%H:%M")
+    if time is not None:
+        m = _TIME.match(time.strip())
+        if not m:
+            raise VaultkitError(f"--time {time!r}: not a time written HH:MM (00:00 to 23:59)")
+        hhmm = f"{int(m.group(1)):02d}:{m.group(2)}"
+    return day, hhmm
+
+
+def split_text(text: str, title: str | None) -> tuple[str, list[str]]:
+    """``(title, body lines)``: without ``--title`` the first non-blank line is the title."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if title is None:
+        if not lines:
+            raise VaultkitError("nothing to log: give a text, or --title, or pipe text with '-'")
+        title = lines.pop(0).strip().lstrip("#").strip()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    title = " ".join(title.split())
+    if not title:
+        raise VaultkitError("the entry needs a title (--title, or a first line of text)")
+    return title, [ln.rstrip() for ln in lines]
+
+
+def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n") -> str:
+    """``\\n### HH:MM — Title\\n\\nbody\\n`` (the seeds' printf shape)."""
+    parts = ["", f"### {hhmm} {DASH} {title}"]
+    if body:
+        parts += [""] + body
+    return newline.join(parts) + newline
+
+
+def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
+    """What the entry rules would say about this entry (length, filler)."""
+    from vaultkit.entries import entries
+    from vaultkit.parse import parse_note
+    from vaultkit.phrases import matcher
+
+    budgets = settings.profile.budgets
+    text = "# day\n\n" + heading_line + "\n\n" + "\n".join(body) + "\n"
+    note = parse_note("memory/entry.md", text.encode("utf-8"))
+    found = [e for e in entries(note, 3)]
+    out = []
+    if not found:
+        return out
+    entry = found[0]
+    if len(found) > 1:
+        out.append("the text holds '###' headings of its own; they will read as separate entries")
+    n = entry.nonblank
+    if n > budgets.entry_max_lines:
+        out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"
+                   f"{budgets.entry_max_lines} lines (move detail to a topic note and link it)")
+    elif n < budgets.entry_min_lines:
+        out.append(f"entry-too-short: {n} line{'s' * (n != 1)}; an entry of "
+                   f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
+                   "why and what next")
+    filler = matcher(settings.profile.phrases.filler)
+    title = heading_line.split(DASH, 1)[-1]
+    body_text = "\n".join(body)
+    if filler and (filler.only(title + "\n" + body_text) or (body_text.strip()
+                                                              and filler.only(body_text))):
+        out.append("filler-entry: nothing but filler; skip writing when there is nothing worth "
+                   "recording")
+    return out
+
+
+def append_entry(root: Path, settings, *, text: str, title: str | None = None,
+                 date: str | None = None, time: str | None = None) -> LogResult:
+    """Append one entry to ``memory/<date>.md``; returns where it went and any warnings."""
+    day, hhmm = parse_when(settings, date, time)
+    title, body = split_text(text, title)
+    rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
+    path = root / rel
+    heading_line = f"### {hhmm} {DASH} {title}"
+    warnings = entry_warnings(settings, heading_line, body)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        created = size == 0
+        newline = "\n"
+        prefix = ""
+        lines_before = 0
+        if created:
+            prefix = f"# {day.isoformat()}\n"
+        else:
+            head = os.pread(fd, 4096, 0)
+            if b"\r\n" in head and head.count(b"\r\n") == head.count(b"\n"):
+                newline = "\r\n"
+            last = os.pread(fd, 1, size - 1)
+            if last != b"\n":
+                prefix = newline
+            lines_before = _count_lines(fd, size)
+        data = (prefix + render_entry(hhmm, title, body, newline)).encode("utf-8")
+        view = memoryview(data)
+        while view:  # one write(2) for a regular file; the loop only guards a short write
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    except OSError as exc:
+        raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
+    finally:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+    # the entry opens with a blank line; a missing final newline only completes the last line
+    line = lines_before + (1 if created else 0) + 2
+    return LogResult(rel, created, line, heading_line, warnings)
+
+
+def _count_lines(fd: int, size: int) -> int:
+    """Lines in the file (a last line without its newline counts)."""
+    count = 0
+    offset = 0
+    last = b"\n"
+    while offset < size:
+        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+        offset += len(chunk)
+    return count + (0 if last == b"\n" else 1)
