@@ -49,16 +49,18 @@ def run(args) -> int:
     from vaultkit.errors import VaultkitError
     from vaultkit.report import render, statistics, summary, use_colour
 
-    paths = args.paths or ["."]
+    # hook mode: pre-commit passes the staged files (none when only deletions are staged);
+    # they are reported on, plus the vault-level findings, never the whole vault
+    paths = args.paths or ([] if args.hook else ["."])
     existing = [p for p in paths if Path(p).exists() or args.hook]
     for p in paths:
         if p not in existing:
             print(f"vaultkit: warning: {p}: no such file or folder; skipped", file=sys.stderr)
-    if not existing:
+    if not existing and not args.hook:
         raise VaultkitError("none of the given paths exists")
     anchor = next((p for p in existing if Path(p).exists()), ".")
     vault = open_vault(args, anchor)
-    targets = _targets(vault, existing, vault_relative)
+    targets = _targets(vault, existing, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
@@ -95,15 +97,16 @@ def run(args) -> int:
     return 1 if fail(diags, fail_on) else 0
 
 
-def _targets(vault, paths, vault_relative):
+def _targets(vault, paths, vault_relative, hook=False):
     """Vault paths to report on, or None for everything."""
     targets: set[str] = set()
     everything = False
     for p in paths:
         rel = vault_relative(vault, p)
         if rel is None:
-            print(f"vaultkit: warning: {p}: outside the vault at {vault.root}; skipped",
-                  file=sys.stderr)
+            if not hook:  # a hook gets every staged file of the repo; others are not ours
+                print(f"vaultkit: warning: {p}: outside the vault at {vault.root}; skipped",
+                      file=sys.stderr)
             continue
         if rel == "":
             everything = True

@@ -1,0 +1,92 @@
+from vaultkit.gitstate import first_change
+from vaultkit.rule import Rule
+
+_KEEP_LAYERS = ("journal", "archive")
+
+
+def _quote(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= width else line[:width - 1] + "…")
+
+
+class JournalAppendOnly(Rule):
+    """
+    ## What it does
+    Reports a journal (`memory/YYYY-MM-DD.md`) whose committed version is not a prefix of
+    its new version: a past line edited, reordered or removed, or the journal deleted
+    or moved anywhere but `memory/archive/`. It points at the first line that differs
+    from HEAD. The new version is the staged one with `--staged` and in the pre-commit
+    hook, otherwise the working tree's. Line endings do not count, and a missing final
+    newline in HEAD is tolerated (text appended onto the last line is still an append).
+    A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
+    as long as its lines are kept. Outside a git repository, or before the first
+    commit, there is nothing to compare with and the rule says once that it skipped.
+
+    ## Why is this bad?
+    The journal is the most complete record the agent has, and it is only ever
+    appended to (`printf >> memory/YYYY-MM-DD.md`). A rewrite is how memory gets lost:
+    one cron run that used Write instead of appending wiped twelve hours of entries.
+    Catching it before the commit keeps the lost lines one `git show HEAD:...` away.
+
+    ## Example
+    ```
+    memory/2026-02-13.md:4:1: VK601 journal-append-only line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
+    memory/2026-02-14.md:1:1: VK601 journal-append-only journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    ```
+    """
+
+    name = "journal-append-only"
+    code = "VK601"
+    severity = "error"
+    scope = "vault"
+
+    def check_vault(self, ctx):
+        git = ctx.git
+        if not git.available:
+            git.notice()
+            return
+        side = "staged" if git.staged else "now"
+        for change in git.changes:
+            if change.old is None or git.layer_of(change.old) != "journal":
+                continue
+            if change.status not in ("M", "T", "R", "D"):
+                continue
+            head_ref = f"HEAD:{change.old_repo}"
+            if change.status == "D" or change.new is None:
+                yield self.diag(change.old, None, None,
+                                "journal deleted; journals are append-only: restore it with "
+                                f"`git checkout HEAD -- {change.old_repo}`")
+                continue
+            if change.status == "R" and git.layer_of(change.new) not in _KEEP_LAYERS:
+                yield self.diag(change.new, None, None,
+                                f"journal {change.old} moved to {change.new}, out of the "
+                                "journal and the archive; journals stay where they are or move "
+                                f"into the archive (git mv {change.new_repo} "
+                                f"{change.old_repo})")
+                continue
+            if change.old_oid == change.new_oid:
+                continue
+            old = git.head_text(change)
+            new = git.new_text(change)
+            if old is None or new is None:
+                continue
+            where = first_change(old, new)
+            if where is None:
+                continue
+            line, was, now = where
+            moved = f" (moved from {change.old})" if change.new != change.old else ""
+            hint = (f"journals are append-only: restore the committed lines (git show "
+                    f"{head_ref}) and add new text at the end")
+            if now is None:
+                total = len(old.replace("\r\n", "\n").rstrip("\n").split("\n"))
+                gone = total - line + 1
+                yield self.diag(change.new, line, 1,
+                                f"{gone} committed line{'s' * (gone != 1)} removed from line "
+                                f"{line} on{moved} (HEAD: {_quote(was)}); {hint}")
+            else:
+                yield self.diag(change.new, line, 1,
+                                f"line {line} differs from the committed journal{moved} "
+                                f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+RULE = JournalAppendOnly
