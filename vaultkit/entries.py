@@ -44,6 +44,11 @@ class Entry:
         return enumerate(self.body, self.body_start)
 
 
+def is_content(line: str) -> bool:
+    """True for a line holding something besides whitespace and a one-line comment."""
+    return bool(line.strip()) and not _COMMENT_LINE.match(line)
+
+
 def entries(note: Note, level: int) -> list[Entry]:
     """The entries of ``note`` headed at ``level``, in file order."""
     out: list[Entry] = []
@@ -59,7 +64,7 @@ def entries(note: Note, level: int) -> list[Entry]:
         while end >= first and not lines[end - 1].strip():
             end -= 1
         body = lines[first - 1:end] if end >= first else []
-        nonblank = sum(1 for s in body if s.strip() and not _COMMENT_LINE.match(s))
+        nonblank = sum(1 for s in body if is_content(s))
         out.append(Entry(head, section.start, max(end, section.start), first, body, nonblank))
     return out
 

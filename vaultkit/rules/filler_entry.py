@@ -1,0 +1,73 @@
+import re
+
+from vaultkit.entries import entries, entry_level, is_content
+from vaultkit.phrases import matcher
+from vaultkit.rule import Rule
+
+# What is not the entry's words: list and quote markers, checkboxes, time and date
+# stamps, emphasis marks.
+_MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
+_STAMP = re.compile(
+    r"\[?(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\]?"
+    r"|\[?\b(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\b\]?")
+_EMPHASIS = re.compile(r"[*~`=]+")
+
+
+def words(line: str) -> str:
+    return _EMPHASIS.sub(" ", _STAMP.sub(" ", _MARKER.sub("", line, count=1)))
+
+
+class FillerEntry(Rule):
+    """
+    ## What it does
+    Reports a journal or lessons entry whose text is nothing but filler. Filler is the
+    profile's filler phrases: "System idle, no changes.", "nothing to report", "no updates", `HEARTBEAT_OK`, "无变化" and more. Time and date stamps, list markers and punctuation do
+    not count as text; the entry's body is judged, or its heading when the body is
+    empty. A filler phrase inside a longer real entry ("No changes to the API; the
+    deploy moved to Friday because…") is not reported. Points at the entry's heading.
+
+    Phrases match case-insensitively, Latin ones on word boundaries, CJK ones anywhere;
+    an entry starting with `re:` is a regular expression. Add your own in
+    `vaultkit.toml`: `[phrases] filler = ["all good", "re:^ok\\.?$"]`.
+
+    ## Why is this bad?
+    Filler costs tokens in every session that loads the journal, pushes real events out
+    of search snippets, and teaches the agent that writing something is the job. The
+    seeds: "don't write filler like 'system idle, no changes'; skip writing if there is
+    nothing worth recording".
+
+    ## Example
+    ```markdown
+    ### 15:00 — Heartbeat
+    System idle, no changes.
+    ```
+
+    ```
+    memory/2026-02-15.md:7:1: VK403 filler-entry entry '15:00 — Heartbeat' holds only filler ('System idle'); skip the entry when there is nothing worth recording
+    ```
+    """
+
+    name = "filler-entry"
+    code = "VK403"
+    severity = "warning"
+
+    def check(self, note, ctx):
+        level = entry_level(ctx.vault, note)
+        if not level:
+            return
+        find = matcher(ctx.profile.phrases.filler)
+        if not find:
+            return
+        for entry in entries(note, level):
+            body = [words(s) for s in entry.body if is_content(s)]
+            text = "\n".join(body) if body else words(entry.heading.text)
+            if not find.only(text):
+                continue
+            m = find.find(text)
+            yield self.diag(note.path, entry.start, 1,
+                            f"entry '{entry.heading.text}' holds only filler "
+                            f"({m.group(0)!r}); skip the entry when there is nothing worth "
+                            "recording")
+
+
+RULE = FillerEntry
