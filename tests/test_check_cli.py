@@ -1,0 +1,262 @@
+"""`vaultkit check` end to end: the foundation's four faults, every format, exit codes."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.starter import init_vault
+
+FAULTS = {
+    "memory/2026-02-15-1430.md": "# 2026-02-15\n",
+    "memory/2026-02-30.md": "# nope\n",
+    "memory/today.md": "# today\n",
+    "memory/decision/launch.md": "# Launch\n",
+    "memory/decisions/pricing.md": "---\ndate: 2026-02-08\ntags: [a, b\n---\n# Pricing\n",
+    "memory/2026-02-14.md": b"# 2026-02-14\n\ncaf\xe9\n",
+}
+
+EXPECTED = {
+    ("file-unreadable", "memory/2026-02-14.md", 1),
+    ("frontmatter-invalid", "memory/decisions/pricing.md", 4),
+    ("unknown-location", "memory/decision/launch.md", 1),
+    ("journal-filename", "memory/2026-02-15-1430.md", 1),
+    ("journal-filename", "memory/2026-02-30.md", 1),
+    ("journal-filename", "memory/today.md", 1),
+}
+
+FOUNDATION = "file-unreadable,frontmatter-invalid,unknown-location,journal-filename"
+
+
+@pytest.fixture
+def faulty(make_vault):
+    return make_vault(FAULTS)
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_each_fault_reported_once_with_path_and_line(faulty, capsys):
+    code, out, _ = run(capsys, "check", str(faulty), "--format", "json", "--no-cache",
+                       "--select", FOUNDATION)
+    found = {(d["rule"], d["path"], d["line"]) for d in json.loads(out)}
+    assert found == EXPECTED
+    assert code == 1
+
+
+def test_json_fields(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty), "--format", "json", "--select", FOUNDATION)
+    for d in json.loads(out):
+        assert set(d) >= {"rule", "code", "severity", "path", "line", "column", "message",
+                          "fixable"}
+        assert d["code"].startswith("VK") and "\\" not in d["path"]
+
+
+def test_text_format(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty), "--select", FOUNDATION)
+    lines = out.splitlines()
+    assert ("memory/decisions/pricing.md:4:1: VK002 frontmatter-invalid frontmatter is not "
+            "valid YAML") in out
+    assert any(ln.startswith("memory/2026-02-30.md:1:1: VK102 journal-filename ") for ln in lines)
+    assert lines[-1] == "Found 6 findings (5 errors, 1 warning)."
+    assert "\033[" not in out  # no colour when not a terminal
+
+
+def test_github_format(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty), "--format", "github", "--select", FOUNDATION)
+    assert ("::error file=memory/decisions/pricing.md,line=4,col=1,title=VK002 "
+            "frontmatter-invalid::VK002 frontmatter-invalid: frontmatter is not valid YAML") in out
+    assert "::warning file=memory/decision/launch.md,line=1" in out
+    assert len(out.splitlines()) == 6
+
+
+def test_sarif_format(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty), "--format", "sarif", "--select", FOUNDATION)
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    run_ = log["runs"][0]
+    rules = run_["tool"]["driver"]["rules"]
+    assert {r["id"] for r in rules} == {"VK001", "VK002", "VK101", "VK102"}
+    results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run_["results"]}
+    assert ("VK002", "memory/decisions/pricing.md", 4) in results
+    assert len(results) == 6
+    for r in run_["results"]:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        assert r["level"] in ("error", "warning")
+
+
+def test_clean_starter_vault_exits_zero(tmp_path, capsys):
+    init_vault(tmp_path / "demo")
+    code, out, _ = run(capsys, "check", str(tmp_path / "demo"))
+    assert (code, out.strip()) == (0, "All checks passed!")
+
+
+def test_warnings_alone_exit_zero_unless_fail_on_warning(make_vault, capsys):
+    root = make_vault({"memory/decision/x.md": "# x\n"})
+    assert run(capsys, "check", str(root), "--select", "unknown-location")[0] == 0
+    assert run(capsys, "check", str(root), "--select", "unknown-location",
+               "--fail-on", "warning")[0] == 1
+    assert run(capsys, "check", str(root), "--exit-zero", "--select", "ALL",
+               "--fail-on", "warning")[0] == 0
+
+
+def test_paths_limit_what_is_reported(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty / "memory" / "decisions"), "--format", "json",
+                    "--select", FOUNDATION)
+    assert {d["path"] for d in json.loads(out)} == {"memory/decisions/pricing.md"}
+    _, out, _ = run(capsys, "check", str(faulty / "memory" / "today.md"), "--format", "json",
+                    "--select", FOUNDATION)
+    assert {d["path"] for d in json.loads(out)} == {"memory/today.md"}
+
+
+def test_select_ignore_by_name_code_and_prefix(faulty, capsys):
+    def rules_for(*args):
+        _, out, _ = run(capsys, "check", str(faulty), "--format", "json", *args)
+        return {d["rule"] for d in json.loads(out)}
+
+    assert rules_for("--select", "VK102") == {"journal-filename"}
+    assert rules_for("--select", "VK1") == {"journal-filename", "unknown-location"}
+    assert rules_for("--select", FOUNDATION, "--ignore", "journal-filename,VK001") == {
+        "frontmatter-invalid", "unknown-location"}
+
+
+def test_statistics(faulty, capsys):
+    _, out, _ = run(capsys, "check", str(faulty), "--statistics", "--select", FOUNDATION)
+    assert "    3\tVK102\t    journal-filename" in out
+
+
+def test_output_file(faulty, tmp_path, capsys):
+    target = tmp_path / "report.json"
+    run(capsys, "check", str(faulty), "--format", "json", "-o", str(target), "--select", FOUNDATION)
+    assert len(json.loads(target.read_text())) == 6
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["check", "--select", "no-such-rule"], "unknown rule 'no-such-rule'"),
+    (["check", "--format", "xml"], "invalid choice"),
+    (["rule", "nope"], "unknown rule 'nope'"),
+    (["check", "/no/such/folder"], "no such file or folder"),
+])
+def test_usage_errors_exit_2_with_one_line(args, needle, make_vault, capsys, monkeypatch):
+    monkeypatch.chdir(make_vault({}))
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("toml,needle", [
+    ("bogus = 1\n", "vaultkit.toml: unknown key 'bogus'"),
+    ("[severity]\nbroken-link = 'fatal'\n", "vaultkit.toml: severity.broken-link:"),
+    ("select = 'x'\n", "vaultkit.toml: select:"),
+    ("profile = 'nope'\n", "unknown profile 'nope'"),
+    ("[phrases]\nfiller = ['re:(unclosed']\n", "does not compile"),
+    ("[budgets]\nmemory-md-byte = 1\n", "unknown budget 'memory-md-byte'"),
+    ("this is not toml", "not valid TOML"),
+    ("ignore = ['not-a-rule']\n", "unknown rule 'not-a-rule'"),
+    ("[per-file-ignores]\n'x/*' = ['nope']\n", "unknown rule 'nope'"),
+])
+def test_bad_config_exit_2_one_line(toml, needle, make_vault, capsys):
+    root = make_vault({"vaultkit.toml": toml})
+    code, out, err = run(capsys, "check", str(root))
+    assert code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_bad_profile_names_file_and_field(make_vault, capsys):
+    root = make_vault({"pack.yaml": "name: x\nlayers:\n  - name: a\n    pathz: [x]\n",
+                       "vaultkit.toml": "profile = 'pack.yaml'\n"})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 2
+    assert "pack.yaml: layers.0." in err and len(err.strip().splitlines()) == 1
+
+
+def test_config_severity_and_per_file_ignores(make_vault, capsys):
+    root = make_vault({
+        "vaultkit.toml": "[severity]\nunknown-location = 'error'\n"
+                         "[per-file-ignores]\n'memory/decision/skip*' = ['VK101']\n",
+        "memory/decision/x.md": "# x\n",
+        "memory/decision/skipme.md": "# y\n",
+    })
+    code, out, _ = run(capsys, "check", str(root), "--format", "json", "--select", "VK101")
+    diags = json.loads(out)
+    assert [(d["path"], d["severity"]) for d in diags] == [("memory/decision/x.md", "error")]
+    assert code == 1
+
+
+def test_exclude(make_vault, capsys):
+    root = make_vault({"vaultkit.toml": "exclude = ['drafts/**', 'memory/scratch.md']\n",
+                       "drafts/a/b.md": "# b\n", "memory/scratch.md": "x\n"})
+    code, out, _ = run(capsys, "check", str(root), "--format", "json")
+    assert json.loads(out) == []
+
+
+def test_suppression_comments(make_vault, capsys):
+    root = make_vault({
+        "memory/decision/a.md": "<!-- vaultkit-disable-file unknown-location -->\n# a\n",
+        "memory/decision/b.md": "<!-- vaultkit-disable-next-line VK101 -->\n# b\n",
+        "memory/decision/c.md": "# c\n<!-- vaultkit-disable-next-line VK101 -->\n",
+        "memory/decision/d.md": "<!-- vaultkit-disable -->\n# d\n",
+    })
+    _, out, _ = run(capsys, "check", str(root), "--format", "json", "--select", "VK101")
+    # b.md: the finding is on line 1, the line of the comment itself, not the next one;
+    # c.md: the comment is below it
+    assert [d["path"] for d in json.loads(out)] == ["memory/decision/b.md", "memory/decision/c.md"]
+
+
+def test_root_discovery_from_a_subfolder_and_override(make_vault, capsys, monkeypatch):
+    root = make_vault({"memory/decision/x.md": "# x\n"})
+    monkeypatch.chdir(root / "memory")
+    _, out, _ = run(capsys, "check", "--format", "json", "--select", "VK101")
+    assert [d["path"] for d in json.loads(out)] == ["memory/decision/x.md"]
+    _, out, _ = run(capsys, "check", "--format", "json", "--select", "VK101", "--root", str(root / "memory"))
+    assert [d["path"] for d in json.loads(out)] == ["decision/x.md"]
+
+
+def test_memory_only_layout(tmp_path, capsys):
+    workspace = tmp_path / "ws"
+    init_vault(workspace)
+    memory = workspace / "memory"
+    (memory / "vaultkit.toml").write_text("memory-dir = '.'\n")
+    (memory / "2026-2-3.md").write_text("# x\n")
+    code, out, _ = run(capsys, "check", str(memory), "--format", "json",
+                       "--select", FOUNDATION)
+    assert [(d["rule"], d["path"]) for d in json.loads(out)] == [("journal-filename", "2026-2-3.md")]
+
+
+def test_version_fast_path(capsys):
+    from vaultkit import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"vaultkit {__version__}"
+
+
+def test_rules_and_rule_commands(capsys):
+    code, out, _ = run(capsys, "rules", "--format", "json")
+    names = {r["name"] for r in json.loads(out)}
+    assert {"file-unreadable", "frontmatter-invalid", "unknown-location", "journal-filename"} <= names
+    code, out, _ = run(capsys, "rule", "VK102")
+    assert code == 0 and out.startswith("# journal-filename (VK102)") and "## Why is this bad?" in out
+
+
+def test_symlink_out_of_vault_is_reported_not_followed(make_vault, tmp_path, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret [[x]]\n")
+    root = make_vault({})
+    (root / "memory").mkdir()
+    (root / "memory" / "link").symlink_to(outside)
+    (root / "memory" / "loop").symlink_to(root / "memory")
+    _, out, _ = run(capsys, "check", str(root), "--format", "json", "--select", "VK001")
+    msgs = {d["path"]: d["message"] for d in json.loads(out)}
+    assert "outside the vault" in msgs["memory/link"]
+    assert "loop" in msgs["memory/loop"]
+    assert not any("secret" in p for p in msgs)
