@@ -1,0 +1,59 @@
+"""``vaultkit archive``: move old journals into memory/archive/, links kept resolving."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "move journals older than --keep-days into memory/archive/ (links kept working)"
+DESCRIPTION = (
+    "Move daily journals older than the window into memory/archive/: with git mv inside a git "
+    "work tree, else a copy that is read back and compared before the original is removed. "
+    "Links that would break (path-qualified wikilinks, relative Markdown links) are rewritten "
+    "with minimal edits; links Obsidian resolves by name are left alone. INDEX.md is "
+    "regenerated when the vault has one. --dry-run prints the plan and changes nothing."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("--keep-days", type=int, default=14, metavar="N",
+                   help="keep journals of the last N days in memory/ (default 14)")
+    p.add_argument("--dry-run", action="store_true", help="show what would happen; change nothing")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_vault_arguments(p)
+
+
+def run(args) -> int:
+    import json
+
+    from vaultkit.commands._common import open_vault
+    from vaultkit.tools.archive import execute, plan
+    from vaultkit.tools.memset import today
+
+    if args.dry_run:
+        args.no_cache = True  # a dry run writes nothing, not even the parse cache
+    vault = open_vault(args, args.root or ".")
+    p = plan(vault, args.keep_days, today(vault.settings))
+    if not args.dry_run and (p.moves or p.edits):
+        p = execute(vault, p)
+    if args.json:
+        print(json.dumps(p.to_dict(args.dry_run), ensure_ascii=False, indent=2))
+        return 0
+    verb = "would move" if args.dry_run else "moved"
+    for old, new in p.moves:
+        print(f"{verb}  {old} -> {new}")
+    for e in p.edits:
+        print(f"{'would rewrite' if args.dry_run else 'rewrote'}  {e.path}:{e.line}: "
+              f"{e.old} -> {e.new}")
+    for path, reason in p.skipped:
+        print(f"skipped  {path}: {reason}", file=sys.stderr)
+    if p.index_updated:
+        print("updated  INDEX.md")
+    n = len(p.moves)
+    if n:
+        print(f"{'Would archive' if args.dry_run else 'Archived'} {n} journal{'s' * (n != 1)} "
+              f"older than {p.cutoff}.", file=sys.stderr)
+    else:
+        print(f"Nothing to archive: no journal older than {p.cutoff}.", file=sys.stderr)
+    return 0
