@@ -72,6 +72,7 @@ class Phrases(_Strict):
     filler: list[str] = []
     decision: list[str] = []
     preference: list[str] = []
+    stale: list[str] = []  # time-bound wording in MEMORY.md entries (`distill`)
 
     @field_validator("*")
     @classmethod
