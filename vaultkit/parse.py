@@ -504,20 +504,30 @@ class _Scanner:
         note = self.note
         if "[" in masked:
             if "[[" in masked:
+                pieces, last = [], 0
                 for m in _WIKI.finditer(masked):
                     k = _seg_index(starts, m.start())
                     note.links.append(_wikilink(m, segments[k][0], m.start() - starts[k] + 1))
-                masked = _WIKI.sub(lambda m: _blank_out(m.group(0)), masked)
+                    pieces.append(masked[last:m.start()])
+                    pieces.append(" " * (m.end() - m.start()))
+                    last = m.end()
+                if pieces:
+                    pieces.append(masked[last:])
+                    masked = "".join(pieces)
             if "](" in masked:
+                pieces, last = [], 0
                 for m in _MDLINK.finditer(masked):
                     k = _seg_index(starts, m.start())
                     link = _markdown_link(m.group(3), m.group(2), bool(m.group(1)), segments[k][0],
                                           m.start() - starts[k] + 1, m.group(0))
                     if link is not None:
                         note.links.append(link)
-                masked = _MDLINK.sub(lambda m: "[" + m.group(2) + "]" + _blank_out(
-                    m.group(0)[len(m.group(2)) + 2:]) if not m.group(1) else _blank_out(m.group(0)),
-                    masked)
+                    pieces.append(masked[last:m.start()])
+                    pieces.append(_blank_out(m.group(0)))
+                    last = m.end()
+                if pieces:
+                    pieces.append(masked[last:])
+                    masked = "".join(pieces)
         if "#" in masked:
             for m in _TAG.finditer(masked):
                 body = m.group(1)
@@ -549,9 +559,14 @@ def _seg_index(starts: list[int], pos: int) -> int:
     return lo
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _blank_out(s: str) -> str:
     """Same length, newlines kept, everything else a space."""
-    return "".join("\n" if c == "\n" else " " for c in s)
+    if "\n" not in s:
+        return " " * len(s)
+    return _NOT_NEWLINE.sub(" ", s)
 
 
 def _mask_code_spans(text: str) -> str:
