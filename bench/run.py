@@ -1,0 +1,675 @@
+#!/usr/bin/env python3
+"""vaultkit's benchmark: whole-process timings on synthetic vaults, beside the peers.
+
+    python bench/run.py                       # 1,000 and 10,000 notes, 5 runs each
+    python bench/run.py --sizes 1000,10000 --with-100k --runs 5 --json bench/out/results.json
+
+For every size it builds (once, then reuses) a deterministic synthetic vault under
+``bench/out/`` (see ``bench/synth.py``), makes it a git repository with everything
+committed, and times these as separate processes, ``--runs`` times each:
+
+- ``vaultkit --version``
+- ``vaultkit check`` cold (``.vaultkit/`` deleted before every run) and warm (cache filled)
+- the pre-commit hook with one changed file: today's journal gets one appended entry and is
+  staged, then ``vaultkit check --hook memory/<today>.md`` runs from the vault root as
+  pre-commit would (parse cache warm)
+- ``vaultkit index`` (``--check`` when the command has it), ``vaultkit graph`` (statistics)
+- ``vaultkit search QUERY``: first query with ``.vaultkit/`` deleted, then warm queries
+
+Commands the installed vaultkit does not have are reported as "n/a (command missing)".
+A run that exits 2 (vaultkit's usage/internal-error code) is reported as an error with
+its message, not as a time.
+
+Timing: wall-clock from just before ``fork/exec`` to the child's exit (``time.perf_counter``),
+with output going to a temporary file. The operating system's file cache is warm (the
+vault was just written or read); "cold" means no vaultkit cache.
+
+CPU: user + system time of the child and its reaped descendants (from the same
+``os.wait4``), printed beside the wall time; when other work shares the machine, wall time
+rises and CPU time mostly does not, so a gap between the two flags a noisy run.
+
+Peak memory: the child is reaped with ``os.wait4``, whose resource usage covers the child
+and every descendant it waited for (the parse worker processes too); ``ru_maxrss`` is the
+largest resident set any single one of those processes reached (the kernel's high-water
+mark, not a sample). It is exact per process and per run, but it is not the sum over
+processes running at the same time.
+
+Peers, where installed, on the same vault in the same run: markdownlint-cli2 (on PATH or in
+``bench/node_modules/.bin``; ``npm install --prefix bench markdownlint-cli2``) linting every
+``.md`` file with its default configuration (every rule on), and obsidiantools
+(``pip install obsidiantools``, in this interpreter or the one ``--peer-python`` names, or
+``bench/.peers/``) building its graph with ``Vault(path).connect()`` in a fresh process.
+
+Standard library only: this script must run on a fresh machine with only vaultkit installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import synth  # noqa: E402
+
+MISSING = "n/a (command missing)"
+NOT_INSTALLED = "n/a (not installed)"
+QUERIES = ("kafka retry", "postgres migration", "rollback deploy", "oauth token rotation",
+           "backup commit", "embedding chunk")
+GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+           "GIT_AUTHOR_DATE": "2025-12-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-12-01T00:00:00Z"}
+HOOK_ENTRY = ("\n### 23:59 — Benchmark hook entry\n- Appended by the benchmark to time the hook.\n"
+              "- One changed file, staged, as pre-commit passes it.\n- See [[INDEX]].\n")
+
+# (key, label) in the order they run and print.
+STEPS = (
+    ("version", "vaultkit --version"),
+    ("check_cold", "check, cold (no cache)"),
+    ("check_warm", "check, warm"),
+    ("hook", "hook, one changed file"),
+    ("index", "index"),
+    ("graph", "graph"),
+    ("search_first", "search, first query (cold)"),
+    ("search_warm", "search, warm query"),
+    ("markdownlint", "peer: markdownlint-cli2"),
+    ("obsidiantools", "peer: obsidiantools connect()"),
+)
+LABELS = dict(STEPS)
+
+
+# ---- running one process ----------------------------------------------------------------
+
+def measure(argv, cwd, timeout=None, env=None):
+    """Run ``argv`` once; return ``{wall, maxrss_mb, rc, stdout, stderr}``."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                env=env)
+        timer = None
+        if timeout:
+            timer = threading.Timer(timeout, proc.kill)
+            timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "maxrss_mb": usage.ru_maxrss * scale / 1e6, "rc": proc.returncode,
+            "stdout": stdout, "stderr": stderr}
+
+
+def summarise(runs):
+    walls = [r["wall"] for r in runs]
+    rss = [r["maxrss_mb"] for r in runs]
+    return {"median": statistics.median(walls), "min": min(walls), "max": max(walls),
+            "stdev": statistics.stdev(walls) if len(walls) > 1 else 0.0,
+            "runs": len(walls), "walls": [round(w, 4) for w in walls],
+            "cpu_median": statistics.median(r["cpu"] for r in runs),
+            "peak_rss_mb": max(rss), "median_rss_mb": statistics.median(rss),
+            "exit_codes": sorted({r["rc"] for r in runs})}
+
+
+def last_line(text):
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+# ---- the vault ----------------------------------------------------------------------------
+
+def git(vault, *args, check=True):
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(["git", "-C", str(vault), "-c", "commit.gpgsign=false",
+                           "-c", "core.hooksPath=/dev/null", *args],
+                          capture_output=True, text=True, env=env, check=check)
+
+
+def prepare_vault(out_dir, size, seed, rebuild=False, log=print):
+    """Build (or reuse) the vault for ``size``; return ``(path, info)`` with a clean git tree."""
+    vault = out_dir / f"vault-{size}-s{seed}"
+    stamp = out_dir / f"vault-{size}-s{seed}.json"
+    info = None
+    if vault.is_dir() and stamp.is_file() and not rebuild:
+        try:
+            info = json.loads(stamp.read_text())
+        except ValueError:
+            info = None
+        if not info or info.get("generator") != synth.GENERATOR_VERSION or \
+                not (vault / ".git").is_dir():
+            info = None
+    if info is None:
+        if vault.exists():
+            shutil.rmtree(vault)
+        stamp.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        log(f"building {size:,}-note vault in {vault} ...")
+        info = synth.build(vault, size, seed)
+        git(vault, "init", "-q", "-b", "main")
+        git(vault, "add", "-A")
+        git(vault, "commit", "-q", "-m", f"synthetic vault: {size} notes, seed {seed}")
+        info["build_seconds"] = round(time.perf_counter() - t0, 1)
+        stamp.write_text(json.dumps(info, indent=1))
+    restore_vault(vault)
+    return vault, info
+
+
+def restore_vault(vault):
+    """Back to the committed state, mtimes included, without vaultkit's cache."""
+    top = git(vault, "rev-parse", "--show-toplevel").stdout.strip()
+    if Path(top).resolve() != vault.resolve():  # never touch a repository that is not ours
+        raise SystemExit(f"bench: {vault} is not its own git repository; remove it")
+    changed = git(vault, "status", "--porcelain", "-uall").stdout.splitlines()
+    if changed:
+        git(vault, "reset", "-q", "--hard")
+        git(vault, "clean", "-q", "-fd")
+        for line in changed:
+            rel = line[3:].strip().strip('"')
+            p = vault / rel
+            if p.is_file():
+                os.utime(p, (synth.MTIME, synth.MTIME))
+    shutil.rmtree(vault / ".vaultkit", ignore_errors=True)
+
+
+def clear_cache(vault):
+    shutil.rmtree(vault / ".vaultkit", ignore_errors=True)
+
+
+# ---- the commands -------------------------------------------------------------------------
+
+def find_vaultkit(spec):
+    if spec:
+        return shlex.split(spec)
+    beside = Path(sys.executable).parent / "vaultkit"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("vaultkit")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "vaultkit"]
+
+
+def interpreter_of(vk):
+    if len(vk) >= 3 and vk[1] == "-m":
+        return vk[0]
+    try:
+        first = Path(vk[0]).read_bytes()[:300].split(b"\n", 1)[0].decode()
+        if first.startswith("#!"):
+            return shlex.split(first[2:])[0]
+    except (OSError, UnicodeDecodeError, IndexError):
+        pass
+    return sys.executable
+
+
+def subcommands(vk):
+    """The subcommands ``vaultkit --help`` lists, and the options of each (from its --help)."""
+    res = subprocess.run([*vk, "--help"], capture_output=True, text=True)
+    names = re.findall(r"^    ([a-z][\w-]*)(?:\s|$)", res.stdout, re.M)
+    return set(names)
+
+
+def options_of(vk, name):
+    res = subprocess.run([*vk, name, "--help"], capture_output=True, text=True)
+    return set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", res.stdout))
+
+
+def find_markdownlint(spec):
+    for cand in (spec, shutil.which("markdownlint-cli2"),
+                 str(HERE / "node_modules" / ".bin" / "markdownlint-cli2")):
+        if cand and Path(cand).is_file() and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def find_obsidiantools(spec):
+    cands = [spec] if spec else [sys.executable, str(HERE / ".peers" / "bin" / "python")]
+    for py in cands:
+        if not py or not Path(py).exists():
+            continue
+        res = subprocess.run([py, "-c", "import importlib.metadata as m; "
+                              "import obsidiantools.api; print(m.version('obsidiantools'))"],
+                             capture_output=True, text=True)
+        if res.returncode == 0:
+            return py, res.stdout.strip()
+    return None, None
+
+
+OBSIDIANTOOLS_SCRIPT = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from obsidiantools.api import Vault
+t1 = time.perf_counter()
+v = Vault(Path(sys.argv[1])).connect()
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "connect": t2 - t1, "notes": len(v.md_file_index),
+                  "edges": v.graph.number_of_edges()}))
+"""
+
+
+class Bench:
+    def __init__(self, args, log=print):
+        self.args = args
+        self.log = log
+        self.vk = find_vaultkit(args.vaultkit)
+        self.commands = subcommands(self.vk)
+        self.mdl = None if args.no_peers else find_markdownlint(args.markdownlint)
+        self.ot_python, self.ot_version = (None, None) if args.no_peers else \
+            find_obsidiantools(args.peer_python)
+
+    # one step, N runs ----------------------------------------------------------------------
+    def repeat(self, argv, cwd, runs, before=None, ok=(0, 1), timeout=None, warmup=0):
+        for _ in range(warmup):
+            if before:
+                before()
+            measure(argv, cwd, timeout=timeout)
+        results = []
+        for _ in range(runs):
+            if before:
+                before()
+            r = measure(argv, cwd, timeout=timeout)
+            if r["rc"] not in ok:
+                if r["rc"] == 2 and "invalid choice" in r["stderr"]:
+                    return {"status": MISSING, "argv": argv}
+                return {"status": f"error (exit {r['rc']}): {last_line(r['stderr'])}",
+                        "argv": argv}
+            results.append(r)
+        out = {"status": "ok", "argv": argv, **summarise(results)}
+        out["_runs"] = results
+        return out
+
+    def vk_step(self, name, sub, vault, before=None, warmup=0, runs=None):
+        if sub[0] not in self.commands:
+            return {"status": MISSING, "argv": [*self.vk, *sub]}
+        return self.repeat([*self.vk, *sub], vault, runs or self.args.runs, before=before,
+                           warmup=warmup, timeout=self.args.timeout)
+
+    def run_size(self, size):
+        args = self.args
+        vault, info = prepare_vault(args.out, size, args.seed, args.rebuild, self.log)
+        self.log(f"measuring {size:,} notes ({info['markdown_bytes'] / 1e6:.1f} MB of Markdown, "
+                 f"{info['attachments']} attachments), {args.runs} runs each ...")
+        res = {}
+        say = self._progress
+
+        res["version"] = self.repeat([*self.vk, "--version"], vault, args.runs, warmup=1)
+        say("version", res)
+
+        res["check_cold"] = self.vk_step("check", ["check", "."], vault,
+                                         before=lambda: clear_cache(vault))
+        say("check_cold", res)
+        res["check_warm"] = self.vk_step("check", ["check", "."], vault, warmup=1)
+        say("check_warm", res)
+
+        today = f"memory/{synth.END_DATE.isoformat()}.md"
+        journal = vault / today
+        original = journal.read_bytes() if journal.is_file() else None
+        if original is not None and "check" in self.commands:
+            def change_one():
+                journal.write_bytes(original + HOOK_ENTRY.encode())
+                git(vault, "add", "--", today)
+            opts = options_of(self.vk, "check")
+            hook = ["check", "--hook", today] if "--hook" in opts else ["check", today]
+            measure([*self.vk, "check", "."], vault)  # make sure the cache is warm
+            res["hook"] = self.vk_step("check", hook, vault, before=change_one)
+            journal.write_bytes(original)
+            os.utime(journal, (synth.MTIME, synth.MTIME))
+            git(vault, "add", "--", today)
+        else:
+            res["hook"] = {"status": MISSING if "check" not in self.commands else
+                           "n/a (vault too small for a journal)"}
+        say("hook", res)
+
+        res["index"] = self._maybe("index", vault, prefer=("--check",))
+        say("index", res)
+        res["graph"] = self._maybe("graph", vault, prefer=("--stats",))
+        say("graph", res)
+
+        queries = iter(QUERIES * (args.runs * 2 + 2))
+        if "search" in self.commands:
+            def cold_search():
+                clear_cache(vault)
+            res["search_first"] = self._search(vault, queries, cold_search)
+            say("search_first", res)
+            res["search_warm"] = self._search(vault, queries, None, warmup=1)
+        else:
+            res["search_first"] = {"status": MISSING, "argv": [*self.vk, "search", "QUERY"]}
+            res["search_warm"] = dict(res["search_first"])
+            say("search_first", res)
+        say("search_warm", res)
+        restore_vault(vault)
+
+        res["markdownlint"] = self._markdownlint(vault)
+        say("markdownlint", res)
+        res["obsidiantools"] = self._obsidiantools(vault)
+        say("obsidiantools", res)
+        restore_vault(vault)
+        for v in res.values():
+            v.pop("_runs", None)
+        return {"vault": {"path": str(vault), "notes": info["notes"],
+                          "attachments": info["attachments"],
+                          "markdown_bytes": info["markdown_bytes"], "seed": args.seed,
+                          "generator": info["generator"], "kinds": info["kinds"]},
+                "results": res}
+
+    def _maybe(self, name, vault, prefer=()):
+        if name not in self.commands:
+            return {"status": MISSING, "argv": [*self.vk, name]}
+        opts = options_of(self.vk, name)
+        sub = [name, *[o for o in prefer if o in opts]]
+        index_md = vault / "memory" / "INDEX.md"
+        saved = index_md.read_bytes() if index_md.is_file() else None
+        out = self.vk_step(name, sub, vault, warmup=1)
+        if saved is not None and index_md.read_bytes() != saved:  # `index` wrote it: put back
+            index_md.write_bytes(saved)
+            os.utime(index_md, (synth.MTIME, synth.MTIME))
+        return out
+
+    def _search(self, vault, queries, before, warmup=0):
+        runs = []
+        for i in range(warmup + self.args.runs):
+            if before:
+                before()
+            argv = [*self.vk, "search", next(queries)]
+            r = measure(argv, vault, timeout=self.args.timeout)
+            if r["rc"] not in (0, 1):
+                status = MISSING if "invalid choice" in r["stderr"] else \
+                    f"error (exit {r['rc']}): {last_line(r['stderr'])}"
+                return {"status": status, "argv": argv}
+            if i >= warmup:
+                runs.append(r)
+        return {"status": "ok", "argv": [*self.vk, "search", "QUERY"], **summarise(runs)}
+
+    def _markdownlint(self, vault):
+        if not self.mdl:
+            return {"status": NOT_INSTALLED, "hint": "npm install --prefix bench markdownlint-cli2"}
+        argv = [self.mdl, "**/*.md", "#node_modules", "#.vaultkit"]
+        out = self.repeat(argv, vault, self.args.peer_runs, timeout=self.args.peer_timeout)
+        if out["status"] == "ok":
+            ver = subprocess.run([self.mdl, "--help"], capture_output=True, text=True).stdout
+            m = re.search(r"markdownlint-cli2 v(\S+)", ver)
+            out["version"] = m.group(1) if m else "?"
+            found = re.search(r"Summary: (\d+) error", out["_runs"][-1]["stderr"] +
+                              out["_runs"][-1]["stdout"])
+            out["findings"] = int(found.group(1)) if found else None
+            linted = re.search(r"Linting: (\d+) file", out["_runs"][-1]["stdout"] +
+                               out["_runs"][-1]["stderr"])
+            out["files_linted"] = int(linted.group(1)) if linted else None
+        return out
+
+    def _obsidiantools(self, vault):
+        if not self.ot_python:
+            return {"status": NOT_INSTALLED, "hint": "pip install obsidiantools"}
+        argv = [self.ot_python, "-c", OBSIDIANTOOLS_SCRIPT, str(vault)]
+        out = self.repeat(argv, vault, self.args.peer_runs, ok=(0,),
+                          timeout=self.args.peer_timeout)
+        if out["status"] == "ok":
+            inner = [json.loads(r["stdout"].strip().splitlines()[-1]) for r in out["_runs"]]
+            out["connect_median"] = statistics.median(x["connect"] for x in inner)
+            out["import_median"] = statistics.median(x["import"] for x in inner)
+            out["notes_seen"] = inner[-1]["notes"]
+            out["edges"] = inner[-1]["edges"]
+            out["version"] = self.ot_version
+        return out
+
+    def _progress(self, key, res):
+        r = res[key]
+        self.log(f"  {LABELS[key]:<32} {fmt_cell(r)}")
+
+
+# ---- reporting ----------------------------------------------------------------------------
+
+def fmt_s(x):
+    return f"{x:.3f} s" if x < 10 else f"{x:.1f} s"
+
+
+def fmt_cell(r):
+    if r.get("status") != "ok":
+        return r.get("status", "?")
+    return (f"{fmt_s(r['median'])}  ({r['min']:.3f}–{r['max']:.3f}, sd {r['stdev']:.3f}, "
+            f"n={r['runs']})  cpu {r['cpu_median']:.2f} s  peak {r['peak_rss_mb']:.0f} MB")
+
+
+def ok(r):
+    return r is not None and r.get("status") == "ok"
+
+
+def evaluate_targets(sizes):
+    """The issue's targets at 10,000 notes (and 100,000 for growth), each pass/fail/n/a."""
+    t = []
+    r10 = sizes.get(10000, {}).get("results")
+    r100 = sizes.get(100000, {}).get("results")
+
+    def row(what, target, measured, passed):
+        t.append({"what": what, "target": target, "measured": measured,
+                  "result": "n/a" if passed is None else ("pass" if passed else "FAIL")})
+
+    if r10 is None:
+        row("all targets", "measured at 10,000 notes", "10,000 not in --sizes", None)
+        return t
+    cc, mdl = r10["check_cold"], r10["markdownlint"]
+    if ok(cc):
+        row("check cold", "≤ 2.0 s", fmt_s(cc["median"]), cc["median"] <= 2.0)
+        if ok(mdl):
+            ratio = cc["median"] / mdl["median"]
+            row("check cold vs markdownlint-cli2", "≤ 0.25×",
+                f"{ratio:.2f}× ({fmt_s(mdl['median'])})", ratio <= 0.25)
+        else:
+            row("check cold vs markdownlint-cli2", "≤ 0.25×", mdl.get("status"), None)
+    else:
+        row("check cold", "≤ 2.0 s", cc.get("status"), None)
+    for key, what, limit in (("check_warm", "check warm", 0.5), ("hook", "hook, one changed file", 0.6),
+                             ("version", "vaultkit --version", 0.15),
+                             ("search_warm", "search, warm query", 0.15)):
+        r = r10[key]
+        row(what, f"≤ {limit} s", fmt_s(r["median"]) if ok(r) else r.get("status"),
+            (r["median"] <= limit) if ok(r) else None)
+    g, ot = r10["graph"], r10["obsidiantools"]
+    if ok(g) and ok(ot):
+        ratio = g["median"] / ot["median"]
+        row("graph vs obsidiantools connect()", "≤ 0.05×",
+            f"{ratio:.3f}× ({fmt_s(g['median'])} vs {fmt_s(ot['median'])} per process; "
+            f"connect() alone {fmt_s(ot['connect_median'])})", ratio <= 0.05)
+    else:
+        row("graph vs obsidiantools connect()", "≤ 0.05×",
+            g.get("status") if not ok(g) else ot.get("status"), None)
+    vk_keys = ("version", "check_cold", "check_warm", "hook", "index", "graph", "search_first",
+               "search_warm")
+    peaks = {k: r10[k]["peak_rss_mb"] for k in vk_keys if ok(r10[k])}
+    if peaks:
+        worst = max(peaks, key=peaks.get)
+        row("peak memory (any vaultkit command)", "≤ 400 MB",
+            f"{peaks[worst]:.0f} MB ({LABELS[worst]})", peaks[worst] <= 400)
+    if r100 is not None and ok(r100["check_cold"]) and ok(cc):
+        t100 = r100["check_cold"]["median"]
+        growth = t100 / cc["median"]
+        n10, n100 = sizes[10000]["vault"]["notes"], sizes[100000]["vault"]["notes"]
+        # linear: per-note cost at 100k no more than 1.25× the per-note cost at 10k (noise margin)
+        linear = growth <= 1.25 * n100 / n10
+        row("100,000 notes: check cold", "≤ 25 s, no worse than linear",
+            f"{fmt_s(t100)} ({growth:.1f}× the 10k time for {n100 / n10:.0f}× the notes)",
+            t100 <= 25 and linear)
+    else:
+        row("100,000 notes: check cold", "≤ 25 s, no worse than linear",
+            "not measured (--with-100k)" if r100 is None else r100["check_cold"].get("status"),
+            None)
+    return t
+
+
+def render(report):
+    out = []
+    m = report["machine"]
+    out.append(f"vaultkit {report['vaultkit']['version']} ({report['vaultkit']['commit']}) · "
+               f"{m['cpus']} CPUs ({m['cpu_model']}) · Python {m['python']} · {m['platform']} · "
+               f"{m['date']} · load {m['loadavg_start'][0] if m['loadavg_start'] else '?'}"
+               f"→{m['loadavg_end'][0] if m.get('loadavg_end') else '?'}")
+    out.append(f"command: {report['command']}")
+    for size, block in report["sizes"].items():
+        v = block["vault"]
+        out.append("")
+        out.append(f"{v['notes']:,} notes, {v['markdown_bytes'] / 1e6:.1f} MB of Markdown, "
+                   f"{v['attachments']} attachments (seed {v['seed']}, generator "
+                   f"{v['generator']})")
+        out.append(f"| {'what':<32} | {'median':>9} | {'min–max':>15} | {'stdev':>6} | "
+                   f"{'cpu':>7} | {'peak RSS':>8} | runs |")
+        out.append(f"|{'-' * 34}|{'-' * 10}:|{'-' * 16}:|{'-' * 7}:|{'-' * 8}:|{'-' * 9}:|"
+                   "-----:|")
+        res = block["results"]
+        for key, label in STEPS:
+            r = res.get(key, {})
+            if ok(r):
+                spread = f"{r['min']:.3f}–{r['max']:.3f}"
+                out.append(f"| {label:<32} | {fmt_s(r['median']):>9} | {spread:>15} | "
+                           f"{r['stdev']:>6.3f} | {fmt_s(r['cpu_median']):>7} | "
+                           f"{r['peak_rss_mb']:>5.0f} MB | {r['runs']:>4} |")
+            else:
+                out.append(f"| {label:<32} | {r.get('status', '?')} | | | | | |")
+        ratios = []
+        cc, mdl, g, ot = (res.get(k, {}) for k in ("check_cold", "markdownlint", "graph",
+                                                    "obsidiantools"))
+        if ok(cc) and ok(mdl):
+            ratios.append(f"check cold / markdownlint-cli2 {mdl['version']} = "
+                          f"{cc['median'] / mdl['median']:.2f}×")
+        if ok(g) and ok(ot):
+            ratios.append(f"graph / obsidiantools {ot['version']} (whole process) = "
+                          f"{g['median'] / ot['median']:.3f}× (connect() alone "
+                          f"{fmt_s(ot['connect_median'])}, import {fmt_s(ot['import_median'])})")
+        if ok(cc) and ok(ot):
+            ratios.append(f"check cold / obsidiantools (whole process) = "
+                          f"{cc['median'] / ot['median']:.2f}×")
+        if ratios:
+            out.append("ratios: " + "; ".join(ratios))
+    out.append("")
+    out.append("Targets (issue #8; 10,000 notes, 2 cores)")
+    out.append(f"| {'what':<36} | {'target':<29} | {'measured':<40} | result |")
+    out.append(f"|{'-' * 38}|{'-' * 31}|{'-' * 42}|--------|")
+    for t in report["targets"]:
+        out.append(f"| {t['what']:<36} | {t['target']:<29} | {str(t['measured']):<40} | "
+                   f"{t['result']} |")
+    return "\n".join(out)
+
+
+def machine_info(vk):
+    py = interpreter_of(vk)
+    res = subprocess.run([py, "-c", "import platform; print(platform.python_version())"],
+                         capture_output=True, text=True)
+    model = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        model = platform.processor() or "?"
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count()
+    return {"cpus": cpus, "cpu_model": model, "loadavg_start": _loadavg(),
+            "python": res.stdout.strip() or platform.python_version(),
+            "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
+            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def _loadavg():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
+def vaultkit_info(vk):
+    res = subprocess.run([*vk, "--version"], capture_output=True, text=True)
+    version = res.stdout.strip().replace("vaultkit ", "") or "?"
+    repo = HERE.parent
+    commit = "?"
+    if (repo / ".git").exists():
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--",
+                                "vaultkit", "rules"], capture_output=True, text=True).stdout.strip()
+        commit = head + ("+uncommitted" if dirty else "") if head else "?"
+    return {"version": version, "commit": commit, "argv": vk}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Benchmark vaultkit on synthetic vaults, beside "
+                                "markdownlint-cli2 and obsidiantools.")
+    p.add_argument("--sizes", default="1000,10000",
+                   help="comma-separated vault sizes in notes (default 1000,10000)")
+    p.add_argument("--with-100k", action="store_true", help="add the 100,000-note vault (slow)")
+    p.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5)")
+    p.add_argument("--peer-runs", type=int, default=3, help="timed runs per peer (default 3)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, default=HERE / "out",
+                   help="where the vaults are built (default bench/out/)")
+    p.add_argument("--rebuild", action="store_true", help="rebuild the vaults even if present")
+    p.add_argument("--json", metavar="FILE", type=Path, help="write every figure as JSON")
+    p.add_argument("--vaultkit", metavar="CMD",
+                   help="command that runs vaultkit (default: the console script beside this "
+                        "Python, else on PATH, else 'python -m vaultkit')")
+    p.add_argument("--markdownlint", metavar="PATH", help="markdownlint-cli2 executable")
+    p.add_argument("--peer-python", metavar="PYTHON", help="interpreter with obsidiantools")
+    p.add_argument("--no-peers", action="store_true", help="skip markdownlint-cli2 and obsidiantools")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per vaultkit run")
+    p.add_argument("--peer-timeout", type=float, default=1800, help="seconds per peer run")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the final tables")
+    args = p.parse_args(argv)
+    try:
+        sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        p.error("--sizes takes comma-separated integers")
+    if args.with_100k and 100000 not in sizes:
+        sizes.append(100000)
+    if args.runs < 1 or args.peer_runs < 1 or any(s < 1 for s in sizes):
+        p.error("--runs, --peer-runs and sizes must be positive")
+    args.out = args.out.resolve()
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
+
+    bench = Bench(args, log)
+    report = {"command": " ".join(["python bench/run.py", *(argv if argv is not None
+                                                             else sys.argv[1:])]),
+              "machine": machine_info(bench.vk), "vaultkit": vaultkit_info(bench.vk),
+              "peers": {"markdownlint-cli2": bench.mdl, "obsidiantools": bench.ot_python},
+              "method": {"timing": "wall clock per whole process (perf_counter around "
+                                   "fork/exec..wait4), output to a temporary file",
+                         "memory": "ru_maxrss from os.wait4: the largest resident set of the "
+                                   "child or any descendant it reaped",
+                         "cold": "no .vaultkit/ cache; operating-system file cache warm"},
+              "sizes": {}}
+    log(f"vaultkit: {' '.join(bench.vk)}; commands: {', '.join(sorted(bench.commands))}")
+    log(f"peers: markdownlint-cli2 = {bench.mdl or 'not installed'}; obsidiantools = "
+        f"{bench.ot_python or 'not installed'}")
+    for size in sizes:
+        report["sizes"][size] = bench.run_size(size)
+    report["machine"]["loadavg_end"] = _loadavg()
+    report["targets"] = evaluate_targets(report["sizes"])
+    print(render(report))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        log(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""The benchmark harness: the synthetic vault is deterministic and realistic, the runner works.
+
+No timing is asserted here (figures live in bench/ and the README); these tests check that
+what the benchmark measures is what it claims to measure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import run as bench_run  # noqa: E402
+import synth  # noqa: E402
+
+
+def digest(size, seed):
+    h = hashlib.sha256()
+    for rel, data in synth.generate(size, seed):
+        h.update(rel.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
+
+
+def test_generator_is_deterministic():
+    assert digest(120, 1) == digest(120, 1)
+    assert digest(120, 1) != digest(120, 2)
+    assert digest(120, 1) != digest(121, 1)
+
+
+def test_paths_never_collide_even_ignoring_case():
+    paths = [rel.lower() for rel, _ in synth.generate(3000, 1)]
+    assert len(paths) == len(set(paths))
+    assert sum(p.endswith(".md") for p in paths) == 3000
+
+
+@pytest.mark.parametrize("size", [1, 9, 10, 50, 500, 1000])
+def test_counts_sum_to_size(size):
+    c = synth.counts(size)
+    assert sum(c.values()) == size
+    assert all(v >= 0 for v in c.values())
+
+
+@pytest.fixture(scope="module")
+def vault500(tmp_path_factory):
+    root = tmp_path_factory.mktemp("synth") / "v"
+    info = synth.build(root, 500, seed=7)
+    files = {p.relative_to(root).as_posix(): p for p in root.rglob("*") if p.is_file()}
+    texts = {rel: p.read_text(encoding="utf-8") for rel, p in files.items() if rel.endswith(".md")}
+    return root, info, files, texts
+
+
+def test_build_writes_exactly_size_notes_with_fixed_mtimes(vault500):
+    root, info, files, texts = vault500
+    assert info["notes"] == len(texts) == 500
+    assert info["attachments"] == len([f for f in files if f.startswith("attachments/")]) >= 4
+    assert (root / ".obsidian").is_dir()
+    assert {p.stat().st_mtime for p in files.values()} == {synth.MTIME}
+
+
+def test_mix_has_every_kind_of_note(vault500):
+    _, _, _, texts = vault500
+    for name in synth.BOOTSTRAP:
+        assert name in texts
+    assert "memory/INDEX.md" in texts
+    journals = [r for r in texts if re.fullmatch(r"memory/\d{4}-\d\d-\d\d\.md", r)]
+    archived = [r for r in texts if re.fullmatch(r"memory/archive/\d{4}/\d{4}-\d\d-\d\d\.md", r)]
+    assert len(journals) == synth.RECENT_JOURNALS and archived
+    for folder in ("decisions", "lessons", "people", "projects", "preferences"):
+        assert any(r.startswith(f"memory/{folder}/") for r in texts), folder
+    assert any(r.startswith("memory/semantic/") and " " in r for r in texts)
+    assert any(r.startswith("memory/procedural/") for r in texts)
+
+
+def test_journal_entries_are_timed_with_3_to_15_lines_mostly(vault500):
+    _, _, _, texts = vault500
+    sizes = []
+    for rel, text in texts.items():
+        if not re.fullmatch(r"memory/(archive/\d{4}/)?\d{4}-\d\d-\d\d\.md", rel):
+            continue
+        parts = re.split(r"^### \d\d:\d\d — .+$", text, flags=re.M)
+        assert len(parts) >= 2, rel
+        sizes += [sum(1 for ln in p.splitlines() if ln.startswith("- ")) for p in parts[1:]]
+    inside = sum(3 <= s <= 15 for s in sizes)
+    assert inside / len(sizes) > 0.9
+    assert max(sizes) <= 15
+
+
+def test_typed_notes_have_their_frontmatter_and_sections(vault500):
+    _, _, _, texts = vault500
+    decisions = [t for r, t in texts.items() if r.startswith("memory/decisions/")]
+    assert all(t.startswith("---\ndate: ") and "\ntype: decision\n" in t and "## Context" in t
+               and "## Decision" in t and "## Alternatives Considered" in t for t in decisions)
+    lessons = [t for r, t in texts.items() if r.startswith("memory/lessons/")]
+    assert all("type: lesson" in t and re.search(r"^## .+ \(\d{4}-\d\d-\d\d\)$", t, re.M)
+               for t in lessons)
+    for folder, typ in (("people", "person"), ("projects", "project"),
+                        ("preferences", "preference")):
+        notes = [t for r, t in texts.items() if r.startswith(f"memory/{folder}/")]
+        assert notes and all(f"\ntype: {typ}\n" in t for t in notes), folder
+
+
+def test_links_cover_headings_blocks_aliases_broken_embeds_and_markdown(vault500):
+    root, _, files, texts = vault500
+    names = {Path(r).stem.lower(): r for r in texts}
+    attachments = {Path(r).name for r in files if r.startswith("attachments/")}
+    body = "\n".join(texts.values())
+    wikis = re.findall(r"(!?)\[\[([^\[\]\n]+?)\]\]", body)
+    kinds = {"heading": 0, "block": 0, "alias": 0, "broken": 0, "embed-attachment": 0}
+    block_ids = set(re.findall(r"\s\^([a-z0-9]+)$", body, re.M))
+    for bang, inner in wikis:
+        target, _, alias = inner.partition("|")
+        path, _, sub = target.partition("#")
+        if bang and path in attachments:
+            kinds["embed-attachment"] += 1
+        if alias and not bang:
+            kinds["alias"] += 1
+        if sub.startswith("^") and sub[1:] in block_ids:
+            kinds["block"] += 1
+        elif sub and not sub.startswith("No such"):
+            kinds["heading"] += 1
+        if path and Path(path).name.lower() not in names and path not in attachments \
+                and not path.startswith(("memory/", "grep", "[")):
+            kinds["broken"] += 1
+    assert all(v > 0 for v in kinds.values()), kinds
+    assert re.search(r"\]\(memory/[^)\s]*%20[^)\s]*\.md\)", body)  # URL-encoded Markdown link
+    assert re.search(r"(?<!\S)#[a-z]+", body)  # inline tags
+    fences = re.findall(r"^```\w*\n(.*?)^```$", body, re.S | re.M)
+    assert any("[[" in f for f in fences) and any("#not-a-tag" in f for f in fences)
+
+
+def test_note_sizes_are_realistic(vault500):
+    _, _, _, texts = vault500
+    sizes = sorted(len(t.encode()) for t in texts.values())
+    within = sum(400 <= s <= 3500 for s in sizes)
+    assert within / len(sizes) > 0.85
+    assert 800 <= sizes[len(sizes) // 2] <= 2000
+
+
+def test_measure_reports_exit_code_and_peak_memory_of_descendants(tmp_path):
+    grandchild = "x = b'x' * 120_000_000"
+    child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {grandchild!r}])"
+    r = bench_run.measure([sys.executable, "-c", child + "; sys.exit(3)"], tmp_path)
+    assert r["rc"] == 3
+    assert r["maxrss_mb"] >= 120  # the grandchild's peak, not the child's
+    small = bench_run.measure([sys.executable, "-c", "pass"], tmp_path)
+    assert small["maxrss_mb"] < 60 and small["wall"] > 0
+
+
+def _results(**medians):
+    out = {}
+    for key, _ in bench_run.STEPS:
+        if key in medians:
+            out[key] = {"status": "ok", "median": medians[key], "peak_rss_mb": 100.0,
+                        "connect_median": 1.0, "version": "x"}
+        else:
+            out[key] = {"status": bench_run.MISSING}
+    return out
+
+
+@pytest.mark.parametrize("medians, what, result", [
+    ({"check_cold": 1.5}, "check cold", "pass"),
+    ({"check_cold": 2.5}, "check cold", "FAIL"),
+    ({"check_cold": 1.0, "markdownlint": 5.0}, "check cold vs markdownlint-cli2", "pass"),
+    ({"check_cold": 1.5, "markdownlint": 5.0}, "check cold vs markdownlint-cli2", "FAIL"),
+    ({"check_cold": 1.0}, "check cold vs markdownlint-cli2", "n/a"),
+    ({"check_warm": 0.5}, "check warm", "pass"),
+    ({"check_warm": 0.51}, "check warm", "FAIL"),
+    ({"hook": 0.7}, "hook, one changed file", "FAIL"),
+    ({"version": 0.1}, "vaultkit --version", "pass"),
+    ({"search_warm": 0.2}, "search, warm query", "FAIL"),
+    ({}, "search, warm query", "n/a"),
+    ({"graph": 0.4, "obsidiantools": 10.0}, "graph vs obsidiantools connect()", "pass"),
+    ({"graph": 0.6, "obsidiantools": 10.0}, "graph vs obsidiantools connect()", "FAIL"),
+    ({"check_cold": 1.0}, "peak memory (any vaultkit command)", "pass"),
+])
+def test_targets_table(medians, what, result):
+    sizes = {10000: {"vault": {"notes": 10000}, "results": _results(**medians)}}
+    rows = {r["what"]: r for r in bench_run.evaluate_targets(sizes)}
+    assert rows[what]["result"] == result
+
+
+@pytest.mark.parametrize("t10, t100, result", [(1.0, 9.0, "pass"), (1.0, 13.0, "FAIL"),
+                                              (2.0, 26.0, "FAIL")])
+def test_growth_target(t10, t100, result):
+    sizes = {10000: {"vault": {"notes": 10000}, "results": _results(check_cold=t10)},
+             100000: {"vault": {"notes": 100000}, "results": _results(check_cold=t100)}}
+    rows = {r["what"]: r for r in bench_run.evaluate_targets(sizes)}
+    assert rows["100,000 notes: check cold"]["result"] == result
+
+
+def test_run_end_to_end_at_a_tiny_size(tmp_path):
+    out_json = tmp_path / "r.json"
+    res = subprocess.run([sys.executable, str(BENCH / "run.py"), "--sizes", "50", "--runs", "1",
+                          "--no-peers", "--out", str(tmp_path / "out"), "--json", str(out_json)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "check, cold (no cache)" in res.stdout and "Targets" in res.stdout
+    report = json.loads(out_json.read_text())
+    block = report["sizes"]["50"]
+    assert block["vault"]["notes"] == 50
+    results = block["results"]
+    assert set(results) == {k for k, _ in bench_run.STEPS}
+    for key in ("version", "check_cold", "check_warm", "hook"):
+        assert results[key]["status"] == "ok", (key, results[key])
+        assert results[key]["runs"] == 1 and results[key]["median"] > 0
+        assert results[key]["peak_rss_mb"] > 0
+    assert results["hook"]["argv"][-2:] == ["--hook", f"memory/{synth.END_DATE}.md"]
+    for key in ("index", "graph", "search_first", "search_warm"):
+        status = results[key]["status"]
+        assert status == "ok" or status.startswith(("n/a", "error")), (key, status)
+    assert results["markdownlint"]["status"].startswith("n/a")
+    assert report["machine"]["cpus"] >= 1 and report["machine"]["python"]
+    # The vault is left as committed: no cache, no staged or changed files.
+    vault = Path(block["vault"]["path"])
+    assert not (vault / ".vaultkit").exists()
+    status = subprocess.run(["git", "-C", str(vault), "status", "--porcelain"],
+                            capture_output=True, text=True).stdout
+    assert status == ""
