@@ -65,6 +65,7 @@ EXACT, SAME_FOLDER, SHORTEST, RELATIVE, ROOT, SELF, EXTERNAL, MISSING = (
 # What is missing (Resolution.missing)
 M_NOTE, M_ATTACHMENT, M_HEADING, M_BLOCK = "note", "attachment", "heading", "block"
 
+_FINAL, _CHECK_FOLDER, _RELATIVE = 0, 1, 2
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
 _NOT_WORD = re.compile(r"[^\w\s]|_")
 
@@ -112,7 +113,10 @@ def _is_attachment_name(name: str) -> bool:
 
 
 class Resolver:
-    """Lookup tables for one vault; ``resolve(note, link)`` is a few dict lookups."""
+    """Lookup tables for one vault; ``resolve(note, link)`` is a few dict lookups.
+
+    Results without a subpath are shared between links (treat them as read-only).
+    """
 
     def __init__(self, vault: "Vault"):
         self.vault = vault
@@ -130,37 +134,84 @@ class Resolver:
         self._exact = exact
         self._by_name = {k: tuple(sorted(v, key=_path_order)) for k, v in by_name.items()}
         self._notes = vault.notes
-        self._headings: dict[str, list[tuple[int, str, int]]] = {}
+        self._headings: dict[tuple[str, bool], list[tuple[int, str]]] = {}
         self._by_note: dict[str, list[Resolution]] = {}
+        # wiki target as written -> (result, mode, lookup key); bare names precomputed
+        self._global: dict[str, tuple[Resolution, int, str]] = {}
+        for name, cands in self._by_name.items():
+            path = exact.get(name)
+            if path is not None:
+                self._global[name] = (Resolution(path, EXACT), _FINAL, name)
+            else:
+                self._global[name] = (Resolution(cands[0], SHORTEST, candidates=cands),
+                                      _CHECK_FOLDER, name)
+        self._md: dict[tuple[str, str], Resolution] = {}
+        self._parts: dict[str, list[str]] = {}
+        self._subcache: dict[tuple[str, str], Resolution] = {}
+        self._wanted: dict[str, tuple[list[str], list[str]]] = {}
+        self._external = Resolution(None, EXTERNAL)
+        self._graph = None  # vaultkit.graph.link_graph() keeps the vault's LinkGraph here
 
     # -- public API ------------------------------------------------------------
 
     def resolve(self, note: Note, link: Link) -> Resolution:
         """Resolve one link of ``note``."""
-        if link.external:
-            return Resolution(None, EXTERNAL)
-        if not link.target:
-            res = Resolution(note.path, SELF)
-        elif link.kind == MARKDOWN:
-            res = self._resolve_markdown(note.folder, link.target)
-        else:
-            res = self._resolve_wiki(note.folder, link.target)
-        if link.subpath and res.path is not None:
-            self._check_subpath(res, link.subpath, link.kind == MARKDOWN)
-        return res
+        folder = note.folder.lower()
+        return self._resolve(note, folder, link)
 
     def resolve_all(self, note: Note) -> list[Resolution]:
         """Resolutions of every link of ``note``, in order; computed once per note."""
         cached = self._by_note.get(note.path)
-        if cached is None:
-            resolve = self.resolve
-            cached = [resolve(note, link) for link in note.links]
-            self._by_note[note.path] = cached
-        return cached
+        if cached is not None:
+            return cached
+        folder = note.folder.lower()
+        prefix = folder + "/" if folder else ""
+        resolve = self._resolve
+        glob = self._global
+        exact = self._exact
+        external = self._external
+        subcache = self._subcache
+        out = []
+        append = out.append
+        for link in note.links:
+            if link.external:
+                append(external)
+                continue
+            target = link.target
+            if target and link.kind != MARKDOWN:
+                hit = glob.get(target)
+                if hit is None:
+                    hit = glob.get(target.lower())  # bare names are precomputed
+                    if hit is None:
+                        hit = glob[target] = self._wiki_global(target)
+                mode = hit[1]
+                res = hit[0]
+                if mode == _CHECK_FOLDER:
+                    if prefix:
+                        path = exact.get(prefix + hit[2])
+                        if path is not None:
+                            res = Resolution(path, SAME_FOLDER)
+                elif mode == _RELATIVE:
+                    res = self._resolve_wiki(folder, target)
+                sub = link.subpath
+                if sub and res.path is not None:
+                    if res is hit[0]:  # shared: so is its subpath result
+                        ck = (hit[2], sub)
+                        r = subcache.get(ck)
+                        if r is None:
+                            r = subcache[ck] = self._with_subpath(res, sub, False)
+                        res = r
+                    else:
+                        res = self._with_subpath(res, sub, False)
+                append(res)
+                continue
+            append(resolve(note, folder, link))
+        self._by_note[note.path] = out
+        return out
 
     def resolve_target(self, target: str, source: str = "") -> str | None:
         """The file a wikilink target written in the note at ``source`` opens, or None."""
-        folder = source.rsplit("/", 1)[0] if "/" in source else ""
+        folder = source.rsplit("/", 1)[0].lower() if "/" in source else ""
         return self._resolve_wiki(folder, target).path
 
     def link_text(self, path: str, source: str = "") -> str:
@@ -173,10 +224,9 @@ class Resolver:
         if name.lower().endswith(".md"):
             name = name[:-3]
         shown = path[:-3] if path.lower().endswith(".md") else path
-        if len(self._by_name.get(name.lower(), ())) == 1:
-            res = self._resolve_wiki(source.rsplit("/", 1)[0] if "/" in source else "", name)
-            if res.path == path:
-                return name
+        if len(self._by_name.get(name.lower(), ())) == 1 and \
+                self.resolve_target(name, source) == path:
+            return name
         return shown
 
     def candidates(self, name: str) -> tuple[str, ...]:
@@ -185,26 +235,54 @@ class Resolver:
 
     # -- internals -------------------------------------------------------------
 
+    def _resolve(self, note: Note, folder: str, link: Link) -> Resolution:
+        if link.external:
+            return self._external
+        target = link.target
+        if not target:
+            res = Resolution(note.path, SELF)
+        elif link.kind == MARKDOWN:
+            res = self._md.get((folder, target))
+            if res is None:
+                res = self._md[(folder, target)] = self._resolve_markdown(folder, target)
+        else:
+            res = self._resolve_wiki(folder, target)
+        if link.subpath and res.path is not None:
+            return self._with_subpath(res, link.subpath, link.kind == MARKDOWN)
+        return res
+
     def _resolve_wiki(self, folder: str, target: str) -> Resolution:
+        hit = self._global.get(target)
+        if hit is None:
+            hit = self._global[target] = self._wiki_global(target)
+        res, mode, key = hit
+        if mode == _FINAL:
+            return res
+        if mode == _RELATIVE:
+            full = _join(folder, key)
+            path = self._exact.get(full) if full is not None else None
+            return Resolution(path, RELATIVE) if path else res
+        if folder:
+            path = self._exact.get(folder + "/" + key)
+            if path is not None:
+                return Resolution(path, SAME_FOLDER)
+        return res
+
+    def _wiki_global(self, target: str) -> tuple[Resolution, int, str]:
+        """The folder-independent part: (exact-or-fallback result, mode, lookup key)."""
         key = target.lower()
         if key.endswith(".md"):
             key = key[:-3]
         exact = self._exact
         if key.startswith(("./", "../")):
-            full = _join(folder, key)
-            path = exact.get(full) if full is not None else None
-            return Resolution(path, RELATIVE) if path else self._missing(target)
+            return self._missing(target), _RELATIVE, key
         if key.startswith("/"):
             path = exact.get(key.lstrip("/"))
-            return Resolution(path, EXACT) if path else self._missing(target)
+            return (Resolution(path, EXACT) if path else self._missing(target)), _FINAL, key
         path = exact.get(key)
         if path is not None:
-            return Resolution(path, EXACT)
-        if folder:
-            path = exact.get(folder.lower() + "/" + key)
-            if path is not None:
-                return Resolution(path, SAME_FOLDER)
-        return self._by_suffix(key, target)
+            return Resolution(path, EXACT), _FINAL, key
+        return self._by_suffix(key, target), _CHECK_FOLDER, key
 
     def _by_suffix(self, key: str, target: str) -> Resolution:
         slash = key.rfind("/")
@@ -241,74 +319,96 @@ class Resolver:
         kind = M_ATTACHMENT if _is_attachment_name(name) else M_NOTE
         return Resolution(None, MISSING, missing=kind)
 
-    def _check_subpath(self, res: Resolution, subpath: str, markdown: bool) -> None:
+    def _with_subpath(self, res: Resolution, subpath: str, markdown: bool) -> Resolution:
         target = self._notes.get(res.path)
         if target is None:  # attachments: page numbers etc. are not checked
-            return
-        parts = [p.strip() for p in subpath.split("#")]
-        parts = [p for p in parts if p]
+            return res
+        parts = self._parts.get(subpath)
+        if parts is None:
+            parts = [p.strip() for p in subpath.split("#")]
+            parts = self._parts[subpath] = [p for p in parts if p]
+            self._wanted[subpath] = ([p.lower() for p in parts],
+                                     [normalize_heading(p) for p in parts])
         if not parts:
-            return
+            return res
+        out = Resolution(res.path, res.reason, candidates=res.candidates)
         last = parts[-1]
         if last.startswith("^"):
-            block = last[1:].lower()
-            if block in target.block_ids:
-                res.subpath_ok = True
+            if last[1:].lower() in target.block_ids:
+                out.subpath_ok = True
             else:
-                res.subpath_ok = False
-                res.missing, res.detail = M_BLOCK, last
-            return
-        missing = self._heading_chain(target, parts, markdown)
+                out.subpath_ok = False
+                out.missing, out.detail = M_BLOCK, last
+            return out
+        missing = self._heading_chain(target, parts, self._wanted[subpath], markdown)
         if missing is None:
-            res.subpath_ok = True
+            out.subpath_ok = True
         else:
-            res.subpath_ok = False
-            res.missing, res.detail = M_HEADING, missing
+            out.subpath_ok = False
+            out.missing, out.detail = M_HEADING, missing
+        return out
 
-    def _heading_table(self, note: Note) -> list[tuple[int, str, int]]:
-        table = self._headings.get(note.path)
+    def _heading_table(self, note: Note, lenient: bool) -> list[tuple[int, str]]:
+        key = (note.path, lenient)
+        table = self._headings.get(key)
         if table is None:
-            table = [(h.level, normalize_heading(h.text), i) for i, h in enumerate(note.headings)]
-            self._headings[note.path] = table
+            if lenient:
+                table = [(h.level, normalize_heading(h.text)) for h in note.headings]
+            else:
+                table = [(h.level, h.text.strip().lower()) for h in note.headings]
+            self._headings[key] = table
         return table
 
-    def _heading_chain(self, note: Note, parts: list[str], markdown: bool) -> str | None:
-        """None when the chain exists; else the first part that cannot be found."""
-        table = self._heading_table(note)
-        wanted = [normalize_heading(p) for p in parts]
-        slugs = None
-        if markdown:
-            slugs = [github_slug(h.text) for h in note.headings]
-            wanted_slugs = [p.lower() for p in parts]
+    def _heading_chain(self, note: Note, parts: list[str], wanted: tuple[list, list],
+                       markdown: bool) -> str | None:
+        """None when the chain exists; else the first part that cannot be found.
 
-        def match(k: int, idx: int) -> bool:
-            if table[idx][1] == wanted[k]:
-                return True
-            return slugs is not None and slugs[idx] == wanted_slugs[k]
-
-        # depth-first over the matches of each part, each nested under the previous
-        best = 0  # how many parts some path matched (for the message)
-
-        def search(k: int, lo: int, hi: int, parent_level: int) -> bool:
-            nonlocal best
-            if k == len(parts):
-                return True
-            for idx in range(lo, hi):
-                level = table[idx][0]
-                if level <= parent_level:
-                    continue
-                if match(k, idx):
-                    best = max(best, k + 1)
-                    end = idx + 1
-                    while end < len(table) and table[end][0] > level:
-                        end += 1
-                    if search(k + 1, idx + 1, end, level):
-                        return True
-            return False
-
-        if search(0, 0, len(table), 0):
+        Tried as written (ignoring case) first, then leniently, then (Markdown links)
+        as GitHub slugs.
+        """
+        missing = _chain(self._heading_table(note, False), wanted[0])
+        if missing is None:
             return None
-        return parts[best] if best < len(parts) else parts[-1]
+        lenient = _chain(self._heading_table(note, True), wanted[1])
+        if lenient is None:
+            return None
+        if markdown:
+            table = [(h.level, github_slug(h.text)) for h in note.headings]
+            if _chain(table, [p.lower() for p in parts]) is None:
+                return None
+        return parts[max(missing, lenient)] if max(missing, lenient) < len(parts) else parts[-1]
+
+
+def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
+    """None when headings ``wanted[0] > wanted[1] > ...`` exist nested in order; else how
+    many leading parts some path matched."""
+    if len(wanted) == 1:
+        want = wanted[0]
+        for _, text in table:
+            if text == want:
+                return None
+        return 0
+    best = 0
+    n = len(table)
+
+    def search(k: int, lo: int, hi: int, parent_level: int) -> bool:
+        nonlocal best
+        if k == len(wanted):
+            return True
+        want = wanted[k]
+        for idx in range(lo, hi):
+            level, text = table[idx]
+            if level <= parent_level or text != want:
+                continue
+            best = max(best, k + 1)
+            end = idx + 1
+            while end < n and table[end][0] > level:
+                end += 1
+            if search(k + 1, idx + 1, end, level):
+                return True
+        return False
+
+    return None if search(0, 0, n, 0) else best
 
 
 def _path_order(path: str) -> tuple:
@@ -321,9 +421,17 @@ def _key(path: str) -> str:
 
 
 def _join(folder: str, key: str) -> str | None:
-    """``folder/key`` normalised; None when it climbs out of the vault."""
-    joined = posixpath.normpath(posixpath.join(folder.lower(), key)) if folder else \
-        posixpath.normpath(key)
-    if joined == ".." or joined.startswith("../") or joined.startswith("/"):
-        return None
-    return joined
+    """``folder/key`` with ``.`` and ``..`` segments applied; None when it leaves the vault."""
+    if "./" not in key and not key.startswith(".") and not key.endswith("/.."):
+        return folder + "/" + key if folder else key
+    parts = folder.split("/") if folder else []
+    for seg in key.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(seg)
+    return "/".join(parts)

@@ -1,0 +1,150 @@
+"""The link graph: which note links to which, built from the one resolver.
+
+Pure Python (plain dicts), so ``check`` never imports networkx; ``to_networkx()``
+builds a ``networkx.DiGraph`` on demand for export and analysis. Get the vault's
+graph with :func:`link_graph` (built once per vault and cached).
+
+- Nodes are notes and the attachments some note links to or embeds.
+- An edge ``a -> b`` exists when note ``a`` has at least one link or embed that resolves
+  to ``b`` (its ``count`` is how many). A link into the note itself (``[[#Heading]]``)
+  is no edge. Unresolved links are kept aside in ``unresolved``.
+- ``inbound(path)``: the other notes that link to ``path``.
+- ``orphans()``: notes with no link in and no link out (Obsidian's graph-view meaning).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from vaultkit.model import Link, Note
+    from vaultkit.resolve import Resolution
+    from vaultkit.vault import Vault
+
+
+class LinkGraph:
+    def __init__(self, vault: "Vault"):
+        self.vault = vault
+        resolver = vault.resolver
+        self.out: dict[str, dict[str, int]] = {}
+        self.into: dict[str, set[str]] = {}
+        self.embeds: set[tuple[str, str]] = set()
+        self.unresolved: list[tuple["Note", "Link", "Resolution"]] = []
+        self.links = 0  # internal links and embeds (external URLs not counted)
+        self.external = 0
+        self.resolved = 0
+        for path, note in vault.notes.items():
+            if note.error:
+                continue
+            out = self.out.setdefault(path, {})
+            for link, res in zip(note.links, resolver.resolve_all(note)):
+                if link.external:
+                    self.external += 1
+                    continue
+                self.links += 1
+                if res.path is None:
+                    self.unresolved.append((note, link, res))
+                    continue
+                self.resolved += 1
+                if res.path == path:
+                    continue
+                out[res.path] = out.get(res.path, 0) + 1
+                self.into.setdefault(res.path, set()).add(path)
+                if link.embed:
+                    self.embeds.add((path, res.path))
+
+    # -- queries ---------------------------------------------------------------
+
+    @property
+    def nodes(self) -> list[str]:
+        """Every note, and every attachment some note links to, sorted."""
+        extra = {p for p in self.into if p not in self.vault.notes}
+        return sorted(list(self.vault.notes) + sorted(extra))
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(v) for v in self.out.values())
+
+    def inbound(self, path: str, exclude: Iterable[str] = ()) -> set[str]:
+        """The other notes linking to ``path``, minus ``exclude``."""
+        sources = self.into.get(path, set())
+        if exclude:
+            sources = sources - set(exclude)
+        return sources
+
+    def in_degree(self, path: str, exclude: Iterable[str] = ()) -> int:
+        return len(self.inbound(path, exclude))
+
+    def orphans(self) -> list[str]:
+        """Notes (readable ones) with no link in and no link out."""
+        return [p for p, n in self.vault.notes.items()
+                if not n.error and not self.into.get(p) and not self.out.get(p)]
+
+    def most_linked(self, n: int, exclude_sources: Iterable[str] = (),
+                    notes_only: bool = True) -> list[tuple[str, int]]:
+        """The ``n`` files the most other notes link to: ``(path, count)``, ties by path."""
+        exclude = set(exclude_sources)
+        counts = []
+        for path, sources in self.into.items():
+            if notes_only and path not in self.vault.notes:
+                continue
+            c = len(sources - exclude) if exclude else len(sources)
+            if c:
+                counts.append((-c, path.lower(), path))
+        counts.sort()
+        return [(p, -c) for c, _, p in counts[:n]]
+
+    def components(self) -> list[list[str]]:
+        """Weakly connected components of the notes (and linked attachments), largest first."""
+        parent: dict[str, str] = {p: p for p in self.nodes}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for src, targets in self.out.items():
+            for dst in targets:
+                a, b = find(src), find(dst)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+        groups: dict[str, list[str]] = {}
+        for p in parent:
+            groups.setdefault(find(p), []).append(p)
+        return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
+
+    def node_attributes(self, path: str) -> dict:
+        vault = self.vault
+        note = vault.notes.get(path)
+        name = path.rsplit("/", 1)[-1]
+        if note is not None and name.lower().endswith(".md"):
+            name = name[:-3]
+        return {
+            "name": name,
+            "kind": "note" if note is not None else "attachment",
+            "layer": vault.layers.get(path) or ("attachment" if note is None else ""),
+            "type": vault.types.get(path) or "",
+        }
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph``: nodes carry name/kind/layer/type, edges count/embed."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for path in self.nodes:
+            g.add_node(path, **self.node_attributes(path))
+        for src, targets in sorted(self.out.items()):
+            for dst, count in sorted(targets.items()):
+                g.add_edge(src, dst, count=count, embed=(src, dst) in self.embeds)
+        return g
+
+
+def link_graph(vault: "Vault") -> LinkGraph:
+    """The vault's link graph, built once and kept with its resolver."""
+    resolver = vault.resolver
+    graph = getattr(resolver, "_graph", None)
+    if graph is None:
+        graph = LinkGraph(vault)
+        resolver._graph = graph
+    return graph

@@ -1,0 +1,195 @@
+"""Obsidian's graph view colours: merge vaultkit's colour groups into ``.obsidian/graph.json``.
+
+One group per type or layer named in the profile's ``colors`` (``#rrggbb``), in that
+order. A type's query is its folder, written folder-exact (``path:"memory/decisions/"``);
+a layer's query is its folders, or a ``path:/regex/`` for file patterns (the daily
+journal ``memory/YYYY-MM-DD.md``, the bootstrap files at the root), joined with ``OR``.
+
+The merge keeps every other key and every group the user made, in place: a group whose
+query is one of vaultkit's gets the profile's colour, missing groups are appended. A
+missing file is created with Obsidian's defaults. When nothing changes the file is not
+written, so running it twice gives the same bytes. A file that is not valid JSON (or not
+an object) is an error and stays untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from vaultkit.errors import VaultkitError
+
+if TYPE_CHECKING:
+    from vaultkit.profile import Profile
+    from vaultkit.vault import Vault
+
+GRAPH_JSON = ".obsidian/graph.json"
+
+# Obsidian's own defaults for a fresh graph.json (keys as listed in reference.md)
+DEFAULTS: dict = {
+    "collapse-filter": True,
+    "search": "",
+    "showTags": False,
+    "showAttachments": False,
+    "hideUnresolved": False,
+    "showOrphans": True,
+    "collapse-color-groups": False,
+    "colorGroups": [],
+    "collapse-display": True,
+    "showArrow": False,
+    "textFadeMultiplier": 0,
+    "nodeSizeMultiplier": 1,
+    "lineSizeMultiplier": 1,
+    "collapse-forces": True,
+    "centerStrength": 0.518713248970312,
+    "repelStrength": 10,
+    "linkStrength": 1,
+    "linkDistance": 250,
+    "scale": 1,
+    "close": True,
+}
+
+
+def colour_groups(profile: "Profile") -> list[dict]:
+    """vaultkit's colour groups for ``profile``: ``{"query", "color": {"a", "rgb"}}``."""
+    out = []
+    seen = set()
+    for key, colour in profile.colors.items():
+        query = _query(profile, key)
+        if not query or query in seen:
+            continue
+        seen.add(query)
+        out.append({"query": query, "color": {"a": 1, "rgb": int(colour[1:], 16)}})
+    return out
+
+
+def _query(profile: "Profile", key: str) -> str | None:
+    spec = profile.types.get(key)
+    if spec is not None:
+        folder = profile.expand(spec.folder).strip("/")
+        return f'path:"{folder}/"' if folder else None
+    layer = profile.layer(key)
+    if layer is None:
+        return None
+    patterns = [profile.expand(p) for p in layer.paths]
+    if len(patterns) > 1 and not any(c in p for p in patterns for c in "*?{"):
+        names = "|".join(_js_escape(p) for p in patterns)
+        return f"path:/^({names})$/"
+    parts = []
+    for pattern in layer.paths:
+        q = _pattern_query(profile.expand(pattern))
+        if q and q not in parts:
+            parts.append(q)
+    return " OR ".join(parts) or None
+
+
+def _pattern_query(pattern: str) -> str:
+    """``dir/**/*.md`` and ``dir/*.md`` become ``path:"dir/"``; anything else a regex."""
+    m = re.fullmatch(r"([^*?{}]+)/(?:\*\*/)?\*\.md", pattern)
+    if m:
+        return f'path:"{m.group(1)}/"'
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append(r"(.+\/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(r".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append(r"[^\/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append(r"[^\/]")
+            i += 1
+        elif pattern.startswith("{date}", i):
+            out.append(r"\d{4}-\d{2}-\d{2}")
+            i += 6
+        elif pattern[i] == "/":
+            out.append(r"\/")
+            i += 1
+        else:
+            out.append(_js_escape(pattern[i]))
+            i += 1
+    return "path:/^" + "".join(out) + "$/"
+
+
+def _js_escape(text: str) -> str:
+    """Escape for a JavaScript regex literal (what Obsidian's search runs)."""
+    return "".join("\\" + c if c in r".^$*+?()[]{}|\/" else c for c in text)
+
+
+def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
+    path = vault.root / GRAPH_JSON
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        raise VaultkitError(f"{GRAPH_JSON}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise VaultkitError(f"{GRAPH_JSON}: not UTF-8; left untouched") from None
+    except json.JSONDecodeError as exc:
+        raise VaultkitError(f"{GRAPH_JSON}: not valid JSON (line {exc.lineno}, column "
+                            f"{exc.colno}: {exc.msg}); left untouched") from None
+    if not isinstance(data, dict):
+        raise VaultkitError(f"{GRAPH_JSON}: not a JSON object; left untouched")
+    groups = data.get("colorGroups", [])
+    if not isinstance(groups, list):
+        raise VaultkitError(f"{GRAPH_JSON}: 'colorGroups' is not a list; left untouched")
+    return data, raw
+
+
+def merge_colours(data: dict | None, groups: list[dict]) -> dict:
+    """``data`` (a parsed graph.json, or None) with ``groups`` merged in; a new dict."""
+    out = dict(DEFAULTS) if data is None else dict(data)
+    existing = list(out.get("colorGroups") or [])
+    index = {g.get("query"): i for i, g in enumerate(existing) if isinstance(g, dict)}
+    merged = [dict(g) if isinstance(g, dict) else g for g in existing]
+    for group in groups:
+        i = index.get(group["query"])
+        if i is None:
+            merged.append({"query": group["query"], "color": dict(group["color"])})
+        else:
+            merged[i]["color"] = dict(group["color"])
+    out["colorGroups"] = merged
+    return out
+
+
+def missing_colour_groups(vault: "Vault") -> list[dict]:
+    """vaultkit's groups that graph.json lacks or colours differently (all, if no file)."""
+    try:
+        data, _ = _load(vault)
+    except VaultkitError:
+        data = None
+    have = {}
+    for g in (data or {}).get("colorGroups") or []:
+        if isinstance(g, dict) and isinstance(g.get("color"), dict):
+            have[g.get("query")] = g["color"].get("rgb")
+    return [g for g in colour_groups(vault.profile) if have.get(g["query"]) != g["color"]["rgb"]]
+
+
+def write_colors(vault: "Vault") -> bool:
+    """Merge the colour groups into graph.json, atomically. True when the file changed."""
+    from vaultkit.atomic import write_atomic
+
+    data, raw = _load(vault)
+    merged = merge_colours(data, colour_groups(vault.profile))
+    if data is not None and merged == data:
+        return False
+    text = json.dumps(merged, indent=2, ensure_ascii=False)
+    if raw is not None and raw.endswith(b"\n"):
+        text += "\n"
+    new = text.encode("utf-8")
+    if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
+        new = b"\xef\xbb\xbf" + new
+    if new == raw:
+        return False
+    target = vault.root / GRAPH_JSON
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, new)
+    return True
