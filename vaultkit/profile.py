@@ -97,7 +97,8 @@ class GitSettings(_Strict):
     mass_deletion_ratio: float = Field(0.5, gt=0, le=1)
     churn_days: int = Field(14, ge=1)
     backup_max_age_hours: float = Field(36, gt=0)
-    deletable: list[str] = []  # memory files meant to be deleted (mass-deletion spares them)
+    # memory files rewritten or deleted by design; mass-deletion leaves them alone
+    mass_deletion_exempt: list[str] = []
 
 
 class Profile(_Strict):

@@ -1,3 +1,6 @@
+import fnmatch
+import re
+
 from vaultkit.gitstate import content_lines
 from vaultkit.rule import Rule
 from vaultkit.scan import SKIP_DIRS
@@ -10,11 +13,12 @@ class MassDeletion(Rule):
     ## What it does
     Reports a memory file — a bootstrap file (`MEMORY.md`, `AGENTS.md`, …), a structured
     note (decisions, lessons, people, projects, preferences) or a knowledge note — that
-    lost more than the profile's share of its non-blank lines against HEAD (`git:
-    mass_deletion_ratio`, 0.5: more than half), or was emptied, or was deleted. The new
-    version is the staged one with `--staged` and in the pre-commit hook, otherwise the
-    working tree's. `memory/INDEX.md` is excepted (it is generated), and so are files
-    the profile lists as meant to be deleted (`git: deletable`, `BOOTSTRAP.md`: the
+    lost the profile's share of its non-blank lines or more against HEAD (`git:
+    mass_deletion_ratio`, 0.5: half), or was emptied, or was deleted. The new version is
+    the staged one with `--staged` and in the pre-commit hook, otherwise the working
+    tree's. `memory/INDEX.md` is excepted (it is generated), and so are the files the
+    profile lists as rewritten or deleted by design (`git: mass_deletion_exempt`:
+    `NOW.md`, the status board refreshed every heartbeat, and `BOOTSTRAP.md`, the
     runtime's one-time first-run ritual). A renamed file is compared with its old
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
     counts as deleted. Journals have their own, stricter rule (`journal-append-only`).
@@ -27,7 +31,7 @@ class MassDeletion(Rule):
 
     ## Example
     ```
-    MEMORY.md:1:1: VK602 mass-deletion lost 12 of its 20 non-blank lines against HEAD (60%, more than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or commit an intended cut with --no-verify
+    MEMORY.md:1:1: VK602 mass-deletion lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or commit an intended cut with --no-verify
     memory/decisions/pricing.md:1:1: VK602 mass-deletion deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or commit an intended deletion with --no-verify
     ```
     """
@@ -44,7 +48,7 @@ class MassDeletion(Rule):
             return
         settings = ctx.profile.git
         ratio = settings.mass_deletion_ratio
-        deletable = set(getattr(settings, "deletable", ()) or ())
+        exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         vault = ctx.vault
         for change in git.changes:
             old = change.old
@@ -52,7 +56,10 @@ class MassDeletion(Rule):
                 continue
             if git.layer_of(old) not in _LAYERS or not old.lower().endswith(".md"):
                 continue
-            if change.old_oid == change.new_oid and change.new is not None:
+            if any(p.match(old.removeprefix("../")) for p in exempt):
+                continue
+            gone = _gone(vault, change.new)
+            if change.old_oid == change.new_oid and not gone:
                 continue
             head = git.head_text(change)
             if head is None:
@@ -60,10 +67,7 @@ class MassDeletion(Rule):
             before = content_lines(head)
             if before == 0:
                 continue
-            if _gone(vault, change.new):
-                name = old.rsplit("/", 1)[-1]
-                if old in deletable or name in deletable:
-                    continue
+            if gone:
                 where = (f"moved to {change.new_repo}, where vaultkit does not look"
                          if change.new_repo is not None else "deleted")
                 yield self.diag(old, None, None,
@@ -85,11 +89,11 @@ class MassDeletion(Rule):
                                 f"{'s' * (before != 1)} of HEAD are gone; {hint}")
                 continue
             lost = before - after
-            if lost > 0 and lost > ratio * before:
+            if lost > 0 and lost >= ratio * before:
                 yield self.diag(path, 1, 1,
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
-                                f"{moved} ({lost * 100 // before}%, more than "
-                                f"{ratio * 100:g}%); {hint}")
+                                f"{moved} ({lost * 100 // before}%; the profile allows less "
+                                f"than {ratio * 100:g}%); {hint}")
 
 
 def _gone(vault, path: str | None) -> bool:
