@@ -74,6 +74,8 @@ def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
     if any(part == ".." for part in parts):
         raise PathRefused(f"{p!r}: '..' is refused; only files inside the memory set are "
                           "readable")
+    if "" in parts:
+        raise PathRefused(f"{p!r}: empty path segment ('//' or a trailing '/'); refused")
     if any(part.strip() != part or part.endswith(".") and part != "." for part in parts if part):
         raise PathRefused(f"{p!r}: a path segment with surrounding spaces or a trailing dot "
                           "is refused")

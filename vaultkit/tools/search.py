@@ -24,7 +24,9 @@ chunk holding every query term scores at least 0.55, one holding none of them at
 0.45 (a level-1 match alone). The default ``--min-score 0.35`` (the runtime's) thus
 asks for roughly half the query's weight in the text, or a level-1 match with some
 text support. A CJK bigram that occurs nowhere in the vault (most are spans across
-two words of the question) does not count against coverage.
+two words of the question) does not count against coverage. ``INDEX.md`` itself is
+searchable, but its score is multiplied by 0.6: its lines already count as level-1 text
+of the notes they link to, so those notes rank above the index.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ DEFAULT_MIN_SCORE = 0.35
 _RACY_NS = 2_000_000_000
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
+INDEX_FACTOR = 0.6  # INDEX.md's lines already lift the notes they link to
 
 
 @dataclass
@@ -302,7 +305,8 @@ class SearchIndex:
     # -- querying -----------------------------------------------------------------------
 
     def search(self, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
-               min_score: float = DEFAULT_MIN_SCORE, allow=None) -> list[Hit]:
+               min_score: float = DEFAULT_MIN_SCORE, allow=None,
+               demote: frozenset[str] = frozenset()) -> list[Hit]:
         terms = query_terms(query)
         if not terms:
             return []
@@ -358,6 +362,8 @@ class SearchIndex:
             cov = sum(t.idf for t in weighted if t.pattern.search(text)) / weight
             meta_cov = sum(t.idf for t in weighted if t.pattern.search(meta)) / weight
             score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * max(0.0, bm25.get(cid, 0.0)) / best
+            if path in demote:
+                score *= INDEX_FACTOR
             score = min(1.0, max(0.0, score))
             if score >= min_score:
                 scored.append((score, path, start, end, text))
@@ -465,7 +471,9 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                     if got != layer:
                         return False
                 return True
-        return index.search(query, max_results=max_results, min_score=min_score, allow=allow)
+        demote = frozenset({vault.profile.expand(vault.profile.index.path)})
+        return index.search(query, max_results=max_results, min_score=min_score, allow=allow,
+                            demote=demote)
     finally:
         index.close()
 

@@ -1,0 +1,239 @@
+"""vaultkit search: FTS5 index kept current, fused ranking, CJK, memory_search-shaped output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.tools.search import chunk_text, make_snippet, search_vault
+from vaultkit.tools.text import fts_text, query_terms
+from vaultkit.vault import load_vault
+
+FIXTURE = Path(__file__).parent / "fixtures" / "search" / "vault"
+
+# (question, notes that answer it). English and Chinese, as the seeds' vaults mix both.
+QUERIES = [
+    ("why did we delay the paid course", {"memory/decisions/community-first.md"}),
+    ("where is the search index stored", {"memory/decisions/sqlite-fts-index.md"}),
+    ("which days do the US market crons run", {"memory/decisions/cron-timezone.md",
+                                               "memory/lessons/cron-scheduling.md"}),
+    ("cron overwrote the journal", {"memory/2026-02-13.md", "memory/lessons/cron-scheduling.md"}),
+    ("roll back a failed blue green deployment", {"memory/lessons/deployment.md"}),
+    ("health check hid a broken connection pool", {"memory/lessons/deployment.md"}),
+    ("when is Ray's birthday", {"memory/people/ray-wang.md"}),
+    ("how are payment webhooks verified", {"memory/projects/payment-gateway.md", "MEMORY.md"}),
+    ("refund policy", {"memory/projects/payment-gateway.md"}),
+    ("nightly backup push failed", {"memory/2026-02-15.md", "memory/procedural/backup.md"}),
+    ("obsidian graph colours", {"memory/semantic/obsidian-graph.md"}),
+    ("sub-agent backfill of journals", {"memory/projects/memory-system-v2.md"}),
+    ("仓位控制", {"memory/lessons/投资.md"}),
+    ("止损纪律是什么", {"memory/lessons/投资.md"}),
+    ("服务器迁移", {"memory/2026-02-13.md"}),
+    ("落地页设计师是谁", {"memory/people/li-na.md"}),
+    ("课程定价多少钱", {"memory/archive/2026-01-20.md"}),
+    ("汇报用什么语言", {"memory/preferences/communication.md"}),
+    ("会话可丢", {"MEMORY.md"}),
+    ("谁喜欢用 Figma", {"memory/people/li-na.md"}),
+    ("数据库备份恢复", {"memory/2026-02-13.md"}),
+]
+
+
+@pytest.fixture
+def vault_dir(tmp_path):
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def search(root, query, **kw):
+    kw.setdefault("min_score", 0.0)
+    return search_vault(load_vault(root, root=root), query, **kw)
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_recall_at_5(vault_dir):
+    found = 0
+    misses = []
+    vault = load_vault(vault_dir, root=vault_dir)
+    for question, answers in QUERIES:
+        hits = search_vault(vault, question, max_results=5, min_score=0.0)
+        if answers & {h.path for h in hits}:
+            found += 1
+        else:
+            misses.append((question, [h.path for h in hits]))
+    recall = found / len(QUERIES)
+    print(f"recall@5 = {found}/{len(QUERIES)} = {recall:.2f}")
+    assert len(QUERIES) >= 15
+    assert recall >= 0.9, misses
+
+
+@pytest.mark.parametrize("question,answers", QUERIES, ids=[q for q, _ in QUERIES])
+def test_each_question_passes_the_default_threshold(vault_dir, question, answers):
+    hits = search(vault_dir, question, min_score=0.35)
+    assert answers & {h.path for h in hits}, [(h.path, h.score) for h in hits]
+
+
+def test_json_shape_matches_memory_search(vault_dir, capsys):
+    code, out, err = cli(capsys, "search", "blue", "green", "rollback", "--json",
+                         "--root", str(vault_dir))
+    assert code == 0, err
+    data = json.loads(out)
+    assert list(data) == ["results"] and data["results"]
+    for r in data["results"]:
+        assert list(r) == ["path", "startLine", "endLine", "score", "snippet"]
+        assert 0 <= r["score"] <= 1 and 1 <= r["startLine"] <= r["endLine"]
+        assert len(r["snippet"]) <= 700
+    top = data["results"][0]
+    assert top["path"] == "memory/lessons/deployment.md"
+    lines = (vault_dir / top["path"]).read_text().split("\n")
+    assert lines[top["startLine"] - 1].strip()  # the span starts on a real line of the file
+
+
+def test_deleted_note_is_gone_from_the_very_next_search(vault_dir):
+    assert "memory/lessons/投资.md" in {h.path for h in search(vault_dir, "止损")}
+    (vault_dir / "memory/lessons/投资.md").unlink()
+    assert "memory/lessons/投资.md" not in {h.path for h in search(vault_dir, "止损")}
+
+
+def test_edited_note_is_reindexed_at_once(vault_dir):
+    path = vault_dir / "memory/procedural/backup.md"
+    assert search(vault_dir, "rsync") == []
+    st = path.stat()
+    text = path.read_text().replace("Push to the private GitHub", "Rsync to the private NAS")
+    path.write_text(text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime: the hash still sees it
+    hits = search(vault_dir, "rsync")
+    assert hits and hits[0].path == "memory/procedural/backup.md"
+    assert "Rsync" in hits[0].snippet
+
+
+def test_new_note_is_found(vault_dir):
+    search(vault_dir, "anything")
+    (vault_dir / "memory/semantic/kubernetes.md").write_text("# Kubernetes\n\nPods restart.\n")
+    assert search(vault_dir, "kubernetes pods")[0].path == "memory/semantic/kubernetes.md"
+
+
+def test_only_the_memory_set_is_searched(vault_dir):
+    assert search(vault_dir, "ALWAYS run memory_search") == [] or all(
+        h.path != "AGENTS.md" for h in search(vault_dir, "memory protocol"))
+    assert all(h.path != "AGENTS.md" for h in search(vault_dir, "Memory Protocol ALWAYS"))
+
+
+def test_index_lives_under_dot_vaultkit(vault_dir):
+    search(vault_dir, "cron")
+    db = vault_dir / ".vaultkit" / "search.sqlite"
+    assert db.is_file()
+    assert (vault_dir / ".vaultkit" / ".gitignore").read_text().strip().endswith("*")
+    con = sqlite3.connect(db)
+    paths = {r[0] for r in con.execute("SELECT path FROM files")}
+    assert "AGENTS.md" not in paths and "MEMORY.md" in paths
+    con.close()
+
+
+def test_damaged_index_is_rebuilt(vault_dir):
+    search(vault_dir, "cron")
+    db = vault_dir / ".vaultkit" / "search.sqlite"
+    for extra in ("-wal", "-shm"):
+        Path(str(db) + extra).unlink(missing_ok=True)
+    db.write_bytes(b"not a database" * 100)
+    assert search(vault_dir, "止损")[0].path == "memory/lessons/投资.md"
+
+
+@pytest.mark.parametrize("kw,allowed", [
+    ({"type_name": "decision"}, lambda p: p.startswith("memory/decisions/")),
+    ({"layer": "journal"}, lambda p: p in {"memory/2026-02-13.md", "memory/2026-02-15.md"}),
+    ({"layer": "archive"}, lambda p: p.startswith("memory/archive/")),
+])
+def test_type_and_layer_filters(vault_dir, kw, allowed):
+    hits = search(vault_dir, "cron course backup 课程", **kw)
+    assert hits and all(allowed(h.path) for h in hits)
+
+
+def test_max_results_and_min_score(vault_dir):
+    assert len(search(vault_dir, "the memory cron backup course", max_results=2)) == 2
+    strict = search(vault_dir, "cron", min_score=0.99)
+    assert all(h.score >= 0.99 for h in strict)
+    assert search(vault_dir, "zzzqqq nonexistentword") == []
+
+
+def test_level1_boost_ranks_title_match_first(vault_dir):
+    # "deployment" is a lesson's title: it must outrank passing mentions elsewhere.
+    hits = search(vault_dir, "deployment")
+    assert hits[0].path == "memory/lessons/deployment.md"
+
+
+def test_text_output_highlights_without_a_terminal(vault_dir, capsys):
+    code, out, err = cli(capsys, "search", "止损", "--root", str(vault_dir))
+    assert code == 0
+    first = out.split("\n")[0]
+    assert first.startswith("memory/lessons/投资.md:") and "score" in first
+    assert "**止损**" in out and "\x1b[" not in out
+
+
+def test_text_output_no_results(vault_dir, capsys):
+    code, out, err = cli(capsys, "search", "qqqzzz", "--root", str(vault_dir))
+    assert code == 0 and out == "" and "No results" in err
+
+
+@pytest.mark.parametrize("argv", [["--max-results", "0"], ["--min-score", "2"],
+                                  ["--type", "recipe"], ["--layer", "nope"]])
+def test_bad_options(vault_dir, capsys, argv):
+    code, out, err = cli(capsys, "search", "cron", *argv, "--root", str(vault_dir))
+    assert code == 2 and err.startswith("vaultkit: error:")
+
+
+# -- units ------------------------------------------------------------------------------
+
+def test_chunks_overlap_and_cover_every_line():
+    text = "".join(f"line {i:03d} " + "w" * 90 + "\n" for i in range(1, 101))
+    chunks = chunk_text(text)
+    assert chunks[0][0] == 1 and chunks[-1][1] == 100
+    for (s1, e1, t1), (s2, e2, t2) in zip(chunks, chunks[1:]):
+        assert len(t1) <= 1600
+        assert s2 <= e1  # overlap on line boundaries
+        overlap = "\n".join(t1.split("\n")[s2 - s1:])
+        assert len(overlap) >= 320 - 100
+    for s, e, t in chunks:
+        assert t.split("\n")[0].startswith(f"line {s:03d}")
+        assert t.split("\n")[-1].startswith(f"line {e:03d}")
+
+
+def test_long_line_is_split():
+    chunks = chunk_text("a" * 5000 + "\nend\n")
+    assert all(len(t) <= 1600 for _, _, t in chunks)
+    assert chunks[0][:2] == (1, 1) and chunks[-1][1] == 2
+
+
+def test_snippet_is_cut_on_a_word_boundary():
+    text = " ".join(["alpha"] * 300) + " needle"
+    snippet, spans = make_snippet(text, query_terms("needle"))
+    assert len(snippet) <= 700 and not snippet.endswith("alph")
+    assert snippet.split(" ")[-1] in {"alpha", "needle"}
+    long_word = "x" * 2000
+    assert len(make_snippet(long_word, [])[0]) == 700
+
+
+def test_snippet_moves_to_the_match():
+    text = "\n".join(["filler line here"] * 80) + "\nthe needle is here\n"
+    snippet, spans = make_snippet(text, query_terms("needle"))
+    assert "needle" in snippet and spans
+    assert snippet[spans[0][0]:spans[0][1]] == "needle"
+
+
+def test_cjk_bigrams():
+    assert fts_text("自动部署") == " 自动 动部 部署 署 "
+    assert fts_text("用SQLite存储") == " 用 SQLite 存储 储 "
+    keys = [t.key for t in query_terms("我们为什么决定用 SQLite")]
+    assert "决定" in keys and "sqlit" in keys and "什么" not in keys and "我们" not in keys
