@@ -1,0 +1,345 @@
+"""`vaultkit init`: the starter vault is complete, passes its own tools, and never changes a byte."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vaultkit import __version__
+from vaultkit.cli import main
+from vaultkit.starter import GIT_FALLBACK_EMAIL, init_vault, openclaw_snippet
+
+REPO = Path(__file__).resolve().parent.parent
+TODAY = dt.date.today()
+
+BOOTSTRAP = ["AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md", "NOW.md", "HEARTBEAT.md"]
+FOLDERS = ["decisions", "lessons", "people", "projects", "preferences", "semantic", "procedural",
+           "archive"]
+TEMPLATES = ["decision", "lesson", "person", "project", "preference"]
+EXPECTED = (BOOTSTRAP + ["memory/INDEX.md", f"memory/{TODAY.isoformat()}.md"]
+            + [f"memory/{f}/.gitkeep" for f in FOLDERS] + [f"templates/{t}.md" for t in TEMPLATES]
+            + [".obsidian/app.json", ".obsidian/templates.json", ".obsidian/graph.json",
+               ".obsidian/daily-notes.json",
+               ".gitignore", ".pre-commit-config.yaml", "vaultkit.toml", "unclosed_work.yaml"])
+
+
+# -- helpers shared with test_audit.py -----------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    """No real ~/.openclaw, no global git identity, no inherited git or openclaw variables."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    for name in ("OPENCLAW_CONFIG_PATH", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                 "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                 "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "EMAIL",
+                 "NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def run_cli(*argv: str, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def git(repo: Path, *args: str, **env) -> str:
+    full = dict(os.environ)
+    full.update(env)
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=full)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def hashes(root: Path) -> dict[str, str]:
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[rel] = "link:" + os.readlink(path)
+            else:
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def check_clean(vault: Path, capsys, *extra: str) -> str:
+    code, out, err = run_cli("check", vault, "--no-cache", "--format", "json", *extra,
+                             capsys=capsys)
+    findings = json.loads(out)
+    assert findings == [] and code == 0, (findings, err)
+    return out
+
+
+# -- a fresh vault ---------------------------------------------------------------------------
+
+def test_init_writes_the_complete_layout(tmp_path):
+    result = init_vault(tmp_path / "demo")
+    assert sorted(result.created) == sorted(EXPECTED)
+    assert result.skipped == []
+    root = tmp_path / "demo"
+    for rel in EXPECTED:
+        assert (root / rel).is_file(), rel
+
+
+def test_fresh_vault_checks_clean(tmp_path, capsys):
+    code, out, _ = run_cli("init", tmp_path / "demo", capsys=capsys)
+    assert code == 0
+    check_clean(tmp_path / "demo", capsys)
+    code, out, _ = run_cli("check", tmp_path / "demo", capsys=capsys)
+    assert code == 0 and "All checks passed!" in out
+
+
+def test_placeholders_filled_but_obsidian_template_variables_kept(tmp_path):
+    root = tmp_path / "demo"
+    init_vault(root)
+    for path in root.rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            text = path.read_text(encoding="utf-8")
+            for token in ("{{vaultkit_version}}", "{{today}}", "{{init_time}}", "{{vaultkit_repo}}"):
+                assert token not in text, (path, token)
+    assert "{{date}}" in (root / "templates/decision.md").read_text()
+    assert "{{title}}" in (root / "templates/lesson.md").read_text()
+
+
+def test_bootstrap_files_hold_the_protocols(tmp_path):
+    root = tmp_path / "demo"
+    init_vault(root)
+    memory = (root / "MEMORY.md").read_text()
+    assert "## bootstrap_system_principles" in memory and "## approved_durable_entries" in memory
+    agents = (root / "AGENTS.md").read_text()
+    assert "## Memory Protocol" in agents and "memory_search" in agents
+    assert "printf" in agents and ">>" in agents and "never rewrite" in agents
+    heartbeat = (root / "HEARTBEAT.md").read_text()
+    assert "hourly" in heartbeat and "Weekly" in heartbeat and "MEMORY.md" in heartbeat
+    for name in BOOTSTRAP:
+        assert "To be written" not in (root / name).read_text(), name
+
+
+def test_journal_has_one_entry_within_entry_rules(tmp_path):
+    from vaultkit.entries import entries
+    from vaultkit.vault import load_vault
+
+    root = tmp_path / "demo"
+    init_vault(root, now=dt.datetime(2026, 3, 1, 14, 5))
+    vault = load_vault(root, use_cache=False)
+    note = vault.notes["memory/2026-03-01.md"]
+    found = entries(note, 3)
+    assert len(found) == 1
+    assert found[0].heading.text.startswith("14:05 — ")
+    assert 3 <= found[0].nonblank <= 15
+    assert vault.layer_of(note) == "journal"
+
+
+def test_templates_are_in_the_templates_layer(tmp_path):
+    from vaultkit.vault import load_vault
+
+    root = tmp_path / "demo"
+    init_vault(root)
+    vault = load_vault(root, use_cache=False)
+    for name in TEMPLATES:
+        assert vault.layers[f"templates/{name}.md"] == "templates"
+        assert vault.notes[f"templates/{name}.md"].fm_error is None
+
+
+@pytest.mark.parametrize("name, folder", [
+    ("decision", "decisions"), ("lesson", "lessons"), ("person", "people"),
+    ("project", "projects"), ("preference", "preferences")])
+def test_a_note_made_from_each_template_passes_check(tmp_path, capsys, name, folder):
+    """Fill the template the way Obsidian's Templates plugin does, save it in its folder."""
+    root = tmp_path / "demo"
+    init_vault(root)
+    text = (root / "templates" / f"{name}.md").read_text()
+    text = text.replace("{{date}}", "2026-02-08").replace("{{title}}", "Payment validation")
+    (root / "memory" / folder / "payment-validation.md").write_text(text)
+    run_cli("index", root, capsys=capsys)
+    check_clean(root, capsys, "--ignore", "orphan-note")  # nothing links to it yet
+
+
+def test_pre_commit_config_pinned_to_this_version_with_real_hook_ids(tmp_path):
+    root = tmp_path / "demo"
+    init_vault(root)
+    config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())
+    (repo,) = config["repos"]
+    assert repo["rev"] == f"v{__version__}"
+    manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    known = {hook["id"] for hook in manifest}
+    ids = [hook["id"] for hook in repo["hooks"]]
+    assert "vaultkit-check" in ids and set(ids) <= known
+
+
+def test_obsidian_settings_suit_the_layout(tmp_path):
+    from vaultkit.obsidian import missing_colour_groups
+    from vaultkit.vault import load_vault
+
+    root = tmp_path / "demo"
+    init_vault(root)
+    assert json.loads((root / ".obsidian/templates.json").read_text())["folder"] == "templates"
+    assert json.loads((root / ".obsidian/app.json").read_text())["newFileFolderPath"] == "memory"
+    graph = json.loads((root / ".obsidian/graph.json").read_text())
+    queries = [g["query"] for g in graph["colorGroups"]]
+    assert 'path:"memory/decisions/"' in queries
+    assert missing_colour_groups(load_vault(root, use_cache=False)) == []
+    ignore = (root / ".gitignore").read_text().splitlines()
+    assert ".vaultkit/" in ignore and ".obsidian/workspace.json" in ignore
+
+
+def test_snippet_is_json5_with_the_checklist_settings(tmp_path):
+    import json5
+
+    data = json5.loads(openclaw_snippet(tmp_path / "demo"))
+    defaults = data["agents"]["defaults"]
+    assert defaults["compaction"]["reserveTokensFloor"] >= 40000
+    assert defaults["compaction"]["memoryFlush"]["enabled"] is True
+    assert defaults["heartbeat"]["every"] == "1h"
+    assert defaults["workspace"] == str(tmp_path / "demo")
+
+
+def test_cli_prints_snippet_and_never_writes_openclaw_json(tmp_path, capsys):
+    code, out, _ = run_cli("init", tmp_path / "demo", capsys=capsys)
+    assert code == 0
+    assert "reserveTokensFloor: 40000" in out and "never edits it" in out
+    assert not (tmp_path / "openclaw.json").exists()
+    assert not list(tmp_path.rglob("openclaw.json"))
+    code, out, _ = run_cli("init", tmp_path / "other", "--openclaw-snippet", capsys=capsys)
+    assert code == 0 and out.startswith("{") and not (tmp_path / "other").exists()
+
+
+def test_init_into_a_file_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    code, _, err = run_cli("init", tmp_path / "file", capsys=capsys)
+    assert code == 2 and "not a folder" in err
+
+
+# -- a folder that already has files -----------------------------------------------------------
+
+def _existing(root: Path) -> None:
+    (root / "memory" / "decisions").mkdir(parents=True)
+    (root / "MEMORY.md").write_bytes(b"# My memory\r\n\r\n- keep CRLF and no final newline")
+    (root / "memory" / "INDEX.md").write_text("# my own index\n")
+    (root / "memory" / "decisions" / "pricing.md").write_text("---\ntype: decision\n---\n# P\n")
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "graph.json").write_text('{"colorGroups": [], "scale": 3}')
+    (root / ".gitignore").write_text("secrets/\n")
+    (root / "elsewhere.md").write_text("target\n")
+    os.symlink("elsewhere.md", root / "SOUL.md")
+    (root / "memory" / "people").write_text("a file where init wants a folder\n")
+    (root / "notes.txt").write_bytes(bytes(range(256)))
+
+
+def test_init_into_a_non_empty_folder_changes_no_existing_byte(tmp_path, capsys):
+    root = tmp_path / "mine"
+    root.mkdir()
+    _existing(root)
+    before = hashes(root)
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert code == 0
+    after = hashes(root)
+    for rel, digest in before.items():
+        assert after[rel] == digest, rel
+    for rel in ("MEMORY.md", "memory/INDEX.md", ".gitignore", "SOUL.md", ".obsidian/graph.json",
+                "memory/people/.gitkeep", "memory/decisions/.gitkeep"):
+        assert f"skipped  {rel} (" in out, rel
+    assert "created  AGENTS.md" in out and "created  memory/lessons/.gitkeep" in out
+    assert "created  MEMORY.md" not in out
+    assert set(after) - set(before) == {r for r in EXPECTED if r not in (
+        "MEMORY.md", "memory/INDEX.md", ".gitignore", "SOUL.md", ".obsidian/graph.json",
+        "memory/people/.gitkeep", "memory/decisions/.gitkeep")}
+
+
+def test_init_twice_adds_nothing(tmp_path):
+    root = tmp_path / "demo"
+    init_vault(root)
+    before = hashes(root)
+    result = init_vault(root)
+    assert result.created == []
+    assert sorted(result.skipped) == sorted(EXPECTED)
+    assert hashes(root) == before
+
+
+def test_symlinked_folder_out_of_the_vault_is_not_written_through(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "demo"
+    (root / "memory").mkdir(parents=True)
+    os.symlink(outside, root / "memory" / "semantic")
+    result = init_vault(root)
+    assert "memory/semantic/.gitkeep" in result.skipped
+    assert list(outside.iterdir()) == []
+
+
+# -- --git ---------------------------------------------------------------------------------------
+
+def test_git_first_commit_without_a_global_identity(tmp_path, capsys):
+    root = tmp_path / "demo"
+    code, out, err = run_cli("init", root, "--git", capsys=capsys)
+    assert code == 0, err
+    assert "committed" in out and "no git identity is configured" in out
+    assert git(root, "log", "--format=%ae %s").strip() == (
+        f"{GIT_FALLBACK_EMAIL} Start the memory vault (vaultkit init)")
+    assert git(root, "status", "--porcelain") == ""
+    tracked = git(root, "ls-files").split()
+    assert "AGENTS.md" in tracked and f"memory/{TODAY.isoformat()}.md" in tracked
+    assert not any(p.startswith(".vaultkit/") for p in tracked)
+    # the fallback identity is never written into the repository's config
+    proc = subprocess.run(["git", "config", "--get", "user.email"], cwd=root, capture_output=True)
+    assert proc.returncode != 0
+
+
+def test_git_uses_the_configured_identity(tmp_path, isolated_env, capsys):
+    (isolated_env / ".gitconfig").write_text("[user]\n\tname = Ada\n\temail = ada@example.com\n")
+    root = tmp_path / "demo"
+    code, out, _ = run_cli("init", root, "--git", capsys=capsys)
+    assert code == 0 and "no git identity" not in out
+    assert git(root, "log", "--format=%an <%ae>").strip() == "Ada <ada@example.com>"
+
+
+def test_git_on_an_existing_repository_with_commits_commits_nothing(tmp_path, capsys):
+    root = tmp_path / "demo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "README.md").write_text("# mine\n")
+    git(root, "add", "README.md")
+    git(root, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "mine")
+    code, out, _ = run_cli("init", root, "--git", capsys=capsys)
+    assert code == 0 and "nothing committed" in out
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+# -- done when: init, check, audit with the printed snippet ----------------------------------------
+
+def test_fresh_vault_passes_every_check_it_can(tmp_path, capsys):
+    """init --git, save the printed snippet as openclaw.json beside it: only the two checks a
+    fresh vault cannot pass by itself remain (no remote yet; hook not installed yet); after
+    `pre-commit install` and a remote, everything passes."""
+    root = tmp_path / "demo"
+    assert run_cli("init", root, "--git", capsys=capsys)[0] == 0
+    check_clean(root, capsys)
+    code, snippet, _ = run_cli("init", root, "--openclaw-snippet", capsys=capsys)
+    (tmp_path / "openclaw.json").write_text(snippet)
+    code, out, _ = run_cli("audit", root, "--format", "json", capsys=capsys)
+    statuses = {c["id"]: c["status"] for c in json.loads(out)}
+    assert statuses.pop("git-backup") == "warn"  # no remote yet
+    assert statuses.pop("pre-commit") == "fail"  # `pre-commit install` not run yet
+    assert set(statuses.values()) == {"pass"}, statuses
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, check=True,
+                   capture_output=True)
+    git(root, "remote", "add", "origin", str(tmp_path / "backup.git"))
+    code, out, _ = run_cli("audit", root, "--format", "json", capsys=capsys)
+    assert code == 0
+    assert {c["id"]: c["status"] for c in json.loads(out)} == dict.fromkeys(
+        [c["id"] for c in json.loads(out)], "pass")
+    check_clean(root, capsys)
