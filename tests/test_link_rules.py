@@ -1,0 +1,154 @@
+"""broken-link, ambiguous-link, orphan-note on hand-written vaults: exactly these findings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.engine import Selection, run_rules, select_rules
+from vaultkit.rule import Context
+from vaultkit.vault import load_vault
+
+FIXTURE = Path(__file__).parent / "fixtures" / "links" / "vault"
+
+# Every finding the three link rules must report on the fixture vault, and nothing else.
+EXPECTED = [
+    ("broken-link", "memory/decisions/pricing.md", 6, 1, "no note 'Launch Plan'"),
+    ("broken-link", "memory/decisions/pricing.md", 12, 58,
+     "'memory/projects/alpha.md' has no heading 'Roadmap'"),
+    ("broken-link", "memory/decisions/pricing.md", 13, 16, "no note 'launch plan'"),
+    ("broken-link", "memory/decisions/pricing.md", 13, 54, "no note 'Launch Plan'"),
+    ("broken-link", "memory/decisions/pricing.md", 17, 82, "no note 'chart'"),
+    ("broken-link", "memory/decisions/pricing.md", 18, 26, "this note has no heading 'Consequences'"),
+    ("broken-link", "memory/decisions/pricing.md", 18, 56, "this note has no block '^nope'"),
+    ("broken-link", "memory/decisions/pricing.md", 35, 11, "no note 'memory/projects/gamma'"),
+    ("orphan-note", "memory/lessons/tools.md", 1, 1, "no other note links to this lesson"),
+    ("ambiguous-link", "memory/people/ada.md", 6, 33,
+     "'notes' matches 2 files: memory/semantic/notes.md, memory/procedural/notes.md; "
+     "Obsidian opens memory/semantic/notes.md"),
+    ("orphan-note", "memory/projects/beta.md", 1, 1, "no other note links to this project"),
+]
+
+
+@pytest.fixture
+def fixture_vault(tmp_path):
+    root = tmp_path / "vault"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def _run(root, select="broken-link,ambiguous-link,orphan-note"):
+    vault = load_vault(root, root=root, use_cache=False)
+    rules = select_rules(vault.settings, Selection(select.split(",")))
+    return run_rules(Context(vault), rules)
+
+
+def test_fixture_vault_exact_findings(fixture_vault):
+    diags = _run(fixture_vault)
+    got = [(d.rule, d.path, d.line, d.column) for d in diags]
+    assert got == [e[:4] for e in EXPECTED]
+    for d, e in zip(diags, EXPECTED):
+        assert e[4] in d.message
+        assert d.severity == "warning"
+
+
+def test_fixture_vault_via_cli_json(fixture_vault, capsys):
+    rc = main(["check", str(fixture_vault), "--no-cache", "--select", "VK501,VK502,VK503",
+               "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0  # warnings only
+    assert [(d["rule"], d["path"], d["line"], d["column"]) for d in out] == \
+        [e[:4] for e in EXPECTED]
+    assert {d["code"] for d in out} == {"VK501", "VK502", "VK503"}
+
+
+def test_links_in_code_comments_and_math_are_never_reported(make_vault):
+    root = make_vault({"memory/semantic/a.md": (
+        "# A\n\n`[[inline]]` and ``[[double `tick`]]``\n\n```md\n[[fenced]]\n```\n\n"
+        "~~~\n[[tilde]]\n~~~\n\n    [[indented]]\n\n<!-- [[comment]] -->\n\n"
+        "%% [[obsidian comment]] %%\n\n$$\n[[math]]\n$$\n\n> ```\n> [[quoted fence]]\n> ```\n"
+        "\n[[real missing]]\n"
+    )})
+    diags = _run(root, "broken-link")
+    assert [(d.line, d.column) for d in diags] == [(28, 1)]  # only the real link
+
+
+def test_links_differing_only_in_case_resolve(make_vault):
+    root = make_vault({
+        "memory/semantic/Launch Plan.md": "# Launch Plan\n\n## Risks\n\nx ^Block-1\n",
+        "memory/semantic/b.md": "[[launch plan]] [[LAUNCH PLAN#risks]] [[Launch plan#^block-1]] "
+                                "[x](Launch%20PLAN.md) [[MEMORY/SEMANTIC/LAUNCH PLAN]]\n",
+    })
+    assert _run(root, "broken-link") == []
+
+
+def test_broken_link_names_what_is_missing(make_vault):
+    root = make_vault({
+        "memory/semantic/a.md": "# A\n\n## Here\n",
+        "memory/semantic/b.md": "x [[nope]] ![[pic.png]] [[a#There]] [[a#^blk]] [[a#Here]]\n",
+    })
+    diags = _run(root, "broken-link")
+    assert [(d.line, d.column) for d in diags] == [(1, 3), (1, 12), (1, 25), (1, 37)]
+    msgs = [d.message for d in diags]
+    assert msgs[0].startswith("no note 'nope'")
+    assert msgs[1].startswith("no attachment 'pic.png'") and "embed" in msgs[1]
+    assert msgs[2].startswith("'memory/semantic/a.md' has no heading 'There'")
+    assert msgs[3].startswith("'memory/semantic/a.md' has no block '^blk'")
+
+
+def test_template_placeholders_are_skipped(make_vault):
+    root = make_vault({"templates/decision.md": "Made on [[{{date}}]], see [[{{title}}#Context]]\n"
+                                               "but [[really missing]]\n"})
+    diags = _run(root, "broken-link")
+    assert [(d.line, d.message.split(" (")[0]) for d in diags] == \
+        [(2, "no note 'really missing' in the vault")]
+
+
+def test_suppression_comment_hides_a_broken_link(make_vault):
+    root = make_vault({"memory/semantic/a.md": "<!-- vaultkit-disable-next-line broken-link -->\n"
+                                               "[[planned]]\n[[other]]\n"})
+    diags = _run(root, "broken-link")
+    assert [d.line for d in diags] == [3]
+
+
+def test_ambiguous_same_folder_or_path_is_not_reported(make_vault):
+    root = make_vault({
+        "memory/semantic/x/topic.md": "# T1\n",
+        "memory/semantic/y/topic.md": "# T2\n",
+        "memory/semantic/x/a.md": "[[topic]]\n",  # same-folder winner
+        "memory/semantic/b.md": "[[x/topic]] [[memory/semantic/y/topic]]\n",  # paths
+        "memory/semantic/c.md": "[[topic]]\n",  # ambiguous
+    })
+    diags = _run(root, "ambiguous-link")
+    assert [(d.path, d.line) for d in diags] == [("memory/semantic/c.md", 1)]
+    assert "Obsidian opens memory/semantic/x/topic.md" in diags[0].message
+    assert "memory/semantic/y/topic.md" in diags[0].message
+
+
+def test_orphan_counts_any_other_note_but_not_index_or_self(make_vault):
+    root = make_vault({
+        "memory/INDEX.md": "[[a]] [[b]] [[c]] [[d]]\n",
+        "memory/decisions/a.md": "[[a]] self only\n",
+        "memory/decisions/b.md": "# B\n",
+        "memory/decisions/c.md": "# C\n",
+        "memory/decisions/d.md": "# D\n",
+        "memory/2026-02-01.md": "### 09:00 — note\n- [[b]]\n",
+        "memory/archive/2025-01-01.md": "[[c]]\n",
+        "memory/semantic/loner.md": "# not structured: never an orphan\n",
+        "memory/people/e.md": "# E\n",
+        "memory/projects/f.md": "[[e]]\n",
+    })
+    diags = _run(root, "orphan-note")
+    assert [d.path for d in diags] == ["memory/decisions/a.md", "memory/decisions/d.md",
+                                       "memory/projects/f.md"]
+
+
+def test_broken_property_link_points_at_its_key_line(make_vault):
+    root = make_vault({"memory/projects/p.md": "---\ntype: project\nstatus: active\n"
+                                               "owner: \"[[Nobody]]\"\n---\n# P\n"})
+    diags = _run(root, "broken-link")
+    assert [(d.line, d.column) for d in diags] == [(4, 1)]
