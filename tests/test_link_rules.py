@@ -74,7 +74,7 @@ def test_links_in_code_comments_and_math_are_never_reported(make_vault):
         "\n[[real missing]]\n"
     )})
     diags = _run(root, "broken-link")
-    assert [(d.line, d.column) for d in diags] == [(28, 1)]  # only the real link
+    assert [(d.line, d.column) for d in diags] == [(27, 1)]  # only the real link
 
 
 def test_links_differing_only_in_case_resolve(make_vault):
