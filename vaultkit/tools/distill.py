@@ -159,7 +159,7 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
         for e in found:
             title = _entry_title(e.heading.text)
             body = e.text
-            if filler and filler.only(title + "\n" + body):
+            if filler and is_filler(filler, e):
                 filler_count += 1
                 continue
             tags = [t.name.lower() for t in note.tags if e.start <= t.line <= e.end]
@@ -192,6 +192,16 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
         report.memory = review_memory(vault, memory, today, stale_days)
     report.checklist = _checklist(report, vault)
     return report
+
+
+def is_filler(filler, entry) -> bool:
+    """The filler-entry rule's judgement: the body, or the heading when the body is empty."""
+    from vaultkit.entries import is_content
+    from vaultkit.rules.filler_entry import words
+
+    body = [words(s) for s in entry.body if is_content(s)]
+    text = "\n".join(body) if body else words(entry.heading.text)
+    return filler.only(text)
 
 
 def _entry_title(heading: str) -> str:

@@ -109,10 +109,9 @@ def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
                    f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
                    "why and what next")
     filler = matcher(settings.profile.phrases.filler)
-    title = heading_line.split(DASH, 1)[-1]
-    body_text = "\n".join(body)
-    if filler and (filler.only(title + "\n" + body_text) or (body_text.strip()
-                                                              and filler.only(body_text))):
+    from vaultkit.tools.distill import is_filler
+
+    if filler and is_filler(filler, entry):
         out.append("filler-entry: nothing but filler; skip writing when there is nothing worth "
                    "recording")
     return out
@@ -154,14 +153,12 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         while view:  # one write(2) for a regular file; the loop only guards a short write
             written = os.write(fd, view)
             view = view[written:]
+        fcntl.flock(fd, fcntl.LOCK_UN)  # the write is in; others may append while we sync
         os.fsync(fd)
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
     finally:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        os.close(fd)  # closing also releases the lock on every error path
     # the entry opens with a blank line; a missing final newline only completes the last line
     line = lines_before + (1 if created else 0) + 2
     return LogResult(rel, created, line, heading_line, warnings)

@@ -1,0 +1,128 @@
+"""vaultkit distill: the weekly report; it changes nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+
+import pytest
+
+from vaultkit.cli import main
+
+TODAY = dt.date(2026, 3, 8)
+
+
+def d(n):
+    return (TODAY - dt.timedelta(days=n)).isoformat()
+
+
+FILES = {
+    "MEMORY.md": (
+        "# MEMORY\n\n## Facts\n"
+        "- Currently migrating the blog to the new VPS.\n"
+        "- Ray's timezone is Asia/Shanghai (2025-06-01).\n"
+        "- Use printf >> for every memory write.\n"
+        "- See [[old-choice]] for the storage engine.\n"
+        "- See [[gone-note]] for details.\n"
+        "- Beijing time maps to US trading days Tuesday through Saturday every week.\n"
+        "- 目前 正在 迁移 服务器\n"
+    ),
+    "memory/decisions/old-choice.md": "---\ntype: decision\nstatus: superseded\n---\n# Old\n",
+    "memory/lessons/cron.md": (
+        "---\ntype: lesson\n---\n# Cron\n\n## Alignment (2026-02-13)\n"
+        "Beijing time maps to US trading days Tuesday through Saturday.\n"),
+    f"memory/{d(1)}.md": (
+        f"# {d(1)}\n\n### 10:00 — Decided to keep SQLite\n\n- compared options\n- chose FTS5\n"
+        "- no vector DB\n\n### 11:00 — Deploy\n\n- shipped v2\n- lesson learned: roll back first\n"
+        "- noted\n\n### 12:00 — Tagged\n\n- #preference Ray wants numbers first\n- a\n- b\n"),
+    f"memory/{d(2)}.md": (
+        f"# {d(2)}\n\n### 09:00 — Heartbeat\n\nsystem idle, no changes\n\n"
+        "### 10:00 — 心跳\n\n无变化\n"),
+    f"memory/{d(3)}.md": f"# {d(3)}\n\n### 09:00 — 复盘\n\n- 经验教训：先止损\n- a\n- b\n",
+    f"memory/{d(10)}.md": f"# {d(10)}\n\n### 09:00 — Decided long ago\n\n- x\n- y\n- z\n",
+}
+
+
+@pytest.fixture
+def vault_dir(make_vault, monkeypatch):
+    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    return make_vault(FILES)
+
+
+def report(capsys, root, *argv):
+    code = main(["distill", "--root", str(root), *argv])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return out.out
+
+
+def test_json_report(vault_dir, capsys):
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    assert data["window"]["from"] == d(6) and data["window"]["to"] == TODAY.isoformat()
+    assert len(data["window"]["journals"]) == 3  # d(10) is outside the window
+    kinds = {(c["kind"], c["heading"]) for c in data["candidates"]}
+    assert ("decision", "Decided to keep SQLite") in kinds
+    assert ("lesson", "Deploy") in kinds
+    assert ("preference", "Tagged") in kinds
+    assert ("lesson", "复盘") in kinds
+    assert not any(c["heading"] == "Decided long ago" for c in data["candidates"])
+    reasons = {c["heading"]: c["reason"] for c in data["candidates"]}
+    assert reasons["Tagged"].startswith("tag #preference")
+    assert "heading" in reasons["Decided to keep SQLite"]
+    assert [f["date"] for f in data["fillerDays"]] == [d(2)]
+    assert data["fillerDays"][0]["entries"] == 2
+
+
+@pytest.mark.parametrize("line,problem,detail", [
+    (4, "stale", "time-bound wording 'Currently'"),
+    (5, "stale", "dated 2025-06-01"),
+    (7, "stale", "status is superseded"),
+    (8, "stale", "does not exist"),
+    (9, "duplicate", "memory/lessons/cron.md:7"),
+    (10, "stale", "'目前'"),
+])
+def test_memory_findings(vault_dir, capsys, line, problem, detail):
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    found = [m for m in data["memory"] if m["line"] == line and m["problem"] == problem]
+    assert found and detail in found[0]["detail"], data["memory"]
+
+
+def test_durable_entry_not_flagged(vault_dir, capsys):
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    assert not [m for m in data["memory"] if m["line"] == 6]
+
+
+def test_markdown_report_and_checklist(vault_dir, capsys):
+    out = report(capsys, vault_dir)
+    assert out.startswith(f"# Distillation {d(6)} – {TODAY.isoformat()}")
+    for heading in ("## Decision candidates (1)", "## Lesson candidates (2)",
+                    "## Preference candidates (1)", "## MEMORY.md review", "## Filler-only days (1)",
+                    "## Checklist"):
+        assert heading in out
+    checklist = out.split("## Checklist")[1]
+    assert checklist.count("- [ ] ") >= 5
+    assert "memory/decisions/" in checklist and "memory/lessons/" in checklist
+
+
+def test_changes_nothing(vault_dir, capsys):
+    def snapshot():
+        out = {}
+        for folder, dirs, files in os.walk(vault_dir):
+            dirs[:] = [x for x in dirs if x != ".vaultkit"]
+            for name in files:
+                p = os.path.join(folder, name)
+                out[p] = (open(p, "rb").read(), os.stat(p).st_mtime_ns)
+        return out
+
+    before = snapshot()
+    report(capsys, vault_dir)
+    report(capsys, vault_dir, "--format", "json")
+    assert snapshot() == before
+
+
+def test_days_option(vault_dir, capsys):
+    data = json.loads(report(capsys, vault_dir, "--format", "json", "--days", "14"))
+    assert any(c["heading"] == "Decided long ago" for c in data["candidates"])
+    code = main(["distill", "--root", str(vault_dir), "--days", "0"])
+    assert code == 2
