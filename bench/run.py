@@ -21,7 +21,8 @@ A run that exits 2 (vaultkit's usage/internal-error code) is reported as an erro
 its message, not as a time.
 
 Timing: wall-clock from just before ``fork/exec`` to the child's exit (``time.perf_counter``),
-with output going to a temporary file. The operating system's file cache is warm (the
+with output going to a temporary file. Each run is started by a small wrapper process (see
+``WRAPPER``), which does the fork, exec and wait4 and reports the figures. The operating system's file cache is warm (the
 vault was just written or read); "cold" means no vaultkit cache.
 
 CPU: user + system time of the child and its reaped descendants (from the same
@@ -32,7 +33,9 @@ Peak memory: the child is reaped with ``os.wait4``, whose resource usage covers 
 and every descendant it waited for (the parse worker processes too); ``ru_maxrss`` is the
 largest resident set any single one of those processes reached (the kernel's high-water
 mark, not a sample). It is exact per process and per run, but it is not the sum over
-processes running at the same time.
+processes running at the same time. It is read in a ~5 MB wrapper process, not in this
+script, because Linux carries the forking parent's peak into the child's ru_maxrss; figures
+below ~5 MB would be the wrapper's floor (no Python command gets that low).
 
 Peers, where installed, on the same vault in the same run: markdownlint-cli2 (on PATH or in
 ``bench/node_modules/.bin``; ``npm install --prefix bench markdownlint-cli2``) linting every
@@ -57,7 +60,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -93,28 +95,53 @@ LABELS = dict(STEPS)
 
 # ---- running one process ----------------------------------------------------------------
 
-def measure(argv, cwd, timeout=None, env=None):
-    """Run ``argv`` once; return ``{wall, maxrss_mb, rc, stdout, stderr}``."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                env=env)
-        timer = None
-        if timeout:
-            timer = threading.Timer(timeout, proc.kill)
-            timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        if timer:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
+# The process that starts the measured command must be small: Linux carries the parent's
+# resident-set high-water mark over fork and exec into the child's ru_maxrss (exec records the
+# old address space's peak), so a command started straight from this script would report at
+# least this script's own size. This wrapper (a bare `python -I -S`, about 5 MB) forks and
+# execs the command, reaps it with wait4 and writes (wall, cpu, maxrss, exit code) to a file.
+WRAPPER = r"""
+import os, signal, sys, time
+result, timeout, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    except BaseException as exc:
+        os.write(2, ("bench: cannot run %s: %s\n" % (argv[0], exc)).encode())
+    os._exit(127)
+if timeout > 0:
+    signal.signal(signal.SIGALRM, lambda *a: os.kill(pid, signal.SIGKILL))
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+with open(result, "w") as fh:
+    fh.write(repr((wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status))))
+"""
+
+
+def measure(argv, cwd, timeout=None):
+    """Run ``argv`` once in ``cwd``; return ``{wall, cpu, maxrss_mb, rc, stdout, stderr}``."""
+    import ast
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as tmp:
+        result = os.path.join(tmp, "result")
+        subprocess.run([sys.executable, "-I", "-S", "-c", WRAPPER, result, str(timeout or 0),
+                        *map(str, argv)], cwd=cwd, stdout=out, stderr=err,
+                       stdin=subprocess.DEVNULL, check=False)
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
+        try:
+            with open(result) as fh:
+                wall, cpu, maxrss, rc = ast.literal_eval(fh.read())
+        except (OSError, ValueError, SyntaxError):
+            raise SystemExit(f"bench: the measuring wrapper failed: {last_line(stderr)}")
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "maxrss_mb": usage.ru_maxrss * scale / 1e6, "rc": proc.returncode,
+    return {"wall": wall, "cpu": cpu, "maxrss_mb": maxrss * scale / 1e6, "rc": rc,
             "stdout": stdout, "stderr": stderr}
 
 
@@ -652,8 +679,9 @@ def main(argv=None):
               "peers": {"markdownlint-cli2": bench.mdl, "obsidiantools": bench.ot_python},
               "method": {"timing": "wall clock per whole process (perf_counter around "
                                    "fork/exec..wait4), output to a temporary file",
-                         "memory": "ru_maxrss from os.wait4: the largest resident set of the "
-                                   "child or any descendant it reaped",
+                         "memory": "ru_maxrss from os.wait4 in a ~5 MB fork/exec wrapper: "
+                                   "the largest resident set of the child or any "
+                                   "descendant it reaped",
                          "cold": "no .vaultkit/ cache; operating-system file cache warm"},
               "sizes": {}}
     log(f"vaultkit: {' '.join(bench.vk)}; commands: {', '.join(sorted(bench.commands))}")

@@ -150,8 +150,11 @@ def test_measure_reports_exit_code_and_peak_memory_of_descendants(tmp_path):
     r = bench_run.measure([sys.executable, "-c", child + "; sys.exit(3)"], tmp_path)
     assert r["rc"] == 3
     assert r["maxrss_mb"] >= 120  # the grandchild's peak, not the child's
+    ballast = b"x" * 300_000_000  # this process is big; the measured child must not look big
     small = bench_run.measure([sys.executable, "-c", "pass"], tmp_path)
-    assert small["maxrss_mb"] < 60 and small["wall"] > 0
+    assert ballast and small["maxrss_mb"] < 60 and small["wall"] > 0 and small["rc"] == 0
+    missing = bench_run.measure(["/nonexistent/command"], tmp_path)
+    assert missing["rc"] == 127 and "cannot run" in missing["stderr"]
 
 
 def _results(**medians):
