@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
+from vaultkit.openclaw import bootstrap_limits
 from vaultkit.rules.bootstrap_truncation import runtime_length
+from vaultkit.vault import load_vault
 
 
 def lines_of(n_bytes: int, width: int = 64) -> str:
@@ -99,10 +101,12 @@ def test_truncation_per_file_says_what_is_lost(make_vault):
     (d,) = diagnostics(root, "bootstrap-truncation")
     # kept: first 15,000 and last 5,000 characters; lost: 5,600 from line 151 on
     assert (d.path, d.line) == ("AGENTS.md", 151)
+    source = bootstrap_limits(load_vault(root, root=root, use_cache=False))[2]
+    assert "no openclaw.json" in source
     assert d.message == (
-        "AGENTS.md is 25,599 characters, over the runtime's per-file limit of 20,000 (profile "
-        "budgets (no openclaw.json found)): the agent silently loses 5,599 characters from "
-        "the middle, lines 151-206 (keeps the first 15,000 and the last 5,000)")
+        f"AGENTS.md is 25,599 characters, over the runtime's per-file limit of 20,000 ({source}): "
+        "the agent silently loses 5,599 characters from the middle, lines 151-206 (keeps the "
+        "first 15,000 and the last 5,000)")
 
 
 def test_truncation_counts_characters_not_bytes(make_vault):
@@ -134,7 +138,8 @@ def test_truncation_limits_from_openclaw_json(make_vault, tmp_path):
     assert [(d.path, d.line) for d in got] == [("AGENTS.md", 76), ("SOUL.md", 59)]
     agents, soul = got
     assert "over the runtime's per-file limit of 10,000" in agents.message
-    assert "openclaw.json (agents.defaults.bootstrapMaxChars" in agents.message
+    assert str(tmp_path / "openclaw.json") in agents.message
+    assert "agents.defaults.bootstrapMaxChars" in agents.message
     assert "loses 1,999 characters" in agents.message
     # SOUL.md comes after AGENTS.md: 5,000 of the 15,000 total are left for it
     assert "only 5,000 of the total limit of 15,000 are left" in soul.message

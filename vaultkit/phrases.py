@@ -82,17 +82,37 @@ class PhraseMatcher:
 
     def only(self, text: str) -> bool:
         """True when ``text`` holds at least one phrase and nothing else but punctuation/space."""
+        first = _CONTENT.search(text)
+        if first is None or not self._patterns:
+            return False
+        if not self._covers(text, first.start()):
+            return False  # the first word is no phrase: the common case, decided early
         spans = []
         for pattern in self._patterns:
             spans.extend((m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start())
-        if not spans:
-            return False
-        keep = [True] * len(text)
+        spans.sort()
+        pos = 0
         for start, end in spans:
-            for i in range(start, end):
-                keep[i] = False
-        rest = "".join(ch for ch, k in zip(text, keep) if k)
-        return _CONTENT.search(rest) is None
+            if start > pos and _CONTENT.search(text, pos, start):
+                return False
+            pos = max(pos, end)
+        return _CONTENT.search(text, pos) is None
+
+    def _covers(self, text: str, at: int) -> bool:
+        """Whether a match starting at or before position ``at`` reaches past it."""
+        for pattern in self._patterns:
+            if at > 256:  # a long run of punctuation first: scan instead
+                for m in pattern.finditer(text):
+                    if m.start() > at:
+                        break
+                    if m.end() > at:
+                        return True
+                continue
+            for start in range(at, -1, -1):
+                m = pattern.match(text, start)
+                if m is not None and m.end() > at:
+                    return True
+        return False
 
 
 @lru_cache(maxsize=64)

@@ -22,8 +22,8 @@ class FillerEntry(Rule):
     ## What it does
     Reports a journal or lessons entry whose text is nothing but filler. Filler is the
     profile's filler phrases: "System idle, no changes.", "nothing to report", "no updates", `HEARTBEAT_OK`, "无变化" and more. Time and date stamps, list markers and punctuation do
-    not count as text; the entry's body is judged, or its heading when the body is
-    empty. A filler phrase inside a longer real entry ("No changes to the API; the
+    not count as text; every line of the entry's body must be filler, or its heading
+    when the body is empty. A filler phrase inside a longer real entry ("No changes to the API; the
     deploy moved to Friday because…") is not reported. Points at the entry's heading.
 
     Phrases match case-insensitively, Latin ones on word boundaries, CJK ones anywhere;
@@ -59,15 +59,30 @@ class FillerEntry(Rule):
         if not find:
             return
         for entry in entries(note, level):
-            body = [words(s) for s in entry.body if is_content(s)]
-            text = "\n".join(body) if body else words(entry.heading.text)
-            if not find.only(text):
+            text = self._filler(find, entry)
+            if text is None:
                 continue
             m = find.find(text)
             yield self.diag(note.path, entry.start, 1,
                             f"entry '{entry.heading.text}' holds only filler "
                             f"({m.group(0)!r}); skip the entry when there is nothing worth "
                             "recording")
+
+    @staticmethod
+    def _filler(find, entry):
+        """The entry's cleaned text when every line of it is filler, else None."""
+        lines = []
+        for line in entry.body:
+            if not is_content(line):
+                continue
+            text = words(line)
+            if not find.only(text):
+                return None  # most entries stop at their first line
+            lines.append(text)
+        if not lines:
+            text = words(entry.heading.text)
+            return text if find.only(text) else None
+        return "\n".join(lines)
 
 
 RULE = FillerEntry
