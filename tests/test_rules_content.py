@@ -182,3 +182,13 @@ def test_lesson_entry_undated_message(make_vault):
     (d,) = diagnostics(root, "lesson-entry-undated")
     assert d.message == ("entry '## Write vs Edit Trap' has no date; write it as "
                          "'## Write vs Edit Trap (YYYY-MM-DD)' with the day it was learned")
+
+
+def test_suppression_comments_apply_to_memory_rules(make_vault):
+    root = make_vault({
+        "NOW.md": "# NOW\n<!-- vaultkit-disable-next-line lesson-in-now -->\n## Lessons\n"
+                  "## Takeaways\n",
+        "MEMORY.md": "<!-- vaultkit-disable-file VK402 -->\n# MEMORY\n## 2026-02-13\n",
+    })
+    assert findings(root, "lesson-in-now", "daily-record-in-memory") == [
+        ("lesson-in-now", "NOW.md", 4)]

@@ -165,3 +165,17 @@ def test_json_report_marks_findings_fixable(make_vault, capsys):
     (item,) = json.loads(capsys.readouterr().out)
     assert item["rule"] == "deprecated-property" and item["code"] == "VK205"
     assert item["fixable"] is True and item["line"] == 3
+
+
+def test_merge_into_block_list_keeps_crlf(make_vault):
+    path = "memory/people/alice.md"
+    text = "---\r\ntags:\r\n  - team\r\ntype: person\r\ntag: [infra]\r\n---\r\n# Alice\r\n"
+    root = make_vault({path: text.encode()})
+    _, new, count, _ = _fixed(root, path, "deprecated-property")
+    assert count == 1
+    assert new == "---\r\ntags:\r\n  - team\r\n  - infra\r\ntype: person\r\n---\r\n# Alice\r\n"
+
+
+def test_fixes_leave_unparseable_frontmatter_alone(make_vault):
+    root = make_vault({"memory/people/a.md": "---\ntag: [a\n---\n# A\n"})
+    assert findings(root, "deprecated-property", "property-link-unquoted") == []
