@@ -1,4 +1,4 @@
-from vaultkit.gitstate import first_change
+from vaultkit.gitstate import first_change, split_lines
 from vaultkit.rule import Rule
 
 _KEEP_LAYERS = ("journal", "archive")
@@ -78,8 +78,9 @@ class JournalAppendOnly(Rule):
             hint = (f"journals are append-only: restore the committed lines (git show "
                     f"{head_ref}) and add new text at the end")
             if now is None:
-                total = len(old.replace("\r\n", "\n").rstrip("\n").split("\n"))
-                gone = total - line + 1
+                removed = split_lines(old)[0][line - 1:]
+                gone = len(removed)
+                was = next((r for r in removed if r.strip()), was)
                 yield self.diag(change.new, line, 1,
                                 f"{gone} committed line{'s' * (gone != 1)} removed from line "
                                 f"{line} on{moved} (HEAD: {_quote(was)}); {hint}")

@@ -1,0 +1,345 @@
+"""The real pre-commit running vaultkit's hooks on real git repositories.
+
+The hook repository is a temporary git repository holding this checkout's tracked
+files, committed, so pre-commit installs vaultkit the way users get it (``pip
+install`` of the repository at a pinned ``rev``). One pre-commit home is shared by the
+whole session, so the hook environment is built once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+PROJECT = Path(__file__).resolve().parent.parent
+README = PROJECT / "README.md"
+HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-append-only",
+            "vaultkit-audit")
+TODAY = dt.date.today()
+YESTERDAY = (TODAY - dt.timedelta(days=1)).isoformat()
+YESTERDAY_JOURNAL = (
+    f"# {YESTERDAY}\n\n"
+    "### 09:00 — Release\n- Deployed v1.2 to production\n- Smoke tests green\n"
+    "- Rollback plan written down\n\n"
+    "### 16:00 — Review\n- Reviewed the payment validation change\n- Two comments, both fixed\n"
+    "- Merged after the second round\n"
+)
+
+
+def _env(home: Path) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"}
+    env.update(GIT_AUTHOR_NAME="Agent", GIT_AUTHOR_EMAIL="agent@example.com",
+               GIT_COMMITTER_NAME="Agent", GIT_COMMITTER_EMAIL="agent@example.com",
+               GIT_CONFIG_NOSYSTEM="1", PRE_COMMIT_HOME=str(home), NO_COLOR="1",
+               PRE_COMMIT_COLOR="never")
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def _run(cmd, cwd, env, check=True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _source_files() -> list[str]:
+    """The checkout's tracked files (what a user's `rev` would hold)."""
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT, capture_output=True)
+    if proc.returncode == 0 and proc.stdout:
+        return [p for p in proc.stdout.decode().split("\0") if p and (PROJECT / p).is_file()]
+    out = []  # not a git checkout (an unpacked sdist): the files pip needs
+    for folder in ("vaultkit", "rules", "vault-template"):
+        out += [p.relative_to(PROJECT).as_posix() for p in (PROJECT / folder).rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts]
+    out += ["pyproject.toml", "README.md", ".pre-commit-hooks.yaml"]
+    return out
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory) -> tuple[Path, str]:
+    """A temporary git repository with this checkout committed: (path, commit)."""
+    repo = tmp_path_factory.mktemp("hook-repo")
+    for rel in _source_files():
+        if rel.startswith((".ci/", "tests/", "bench/")):
+            continue
+        dest = repo / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT / rel, dest)
+    env = _env(tmp_path_factory.mktemp("unused-home"))
+    _run(["git", "init", "-q"], repo, env)
+    _run(["git", "add", "-A"], repo, env)
+    _run(["git", "commit", "-q", "--no-verify", "-m", "vaultkit under test"], repo, env)
+    sha = _run(["git", "rev-parse", "HEAD"], repo, env).stdout.strip()
+    return repo, sha
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+class Vault:
+    """A git repository holding a vault, with pre-commit's git hook installed."""
+
+    def __init__(self, path: Path, env: dict):
+        self.path = path
+        self.env = env
+
+    def git(self, *args, check=True):
+        return _run(["git", *args], self.path, self.env, check=check)
+
+    def commit(self, message="change"):
+        """Run `git commit` through the hooks; return (ok, combined output)."""
+        proc = self.git("commit", "-m", message, check=False)
+        return proc.returncode == 0, proc.stdout + proc.stderr
+
+    def head(self):
+        return self.git("rev-parse", "HEAD").stdout.strip()
+
+    def write(self, rel, text):
+        p = self.path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+
+    def read(self, rel):
+        return (self.path / rel).read_text(encoding="utf-8")
+
+    def index(self):
+        """Bring INDEX.md up to date (it lists the recent journal days)."""
+        _run([sys.executable, "-m", "vaultkit", "index"], self.path, self.env)
+
+    def shell(self, script):
+        return _run(["sh", "-c", script], self.path, self.env)
+
+
+def _config(repo: Path, sha: str, hooks) -> str:
+    lines = ["repos:", f"  - repo: {repo}", f"    rev: {sha}", "    hooks:"]
+    lines += [f"      - id: {h}" for h in hooks]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def make_repo(tmp_path, hook_repo, pre_commit_home):
+    def make(hooks=("vaultkit-check",), *, config: str | None = None, memory_only=False,
+             first_commit=True) -> Vault:
+        env = _env(pre_commit_home)
+        workspace = tmp_path / "workspace"
+        _run([sys.executable, "-m", "vaultkit", "init", str(workspace)], tmp_path, env)
+        root = workspace
+        if memory_only:
+            root = workspace / "memory"
+            (root / "vaultkit.toml").write_text('memory-dir = "."\n', encoding="utf-8")
+        vault = Vault(root, env)
+        vault.git("init", "-q")
+        vault.git("config", "commit.gpgsign", "false")
+        text = config if config is not None else _config(*hook_repo, hooks)
+        text = text.replace("REPO", str(hook_repo[0])).replace("REV", hook_repo[1])
+        vault.write(".pre-commit-config.yaml", text)
+        _run([sys.executable, "-m", "pre_commit", "install"], root, env)
+        if first_commit:
+            vault.write(("" if memory_only else "memory/") + f"{YESTERDAY}.md",
+                        YESTERDAY_JOURNAL)
+            vault.index()
+            vault.git("add", "-A")
+            ok, out = vault.commit("backup: first")
+            assert ok, out
+        return vault
+
+    return make
+
+
+# -- a healthy vault commits ----------------------------------------------------------
+
+def test_clean_starter_vault_commits(make_repo):
+    vault = make_repo(("vaultkit-check", "vaultkit-append-only"), first_commit=False)
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup: first")
+    assert ok, out
+    assert re.search(r"vaultkit check\.+Passed", out), out
+    assert re.search(r"vaultkit append-only\.+Passed", out), out
+    assert vault.git("log", "--oneline").stdout.count("\n") == 1
+
+
+def test_journal_entry_appended_with_printf_commits(make_repo):
+    vault = make_repo(("vaultkit-check", "vaultkit-append-only"))
+    before = vault.head()
+    vault.shell(f"printf '\\n### 17:30 — Retro\\n- Wrote the retro\\n- Filed two follow-ups\\n"
+                f"- Closed the sprint\\n' >> memory/{YESTERDAY}.md && git add -A")
+    ok, out = vault.commit("backup: append")
+    assert ok, out
+    assert vault.head() != before
+
+
+# -- what is refused --------------------------------------------------------------------
+
+@pytest.mark.parametrize("hook", ["vaultkit-check", "vaultkit-append-only"])
+def test_staged_edit_of_yesterdays_journal_is_refused(make_repo, hook):
+    vault = make_repo((hook,))
+    before = vault.head()
+    rel = f"memory/{YESTERDAY}.md"
+    vault.write(rel, YESTERDAY_JOURNAL.replace("Smoke tests green", "Smoke tests skipped"))
+    vault.git("add", rel)
+    ok, out = vault.commit("backup: rewrite")
+    assert not ok
+    assert f"{rel}:5:1: VK601 journal-append-only line 5 differs" in out, out
+    assert vault.head() == before
+
+
+def test_deleted_journal_is_refused_though_no_file_is_passed(make_repo):
+    vault = make_repo(("vaultkit-append-only",))
+    vault.git("rm", "-q", f"memory/{YESTERDAY}.md")
+    ok, out = vault.commit("backup: delete")
+    assert not ok
+    assert f"memory/{YESTERDAY}.md:1:1: VK601 journal-append-only journal deleted" in out, out
+
+
+def test_journal_archived_with_git_mv_commits(make_repo):
+    vault = make_repo(("vaultkit-check", "vaultkit-append-only"))
+    vault.git("mv", f"memory/{YESTERDAY}.md", f"memory/archive/{YESTERDAY}.md")
+    vault.index()  # what `vaultkit archive` does after moving
+    vault.git("add", "memory/INDEX.md")
+    ok, out = vault.commit("archive")
+    assert ok, out
+
+
+def test_rewrite_halving_memory_md_is_refused(make_repo):
+    vault = make_repo(("vaultkit-check",))
+    before = vault.head()
+    text = vault.read("MEMORY.md")
+    kept = text.splitlines(keepends=True)[: len(text.splitlines()) // 2]
+    vault.write("MEMORY.md", "".join(kept))  # what a Write-overwrite of half the file leaves
+    vault.git("add", "MEMORY.md")
+    ok, out = vault.commit("backup: rewrite")
+    assert not ok
+    assert "MEMORY.md:1:1: VK602 mass-deletion lost" in out, out
+    assert vault.head() == before
+
+
+BACKUP = 'vaultkit index; git add -A && git commit -q -m "backup: $(date +%Y-%m-%d)"'
+
+
+def test_nightly_backup_through_the_readme_config(make_repo):
+    """The README's backup line: a day of appends and a new journal commit; warnings do
+    not block it; a rewritten journal does."""
+    assert BACKUP.replace("%", "\\%") in README.read_text(encoding="utf-8")
+    vault = make_repo(config=_pin(_readme_configs()["whole workspace"]))
+    today = f"memory/{TODAY.isoformat()}.md"
+    vault.shell(f"printf '\\n### 21:00 — Wrap-up\\n- Closed the day\\n- Wrote tomorrow\\n"
+                f"- Pushed the branch\\n' >> {today}")
+    vault.shell(f"printf '\\n### 22:00 — Late note\\n- One more\\n- And another\\n"
+                f"- Done\\n' >> memory/{YESTERDAY}.md")
+    vault.write("memory/scratch/idea.md", "# Idea\n\nA note no layer claims.\n")  # a warning
+    before = vault.head()
+    vault.shell(BACKUP)
+    assert vault.head() != before
+    assert vault.git("status", "--porcelain").stdout.strip() == ""
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL)  # the late note rewritten away
+    before = vault.head()
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode != 0
+    assert vault.head() == before
+    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only 5 committed lines removed "
+            "from line 12 on (HEAD: '### 22:00 — Late note')") in proc.stdout + proc.stderr
+
+
+# -- warnings are printed, not fatal -----------------------------------------------------
+
+def test_vault_with_only_warnings_commits_and_prints_them(make_repo):
+    vault = make_repo(("vaultkit-check",))
+    vault.shell("printf -- '- first durable fact\\n' >> MEMORY.md && git add -A && "
+                "git commit -q -m 'memory: one'")
+    vault.write("memory/scratch/idea.md", "# Idea\n\nA note no layer claims.\n")
+    vault.shell("printf -- '- second durable fact\\n' >> MEMORY.md && git add -A")
+    ok, out = vault.commit("memory: two")
+    assert ok, out
+    assert "VK603 memory-churn" in out, out
+    assert "memory/scratch/idea.md:1:1: VK101 unknown-location" in out, out
+    assert re.search(r"vaultkit check\.+Passed", out), out
+
+
+# -- INDEX.md ----------------------------------------------------------------------------
+
+def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
+    vault = make_repo(("vaultkit-index",))
+    vault.write("memory/decisions/community-first.md",
+                "---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
+                "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
+                "Grow the community before the course.\n")
+    vault.git("add", "-A")
+    before = vault.read("memory/INDEX.md")
+    ok, out = vault.commit("decision")
+    assert not ok
+    assert "files were modified by this hook" in out, out
+    after = vault.read("memory/INDEX.md")
+    assert after != before and "community-first" in after
+    vault.git("add", "memory/INDEX.md")
+    ok, out = vault.commit("decision")
+    assert ok, out
+    assert vault.read("memory/INDEX.md") == after
+
+
+# -- the README's configurations work as written -------------------------------------------
+
+def _readme_configs() -> dict[str, str]:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("<!-- section:hooks -->", 1)[1].split("<!-- /section:hooks -->", 1)[0]
+    blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    configs = {}
+    for block in blocks:
+        if block.startswith("# .pre-commit-config.yaml"):
+            name = block.split("\n", 1)[0].split("—", 1)[-1].strip()
+            configs[name] = block
+    return configs
+
+
+def _pin(block: str) -> str:
+    return re.sub(r"rev: \S+", "rev: REV", re.sub(r"repo: \S+", "repo: REPO", block))
+
+
+def test_readme_has_both_configs():
+    assert set(_readme_configs()) == {"whole workspace", "memory-only repo"}
+    for block in _readme_configs().values():
+        ids = set(re.findall(r"- id: (\S+)", block))
+        assert ids <= set(HOOK_IDS) and "vaultkit-check" in ids
+
+
+@pytest.mark.parametrize("name,memory_only", [("whole workspace", False),
+                                              ("memory-only repo", True)])
+def test_readme_config_commits_a_clean_vault_and_refuses_an_edit(make_repo, name, memory_only):
+    vault = make_repo(config=_pin(_readme_configs()[name]), memory_only=memory_only,
+                      first_commit=False)
+    journal = ("" if memory_only else "memory/") + f"{YESTERDAY}.md"
+    vault.write(journal, YESTERDAY_JOURNAL)
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup: first")
+    if not ok:  # a hook that writes (INDEX.md, graph colours) stops the first commit once
+        vault.git("add", "-A")
+        ok, out = vault.commit("backup: first")
+    assert ok, out
+    vault.write(journal, YESTERDAY_JOURNAL.replace("v1.2", "v1.3"))
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup: rewrite")
+    assert not ok
+    assert f"{journal}:4:1: VK601 journal-append-only" in out, out
+
+
+def test_audit_hook_runs_on_manual_stage_only(make_repo, hook_repo, pre_commit_home):
+    vault = make_repo(("vaultkit-audit",))
+    vault.shell("printf -- '- x\\n' >> NOW.md && git add -A")
+    ok, out = vault.commit("now")
+    assert ok, out
+    assert "vaultkit audit" not in out  # not a pre-commit stage hook
+    proc = _run([sys.executable, "-m", "pre_commit", "run", "--hook-stage", "manual",
+                 "vaultkit-audit"], vault.path, vault.env, check=False)
+    assert "vaultkit audit" in proc.stdout, proc.stdout + proc.stderr
