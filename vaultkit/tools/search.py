@@ -42,7 +42,7 @@ from vaultkit.errors import VaultkitError
 from vaultkit.tools.text import Term, fts_text, match_spans, query_terms, set_idf
 
 DB_NAME = "search.sqlite"
-SCHEMA = 2
+SCHEMA = 3  # bump whenever the tables or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -232,13 +232,13 @@ class SearchIndex:
             CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL,
                 start_line INTEGER, end_line INTEGER, text TEXT);
             CREATE INDEX chunks_file ON chunks(file);
-            CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', contentless_delete=0,
+            CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='',
                 tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
             CREATE VIRTUAL TABLE meta_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2',
                 prefix='2 3 4');
             PRAGMA user_version={SCHEMA};
             COMMIT;
-        """.replace("content='', contentless_delete=0,", ""))
+        """)
 
     # -- keeping it current --------------------------------------------------------
 
@@ -296,8 +296,11 @@ class SearchIndex:
 
     def _drop(self, fid: int) -> None:
         db = self.db
-        ids = [r[0] for r in db.execute("SELECT id FROM chunks WHERE file=?", (fid,))]
-        db.executemany("DELETE FROM chunk_fts WHERE rowid=?", [(i,) for i in ids])
+        # chunk_fts is contentless (the text lives once, in chunks): a row is removed by
+        # giving FTS5 the exact tokens it was indexed with.
+        rows = db.execute("SELECT id, text FROM chunks WHERE file=?", (fid,)).fetchall()
+        db.executemany("INSERT INTO chunk_fts(chunk_fts, rowid, body) VALUES ('delete', ?, ?)",
+                       [(cid, fts_text(text)) for cid, text in rows])
         db.execute("DELETE FROM chunks WHERE file=?", (fid,))
         db.execute("DELETE FROM meta_fts WHERE rowid=?", (fid,))
         db.execute("DELETE FROM files WHERE id=?", (fid,))
