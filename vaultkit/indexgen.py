@@ -13,10 +13,11 @@ The region holds, in this order:
   else the first heading when it says more than the file name, else the first
   sentence), and the status and date where the type's schema has them. Decisions are
   newest first, everything else by name;
-- the most recent journal days (``index.recent_days``) with their entry counts;
+- the most recent journal days (``index.recent_days``), as links only, so that appending
+  an entry to a day (the daily routine) does not make the index stale;
 - how many notes the archive holds;
-- the most linked notes (``index.most_linked``), counting the notes that link to each,
-  INDEX.md itself not counted.
+- the most linked notes (``index.most_linked``), ranked by how many other notes link to
+  each (INDEX.md itself not counted), shown without counts for the same reason.
 
 The output depends on the vault's content only (no clock, no mtimes), so the same
 vault gives the same bytes and ``index-stale`` is exact. The whole file is kept under
@@ -236,14 +237,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     journal = sorted((n for n in vault.notes_in("journal") if not n.error),
                      key=lambda n: n.path, reverse=True)
     days = profile.index.recent_days
-    level = (profile.layer("journal").entry_level if profile.layer("journal") else None) or 3
-    jitems = []
-    for n in journal[:days]:
-        count = sum(1 for h in n.headings if h.level == level)
-        line = "- " + link(n.path)
-        if count:
-            line += f" · {count} entr{'y' if count == 1 else 'ies'}"
-        jitems.append(_Item(n.path, line, "", 0))
+    # links only: appending an entry to a journal (the daily routine) must not make the
+    # index stale; a new day does
+    jitems = [_Item(n.path, "- " + link(n.path), "", 0) for n in journal[:days]]
     js = _Section("Recent journal", "", jitems, trimmable=False,
                   empty_text="No journal days yet.")
     js.kept = len(jitems)
@@ -265,7 +261,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
 
     mitems = []
     for p, c in graph.most_linked(profile.index.most_linked, exclude_sources=skip):
-        mitems.append(_Item(p, f"- {link(p)} · linked from {c} note{'s' * (c != 1)}", "", c))
+        # no counts: a new link elsewhere should not rewrite the index unless the ranking moves
+        desc = describe(vault.notes[p])
+        mitems.append(_Item(p, f"- {link(p)}" + (f" — {desc}" if desc else ""), "", c))
     ml = _Section("Most linked", "", mitems, trimmable=False,
                   empty_text="No links between notes yet.")
     ml.kept = len(mitems)
