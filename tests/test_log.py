@@ -186,3 +186,29 @@ def test_concurrent_writers_never_interleave(make_vault):
         assert lines[2:] == [f"- worker {w} call {i} line {n}" for n in (1, 2, 3)]
         seen.add((int(w), int(i)))
     assert seen == {(w, i) for w in range(8) for i in range(200)}
+
+
+def test_journal_moved_while_waiting_for_the_lock(make_vault, monkeypatch):
+    """archive moves a journal while log waits for its lock: the entry must not follow it."""
+    import fcntl
+    import os
+
+    from vaultkit.tools import journal
+
+    root = make_vault({"memory/2026-01-05.md": "# 2026-01-05\n"})
+    (root / "memory/archive").mkdir()
+    real_flock = fcntl.flock
+    moved = []
+
+    def flock(fd, op):
+        if not moved and op == fcntl.LOCK_EX:
+            os.rename(root / "memory/2026-01-05.md", root / "memory/archive/2026-01-05.md")
+            moved.append(True)
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(journal.fcntl, "flock", flock)
+    result = append_entry(root, load_settings(root), text="T\n" + BODY, date="2026-01-05",
+                          time="10:00")
+    assert moved and result.created
+    assert (root / "memory/archive/2026-01-05.md").read_text() == "# 2026-01-05\n"
+    assert "### 10:00 — T" in (root / "memory/2026-01-05.md").read_text()

@@ -19,8 +19,10 @@ subpath and embed marker are kept. Each changed note is written once, atomically
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
+import fcntl
 import hashlib
 import os
 import posixpath
@@ -201,31 +203,10 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
     tracked = _git_tracked(root)
     p.method = "git" if tracked is not None else "copy"
     for old, new in p.moves:
-        src, dst = root / old, root / new
-        data = src.read_bytes()
-        digest = hashlib.sha256(data).digest()
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        if tracked is not None and old in tracked:
-            from vaultkit.scan import git
-
-            proc = git(root, "mv", "--", old, new)
-            if proc.returncode != 0:
-                raise VaultkitError(f"git mv {old} {new} failed: "
-                                    f"{proc.stderr.decode(errors='replace').strip()}")
-            if hashlib.sha256(dst.read_bytes()).digest() != digest:
-                raise VaultkitError(f"{new}: content differs from {old} after git mv; stopped")
-        else:
-            st = os.stat(src)
-            write_atomic(dst, data, mode=st.st_mode & 0o7777)
-            if hashlib.sha256(dst.read_bytes()).digest() != digest:
-                os.unlink(dst)
-                raise VaultkitError(f"{new}: the copy does not match {old}; original kept, "
-                                    "stopped")
-            try:
-                shutil.copystat(src, dst)
-            except OSError:
-                pass
-            os.unlink(src)
+        with _journal_lock(root / old) as data:
+            if data != _text_bytes(vault.notes[old]):
+                raise VaultkitError(f"{old}: changed while archive ran; not moved, run it again")
+            _move(root, old, new, data, tracked)
     by_note: dict[str, list[LinkEdit]] = {}
     for edit in p.edits:
         by_note.setdefault(edit.path, []).append(edit)
@@ -235,7 +216,13 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
         text = note.text
         for edit in sorted(edits, key=lambda e: e.start, reverse=True):
             text = text[:edit.start] + edit.new + text[edit.end:]
-        write_atomic(root / path, (b"\xef\xbb\xbf" if note.bom else b"") + text.encode("utf-8"))
+        data = (b"\xef\xbb\xbf" if note.bom else b"") + text.encode("utf-8")
+        # under the journal lock: an entry appended meanwhile is neither lost nor overwritten
+        with _journal_lock(root / path) as current:
+            if current != _text_bytes(note):
+                p.skipped.append((path, "changed while archive ran; links not rewritten"))
+                continue
+            write_atomic(root / path, data)
         applied.extend(edits)
     p.edits = sorted(applied, key=lambda e: (e.path, e.line))
     if tracked is not None:
@@ -246,6 +233,52 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
             git(root, "add", "--", *sorted(set(changed)))
     p.index_updated = _refresh_index(vault)
     return p
+
+
+@contextlib.contextmanager
+def _journal_lock(path: Path):
+    """Hold the lock ``vaultkit log`` takes, so no entry lands in a journal being moved."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        yield b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _move(root: Path, old: str, new: str, data: bytes, tracked: set[str] | None) -> None:
+    """Move one journal; the bytes at the destination are checked before the source goes."""
+    from vaultkit.atomic import write_atomic
+
+    src, dst = root / old, root / new
+    digest = hashlib.sha256(data).digest()
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if tracked is not None and old in tracked:
+        from vaultkit.scan import git
+
+        proc = git(root, "mv", "--", old, new)
+        if proc.returncode != 0:
+            raise VaultkitError(f"git mv {old} {new} failed: "
+                                f"{proc.stderr.decode(errors='replace').strip()}")
+        if hashlib.sha256(dst.read_bytes()).digest() != digest:
+            raise VaultkitError(f"{new}: content differs from {old} after git mv; stopped")
+        return
+    st = os.stat(src)
+    write_atomic(dst, data, mode=st.st_mode & 0o7777)
+    if hashlib.sha256(dst.read_bytes()).digest() != digest:
+        os.unlink(dst)
+        raise VaultkitError(f"{new}: the copy does not match {old}; original kept, stopped")
+    try:
+        shutil.copystat(src, dst)
+    except OSError:
+        pass
+    os.unlink(src)
 
 
 def _text_bytes(note) -> bytes:

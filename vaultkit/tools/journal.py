@@ -126,13 +126,8 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     path = root / rel
     heading_line = f"### {hhmm} {DASH} {title}"
     warnings = entry_warnings(settings, heading_line, body)
+    fd = _open_locked(path, rel)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         created = size == 0
         newline = "\n"
@@ -162,6 +157,35 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     # the entry opens with a blank line; a missing final newline only completes the last line
     line = lines_before + (1 if created else 0) + 2
     return LogResult(rel, created, line, heading_line, warnings)
+
+
+def _open_locked(path: Path, rel: str) -> int:
+    """The journal opened for appending and exclusively locked.
+
+    Once the lock is held, the descriptor must still be the file at ``path``: ``archive``
+    moves a journal while holding the same lock, and a writer that opened it just before
+    would otherwise append to the moved (or removed) file. Then it opens the path again.
+    """
+    for _ in range(20):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            now = os.stat(path)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                return fd
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            os.close(fd)
+            raise VaultkitError(f"{rel}: cannot lock: {exc.strerror or exc}") from None
+        os.close(fd)
+    raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")
 
 
 def _count_lines(fd: int, size: int) -> int:
