@@ -187,7 +187,7 @@ def check_memory_md(ctx: AuditContext) -> Check:
                      f"move entries not needed every session from {note.path} to "
                      "memory/semantic/ or memory/lessons/ until it is under "
                      f"{limit / 1024:.0f} KB")
-    return Check("memory-md", PASS, f"{note.path} is {_kb(note.size)} (budget {limit:,})")
+    return Check("memory-md", PASS, f"{note.path} is {_kb(note.size)}, budget {limit:,}")
 
 
 def check_memory_dir(ctx: AuditContext) -> Check:
@@ -283,7 +283,8 @@ def check_agents_protocol(ctx: AuditContext) -> Check:
             "alone\"")
     if note is None:
         return Check("agents-protocol", FAIL, f"no AGENTS.md in {ctx.where_bootstrap()}",
-                     "create AGENTS.md; " + hint[4:])
+                     "create AGENTS.md with a `## Memory Protocol` section: \"- ALWAYS run "
+                     "memory_search before acting on past context\" (`vaultkit init` writes one)")
     if note.error:
         return Check("agents-protocol", FAIL, f"{note.path} cannot be read: {note.error}",
                      f"rewrite {note.path} as UTF-8 text")
@@ -445,12 +446,12 @@ def check_truncation(ctx: AuditContext) -> Check:
                      f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut")
         hints.append(f"bring the set below {total_limit:,} characters")
     if found:
-        return Check("bootstrap-truncation", FAIL, "; ".join(found) + f" (limits: {source})",
+        return Check("bootstrap-truncation", FAIL, "; ".join(found) + f"; limits from {source}",
                      "; ".join(hints) + " (move detail into memory/semantic/ or "
                      "memory/procedural/, which memory_search still finds)")
     return Check("bootstrap-truncation", PASS,
                  f"every bootstrap file is within {per_file:,} characters and the set "
-                 f"({total:,}) within {total_limit:,} (limits: {source})")
+                 f"({total:,}) within {total_limit:,}; limits from {source}")
 
 
 def check_leftover(ctx: AuditContext) -> Check:
@@ -619,7 +620,7 @@ def check_obsidian(ctx: AuditContext) -> Check:
             json.loads(graph.read_text(encoding="utf-8-sig"))
         except (OSError, UnicodeDecodeError) as exc:
             return Check("obsidian", WARN, f".obsidian/graph.json cannot be read: {exc}",
-                         "delete it and let Obsidian or " + hint[4:] + " recreate it")
+                         f"delete .obsidian/graph.json, then {hint}")
         except ValueError as exc:
             at = (f" (line {exc.lineno}, column {exc.colno})"
                   if isinstance(exc, json.JSONDecodeError) else "")

@@ -199,10 +199,10 @@ def bootstrap_limits(vault, path: str | Path | None = None,
     total = getattr(budgets, "bootstrap_total_max_chars", DEFAULTS["bootstrapTotalMaxChars"])
     config, _ = find_config_with_source(vault, path)
     if config is None:
-        return per_file, total, "profile budgets (no openclaw.json found)"
+        return per_file, total, "the profile's budgets; no openclaw.json found"
     data, error = _load_cached(config)
     if error is not None:
-        return per_file, total, f"profile budgets ({config} does not parse)"
+        return per_file, total, f"the profile's budgets; {config} does not parse"
     sources = []
     value, where = setting(data, "bootstrapMaxChars", agent)
     if where and _as_limit(value) is not None:
@@ -214,7 +214,7 @@ def bootstrap_limits(vault, path: str | Path | None = None,
         sources.append(where)
     if sources:
         return per_file, total, f"{config} ({', '.join(sources)})"
-    return per_file, total, f"profile budgets ({config} sets neither limit)"
+    return per_file, total, f"the profile's budgets; {config} sets neither limit"
 
 
 _cache: dict[tuple[str, int, int], tuple[dict | None, tuple | None]] = {}

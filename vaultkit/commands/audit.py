@@ -54,10 +54,10 @@ def run(args) -> int:
         from vaultkit import openclaw
 
         config, source = openclaw.find_config_with_source(vault, args.openclaw_config)
-        where = f"{config} (from {source})" if config else "none found"
+        where = f"{config} (via {source})" if config else "none found"
         agent = f", agent {args.agent}" if args.agent else ""
-        header = (f"Survival checklist for {vault.root} (profile {vault.profile.name}; "
-                  f"openclaw.json: {where}{agent})\n")
+        header = (f"Survival checklist for {vault.root} (profile {vault.profile.name}{agent})\n"
+                  f"openclaw.json: {where}\n")
         sys.stdout.write(render_text(checks, symbols=symbols, header=header))
     return 1 if any(c.status == FAIL for c in checks) else 0
 
