@@ -319,6 +319,15 @@ def test_git_on_an_existing_repository_with_commits_commits_nothing(tmp_path, ca
     assert git(root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+def test_git_inside_another_repository_does_not_nest_one(tmp_path, capsys):
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    code, out, _ = run_cli("init", outer / "vault", "--git", capsys=capsys)
+    assert code == 0 and "inside the repository" in out
+    assert not (outer / "vault" / ".git").exists()
+
+
 # -- done when: init, check, audit with the printed snippet ----------------------------------------
 
 def test_fresh_vault_passes_every_check_it_can(tmp_path, capsys):
