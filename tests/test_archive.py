@@ -162,6 +162,12 @@ def test_git_mv_inside_a_repo(vault_dir, capsys):
                             capture_output=True, text=True, check=True).stdout
     assert f"R  memory/{OLDER}.md -> memory/archive/{OLDER}.md" in status
     assert f"memory/archive/{OLD}.md" in status
+    # the git rules see moves into the archive, not rewritten or deleted journals
+    subprocess.run(["git", "-C", str(vault_dir), "add", "-A"], check=True)
+    code, out, err = cli(capsys, "check", str(vault_dir), "--staged", "--select",
+                         "journal-append-only,mass-deletion")
+    assert code == 0, out + err
+    assert "VK601" not in out and "VK602" not in out
 
 
 def test_index_is_refreshed_when_present(vault_dir, capsys):
@@ -181,3 +187,26 @@ def test_index_is_refreshed_when_present(vault_dir, capsys):
 def test_negative_keep_days(vault_dir, capsys):
     code, out, err = cli(capsys, "archive", "--keep-days", "-1", "--root", str(vault_dir))
     assert code == 2 and "--keep-days" in err
+
+
+def test_journal_lines_are_never_rewritten(make_vault, monkeypatch, capsys):
+    """A move that would need an edit inside a journal does not happen (append-only)."""
+    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    root = make_vault({
+        "memory/decisions/pick.md": "---\ntype: decision\n---\n# Pick\n",
+        # an old journal whose own relative link would break if it moved
+        f"memory/{OLD}.md": f"# {OLD}\n\n### 10:00 — W\n\n- [pick](./decisions/pick.md)\n",
+        # a recent journal linking by path to an old one: that one must stay
+        f"memory/{OLDER}.md": f"# {OLDER}\n\n### 09:00 — S\n\n- start\n",
+        f"memory/{RECENT}.md": f"# {RECENT}\n\n### 08:00 — N\n\n- [then](./{OLDER}.md)\n",
+        f"memory/{day(40)}.md": f"# {day(40)}\n",
+    })
+    before = {p: (root / p).read_bytes() for p in (f"memory/{OLD}.md", f"memory/{OLDER}.md",
+                                                   f"memory/{RECENT}.md")}
+    code, out, err = cli(capsys, "archive", "--root", str(root))
+    assert code == 0, err
+    assert f"memory/{day(40)}.md -> memory/archive/{day(40)}.md" in out
+    for p, data in before.items():
+        assert (root / p).read_bytes() == data
+    assert "append-only" in err and f"memory/{OLD}.md" in err and f"memory/{OLDER}.md" in err
+    assert "rewrote" not in out

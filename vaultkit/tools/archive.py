@@ -12,8 +12,11 @@ something else (or nothing) is rewritten, and no other: Obsidian finds
 ``[[2026-01-01]]`` by name, so plain wikilinks keep working and stay untouched; a
 path-qualified wikilink (``[[memory/2026-01-01]]``) gets the shortest target that
 opens the moved note, and a relative Markdown link (``[x](../2026-01-01.md)``, or one
-written inside a moved journal) gets the new relative path. Alias, heading/block
-subpath and embed marker are kept. Each changed note is written once, atomically.
+pointing at a moved journal) gets the new relative path. Alias, heading/block subpath
+and embed marker are kept. Each changed note is written once, atomically. A journal's
+own lines are never edited (journals are append-only, moved or not): when a move would
+break a link written in a journal, that journal (if it would move) or the journal it
+links to stays where it is, and the report says why.
 ``INDEX.md`` is regenerated afterwards when the vault has one.
 """
 
@@ -70,9 +73,6 @@ class ArchivePlan:
 
 def plan(vault, keep_days: int, today: _dt.date) -> ArchivePlan:
     """What ``archive`` would do: the moves and the link edits they need."""
-    from vaultkit.resolve import Resolver
-    from vaultkit.vault import Vault
-
     if keep_days < 0:
         raise VaultkitError("--keep-days must be 0 or more")
     out = ArchivePlan(cutoff=today - _dt.timedelta(days=keep_days))
@@ -95,9 +95,28 @@ def plan(vault, keep_days: int, today: _dt.date) -> ArchivePlan:
             continue
         mapping[note.path] = dest
         taken.add(dest.lower())
-        out.moves.append((note.path, dest))
-    if not mapping:
-        return out
+    # A journal is append-only (journal-append-only compares its lines with HEAD, moved
+    # or not), so a link inside one is never rewritten. When a move would need that, the
+    # journal involved stays where it is: the linking journal itself when it would move,
+    # else the journal it links to. Repeat until no such edit remains.
+    while mapping:
+        edits, blocked = _link_edits(vault, mapping)
+        if not blocked:
+            break
+        for path, reason in blocked.items():
+            mapping.pop(path, None)
+            out.skipped.append((path, reason))
+    else:
+        edits = []
+    out.moves = sorted(mapping.items())
+    out.edits = edits
+    return out
+
+
+def _link_edits(vault, mapping: dict[str, str]) -> tuple[list[LinkEdit], dict[str, str]]:
+    """The edits the moves in ``mapping`` need, and journals that must not move."""
+    from vaultkit.resolve import Resolver
+    from vaultkit.vault import Vault
 
     after_notes = {}
     for path, note in vault.notes.items():
@@ -107,31 +126,38 @@ def plan(vault, keep_days: int, today: _dt.date) -> ArchivePlan:
                   vault.attachments, vault.problems, vault.external)
     resolver = Resolver(after)
     before = vault.resolver
+    edits: list[LinkEdit] = []
+    blocked: dict[str, str] = {}
     for path, note in vault.notes.items():
         if note.error or not note.links:
             continue
         moved_note = after_notes[mapping.get(path, path)]
+        append_only = vault.layers.get(path) == "journal"
         starts = None
         for link, res in zip(note.links, before.resolve_all(note)):
-            if res.path is None or link.external:
-                continue
+            if res.path is None or link.external or not link.target:
+                continue  # broken already, a URL, or [[#Heading]] (the note itself)
             want = mapping.get(res.path, res.path)
-            if not link.target:  # [[#Heading]]: the note itself, wherever it is
-                continue
             if resolver.resolve(moved_note, link).path == want:
                 continue
             new_raw = _rewrite(link, want, moved_note.path, resolver)
-            if new_raw is None or new_raw == link.raw:
-                out.skipped.append((path, f"line {link.line}: cannot rewrite {link.raw}"))
+            span = None
+            if new_raw is not None and new_raw != link.raw and not append_only:
+                if starts is None:
+                    starts = _line_starts(note.text)
+                span = _locate(note.text, starts, link)
+            if span is not None:
+                edits.append(LinkEdit(moved_note.path, link.line, link.raw, new_raw, *span))
                 continue
-            if starts is None:
-                starts = _line_starts(note.text)
-            span = _locate(note.text, starts, link)
-            if span is None:
-                out.skipped.append((path, f"line {link.line}: {link.raw} not found as parsed"))
-                continue
-            out.edits.append(LinkEdit(moved_note.path, link.line, link.raw, new_raw, *span))
-    return out
+            why = ("journals are append-only, so the link is not rewritten" if append_only
+                   else "the link cannot be rewritten")
+            if path in mapping:
+                blocked.setdefault(path, f"kept: its link {link.raw} (line {link.line}) would "
+                                         f"break after the move, and {why}")
+            elif res.path in mapping:
+                blocked.setdefault(res.path, f"kept: {path}:{link.line} links to it as "
+                                             f"{link.raw}, which would break, and {why}")
+    return edits, blocked
 
 
 def _rewrite(link, target: str, source: str, resolver) -> str | None:
