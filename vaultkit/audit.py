@@ -123,9 +123,6 @@ class AuditContext:
         return Check("", FAIL, f"{self.config_path} cannot be used: {message}",
                      f"rewrite {self.config_path} as a UTF-8 JSON5 object")
 
-    def config_path_label(self) -> str:
-        return str(self.config_path) if self.config_path else "openclaw.json"
-
     def config_target(self) -> str:
         """Which file a hint should tell the user to edit."""
         if self.config_path is not None:
