@@ -44,6 +44,26 @@ QUERIES = [
     ("数据库备份恢复", {"memory/2026-02-13.md"}),
 ]
 
+# Paraphrases: the answer's words differ from the question's, or sit in the other language.
+# Two are known misses of a lexical index (cross-language; a title-only match outranked);
+# they stay in the measurement so the figure is honest.
+PARAPHRASES = [
+    ("what does Ray drink", {"memory/people/ray-wang.md"}),
+    ("which tool does the designer use", {"memory/people/li-na.md"}),  # miss: text is Chinese
+    ("who approves partial refunds", {"memory/projects/payment-gateway.md"}),
+    ("when does daylight saving shift the market open", {"memory/lessons/cron-scheduling.md"}),
+    ("投资亏损的原因", {"memory/lessons/投资.md"}),
+    ("博客迁移到哪里", {"memory/2026-02-13.md"}),
+    ("how long did the database restore take", {"memory/2026-02-13.md"}),
+    ("what went wrong with the TLS handshake", {"memory/2026-02-15.md"}),
+    ("why not Pinecone", {"memory/decisions/sqlite-fts-index.md"}),
+    ("how many members did the Discord have", {"memory/decisions/community-first.md"}),
+    ("周三下午有什么安排", {"memory/people/li-na.md"}),
+    ("what happened on February 13", {"memory/2026-02-13.md"}),
+    ("single stock position limit", {"memory/lessons/投资.md"}),  # miss: the lesson is Chinese
+    ("何时推出付费课程", {"memory/archive/2026-01-20.md", "memory/decisions/community-first.md"}),
+]
+
 
 @pytest.fixture
 def vault_dir(tmp_path):
@@ -63,20 +83,29 @@ def cli(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_recall_at_5(vault_dir):
-    found = 0
-    misses = []
-    vault = load_vault(vault_dir, root=vault_dir)
-    for question, answers in QUERIES:
+def recall_at_5(root, table):
+    vault = load_vault(root, root=root)
+    found, misses = 0, []
+    for question, answers in table:
         hits = search_vault(vault, question, max_results=5, min_score=0.0)
         if answers & {h.path for h in hits}:
             found += 1
         else:
-            misses.append((question, [h.path for h in hits]))
-    recall = found / len(QUERIES)
-    print(f"recall@5 = {found}/{len(QUERIES)} = {recall:.2f}")
-    assert len(QUERIES) >= 15
-    assert recall >= 0.9, misses
+            misses.append(question)
+    return found, misses
+
+
+def test_recall_at_5(vault_dir):
+    found, misses = recall_at_5(vault_dir, QUERIES)
+    print(f"\nrecall@5 direct questions: {found}/{len(QUERIES)}")
+    assert len(QUERIES) >= 15 and {q for q, _ in QUERIES if any(ord(c) > 0x3000 for c in q)}
+    assert found == len(QUERIES), misses
+
+
+def test_recall_at_5_paraphrases(vault_dir):
+    found, misses = recall_at_5(vault_dir, PARAPHRASES)
+    print(f"\nrecall@5 paraphrases: {found}/{len(PARAPHRASES)}; missed: {misses}")
+    assert found >= len(PARAPHRASES) - 2, misses
 
 
 @pytest.mark.parametrize("question,answers", QUERIES, ids=[q for q, _ in QUERIES])
@@ -126,9 +155,12 @@ def test_new_note_is_found(vault_dir):
 
 
 def test_only_the_memory_set_is_searched(vault_dir):
-    assert search(vault_dir, "ALWAYS run memory_search") == [] or all(
-        h.path != "AGENTS.md" for h in search(vault_dir, "memory protocol"))
+    # "Memory Protocol" is a heading of AGENTS.md only, which is not in the memory set.
+    assert "Memory Protocol" in (vault_dir / "AGENTS.md").read_text()
     assert all(h.path != "AGENTS.md" for h in search(vault_dir, "Memory Protocol ALWAYS"))
+    (vault_dir / "notes").mkdir()
+    (vault_dir / "notes" / "zebra.md").write_text("# Zebra\n\nzebra crossing\n")
+    assert search(vault_dir, "zebra") == []
 
 
 def test_index_lives_under_dot_vaultkit(vault_dir):
