@@ -11,7 +11,6 @@ import subprocess
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.tools import archive as archive_mod
 from vaultkit.vault import load_vault
 
 TODAY = dt.date(2026, 3, 1)
@@ -31,7 +30,8 @@ FILES = {
     f"memory/{RECENT}.md": f"# {RECENT}\n\n### 08:00 — Now\n\n- recent [[{OLD}]]\n",
     "memory/decisions/pick.md": (
         "---\ntype: decision\nsource: \"[[memory/" + OLD + "]]\"\n---\n# Pick\n\n## Context\n\n"
-        f"Plain [[{OLD}]] stays. Path [[memory/{OLD}|that day]] and embed ![[memory/{OLDER}#^start]].\n"
+        f"Plain [[{OLD}]] stays. Path [[memory/{OLD}|that day]] and embed "
+        f"![[memory/{OLDER}#^start]].\n"
         f"Relative [md](../{OLD}.md#1000--work) and <{OLDER}> [angle](<../{OLDER}.md>).\n"
         "| a | [[memory/" + OLD + "\\|cell]] |\n"
         "```\n[[memory/" + OLD + "]] in code stays\n```\n"),
@@ -83,7 +83,8 @@ def test_dry_run_json(vault_dir, capsys):
 def test_moves_and_keeps_links_resolving(vault_dir, capsys):
     vault = load_vault(vault_dir, root=vault_dir, use_cache=False)
     broken_before = _broken(vault)
-    originals = {p: (vault_dir / p).read_bytes() for p in (f"memory/{OLD}.md", f"memory/{OLDER}.md")}
+    originals = {p: (vault_dir / p).read_bytes()
+                 for p in (f"memory/{OLD}.md", f"memory/{OLDER}.md")}
     code, out, err = cli(capsys, "archive", "--root", str(vault_dir))
     assert code == 0, err
     assert not (vault_dir / f"memory/{OLD}.md").exists()
@@ -92,7 +93,8 @@ def test_moves_and_keeps_links_resolving(vault_dir, capsys):
         new = vault_dir / p.replace("memory/", "memory/archive/")
         assert new.exists()
     # the moved journal with no links to rewrite is byte-identical
-    assert (vault_dir / f"memory/archive/{OLDER}.md").read_bytes() == originals[f"memory/{OLDER}.md"]
+    moved_bytes = (vault_dir / f"memory/archive/{OLDER}.md").read_bytes()
+    assert moved_bytes == originals[f"memory/{OLDER}.md"]
     pick = (vault_dir / "memory/decisions/pick.md").read_text()
     assert f"Plain [[{OLD}]] stays." in pick
     assert f"[[memory/archive/{OLD}|that day]]" in pick
@@ -151,8 +153,8 @@ def test_nothing_to_archive(make_vault, monkeypatch, capsys):
 
 
 def test_git_mv_inside_a_repo(vault_dir, capsys):
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e"}
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
     subprocess.run(["git", "init", "-q", str(vault_dir)], check=True)
     subprocess.run(["git", "-C", str(vault_dir), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(vault_dir), "commit", "-qm", "init"], check=True, env=env)

@@ -97,7 +97,8 @@ def test_markdown_report_and_checklist(vault_dir, capsys):
     out = report(capsys, vault_dir)
     assert out.startswith(f"# Distillation {d(6)} – {TODAY.isoformat()}")
     for heading in ("## Decision candidates (1)", "## Lesson candidates (2)",
-                    "## Preference candidates (1)", "## MEMORY.md review", "## Filler-only days (1)",
+                    "## Preference candidates (1)", "## MEMORY.md review",
+                    "## Filler-only days (1)",
                     "## Checklist"):
         assert heading in out
     checklist = out.split("## Checklist")[1]

@@ -156,8 +156,8 @@ def test_render_and_split():
 
 def _writer(root: str, worker: int, count: int) -> None:
     for i in range(count):
-        code = main(["log", f"- worker {worker} call {i} line 1\n- worker {worker} call {i} line 2\n"
-                     f"- worker {worker} call {i} line 3", "--title", f"w{worker}-{i}",
+        text = "\n".join(f"- worker {worker} call {i} line {n}" for n in (1, 2, 3))
+        code = main(["log", text, "--title", f"w{worker}-{i}",
                      "--date", "2026-03-01", "--time", "12:00", "--root", root])
         assert code == 0
 

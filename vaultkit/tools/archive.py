@@ -218,7 +218,8 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
     root = vault.root
     moved_to = {new: old for old, new in p.moves}
     # Nothing moves unless every file involved is still exactly what was read.
-    for path in sorted({old for old, _ in p.moves} | {moved_to.get(e.path, e.path) for e in p.edits}):
+    involved = {old for old, _ in p.moves} | {moved_to.get(e.path, e.path) for e in p.edits}
+    for path in sorted(involved):
         try:
             current = (root / path).read_bytes()
         except OSError as exc:

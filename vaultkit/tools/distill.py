@@ -117,7 +117,8 @@ class Report:
         if not self.filler_days:
             out.append("None.")
         for f in self.filler_days:
-            out.append(f"- [[{_stem_path(f.path)}]]: {f.entries} entr{'y' if f.entries == 1 else 'ies'}, "
+            noun = "entry" if f.entries == 1 else "entries"
+            out.append(f"- [[{_stem_path(f.path)}]]: {f.entries} {noun}, "
                        "nothing but filler")
         out.append("")
         out.append("## Checklist")

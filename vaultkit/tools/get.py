@@ -110,13 +110,17 @@ def read_excerpt(root: Path, settings, requested: str, start: int = 1,
     rel, path = confine(root, settings, requested)
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            limit = settings.profile.budgets.max_file_bytes
+            data = fh.read(limit + 1)  # never more than the size limit into memory
     except FileNotFoundError:
         return Excerpt(rel, "", start, 0, False, None, missing=True)
     except IsADirectoryError:
         raise PathRefused(f"{requested!r}: is a folder, not a file") from None
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise VaultkitError(f"{rel}: over the {limit:,}-byte limit (budgets.max_file_bytes); "
+                            "not read")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     text = data.decode("utf-8", errors="replace")

@@ -47,7 +47,8 @@ def parse_when(settings, date: str | None, time: str | None) -> tuple[_dt.date, 
             if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
                 raise ValueError
         except ValueError:
-            raise VaultkitError(f"--date {date!r}: not a calendar date written YYYY-MM-DD") from None
+            raise VaultkitError(f"--date {date!r}: not a calendar date written "
+                                "YYYY-MM-DD") from None
     hhmm = now.strftime("%H:%M")
     if time is not None:
         m = _TIME.match(time.strip())

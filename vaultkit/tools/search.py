@@ -364,7 +364,8 @@ class SearchIndex:
                 continue
             cov = sum(t.idf for t in weighted if t.pattern.search(text)) / weight
             meta_cov = sum(t.idf for t in weighted if t.pattern.search(meta)) / weight
-            score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * max(0.0, bm25.get(cid, 0.0)) / best
+            rel = max(0.0, bm25.get(cid, 0.0)) / best
+            score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * rel
             if path in demote:
                 score *= INDEX_FACTOR
             score = min(1.0, max(0.0, score))
