@@ -568,3 +568,14 @@ def test_git_process_count_does_not_grow_with_files(make_vault, monkeypatch):
     assert sum(d.rule == "mass-deletion" for d in diags) == 41
     verbs = [next(a for a in c[1:] if not a.startswith("-") and "=" not in a) for c in calls]
     assert sorted(verbs) == ["cat-file", "diff", "log", "rev-parse"]
+
+
+def test_paths_with_spaces_and_unicode(repo):
+    rel = "memory/semantic/Café notes – 2026.md"
+    write(repo, rel, "# Café\n\n- un\n- deux\n- trois\n- quatre\n")
+    commit_all(repo)
+    write(repo, rel, "# Café\n")
+    assert brief(findings(repo)) == [("mass-deletion", rel, 1)]
+    (repo / rel).unlink()
+    git(repo, "add", "-A")
+    assert brief(findings(repo, staged=True)) == [("mass-deletion", rel, None)]

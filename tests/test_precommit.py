@@ -196,6 +196,18 @@ def test_staged_edit_of_yesterdays_journal_is_refused(make_repo, hook):
     assert vault.head() == before
 
 
+@pytest.mark.parametrize("how", [["-a"], ["--", "JOURNAL"]])
+def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
+    """`git commit -a` and `git commit PATH` commit through a temporary index."""
+    vault = make_repo(("vaultkit-append-only",))
+    rel = f"memory/{YESTERDAY}.md"
+    vault.write(rel, YESTERDAY_JOURNAL.replace("Two comments", "No comments"))
+    args = [rel if a == "JOURNAL" else a for a in how]
+    proc = vault.git("commit", "-m", "backup", *args, check=False)
+    assert proc.returncode != 0
+    assert f"{rel}:10:1: VK601 journal-append-only" in proc.stdout + proc.stderr
+
+
 def test_deleted_journal_is_refused_though_no_file_is_passed(make_repo):
     vault = make_repo(("vaultkit-append-only",))
     vault.git("rm", "-q", f"memory/{YESTERDAY}.md")
