@@ -301,6 +301,7 @@ class Bench:
         self.mdl = None if args.no_peers else find_markdownlint(args.markdownlint)
         self.ot_python, self.ot_version = (None, None) if args.no_peers else \
             find_obsidiantools(args.peer_python)
+        self.max_load = 0.0
 
     # one step, N runs ----------------------------------------------------------------------
     def repeat(self, argv, cwd, runs, before=None, ok=(0, 1), timeout=None, warmup=0):
@@ -459,7 +460,11 @@ class Bench:
 
     def _progress(self, key, res):
         r = res[key]
-        self.log(f"  {LABELS[key]:<32} {fmt_cell(r)}")
+        load = _loadavg()
+        if load:
+            r["load_after"] = load[0]  # other work on the machine inflates wall times
+            self.max_load = max(self.max_load, load[0])
+        self.log(f"  {LABELS[key]:<32} {fmt_cell(r)}  (load {load[0] if load else '?'})")
 
 
 # ---- reporting ----------------------------------------------------------------------------
@@ -549,6 +554,11 @@ def render(report):
                f"{m['date']} · load {m['loadavg_start'][0] if m['loadavg_start'] else '?'}"
                f"→{m['loadavg_end'][0] if m.get('loadavg_end') else '?'}")
     out.append(f"command: {report['command']}")
+    busy = m.get("max_load_seen") or 0
+    if busy > 0.75 * (m["cpus"] or 1):
+        out.append(f"WARNING: the machine was busy (1-minute load up to {busy:.1f} on {m['cpus']} "
+                   "CPUs): wall times are inflated by other work; compare the cpu column and "
+                   "the min, and re-run on an idle machine before trusting a pass/fail.")
     for size, block in report["sizes"].items():
         v = block["vault"]
         out.append("")
@@ -690,6 +700,7 @@ def main(argv=None):
     for size in sizes:
         report["sizes"][size] = bench.run_size(size)
     report["machine"]["loadavg_end"] = _loadavg()
+    report["machine"]["max_load_seen"] = bench.max_load
     report["targets"] = evaluate_targets(report["sizes"])
     print(render(report))
     if args.json:

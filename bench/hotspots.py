@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Profile one vaultkit command in-process with cProfile and print the hot spots.
 
-    python bench/profile.py bench/out/vault-10000-s1 --cold            # check, no cache
-    python bench/profile.py bench/out/vault-10000-s1                   # check, warm cache
-    python bench/profile.py bench/out/vault-10000-s1 --cold --serial   # parse in this process
-    python bench/profile.py VAULT -- index --check                     # any other command
+    python bench/hotspots.py bench/out/vault-10000-s1 --cold            # check, no cache
+    python bench/hotspots.py bench/out/vault-10000-s1                   # check, warm cache
+    python bench/hotspots.py bench/out/vault-10000-s1 --cold --serial   # parse in this process
+    python bench/hotspots.py VAULT -- index --check                     # any other command
 
 cProfile sees only this process: with a cold cache vaultkit parses on a pool of worker
 processes, so the parse shows up as waiting in ``pool.map``; ``--serial`` makes the parse run
