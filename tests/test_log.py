@@ -93,6 +93,7 @@ def test_stdin_and_first_line_title(make_vault, capsys, monkeypatch):
     ("Long\n" + "\n".join(f"- point {i}" for i in range(20)), "entry-too-long"),
     ("Heartbeat\nsystem idle\nno changes\nnothing to report", "filler-entry"),
     ("系统检查\n无变化\n一切正常\n无更新", "filler-entry"),
+    ("Split\n- a\n- b\n## Not a subheading\n- c", "headings of level 1-3"),
 ])
 def test_warns_but_still_writes(make_vault, capsys, text, warning):
     root = make_vault({})

@@ -269,3 +269,35 @@ def test_cjk_bigrams():
     assert fts_text("用SQLite存储") == " 用 SQLite 存储 储 "
     keys = [t.key for t in query_terms("我们为什么决定用 SQLite")]
     assert "决定" in keys and "sqlit" in keys and "什么" not in keys and "我们" not in keys
+
+
+def test_read_only_vault_searches_in_memory(vault_dir):
+    shutil.rmtree(vault_dir / ".vaultkit", ignore_errors=True)
+    os.chmod(vault_dir, 0o555)
+    try:
+        if os.access(vault_dir, os.W_OK):  # root ignores permissions: take the cache dir away
+            (vault_dir / ".vaultkit").write_text("not a folder")
+        hits = search_vault(load_vault(vault_dir, root=vault_dir, use_cache=False), "止损")
+        assert hits and hits[0].path == "memory/lessons/投资.md"
+    finally:
+        os.chmod(vault_dir, 0o755)
+
+
+def _search_worker(root, queue):
+    hits = search_vault(load_vault(root, root=root, use_cache=False), "仓位控制")
+    queue.put([h.path for h in hits])
+
+
+def test_concurrent_first_searches_agree(vault_dir):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_search_worker, args=(vault_dir, queue)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert all(r and r[0] == "memory/lessons/投资.md" for r in results), results

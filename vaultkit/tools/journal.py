@@ -99,8 +99,9 @@ def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
     if not found:
         return out
     entry = found[0]
-    if len(found) > 1:
-        out.append("the text holds '###' headings of its own; they will read as separate entries")
+    if any(h.level <= 3 and h.line > entry.start for h in note.headings):
+        out.append("the text holds headings of level 1-3; they end this entry and start "
+                   "another section (use '####' or plain lines)")
     n = entry.nonblank
     if n > budgets.entry_max_lines:
         out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"

@@ -186,31 +186,39 @@ class SearchIndex:
         folder = vault.root / CACHE_DIR
         try:
             ensure_cache_dir(folder)
-        except OSError as exc:
-            raise VaultkitError(f"{folder}: cannot create the search index folder: "
-                                f"{exc.strerror or exc}") from None
-        self.path = folder / DB_NAME
+            self.path: Path | None = folder / DB_NAME
+            if self.path.exists() and not os.access(self.path, os.W_OK):
+                self.path = None
+        except OSError:
+            self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        if self.path is None:
+            db = sqlite3.connect(":memory:", isolation_level=None)
+            self._create(db)
+            return db
         for attempt in (1, 2):
+            db = None
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version != SCHEMA:
+                if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
                     self._create(db)
                 return db
             except sqlite3.OperationalError as exc:
-                if "fts5" in str(exc).lower() or "no such module" in str(exc).lower():
+                text = str(exc).lower()
+                if "fts5" in text or "no such module" in text:
                     raise VaultkitError(f"this Python's SQLite ({sqlite3.sqlite_version}) lacks "
-                                        "FTS5; search needs it") from None
-                if attempt == 2 or "locked" in str(exc).lower():
+                                        "FTS5, which search needs") from None
+                if attempt == 2 or "locked" in text or "busy" in text:
                     raise VaultkitError(f"{self.path}: {exc}") from None
             except sqlite3.DatabaseError:
                 if attempt == 2:
                     raise VaultkitError(f"{self.path}: the search index is damaged and could "
-                                        "not be rebuilt") from None
+                                        "not be rebuilt; delete it") from None
+            if db is not None:
+                db.close()
             # damaged or unreadable: start again from nothing (it is only a cache)
             for suffix in ("", "-wal", "-shm"):
                 try:
@@ -221,24 +229,28 @@ class SearchIndex:
 
     @staticmethod
     def _create(db: sqlite3.Connection) -> None:
-        db.executescript(f"""
-            BEGIN IMMEDIATE;
-            DROP TABLE IF EXISTS files;
-            DROP TABLE IF EXISTS chunks;
-            DROP TABLE IF EXISTS chunk_fts;
-            DROP TABLE IF EXISTS meta_fts;
-            CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
-                size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT);
-            CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL,
-                start_line INTEGER, end_line INTEGER, text TEXT);
-            CREATE INDEX chunks_file ON chunks(file);
-            CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='',
-                tokenize='unicode61 remove_diacritics 2', prefix='2 3 4');
-            CREATE VIRTUAL TABLE meta_fts USING fts5(body, tokenize='unicode61 remove_diacritics 2',
-                prefix='2 3 4');
-            PRAGMA user_version={SCHEMA};
-            COMMIT;
-        """)
+        """(Re)create the tables, unless another process did while this one waited."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA:
+                db.execute("COMMIT")
+                return
+            for table in ("files", "chunks", "chunk_fts", "meta_fts"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
+            db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                       "start_line INTEGER, end_line INTEGER, text TEXT)")
+            db.execute("CREATE INDEX chunks_file ON chunks(file)")
+            db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
+                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+            db.execute("CREATE VIRTUAL TABLE meta_fts USING fts5(body, "
+                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+            db.execute(f"PRAGMA user_version={SCHEMA}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     # -- keeping it current --------------------------------------------------------
 
@@ -313,6 +325,13 @@ class SearchIndex:
         terms = query_terms(query)
         if not terms:
             return []
+        self.db.execute("BEGIN")  # one snapshot, whatever other processes commit meanwhile
+        try:
+            return self._search(terms, max_results, min_score, allow, demote)
+        finally:
+            self.db.execute("COMMIT")
+
+    def _search(self, terms, max_results, min_score, allow, demote) -> list[Hit]:
         db = self.db
         total = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if not total:
