@@ -235,11 +235,7 @@ def review_memory(vault, memory, today: _dt.date, stale_days: int) -> list[Memor
 
     stale = matcher(vault.profile.phrases.stale)
     lines = memory.lines
-    resolver = None
-    try:
-        resolver = vault.resolver
-    except ImportError:
-        pass
+    resolver = vault.resolver
     links_by_line: dict[int, list] = {}
     for link in memory.links:
         links_by_line.setdefault(link.line, []).append(link)
@@ -282,20 +278,19 @@ def review_memory(vault, memory, today: _dt.date, stale_days: int) -> list[Memor
             if age > stale_days:
                 reasons.append(f"dated {when.isoformat()}, {age} days ago")
                 break
-        if resolver is not None:
-            for link in links_by_line.get(number, []):
-                if link.external or not link.target:
-                    continue
-                res = resolver.resolve(memory, link)
-                if res.path is None:
-                    reasons.append(f"links to {link.target}, which does not exist")
-                    continue
-                target = vault.notes.get(res.path)
-                fm = target.frontmatter if target is not None and isinstance(
-                    target.frontmatter, dict) else {}
-                status = str(fm.get("status", "")).lower()
-                if status in ("superseded", "rejected", "done", "abandoned"):
-                    reasons.append(f"links to {res.path}, whose status is {status}")
+        for link in links_by_line.get(number, []):
+            if link.external or not link.target:
+                continue
+            res = resolver.resolve(memory, link)
+            if res.path is None:
+                reasons.append(f"links to {link.target}, which does not exist")
+                continue
+            target = vault.notes.get(res.path)
+            fm = target.frontmatter if target is not None and isinstance(
+                target.frontmatter, dict) else {}
+            status = str(fm.get("status", "")).lower()
+            if status in ("superseded", "rejected", "done", "abandoned"):
+                reasons.append(f"links to {res.path}, whose status is {status}")
         if reasons:
             out.append(MemoryFinding(memory.path.lstrip("./"), number, shown, "stale",
                                      "; ".join(reasons)))

@@ -143,35 +143,17 @@ def index_entries(vault, notes: dict) -> dict[str, list[str]]:
 
 
 def _resolver(vault, notes: dict):
-    try:
-        resolver = vault.resolver
-    except ImportError:
-        resolver = None
-    if resolver is not None:
-        def resolve(note, link):
-            try:
-                res = resolver.resolve(note, link)
-            except Exception:  # a resolver problem must not break search
-                return None
-            return getattr(res, "target", None) or getattr(res, "path", None)
-        return resolve
-    by_name: dict[str, str] = {}
-    for path in sorted(notes, key=lambda p: (p.count("/"), len(p))):
-        by_name.setdefault(notes[path].name.lower(), path)
-    lower = {p.lower(): p for p in notes}
+    """The vault's one resolver (vaultkit.resolve), returning a target path or None."""
+    resolver = vault.resolver
 
-    def fallback(note, link):
-        if link.external or not link.target:
+    def resolve(note, link):
+        if link.external:
             return None
-        t = link.target.lower()
-        t = t if t.endswith(".md") else t + ".md"
-        if t in lower:
-            return lower[t]
-        folder = note.folder + "/" if note.folder else ""
-        if (folder + t).lower() in lower:
-            return lower[(folder + t).lower()]
-        return by_name.get(t[:-3].rsplit("/", 1)[-1])
-    return fallback
+        try:
+            return resolver.resolve(note, link).path
+        except Exception:  # a resolver problem must not break search
+            return None
+    return resolve
 
 
 # -- the index ----------------------------------------------------------------------
