@@ -14,6 +14,8 @@ graph with :func:`link_graph` (built once per vault and cached).
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
@@ -33,6 +35,10 @@ class LinkGraph:
         self.links = 0  # internal links and embeds (external URLs not counted)
         self.external = 0
         self.resolved = 0
+        with gc_paused():
+            self._build(vault, resolver)
+
+    def _build(self, vault: "Vault", resolver) -> None:
         for path, note in vault.notes.items():
             if note.error:
                 continue
@@ -73,7 +79,10 @@ class LinkGraph:
         return sources
 
     def in_degree(self, path: str, exclude: Iterable[str] = ()) -> int:
-        return len(self.inbound(path, exclude))
+        sources = self.into.get(path)
+        if not sources:
+            return 0
+        return len(sources) - sum(1 for e in exclude if e in sources)
 
     def orphans(self) -> list[str]:
         """Notes (readable ones) with no link in and no link out."""
@@ -88,7 +97,7 @@ class LinkGraph:
         for path, sources in self.into.items():
             if notes_only and path not in self.vault.notes:
                 continue
-            c = len(sources - exclude) if exclude else len(sources)
+            c = len(sources) - sum(1 for e in exclude if e in sources)
             if c:
                 counts.append((-c, path.lower(), path))
         counts.sort()
@@ -138,6 +147,23 @@ class LinkGraph:
             for dst, count in sorted(targets.items()):
                 g.add_edge(src, dst, count=count, embed=(src, dst) in self.embeds)
         return g
+
+
+@contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector during a bulk build that makes no cycles.
+
+    Resolving 10,000 notes allocates tens of thousands of long-lived objects, which
+    would otherwise trigger repeated full collections over the whole parsed vault
+    (about half the resolution time).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def link_graph(vault: "Vault") -> LinkGraph:

@@ -63,12 +63,25 @@ def index_path(vault: "Vault") -> str:
     return profile.expand(profile.index.path).lstrip("/")
 
 
-@dataclass
 class _Item:
-    path: str
-    line: str
-    recency: str  # ISO date or ""
-    links: int
+    """One index line, built only when needed (most are cut by the budget in big vaults)."""
+
+    __slots__ = ("path", "recency", "links", "_line", "_make")
+
+    def __init__(self, path: str, line, recency: str, links: int):
+        self.path = path
+        self.recency = recency  # ISO date or ""
+        self.links = links
+        if callable(line):
+            self._line, self._make = None, line
+        else:
+            self._line, self._make = line, None
+
+    @property
+    def line(self) -> str:
+        if self._line is None:
+            self._line = self._make()
+        return self._line
 
 
 @dataclass
@@ -186,13 +199,16 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
             return f"[{name}](<{posixpath.relpath(p, index_folder or '.')}>)"
         return f"[[{text}]]"
 
+    by_type: dict[str, list] = {}
+    for p, t in vault.types.items():
+        if t is not None:
+            by_type.setdefault(t, []).append(vault.notes[p])
     sections: list[_Section] = []
     for key in profile.index.order:
         spec = profile.types.get(key)
         if spec is not None:
             folder = profile.expand(spec.folder).strip("/")
-            notes = [n for p, n in vault.notes.items()
-                     if vault.types.get(p) == key and not n.error and p != index]
+            notes = [n for n in by_type.get(key, ()) if not n.error and n.path != index]
             props = spec.properties
             show_status, show_date = "status" in props, "date" in props
             label = rel_folder(folder)
@@ -216,19 +232,13 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
                 meta.append(_clean(fm["status"]))
             if show_date and date:
                 meta.append(date)
-            line = "- " + link(n.path)
-            desc = describe(n)
-            if desc:
-                line += " — " + desc
-            if meta:
-                line += " (" + ", ".join(meta) + ")"
-            items.append(_Item(n.path, line, recency, links_to(n.path)))
+            items.append(_Item(n.path, _line_maker(n, link, meta), recency, links_to(n.path)))
         items.sort(key=lambda it: (it.path.rsplit("/", 1)[-1].lower(), it.path))
         if key == "decision":
             items.sort(key=lambda it: it.recency, reverse=True)
         sec = _Section(title[:1].upper() + title[1:], label, items)
         sec.priority = _priority(items)
-        sec.kept = len(items)
+        sec.kept = 0  # _fit decides
         where = f" in {label}" if label else ""
         sec.empty_text = f"No notes yet{where}."
         sections.append(sec)
@@ -271,6 +281,19 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     return sections, tail
 
 
+def _line_maker(note: "Note", link, meta: list[str]):
+    def make() -> str:
+        line = "- " + link(note.path)
+        desc = describe(note)
+        if desc:
+            line += " — " + desc
+        if meta:
+            line += " (" + ", ".join(meta) + ")"
+        return line
+
+    return make
+
+
 def _layer_folders(profile, name: str) -> list[str]:
     """The folders a layer's path patterns name (the part before any wildcard)."""
     out = []
@@ -298,9 +321,9 @@ def _top_folder(path: str, index_folder: str) -> str:
 
 def _priority(items: list[_Item]) -> list[int]:
     """Item indexes, alternating most recent and most linked, most important first."""
-    by_recent = sorted(range(len(items)), key=lambda i: (_neg(items[i].recency), items[i].path))
-    by_links = sorted(range(len(items)), key=lambda i: (-items[i].links, _neg(items[i].recency),
-                                                        items[i].path))
+    by_recent = sorted(range(len(items)), key=lambda i: items[i].path)
+    by_recent.sort(key=lambda i: items[i].recency, reverse=True)  # stable; no date last
+    by_links = sorted(by_recent, key=lambda i: -items[i].links)
     out, seen = [], set()
     for a, b in zip(by_recent, by_links):
         for i in (a, b):
@@ -308,13 +331,6 @@ def _priority(items: list[_Item]) -> list[int]:
                 seen.add(i)
                 out.append(i)
     return out
-
-
-def _neg(iso: str) -> str:
-    """A key sorting newer ISO dates first and no date last."""
-    if not iso:
-        return "~"
-    return "".join(chr(ord("9") - ord(c) + ord("0")) if c.isdigit() else c for c in iso)
 
 
 def _iso(value) -> str:
@@ -428,27 +444,36 @@ def _region(sections: list[_Section], tail: list[_Section]) -> list[str]:
 
 
 def _fit(sections: list[_Section], tail: list[_Section], nl: str, budget: int) -> None:
-    """Drop the least important entries of the longest sections until the region fits."""
-    def size(lines: list[str]) -> int:
-        return sum(len(s.encode()) for s in lines) + len(nl) * (len(lines) - 1)
+    """Choose how many entries each section keeps so that the region fits ``budget``.
 
-    total = size(_region(sections, tail))
-    if total <= budget:
-        return
+    Sections start empty and grow one entry at a time, always the section with the fewest
+    entries shown (ties: the later one), each taking its next most important entry, until
+    the next entry would not fit. Only the lines considered are ever built.
+    """
     nlb = len(nl)
-    line_bytes = [[len(it.line.encode()) + nlb for it in sec.items] for sec in sections]
-    while total > budget:
+
+    def size(lines: list[str]) -> int:
+        return sum(len(s.encode()) for s in lines) + nlb * (len(lines) - 1)
+
+    for sec in sections:
+        sec.kept = 0
+    total = size(_region(sections, tail))
+    while True:
         best = None
         for k, sec in enumerate(sections):
-            if sec.kept > 0 and (best is None or sec.kept > sections[best].kept):
+            if sec.kept < len(sec.items) and (best is None or sec.kept <= sections[best].kept):
                 best = k
         if best is None:
-            return  # nothing left to drop: the fixed parts alone are over the budget
+            return  # everything shown
         sec = sections[best]
+        item = sec.items[sec.priority[sec.kept]]
+        cost = len(item.line.encode()) + nlb
         more_before = _more_line(sec)
-        sec.kept -= 1
+        sec.kept += 1
         more_after = _more_line(sec)
-        total -= line_bytes[best][sec.priority[sec.kept]]
-        total += len(more_after.encode()) + nlb
-        if more_before:
-            total -= len(more_before.encode()) + nlb
+        cost += (len(more_after.encode()) + nlb if more_after else 0) - \
+            (len(more_before.encode()) + nlb)
+        if total + cost > budget:
+            sec.kept -= 1
+            return
+        total += cost

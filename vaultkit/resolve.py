@@ -119,6 +119,12 @@ class Resolver:
     """
 
     def __init__(self, vault: "Vault"):
+        from vaultkit.graph import gc_paused
+
+        with gc_paused():
+            self._build(vault)
+
+    def _build(self, vault: "Vault") -> None:
         self.vault = vault
         exact: dict[str, str] = {}
         by_name: dict[str, list[str]] = {}
