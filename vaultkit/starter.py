@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
+from contextlib import suppress as _suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,7 +126,13 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
         except OSError as exc:
             skip(rel, f"cannot be written: {exc.strerror or exc}")
             continue
-        write_atomic(dest, data)
+        try:
+            write_atomic(dest, data)
+        except BaseException:  # remove the empty placeholder, or a retry would skip this file
+            with _suppress(OSError):
+                if os.lstat(dest).st_size == 0:
+                    os.unlink(dest)
+            raise
         result.created.append(rel)
 
     _generate(target, result)
