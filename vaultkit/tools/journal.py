@@ -147,9 +147,15 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             lines_before = _count_lines(fd, size)
         data = (prefix + render_entry(hhmm, title, body, newline)).encode("utf-8")
         view = memoryview(data)
-        while view:  # one write(2) for a regular file; the loop only guards a short write
-            written = os.write(fd, view)
-            view = view[written:]
+        try:
+            while view:  # one write(2) for a regular file; the loop only guards a short write
+                written = os.write(fd, view)
+                view = view[written:]
+        except BaseException:  # still locked: take back a partial entry (disk full, signal)
+            os.ftruncate(fd, size)
+            if created:
+                os.unlink(path)
+            raise
         fcntl.flock(fd, fcntl.LOCK_UN)  # the write is in; others may append while we sync
         os.fsync(fd)
     except OSError as exc:
