@@ -212,15 +212,18 @@ class _Cache:
             entry = self.fresh.get(rel) or self.entries.get(rel)
             if entry is not None and not note.error:
                 entries[rel] = entry
+        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
         try:
             ensure_cache_dir(self.dir.parent)
             self.dir.mkdir(exist_ok=True)
-            tmp = self.path.with_suffix(f".tmp{os.getpid()}")
             with open(tmp, "wb") as fh:
                 marshal.dump((self.key, time.time_ns(), entries), fh)
             os.replace(tmp, self.path)
-        except OSError:
-            pass  # a read-only vault still gets checked, just without a cache
+        except OSError:  # a read-only vault still gets checked, just without a cache
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def ensure_cache_dir(path: Path) -> None:
