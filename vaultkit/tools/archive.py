@@ -227,6 +227,10 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
                 from None
         if current != _text_bytes(vault.notes[path]):
             raise VaultkitError(f"{path}: changed while archive ran; nothing moved, run it again")
+    for path in sorted({moved_to.get(e.path, e.path) for e in p.edits}):
+        if not os.access(root / path, os.W_OK):  # its links could not be rewritten after the move
+            raise VaultkitError(f"{path}: is read-only, so its links to the journals cannot be "
+                                "rewritten; nothing moved")
     tracked = _git_tracked(root)
     p.method = "git" if tracked is not None else "copy"
     for old, new in p.moves:
