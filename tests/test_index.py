@@ -338,3 +338,36 @@ def test_budget_from_config_and_write(make_vault):
     assert len(data) <= 2048
     assert b"more in decisions/" in data
     assert main(["check", str(root), "--no-cache", "--select", "index-stale"]) == 0
+
+
+def test_memory_only_layout(make_vault):
+    root = make_vault({
+        "vaultkit.toml": 'memory-dir = "."\n',
+        "decisions/pricing.md": "---\ndate: 2026-02-14\ntype: decision\nstatus: active\n"
+                                "tags: [p]\n---\n# Pricing\n",
+        "2026-03-01.md": J,
+        "archive/2025-01-01.md": "old\n",
+    })
+    assert main(["index", str(root), "--no-cache"]) == 0
+    text = (root / "INDEX.md").read_text()
+    assert "- [[pricing]] (active, 2026-02-14)" in text
+    assert "No notes yet in semantic/, procedural/." in text
+    assert "- [[2026-03-01]]" in text and "1 note in archive/" in text
+    assert main(["check", str(root), "--no-cache", "--select", "index-stale"]) == 0
+
+
+def test_excluded_index_is_never_overwritten(make_vault):
+    root = make_vault({"vaultkit.toml": 'exclude = ["memory/INDEX.md"]\n',
+                       "memory/INDEX.md": "precious\n", "memory/2026-03-01.md": J})
+    with pytest.raises(VaultkitError, match="not overwritten"):
+        write_index(_load(root))
+    assert (root / "memory/INDEX.md").read_text() == "precious\n"
+
+
+def test_unreadable_index_is_left_alone(make_vault, capsys):
+    root = make_vault({"memory/INDEX.md": b"bad \xff byte\n", "memory/2026-03-01.md": J})
+    assert main(["index", str(root), "--no-cache"]) == 2
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert (root / "memory/INDEX.md").read_bytes() == b"bad \xff byte\n"
+    vault = _load(root)
+    assert run_rules(Context(vault), select_rules(vault.settings, Selection(["index-stale"]))) == []

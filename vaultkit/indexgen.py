@@ -128,6 +128,9 @@ def write_index(vault: "Vault") -> bool:
         raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if current == data:
         return False
+    if note is None and current is not None:
+        raise VaultkitError(f"{path}: exists but is not part of the vault (excluded?); "
+                            "not overwritten")
     if note is not None and current is not None:
         old = (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
         if current != old:
