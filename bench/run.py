@@ -385,9 +385,13 @@ class Bench:
         say("search_warm", res)
         restore_vault(vault)
 
-        res["markdownlint"] = self._markdownlint(vault)
-        say("markdownlint", res)
-        res["obsidiantools"] = self._obsidiantools(vault)
+        if size > args.peer_max_notes:
+            skipped = {"status": f"n/a (skipped above --peer-max-notes {args.peer_max_notes})"}
+            res["markdownlint"], res["obsidiantools"] = dict(skipped), dict(skipped)
+        else:
+            res["markdownlint"] = self._markdownlint(vault)
+            say("markdownlint", res)
+            res["obsidiantools"] = self._obsidiantools(vault)
         say("obsidiantools", res)
         restore_vault(vault)
         for v in res.values():
@@ -666,6 +670,9 @@ def main(argv=None):
     p.add_argument("--markdownlint", metavar="PATH", help="markdownlint-cli2 executable")
     p.add_argument("--peer-python", metavar="PYTHON", help="interpreter with obsidiantools")
     p.add_argument("--no-peers", action="store_true", help="skip markdownlint-cli2 and obsidiantools")
+    p.add_argument("--peer-max-notes", type=int, default=10000, metavar="N",
+                   help="run the peers only on vaults of at most N notes (default 10000: "
+                        "obsidiantools needs minutes per run at 10,000 notes)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per vaultkit run")
     p.add_argument("--peer-timeout", type=float, default=1800, help="seconds per peer run")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the final tables")
