@@ -579,3 +579,19 @@ def test_paths_with_spaces_and_unicode(repo):
     (repo / rel).unlink()
     git(repo, "add", "-A")
     assert brief(findings(repo, staged=True)) == [("mass-deletion", rel, None)]
+
+
+def test_workspace_vault_with_a_memory_only_repo_below(make_vault):
+    """The seeds' backup (`cd memory && git commit`) seen from the workspace vault: the
+    repository is memory/, the vault root is the workspace above it."""
+    root = make_vault({"MEMORY.md": MEMORY, J: JOURNAL, "memory/decisions/community.md": DECISION})
+    mem = init_repo(root / "memory")
+    commit_all(mem)
+    write(root, J, JOURNAL.replace("v1.2", "v2"))
+    (root / "memory/decisions/community.md").unlink()
+    write(root, "MEMORY.md", "# MEMORY\n")  # outside the repository: not guarded
+    state = GitState(load_vault(root, root=root, use_cache=False))
+    assert state.available and state.down == "memory/"
+    assert state.repo_path(J) == "2026-02-13.md" and state.repo_path("MEMORY.md") is None
+    assert brief(findings(root)) == [("journal-append-only", J, 4),
+                                     ("mass-deletion", "memory/decisions/community.md", None)]

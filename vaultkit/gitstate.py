@@ -18,7 +18,9 @@ Paths are kept in two forms: repository paths (relative to the repository root, 
 git prints) and vault paths (relative to the vault root, what diagnostics show). The
 vault may be a subfolder of the repository, and in the memory-only layout the
 bootstrap files one level up are vault paths ``../NAME.md``, inside the repository
-only when the repository is the whole workspace.
+only when the repository is the whole workspace. The other way round, a workspace vault
+whose memory folder is its own repository (the seeds' ``cd memory && git commit``) is
+found too: its repository paths are vault paths under ``memory/``.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ class GitState:
         self.reason: str | None = None  # why git is unavailable
         self.toplevel: Path | None = None
         self.prefix = ""  # the vault root relative to the repository root, with '/'
+        # the repository root relative to the vault root, when the repository is the
+        # vault's memory folder (the seeds' `cd memory && git commit`, seen from the workspace)
+        self.down = ""
         self.head: str | None = None
         self._probe()
 
@@ -80,9 +85,21 @@ class GitState:
                               capture_output=True, env=env)
 
     def _probe(self) -> None:
+        self._probe_at(self.root)
+        memory = self.vault.profile.memory_prefix
+        if self.reason is not None and memory and (self.root / memory / ".git").exists():
+            reason = self.reason
+            self.reason = None
+            self._probe_at(self.root / memory)
+            if self.reason is None and self.prefix == "":
+                self.down = memory
+            else:
+                self.reason, self.toplevel, self.prefix, self.head = reason, None, "", None
+
+    def _probe_at(self, folder: Path) -> None:
         try:
             proc = self._run(["rev-parse", "--show-toplevel", "--show-prefix",
-                              "--verify", "-q", "HEAD^{commit}"], cwd=self.root)
+                              "--verify", "-q", "HEAD^{commit}"], cwd=folder)
         except FileNotFoundError:
             self.reason = "git is not installed"
             return
@@ -140,6 +157,8 @@ class GitState:
 
     def vault_path(self, repo_path: str) -> str | None:
         """The vault path of a repository path, or None when it is outside the vault."""
+        if self.down:
+            return self.down + repo_path
         if repo_path.startswith(self.prefix):
             return repo_path[len(self.prefix):]
         return self._external.get(repo_path)
@@ -148,6 +167,8 @@ class GitState:
         """The repository path of a vault path, or None when git cannot see it."""
         if not self.available:
             return None
+        if self.down:
+            return vault_path[len(self.down):] if vault_path.startswith(self.down) else None
         if vault_path.startswith("../"):
             for repo, vp in self._external.items():
                 if vp == vault_path:
