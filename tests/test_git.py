@@ -595,3 +595,19 @@ def test_workspace_vault_with_a_memory_only_repo_below(make_vault):
     assert state.repo_path(J) == "2026-02-13.md" and state.repo_path("MEMORY.md") is None
     assert brief(findings(root)) == [("journal-append-only", J, 4),
                                      ("mass-deletion", "memory/decisions/community.md", None)]
+
+
+def test_failing_git_diff_skips_with_one_notice(repo, monkeypatch, capsys):
+    real = GitState._run
+
+    def broken(self, args, **kw):
+        if args[0] == "diff":
+            return subprocess.CompletedProcess(args, 128, b"", b"fatal: bad object HEAD\n")
+        return real(self, args, **kw)
+
+    monkeypatch.setattr(GitState, "_run", broken)
+    gitstate._ANNOUNCED.discard(str(repo))
+    (repo / J).unlink()
+    assert findings(repo) == []
+    err = capsys.readouterr().err
+    assert err.count("vaultkit: info: git rules") == 1 and "bad object HEAD" in err

@@ -42,11 +42,12 @@ class JournalAppendOnly(Rule):
 
     def check_vault(self, ctx):
         git = ctx.git
+        changes = git.changes  # a failing `git diff` makes git unavailable too
         if not git.available:
             git.notice()
             return
         side = "staged" if git.staged else "now"
-        for change in git.changes:
+        for change in changes:
             if change.old is None or git.layer_of(change.old) != "journal":
                 continue
             if change.status not in ("M", "T", "R", "D"):

@@ -43,6 +43,7 @@ class MassDeletion(Rule):
 
     def check_vault(self, ctx):
         git = ctx.git
+        changes = git.changes  # a failing `git diff` makes git unavailable too
         if not git.available:
             git.notice()
             return
@@ -50,7 +51,7 @@ class MassDeletion(Rule):
         ratio = settings.mass_deletion_ratio
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         vault = ctx.vault
-        for change in git.changes:
+        for change in changes:
             old = change.old
             if old is None or change.status not in ("M", "T", "R", "D"):
                 continue
