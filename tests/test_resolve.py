@@ -45,6 +45,9 @@ FILES = {
     "memory/semantic/sub/x.md": "# Sub x\n",
     "memory/procedural/how-to.md": "# How to\n\n## Step 1: install\n\n## 步骤：安装\n",
     "memory/a/same.md": "# A\n",
+    "memory/semantic/Caf\u00e9 notes.md": "# Cafe\n",  # precomposed é
+    "memory/semantic/Re\u0301sume\u0301.md": "# CV\n",  # decomposed, as macOS may store it
+    "memory/semantic/drawing.excalidraw.md": "# Drawing\n",
     "memory/b/same.md": "# B\n",
     "attachments/chart.png": b"\x89PNG",
     "memory/img/diagram.svg": b"<svg/>",
@@ -92,6 +95,12 @@ CASES = [
     ("relative-dot", D, "[[./launch]]", L, None, RELATIVE),
     ("relative-up", D, "[[../projects/alpha]]", "memory/projects/alpha.md", None, RELATIVE),
     ("relative-out-of-vault", D, "[[../../../alpha]]", None, M_NOTE, None),
+    ("unicode-nfd-link-nfc-file", J, "[[Cafe\u0301 Notes]]", "memory/semantic/Caf\u00e9 notes.md",
+     None, SHORTEST),
+    ("unicode-nfc-link-nfd-file", J, "[[R\u00e9sum\u00e9]]", "memory/semantic/Re\u0301sume\u0301.md",
+     None, SHORTEST),
+    ("excalidraw-note", J, "[[drawing.excalidraw]]", "memory/semantic/drawing.excalidraw.md", None,
+     SHORTEST),
     # attachments
     ("attachment", J, "[[chart.png]]", "attachments/chart.png", None, SHORTEST),
     ("attachment-case", J, "[[CHART.PNG]]", "attachments/chart.png", None, SHORTEST),

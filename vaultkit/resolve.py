@@ -6,7 +6,9 @@ vault key to its path, and a dict from every lower-cased file name to the paths 
 carry it, so each link costs a few dict lookups.
 
 Keys: a note's key is its vault path without ``.md``, an attachment's key is its full
-path with the extension (``memory/img/chart.png``). All matching ignores case.
+path with the extension (``memory/img/chart.png``). All matching ignores case, and names
+are compared in Unicode NFC, so ``[[Résumé]]`` finds a file macOS stored decomposed (the
+lenient reading: Obsidian's own handling of normalisation is not documented).
 
 **Wikilinks** (``[[Target#sub|alias]]``, embeds ``![[...]]``, quoted links in properties):
 
@@ -130,11 +132,11 @@ class Resolver:
         by_name: dict[str, list[str]] = {}
         # notes first, so a note wins a (rare) key clash with an extensionless attachment
         for path in sorted(vault.notes, key=_path_order):
-            key = path[:-3].lower() if path.lower().endswith(".md") else path.lower()
+            key = _fold(path[:-3] if path.lower().endswith(".md") else path)
             exact.setdefault(key, path)
             by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
         for path in sorted(vault.attachments, key=_path_order):
-            key = path.lower()
+            key = _fold(path)
             exact.setdefault(key, path)
             by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
         self._exact = exact
@@ -162,7 +164,7 @@ class Resolver:
 
     def resolve(self, note: Note, link: Link) -> Resolution:
         """Resolve one link of ``note``."""
-        folder = note.folder.lower()
+        folder = _fold(note.folder)
         return self._resolve(note, folder, link)
 
     def resolve_all(self, note: Note) -> list[Resolution]:
@@ -170,7 +172,7 @@ class Resolver:
         cached = self._by_note.get(note.path)
         if cached is not None:
             return cached
-        folder = note.folder.lower()
+        folder = _fold(note.folder)
         prefix = folder + "/" if folder else ""
         resolve = self._resolve
         glob = self._global
@@ -217,7 +219,7 @@ class Resolver:
 
     def resolve_target(self, target: str, source: str = "") -> str | None:
         """The file a wikilink target written in the note at ``source`` opens, or None."""
-        folder = source.rsplit("/", 1)[0].lower() if "/" in source else ""
+        folder = _fold(source.rsplit("/", 1)[0]) if "/" in source else ""
         return self._resolve_wiki(folder, target).path
 
     def link_text(self, path: str, source: str = "") -> str:
@@ -230,14 +232,14 @@ class Resolver:
         if name.lower().endswith(".md"):
             name = name[:-3]
         shown = path[:-3] if path.lower().endswith(".md") else path
-        if len(self._by_name.get(name.lower(), ())) == 1 and \
+        if len(self._by_name.get(_fold(name), ())) == 1 and \
                 self.resolve_target(name, source) == path:
             return name
         return shown
 
     def candidates(self, name: str) -> tuple[str, ...]:
         """Every file whose name (note: without .md) is ``name``, shortest path first."""
-        return self._by_name.get(name.lower(), ())
+        return self._by_name.get(_fold(name), ())
 
     # -- internals -------------------------------------------------------------
 
@@ -276,7 +278,7 @@ class Resolver:
 
     def _wiki_global(self, target: str) -> tuple[Resolution, int, str]:
         """The folder-independent part: (exact-or-fallback result, mode, lookup key)."""
-        key = target.lower()
+        key = _fold(target)
         if key.endswith(".md"):
             key = key[:-3]
         exact = self._exact
@@ -301,7 +303,7 @@ class Resolver:
         return Resolution(cands[0], SHORTEST, candidates=cands)
 
     def _resolve_markdown(self, folder: str, target: str) -> Resolution:
-        key = target.lower()
+        key = _fold(target)
         if key.endswith(".md"):
             key = key[:-3]
         exact = self._exact
@@ -418,11 +420,19 @@ def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
 
 
 def _path_order(path: str) -> tuple:
-    return (len(path), path.lower(), path)
+    return (len(path), _fold(path), path)
+
+
+def _fold(text: str) -> str:
+    """The form file names and paths are compared in: lower case, Unicode NFC (so a name
+    typed precomposed finds a file stored decomposed, as macOS may write it)."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFC", text).lower()
 
 
 def _key(path: str) -> str:
-    low = path.lower()
+    low = _fold(path)
     return low[:-3] if low.endswith(".md") else low
 
 
