@@ -274,6 +274,8 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
 
     mitems = []
     for p, c in graph.most_linked(profile.index.most_linked, exclude_sources=skip):
+        if p in skip:  # the index describing itself would change with every write
+            continue
         # no counts: a new link elsewhere should not rewrite the index unless the ranking moves
         desc = describe(vault.notes[p])
         mitems.append(_Item(p, f"- {link(p)}" + (f" — {desc}" if desc else ""), "", c))
