@@ -280,6 +280,18 @@ def test_lenient_heading_forms_match(heading, link):
     assert normalize_heading(heading) == normalize_heading(link)
 
 
+def test_ascii_fast_path_equals_the_general_rule():
+    import re
+    import unicodedata
+
+    def general(text):
+        text = unicodedata.normalize("NFKC", text).casefold()
+        return " ".join(re.sub(r"[^\w\s]|_", " ", text).split())
+
+    sample = "".join(chr(i) for i in range(128)) + " Mixed_Case: **bold** [[x|y]] #1 "
+    assert normalize_heading(sample) == general(sample)
+
+
 @pytest.mark.parametrize("heading,link", [
     ("Heading one", "Heading two"),
     ("Step 1.2", "Step 12"),

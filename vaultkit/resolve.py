@@ -97,8 +97,14 @@ class Resolution:
         return len(self.candidates) > 1
 
 
+_ASCII_PUNCT = str.maketrans({chr(i): " " for i in range(128)
+                              if not chr(i).isalnum() and not chr(i).isspace()})
+
+
 def normalize_heading(text: str) -> str:
     """The lenient form headings and heading links are compared in (see the module doc)."""
+    if text.isascii():  # the common case, same result as below without the regex
+        return " ".join(text.translate(_ASCII_PUNCT).lower().split())
     text = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_NOT_WORD.sub(" ", text).split())
 
@@ -142,21 +148,22 @@ class Resolver:
         self._exact = exact
         self._by_name = {k: tuple(sorted(v, key=_path_order)) for k, v in by_name.items()}
         self._notes = vault.notes
-        self._headings: dict[tuple[str, bool], list[tuple[int, str]]] = {}
+        self._headings: dict[str, list[tuple[int, str]]] = {}
         self._by_note: dict[str, list[Resolution]] = {}
-        # wiki target as written -> (result, mode, lookup key); bare names precomputed
-        self._global: dict[str, tuple[Resolution, int, str]] = {}
+        # wiki target as written -> (result, mode, lookup key, same-folder bases); bare
+        # names are precomputed
+        self._global: dict[str, tuple[Resolution, int, str, frozenset]] = {}
         for name, cands in self._by_name.items():
             path = exact.get(name)
             if path is not None:
-                self._global[name] = (Resolution(path, EXACT), _FINAL, name)
+                self._global[name] = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
             else:
                 self._global[name] = (Resolution(cands[0], SHORTEST, candidates=cands),
-                                      _CHECK_FOLDER, name)
+                                      _CHECK_FOLDER, name, _bases(cands, name))
         self._md: dict[tuple[str, str], Resolution] = {}
         self._parts: dict[str, list[str]] = {}
         self._subcache: dict[tuple[str, str], Resolution] = {}
-        self._wanted: dict[str, tuple[list[str], list[str]]] = {}
+        self._wanted: dict[str, list[str]] = {}
         self._external = Resolution(None, EXTERNAL)
         self._graph = None  # vaultkit.graph.link_graph() keeps the vault's LinkGraph here
 
@@ -195,7 +202,7 @@ class Resolver:
                 mode = hit[1]
                 res = hit[0]
                 if mode == _CHECK_FOLDER:
-                    if prefix:
+                    if folder in hit[3]:
                         path = exact.get(prefix + hit[2])
                         if path is not None:
                             res = Resolution(path, SAME_FOLDER)
@@ -263,34 +270,37 @@ class Resolver:
         hit = self._global.get(target)
         if hit is None:
             hit = self._global[target] = self._wiki_global(target)
-        res, mode, key = hit
+        res, mode, key, bases = hit
         if mode == _FINAL:
             return res
         if mode == _RELATIVE:
             full = _join(folder, key)
             path = self._exact.get(full) if full is not None else None
             return Resolution(path, RELATIVE) if path else res
-        if folder:
+        if folder in bases:
             path = self._exact.get(folder + "/" + key)
             if path is not None:
                 return Resolution(path, SAME_FOLDER)
         return res
 
-    def _wiki_global(self, target: str) -> tuple[Resolution, int, str]:
-        """The folder-independent part: (exact-or-fallback result, mode, lookup key)."""
+    def _wiki_global(self, target: str) -> tuple[Resolution, int, str, frozenset]:
+        """The folder-independent part: (exact-or-fallback result, mode, lookup key, the
+        folders from which ``key`` would be a same-folder match)."""
         key = _fold(target)
         if key.endswith(".md"):
             key = key[:-3]
         exact = self._exact
         if key.startswith(("./", "../")):
-            return self._missing(target), _RELATIVE, key
+            return self._missing(target), _RELATIVE, key, _NO_BASES
         if key.startswith("/"):
             path = exact.get(key.lstrip("/"))
-            return (Resolution(path, EXACT) if path else self._missing(target)), _FINAL, key
+            res = Resolution(path, EXACT) if path else self._missing(target)
+            return res, _FINAL, key, _NO_BASES
         path = exact.get(key)
         if path is not None:
-            return Resolution(path, EXACT), _FINAL, key
-        return self._by_suffix(key, target), _CHECK_FOLDER, key
+            return Resolution(path, EXACT), _FINAL, key, _NO_BASES
+        res = self._by_suffix(key, target)
+        return res, _CHECK_FOLDER, key, _bases(res.candidates, key)
 
     def _by_suffix(self, key: str, target: str) -> Resolution:
         slash = key.rfind("/")
@@ -335,8 +345,7 @@ class Resolver:
         if parts is None:
             parts = [p.strip() for p in subpath.split("#")]
             parts = self._parts[subpath] = [p for p in parts if p]
-            self._wanted[subpath] = ([p.lower() for p in parts],
-                                     [normalize_heading(p) for p in parts])
+            self._wanted[subpath] = [normalize_heading(p) for p in parts]
         if not parts:
             return res
         out = Resolution(res.path, res.reason, candidates=res.candidates)
@@ -356,35 +365,27 @@ class Resolver:
             out.missing, out.detail = M_HEADING, missing
         return out
 
-    def _heading_table(self, note: Note, lenient: bool) -> list[tuple[int, str]]:
-        key = (note.path, lenient)
-        table = self._headings.get(key)
+    def _heading_table(self, note: Note) -> list[tuple[int, str]]:
+        table = self._headings.get(note.path)
         if table is None:
-            if lenient:
-                table = [(h.level, normalize_heading(h.text)) for h in note.headings]
-            else:
-                table = [(h.level, h.text.strip().lower()) for h in note.headings]
-            self._headings[key] = table
+            table = [(h.level, normalize_heading(h.text)) for h in note.headings]
+            self._headings[note.path] = table
         return table
 
-    def _heading_chain(self, note: Note, parts: list[str], wanted: tuple[list, list],
+    def _heading_chain(self, note: Note, parts: list[str], wanted: list[str],
                        markdown: bool) -> str | None:
         """None when the chain exists; else the first part that cannot be found.
 
-        Tried as written (ignoring case) first, then leniently, then (Markdown links)
-        as GitHub slugs.
+        Compared leniently, then (Markdown links) as GitHub slugs.
         """
-        missing = _chain(self._heading_table(note, False), wanted[0])
-        if missing is None:
-            return None
-        lenient = _chain(self._heading_table(note, True), wanted[1])
-        if lenient is None:
+        found = _chain(self._heading_table(note), wanted)
+        if found is None:
             return None
         if markdown:
             table = [(h.level, github_slug(h.text)) for h in note.headings]
             if _chain(table, [p.lower() for p in parts]) is None:
                 return None
-        return parts[max(missing, lenient)] if max(missing, lenient) < len(parts) else parts[-1]
+        return parts[found] if found < len(parts) else parts[-1]
 
 
 def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
@@ -421,6 +422,15 @@ def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
 
 def _path_order(path: str) -> tuple:
     return (len(path), _fold(path), path)
+
+
+_NO_BASES: frozenset = frozenset()
+
+
+def _bases(cands: tuple[str, ...], key: str) -> frozenset:
+    """The folders F for which ``F/key`` is one of ``cands`` (a same-folder match)."""
+    cut = len(key) + 1
+    return frozenset(k[:-cut] for k in map(_key, cands) if len(k) > cut and k.endswith("/" + key))
 
 
 def _fold(text: str) -> str:
