@@ -149,3 +149,12 @@ def test_memory_only_layout_queries(make_vault):
     queries = [g["query"] for g in colour_groups(_vault(root).profile)]
     assert 'path:"decisions/"' in queries
     assert r"path:/^\d{4}-\d{2}-\d{2}\.md$/" in queries
+
+
+def test_unknown_colour_key_is_warned_about(make_vault, capsys):
+    root = make_vault({"vaultkit.toml": '[colors]\ndecisions = "#000001"\n'})
+    assert main(["graph", str(root), "--write-colors", "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert "colors: 'decisions' is neither a note type nor a layer" in err
+    data = json.loads((root / GRAPH).read_text())
+    assert all(g["color"]["rgb"] != 1 for g in data["colorGroups"])

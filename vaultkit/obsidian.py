@@ -64,6 +64,11 @@ def colour_groups(profile: "Profile") -> list[dict]:
     return out
 
 
+def unknown_colour_keys(profile: "Profile") -> list[str]:
+    """``colors`` keys that name neither a type nor a layer (they make no group)."""
+    return [k for k in profile.colors if k not in profile.types and profile.layer(k) is None]
+
+
 def _query(profile: "Profile", key: str) -> str | None:
     spec = profile.types.get(key)
     if spec is not None:

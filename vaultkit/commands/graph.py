@@ -34,8 +34,11 @@ def run(args) -> int:
 
     vault = open_vault(args, args.path)
     if args.write_colors:
-        from vaultkit.obsidian import GRAPH_JSON, colour_groups, write_colors
+        from vaultkit.obsidian import GRAPH_JSON, colour_groups, unknown_colour_keys, write_colors
 
+        for key in unknown_colour_keys(vault.profile):
+            print(f"vaultkit: warning: colors: '{key}' is neither a note type nor a layer; "
+                  "no colour group for it", file=sys.stderr)
         changed = write_colors(vault)
         n = len(colour_groups(vault.profile))
         print(f"{'Updated' if changed else 'Unchanged:'} {GRAPH_JSON} ({n} colour groups)",
