@@ -33,6 +33,15 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+def _in_vault(value: str) -> str:
+    """A vault-relative path or pattern: nothing absolute, no '..' (config stays in the vault)."""
+    if value.startswith(("/", "~")) or "\\" in value or re.match(r"^[A-Za-z]:", value) \
+            or ".." in value.split("/"):
+        raise ValueError(f"path {value!r} leaves the vault; give a path relative to the vault "
+                         "root without '..'")
+    return value
+
+
 class PropertySpec(_Strict):
     type: Literal["string", "date", "list", "number", "boolean", "any"] = "any"
     items: Literal["string", "date", "number", "any"] = "any"
@@ -47,12 +56,22 @@ class TypeSpec(_Strict):
     optional_sections: list[str] = []
     entry_level: int | None = None  # heading level of entries (lessons: 2)
 
+    @field_validator("folder")
+    @classmethod
+    def _folder_in_vault(cls, value: str) -> str:
+        return _in_vault(value)
+
 
 class LayerSpec(_Strict):
     name: str
     description: str = ""
     paths: list[str]
     entry_level: int | None = None
+
+    @field_validator("paths")
+    @classmethod
+    def _paths_in_vault(cls, value: list[str]) -> list[str]:
+        return [_in_vault(p) for p in value]
 
 
 class Budgets(_Strict):
@@ -92,6 +111,11 @@ class IndexSettings(_Strict):
     recent_days: int = Field(7, ge=0)
     most_linked: int = Field(10, ge=0)
 
+    @field_validator("path")
+    @classmethod
+    def _path_in_vault(cls, value: str) -> str:
+        return _in_vault(value)
+
 
 class GitSettings(_Strict):
     mass_deletion_ratio: float = Field(0.5, gt=0, le=1)
@@ -122,6 +146,11 @@ class Profile(_Strict):
             if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 raise ValueError(f"colour for {key!r} must be '#rrggbb', got {colour!r}")
         return value
+
+    @field_validator("memory_dir")
+    @classmethod
+    def _memory_in_vault(cls, value: str) -> str:
+        return _in_vault(value)
 
     # -- derived ---------------------------------------------------------------
 
