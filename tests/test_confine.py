@@ -1,0 +1,241 @@
+"""Nothing outside the vault: get, search, links and every path in config stay inside it;
+loading a profile, a config or the parse cache never runs code."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import marshal
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+
+SECRET = "outside-secret-9c2e"
+
+
+def invoke(argv, cwd: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def vault(make_vault, tmp_path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(f"# Secret\n\n{SECRET}\n")
+    (tmp_path / "secret.md").write_text(f"# Secret\n\n{SECRET}\n")
+    root = make_vault({
+        "MEMORY.md": "# Memory\n\n- [[../secret]] [a](../secret.md) [b](%2e%2e/secret.md) "
+                     f"[c]({tmp_path}/secret.md) [[{tmp_path}/secret]] ![[../outside/secret]]\n",
+        "memory/semantic/fact.md": "# Fact\n\ninside text\n",
+    })
+    os.symlink(tmp_path / "secret.md", root / "memory" / "semantic" / "link-out.md")
+    os.symlink(outside, root / "memory" / "dir-out")
+    os.symlink(root / "memory" / "semantic" / "fact.md", root / "memory" / "alias.md")
+    os.symlink(root / "AGENTS.md", root / "memory" / "to-root.md")  # in the vault, not memory
+    (root / "AGENTS.md").write_text("# Agents\n")
+    return root
+
+
+# -- get -----------------------------------------------------------------------------------
+
+REFUSED = [
+    ("parent", "../secret.md", "'..'"),
+    ("parent inside", "memory/../../secret.md", "'..'"),
+    ("parent deep", "memory/semantic/../../../secret.md", "'..'"),
+    ("absolute", "/etc/passwd", "absolute"),
+    ("absolute md", "{tmp}/secret.md", "absolute"),
+    ("home", "~/secret.md", "absolute"),
+    ("drive", "C:/secret.md", "absolute"),
+    ("backslash", "memory\\..\\..\\secret.md", "backslash"),
+    ("url-encoded dots", "%2e%2e/secret.md", "URL-encoded"),
+    ("url-encoded slash", "memory%2f..%2f..%2fsecret.md", "URL-encoded"),
+    ("double-encoded", "memory/%252e%252e/secret.md", "URL-encoded"),
+    ("mixed-case encoding", "memory/%2E%2E/%2e%2E/secret.md", "URL-encoded"),
+    ("NUL", "memory/semantic/fact.md\x00.png", "NUL"),
+    ("symlink out", "memory/semantic/link-out.md", "outside the vault"),
+    ("through a folder symlink", "memory/dir-out/secret.md", "outside the vault"),
+    ("symlink to a non-memory file", "memory/to-root.md", "not in the memory set"),
+    ("not memory", "AGENTS.md", "not in the memory set"),
+    ("not markdown", "vaultkit.toml", "not in the memory set"),
+    ("dot-git", "memory/.git/config.md", "not in the memory set"),
+]
+
+
+@pytest.mark.parametrize("path,reason", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_get_refuses(vault, tmp_path, path, reason, json_out):
+    path = path.replace("{tmp}", str(tmp_path))
+    argv = ["get", "--root", ".", path] + (["--json"] if json_out else [])
+    rc, out, err = invoke(argv, vault)
+    assert rc == 2
+    assert reason in err and err.count("\n") == 1 and err.startswith("vaultkit: error: ")
+    assert SECRET not in out + err
+
+
+def test_get_follows_a_symlink_inside_the_memory_set(vault):
+    rc, out, err = invoke(["get", "--root", ".", "memory/alias.md"], vault)
+    assert rc == 0 and "inside text" in out
+
+
+# -- search, check, graph, index -----------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["search", "--root", ".", "--json", "--min-score", "0", SECRET],
+    ["search", "--root", ".", "--json", "--min-score", "0", "secret"],
+    ["check", "--select", "ALL", "--format", "json", "."],
+    ["graph", "--format", "json", "."],
+    ["index", "."],
+    ["distill", "--root", ".", "--days", "400"],
+], ids=lambda a: " ".join(a[:2]))
+def test_nothing_outside_is_read(vault, argv):
+    rc, out, err = invoke(argv, vault)
+    assert rc in (0, 1), err
+    assert SECRET not in out + err
+    if argv[0] == "search":
+        assert all(not h["path"].startswith(("/", "..")) and "secret" not in h["path"]
+                   for h in json.loads(out)["results"])
+    if argv[0] == "index":
+        assert SECRET not in (vault / "memory" / "INDEX.md").read_text()
+
+
+def test_links_out_of_the_vault_never_resolve(vault):
+    rc, out, err = invoke(["check", "--select", "broken-link", "--format", "json", "."], vault)
+    broken = [f for f in json.loads(out) if f["path"] == "MEMORY.md"]
+    assert len(broken) == 6, broken
+    rc, out, err = invoke(["graph", "--format", "json", "."], vault)
+    graph = json.loads(out)
+    assert all(not n["id"].startswith(("/", "..")) for n in graph["nodes"])
+    assert all(not e["target"].startswith(("/", "..")) for e in graph["edges"])
+
+
+# -- paths in config ---------------------------------------------------------------------------------
+
+CONFIG_PATHS = [
+    ("index path with ..", '[index]\npath = "../escaped.md"\n', "index.path"),
+    ("index path absolute", '[index]\npath = "{tmp}/escaped.md"\n', "index.path"),
+    ("memory-dir with ..", 'memory-dir = "../.."\n', "memory_dir"),
+    ("memory-dir absolute", 'memory-dir = "{tmp}"\n', "memory_dir"),
+    ("memory-dir home", 'memory-dir = "~"\n', "memory_dir"),
+    ("layer path with ..", '[[layers]]\nname = "x"\npaths = ["../*.md"]\n', "layers.0.paths"),
+    ("layer path absolute", '[[layers]]\nname = "x"\npaths = ["/etc/*"]\n', "layers.0.paths"),
+    ("type folder with ..", '[types.t]\nfolder = "memory/../../x"\n', "types.t.folder"),
+    ("backslash", 'memory-dir = "..\\\\x"\n', "memory_dir"),
+]
+
+
+@pytest.mark.parametrize("config,field", [c[1:] for c in CONFIG_PATHS],
+                         ids=[c[0] for c in CONFIG_PATHS])
+def test_config_paths_stay_inside_the_vault(make_vault, tmp_path, config, field):
+    """Regression: `[index] path = "../x.md"` or `memory-dir = "../.."` made index write outside."""
+    root = make_vault({"vaultkit.toml": config.replace("{tmp}", str(tmp_path)),
+                       "MEMORY.md": "# M\n"})
+    before = sorted(p for p in tmp_path.rglob("*"))
+    for argv in (["index", "."], ["check", "."], ["log", "--root", ".", "x"],
+                 ["archive", "--root", "."], ["get", "--root", ".", "MEMORY.md"]):
+        rc, out, err = invoke(argv, root)
+        assert rc == 2, (argv, err)
+        assert field in err and "leaves the vault" in err and err.count("\n") == 1
+    assert sorted(p for p in tmp_path.rglob("*")) == before  # nothing written anywhere
+
+
+def test_memory_dir_dot_is_still_allowed(make_vault):
+    root = make_vault({"vaultkit.toml": 'memory-dir = "."\n', "2026-01-05.md": "# 2026-01-05\n"})
+    rc, _, err = invoke(["index", "."], root)
+    assert rc == 0, err
+    assert (root / "INDEX.md").exists()
+
+
+# -- loading never runs code ------------------------------------------------------------------------------
+
+EVIL_YAML = [
+    "name: !!python/object/apply:os.system ['touch {mark}']\nlayers: []\n",
+    "name: x\nlayers: !!python/object/new:subprocess.Popen [['touch', '{mark}']]\n",
+    "!!python/object/apply:builtins.exec ['open(\"{mark}\", \"w\")']\n",
+    "name: !!python/name:os.system\nlayers: []\n",
+]
+
+
+@pytest.mark.parametrize("yaml_text", EVIL_YAML)
+@pytest.mark.parametrize("how", ["--profile", "vaultkit.toml"])
+def test_profile_with_python_tags_is_refused_not_run(make_vault, tmp_path, yaml_text, how):
+    mark = tmp_path / "pwned"
+    files = {"evil.yaml": yaml_text.replace("{mark}", str(mark)), "MEMORY.md": "# M\n"}
+    if how == "vaultkit.toml":
+        files["vaultkit.toml"] = 'profile = "evil.yaml"\n'
+    root = make_vault(files)
+    argv = ["check", "."] + (["--profile", "evil.yaml"] if how == "--profile" else [])
+    rc, out, err = invoke(argv, root)
+    assert rc == 2 and err.count("\n") == 1 and "evil.yaml" in err
+    assert not mark.exists()
+
+
+def test_toml_values_are_data(make_vault, tmp_path):
+    mark = tmp_path / "pwned"
+    root = make_vault({"vaultkit.toml": f'timezone = "__import__(\'os\').system(\'touch {mark}\')"\n',
+                       "MEMORY.md": "# M\n"})
+    rc, _, err = invoke(["log", "--root", ".", "x"], root)
+    assert rc == 2 and "unknown time zone" in err
+    assert not mark.exists()
+
+
+class _Boom:
+    def __init__(self, mark):
+        self.mark = str(mark)
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.mark}",))
+
+
+def _cache_file(root: Path) -> Path:
+    from vaultkit.parse import PARSER_VERSION
+
+    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.marshal"
+
+
+def _payloads(root: Path, mark: Path) -> dict[str, bytes]:
+    from vaultkit import __version__
+    from vaultkit.parse import PARSER_VERSION
+    from vaultkit.profile import load_settings
+
+    key = f"{__version__}:{PARSER_VERSION}:{load_settings(root).fingerprint}"
+    code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
+    st = (root / "MEMORY.md").stat()
+    return {
+        "pickle": pickle.dumps(_Boom(mark)),
+        "garbage": os.urandom(256),
+        "empty": b"",
+        "truncated marshal": marshal.dumps((key, 10**20, {"MEMORY.md": (1, 2, ())}))[:-5],
+        "code object": marshal.dumps(code),
+        "code in entries": marshal.dumps((key, 10**20, {"MEMORY.md": (st.st_size, st.st_mtime_ns,
+                                                                     code)})),
+        "wrong shape": marshal.dumps((key, 10**20, {"MEMORY.md": (st.st_size, st.st_mtime_ns,
+                                                                  (1, 2))})),
+        "other key": marshal.dumps(("other", 10**20, {"MEMORY.md": code})),
+    }
+
+
+@pytest.mark.parametrize("kind", ["pickle", "garbage", "empty", "truncated marshal", "code object",
+                                  "code in entries", "wrong shape", "other key"])
+def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
+    mark = tmp_path / "pwned"
+    root = make_vault({"MEMORY.md": "# Memory\n\n- [[missing]]\n"})
+    rc, clean, _ = invoke(["check", "--format", "json", "."], root)  # creates the cache folder
+    cache = _cache_file(root)
+    cache.write_bytes(_payloads(root, mark)[kind])
+    rc, out, err = invoke(["check", "--format", "json", "."], root)
+    assert rc in (0, 1) and "error" not in err, err
+    assert json.loads(out) == json.loads(clean)
+    assert not mark.exists()
+    # and the cache is rewritten as plain marshal data that loads back to notes
+    data = marshal.loads(cache.read_bytes())
+    assert isinstance(data, tuple) and data[2]["MEMORY.md"][2][0] == "MEMORY.md"
