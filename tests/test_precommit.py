@@ -208,6 +208,29 @@ def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
     assert f"{rel}:10:1: VK601 journal-append-only" in proc.stdout + proc.stderr
 
 
+def _readme_recovery() -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("<!-- section:hooks -->", 1)[1].split("<!-- /section:hooks -->", 1)[0]
+    recipe = next(b for b in re.findall(r"```sh\n(.*?)```", section, re.S)
+                  if "git show HEAD:" in b)
+    return recipe
+
+
+def test_readme_recovery_recipe_recovers_a_refused_commit(make_repo):
+    vault = make_repo(("vaultkit-check",))
+    rel = f"memory/{YESTERDAY}.md"
+    rewritten = YESTERDAY_JOURNAL.replace("- Smoke tests green\n", "") + "\n### 18:00 — New\n"
+    vault.write(rel, rewritten)  # an agent's Write: a line lost, a line added
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup")
+    assert not ok and f"{rel}:5:1: VK601" in out
+    recipe = _readme_recovery().replace("2026-02-13", YESTERDAY)
+    script = "\n".join(line for line in recipe.splitlines() if not line.startswith("diff "))
+    vault.shell(script.replace("/tmp/rewritten.md", str(vault.path.parent / "rewritten.md")))
+    assert vault.git("log", "-1", "--format=%s").stdout.strip() == f"backup: {YESTERDAY}"
+    assert vault.read(rel).startswith(YESTERDAY_JOURNAL)  # every committed line is back
+
+
 def test_deleted_journal_is_refused_though_no_file_is_passed(make_repo):
     vault = make_repo(("vaultkit-append-only",))
     vault.git("rm", "-q", f"memory/{YESTERDAY}.md")
