@@ -15,6 +15,7 @@ graph with :func:`link_graph` (built once per vault and cached).
 from __future__ import annotations
 
 import gc
+import heapq
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
@@ -82,7 +83,11 @@ class LinkGraph:
         sources = self.into.get(path)
         if not sources:
             return 0
-        return len(sources) - sum(1 for e in exclude if e in sources)
+        n = len(sources)
+        for e in exclude:
+            if e in sources:
+                n -= 1
+        return n
 
     def orphans(self) -> list[str]:
         """Notes (readable ones) with no link in and no link out."""
@@ -93,15 +98,19 @@ class LinkGraph:
                     notes_only: bool = True) -> list[tuple[str, int]]:
         """The ``n`` files the most other notes link to: ``(path, count)``, ties by path."""
         exclude = set(exclude_sources)
+        notes = self.vault.notes
         counts = []
         for path, sources in self.into.items():
-            if notes_only and path not in self.vault.notes:
+            if notes_only and path not in notes:
                 continue
-            c = len(sources) - sum(1 for e in exclude if e in sources)
+            c = len(sources)
+            for e in exclude:
+                if e in sources:
+                    c -= 1
             if c:
-                counts.append((-c, path.lower(), path))
-        counts.sort()
-        return [(p, -c) for c, _, p in counts[:n]]
+                counts.append((-c, path))
+        top = heapq.nsmallest(n, counts, key=lambda t: (t[0], t[1].lower(), t[1]))
+        return [(p, -c) for c, p in top]
 
     def components(self) -> list[list[str]]:
         """Weakly connected components of the notes (and linked attachments), largest first."""

@@ -34,7 +34,7 @@ class AmbiguousLink(Rule):
 
             link_graph(ctx.vault)
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
-            if not res.ambiguous:
+            if len(res.candidates) < 2:
                 continue
             cands = res.candidates
             shown = ", ".join(cands[:5]) + (f" and {len(cands) - 5} more" if len(cands) > 5 else "")

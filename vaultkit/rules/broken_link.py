@@ -41,7 +41,7 @@ class BrokenLink(Rule):
 
             link_graph(ctx.vault)
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
-            if res.ok:
+            if res.missing is None:
                 continue
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used
