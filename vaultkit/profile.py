@@ -369,6 +369,12 @@ def load_settings(root: Path, profile_override: str | None = None) -> Settings:
     else:
         config, config_path = ConfigFile(), None
     profile_path = find_profile(profile_override or config.profile, root)
+    if profile_override is None and (config.profile.endswith((".yaml", ".yml"))
+                                     or "/" in config.profile):  # a path in the config
+        real, base = profile_path.resolve(), root.resolve()
+        if real != base and base not in real.parents:
+            raise ConfigError(f"{CONFIG_NAME}: profile: {config.profile!r} leaves the vault; "
+                              "keep the rule pack inside it (or pass --profile)")
     try:
         digest.update(profile_path.read_bytes())
     except OSError as exc:
