@@ -239,3 +239,28 @@ def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
     # and the cache is rewritten as plain marshal data that loads back to notes
     data = marshal.loads(cache.read_bytes())
     assert isinstance(data, tuple) and data[2]["MEMORY.md"][2][0] == "MEMORY.md"
+
+
+@pytest.mark.parametrize("profile", ["../outside.yaml", "{tmp}/outside.yaml", "sub/../../outside.yaml",
+                                     "link.yaml"])
+def test_config_profile_path_stays_inside_the_vault(make_vault, tmp_path, profile):
+    """Regression: `profile = "../x.yaml"` in vaultkit.toml read a rule pack outside the vault."""
+    (tmp_path / "outside.yaml").write_text("name: leaked-key-1\nlayers: []\n")
+    root = make_vault({"vaultkit.toml": f'profile = "{profile.replace("{tmp}", str(tmp_path))}"\n',
+                       "MEMORY.md": "# M\n"})
+    os.symlink(tmp_path / "outside.yaml", root / "link.yaml")
+    rc, out, err = invoke(["check", "."], root)
+    assert rc == 2 and "leaves the vault" in err and err.count("\n") == 1
+    # --profile on the command line is the user's own choice and may point anywhere
+    rc, out, err = invoke(["check", "--profile", str(tmp_path / "outside.yaml"), "."], root)
+    assert "leaves the vault" not in err
+
+
+def test_config_profile_inside_the_vault_is_read(make_vault):
+    from vaultkit.resources import rules_dir
+
+    pack = (rules_dir() / "openclaw.yaml").read_text()
+    root = make_vault({"vaultkit.toml": 'profile = "packs/mine.yaml"\n', "MEMORY.md": "# M\n",
+                       "packs/mine.yaml": pack.replace("name: openclaw", "name: mine", 1)})
+    rc, out, err = invoke(["check", "."], root)
+    assert rc in (0, 1) and "error" not in err.lower().replace("errors", ""), err
