@@ -117,7 +117,7 @@ def github_slug(text: str) -> str:
 
 
 def _is_attachment_name(name: str) -> bool:
-    return bool(_EXTENSION.search(name)) and not name.lower().endswith(".md")
+    return "." in name and bool(_EXTENSION.search(name)) and not name.lower().endswith(".md")
 
 
 class Resolver:
@@ -136,34 +136,45 @@ class Resolver:
         self.vault = vault
         exact: dict[str, str] = {}
         by_name: dict[str, list[str]] = {}
-        # notes first, so a note wins a (rare) key clash with an extensionless attachment
-        for path in sorted(vault.notes, key=_path_order):
-            key = _fold(path[:-3] if path.lower().endswith(".md") else path)
+        keys: dict[str, str] = {}  # path -> folded key
+        # notes first, so a note wins a (rare) key clash with an extensionless attachment;
+        # vault.notes is sorted by path, so of two paths differing only in case the first wins
+        for path in vault.notes:
+            key = _fold(path[:-3] if path[-3:].lower() == ".md" else path)
+            keys[path] = key
             exact.setdefault(key, path)
-            by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
-        for path in sorted(vault.attachments, key=_path_order):
-            key = _fold(path)
+            slash = key.rfind("/")
+            by_name.setdefault(key[slash + 1:], []).append(path)
+        for path in sorted(vault.attachments):
+            key = keys[path] = _fold(path)
             exact.setdefault(key, path)
-            by_name.setdefault(key.rsplit("/", 1)[-1], []).append(path)
+            slash = key.rfind("/")
+            by_name.setdefault(key[slash + 1:], []).append(path)
         self._exact = exact
-        self._by_name = {k: tuple(sorted(v, key=_path_order)) for k, v in by_name.items()}
+        self._keys = keys
+        self._by_name = {k: tuple(v) if len(v) == 1 else tuple(sorted(v, key=_path_order))
+                         for k, v in by_name.items()}
         self._notes = vault.notes
-        self._headings: dict[str, list[tuple[int, str]]] = {}
+        self._headings: dict[str, list[tuple[int, str]]] = {}  # as written, lower case
+        self._lenient: dict[str, list[tuple[int, str]]] = {}  # normalize_heading()
         self._by_note: dict[str, list[Resolution]] = {}
         # wiki target as written -> (result, mode, lookup key, same-folder bases); bare
         # names are precomputed
-        self._global: dict[str, tuple[Resolution, int, str, frozenset]] = {}
+        glob: dict[str, tuple[Resolution, int, str, frozenset]] = {}
         for name, cands in self._by_name.items():
             path = exact.get(name)
             if path is not None:
-                self._global[name] = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
+                glob[name] = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
             else:
-                self._global[name] = (Resolution(cands[0], SHORTEST, candidates=cands),
-                                      _CHECK_FOLDER, name, _bases(cands, name))
+                bases = frozenset(keys[p].rpartition("/")[0] for p in cands)
+                glob[name] = (Resolution(cands[0], SHORTEST, candidates=cands), _CHECK_FOLDER,
+                              name, bases)
+        self._global = glob
         self._md: dict[tuple[str, str], Resolution] = {}
         self._parts: dict[str, list[str]] = {}
         self._subcache: dict[tuple[str, str], Resolution] = {}
-        self._wanted: dict[str, list[str]] = {}
+        self._wanted: dict[str, tuple[list[str], list[str]]] = {}
+        self._oks: dict[tuple, Resolution] = {}
         self._external = Resolution(None, EXTERNAL)
         self._graph = None  # vaultkit.graph.link_graph() keeps the vault's LinkGraph here
 
@@ -345,45 +356,54 @@ class Resolver:
         if parts is None:
             parts = [p.strip() for p in subpath.split("#")]
             parts = self._parts[subpath] = [p for p in parts if p]
-            self._wanted[subpath] = [normalize_heading(p) for p in parts]
+            self._wanted[subpath] = ([p.lower() for p in parts],
+                                     [normalize_heading(p) for p in parts])
         if not parts:
             return res
-        out = Resolution(res.path, res.reason, candidates=res.candidates)
         last = parts[-1]
         if last.startswith("^"):
             if last[1:].lower() in target.block_ids:
-                out.subpath_ok = True
-            else:
-                out.subpath_ok = False
-                out.missing, out.detail = M_BLOCK, last
-            return out
+                return self._ok_variant(res)
+            return Resolution(res.path, res.reason, M_BLOCK, last, res.candidates, False)
         missing = self._heading_chain(target, parts, self._wanted[subpath], markdown)
         if missing is None:
-            out.subpath_ok = True
-        else:
-            out.subpath_ok = False
-            out.missing, out.detail = M_HEADING, missing
-        return out
+            return self._ok_variant(res)
+        return Resolution(res.path, res.reason, M_HEADING, missing, res.candidates, False)
 
-    def _heading_table(self, note: Note) -> list[tuple[int, str]]:
-        table = self._headings.get(note.path)
+    def _ok_variant(self, res: Resolution) -> Resolution:
+        """``res`` with ``subpath_ok=True``, shared per base result."""
+        key = (res.path, res.reason, res.candidates)
+        ok = self._oks.get(key)
+        if ok is None:
+            ok = self._oks[key] = Resolution(res.path, res.reason, None, "", res.candidates, True)
+        return ok
+
+    def _heading_table(self, note: Note, lenient: bool) -> list[tuple[int, str]]:
+        tables = self._lenient if lenient else self._headings
+        table = tables.get(note.path)
         if table is None:
-            table = [(h.level, normalize_heading(h.text)) for h in note.headings]
-            self._headings[note.path] = table
+            if lenient:
+                table = [(h.level, normalize_heading(h.text)) for h in note.headings]
+            else:
+                table = [(h.level, h.text.lower()) for h in note.headings]
+            tables[note.path] = table
         return table
 
-    def _heading_chain(self, note: Note, parts: list[str], wanted: list[str],
+    def _heading_chain(self, note: Note, parts: list[str], wanted: tuple[list, list],
                        markdown: bool) -> str | None:
         """None when the chain exists; else the first part that cannot be found.
 
-        Compared leniently, then (Markdown links) as GitHub slugs.
+        Compared as written (ignoring case) first, which is cheap and what Obsidian's
+        autocomplete writes, then leniently, then (Markdown links) as GitHub slugs.
         """
-        found = _chain(self._heading_table(note), wanted)
+        if _chain(self._heading_table(note, False), wanted[0]) is None:
+            return None
+        found = _chain(self._heading_table(note, True), wanted[1])
         if found is None:
             return None
         if markdown:
             table = [(h.level, github_slug(h.text)) for h in note.headings]
-            if _chain(table, [p.lower() for p in parts]) is None:
+            if _chain(table, wanted[0]) is None:
                 return None
         return parts[found] if found < len(parts) else parts[-1]
 
