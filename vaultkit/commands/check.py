@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from vaultkit.cli import add_vault_arguments
@@ -150,12 +151,39 @@ def _apply_fixes(vault, diags, *, write: bool):
             fromfile=f"a/{path}", tofile=f"b/{path}")))
         if write:
             target = (vault.root / path).resolve()
-            current = target.read_bytes()
             expected = encode_note_text(note, note.text)
-            if current != expected:  # changed since it was read: never clobber
-                print(f"vaultkit: warning: {path} changed during the run; not fixed",
-                      file=sys.stderr)
-                continue
-            write_atomic(target, encode_note_text(note, new_text))
+            with _locked(target) as current:  # the lock `vaultkit log` appends under
+                if current != expected:  # changed since it was read: never clobber
+                    print(f"vaultkit: warning: {path} changed during the run; not fixed",
+                          file=sys.stderr)
+                    continue
+                write_atomic(target, encode_note_text(note, new_text))
         fixed += count
     return fixed, diffs
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Hold the exclusive lock ``log`` and ``archive`` take on a file; yield its bytes.
+
+    Without it, an entry appended between reading the file and replacing it is lost.
+    Yields None when the file was replaced meanwhile (then it is not fixed).
+    """
+    import fcntl
+    import os
+
+    from vaultkit.errors import VaultkitError
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise VaultkitError(f"{path}: cannot open to fix: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        yield path.read_bytes() if same else None
+    finally:
+        os.close(fd)
