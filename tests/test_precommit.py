@@ -152,8 +152,8 @@ def make_repo(tmp_path, hook_repo, pre_commit_home):
                         YESTERDAY_JOURNAL)
             vault.index()
             vault.git("add", "-A")
-            ok, out = vault.commit("backup: first")
-            assert ok, out
+            # the set-up commit skips the hooks (test_clean_starter_vault_commits runs them)
+            vault.git("commit", "-q", "--no-verify", "-m", "backup: first")
         return vault
 
     return make
