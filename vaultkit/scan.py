@@ -8,6 +8,7 @@ not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule report
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 from dataclasses import dataclass
@@ -80,7 +81,8 @@ def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], li
                                                     f"({os.readlink(entry.path)}); not followed"))
                         continue
                     if not os.path.exists(target):
-                        problems.append(ScanProblem(rel, "broken symlink; not followed"))
+                        what = "symlink loop" if _loops(entry.path) else "broken symlink"
+                        problems.append(ScanProblem(rel, f"{what}; not followed"))
                         continue
                 is_dir = entry.is_dir()
             except OSError as exc:
@@ -108,6 +110,14 @@ def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], li
             files.append(FileEntry(rel, entry.path, st.st_size, st.st_mtime_ns))
     files.sort(key=lambda f: f.rel)
     return files, problems
+
+
+def _loops(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _inside(path: str, root: str) -> bool:
