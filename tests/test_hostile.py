@@ -98,6 +98,7 @@ def test_messages_for_simulated_faults(findings):
     assert "over the" in by_path[f"{SEM}/huge.md"]
     assert "not followed" in by_path[f"{SEM}/outside.md"]
     assert "symlink loop" in by_path[f"{SEM}/loop"]
+    assert "symlink loop" in by_path[f"{SEM}/loop-a.md"]  # was reported as a broken symlink
 
 
 # -- every reading command over the whole set -------------------------------------------
