@@ -611,3 +611,37 @@ def test_failing_git_diff_skips_with_one_notice(repo, monkeypatch, capsys):
     assert findings(repo) == []
     err = capsys.readouterr().err
     assert err.count("vaultkit: info: git rules") == 1 and "bad object HEAD" in err
+
+
+def test_journal_moved_to_archive_without_git_mv(repo):
+    """A plain `mv` (untracked copy) or a move with an appended line that git does not
+    pair up as a rename: the archive copy keeps every committed line, so no deletion."""
+    (repo / "memory/archive/2026").mkdir(parents=True)
+    (repo / J).rename(repo / "memory/archive/2026/2026-02-13.md")
+    assert findings(repo) == []  # working tree: the copy is untracked
+    git(repo, "add", "-A")
+    assert findings(repo, staged=True) == []
+
+
+def test_journal_moved_and_rewritten_is_still_reported(repo):
+    (repo / "memory/archive").mkdir()
+    (repo / J).unlink()
+    # a copy so different that git sees a deletion and an addition
+    write(repo, "memory/archive/2026-02-13.md", "# 2026-02-13\n\n- summary only\n")
+    assert brief(findings(repo)) == [("journal-append-only", J, None)]
+    git(repo, "add", "-A")
+    state = GitState(load_vault(repo, root=repo, use_cache=False), staged=True)
+    assert sorted(c.status for c in state.changes) == ["A", "D"]
+    assert brief(findings(repo, staged=True)) == [("journal-append-only", J, None)]
+
+
+def test_archived_copy_with_appended_lines_unpaired_by_git(repo):
+    (repo / "memory/archive").mkdir()
+    (repo / J).unlink()
+    tail = "".join(f"\n### 1{i}:00 — More\n- line a {i}\n- line b {i}\n- line c {i}\n"
+                   for i in range(8))
+    write(repo, "memory/archive/2026-02-13.md", JOURNAL + tail)
+    git(repo, "add", "-A")
+    state = GitState(load_vault(repo, root=repo, use_cache=False), staged=True)
+    assert sorted(c.status for c in state.changes) == ["A", "D"]  # too different for -M
+    assert findings(repo, staged=True) == []

@@ -255,6 +255,33 @@ class GitState:
         return self.vault.profile.layer_of(vault_path)
 
     @cached_property
+    def _archive_adds(self) -> dict[str, list[Change]]:
+        """Files added in the archive layer, by file name (a move git did not pair up)."""
+        out: dict[str, list[Change]] = {}
+        for c in self.changes:
+            if c.status == "A" and c.new is not None and self.layer_of(c.new) == "archive":
+                out.setdefault(c.new.rsplit("/", 1)[-1], []).append(c)
+        return out
+
+    def archived_copies(self, change: Change) -> list[tuple[str, str]]:
+        """``(vault path, text)`` of archive files named like a deleted file: where a move
+        that git did not detect as a rename (content changed, an untracked new copy) went."""
+        name = (change.old or "").rsplit("/", 1)[-1]
+        out = []
+        for c in self._archive_adds.get(name, []):
+            text = self.new_text(c)
+            if text is not None:
+                out.append((c.new, text))
+        if not self.staged:  # an untracked copy is not in the diff; the vault has it
+            seen = {path for path, _ in out}
+            for path, layer in self.vault.layers.items():
+                if layer == "archive" and path.rsplit("/", 1)[-1] == name and path not in seen:
+                    note = self.vault.note(path)
+                    if note is not None and not note.error:
+                        out.append((path, note.text))
+        return out
+
+    @cached_property
     def _blobs(self) -> dict[str, bytes]:
         """Every blob the rules need, read with one ``git cat-file --batch``."""
         wanted: list[str] = []
@@ -265,6 +292,10 @@ class GitState:
                 wanted.append(c.old_oid)
             if self.staged and c.new_oid != NULL_OID and c.new is not None:
                 wanted.append(c.new_oid)
+            if self.staged and c.new is None:  # deleted: an archived copy may be added
+                name = (c.old or "").rsplit("/", 1)[-1]
+                wanted += [a.new_oid for a in self._archive_adds.get(name, [])
+                           if a.new_oid != NULL_OID]
         wanted = list(dict.fromkeys(wanted))
         if not wanted:
             return {}

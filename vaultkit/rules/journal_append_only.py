@@ -54,6 +54,10 @@ class JournalAppendOnly(Rule):
                 continue
             head_ref = f"HEAD:{change.old_repo}"
             if change.status == "D" or change.new is None:
+                old = git.head_text(change)
+                if old is not None and any(first_change(old, text) is None
+                                           for _, text in git.archived_copies(change)):
+                    continue  # moved into the archive with its lines kept
                 yield self.diag(change.old, None, None,
                                 "journal deleted; journals are append-only: restore it with "
                                 f"`git checkout HEAD -- {change.old_repo}`")
