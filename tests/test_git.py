@@ -19,11 +19,13 @@ from vaultkit.vault import load_vault
 
 GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 J = "memory/2026-02-13.md"
-JOURNAL = ("# 2026-02-13\n\n### 09:00 — Deploy\n- Deployed v1.2 to production\n- Smoke tests green\n"
+JOURNAL = ("# 2026-02-13\n\n### 09:00 — Deploy\n- Deployed v1.2 to production\n"
+           "- Smoke tests green\n"
            "- Rollback plan in memory/procedural/rollback.md\n")
 MEMORY = "# MEMORY\n\n" + "".join(f"- durable fact number {i}\n" for i in range(1, 11))
 DECISION = ("---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
-            "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\nCommunity first.\n")
+            "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
+            "Community first.\n")
 
 
 def git_env(date: str | None = None) -> dict:
@@ -259,8 +261,8 @@ def test_mass_deletion_exactly_half_is_reported(repo):
 def test_mass_deletion_message_and_ratio_from_config(repo):
     write(repo, "MEMORY.md", lines_of(5))
     diags = findings(repo)
-    assert "lost 6 of its 11 non-blank lines against HEAD (54%; the profile allows less than 50%)" in \
-        diags[0].message
+    assert ("lost 6 of its 11 non-blank lines against HEAD (54%; the profile allows less "
+            "than 50%)") in diags[0].message
     write(repo, "vaultkit.toml", "[git]\nmass-deletion-ratio = 0.6\n")
     assert findings(repo) == []
 
@@ -334,7 +336,7 @@ def append_memory(root: Path, text: str) -> None:
 def test_memory_churn_two_commits_one_day(repo):
     append_memory(repo, "- fact a\n")
     commit_all(repo, date=days_ago(3, 9))
-    assert findings(repo) == []  # the first commit was at the real current time, the other 3 days ago
+    assert findings(repo) == []  # the first commit is from now, this one from 3 days ago
     append_memory(repo, "- fact b\n")
     commit_all(repo, date=days_ago(3, 15))
     diags = findings(repo)
@@ -461,7 +463,8 @@ def test_memory_only_vault_inside_a_workspace_repo(tmp_path):
     commit_all(workspace, date=days_ago(2, 10))
     write(workspace, "MEMORY.md", "# MEMORY\n- one\n")
     diags = findings(mem, vault_root=mem)
-    assert brief(diags) == [("mass-deletion", "../MEMORY.md", 1), ("memory-churn", "../MEMORY.md", 1)]
+    assert brief(diags) == [("mass-deletion", "../MEMORY.md", 1),
+                            ("memory-churn", "../MEMORY.md", 1)]
     assert "git show HEAD:MEMORY.md" in diags[0].message
 
 
