@@ -428,6 +428,8 @@ def test_vault_in_a_subfolder_of_the_repo(tmp_path):
     state = GitState(load_vault(vault, root=vault, use_cache=False))
     assert state.prefix == "agent/workspace/"
     assert [c.old for c in state.changes] == [J]
+    git(top, "add", "-A")
+    assert brief(findings(vault, staged=True)) == [("journal-append-only", J, 4)]
 
 
 def test_memory_only_repo(tmp_path):
