@@ -15,6 +15,7 @@ an object) is an error and stays untouched.
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -128,6 +129,9 @@ def _js_escape(text: str) -> str:
 
 def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     path = vault.root / GRAPH_JSON
+    real, root = os.path.realpath(path), os.path.realpath(vault.root)
+    if not real.startswith(root.rstrip(os.sep) + os.sep):  # never read (or copy in) a file
+        raise VaultkitError(f"{GRAPH_JSON}: a symlink out of the vault; left untouched")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
