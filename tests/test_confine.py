@@ -264,3 +264,29 @@ def test_config_profile_inside_the_vault_is_read(make_vault):
                        "packs/mine.yaml": pack.replace("name: openclaw", "name: mine", 1)})
     rc, out, err = invoke(["check", "."], root)
     assert rc in (0, 1) and "error" not in err.lower().replace("errors", ""), err
+
+
+def test_graph_json_symlinked_out_of_the_vault_is_left_alone(make_vault, tmp_path):
+    """Regression: --write-colors read a graph.json symlinked outside the vault and copied
+    its content into the vault, replacing the symlink."""
+    secret = tmp_path / "secret.json"
+    secret.write_text(f'{{"key": "{SECRET}"}}')
+    root = make_vault({"MEMORY.md": "# M\n"})
+    os.symlink(secret, root / ".obsidian" / "graph.json")
+    rc, out, err = invoke(["graph", "--write-colors", "."], root)
+    assert rc == 2 and "symlink out of the vault" in err and err.count("\n") == 1
+    assert (root / ".obsidian" / "graph.json").is_symlink()
+    assert secret.read_text() == f'{{"key": "{SECRET}"}}'
+    rc, out, err = invoke(["init", "-q", "."], root)  # init writes graph.json only when missing
+    assert rc == 0 and (root / ".obsidian" / "graph.json").is_symlink()
+
+
+def test_index_symlinked_out_of_the_vault_is_left_alone(make_vault, tmp_path):
+    outside = tmp_path / "idx.md"
+    outside.write_text(f"# {SECRET}\n")
+    root = make_vault({"MEMORY.md": "# M\n"})
+    (root / "memory").mkdir()
+    os.symlink(outside, root / "memory" / "INDEX.md")
+    rc, out, err = invoke(["index", "."], root)
+    assert rc == 2 and err.count("\n") == 1 and SECRET not in out + err
+    assert (root / "memory" / "INDEX.md").is_symlink() and outside.read_text() == f"# {SECRET}\n"
