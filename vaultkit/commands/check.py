@@ -73,13 +73,20 @@ def run(args) -> int:
         if args.diff:
             sys.stdout.write("".join(diffs))
             return 1 if diffs and not args.exit_zero else 0
-        if fixed:
+        total, passes = fixed, 1
+        while fixed:  # fixes that overlapped one applied wait for the next pass (as in ruff)
             from vaultkit.vault import load_vault
 
             vault = load_vault(vault.root, root=vault.root, profile=args.profile,
                                use_cache=not args.no_cache)
             diags = _check(vault, rules, targets, args)
-            print(f"Fixed {fixed} finding{'s' * (fixed != 1)}.", file=sys.stderr)
+            if passes == 10:
+                break
+            fixed, _ = _apply_fixes(vault, diags, write=True)
+            total += fixed
+            passes += 1
+        if total:
+            print(f"Fixed {total} finding{'s' * (total != 1)}.", file=sys.stderr)
 
     out = sys.stdout if not args.output_file else open(args.output_file, "w", encoding="utf-8")
     try:
