@@ -320,3 +320,16 @@ def test_index_that_notes_link_to_is_stable():
         assert rc == 0 and "Unchanged" in err
         assert (root / "memory/INDEX.md").read_bytes() == first
         assert b"[[INDEX]]" not in first
+
+
+def test_fix_with_overlapping_fixes_is_idempotent():
+    """Regression (found by the fuzzer): an INDEX.md with both a deprecated property and a
+    stale region got one fix per run; --fix now repeats until nothing is left to fix."""
+    files = {"memory/INDEX.md": b"\xef\xbb\xbf---\ntag: [team]\n---"}
+    with built(files) as root:
+        rc, _, err = run(["check", "--fix", "--select", "ALL", "--no-cache", "."], root)
+        ok(rc, err)
+        first = snapshot(root)
+        rc, _, err = run(["check", "--fix", "--select", "ALL", "--no-cache", "."], root)
+        ok(rc, err)
+        assert snapshot(root) == first and "Fixed" not in err
