@@ -268,3 +268,35 @@ def test_sigkill_before_rename_keeps_the_original(make_vault, command):
     rc, _, err = invoke(argv, root)
     assert rc in (0, 1), err
     assert (root / changed).read_bytes() != before[changed]
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3])
+def test_archive_fault_midway_keeps_every_byte(make_vault, fail_at):
+    """archive does several writes (the copy, the link edit, INDEX.md). Whichever one fails,
+    every journal's bytes exist in full at its old or its new place, and each other file is
+    either its old or its new self, never a mix."""
+    root = make_vault(BASE)
+    before = snapshot(root)
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst, *a, **k):
+        if ".vaultkit/" not in os.fspath(dst):
+            calls.append(dst)
+            if len(calls) == fail_at:
+                raise OSError(errno.EIO, "Input/output error (injected)")
+        return real_replace(src, dst, *a, **k)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "replace", replace)
+        rc, out, err = invoke(WRITERS["archive"][0], root)
+    after = snapshot(root)
+    assert rc == 2 and "Traceback" not in err and err.count("vaultkit: error: ") == 1, err
+    assert temp_files(root) == []
+    journal = f"memory/{OLD}.md"
+    moved = [rel for rel, data in after.items() if data == before[journal]]
+    assert moved in ([journal], [f"memory/archive/{OLD}.md"], [f"memory/archive/{OLD[:4]}/{OLD}.md"]), moved
+    for rel, data in before.items():
+        if rel != journal:
+            assert rel in after, rel
+    assert after["AGENTS.md"] == before["AGENTS.md"]
