@@ -34,9 +34,11 @@ def main(argv=None) -> int:
     p.add_argument("--serial", action="store_true", help="parse in this process, no pool")
     p.add_argument("--top", type=int, default=25, help="rows per listing (default 25)")
     p.add_argument("--save", metavar="FILE", help="also write the raw profile (for snakeviz etc.)")
-    p.add_argument("command", nargs="*", help="vaultkit arguments after --; default: check .")
-    args = p.parse_args(argv)
-    command = args.command or ["check", "."]
+    p.epilog = "vaultkit arguments go after --; default: check ."
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    command = command or ["check", "."]
     vault = args.vault.resolve()
     if args.cold:
         shutil.rmtree(vault / ".vaultkit", ignore_errors=True)

@@ -227,3 +227,14 @@ def test_run_end_to_end_at_a_tiny_size(tmp_path):
     status = subprocess.run(["git", "-C", str(vault), "status", "--porcelain"],
                             capture_output=True, text=True).stdout
     assert status == ""
+
+
+def test_hotspots_profiles_a_command(tmp_path):
+    vault = tmp_path / "v"
+    synth.build(vault, 50, seed=1)
+    res = subprocess.run([sys.executable, str(BENCH / "hotspots.py"), str(vault), "--cold",
+                          "--serial", "--top", "5", "--", "check", "."],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "vaultkit check . in" in res.stdout and "(cold, serial parse)" in res.stdout
+    assert "top 5 by cumulative" in res.stdout and "top 5 by tottime" in res.stdout
