@@ -54,6 +54,12 @@ def python_tags(sentinel_dir: Path) -> str:
     )
 
 
+def _day(ago: int) -> str:
+    import datetime as dt
+
+    return (dt.date.today() - dt.timedelta(days=ago)).isoformat()
+
+
 def files(sentinel_dir: Path) -> dict[str, bytes]:
     """Every hostile file but the symlinks and the 50 MB one, as bytes."""
     crlf = ("---\r\ntype: knowledge\r\ntags: [crlf]\r\n---\r\n# CRLF\r\n"
@@ -81,6 +87,14 @@ def files(sentinel_dir: Path) -> dict[str, bytes]:
         f"{SEM}/emoji 🧠.md": "# Emoji\n\nsee [[emoji-missing]]\n",
         f"{SEM}/中文笔记.md": "# 中文\n\n见 [[中文缺失]]\n",
         "MEMORY.md": "# Memory\n\n## Facts\n\n- links to [[with space]] and [[中文笔记]]\n",
+        # journals, so that distill and archive meet the same inputs
+        f"memory/{_day(0)}.md": f"# {_day(0)}\r\n\r\n### 09:00 \u2014 Deep\r\n\r\n"
+                                + "- " * DEPTH + "lesson learned #lesson\r\n"
+                                + "> " * DEPTH + "decided: keep it\r\n",
+        f"memory/{_day(1)}.md": b"# day\n\n### 09:00 \xe9t\xe9\n\nlatin-1 journal\n",
+        f"memory/{_day(2)}.md": b"# day\n\n### 09:00 \x00 nul\n",
+        f"memory/{_day(40)}.md": ALIAS_BOMB + "\n### 09:00 \u2014 Old\n\na\nb\nc\n",
+        f"memory/{_day(41)}.md": b"\xef\xbb\xbf# old\r\n\r\n### 09:00 \xe2\x80\x94 Old\r\n",
     }
     return {k: v.encode() if isinstance(v, str) else v for k, v in out.items()}
 

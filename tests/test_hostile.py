@@ -339,3 +339,16 @@ def test_bad_config_exit_2_one_line(make_vault, config, expect):
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing executed
     assert not (root / "pwned").exists()
+
+
+def test_archive_over_the_hostile_set(tmp_path):
+    """archive for real: the readable old journal moves whole, the alias bomb one included;
+    every other file is untouched."""
+    root = hostile.build(tmp_path / "vault", big=False)
+    old = hostile._day(41)
+    before = (root / "memory" / f"{old}.md").read_bytes()
+    rc, out, err = invoke(["archive", "--root", ".", "--keep-days", "30"], root)
+    assert_clean(rc, err)
+    moved = list((root / "memory" / "archive").rglob(f"{old}.md"))
+    assert len(moved) == 1 and moved[0].read_bytes() == before
+    assert (root / SEM / "deep-list.md").read_bytes().endswith(b"[[deep-list-missing]]\n")
