@@ -352,3 +352,37 @@ def test_archive_over_the_hostile_set(tmp_path):
     moved = list((root / "memory" / "archive").rglob(f"{old}.md"))
     assert len(moved) == 1 and moved[0].read_bytes() == before
     assert (root / SEM / "deep-list.md").read_bytes().endswith(b"[[deep-list-missing]]\n")
+
+
+def test_unreadable_file_for_real(tmp_path):
+    """The same fixture without simulation: a chmod 000 file, checked by a user the mode
+    applies to (uid 65534 when the tests run as root, since root reads anything)."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp())
+    try:
+        base.chmod(0o755)
+        root = base / "vault"
+        (root / ".obsidian").mkdir(parents=True)
+        (root / "memory" / "semantic").mkdir(parents=True)
+        secret = root / "memory" / "semantic" / "secret.md"
+        secret.write_text("# Secret\n\nnot for you\n")
+        (root / "MEMORY.md").write_text("# Memory\n\n- [[secret]]\n")
+        for d in (root, root / ".obsidian", root / "memory", root / "memory" / "semantic"):
+            d.chmod(0o755)
+        (root / "MEMORY.md").chmod(0o644)
+        secret.chmod(0)
+        argv = [sys.executable, "-m", "vaultkit", "check", "--format", "json", "--no-cache", "."]
+        if os.geteuid() == 0:  # root reads a chmod 000 file: become nobody (util-linux setpriv)
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+        proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "HOME": str(base)})
+        assert proc.returncode == 1, proc.stderr
+        assert "Traceback" not in proc.stderr
+        found = [(f["rule"], f["message"]) for f in json.loads(proc.stdout)
+                 if f["path"] == "memory/semantic/secret.md"]
+        assert found == [("file-unreadable", "cannot be read: Permission denied")], found
+        assert "not for you" not in proc.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
