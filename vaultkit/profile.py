@@ -13,144 +13,157 @@ import datetime as _dt
 import fnmatch
 import hashlib
 import re
+from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import annotated_types as at
 
 from vaultkit import __version__
 
 CONFIG_NAME = "vaultkit.toml"
 Severity = Literal["error", "warning"]
+# Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
+# profile or config is read afresh; a run whose files are unchanged rebuilds them from
+# the settings cache without importing pydantic at all.
+_STRICT = {"extra": "forbid"}
 
 
 class ConfigError(Exception):
     """A profile or config file that cannot be used. The message is one line."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+_SEP = "\x1f"  # separates a field name from its message in __post_init__ errors
 
 
-def _in_vault(value: str) -> str:
+def _invalid(name: str, message: str) -> ValueError:
+    """An error about one field, found in ``__post_init__`` (reported as ``parent.name``)."""
+    return ValueError(f"{name}{_SEP}{message}")
+
+
+def _in_vault(value: str, name: str) -> str:
     """A vault-relative path or pattern: nothing absolute, no '..' (config stays in the vault)."""
     if value.startswith(("/", "~")) or "\\" in value or re.match(r"^[A-Za-z]:", value) \
             or ".." in value.split("/"):
-        raise ValueError(f"path {value!r} leaves the vault; give a path relative to the vault "
-                         "root without '..'")
+        raise _invalid(name, f"path {value!r} leaves the vault; give a path relative to the "
+                             "vault root without '..'")
     return value
 
 
-class PropertySpec(_Strict):
+@dataclass
+class PropertySpec:
+    __pydantic_config__ = _STRICT
     type: Literal["string", "date", "list", "number", "boolean", "any"] = "any"
     items: Literal["string", "date", "number", "any"] = "any"
     required: bool = False
     enum: list[str] | None = None
 
 
-class TypeSpec(_Strict):
+@dataclass
+class TypeSpec:
+    __pydantic_config__ = _STRICT
     folder: str
-    properties: dict[str, PropertySpec] = {}
-    sections: list[str] = []  # required `## ` sections
-    optional_sections: list[str] = []
+    properties: dict[str, PropertySpec] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)  # required `## ` sections
+    optional_sections: list[str] = field(default_factory=list)
     entry_level: int | None = None  # heading level of entries (lessons: 2)
 
-    @field_validator("folder")
-    @classmethod
-    def _folder_in_vault(cls, value: str) -> str:
-        return _in_vault(value)
+    def __post_init__(self):
+        _in_vault(self.folder, "folder")
 
 
-class LayerSpec(_Strict):
+@dataclass
+class LayerSpec:
+    __pydantic_config__ = _STRICT
     name: str
-    description: str = ""
     paths: list[str]
+    description: str = ""
     entry_level: int | None = None
 
-    @field_validator("paths")
-    @classmethod
-    def _paths_in_vault(cls, value: list[str]) -> list[str]:
-        return [_in_vault(p) for p in value]
+    def __post_init__(self):
+        for p in self.paths:
+            _in_vault(p, "paths")
 
 
-class Budgets(_Strict):
-    memory_md_bytes: int = Field(10240, ge=0)
-    bootstrap_total_bytes: int = Field(20480, ge=0)
-    bootstrap_max_chars: int = Field(20000, ge=0)
-    bootstrap_total_max_chars: int = Field(60000, ge=0)
-    session_footprint_bytes: int = Field(15360, ge=0)
-    index_bytes: int = Field(8192, ge=0)
-    entry_min_lines: int = Field(3, ge=0)
-    entry_max_lines: int = Field(15, ge=1)
-    max_file_bytes: int = Field(10 * 1024 * 1024, ge=1)
+@dataclass
+class Budgets:
+    __pydantic_config__ = _STRICT
+    memory_md_bytes: Annotated[int, at.Ge(0)] = 10240
+    bootstrap_total_bytes: Annotated[int, at.Ge(0)] = 20480
+    bootstrap_max_chars: Annotated[int, at.Ge(0)] = 20000
+    bootstrap_total_max_chars: Annotated[int, at.Ge(0)] = 60000
+    session_footprint_bytes: Annotated[int, at.Ge(0)] = 15360
+    index_bytes: Annotated[int, at.Ge(0)] = 8192
+    entry_min_lines: Annotated[int, at.Ge(0)] = 3
+    entry_max_lines: Annotated[int, at.Ge(1)] = 15
+    max_file_bytes: Annotated[int, at.Ge(1)] = 10 * 1024 * 1024
 
 
-class Phrases(_Strict):
-    lesson: list[str] = []
-    filler: list[str] = []
-    decision: list[str] = []
-    preference: list[str] = []
-    stale: list[str] = []  # time-bound wording in MEMORY.md entries (`distill`)
+@dataclass
+class Phrases:
+    __pydantic_config__ = _STRICT
+    lesson: list[str] = field(default_factory=list)
+    filler: list[str] = field(default_factory=list)
+    decision: list[str] = field(default_factory=list)
+    preference: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # time-bound wording in MEMORY.md (`distill`)
 
-    @field_validator("*")
-    @classmethod
-    def _compiles(cls, value: list[str]) -> list[str]:
-        for phrase in value:
-            if phrase.startswith("re:"):
-                try:
-                    re.compile(phrase[3:])
-                except re.error as exc:
-                    raise ValueError(f"regex {phrase[3:]!r} does not compile: {exc}") from None
-        return value
+    def __post_init__(self):
+        for name in ("lesson", "filler", "decision", "preference", "stale"):
+            for phrase in getattr(self, name):
+                if phrase.startswith("re:"):
+                    try:
+                        re.compile(phrase[3:])
+                    except re.error as exc:
+                        raise _invalid(name, f"regex {phrase[3:]!r} does not compile: "
+                                             f"{exc}") from None
 
 
-class IndexSettings(_Strict):
+@dataclass
+class IndexSettings:
+    __pydantic_config__ = _STRICT
     path: str = "{memory}/INDEX.md"
-    order: list[str] = ["decision", "lesson", "person", "project", "preference", "knowledge"]
-    recent_days: int = Field(7, ge=0)
-    most_linked: int = Field(10, ge=0)
+    order: list[str] = field(default_factory=lambda: [
+        "decision", "lesson", "person", "project", "preference", "knowledge"])
+    recent_days: Annotated[int, at.Ge(0)] = 7
+    most_linked: Annotated[int, at.Ge(0)] = 10
 
-    @field_validator("path")
-    @classmethod
-    def _path_in_vault(cls, value: str) -> str:
-        return _in_vault(value)
+    def __post_init__(self):
+        _in_vault(self.path, "path")
 
 
-class GitSettings(_Strict):
-    mass_deletion_ratio: float = Field(0.5, gt=0, le=1)
-    churn_days: int = Field(14, ge=1)
-    backup_max_age_hours: float = Field(36, gt=0)
+@dataclass
+class GitSettings:
+    __pydantic_config__ = _STRICT
+    mass_deletion_ratio: Annotated[float, at.Gt(0), at.Le(1)] = 0.5
+    churn_days: Annotated[int, at.Ge(1)] = 14
+    backup_max_age_hours: Annotated[float, at.Gt(0)] = 36
     # memory files rewritten or deleted by design; mass-deletion leaves them alone
-    mass_deletion_exempt: list[str] = []
+    mass_deletion_exempt: list[str] = field(default_factory=list)
 
 
-class Profile(_Strict):
+@dataclass
+class Profile:
+    __pydantic_config__ = _STRICT
     name: str
+    layers: list[LayerSpec]
     description: str = ""
     memory_dir: str = "memory"
-    bootstrap_files: list[str] = []
-    layers: list[LayerSpec]
-    common_properties: dict[str, PropertySpec] = {}
-    types: dict[str, TypeSpec] = {}
-    budgets: Budgets = Budgets()
-    phrases: Phrases = Phrases()
-    colors: dict[str, str] = {}
-    index: IndexSettings = IndexSettings()
-    git: GitSettings = GitSettings()
+    bootstrap_files: list[str] = field(default_factory=list)
+    common_properties: dict[str, PropertySpec] = field(default_factory=dict)
+    types: dict[str, TypeSpec] = field(default_factory=dict)
+    budgets: Budgets = field(default_factory=Budgets)
+    phrases: Phrases = field(default_factory=Phrases)
+    colors: dict[str, str] = field(default_factory=dict)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    git: GitSettings = field(default_factory=GitSettings)
 
-    @field_validator("colors")
-    @classmethod
-    def _hex(cls, value: dict[str, str]) -> dict[str, str]:
-        for key, colour in value.items():
+    def __post_init__(self):
+        for key, colour in self.colors.items():
             if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
-                raise ValueError(f"colour for {key!r} must be '#rrggbb', got {colour!r}")
-        return value
-
-    @field_validator("memory_dir")
-    @classmethod
-    def _memory_in_vault(cls, value: str) -> str:
-        return _in_vault(value)
+                raise _invalid(f"colors.{key}", f"must be '#rrggbb', got {colour!r}")
+        _in_vault(self.memory_dir, "memory_dir")
 
     # -- derived ---------------------------------------------------------------
 
@@ -239,26 +252,33 @@ def _dates_real(pattern: re.Pattern, path: str) -> bool:
 
 # -- vaultkit.toml ----------------------------------------------------------------
 
-class ConfigFile(_Strict):
+@dataclass
+class ConfigFile:
     """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
 
+    __pydantic_config__ = _STRICT
     profile: str = "openclaw"
-    memory_dir: str | None = Field(None, alias="memory-dir")
+    memory_dir: str | None = None
     select: list[str] | None = None
-    ignore: list[str] = []
-    extend_select: list[str] = Field([], alias="extend-select")
-    per_file_ignores: dict[str, list[str]] = Field({}, alias="per-file-ignores")
-    exclude: list[str] = []
-    fail_on: Severity = Field("error", alias="fail-on")
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    fail_on: Severity = "error"
     timezone: str | None = None
-    severity: dict[str, Severity] = {}
-    budgets: dict[str, int] = {}
-    phrases: dict[str, list[str]] = {}
-    layers: list[LayerSpec] = []
-    types: dict[str, TypeSpec] = {}
-    colors: dict[str, str] = {}
-    git: dict[str, float] = {}
-    index: dict[str, Any] = {}
+    severity: dict[str, Severity] = field(default_factory=dict)
+    budgets: dict[str, int] = field(default_factory=dict)
+    phrases: dict[str, list[str]] = field(default_factory=dict)
+    layers: list[LayerSpec] = field(default_factory=list)
+    types: dict[str, TypeSpec] = field(default_factory=dict)
+    colors: dict[str, str] = field(default_factory=dict)
+    git: dict[str, float] = field(default_factory=dict)
+    index: dict[str, Any] = field(default_factory=dict)
+
+
+# vaultkit.toml spells multi-word keys in kebab-case
+_KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
+                                            "fail_on")}
 
 
 class Settings:
@@ -289,15 +309,83 @@ def _slash_positions(rel: str):
         i = rel.find("/", i + 1)
 
 
-def _format_validation(source: str, exc: ValidationError) -> str:
+def _validate(cls, data, source: str):
+    """Validate plain data into dataclass ``cls`` with pydantic (imported only here)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return _adapter(cls, TypeAdapter).validate_python(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(source, exc)) from None
+
+
+_ADAPTERS: dict = {}
+
+
+def _adapter(cls, factory):
+    if cls not in _ADAPTERS:
+        _ADAPTERS[cls] = factory(cls)
+    return _ADAPTERS[cls]
+
+
+def _format_validation(source: str, exc) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    if err["type"] == "extra_forbidden":
+    if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         return f"{source}: unknown key '{where}'"
+    if err["type"] == "missing_argument":
+        return f"{source}: {where}: required key missing"
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
+    if _SEP in msg:
+        name, msg = msg.split(_SEP, 1)
+        where = f"{where}.{name}" if where != "(top level)" else name
+    if where == "(top level)" and err["type"] in ("dataclass_type", "dataclass_args_type"):
+        msg = "must be a mapping of keys"
     return f"{source}: {where}: {msg}"
+
+
+def _build(cls, data):
+    """Rebuild a dataclass tree from data that was validated before (the settings cache)."""
+    hints = _hints(cls)
+    kwargs = {}
+    for f in fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _build_value(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _build_value(hint, value):
+    import typing
+
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Annotated:
+        return _build_value(args[0], value)
+    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
+        return _build(hint, value)
+    if origin is list and args:
+        return [_build_value(args[0], v) for v in value]
+    if origin is dict and len(args) == 2:
+        return {k: _build_value(args[1], v) for k, v in value.items()}
+    if args and type(None) in args:  # X | None
+        inner = [a for a in args if a is not type(None)]
+        return _build_value(inner[0], value) if len(inner) == 1 else value
+    return value
+
+
+_HINTS: dict = {}
+
+
+def _hints(cls):
+    if cls not in _HINTS:
+        import typing
+
+        _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+    return _HINTS[cls]
 
 
 def _read_yaml(path: Path) -> dict:
@@ -337,14 +425,10 @@ def find_profile(name: str, base: Path | None) -> Path:
 
 
 def load_profile(path: Path) -> Profile:
-    data = _read_yaml(path)
-    try:
-        return Profile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_format_validation(str(path), exc)) from None
+    return _validate(Profile, _read_yaml(path), str(path))
 
 
-def load_config(path: Path) -> ConfigFile:
+def _read_config(path: Path) -> dict:
     import tomllib
 
     try:
@@ -353,64 +437,126 @@ def load_config(path: Path) -> ConfigFile:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    try:
-        return ConfigFile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_format_validation(path.name, exc)) from None
+    out = {}
+    for key, value in data.items():
+        if key in _KEBAB:
+            key = _KEBAB[key]
+        elif "_" in key and key.replace("_", "-") in _KEBAB:
+            raise ConfigError(f"{path.name}: unknown key '{key}' (did you mean "
+                              f"'{key.replace('_', '-')}'?)")
+        out[key] = value
+    return out
 
 
-def load_settings(root: Path, profile_override: str | None = None) -> Settings:
-    """Read ``vaultkit.toml`` (if any) at ``root`` and the profile it names."""
+def load_config(path: Path) -> ConfigFile:
+    return _validate(ConfigFile, _read_config(path), path.name)
+
+
+def load_settings(root: Path, profile_override: str | None = None, *,
+                  use_cache: bool = True) -> Settings:
+    """Read ``vaultkit.toml`` (if any) at ``root`` and the profile it names.
+
+    The validated result is cached under ``.vaultkit/`` keyed by vaultkit's version and
+    the bytes of both files, so an unchanged configuration is not validated again.
+    """
+    import marshal
+
     config_path = root / CONFIG_NAME
     digest = hashlib.sha1(__version__.encode())
+    config_bytes = None
     if config_path.is_file():
-        config = load_config(config_path)
-        digest.update(config_path.read_bytes())
-    else:
-        config, config_path = ConfigFile(), None
-    profile_path = find_profile(profile_override or config.profile, root)
-    if profile_override is None and (config.profile.endswith((".yaml", ".yml"))
-                                     or "/" in config.profile):  # a path in the config
+        try:
+            config_bytes = config_path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from None
+        digest.update(config_bytes)
+    # the pack a config names can only be known by reading the config: read it cheaply
+    name = profile_override or _profile_name(config_path, config_bytes)
+    profile_path = find_profile(name, root)
+    if profile_override is None and (name.endswith((".yaml", ".yml")) or "/" in name):
         real, base = profile_path.resolve(), root.resolve()
         if real != base and base not in real.parents:
-            raise ConfigError(f"{CONFIG_NAME}: profile: {config.profile!r} leaves the vault; "
+            raise ConfigError(f"{CONFIG_NAME}: profile: {name!r} leaves the vault; "
                               "keep the rule pack inside it (or pass --profile)")
     try:
         digest.update(profile_path.read_bytes())
     except OSError as exc:
         raise ConfigError(f"{profile_path}: cannot read rule pack: {exc.strerror}") from None
+    digest.update(str(profile_path).encode())
+    fingerprint = digest.hexdigest()[:16]
+    cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
+    if use_cache:
+        try:
+            with open(cache, "rb") as fh:
+                version, profile_data, config_data = marshal.load(fh)
+            if version == __version__:
+                return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
+                                fingerprint, config_path if config_bytes is not None else None)
+        except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+            pass
+    if config_bytes is not None:
+        config = load_config(config_path)
+    else:
+        config, config_path = ConfigFile(), None
     profile = load_profile(profile_path)
     profile = _apply(profile, config, config_path.name if config_path else CONFIG_NAME)
-    return Settings(profile, config, digest.hexdigest()[:16], config_path)
+    if use_cache:
+        _save_settings(root, cache, profile, config)
+    return Settings(profile, config, fingerprint, config_path)
+
+
+def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
+    if config_bytes is None:
+        return ConfigFile.profile
+    value = _read_config(config_path).get("profile", ConfigFile.profile)
+    if not isinstance(value, str):
+        raise ConfigError(f"{CONFIG_NAME}: profile: must be a pack name or a path")
+    return value
+
+
+def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:
+    import marshal
+
+    from vaultkit.vault import write_cache_file
+
+    for old in cache.parent.glob("settings-*.marshal") if cache.parent.is_dir() else ():
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    try:
+        data = marshal.dumps((__version__, asdict(profile), asdict(config)))
+    except ValueError:  # a value marshal cannot store: validate again next time
+        return
+    write_cache_file(cache, data)
 
 
 def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
-    data = profile.model_dump()
+    data = asdict(profile)
     if config.memory_dir is not None:
         data["memory_dir"] = config.memory_dir
+    budget_names = [f.name for f in fields(Budgets)]
     for key, value in config.budgets.items():
-        field = key.replace("-", "_")
-        if field not in Budgets.model_fields:
+        name = key.replace("-", "_")
+        if name not in budget_names:
             raise ConfigError(f"{source}: budgets: unknown budget '{key}' "
-                              f"(known: {', '.join(f.replace('_', '-') for f in Budgets.model_fields)})")
-        data["budgets"][field] = value
+                              f"(known: {', '.join(f.replace('_', '-') for f in budget_names)})")
+        data["budgets"][name] = value
+    phrase_names = [f.name for f in fields(Phrases)]
     for key, values in config.phrases.items():
-        field = key.replace("-", "_")
-        if field not in Phrases.model_fields:
+        name = key.replace("-", "_")
+        if name not in phrase_names:
             raise ConfigError(f"{source}: phrases: unknown list '{key}' "
-                              f"(known: {', '.join(Phrases.model_fields)})")
-        data["phrases"][field] = list(data["phrases"][field]) + list(values)
+                              f"(known: {', '.join(phrase_names)})")
+        data["phrases"][name] = list(data["phrases"][name]) + list(values)
     extra_names = {layer.name for layer in config.layers}
-    data["layers"] = [layer.model_dump() for layer in config.layers] + [
+    data["layers"] = [asdict(layer) for layer in config.layers] + [
         layer for layer in data["layers"] if layer["name"] not in extra_names]
     for name, spec in config.types.items():
-        data["types"][name] = spec.model_dump()
+        data["types"][name] = asdict(spec)
     data["colors"].update(config.colors)
     for key, value in config.git.items():
         data["git"][key.replace("-", "_")] = value
     for key, value in config.index.items():
         data["index"][key.replace("-", "_")] = value
-    try:
-        return Profile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_format_validation(source, exc)) from None
+    return _validate(Profile, data, source)

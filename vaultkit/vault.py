@@ -95,7 +95,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
     if settings is None:
-        settings = load_settings(root_path, profile)
+        settings = load_settings(root_path, profile, use_cache=use_cache)
     files, problems = walk(root_path, settings.is_excluded)
     max_bytes = settings.profile.budgets.max_file_bytes
     md, attachments = [], {}
@@ -212,18 +212,28 @@ class _Cache:
             entry = self.fresh.get(rel) or self.entries.get(rel)
             if entry is not None and not note.error:
                 entries[rel] = entry
-        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
+        write_cache_file(self.path, marshal.dumps((self.key, time.time_ns(), entries)))
+
+
+def write_cache_file(path: Path, data: bytes) -> bool:
+    """Replace a file under ``.vaultkit/`` (creating the folder); False when it cannot.
+
+    A cache that cannot be written is not an error: a read-only vault is still checked.
+    """
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    try:
+        ensure_cache_dir(path.parent.parent if path.parent.name != CACHE_DIR else path.parent)
+        path.parent.mkdir(exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
         try:
-            ensure_cache_dir(self.dir.parent)
-            self.dir.mkdir(exist_ok=True)
-            with open(tmp, "wb") as fh:
-                marshal.dump((self.key, time.time_ns(), entries), fh)
-            os.replace(tmp, self.path)
-        except OSError:  # a read-only vault still gets checked, just without a cache
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
 
 
 def ensure_cache_dir(path: Path) -> None:
