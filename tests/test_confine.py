@@ -238,7 +238,8 @@ def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
     assert not mark.exists()
     # and the cache is rewritten as plain marshal data that loads back to notes
     data = marshal.loads(cache.read_bytes())
-    assert isinstance(data, tuple) and data[2]["MEMORY.md"][2][0] == "MEMORY.md"
+    assert isinstance(data, tuple)
+    assert marshal.loads(data[2]["MEMORY.md"][2])[0] == "MEMORY.md"
 
 
 @pytest.mark.parametrize("profile", ["../outside.yaml", "{tmp}/outside.yaml", "sub/../../outside.yaml",

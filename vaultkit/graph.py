@@ -28,37 +28,49 @@ if TYPE_CHECKING:
 class LinkGraph:
     def __init__(self, vault: "Vault"):
         self.vault = vault
-        resolver = vault.resolver
         self.out: dict[str, dict[str, int]] = {}
         self.into: dict[str, set[str]] = {}
         self.embeds: set[tuple[str, str]] = set()
-        self.unresolved: list[tuple["Note", "Link", "Resolution"]] = []
         self.links = 0  # internal links and embeds (external URLs not counted)
         self.external = 0
         self.resolved = 0
+        self._with_unresolved: list[str] = []
         with gc_paused():
-            self._build(vault, resolver)
+            self._build(vault)
 
-    def _build(self, vault: "Vault", resolver) -> None:
+    def _build(self, vault: "Vault") -> None:
+        # Each note's resolved links are a fact of the note and of the vault's file names
+        # (vault.names_epoch): an unchanged note in an unchanged tree costs no resolving.
+        epoch = vault.names_epoch
+        fact = vault.fact
         for path, note in vault.notes.items():
             if note.error:
                 continue
+            links, external, resolved, edges, unresolved = fact(
+                path, "links", lambda note=note: _note_links(vault, note), epoch=epoch)
+            self.links += links
+            self.external += external
+            self.resolved += resolved
+            if unresolved:
+                self._with_unresolved.append(path)
             out = self.out.setdefault(path, {})
+            for target, count, embed in edges:
+                out[target] = count
+                self.into.setdefault(target, set()).add(path)
+                if embed:
+                    self.embeds.add((path, target))
+
+    @property
+    def unresolved(self) -> list[tuple["Note", "Link", "Resolution"]]:
+        """Every link that resolves to nothing, with its note and resolution."""
+        resolver = self.vault.resolver
+        out = []
+        for path in self._with_unresolved:
+            note = self.vault.notes[path]
             for link, res in zip(note.links, resolver.resolve_all(note)):
-                if link.external:
-                    self.external += 1
-                    continue
-                self.links += 1
-                if res.path is None:
-                    self.unresolved.append((note, link, res))
-                    continue
-                self.resolved += 1
-                if res.path == path:
-                    continue
-                out[res.path] = out.get(res.path, 0) + 1
-                self.into.setdefault(res.path, set()).add(path)
-                if link.embed:
-                    self.embeds.add((path, res.path))
+                if not link.external and res.path is None:
+                    out.append((note, link, res))
+        return out
 
     # -- queries ---------------------------------------------------------------
 
@@ -183,3 +195,27 @@ def link_graph(vault: "Vault") -> LinkGraph:
         graph = LinkGraph(vault)
         resolver._graph = graph
     return graph
+
+
+def _note_links(vault: "Vault", note: "Note") -> tuple:
+    """(links, external, resolved, [(target, count, embed)], has_unresolved) for one note."""
+    links = external = resolved = 0
+    counts: dict[str, int] = {}
+    embedded: set[str] = set()
+    unresolved = False
+    for link, res in zip(note.links, vault.resolver.resolve_all(note)):
+        if link.external:
+            external += 1
+            continue
+        links += 1
+        if res.path is None:
+            unresolved = True
+            continue
+        resolved += 1
+        if res.path == note.path:
+            continue
+        counts[res.path] = counts.get(res.path, 0) + 1
+        if link.embed:
+            embedded.add(res.path)
+    edges = [(t, c, t in embedded) for t, c in counts.items()]
+    return links, external, resolved, edges, unresolved

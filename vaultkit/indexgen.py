@@ -191,6 +191,10 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     def links_to(p: str) -> int:
         return graph.in_degree(p, skip)
 
+    def facts(n: "Note") -> tuple[str, str, str, str]:
+        # what the index shows of a note depends on the note alone: kept in the cache
+        return vault.fact(n.path, "index", lambda: _index_facts(n))
+
     def rel_folder(folder: str) -> str:
         rel = posixpath.relpath(folder, index_folder or ".") if folder else "."
         return "./" if rel == "." else rel.rstrip("/") + "/"
@@ -227,15 +231,15 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
             continue
         items = []
         for n in notes:
-            fm = n.frontmatter or {}
-            date = _iso(fm.get("date"))
-            recency = max(date, _iso(fm.get("updated")))
+            desc, status, date, updated = facts(n)
+            recency = max(date, updated)
             meta = []
-            if show_status and isinstance(fm.get("status"), str) and fm["status"].strip():
-                meta.append(_clean(fm["status"]))
+            if show_status and status:
+                meta.append(status)
             if show_date and date:
                 meta.append(date)
-            items.append(_Item(n.path, _line_maker(n, link, meta), recency, links_to(n.path)))
+            items.append(_Item(n.path, _line_maker(n.path, desc, link, meta), recency,
+                               links_to(n.path)))
         items.sort(key=lambda it: (it.path.rsplit("/", 1)[-1].lower(), it.path))
         if key == "decision":
             items.sort(key=lambda it: it.recency, reverse=True)
@@ -277,7 +281,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         if p in skip:  # the index describing itself would change with every write
             continue
         # no counts: a new link elsewhere should not rewrite the index unless the ranking moves
-        desc = describe(vault.notes[p])
+        desc = facts(vault.notes[p])[0]
         mitems.append(_Item(p, f"- {link(p)}" + (f" — {desc}" if desc else ""), "", c))
     ml = _Section("Most linked", "", mitems, trimmable=False,
                   empty_text="No links between notes yet.")
@@ -286,10 +290,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     return sections, tail
 
 
-def _line_maker(note: "Note", link, meta: list[str]):
+def _line_maker(path: str, desc: str, link, meta: list[str]):
     def make() -> str:
-        line = "- " + link(note.path)
-        desc = describe(note)
+        line = "- " + link(path)
         if desc:
             line += " — " + desc
         if meta:
@@ -351,6 +354,14 @@ def _iso(value) -> str:
 
 
 # -- descriptions ----------------------------------------------------------------
+
+def _index_facts(note: "Note") -> tuple[str, str, str, str]:
+    """(description, status, date, updated) as the index shows them."""
+    fm = note.frontmatter or {}
+    status = fm.get("status")
+    status = _clean(status) if isinstance(status, str) and status.strip() else ""
+    return describe(note), status, _iso(fm.get("date")), _iso(fm.get("updated"))
+
 
 def describe(note: "Note") -> str:
     """One line: ``description``, else the first heading if it adds something, else the

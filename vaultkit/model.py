@@ -98,7 +98,40 @@ class Note:
     block_ids: dict[str, int] = field(default_factory=dict)  # id -> line
     code_ranges: list[tuple[int, int]] = field(default_factory=list)  # non-prose line ranges
     suppressions: list[Suppression] = field(default_factory=list)
-    _lines: list[str] | None = None
+    _lines: list[str] | None = field(default=None, repr=False, compare=False)
+    _blob: bytes | None = field(default=None, repr=False, compare=False)
+
+    # -- lazy notes from the cache -------------------------------------------------
+
+    @classmethod
+    def lazy(cls, path: str, size: int, mtime_ns: int, blob: bytes) -> "Note":
+        """A note whose fields are decoded from ``blob`` (marshal) on first use.
+
+        A commit hook touches few notes in full; decoding all 10,000 would cost more
+        than the rest of the run.
+        """
+        note = object.__new__(cls)
+        note.path, note.size, note.mtime_ns = path, size, mtime_ns
+        note.error = None  # unreadable files are never cached
+        note._blob = blob
+        return note
+
+    def __getattr__(self, name: str):
+        # only reached for a slot not set yet, i.e. on a lazy note's first use
+        try:
+            blob = object.__getattribute__(self, "_blob")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if blob is None or name.startswith("__"):
+            raise AttributeError(name)
+        import marshal
+
+        full = Note.from_plain(marshal.loads(blob))
+        for f in _NOTE_FIELDS:
+            if f not in ("path", "size", "mtime_ns", "error", "_blob"):
+                object.__setattr__(self, f, getattr(full, f))
+        # _blob stays: the cache writes these exact bytes back for an unchanged note
+        return object.__getattribute__(self, name)
 
     # -- derived views -------------------------------------------------------
 
@@ -176,6 +209,9 @@ class Note:
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
         )
+
+
+_NOTE_FIELDS = tuple(Note.__dataclass_fields__)
 
 
 @dataclass(slots=True)

@@ -40,6 +40,9 @@ class Vault:
         self.attachments = attachments
         self.problems = problems
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
+        self._facts: dict[str, dict] = {}
+        self._cache: _Cache | None = None
+        self._dirty = False
 
     @property
     def workspace(self) -> Path:
@@ -86,11 +89,50 @@ class Vault:
 
         return Resolver(self)
 
+    # -- per-note facts, kept in the cache ------------------------------------------
+
+    @cached_property
+    def names_epoch(self) -> str:
+        """A digest of every file path: what link resolution depends on besides the note."""
+        import hashlib
+
+        digest = hashlib.sha1()
+        for group in (self.notes, self.attachments):
+            digest.update("\n".join(group).encode("utf-8", "surrogatepass"))
+            digest.update(b"\x00")
+        return digest.hexdigest()[:16]
+
+    def fact(self, path: str, key: str, compute, *, epoch: str | None = None):
+        """A value derived from one note alone (plus ``epoch``), computed once per content.
+
+        Facts live in the cache beside the parsed note and are dropped when the note
+        changes, so a hook run recomputes them only for the files that changed. Values
+        must be plain data (marshal).
+        """
+        facts = self._facts.setdefault(path, {})
+        hit = facts.get(key)
+        if hit is not None and hit[0] == epoch:
+            return hit[1]
+        value = compute()
+        facts[key] = (epoch, value)
+        self._dirty = True
+        return value
+
+    def save_cache(self) -> None:
+        """Write parse results and facts to ``.vaultkit/`` if anything is new."""
+        if self._cache is not None and self._dirty:
+            self._cache.save(self.notes, self._facts)
+            self._dirty = False
+
 
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None) -> Vault:
-    """Find the root from ``path`` (or take ``root``), read settings, parse every note."""
+               settings: Settings | None = None, save: bool = True) -> Vault:
+    """Find the root from ``path`` (or take ``root``), read settings, parse every note.
+
+    With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
+    its facts are computed, so a run writes it at most once.
+    """
     root_path = Path(root).resolve() if root is not None else find_root(Path(path))
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
@@ -107,6 +149,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     cache = _Cache(root_path, settings.fingerprint) if use_cache else None
     notes: dict[str, Note] = {}
+    facts: dict[str, dict] = {}
     todo: list[FileEntry] = []
     for f in md:
         if f.size > max_bytes:
@@ -116,15 +159,12 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             continue
         hit = cache.get(f) if cache else None
         if hit is not None:
-            notes[f.rel] = hit
+            notes[f.rel], facts[f.rel] = hit
         else:
             todo.append(f)
-    for note in _parse_all(todo):
+    parsed = _parse_all(todo)
+    for note in parsed:
         notes[note.path] = note
-        if cache:
-            cache.put(note)
-    if cache:
-        cache.save(notes)
     notes = dict(sorted(notes.items()))
 
     external: dict[str, Note] = {}
@@ -133,7 +173,13 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             candidate = root_path.parent / name
             if candidate.is_file():
                 external["../" + name] = _read_one(str(candidate), "../" + name)
-    return Vault(root_path, settings, notes, attachments, problems, external)
+    vault = Vault(root_path, settings, notes, attachments, problems, external)
+    vault._facts = facts
+    vault._cache = cache
+    vault._dirty = bool(cache) and (bool(parsed) or cache.stale(notes))
+    if save:
+        vault.save_cache()
+    return vault
 
 
 def _read_one(abs_path: str, rel: str) -> Note:
@@ -175,13 +221,14 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
 
 
 class _Cache:
+    """``{path: (size, mtime_ns, marshalled note, facts)}`` for one vault."""
+
     def __init__(self, root: Path, fingerprint: str):
         self.dir = root / CACHE_DIR / "cache"
         self.path = self.dir / _CACHE_FILE
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.entries: dict[str, tuple] = {}
         self.written_ns = 0
-        self.fresh: dict[str, tuple] = {}
         try:
             with open(self.path, "rb") as fh:
                 data = marshal.load(fh)
@@ -190,29 +237,40 @@ class _Cache:
         except (OSError, EOFError, ValueError, TypeError):
             pass
 
-    def get(self, f: FileEntry) -> Note | None:
+    def get(self, f: FileEntry) -> tuple[Note, dict] | None:
         entry = self.entries.get(f.rel)
-        if entry is None or entry[0] != f.size or entry[1] != f.mtime_ns:
-            return None
-        if f.mtime_ns >= self.written_ns - _RACY_NS:
-            return None
         try:
-            return Note.from_plain(entry[2])
+            size, mtime_ns, blob, facts = entry
         except (TypeError, ValueError):
             return None
+        if size != f.size or mtime_ns != f.mtime_ns or not isinstance(blob, bytes):
+            return None
+        if f.mtime_ns >= self.written_ns - _RACY_NS:
+            return None  # written in the same tick as the cache: content may differ
+        return Note.lazy(f.rel, size, mtime_ns, blob), dict(facts) if isinstance(facts, dict) else {}
 
-    def put(self, note: Note) -> None:
-        self.fresh[note.path] = (note.size, note.mtime_ns, note.to_plain())
+    def stale(self, notes: dict[str, Note]) -> bool:
+        """True when the cache lists other files than ``notes`` (added, deleted)."""
+        return notes.keys() != self.entries.keys()
 
-    def save(self, notes: dict[str, Note]) -> None:
-        if not self.fresh and notes.keys() == self.entries.keys():
-            return
+    def save(self, notes: dict[str, Note], facts: dict[str, dict]) -> None:
         entries = {}
         for rel, note in notes.items():
-            entry = self.fresh.get(rel) or self.entries.get(rel)
-            if entry is not None and not note.error:
-                entries[rel] = entry
-        write_cache_file(self.path, marshal.dumps((self.key, time.time_ns(), entries)))
+            old = self.entries.get(rel)
+            if note._blob is not None and old is not None:
+                blob = old[2]  # never decoded: the cached bytes are still exact
+            elif note.error:
+                continue  # unreadable files are retried next run
+            else:
+                blob = marshal.dumps(note.to_plain())
+            entries[rel] = (note.size, note.mtime_ns, blob, facts.get(rel, {}))
+        try:
+            data = marshal.dumps((self.key, time.time_ns(), entries))
+        except ValueError:  # a fact marshal cannot store: keep the parse results only
+            entries = {k: v[:3] + ({},) for k, v in entries.items()}
+            data = marshal.dumps((self.key, time.time_ns(), entries))
+        write_cache_file(self.path, data)
+        self.entries = entries
 
 
 def write_cache_file(path: Path, data: bytes) -> bool:

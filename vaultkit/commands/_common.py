@@ -13,9 +13,24 @@ def open_vault(args, path: str | Path = "."):
     path = Path(path)
     if not path.exists():
         raise VaultkitError(f"{path}: no such file or folder")
-    return load_vault(path, root=getattr(args, "root", None),
-                      profile=getattr(args, "profile", None),
-                      use_cache=not getattr(args, "no_cache", False))
+    vault = load_vault(path, root=getattr(args, "root", None),
+                       profile=getattr(args, "profile", None),
+                       use_cache=not getattr(args, "no_cache", False), save=False)
+    _OPENED.append(vault)
+    return vault
+
+
+_OPENED: list = []
+
+
+def save_opened_vaults() -> None:
+    """Write the caches of the vaults this command opened: once, after its work is done."""
+    while _OPENED:
+        _OPENED.pop().save_cache()
+
+
+def forget_opened_vaults() -> None:
+    _OPENED.clear()
 
 
 def vault_relative(vault, path: str | Path) -> str | None:
