@@ -54,17 +54,101 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     targets = ctx.targets
     notes = [n for p, n in vault.notes.items() if targets is None or p in targets]
     notes += [n for p, n in vault.external.items() if targets is None or p in targets]
+    results = ResultsCache(vault) if ctx.reuse_results and vault._cache is not None else None
     out: list[Diagnostic] = []
     for rule in rules:
+        if results is not None and rule.cacheable:
+            cached = results.get(rule.name)
+            if cached is not None:
+                out.extend(cached)  # _postprocess narrows them to the targets
+                continue
         if rule.scope == "vault":
-            out.extend(rule.check_vault(ctx))
+            found = list(rule.check_vault(ctx))
         else:
+            found = []
             check = rule.check
             for note in notes:
                 if note.error and rule.name != "file-unreadable":
                     continue
-                out.extend(check(note, ctx))
+                found.extend(check(note, ctx))
+        if results is not None and rule.cacheable and targets is None:
+            results.put(rule.name, found)
+        out.extend(found)
+    if results is not None:
+        results.save()
     return _postprocess(ctx, out)
+
+
+class ResultsCache:
+    """Every rule's raw findings for one exact state of the vault, its config and openclaw.json.
+
+    A run over an unchanged vault reuses them instead of running the rules (like ruff's
+    cache); any changed, added or removed file, config or openclaw.json makes a new key.
+    Findings of rules that read git history are never stored. Fixes are not stored either,
+    so ``--fix`` and ``--diff`` never read this cache.
+    """
+
+    NAME = "results.marshal"
+
+    def __init__(self, vault):
+        import hashlib
+        import marshal
+
+        from vaultkit import __version__
+        from vaultkit.openclaw import find_config
+
+        self.path = vault._cache.dir / self.NAME
+        config = find_config(vault)
+        try:
+            st = config.stat() if config is not None else None
+            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+        except OSError:
+            config_state = f"{config}:missing"
+        self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+                                f"{config_state}".encode("utf-8", "surrogatepass")).hexdigest()
+        self.results: dict[str, list] = {}
+        self.fresh = False
+        if vault.newest_mtime_ns >= _now_ns() - 2_000_000_000:
+            return  # a file written in this very tick may change without a new mtime
+        try:
+            with open(self.path, "rb") as fh:
+                key, results = marshal.load(fh)
+            if key == self.key and isinstance(results, dict):
+                self.results = results
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+
+    def get(self, rule: str) -> list[Diagnostic] | None:
+        found = self.results.get(rule)
+        if found is None:
+            return None
+        try:
+            return [Diagnostic(*t) for t in found]
+        except TypeError:
+            return None
+
+    def put(self, rule: str, found: list[Diagnostic]) -> None:
+        self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, d.message,
+                               d.fixable) for d in found]
+        self.fresh = True
+
+    def save(self) -> None:
+        if not self.fresh:
+            return
+        import marshal
+
+        from vaultkit.vault import write_cache_file
+
+        try:
+            write_cache_file(self.path, marshal.dumps((self.key, self.results)))
+        except ValueError:
+            pass
+
+
+def _now_ns() -> int:
+    import time
+
+    return time.time_ns()
 
 
 def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -24,13 +24,14 @@ class Context:
     """What a run knows besides the vault: the options and shared, lazily built views."""
 
     def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
-                 targets: set[str] | None = None):
+                 targets: set[str] | None = None, reuse_results: bool = False):
         self.vault = vault
         self.profile = vault.profile
         self.settings = vault.settings
         self.staged = staged
         self.hook = hook
         self.targets = targets  # vault-relative paths being reported on; None = all
+        self.reuse_results = reuse_results  # may findings come from the results cache?
 
     @cached_property
     def resolver(self):
@@ -53,6 +54,9 @@ class Rule:
     #: "note" rules run per note (only on the notes being reported on);
     #: "vault" rules run once and may report anywhere.
     scope: ClassVar[str] = "note"
+    #: False for rules whose findings depend on more than the vault's files and config
+    #: (git history): their results are never reused from the results cache.
+    cacheable: ClassVar[bool] = True
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
         return ()

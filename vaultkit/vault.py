@@ -40,6 +40,8 @@ class Vault:
         self.attachments = attachments
         self.problems = problems
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
+        self.state_digest = ""  # set by load_vault: every file's path, size and mtime
+        self.newest_mtime_ns = 0
         self._facts: dict[str, dict] = {}
         self._cache: _Cache | None = None
         self._dirty = False
@@ -174,12 +176,31 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             if candidate.is_file():
                 external["../" + name] = _read_one(str(candidate), "../" + name)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
+    vault.state_digest, vault.newest_mtime_ns = _state(files, problems, external)
     vault._facts = facts
     vault._cache = cache
     vault._dirty = bool(cache) and (bool(parsed) or cache.stale(notes))
     if save:
         vault.save_cache()
     return vault
+
+
+def _state(files: list[FileEntry], problems: list[ScanProblem],
+           external: dict[str, Note]) -> tuple[str, int]:
+    """A digest of every file's path, size and mtime, and the newest mtime."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    newest = 0
+    for f in files:
+        digest.update(f"{f.rel}\0{f.size}\0{f.mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        newest = max(newest, f.mtime_ns)
+    for p in problems:
+        digest.update(f"!{p.rel}\0{p.message}\n".encode("utf-8", "surrogatepass"))
+    for rel, note in external.items():
+        digest.update(f"{rel}\0{note.size}\0{note.mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        newest = max(newest, note.mtime_ns)
+    return digest.hexdigest(), newest
 
 
 def _read_one(abs_path: str, rel: str) -> Note:

@@ -130,7 +130,8 @@ def _check(vault, rules, targets, args):
     from vaultkit.engine import run_rules
     from vaultkit.rule import Context
 
-    ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets)
+    ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
+                  reuse_results=not (args.no_cache or args.fix or args.diff))
     return run_rules(ctx, rules)
 
 

@@ -39,6 +39,7 @@ class JournalAppendOnly(Rule):
     code = "VK601"
     severity = "error"
     scope = "vault"
+    cacheable = False  # depends on git history, not only on the files
 
     def check_vault(self, ctx):
         git = ctx.git

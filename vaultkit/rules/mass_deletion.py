@@ -40,6 +40,7 @@ class MassDeletion(Rule):
     code = "VK602"
     severity = "error"
     scope = "vault"
+    cacheable = False  # depends on git history, not only on the files
 
     def check_vault(self, ctx):
         git = ctx.git

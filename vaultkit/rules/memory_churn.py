@@ -33,6 +33,7 @@ class MemoryChurn(Rule):
     code = "VK603"
     severity = "warning"
     scope = "vault"
+    cacheable = False  # depends on git history, not only on the files
 
     def check_vault(self, ctx):
         git = ctx.git

@@ -1,0 +1,99 @@
+"""The results cache: an unchanged vault reuses findings; any change is seen at once."""
+
+import json
+import os
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.rules import all_rules
+
+
+def _age_all(root, seconds=30):
+    for p in root.rglob("*"):
+        if p.is_file() and ".vaultkit" not in p.parts:
+            st = p.stat()
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
+
+
+def check(capsys, root, *extra):
+    code = main(["check", str(root), "--format", "json", *extra])
+    out = capsys.readouterr().out
+    return code, sorted((d["rule"], d["path"], d["line"]) for d in json.loads(out))
+
+
+@pytest.fixture
+def vault(make_vault):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/b.md": "# B\n[[a]]\n"})
+    _age_all(root)
+    return root
+
+
+def test_second_run_reuses_results_without_running_rules(vault, capsys, monkeypatch):
+    first = check(capsys, vault)
+    assert ("broken-link", "memory/semantic/a.md", 2) in first[1]
+    assert (vault / ".vaultkit" / "cache" / "results.marshal").is_file()
+    ran = []
+    for rule in all_rules():
+        monkeypatch.setattr(type(rule), "check", lambda self, n, c, r=rule: ran.append(r.name) or ())
+    assert check(capsys, vault) == first
+    assert ran == []
+
+
+def test_an_edit_is_seen_at_once(vault, capsys):
+    check(capsys, vault)
+    (vault / "memory/semantic/b.md").write_text("# B\n[[gone]]\n")
+    _age_all(vault, 10)
+    _, found = check(capsys, vault)
+    assert ("broken-link", "memory/semantic/b.md", 2) in found
+
+
+def test_a_new_file_is_seen_at_once(vault, capsys):
+    check(capsys, vault)
+    (vault / "memory/semantic/missing.md").write_text("# now here\n")
+    _age_all(vault, 10)
+    _, found = check(capsys, vault)
+    assert ("broken-link", "memory/semantic/a.md", 2) not in found
+
+
+def test_a_file_written_in_the_same_tick_is_not_trusted(vault, capsys):
+    check(capsys, vault)
+    target = vault / "memory/semantic/b.md"
+    st = target.stat()
+    target.write_text("# B\n[[gonX]]\n")  # same size
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # and same mtime
+    # the cache was written just now, so a file this new is read again
+    _, found = check(capsys, vault)
+    assert found == check(capsys, vault, "--no-cache")[1]
+
+
+def test_openclaw_config_change_is_seen(make_vault, capsys, tmp_path):
+    root = make_vault({"AGENTS.md": "# Agents\n\n" + "x" * 300 + "\n"})
+    _age_all(root)
+    _, before = check(capsys, root, "--select", "bootstrap-truncation")
+    assert before == []
+    (root.parent / "openclaw.json").write_text(
+        "{agents: {defaults: {bootstrapMaxChars: 100}}}  // JSON5\n")
+    _, after = check(capsys, root, "--select", "bootstrap-truncation")
+    assert [r for r, _, _ in after] == ["bootstrap-truncation"]
+
+
+def test_config_change_is_seen(vault, capsys):
+    check(capsys, vault)
+    (vault / "vaultkit.toml").write_text("[severity]\nbroken-link = 'error'\n")
+    code, _ = check(capsys, vault, "--select", "broken-link")
+    assert code == 1
+
+
+def test_selection_and_targets_apply_to_reused_results(vault, capsys):
+    check(capsys, vault)
+    _, found = check(capsys, vault / "memory/semantic/b.md")
+    assert all(p == "memory/semantic/b.md" for _, p, _ in found)
+    _, found = check(capsys, vault, "--select", "orphan-note")
+    assert all(r == "orphan-note" for r, _, _ in found)
+
+
+def test_git_rules_are_never_cached():
+    assert {r.name for r in all_rules() if not r.cacheable} == {
+        "journal-append-only", "mass-deletion", "memory-churn"}
