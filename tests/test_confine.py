@@ -291,3 +291,40 @@ def test_index_symlinked_out_of_the_vault_is_left_alone(make_vault, tmp_path):
     rc, out, err = invoke(["index", "."], root)
     assert rc == 2 and err.count("\n") == 1 and SECRET not in out + err
     assert (root / "memory" / "INDEX.md").is_symlink() and outside.read_text() == f"# {SECRET}\n"
+
+
+RESULTS_KINDS = ["pickle", "garbage", "code object", "key and code", "right key, code as findings",
+                 "right key, findings of the wrong shape"]
+
+
+@pytest.mark.parametrize("kind", RESULTS_KINDS)
+def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
+    """The findings cache (results.marshal) is marshal too: nothing in it ever runs."""
+    from vaultkit.engine import ResultsCache
+    from vaultkit.vault import load_vault
+
+    mark = tmp_path / "pwned"
+    root = make_vault({"MEMORY.md": "# Memory\n\n- [[missing]]\n"})
+    for p in root.rglob("*"):  # old enough for the findings cache to be used
+        os.utime(p, (1_600_000_000, 1_600_000_000))
+    rc, clean, _ = invoke(["check", "--format", "json", "."], root)
+    vault = load_vault(root, root=root)
+    cache = ResultsCache(vault)
+    assert cache.path.exists() and cache.results  # the clean run stored its findings there
+    code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
+    payload = {
+        "pickle": pickle.dumps(_Boom(mark)),
+        "garbage": os.urandom(256),
+        "code object": marshal.dumps(code),
+        "key and code": marshal.dumps((cache.key, code)),
+        "right key, code as findings": marshal.dumps((cache.key, {"broken-link": code})),
+        "right key, findings of the wrong shape": marshal.dumps(
+            (cache.key, {"broken-link": [(code, 1)], "orphan-note": 5})),
+    }[kind]
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cache.path.write_bytes(payload)
+    rc, out, err = invoke(["check", "--format", "json", "."], root)
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert rc in (0, 1)
+    assert json.loads(out) == json.loads(clean)
+    assert not mark.exists()
