@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+import vaultkit.parse as parse_mod
 import vaultkit.vault as vault_mod
 from vaultkit.vault import load_vault
 
@@ -11,13 +12,13 @@ from vaultkit.vault import load_vault
 @pytest.fixture
 def counting(monkeypatch):
     calls = []
-    real = vault_mod.parse_note
+    real = parse_mod.parse_note
 
     def spy(path, data, **kw):
         calls.append(path)
         return real(path, data, **kw)
 
-    monkeypatch.setattr(vault_mod, "parse_note", spy)
+    monkeypatch.setattr(parse_mod, "parse_note", spy)
     return calls
 
 

@@ -12,6 +12,9 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
+# Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
+PARSER_VERSION = 4
+
 # Link kinds
 WIKI = "wiki"  # [[Target#sub|alias]]
 MARKDOWN = "md"  # [text](target.md#sub)

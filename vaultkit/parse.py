@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from vaultkit.model import MARKDOWN, PROPERTY, WIKI, Heading, Link, Note, Suppression, Tag
+from vaultkit.model import (MARKDOWN, PARSER_VERSION, PROPERTY, WIKI, Heading, Link, Note,  # noqa: F401
+                            Suppression, Tag)
 
-PARSER_VERSION = 3
 MAX_YAML_NODES = 20_000  # alias expansion above this is a "billion laughs" document
 MAX_FRONTMATTER_CHARS = 256_000
 

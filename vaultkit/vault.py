@@ -12,17 +12,16 @@ from __future__ import annotations
 import marshal
 import os
 import time
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
 from vaultkit.model import Attachment, Note
-from vaultkit.parse import PARSER_VERSION, parse_note
 from vaultkit.profile import Settings, load_settings
 from vaultkit.scan import FileEntry, ScanProblem, find_root, walk
 
 CACHE_DIR = ".vaultkit"
-_CACHE_FILE = f"notes-{PARSER_VERSION}.marshal"
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
 _RACY_NS = 2_000_000_000
 
@@ -127,20 +126,53 @@ class Vault:
             self._dirty = False
 
 
-def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
-               profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None, save: bool = True) -> Vault:
-    """Find the root from ``path`` (or take ``root``), read settings, parse every note.
+@dataclass
+class Scan:
+    """A vault's files listed and stat'ed, not read: enough to tell whether anything changed."""
 
-    With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
-    its facts are computed, so a run writes it at most once.
-    """
+    root: Path
+    settings: Settings
+    files: list[FileEntry]
+    problems: list[ScanProblem]
+    digest: str  # every file's path, size and mtime (and the external bootstrap files')
+    newest_mtime_ns: int
+
+
+def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
+               profile: str | None = None, use_cache: bool = True,
+               settings: Settings | None = None) -> Scan:
     root_path = Path(root).resolve() if root is not None else find_root(Path(path))
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     files, problems = walk(root_path, settings.is_excluded)
+    external = []
+    if not settings.profile.memory_prefix:
+        for name in settings.profile.bootstrap_files:
+            try:
+                st = os.stat(root_path.parent / name)
+            except OSError:
+                continue
+            external.append(("../" + name, st.st_size, st.st_mtime_ns))
+    digest, newest = _state(files, problems, external)
+    return Scan(root_path, settings, files, problems, digest, newest)
+
+
+def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
+               profile: str | None = None, use_cache: bool = True,
+               settings: Settings | None = None, save: bool = True,
+               scan: Scan | None = None) -> Vault:
+    """Find the root from ``path`` (or take ``root``), read settings, parse every note.
+
+    With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
+    its facts are computed, so a run writes it at most once. ``scan`` reuses a listing
+    made by :func:`scan_vault`.
+    """
+    if scan is None:
+        scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
+                          settings=settings)
+    root_path, settings, files, problems = scan.root, scan.settings, scan.files, scan.problems
     max_bytes = settings.profile.budgets.max_file_bytes
     md, attachments = [], {}
     for f in files:
@@ -164,7 +196,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel], facts[f.rel] = hit
         else:
             todo.append(f)
-    parsed = _parse_all(todo)
+    parsed = _parse_all(todo) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -176,7 +208,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             if candidate.is_file():
                 external["../" + name] = _read_one(str(candidate), "../" + name)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
-    vault.state_digest, vault.newest_mtime_ns = _state(files, problems, external)
+    vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
     vault._facts = facts
     vault._cache = cache
     vault._dirty = bool(cache) and (bool(parsed) or cache.stale(notes))
@@ -186,7 +218,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
 
 def _state(files: list[FileEntry], problems: list[ScanProblem],
-           external: dict[str, Note]) -> tuple[str, int]:
+           external: list[tuple[str, int, int]]) -> tuple[str, int]:
     """A digest of every file's path, size and mtime, and the newest mtime."""
     import hashlib
 
@@ -197,13 +229,14 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
         newest = max(newest, f.mtime_ns)
     for p in problems:
         digest.update(f"!{p.rel}\0{p.message}\n".encode("utf-8", "surrogatepass"))
-    for rel, note in external.items():
-        digest.update(f"{rel}\0{note.size}\0{note.mtime_ns}\n".encode("utf-8", "surrogatepass"))
-        newest = max(newest, note.mtime_ns)
+    for rel, size, mtime_ns in external:
+        digest.update(f"{rel}\0{size}\0{mtime_ns}\n".encode("utf-8", "surrogatepass"))
+        newest = max(newest, mtime_ns)
     return digest.hexdigest(), newest
 
 
 def _read_one(abs_path: str, rel: str) -> Note:
+    from vaultkit.parse import parse_note  # only when something is read: it compiles a lot
     try:
         with open(abs_path, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -245,8 +278,10 @@ class _Cache:
     """``{path: (size, mtime_ns, marshalled note, facts)}`` for one vault."""
 
     def __init__(self, root: Path, fingerprint: str):
+        from vaultkit.model import PARSER_VERSION
+
         self.dir = root / CACHE_DIR / "cache"
-        self.path = self.dir / _CACHE_FILE
+        self.path = self.dir / f"notes-{PARSER_VERSION}.marshal"
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.entries: dict[str, tuple] = {}
         self.written_ns = 0

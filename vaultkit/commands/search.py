@@ -33,26 +33,28 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import json
 
-    from vaultkit.commands._common import open_vault
     from vaultkit.errors import VaultkitError
     from vaultkit.report import use_colour
-    from vaultkit.tools.search import highlight, search_vault
+    from vaultkit.tools.search import highlight, search_scan
+    from vaultkit.vault import scan_vault
 
     if args.max_results < 1:
         raise VaultkitError("--max-results must be at least 1")
     if not 0 <= args.min_score <= 1:
         raise VaultkitError("--min-score must lie between 0 and 1")
     query = " ".join(args.query)
-    vault = open_vault(args, args.root or ".")
-    if args.type_name and args.type_name not in vault.profile.types:
-        known = ", ".join(sorted(vault.profile.types))
+    scan = scan_vault(args.root or ".", root=args.root, profile=args.profile,
+                      use_cache=not args.no_cache)
+    profile = scan.settings.profile
+    if args.type_name and args.type_name not in profile.types:
+        known = ", ".join(sorted(profile.types))
         raise VaultkitError(f"--type {args.type_name}: unknown type (known: {known})")
-    layers = {layer.name for layer in vault.profile.layers}
+    layers = {layer.name for layer in profile.layers}
     if args.layer and args.layer not in layers:
         raise VaultkitError(f"--layer {args.layer}: unknown layer (known: "
                             f"{', '.join(sorted(layers))})")
-    hits = search_vault(vault, query, max_results=args.max_results, min_score=args.min_score,
-                        type_name=args.type_name, layer=args.layer)
+    hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
+                       type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
     if args.json:
         print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
         return 0

@@ -42,7 +42,7 @@ from vaultkit.errors import VaultkitError
 from vaultkit.tools.text import Term, fts_text, match_spans, query_terms, set_idf
 
 DB_NAME = "search.sqlite"
-SCHEMA = 3  # bump whenever the tables or fts_text() change
+SCHEMA = 4  # bump whenever the tables or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -161,11 +161,10 @@ def _resolver(vault, notes: dict):
 class SearchIndex:
     """The FTS5 index of one vault's memory set."""
 
-    def __init__(self, vault):
+    def __init__(self, root: Path):
         from vaultkit.vault import CACHE_DIR, ensure_cache_dir
 
-        self.vault = vault
-        folder = vault.root / CACHE_DIR
+        folder = root / CACHE_DIR
         try:
             ensure_cache_dir(folder)
             self.path: Path | None = folder / DB_NAME
@@ -217,8 +216,10 @@ class SearchIndex:
             if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA:
                 db.execute("COMMIT")
                 return
-            for table in ("files", "chunks", "chunk_fts", "meta_fts"):
+            for table in ("files", "chunks", "chunk_fts", "meta_fts", "state"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
+            # what the index was last brought up to date with (see search_scan)
+            db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT)")
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
                        "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
@@ -236,14 +237,26 @@ class SearchIndex:
 
     # -- keeping it current --------------------------------------------------------
 
-    def sync(self, notes: dict) -> dict[str, int]:
+    def synced_with(self) -> tuple[str, int]:
+        """The vault state the index was last synced with, and when (ns)."""
+        row = self.db.execute("SELECT value FROM state WHERE key='vault'").fetchone()
+        if not row:
+            return "", 0
+        key, _, when = row[0].rpartition("|")
+        return key, int(when) if when.isdigit() else 0
+
+    def mark_synced(self, key: str, when: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
+                        (f"{key}|{when}",))
+
+    def sync(self, vault, notes: dict) -> dict[str, int]:
         """Bring the index up to date with ``{path: Note}``; returns counts of what changed."""
         from vaultkit.tools.text import fts_text
 
         db = self.db
         now = time.time_ns()
         stats = {"added": 0, "updated": 0, "removed": 0}
-        index_map = index_entries(self.vault, notes)
+        index_map = index_entries(vault, notes)
         db.execute("BEGIN IMMEDIATE")
         try:
             known = {row[1]: row for row in db.execute(
@@ -460,27 +473,61 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     """Update the index from the loaded vault, then search it."""
     from vaultkit.tools.memset import memory_notes
 
-    notes = memory_notes(vault)
-    index = SearchIndex(vault)
+    index = SearchIndex(vault.root)
     try:
-        index.sync(notes)
-        allow = None
-        if type_name or layer:
-            def allow(path: str) -> bool:
-                if type_name and vault.types.get(path) != type_name:
-                    return False
-                if layer:
-                    got = vault.layers.get(path)
-                    if got is None and path == "MEMORY.md":
-                        got = "bootstrap"
-                    if got != layer:
-                        return False
-                return True
-        demote = frozenset({vault.profile.expand(vault.profile.index.path)})
-        return index.search(query, max_results=max_results, min_score=min_score, allow=allow,
-                            demote=demote)
+        index.sync(vault, memory_notes(vault))
+        return _query(index, vault.profile, query, max_results, min_score, type_name, layer)
     finally:
         index.close()
+
+
+def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
+                min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
+                layer: str | None = None, use_cache: bool = True) -> list[Hit]:
+    """Search, reading the vault only when a file changed since the index was last synced.
+
+    ``scan`` (vaultkit.vault.scan_vault) lists every file with its size and mtime; when
+    that listing and the configuration are what the index was synced with, and no file
+    is young enough to have changed within the same clock tick, the notes are not read
+    at all. Otherwise the vault is loaded and the index brought up to date first, so a
+    deleted or edited note is never served stale.
+    """
+    from vaultkit.tools.memset import memory_notes
+
+    key = f"{scan.settings.fingerprint}:{scan.digest}"
+    index = SearchIndex(scan.root)
+    try:
+        synced, when = index.synced_with()
+        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS:
+            from vaultkit.vault import load_vault
+
+            now = time.time_ns()
+            vault = load_vault(scan=scan, use_cache=use_cache)
+            index.sync(vault, memory_notes(vault))
+            index.mark_synced(key, now)
+        return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
+                      layer)
+    finally:
+        index.close()
+
+
+def _query(index: "SearchIndex", profile, query: str, max_results: int, min_score: float,
+           type_name: str | None, layer: str | None) -> list[Hit]:
+    allow = None
+    if type_name or layer:
+        def allow(path: str) -> bool:
+            if type_name and profile.type_of(path) != type_name:
+                return False
+            if layer:
+                got = "bootstrap" if path.startswith("../") else profile.layer_of(path)
+                if got is None and path == "MEMORY.md":
+                    got = "bootstrap"
+                if got != layer:
+                    return False
+            return True
+    demote = frozenset({profile.expand(profile.index.path)})
+    return index.search(query, max_results=max_results, min_score=min_score, allow=allow,
+                        demote=demote)
 
 
 def index_path(root: Path) -> Path:
