@@ -128,6 +128,9 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     path = root / rel
     heading_line = f"### {hhmm} {DASH} {title}"
     warnings = entry_warnings(settings, heading_line, body)
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    if not real.startswith(base.rstrip(os.sep) + os.sep):  # a symlink (or a dangling one) out
+        raise VaultkitError(f"{rel}: a symlink leading out of the vault; nothing written")
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
