@@ -328,3 +328,29 @@ def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
     assert rc in (0, 1)
     assert json.loads(out) == json.loads(clean)
     assert not mark.exists()
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["existing", "dangling"])
+def test_log_never_appends_through_a_symlink_out_of_the_vault(make_vault, tmp_path, dangling):
+    """Regression: log appended to (or created) the file a journal symlink pointed at."""
+    target = tmp_path / "outside.md"
+    if not dangling:
+        target.write_text("# outside\n")
+    root = make_vault({"MEMORY.md": "# M\n"})
+    (root / "memory").mkdir()
+    os.symlink(target, root / "memory" / "2026-03-01.md")
+    rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-01", "--title", "T",
+                           "a\nb\nc"], root)
+    assert rc == 2 and "out of the vault" in err and err.count("\n") == 1
+    assert target.exists() is not dangling
+    if not dangling:
+        assert target.read_text() == "# outside\n"
+
+
+def test_log_into_a_journal_symlinked_inside_the_vault(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/real.md": "# 2026-03-01\n"})
+    os.symlink(root / "memory" / "real.md", root / "memory" / "2026-03-01.md")
+    rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-01", "--title", "T",
+                           "a\nb\nc"], root)
+    assert rc == 0, err
+    assert "### " in (root / "memory" / "real.md").read_text()
