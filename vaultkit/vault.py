@@ -9,6 +9,7 @@ It is stored with :mod:`marshal`, which cannot run code.
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import time
@@ -338,6 +339,8 @@ def write_cache_file(path: Path, data: bytes) -> bool:
     try:
         ensure_cache_dir(path.parent.parent if path.parent.name != CACHE_DIR else path.parent)
         path.parent.mkdir(exist_ok=True)
+        if os.path.islink(path.parent) or os.path.islink(path):
+            raise OSError(errno.ELOOP, "a symlink in the cache; not used", str(path))
         with open(tmp, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
@@ -351,7 +354,12 @@ def write_cache_file(path: Path, data: bytes) -> bool:
 
 
 def ensure_cache_dir(path: Path) -> None:
-    """Create ``.vaultkit/`` with a CACHEDIR.TAG and a .gitignore that ignores it all."""
+    """Create ``.vaultkit/`` with a CACHEDIR.TAG and a .gitignore that ignores it all.
+
+    Raises OSError when it is a symlink: caches are never written outside the vault.
+    """
+    if os.path.islink(path):
+        raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
     path.mkdir(exist_ok=True)
     tag = path / "CACHEDIR.TAG"
     if not tag.exists():
