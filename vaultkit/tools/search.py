@@ -168,7 +168,8 @@ class SearchIndex:
         try:
             ensure_cache_dir(folder)
             self.path: Path | None = folder / DB_NAME
-            if self.path.exists() and not os.access(self.path, os.W_OK):
+            if self.path.exists() and not os.access(self.path, os.W_OK) \
+                    or self.path.is_symlink():  # never write a database outside the vault
                 self.path = None
         except OSError:
             self.path = None  # a read-only vault: index in memory for this one search
