@@ -354,3 +354,23 @@ def test_log_into_a_journal_symlinked_inside_the_vault(make_vault):
                            "a\nb\nc"], root)
     assert rc == 0, err
     assert "### " in (root / "memory" / "real.md").read_text()
+
+
+@pytest.mark.parametrize("link", [".vaultkit", ".vaultkit/cache", ".vaultkit/search.sqlite"])
+def test_caches_are_never_written_through_a_symlink(make_vault, tmp_path, link):
+    """Regression: a `.vaultkit` symlink (a cloned repo may carry one) made the parse cache,
+    the findings cache and the search index write into the folder it pointed at."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    root = make_vault({"MEMORY.md": "# Memory\n\nsearchable words\n"})
+    if link != ".vaultkit":
+        (root / ".vaultkit").mkdir()
+    target = elsewhere / "search.sqlite" if link.endswith("sqlite") else elsewhere
+    os.symlink(target, root / link)
+    for argv in (["check", "."], ["check", "."], ["search", "--root", ".", "searchable"],
+                 ["index", "."]):
+        rc, out, err = invoke(argv, root)
+        assert rc in (0, 1) and "error" not in err.replace("0 errors", ""), (argv, err)
+    assert list(elsewhere.iterdir()) == []
+    rc, out, err = invoke(["search", "--root", ".", "--json", "searchable"], root)
+    assert json.loads(out)["results"][0]["path"] == "MEMORY.md"
