@@ -260,3 +260,26 @@ def test_symlink_out_of_vault_is_reported_not_followed(make_vault, tmp_path, cap
     assert "outside the vault" in msgs["memory/link"]
     assert "loop" in msgs["memory/loop"]
     assert not any("secret" in p for p in msgs)
+
+
+@pytest.mark.parametrize("spec,ok", [
+    (">=0.0.1", True), ("==0.1.0", None), (">=99", False), ("<0.0.1", False),
+    (">=0.1,<99", True), ("~=0.1", True),
+])
+def test_required_version(make_vault, capsys, spec, ok):
+    from vaultkit import __version__
+
+    if ok is None:
+        spec, ok = f"=={__version__}", True
+    root = make_vault({"vaultkit.toml": f"required-version = '{spec}'\n"})
+    code, _, err = run(capsys, "check", str(root))
+    if ok:
+        assert code == 0, err
+    else:
+        assert code == 2 and f"requires vaultkit {spec}, but this is vaultkit {__version__}" in err
+
+
+def test_required_version_that_is_not_a_specifier(make_vault, capsys):
+    root = make_vault({"vaultkit.toml": "required-version = 'soon'\n"})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 2 and "is not a version specifier" in err

@@ -109,7 +109,7 @@ def test_placeholders_filled_but_obsidian_template_variables_kept(tmp_path):
     for path in root.rglob("*"):
         if path.is_file() and ".git" not in path.parts:
             text = path.read_text(encoding="utf-8")
-            for token in ("{{vaultkit_version}}", "{{today}}", "{{init_time}}", "{{vaultkit_repo}}"):
+            for token in ("{{vaultkit_version}}", "{{today}}", "{{init_time}}"):
                 assert token not in text, (path, token)
     assert "{{date}}" in (root / "templates/decision.md").read_text()
     assert "{{title}}" in (root / "templates/lesson.md").read_text()
@@ -169,16 +169,21 @@ def test_a_note_made_from_each_template_passes_check(tmp_path, capsys, name, fol
     check_clean(root, capsys, "--ignore", "orphan-note")  # nothing links to it yet
 
 
-def test_pre_commit_config_pinned_to_this_version_with_real_hook_ids(tmp_path):
+def test_pre_commit_config_runs_the_installed_vaultkit_with_real_hook_ids(tmp_path):
     root = tmp_path / "demo"
     init_vault(root)
     config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())
     (repo,) = config["repos"]
-    assert repo["rev"] == f"v{__version__}"
-    manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    known = {hook["id"] for hook in manifest}
+    assert repo["repo"] == "local"
+    manifest = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     ids = [hook["id"] for hook in repo["hooks"]]
-    assert "vaultkit-check" in ids and set(ids) <= known
+    assert "vaultkit-check" in ids and set(ids) <= set(manifest)
+    for hook in repo["hooks"]:  # the same hooks as the manifest, run as system commands
+        assert hook["language"] == "system"
+        theirs = manifest[hook["id"]]
+        for key in ("entry", "types", "pass_filenames", "always_run", "require_serial"):
+            assert hook.get(key) == theirs.get(key), (hook["id"], key)
+    assert f'required-version = ">={__version__}"' in (root / "vaultkit.toml").read_text()
 
 
 def test_obsidian_settings_suit_the_layout(tmp_path):

@@ -258,6 +258,7 @@ class ConfigFile:
 
     __pydantic_config__ = _STRICT
     profile: str = "openclaw"
+    required_version: str | None = None  # e.g. ">=0.1.0" or ">=0.1,<0.3" (like ruff's)
     memory_dir: str | None = None
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
@@ -278,7 +279,34 @@ class ConfigFile:
 
 # vaultkit.toml spells multi-word keys in kebab-case
 _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
-                                            "fail_on")}
+                                            "fail_on", "required_version")}
+
+
+def check_required_version(spec: str, version: str = __version__) -> str | None:
+    """Why ``version`` does not satisfy ``spec`` (``==X``, ``>=X``, ``<X``, comma-joined), or None."""
+    def parts(v: str) -> tuple[int, ...]:
+        nums = re.findall(r"\d+", v)
+        if not nums:
+            raise ConfigError(f"{CONFIG_NAME}: required-version: {spec!r} is not a version "
+                              "specifier (e.g. \">=0.1.0\")")
+        out = tuple(int(n) for n in nums[:3])
+        return out + (0,) * (3 - len(out))
+
+    have = parts(version)
+    for clause in (c.strip() for c in spec.split(",") if c.strip()):
+        m = re.fullmatch(r"(==|>=|<=|!=|>|<|~=)?\s*v?([\d.]+)", clause)
+        if not m:
+            raise ConfigError(f"{CONFIG_NAME}: required-version: {clause!r} is not a version "
+                              "specifier (e.g. \">=0.1.0\")")
+        op, want = m.group(1) or "==", parts(m.group(2))
+        ok = {"==": have == want, ">=": have >= want, "<=": have <= want, "!=": have != want,
+              ">": have > want, "<": have < want,
+              "~=": have >= want and have[:2] == want[:2]}[op]
+        if not ok:
+            return (f"{CONFIG_NAME} requires vaultkit {spec}, but this is vaultkit {version}; "
+                    "install a matching version (pip install 'vaultkit" + spec.replace(" ", "")
+                    + "')")
+    return None
 
 
 class Settings:
@@ -454,6 +482,17 @@ def load_config(path: Path) -> ConfigFile:
 
 def load_settings(root: Path, profile_override: str | None = None, *,
                   use_cache: bool = True) -> Settings:
+    settings = _load_settings(root, profile_override, use_cache=use_cache)
+    spec = settings.config.required_version
+    if spec:
+        problem = check_required_version(spec)
+        if problem:
+            raise ConfigError(problem)
+    return settings
+
+
+def _load_settings(root: Path, profile_override: str | None = None, *,
+                   use_cache: bool = True) -> Settings:
     """Read ``vaultkit.toml`` (if any) at ``root`` and the profile it names.
 
     The validated result is cached under ``.vaultkit/`` keyed by vaultkit's version and

@@ -25,9 +25,6 @@ from vaultkit.atomic import write_atomic
 from vaultkit.errors import VaultkitError
 from vaultkit.resources import template_dir
 
-# Where pre-commit installs vaultkit's hooks from (`repo:` in .pre-commit-config.yaml).
-HOOK_REPO = "https://github.com/vaultkit/vaultkit"
-
 _RENDERED_SUFFIXES = (".md", ".json", ".yaml", ".yml", ".toml")
 _NOT_RENDERED = ("templates/",)  # Obsidian templates: their {{...}} are Obsidian's
 
@@ -50,7 +47,7 @@ def render_template(data: bytes, today: dt.date, now: dt.datetime | None = None)
     text = data.decode("utf-8")
     now = now or dt.datetime.combine(today, dt.time(9, 0))
     for token, value in (("{{vaultkit_version}}", __version__), ("{{today}}", today.isoformat()),
-                         ("{{init_time}}", now.strftime("%H:%M")), ("{{vaultkit_repo}}", HOOK_REPO)):
+                         ("{{init_time}}", now.strftime("%H:%M"))):
         text = text.replace(token, value)
     return text.encode("utf-8")
 
