@@ -123,6 +123,13 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
                  date: str | None = None, time: str | None = None) -> LogResult:
     """Append one entry to ``memory/<date>.md``; returns where it went and any warnings."""
     day, hhmm = parse_when(settings, date, time)
+    for part in (text, title or ""):
+        if "\x00" in part:  # one NUL would make the whole day's journal unreadable
+            raise VaultkitError("the entry contains a NUL byte; nothing written")
+        try:
+            part.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that were not UTF-8 on standard input
+            raise VaultkitError("the entry is not valid UTF-8 text; nothing written") from None
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
     path = root / rel
