@@ -386,3 +386,29 @@ def test_unreadable_file_for_real(tmp_path):
         assert "not for you" not in proc.stdout
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# -- hostile input to the memory tools -------------------------------------------------------------
+
+@pytest.mark.parametrize("stdin,expect", [
+    (b"title\x00\nline\nline\n", "NUL byte"),
+    (b"\xff\xfe not utf-8\nline\nline\n", "not valid UTF-8"),
+], ids=["NUL", "not UTF-8"])
+def test_log_refuses_text_that_would_spoil_the_journal(make_vault, stdin, expect):
+    """Regression: a NUL in the entry made the whole day's journal 'binary content' (unreadable
+    to check, search and get); bytes that were not UTF-8 gave an internal error."""
+    root = make_vault({"memory/2026-03-01.md": "# 2026-03-01\n"})
+    proc = subprocess.run([sys.executable, "-m", "vaultkit", "log", "--root", ".", "--date",
+                           "2026-03-01", "-"], input=stdin, cwd=root, capture_output=True,
+                          timeout=60)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and expect in err and err.count("\n") == 1, err
+    assert (root / "memory/2026-03-01.md").read_bytes() == b"# 2026-03-01\n"
+
+
+@pytest.mark.parametrize("query", ['"', "NEAR(a b", "*", "a OR", "-", "col:x", "^", "')", 'x"y',
+                                   "(((", "%", "\\", "AND", "a" * 100_000, "中" * 1000, "\x00"])
+def test_search_takes_any_query(vault, query):
+    rc, out, err = invoke(["search", "--root", ".", "--json", "--", query], vault, patch=False)
+    assert_clean(rc, err)
+    assert isinstance(json.loads(out)["results"], list)
