@@ -20,7 +20,7 @@ FAULTS = {
 
 EXPECTED = {
     ("file-unreadable", "memory/2026-02-14.md", 1),
-    ("frontmatter-invalid", "memory/decisions/pricing.md", 4),
+    ("frontmatter-invalid", "memory/decisions/pricing.md", 3),  # the unclosed tags: line
     ("unknown-location", "memory/decision/launch.md", 1),
     ("journal-filename", "memory/2026-02-15-1430.md", 1),
     ("journal-filename", "memory/2026-02-30.md", 1),
@@ -60,7 +60,7 @@ def test_json_fields(faulty, capsys):
 def test_text_format(faulty, capsys):
     _, out, _ = run(capsys, "check", str(faulty), "--select", FOUNDATION)
     lines = out.splitlines()
-    assert ("memory/decisions/pricing.md:4:1: VK002 frontmatter-invalid frontmatter is not "
+    assert ("memory/decisions/pricing.md:3:1: VK002 frontmatter-invalid frontmatter is not "
             "valid YAML") in out
     assert any(ln.startswith("memory/2026-02-30.md:1:1: VK102 journal-filename ") for ln in lines)
     assert lines[-1] == "Found 6 findings (5 errors, 1 warning)."
@@ -69,7 +69,7 @@ def test_text_format(faulty, capsys):
 
 def test_github_format(faulty, capsys):
     _, out, _ = run(capsys, "check", str(faulty), "--format", "github", "--select", FOUNDATION)
-    assert ("::error file=memory/decisions/pricing.md,line=4,col=1,title=VK002 "
+    assert ("::error file=memory/decisions/pricing.md,line=3,col=1,title=VK002 "
             "frontmatter-invalid::VK002 frontmatter-invalid: frontmatter is not valid YAML") in out
     assert "::warning file=memory/decision/launch.md,line=1" in out
     assert len(out.splitlines()) == 6
@@ -84,7 +84,7 @@ def test_sarif_format(faulty, capsys):
     assert {r["id"] for r in rules} == {"VK001", "VK002", "VK101", "VK102"}
     results = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
                 r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run_["results"]}
-    assert ("VK002", "memory/decisions/pricing.md", 4) in results
+    assert ("VK002", "memory/decisions/pricing.md", 3) in results
     assert len(results) == 6
     for r in run_["results"]:
         assert rules[r["ruleIndex"]]["id"] == r["ruleId"]

@@ -67,7 +67,7 @@ def test_bom_and_crlf_are_recorded():
 
 
 @pytest.mark.parametrize("data,needle,line", [
-    (b"---\ntitle: [unclosed\n---\n", "not valid YAML", 3),
+    (b"---\ntitle: [unclosed\n---\n", "not valid YAML", 2),  # where the [ opened
     (b"---\na: 1\n  b: 2\n---\n", "not valid YAML", 3),
     (b"---\n- a\n- b\n---\n", "a list, not a mapping", 2),
     (b"---\njust a string\n---\n", "a string, not a mapping", 2),
@@ -75,7 +75,8 @@ def test_bom_and_crlf_are_recorded():
     (b"---\nx: !!python/object/apply:os.system ['echo hi']\n---\n", "not valid YAML", 2),
     (b"---\na: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
      b"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n", "alias bomb", 2),
-    (b"---\r\ntitle: [x\r\n---\r\n", "not valid YAML", 3),
+    (b"---\r\ntitle: [x\r\n---\r\n", "not valid YAML", 2),
+    (b"---\na: 1\nb: \"open\nc: 2\n---\n", "not valid YAML", 3),
 ])
 def test_frontmatter_errors_point_at_a_line(data, needle, line):
     note = parse_note("n.md", data)

@@ -153,6 +153,11 @@ def load_yaml_mapping(source: str, first_line: int = 1):
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if (exc.context_mark is not None and mark is not None
+                and mark.line >= source.count("\n")):
+            # the parser ran off the end (an unclosed [ or {, a quote): the line where the
+            # unfinished construct started says more than the closing '---'
+            mark = exc.context_mark
         line = first_line + (mark.line if mark else 0)
         problem = exc.problem or exc.context or "invalid YAML"
         return None, {}, (f"frontmatter is not valid YAML: {problem}", line)
