@@ -31,6 +31,10 @@ def run(args) -> int:
     from vaultkit.tools.archive import execute, plan
     from vaultkit.tools.memset import today
 
+    if args.keep_days > 100_000:  # dates before year 1 overflow
+        from vaultkit.errors import VaultkitError
+
+        raise VaultkitError("--keep-days must be at most 100,000")
     if args.dry_run:
         args.no_cache = True  # a dry run writes nothing, not even the parse cache
     vault = open_vault(args, args.root or ".")

@@ -33,6 +33,8 @@ def run(args) -> int:
 
     if args.days < 1:
         raise VaultkitError("--days must be at least 1")
+    if args.days > 100_000 or abs(args.stale_days) > 100_000:  # dates before year 1 overflow
+        raise VaultkitError("--days and --stale-days must be at most 100,000")
     vault = open_vault(args, args.root or ".")
     report = distill(vault, args.days, today(vault.settings), args.stale_days)
     if args.format == "json":
