@@ -412,3 +412,17 @@ def test_search_takes_any_query(vault, query):
     rc, out, err = invoke(["search", "--root", ".", "--json", "--", query], vault, patch=False)
     assert_clean(rc, err)
     assert isinstance(json.loads(out)["results"], list)
+
+
+@pytest.mark.parametrize("argv", [
+    ["distill", "--root", ".", "--days", "999999999"],
+    ["distill", "--root", ".", "--stale-days", "999999999"],
+    ["distill", "--root", ".", "--stale-days", "-999999999"],
+    ["archive", "--root", ".", "--keep-days", "999999999"],
+    ["archive", "--root", ".", "--keep-days", "999999999", "--dry-run"],
+], ids=lambda a: " ".join(a[3:]))
+def test_huge_day_counts_are_a_usage_error(make_vault, argv):
+    """Regression: --days / --keep-days past the year 1 gave an internal OverflowError."""
+    root = make_vault({"memory/2026-03-01.md": "# 2026-03-01\n"})
+    rc, out, err = invoke(argv, root, patch=False)
+    assert rc == 2 and "at most 100,000" in err and err.count("\n") == 1, err
