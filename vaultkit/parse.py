@@ -30,6 +30,7 @@ MAX_FRONTMATTER_CHARS = 256_000
 _BOM = b"\xef\xbb\xbf"
 
 _QUOTE = re.compile(r"^(?: {0,3}> ?)+")
+_ITEM_FIRST = frozenset("-*+0123456789")
 _LIST_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( {1,4}(?! )|\t|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -295,34 +296,43 @@ class _Scanner:
                 i += 1
                 continue
 
-            if not raw.strip():
+            if not raw or raw.isspace():
                 self._flush()
                 i += 1
                 continue
 
-            quote = _QUOTE.match(raw) if ">" in raw[:8] else None
-            content = raw[quote.end():] if quote else raw
-            depth = quote.group(0).count(">") if quote else 0
-            if self.para and depth > self.para_depth[1]:  # a block quote interrupts a paragraph
-                self._flush()
+            if ">" in raw[:8]:
+                quote = _QUOTE.match(raw)
+                content = raw[quote.end():] if quote else raw
+                depth = quote.group(0).count(">") if quote else 0
+                if self.para and depth > self.para_depth[1]:  # a quote interrupts a paragraph
+                    self._flush()
+                if not content or content.isspace():  # a blank line inside the quote
+                    self.quote_depth = depth
+                    self._flush()
+                    i += 1
+                    continue
+            else:
+                content, depth = raw, 0
             self.quote_depth = depth
-            if not content.strip():  # an empty quote line is a blank line inside the quote
-                self._flush()
-                i += 1
-                continue
-            indent = _indent_of(content)
+            indent = _indent_of(content) if content[0] in " \t" else 0
 
             # list containers: close items this line is not indented into, unless the line
             # is a lazy continuation of the open paragraph
-            lazy = bool(self.list_stack and self.para and indent < self.list_stack[-1]
-                        and not _LIST_ITEM.match(content) and not _starts_block(content))
-            if self.list_stack and not lazy:
-                while self.list_stack and (indent < self.list_stack[-1]
-                                           or depth < self.list_quote[-1]):
-                    self.list_stack.pop()
-                    self.list_quote.pop()
-            rel = _strip_indent(content, self.list_stack[-1]) if self.list_stack else content
-            rel_indent = _indent_of(rel)
+            lazy = False
+            if self.list_stack:
+                lazy = bool(self.para and indent < self.list_stack[-1]
+                            and not _LIST_ITEM.match(content) and not _starts_block(content))
+                if not lazy:
+                    while self.list_stack and (indent < self.list_stack[-1]
+                                               or depth < self.list_quote[-1]):
+                        self.list_stack.pop()
+                        self.list_quote.pop()
+            if self.list_stack:
+                rel = _strip_indent(content, self.list_stack[-1])
+                rel_indent = _indent_of(rel)
+            else:
+                rel, rel_indent = content, indent
 
             # indented code (cannot interrupt a paragraph)
             if rel_indent >= 4 and not self.para:
@@ -345,8 +355,9 @@ class _Scanner:
                 i = end + 1
                 continue
 
-            m_item = _LIST_ITEM.match(rel)
-            if m_item and rel_indent < 4:
+            m_item = _LIST_ITEM.match(rel) if rel_indent < 4 and (
+                rel.lstrip()[:1] in _ITEM_FIRST) else None
+            if m_item:
                 marker_text = rel[m_item.end():]
                 if marker_text.strip() or not self.para:
                     self._flush()

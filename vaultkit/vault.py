@@ -248,7 +248,16 @@ def _read_one(abs_path: str, rel: str) -> Note:
 
 
 def _parse_chunk(items: list[tuple[str, str]]) -> list[tuple]:
-    return [_read_one(a, r).to_plain() for a, r in items]
+    """Parse in a worker; each note comes back marshalled (cheap to send, and the very
+    bytes the cache stores), or as plain data when it could not be read."""
+    out = []
+    for a, r in items:
+        note = _read_one(a, r)
+        if note.error:
+            out.append((r, None, note.to_plain()))
+        else:
+            out.append((r, marshal.dumps(note.to_plain()), (note.size, note.mtime_ns)))
+    return out
 
 
 def _parse_all(todo: list[FileEntry]) -> list[Note]:
@@ -269,7 +278,9 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
-                out.extend(Note.from_plain(t) for t in result)
+                for rel, blob, rest in result:
+                    out.append(Note.lazy(rel, rest[0], rest[1], blob) if blob is not None
+                               else Note.from_plain(rest))
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(a, r) for a, r in items]
     return out
@@ -313,9 +324,8 @@ class _Cache:
     def save(self, notes: dict[str, Note], facts: dict[str, dict]) -> None:
         entries = {}
         for rel, note in notes.items():
-            old = self.entries.get(rel)
-            if note._blob is not None and old is not None:
-                blob = old[2]  # never decoded: the cached bytes are still exact
+            if note._blob is not None:
+                blob = note._blob  # the bytes it was decoded from (or will be)
             elif note.error:
                 continue  # unreadable files are retried next run
             else:
