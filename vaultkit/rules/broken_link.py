@@ -36,10 +36,6 @@ class BrokenLink(Rule):
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../"):
             return
-        if ctx.targets is None:  # the whole vault: resolve it in one batch
-            from vaultkit.graph import link_graph
-
-            link_graph(ctx.vault)
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if res.missing is None:
                 continue
