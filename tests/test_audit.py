@@ -466,3 +466,12 @@ def test_unreadable_bootstrap_files_do_not_crash(ws):
     assert checks["agents-protocol"].status == "fail"
     assert checks["heartbeat-distillation"].status == "fail"
     assert all(not c.found.startswith("the check itself failed") for c in checks.values())
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_backup_max_age_must_be_a_positive_number(value, tmp_path, capsys):
+    from vaultkit.cli import main
+
+    init_vault(tmp_path / "demo")
+    assert main(["audit", str(tmp_path / "demo"), "--backup-max-age", value]) == 2
+    assert "--backup-max-age must be a positive number of hours" in capsys.readouterr().err

@@ -126,3 +126,10 @@ def test_parallel_parse_matches_serial(make_vault, monkeypatch):
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     parallel = load_vault(root, use_cache=False)
     assert [n.to_plain() for n in serial.notes.values()] == [n.to_plain() for n in parallel.notes.values()]
+
+
+def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
+    root = make_vault({"memory/semantic/a.md": "# A\n",
+                       "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})
+    vault = load_vault(root, use_cache=False)
+    assert list(vault.notes) == ["memory/semantic/a.md"] and vault.attachments == {}

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from vaultkit.errors import VaultkitError
+from vaultkit.scan import TEMP_SUFFIX
 
 
 def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
@@ -29,7 +30,7 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None) -> N
         raise VaultkitError(f"{path}: cannot write: file is read-only; left unchanged")
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".vaultkit-tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

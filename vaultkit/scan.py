@@ -16,6 +16,7 @@ from pathlib import Path
 
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
+TEMP_SUFFIX = ".vaultkit-tmp"  # vaultkit.atomic's temporary files
 
 
 @dataclass(slots=True)
@@ -100,8 +101,8 @@ def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], li
                 seen_dirs.add(real)
                 stack.append((entry.path, rel + "/"))
                 continue
-            if is_excluded(rel):
-                continue
+            if is_excluded(rel) or name.endswith(TEMP_SUFFIX):
+                continue  # (a temporary file of an interrupted atomic write is not content)
             try:
                 st = entry.stat()
             except OSError as exc:  # deleted during the scan, or a dangling link

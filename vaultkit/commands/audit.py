@@ -40,7 +40,7 @@ def run(args) -> int:
     if unknown:
         raise VaultkitError(f"--skip: unknown check {', '.join(unknown)} "
                             f"(known: {', '.join(CHECK_IDS)})")
-    if args.backup_max_age is not None and args.backup_max_age <= 0:
+    if args.backup_max_age is not None and not 0 < args.backup_max_age < float("inf"):
         raise VaultkitError("--backup-max-age must be a positive number of hours")
     vault = open_vault(args, args.vault)
     if args.agent:
