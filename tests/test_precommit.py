@@ -208,9 +208,16 @@ def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
     assert f"{rel}:10:1: VK601 journal-append-only" in proc.stdout + proc.stderr
 
 
+def _hooks_section(text: str) -> str:
+    """The README's "Pre-commit hooks" section, up to the next heading of its level or above."""
+    start = text.index("## Pre-commit hooks")
+    m = re.search(r"^## ", text[start + 3:], re.M)
+    return text[start:start + 3 + m.start()] if m else text[start:]
+
+
 def _readme_recovery() -> str:
     text = README.read_text(encoding="utf-8")
-    section = text.split("<!-- section:hooks -->", 1)[1].split("<!-- /section:hooks -->", 1)[0]
+    section = _hooks_section(text)
     recipe = next(b for b in re.findall(r"```sh\n(.*?)```", section, re.S)
                   if "git show HEAD:" in b)
     return recipe
@@ -328,7 +335,7 @@ def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
 
 def _readme_configs() -> dict[str, str]:
     text = README.read_text(encoding="utf-8")
-    section = text.split("<!-- section:hooks -->", 1)[1].split("<!-- /section:hooks -->", 1)[0]
+    section = _hooks_section(text)
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     configs = {}
     for block in blocks:

@@ -18,8 +18,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import annotated_types as at
-
 from vaultkit import __version__
 
 CONFIG_NAME = "vaultkit.toml"
@@ -86,18 +84,30 @@ class LayerSpec:
             _in_vault(p, "paths")
 
 
+def _at_least(obj, low: float, *names: str) -> None:
+    for name in names:
+        if getattr(obj, name) < low:
+            raise _invalid(name, f"must be at least {low:g}")
+
+
 @dataclass
 class Budgets:
     __pydantic_config__ = _STRICT
-    memory_md_bytes: Annotated[int, at.Ge(0)] = 10240
-    bootstrap_total_bytes: Annotated[int, at.Ge(0)] = 20480
-    bootstrap_max_chars: Annotated[int, at.Ge(0)] = 20000
-    bootstrap_total_max_chars: Annotated[int, at.Ge(0)] = 60000
-    session_footprint_bytes: Annotated[int, at.Ge(0)] = 15360
-    index_bytes: Annotated[int, at.Ge(0)] = 8192
-    entry_min_lines: Annotated[int, at.Ge(0)] = 3
-    entry_max_lines: Annotated[int, at.Ge(1)] = 15
-    max_file_bytes: Annotated[int, at.Ge(1)] = 10 * 1024 * 1024
+    memory_md_bytes: int = 10240
+    bootstrap_total_bytes: int = 20480
+    bootstrap_max_chars: int = 20000
+    bootstrap_total_max_chars: int = 60000
+    session_footprint_bytes: int = 15360
+    index_bytes: int = 8192
+    entry_min_lines: int = 3
+    entry_max_lines: int = 15
+    max_file_bytes: int = 10 * 1024 * 1024
+
+    def __post_init__(self):
+        _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
+                  "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
+                  "entry_min_lines")
+        _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
 @dataclass
@@ -126,21 +136,29 @@ class IndexSettings:
     path: str = "{memory}/INDEX.md"
     order: list[str] = field(default_factory=lambda: [
         "decision", "lesson", "person", "project", "preference", "knowledge"])
-    recent_days: Annotated[int, at.Ge(0)] = 7
-    most_linked: Annotated[int, at.Ge(0)] = 10
+    recent_days: int = 7
+    most_linked: int = 10
 
     def __post_init__(self):
         _in_vault(self.path, "path")
+        _at_least(self, 0, "recent_days", "most_linked")
 
 
 @dataclass
 class GitSettings:
     __pydantic_config__ = _STRICT
-    mass_deletion_ratio: Annotated[float, at.Gt(0), at.Le(1)] = 0.5
-    churn_days: Annotated[int, at.Ge(1)] = 14
-    backup_max_age_hours: Annotated[float, at.Gt(0)] = 36
+    mass_deletion_ratio: float = 0.5
+    churn_days: int = 14
+    backup_max_age_hours: float = 36
     # memory files rewritten or deleted by design; mass-deletion leaves them alone
     mass_deletion_exempt: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not 0 < self.mass_deletion_ratio <= 1:
+            raise _invalid("mass_deletion_ratio", "must be greater than 0 and at most 1")
+        _at_least(self, 1, "churn_days")
+        if not 0 < self.backup_max_age_hours < float("inf"):
+            raise _invalid("backup_max_age_hours", "must be a positive number of hours")
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,8 +53,11 @@ def git_toplevel(start: Path) -> Path | None:
     return None
 
 
-def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], list[ScanProblem]]:
-    """Every file under ``root`` (real files and in-vault symlinks), sorted by path."""
+def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProblem]]:
+    """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
+
+    ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
+    """
     files: list[FileEntry] = []
     problems: list[ScanProblem] = []
     root_real = os.path.realpath(root)
@@ -90,7 +92,7 @@ def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], li
                 problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
                 continue
             if is_dir:
-                if name in SKIP_DIRS or is_excluded(rel):
+                if name in SKIP_DIRS or (is_excluded is not None and is_excluded(rel)):
                     continue
                 real = os.path.realpath(entry.path)
                 if real in seen_dirs:
@@ -101,7 +103,7 @@ def walk(root: Path, is_excluded=lambda rel: False) -> tuple[list[FileEntry], li
                 seen_dirs.add(real)
                 stack.append((entry.path, rel + "/"))
                 continue
-            if is_excluded(rel) or name.endswith(TEMP_SUFFIX):
+            if name.endswith(TEMP_SUFFIX) or (is_excluded is not None and is_excluded(rel)):
                 continue  # (a temporary file of an interrupted atomic write is not content)
             try:
                 st = entry.stat()
@@ -127,4 +129,6 @@ def _inside(path: str, root: str) -> bool:
 
 def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
     """Run git in ``root``; returns the completed process (bytes output)."""
+    import subprocess
+
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=check)

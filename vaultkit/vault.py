@@ -147,7 +147,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
         raise FileNotFoundError(f"{root_path}: not a folder")
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
-    files, problems = walk(root_path, settings.is_excluded)
+    files, problems = walk(root_path, settings.is_excluded if settings.config.exclude else None)
     external = []
     if not settings.profile.memory_prefix:
         for name in settings.profile.bootstrap_files:
