@@ -42,7 +42,7 @@ class Vault:
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
         self.state_digest = ""  # set by load_vault: every file's path, size and mtime
         self.newest_mtime_ns = 0
-        self._facts: dict[str, dict] = {}
+        self._facts: dict[str, dict | bytes] = {}  # bytes: as the cache stores them
         self._cache: _Cache | None = None
         self._dirty = False
 
@@ -111,9 +111,17 @@ class Vault:
         changes, so a hook run recomputes them only for the files that changed. Values
         must be plain data (marshal).
         """
-        facts = self._facts.setdefault(path, {})
+        facts = self._facts.get(path)
+        if not isinstance(facts, dict):  # None, or still marshalled as the cache keeps them
+            try:
+                facts = marshal.loads(facts) if facts else {}
+            except (EOFError, ValueError, TypeError):
+                facts = {}
+            if not isinstance(facts, dict):
+                facts = {}
+            self._facts[path] = facts
         hit = facts.get(key)
-        if hit is not None and hit[0] == epoch:
+        if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == epoch:
             return hit[1]
         value = compute()
         facts[key] = (epoch, value)
@@ -184,7 +192,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     cache = _Cache(root_path, settings.fingerprint) if use_cache else None
     notes: dict[str, Note] = {}
-    facts: dict[str, dict] = {}
+    facts: dict[str, dict | bytes] = {}
     todo: list[FileEntry] = []
     for f in md:
         if f.size > max_bytes:
@@ -287,7 +295,7 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
 
 
 class _Cache:
-    """``{path: (size, mtime_ns, marshalled note, facts)}`` for one vault."""
+    """``{path: (size, mtime_ns, marshalled note, marshalled facts)}`` for one vault."""
 
     def __init__(self, root: Path, fingerprint: str):
         from vaultkit.model import PARSER_VERSION
@@ -315,7 +323,8 @@ class _Cache:
             return None
         if f.mtime_ns >= self.written_ns - _RACY_NS:
             return None  # written in the same tick as the cache: content may differ
-        return Note.lazy(f.rel, size, mtime_ns, blob), dict(facts) if isinstance(facts, dict) else {}
+        # facts stay marshalled until asked for: most runs need few of them
+        return Note.lazy(f.rel, size, mtime_ns, blob), facts if isinstance(facts, bytes) else b""
 
     def stale(self, notes: dict[str, Note]) -> bool:
         """True when the cache lists other files than ``notes`` (added, deleted)."""
@@ -330,12 +339,14 @@ class _Cache:
                 continue  # unreadable files are retried next run
             else:
                 blob = marshal.dumps(note.to_plain())
-            entries[rel] = (note.size, note.mtime_ns, blob, facts.get(rel, {}))
-        try:
-            data = marshal.dumps((self.key, time.time_ns(), entries))
-        except ValueError:  # a fact marshal cannot store: keep the parse results only
-            entries = {k: v[:3] + ({},) for k, v in entries.items()}
-            data = marshal.dumps((self.key, time.time_ns(), entries))
+            kept = facts.get(rel)
+            if isinstance(kept, dict):
+                try:
+                    kept = marshal.dumps(kept)
+                except ValueError:  # a fact marshal cannot store: compute it again next time
+                    kept = b""
+            entries[rel] = (note.size, note.mtime_ns, blob, kept or b"")
+        data = marshal.dumps((self.key, time.time_ns(), entries))
         write_cache_file(self.path, data)
         self.entries = entries
 
