@@ -133,3 +133,95 @@ def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
                        "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})
     vault = load_vault(root, use_cache=False)
     assert list(vault.notes) == ["memory/semantic/a.md"] and vault.attachments == {}
+
+
+def test_cache_records_when_the_files_were_listed_not_when_it_was_written(make_vault):
+    # a command that finishes long after it read a note must not make an edit made in the
+    # same clock tick as the read look older than the cache
+    import marshal
+
+    root = make_vault({"memory/semantic/a.md": "# A\n"})
+    vault = load_vault(root, save=False)
+    _ = vault.notes["memory/semantic/a.md"].links
+    vault._dirty = True
+    vault.save_cache()
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    assert marshal.loads(cache.read_bytes())[1] == vault.started_ns
+    assert vault.started_ns <= os.stat(root / "memory/semantic/a.md").st_atime_ns + 10**9
+
+
+def test_same_size_edit_after_a_slow_run_is_still_seen(make_vault):
+    import time
+
+    root = make_vault({"memory/semantic/a.md": "# A [[X]]\n"})
+    target = root / "memory/semantic/a.md"
+    vault = load_vault(root, save=False)
+    assert [lk.target for lk in vault.notes["memory/semantic/a.md"].links] == ["X"]
+    st = target.stat()
+    target.write_text("# A [[Y]]\n")
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    time.sleep(2.1)  # the command is slow: it saves its cache well after reading
+    vault.save_cache()
+    again = load_vault(root)
+    assert [lk.target for lk in again.notes["memory/semantic/a.md"].links] == ["Y"]
+
+
+def test_damaged_note_in_the_cache_is_read_from_disk_again(make_vault):
+    import marshal
+
+    root = _vault(make_vault)
+    load_vault(root)
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    key, when, entries = marshal.loads(cache.read_bytes())
+    size, mtime, blob, facts = entries["memory/2026-01-01.md"]
+    entries["memory/2026-01-01.md"] = (size, mtime, blob[: len(blob) // 2], facts)
+    cache.write_bytes(marshal.dumps((key, when, entries)))
+    vault = load_vault(root)
+    assert [lk.target for lk in vault.notes["memory/2026-01-01.md"].links] == ["A"]
+    vault = load_vault(root)  # and the cache was mended
+    assert [lk.target for lk in vault.notes["memory/2026-01-01.md"].links] == ["A"]
+
+
+def test_unreadable_file_does_not_make_every_run_rewrite_the_cache(make_vault):
+    root = _vault(make_vault)
+    (root / "memory/semantic/latin1.md").write_bytes(b"caf\xe9\n")
+    _age(root / "memory/semantic/latin1.md")
+    load_vault(root)
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    before = cache.stat().st_mtime_ns
+    load_vault(root)
+    load_vault(root)
+    assert cache.stat().st_mtime_ns == before
+
+
+def test_cache_files_are_never_written_through_dangling_symlinks(make_vault, tmp_path):
+    root = _vault(make_vault)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".vaultkit").mkdir()
+    (root / ".vaultkit" / "CACHEDIR.TAG").symlink_to(outside / "tag")
+    (root / ".vaultkit" / ".gitignore").symlink_to(outside / "ignore")
+    load_vault(root)
+    assert list(outside.iterdir()) == []
+
+
+def test_findings_of_a_file_that_became_readable_are_not_reused(make_vault, monkeypatch, capsys):
+    import json
+
+    from vaultkit.cli import main
+
+    root = _vault(make_vault)
+    real_open = open
+
+    def no_access(path, *a, **k):
+        if str(path).endswith("semantic/a.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr("builtins.open", no_access)
+    main(["check", str(root), "--format", "json"])
+    first = json.loads(capsys.readouterr().out)
+    assert any(d["rule"] == "file-unreadable" for d in first)
+    monkeypatch.setattr("builtins.open", real_open)  # the permission is fixed: same size, mtime
+    main(["check", str(root), "--format", "json"])
+    assert not any(d["rule"] == "file-unreadable" for d in json.loads(capsys.readouterr().out))

@@ -158,9 +158,12 @@ def test_usage_errors_exit_2_with_one_line(args, needle, make_vault, capsys, mon
     ("profile = 'nope'\n", "unknown profile 'nope'"),
     ("[phrases]\nfiller = ['re:(unclosed']\n", "does not compile"),
     ("[budgets]\nmemory-md-byte = 1\n", "unknown budget 'memory-md-byte'"),
-    ("[budgets]\nmemory-md-bytes = -1\n", "budgets.memory_md_bytes: must be at least 0"),
-    ("[git]\nmass-deletion-ratio = 2\n", "git.mass_deletion_ratio: must be greater than 0"),
-    ("[index]\nrecent-days = -3\n", "index.recent_days: must be at least 0"),
+    ("[budgets]\nmemory-md-bytes = -1\n", "budgets.memory-md-bytes: must be at least 0"),
+    ("[git]\nmass-deletion-ratio = 2\n", "git.mass-deletion-ratio: must be greater than 0"),
+    ("[index]\nrecent-days = -3\n", "index.recent-days: must be at least 0"),
+    ("fail-on = 'bogus'\n", "vaultkit.toml: fail-on:"),
+    ("[[layers]]\nname = 'x'\npaths = ['x/*.md']\nentry-level = 'deep'\n",
+     "vaultkit.toml: layers.0.entry-level:"),
     ("this is not toml", "not valid TOML"),
     ("ignore = ['not-a-rule']\n", "unknown rule 'not-a-rule'"),
     ("[per-file-ignores]\n'x/*' = ['nope']\n", "unknown rule 'nope'"),
@@ -286,3 +289,26 @@ def test_required_version_that_is_not_a_specifier(make_vault, capsys):
     root = make_vault({"vaultkit.toml": "required-version = 'soon'\n"})
     code, _, err = run(capsys, "check", str(root))
     assert code == 2 and "is not a version specifier" in err
+
+
+def test_required_version_is_reported_before_keys_this_version_does_not_know(make_vault, capsys):
+    root = make_vault({"vaultkit.toml": "required-version = '>=9.0'\nfuture-key = 1\n"})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 2 and "requires vaultkit >=9.0" in err
+
+
+@pytest.mark.parametrize("spec,version,ok", [
+    ("~=0.0", "0.1.0", True), ("~=0.1", "0.9.3", True), ("~=0.1", "1.0.0", False),
+    ("~=0.1.2", "0.1.9", True), ("~=0.1.2", "0.2.0", False), (">=0.1,<0.2", "0.1.5", True),
+])
+def test_compatible_release_specifier(spec, version, ok):
+    from vaultkit.profile import check_required_version
+
+    assert (check_required_version(spec, version) is None) == ok
+
+
+def test_bootstrap_files_must_be_plain_names(make_vault, capsys):
+    pack = ("name: x\nlayers: []\nbootstrap_files: ['../../../etc/passwd']\n")
+    root = make_vault({"pack.yaml": pack, "vaultkit.toml": "profile = 'pack.yaml'\n"})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 2 and "bootstrap_files" in err and "plain file name" in err

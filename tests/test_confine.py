@@ -123,13 +123,13 @@ def test_links_out_of_the_vault_never_resolve(vault):
 CONFIG_PATHS = [
     ("index path with ..", '[index]\npath = "../escaped.md"\n', "index.path"),
     ("index path absolute", '[index]\npath = "{tmp}/escaped.md"\n', "index.path"),
-    ("memory-dir with ..", 'memory-dir = "../.."\n', "memory_dir"),
-    ("memory-dir absolute", 'memory-dir = "{tmp}"\n', "memory_dir"),
-    ("memory-dir home", 'memory-dir = "~"\n', "memory_dir"),
+    ("memory-dir with ..", 'memory-dir = "../.."\n', "memory-dir"),
+    ("memory-dir absolute", 'memory-dir = "{tmp}"\n', "memory-dir"),
+    ("memory-dir home", 'memory-dir = "~"\n', "memory-dir"),
     ("layer path with ..", '[[layers]]\nname = "x"\npaths = ["../*.md"]\n', "layers.0.paths"),
     ("layer path absolute", '[[layers]]\nname = "x"\npaths = ["/etc/*"]\n', "layers.0.paths"),
     ("type folder with ..", '[types.t]\nfolder = "memory/../../x"\n', "types.t.folder"),
-    ("backslash", 'memory-dir = "..\\\\x"\n', "memory_dir"),
+    ("backslash", 'memory-dir = "..\\\\x"\n', "memory-dir"),
 ]
 
 

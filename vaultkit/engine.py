@@ -98,25 +98,30 @@ class ResultsCache:
         from vaultkit.openclaw import find_config
 
         self.path = vault._cache.dir / self.NAME
-        config = find_config(vault)
-        try:
-            st = config.stat() if config is not None else None
-            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
-        except OSError:
-            config_state = f"{config}:missing"
-        self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                                f"{config_state}".encode("utf-8", "surrogatepass")).hexdigest()
+        self.started_ns = vault.started_ns
         self.results: dict[str, list] = {}
         self.fresh = False
-        if vault.newest_mtime_ns >= _now_ns() - 2_000_000_000:
-            return  # a file written in this very tick may change without a new mtime
+        try:
+            config = find_config(vault)
+            st = config.stat() if config is not None else None
+            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+        except OSError as exc:
+            config_state = f"unreadable:{exc.errno}"
+        # files that could not be read: a permission fixed changes neither size nor mtime
+        errors = "".join(f"{p}\0{n.error}\n" for p, n in vault.notes.items() if n.error)
+        self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+                                f"{config_state}|{errors}".encode("utf-8", "surrogatepass")
+                                ).hexdigest()
         try:
             with open(self.path, "rb") as fh:
-                key, results = marshal.load(fh)
-            if key == self.key and isinstance(results, dict):
-                self.results = results
+                key, computed_from_ns, results = marshal.load(fh)
         except (OSError, EOFError, ValueError, TypeError):
-            pass
+            return
+        # findings are only as new as the listing they were computed from: a file changed
+        # in the same clock tick as that listing may still carry the same size and mtime
+        if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
+                and vault.newest_mtime_ns < computed_from_ns - 2_000_000_000):
+            self.results = results
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
@@ -140,15 +145,11 @@ class ResultsCache:
         from vaultkit.vault import write_cache_file
 
         try:
-            write_cache_file(self.path, marshal.dumps((self.key, self.results)))
+            write_cache_file(self.path, marshal.dumps((self.key, self.started_ns, self.results)))
         except ValueError:
             pass
 
 
-def _now_ns() -> int:
-    import time
-
-    return time.time_ns()
 
 
 def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -103,11 +103,13 @@ class Note:
     suppressions: list[Suppression] = field(default_factory=list)
     _lines: list[str] | None = field(default=None, repr=False, compare=False)
     _blob: bytes | None = field(default=None, repr=False, compare=False)
+    _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
 
     # -- lazy notes from the cache -------------------------------------------------
 
     @classmethod
-    def lazy(cls, path: str, size: int, mtime_ns: int, blob: bytes) -> "Note":
+    def lazy(cls, path: str, size: int, mtime_ns: int, blob: bytes,
+             source: str | None = None) -> "Note":
         """A note whose fields are decoded from ``blob`` (marshal) on first use.
 
         A commit hook touches few notes in full; decoding all 10,000 would cost more
@@ -117,6 +119,7 @@ class Note:
         note.path, note.size, note.mtime_ns = path, size, mtime_ns
         note.error = None  # unreadable files are never cached
         note._blob = blob
+        note._source = source
         return note
 
     def __getattr__(self, name: str):
@@ -129,12 +132,27 @@ class Note:
             raise AttributeError(name)
         import marshal
 
-        full = Note.from_plain(marshal.loads(blob))
+        try:
+            full = Note.from_plain(marshal.loads(blob))
+        except (EOFError, ValueError, TypeError):  # a damaged cache entry: read the file again
+            full = self._reparse()
         for f in _NOTE_FIELDS:
-            if f not in ("path", "size", "mtime_ns", "error", "_blob"):
+            if f not in ("path", "size", "mtime_ns", "_blob", "_source"):
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)
+
+    def _reparse(self) -> "Note":
+        from vaultkit.parse import parse_note
+
+        source = self._source
+        self._blob = None  # the cache stores the note anew
+        try:
+            with open(source, "rb") as fh:  # type: ignore[arg-type]
+                return parse_note(self.path, fh.read(), size=self.size, mtime_ns=self.mtime_ns)
+        except (OSError, TypeError) as exc:
+            return Note(path=self.path, size=self.size, mtime_ns=self.mtime_ns,
+                        error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
     # -- derived views -------------------------------------------------------
 

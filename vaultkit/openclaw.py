@@ -63,7 +63,7 @@ def find_config_with_source(vault, path: str | Path | None = None) -> tuple[Path
     if env:
         return Path(env).expanduser(), f"${ENV_VAR}"
     for candidate, where in _candidates(vault):
-        if candidate.is_file():
+        if os.path.isfile(candidate):  # (never raises: an unreadable ~/.openclaw is "absent")
             return candidate, where
     return None, "not found"
 

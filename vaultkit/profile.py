@@ -178,6 +178,10 @@ class Profile:
     git: GitSettings = field(default_factory=GitSettings)
 
     def __post_init__(self):
+        for name in self.bootstrap_files:
+            if not name or "/" in name or "\\" in name or name in (".", ".."):
+                raise _invalid("bootstrap_files", f"{name!r} must be a plain file name "
+                                                  "(the files sit in the workspace folder)")
         for key, colour in self.colors.items():
             if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 raise _invalid(f"colors.{key}", f"must be '#rrggbb', got {colour!r}")
@@ -317,9 +321,11 @@ def check_required_version(spec: str, version: str = __version__) -> str | None:
             raise ConfigError(f"{CONFIG_NAME}: required-version: {clause!r} is not a version "
                               "specifier (e.g. \">=0.1.0\")")
         op, want = m.group(1) or "==", parts(m.group(2))
+        # ~=X.Y means >=X.Y, ==X.*; ~=X.Y.Z means >=X.Y.Z, ==X.Y.* (PEP 440)
+        fixed = max(1, len([p for p in m.group(2).split(".") if p]) - 1)
         ok = {"==": have == want, ">=": have >= want, "<=": have <= want, "!=": have != want,
               ">": have > want, "<": have < want,
-              "~=": have >= want and have[:2] == want[:2]}[op]
+              "~=": have >= want and have[:fixed] == want[:fixed]}[op]
         if not ok:
             return (f"{CONFIG_NAME} requires vaultkit {spec}, but this is vaultkit {version}; "
                     "install a matching version (pip install 'vaultkit" + spec.replace(" ", "")
@@ -376,7 +382,10 @@ def _adapter(cls, factory):
 
 def _format_validation(source: str, exc) -> str:
     err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    # name keys as the user writes them: kebab-case in vaultkit.toml
+    kebab = source.endswith(".toml")
+    where = ".".join(str(p).replace("_", "-") if kebab and isinstance(p, str) else str(p)
+                     for p in err["loc"]) or "(top level)"
     if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         return f"{source}: unknown key '{where}'"
     if err["type"] == "missing_argument":
@@ -386,6 +395,7 @@ def _format_validation(source: str, exc) -> str:
         msg = msg[len("Value error, "):]
     if _SEP in msg:
         name, msg = msg.split(_SEP, 1)
+        name = name.replace("_", "-") if kebab else name
         where = f"{where}.{name}" if where != "(top level)" else name
     if where == "(top level)" and err["type"] in ("dataclass_type", "dataclass_args_type"):
         msg = "must be a mapping of keys"
@@ -491,7 +501,21 @@ def _read_config(path: Path) -> dict:
             raise ConfigError(f"{path.name}: unknown key '{key}' (did you mean "
                               f"'{key.replace('_', '-')}'?)")
         out[key] = value
+    # the same spelling inside [[layers]] and [types.NAME] (entry-level, optional-sections)
+    for layer in out.get("layers", []) if isinstance(out.get("layers"), list) else []:
+        if isinstance(layer, dict):
+            _snake_keys(layer)
+    types = out.get("types")
+    if isinstance(types, dict):
+        for spec in types.values():
+            if isinstance(spec, dict):
+                _snake_keys(spec)
     return out
+
+
+def _snake_keys(table: dict) -> None:
+    for key in [k for k in table if isinstance(k, str) and "-" in k]:
+        table[key.replace("-", "_")] = table.pop(key)
 
 
 def load_config(path: Path) -> ConfigFile:
@@ -563,9 +587,17 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
 
 
 def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
+    """The pack the config names; a ``required-version`` it fails is reported first, before
+    anything else in a config written for another vaultkit can fail."""
     if config_bytes is None:
         return ConfigFile.profile
-    value = _read_config(config_path).get("profile", ConfigFile.profile)
+    raw = _read_config(config_path)
+    spec = raw.get("required_version")
+    if isinstance(spec, str):
+        problem = check_required_version(spec)
+        if problem:
+            raise ConfigError(problem)
+    value = raw.get("profile", ConfigFile.profile)
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_NAME}: profile: must be a pack name or a path")
     return value

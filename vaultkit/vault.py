@@ -42,6 +42,7 @@ class Vault:
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
         self.state_digest = ""  # set by load_vault: every file's path, size and mtime
         self.newest_mtime_ns = 0
+        self.started_ns = 0  # when the files were listed (before any was read)
         self._facts: dict[str, dict | bytes] = {}  # bytes: as the cache stores them
         self._cache: _Cache | None = None
         self._dirty = False
@@ -145,6 +146,9 @@ class Scan:
     problems: list[ScanProblem]
     digest: str  # every file's path, size and mtime (and the external bootstrap files')
     newest_mtime_ns: int
+    # when the listing began: anything derived from these files is only as new as this,
+    # so caches record it (not the time they were written) for their same-tick checks
+    started_ns: int = 0
 
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -155,6 +159,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
         raise FileNotFoundError(f"{root_path}: not a folder")
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
+    started = time.time_ns()
     files, problems = walk(root_path, settings.is_excluded if settings.config.exclude else None)
     external = []
     if not settings.profile.memory_prefix:
@@ -165,7 +170,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 continue
             external.append(("../" + name, st.st_size, st.st_mtime_ns))
     digest, newest = _state(files, problems, external)
-    return Scan(root_path, settings, files, problems, digest, newest)
+    return Scan(root_path, settings, files, problems, digest, newest, started)
 
 
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -218,9 +223,13 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 external["../" + name] = _read_one(str(candidate), "../" + name)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
     vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
+    vault.started_ns = scan.started_ns
+    if cache is not None:
+        cache.started_ns = scan.started_ns
     vault._facts = facts
     vault._cache = cache
-    vault._dirty = bool(cache) and (bool(parsed) or cache.stale(notes))
+    # (unreadable files are read again every run but never stored: they change nothing)
+    vault._dirty = bool(cache) and (any(not n.error for n in parsed) or cache.stale(notes))
     if save:
         vault.save_cache()
     return vault
@@ -280,6 +289,7 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
         ctx = mp.get_context("fork")
     except ValueError:
         return [_read_one(a, r) for a, r in items]
+    sources = {r: a for a, r in items}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     out: list[Note] = []
@@ -287,8 +297,8 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest in result:
-                    out.append(Note.lazy(rel, rest[0], rest[1], blob) if blob is not None
-                               else Note.from_plain(rest))
+                    out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
+                               if blob is not None else Note.from_plain(rest))
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(a, r) for a, r in items]
     return out
@@ -305,6 +315,7 @@ class _Cache:
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.entries: dict[str, tuple] = {}
         self.written_ns = 0
+        self.started_ns = 0  # set by load_vault: when this run listed the files
         try:
             with open(self.path, "rb") as fh:
                 data = marshal.load(fh)
@@ -324,11 +335,12 @@ class _Cache:
         if f.mtime_ns >= self.written_ns - _RACY_NS:
             return None  # written in the same tick as the cache: content may differ
         # facts stay marshalled until asked for: most runs need few of them
-        return Note.lazy(f.rel, size, mtime_ns, blob), facts if isinstance(facts, bytes) else b""
+        return (Note.lazy(f.rel, size, mtime_ns, blob, f.abs),
+                facts if isinstance(facts, bytes) else b"")
 
     def stale(self, notes: dict[str, Note]) -> bool:
         """True when the cache lists other files than ``notes`` (added, deleted)."""
-        return notes.keys() != self.entries.keys()
+        return {k for k, n in notes.items() if not n.error} != self.entries.keys()
 
     def save(self, notes: dict[str, Note], facts: dict[str, dict]) -> None:
         entries = {}
@@ -346,7 +358,9 @@ class _Cache:
                 except ValueError:  # a fact marshal cannot store: compute it again next time
                     kept = b""
             entries[rel] = (note.size, note.mtime_ns, blob, kept or b"")
-        data = marshal.dumps((self.key, time.time_ns(), entries))
+        # the files were read after `started_ns`: an entry is trusted next time only if the
+        # file was older than that by the racy margin (see get)
+        data = marshal.dumps((self.key, self.started_ns or time.time_ns(), entries))
         write_cache_file(self.path, data)
         self.entries = entries
 
@@ -362,7 +376,9 @@ def write_cache_file(path: Path, data: bytes) -> bool:
         path.parent.mkdir(exist_ok=True)
         if os.path.islink(path.parent) or os.path.islink(path):
             raise OSError(errno.ELOOP, "a symlink in the cache; not used", str(path))
-        with open(tmp, "wb") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o644)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
         return True
@@ -377,15 +393,26 @@ def write_cache_file(path: Path, data: bytes) -> bool:
 def ensure_cache_dir(path: Path) -> None:
     """Create ``.vaultkit/`` with a CACHEDIR.TAG and a .gitignore that ignores it all.
 
-    Raises OSError when it is a symlink: caches are never written outside the vault.
+    Raises OSError when it is a symlink: caches are never written outside the vault. Nor
+    are the two files written through a symlink: a cloned repository could ship them as
+    links to anywhere.
     """
     if os.path.islink(path):
         raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
     path.mkdir(exist_ok=True)
-    tag = path / "CACHEDIR.TAG"
-    if not tag.exists():
-        tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n"
-                       "# This file is a cache directory tag created by vaultkit.\n")
-    ignore = path / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# Automatically created by vaultkit.\n*\n")
+    _create_new(path / "CACHEDIR.TAG", b"Signature: 8a477f597d28d172789f06886806bc55\n"
+                b"# This file is a cache directory tag created by vaultkit.\n")
+    _create_new(path / ".gitignore", b"# Automatically created by vaultkit.\n*\n")
+
+
+def _create_new(path: Path, data: bytes) -> None:
+    """Write ``data`` to a file that must not exist yet (and is never a symlink)."""
+    if os.path.lexists(path):
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o644)
+    except FileExistsError:
+        return
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)

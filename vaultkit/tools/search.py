@@ -250,8 +250,12 @@ class SearchIndex:
         self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
                         (f"{key}|{when}",))
 
-    def sync(self, vault, notes: dict) -> dict[str, int]:
-        """Bring the index up to date with ``{path: Note}``; returns counts of what changed."""
+    def sync(self, vault, notes: dict, state: tuple[str, int] | None = None) -> dict[str, int]:
+        """Bring the index up to date with ``{path: Note}``; returns counts of what changed.
+
+        ``state`` (key, listing time) is recorded in the same transaction, so the index can
+        never be marked with a state newer than its content.
+        """
         from vaultkit.tools.text import fts_text
 
         db = self.db
@@ -296,6 +300,8 @@ class SearchIndex:
                                      "VALUES (?, ?, ?, ?)", (fid, start, end, text)).lastrowid
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(text)))
+            if state is not None:
+                self.mark_synced(*state)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -502,10 +508,8 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
         if synced != key or scan.newest_mtime_ns >= when - _RACY_NS:
             from vaultkit.vault import load_vault
 
-            now = time.time_ns()
             vault = load_vault(scan=scan, use_cache=use_cache)
-            index.sync(vault, memory_notes(vault))
-            index.mark_synced(key, now)
+            index.sync(vault, memory_notes(vault), (key, scan.started_ns))
         return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
                       layer)
     finally:
