@@ -95,31 +95,15 @@ def _pattern_query(pattern: str) -> str:
     m = re.fullmatch(r"([^*?{}]+)/(?:\*\*/)?\*\.md", pattern)
     if m:
         return f'path:"{m.group(1)}/"'
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append(r"(.+\/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(r".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append(r"[^\/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append(r"[^\/]")
-            i += 1
-        elif pattern.startswith("{date}", i):
-            out.append(r"\d{4}-\d{2}-\d{2}")
-            i += 6
-        elif pattern[i] == "/":
-            out.append(r"\/")
-            i += 1
-        else:
-            out.append(_js_escape(pattern[i]))
-            i += 1
+    from vaultkit.profile import pattern_tokens
+
+    out = [_JS_REGEX.get(token) or _js_escape(token) for token in pattern_tokens(pattern)]
     return "path:/^" + "".join(out) + "$/"
+
+
+# Obsidian's search runs JavaScript regexes: the same tokens, written for that flavour
+_JS_REGEX = {"**/": r"(.+\/)?", "**": r".*", "*": r"[^\/]*", "?": r"[^\/]",
+             "{date}": r"\d{4}-\d{2}-\d{2}", "/": r"\/"}
 
 
 def _js_escape(text: str) -> str:

@@ -231,32 +231,30 @@ class Profile:
 _DATE_RE = r"(?P<date{n}>\d{{4}}-\d{{2}}-\d{{2}})"
 
 
+# Layer path patterns: the one place their syntax is read.
+_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|.", re.S)
+
+
+def pattern_tokens(pattern: str) -> list[str]:
+    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}`` and single
+    literal characters; :func:`compile_pattern` and the Obsidian graph queries render them."""
+    return _TOKEN.findall(pattern)
+
+
 def compile_pattern(pattern: str) -> re.Pattern:
     """Compile a layer path pattern: ``*``, ``**``, ``?`` and ``{date}``; case-sensitive."""
     out = []
-    i = 0
     dates = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append(r"(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(r".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append(r"[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append(r"[^/]")
-            i += 1
-        elif pattern.startswith("{date}", i):
+    for token in pattern_tokens(pattern):
+        if token == "{date}":
             out.append(_DATE_RE.format(n=dates))
             dates += 1
-            i += 6
         else:
-            out.append(re.escape(pattern[i]))
-            i += 1
+            out.append(_PY_REGEX.get(token) or re.escape(token))
     return re.compile("".join(out) + r"\Z")
+
+
+_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]"}
 
 
 def _dates_real(pattern: re.Pattern, path: str) -> bool:
