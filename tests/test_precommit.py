@@ -21,7 +21,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 PROJECT = Path(__file__).resolve().parent.parent
-README = PROJECT / "README.md"
+HOOKS_PAGE = PROJECT / "docs" / "pre-commit.md"
 HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-append-only",
             "vaultkit-audit")
 TODAY = dt.date.today()
@@ -209,14 +209,12 @@ def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
 
 
 def _hooks_section(text: str) -> str:
-    """The README's "Pre-commit hooks" section, up to the next heading of its level or above."""
-    start = text.index("## Pre-commit hooks")
-    m = re.search(r"^## ", text[start + 3:], re.M)
-    return text[start:start + 3 + m.start()] if m else text[start:]
+    """The hooks page (docs/pre-commit.md), from its title to the end."""
+    return text[text.index("# Pre-commit hooks"):]
 
 
 def _readme_recovery() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = HOOKS_PAGE.read_text(encoding="utf-8")
     section = _hooks_section(text)
     recipe = next(b for b in re.findall(r"```sh\n(.*?)```", section, re.S)
                   if "git show HEAD:" in b)
@@ -272,9 +270,9 @@ BACKUP = 'vaultkit index; git add -A && git commit -q -m "backup: $(date +%Y-%m-
 
 
 def test_nightly_backup_through_the_readme_config(make_repo):
-    """The README's backup line: a day of appends and a new journal commit; warnings do
+    """The hooks page's backup line: a day of appends and a new journal commit; warnings do
     not block it; a rewritten journal does."""
-    assert BACKUP.replace("%", "\\%") in README.read_text(encoding="utf-8")
+    assert BACKUP.replace("%", "\\%") in HOOKS_PAGE.read_text(encoding="utf-8")
     vault = make_repo(config=_pin(_readme_configs()["whole workspace"]))
     today = f"memory/{TODAY.isoformat()}.md"
     vault.shell(f"printf '\\n### 21:00 — Wrap-up\\n- Closed the day\\n- Wrote tomorrow\\n"
@@ -331,10 +329,10 @@ def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
     assert vault.read("memory/INDEX.md") == after
 
 
-# -- the README's configurations work as written -------------------------------------------
+# -- the hooks page's configurations work as written -------------------------------------------
 
 def _readme_configs() -> dict[str, str]:
-    text = README.read_text(encoding="utf-8")
+    text = HOOKS_PAGE.read_text(encoding="utf-8")
     section = _hooks_section(text)
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     configs = {}
