@@ -9,6 +9,7 @@ whole session, so the hook environment is built once.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -383,3 +384,43 @@ def test_audit_hook_runs_on_manual_stage_only(make_repo, hook_repo, pre_commit_h
     proc = _run([sys.executable, "-m", "pre_commit", "run", "--hook-stage", "manual",
                  "vaultkit-audit"], vault.path, vault.env, check=False)
     assert "vaultkit audit" in proc.stdout, proc.stdout + proc.stderr
+
+
+# -- adopting vaultkit on a vault with findings: the baseline --------------------------------
+
+LEGACY = ("---\ntype: decision\ndate: 2026-10-{day:02d}\nstatus: active\n---\n# Legacy {n}\n\n"
+          "Decided long ago; see [[gone-{n}]].\n")
+
+
+def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
+    vault = make_repo(("vaultkit-check",))
+    for n in range(40):  # 5 findings each: no tags, two sections missing, a broken link, an orphan
+        vault.write(f"memory/decisions/legacy-{n}.md", LEGACY.format(day=n % 28 + 1, n=n))
+    vault.index()
+    proc = _run([sys.executable, "-m", "vaultkit", "check", "--no-cache"], vault.path, vault.env,
+                check=False)
+    assert proc.returncode == 1 and "Found 200 findings" in proc.stdout, proc.stdout
+    vault.git("add", "-A")
+    ok, out = vault.commit("legacy notes")
+    assert not ok, out  # without a baseline the legacy errors block the commit
+    _run([sys.executable, "-m", "vaultkit", "check", "--write-baseline"], vault.path, vault.env)
+    vault.git("add", "-A")
+    ok, out = vault.commit("legacy notes, baselined")
+    assert ok, out
+    # a new fault in a new commit is refused
+    vault.write("memory/decisions/new.md", LEGACY.format(day=1, n="new"))
+    vault.git("add", "-A")
+    ok, out = vault.commit("new decision")
+    assert not ok and "memory/decisions/new.md" in out and "legacy-" not in out, out
+    vault.git("rm", "-q", "--cached", "memory/decisions/new.md")
+    (vault.path / "memory/decisions/new.md").unlink()
+    # fixing a baselined finding shrinks the baseline on the next whole-vault check
+    vault.write("memory/decisions/legacy-7.md", LEGACY.format(day=8, n=7)
+                + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
+    proc = _run([sys.executable, "-m", "vaultkit", "check"], vault.path, vault.env, check=False)
+    assert "2 fixed findings removed from the baseline" in proc.stderr, proc.stderr
+    data = json.loads(vault.read("vaultkit-baseline.json"))
+    assert sum(f["count"] for f in data["findings"]) == 198
+    vault.git("add", "-A")
+    ok, out = vault.commit("fix a legacy decision")
+    assert ok, out
