@@ -142,15 +142,13 @@ def test_write_baseline_needs_the_whole_vault(legacy, capsys):
 def test_git_rule_findings_are_never_baselined(legacy, capsys):
     from vaultkit.baseline import Baseline
     from vaultkit.diagnostics import Diagnostic
-    from vaultkit.vault import load_vault
 
-    vault = load_vault(legacy)
     d = Diagnostic("journal-append-only", "VK601", "error", "memory/2026-01-01.md", 3, 1,
                    "committed line changed")
     baseline = Baseline(legacy / "b.json")
-    baseline.record([d], vault, rules=["journal-append-only"])
+    baseline.record([d], rules=["journal-append-only"])
     assert baseline.entries == []
-    assert baseline.filter([d], vault).shown == [d]
+    assert baseline.filter([d]).shown == [d]
 
 
 def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):

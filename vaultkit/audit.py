@@ -789,7 +789,7 @@ def check_baseline(ctx: AuditContext) -> Check:
                                        "finding")
     rules = select_rules(ctx.vault.settings)
     found = run_rules(Context(ctx.vault), rules)
-    used = baseline.filter(found, ctx.vault).used
+    used = baseline.filter(found).used
     stale = baseline.stale(used, rules=[r.name for r in rules], paths=None)
     total, files = len(baseline), len({e.path for e in baseline.entries})
     held = f"{rel} accepts {total:,} finding{'s' * (total != 1)} in {files:,} " \

@@ -8,9 +8,10 @@ day, and the old ones can be fixed at leisure.
 
 The file is plain JSON at the vault root (``vaultkit-baseline.json``, or ``baseline`` in
 ``vaultkit.toml``), committed with the vault so every clone's hook and ``audit`` read the
-same one. Each entry is a finding's *fingerprint*: its rule, its file, the text of the line
-it points at and its message with numbers blanked, so that lines moving (an entry added
-above, a heading renumbered) do not make an old finding look new. Identical fingerprints in
+same one. Each entry is a finding's *fingerprint*: its rule, its file and its message with
+numbers blanked (the message names what is wrong: the link, the section, the heading), so
+that lines moving (an entry added above, a heading renumbered) do not make an old finding
+look new. Identical fingerprints in
 one file are counted, so a file with two accepted broken links reports a third.
 
 The baseline only shrinks by itself: a whole-vault ``vaultkit check`` that no longer finds
@@ -38,7 +39,6 @@ NOT_BASELINED = frozenset({"journal-append-only", "mass-deletion", "memory-churn
 MAX_BYTES = 16 * 1024 * 1024
 
 _DIGITS = re.compile(r"\d+")
-_SPACE = re.compile(r"\s+")
 
 
 def baseline_path(vault, override: str | None = None) -> Path:
@@ -51,16 +51,10 @@ def baseline_path(vault, override: str | None = None) -> Path:
     return vault.root / DEFAULT_NAME
 
 
-def fingerprint(d: Diagnostic, vault) -> str:
-    """Rule, file, the pointed-at line's text and the message without its numbers."""
-    line_text = ""
-    note = vault.note(d.path) if d.line else None
-    if note is not None and not note.error:
-        lines = note.lines
-        if 0 < d.line <= len(lines):
-            line_text = _SPACE.sub(" ", lines[d.line - 1]).strip()
-    message = _DIGITS.sub("#", d.message)
-    key = "\0".join((d.rule, d.path, line_text, message))
+def fingerprint(d: Diagnostic) -> str:
+    """Rule, file and the message without its numbers: no line number, no file read (a
+    hook with a baseline costs no more than one without)."""
+    key = "\0".join((d.rule, d.path, _DIGITS.sub("#", d.message)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
@@ -144,7 +138,7 @@ class Baseline:
     def __len__(self) -> int:
         return sum(e.count for e in self.entries)
 
-    def filter(self, diags: Sequence[Diagnostic], vault) -> Filtered:
+    def filter(self, diags: Sequence[Diagnostic]) -> Filtered:
         """Hide the findings the baseline records (each entry as often as its count)."""
         budget = Counter()
         for e in self.entries:
@@ -152,7 +146,7 @@ class Baseline:
         result = Filtered([])
         for d in diags:
             if d.rule not in NOT_BASELINED and budget:
-                key = (d.path, fingerprint(d, vault))
+                key = (d.path, fingerprint(d))
                 if result.used[key] < budget[key]:
                     result.used[key] += 1
                     result.hidden += 1
@@ -190,7 +184,7 @@ class Baseline:
         return [e for e in self.entries
                 if e.rule in rules and (paths is None or e.path in paths)]
 
-    def record(self, diags: Sequence[Diagnostic], vault, *, rules: Iterable[str]) -> None:
+    def record(self, diags: Sequence[Diagnostic], *, rules: Iterable[str]) -> None:
         """Replace the entries of ``rules`` with ``diags``; other rules' entries stay."""
         rules = set(rules)
         counts: Counter = Counter()
@@ -198,7 +192,7 @@ class Baseline:
         for d in diags:
             if d.rule in NOT_BASELINED:
                 continue
-            key = (d.path, d.rule, d.code, fingerprint(d, vault))
+            key = (d.path, d.rule, d.code, fingerprint(d))
             counts[key] += 1
             first.setdefault(key, d)
         kept = [e for e in self.entries if e.rule not in rules]

@@ -78,11 +78,11 @@ def run(args) -> int:
 
     diags = _check(vault, rules, targets, args)
     if args.write_baseline:
-        baseline.record(diags, vault, rules=[r.name for r in rules])
+        baseline.record(diags, rules=[r.name for r in rules])
         baseline.save()
         print(f"vaultkit: recorded {len(baseline)} finding{'s' * (len(baseline) != 1)} in "
               f"{_shown_path(baseline.path)}; commit it with the vault", file=sys.stderr)
-    filtered = baseline.filter(diags, vault) if baseline is not None else None
+    filtered = baseline.filter(diags) if baseline is not None else None
     diags = filtered.shown if filtered is not None else diags
     if args.fix or args.diff:
         fixed, diffs = _apply_fixes(vault, diags, write=args.fix)
@@ -96,7 +96,7 @@ def run(args) -> int:
             vault = load_vault(vault.root, root=vault.root, profile=args.profile,
                                use_cache=not args.no_cache)
             diags = _check(vault, rules, targets, args)
-            filtered = baseline.filter(diags, vault) if baseline is not None else None
+            filtered = baseline.filter(diags) if baseline is not None else None
             diags = filtered.shown if filtered is not None else diags
             if passes == 10:
                 break
