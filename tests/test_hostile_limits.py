@@ -451,3 +451,26 @@ def test_ordinary_query_has_no_note(make_vault):
     proc = run(["search", "--root", ".", "limits", "of", "memory"], root)
     assert_clean(proc, allowed=(0,))
     assert "note" not in proc.stderr.decode()
+
+
+# -- the caches under .vaultkit/ ----------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"], ids=["device", "FIFO"])
+def test_cache_files_that_are_not_files_are_ignored(make_vault, target):
+    """A cloned repository can ship .vaultkit/cache/* as symlinks to anything: they are
+    never followed, so a run neither hangs nor reads a device."""
+    root = make_vault({"MEMORY.md": "# M\n\n- [[missing]]\n"})
+    proc = run(["check", "."], root)  # creates the caches
+    assert_clean(proc, allowed=(0,))
+    cache = root / ".vaultkit" / "cache"
+    names = sorted(p.name for p in cache.iterdir())
+    assert any(n.startswith("notes-") for n in names) and "results.marshal" in names
+    if target == "fifo":
+        os.mkfifo(root.parent / "fifo")
+        target = str(root.parent / "fifo")
+    for name in names:
+        (cache / name).unlink()
+        (cache / name).symlink_to(target)
+    proc = run(["check", "."], root, timeout=20)
+    assert_clean(proc, allowed=(0,))
+    assert "broken-link" in proc.stdout.decode()

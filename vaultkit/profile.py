@@ -601,8 +601,9 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:
         try:
-            with open(cache, "rb") as fh:
-                version, profile_data, config_data = marshal.load(fh)
+            from vaultkit.vault import read_cache_file
+
+            version, profile_data, config_data = marshal.loads(read_cache_file(cache))
             if version == __version__:
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)

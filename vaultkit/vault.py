@@ -319,8 +319,7 @@ class _Cache:
         self.written_ns = 0
         self.started_ns = 0  # set by load_vault: when this run listed the files
         try:
-            with open(self.path, "rb") as fh:
-                data = marshal.load(fh)
+            data = marshal.loads(read_cache_file(self.path))
             if isinstance(data, tuple) and len(data) == 3 and data[0] == self.key:
                 self.written_ns, self.entries = data[1], data[2]
         except (OSError, EOFError, ValueError, TypeError):
@@ -365,6 +364,17 @@ class _Cache:
         data = marshal.dumps((self.key, self.started_ns or time.time_ns(), entries))
         write_cache_file(self.path, data)
         self.entries = entries
+
+
+MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
+
+
+def read_cache_file(path: Path) -> bytes:
+    """The bytes of a cache file under ``.vaultkit/``; OSError when it is missing, a symlink,
+    not a regular file or absurdly big (a cloned repository could ship any of these)."""
+    from vaultkit.bounded import read_regular
+
+    return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
 
 
 def write_cache_file(path: Path, data: bytes) -> bool:
