@@ -536,6 +536,8 @@ def _age(hours: float) -> str:
 def check_pre_commit(ctx: AuditContext) -> Check:
     import yaml
 
+    from vaultkit.bounded import MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular, read_text
+
     top = ctx.git_top()
     base = top if isinstance(top, Path) else ctx.vault.root
     config = base / ".pre-commit-config.yaml"
@@ -544,7 +546,10 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     if not config.is_file():
         return Check("pre-commit", FAIL, f"no .pre-commit-config.yaml in {base}", example)
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data = load_yaml(read_text(config))
+    except LimitError as exc:
+        return Check("pre-commit", FAIL, f"{config} is not read: {exc}",
+                     f"rewrite {config} as a plain pre-commit configuration")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -584,7 +589,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     installed = False
     if hook is not None and hook.is_file():
         try:
-            installed = "pre-commit" in hook.read_text(encoding="utf-8", errors="replace")
+            installed = b"pre-commit" in read_regular(hook, MAX_CONFIG_BYTES)
         except OSError:
             installed = False
     pin = ""
@@ -613,12 +618,21 @@ def check_obsidian(ctx: AuditContext) -> Check:
                                        "Obsidian, then " + hint[0].lower() + hint[1:])
     from vaultkit.obsidian import missing_colour_groups
 
-    if graph.is_file():
+    if os.path.lexists(graph):
+        from vaultkit.bounded import LimitError, load_json, read_text
+
         try:
-            json.loads(graph.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError) as exc:
+            load_json(read_text(graph))
+        except OSError as exc:
+            return Check("obsidian", WARN, f".obsidian/graph.json cannot be read: "
+                                           f"{exc.strerror or exc}",
+                         f"delete .obsidian/graph.json, then {hint}")
+        except UnicodeDecodeError as exc:
             return Check("obsidian", WARN, f".obsidian/graph.json cannot be read: {exc}",
                          f"delete .obsidian/graph.json, then {hint}")
+        except LimitError as exc:
+            return Check("obsidian", WARN, f".obsidian/graph.json is not read: {exc}",
+                         f"fix or delete .obsidian/graph.json, then {hint[0].lower()}{hint[1:]}")
         except ValueError as exc:
             at = (f" (line {exc.lineno}, column {exc.colno})"
                   if isinstance(exc, json.JSONDecodeError) else "")
@@ -731,11 +745,16 @@ def find_unclosed(vault) -> Path | None:
 def check_unclosed(ctx: AuditContext) -> Check:
     import yaml
 
+    from vaultkit.bounded import LimitError, load_yaml, read_text
+
     path = find_unclosed(ctx.vault)
     if path is None:
         return Check("unclosed-work", PASS, "no unclosed_work.yaml (optional)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_text(path))
+    except LimitError as exc:
+        return Check("unclosed-work", FAIL, f"{path} is not read: {exc}",
+                     "write it as a plain list: `- {task: \"...\", since: YYYY-MM-DD}`")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

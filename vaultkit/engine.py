@@ -96,6 +96,7 @@ class ResultsCache:
 
         from vaultkit import __version__
         from vaultkit.openclaw import find_config
+        from vaultkit.vault import read_cache_file
 
         self.path = vault._cache.dir / self.NAME
         self.started_ns = vault.started_ns
@@ -113,8 +114,7 @@ class ResultsCache:
                                 f"{config_state}|{errors}".encode("utf-8", "surrogatepass")
                                 ).hexdigest()
         try:
-            with open(self.path, "rb") as fh:
-                key, computed_from_ns, results = marshal.load(fh)
+            key, computed_from_ns, results = marshal.loads(read_cache_file(self.path))
         except (OSError, EOFError, ValueError, TypeError):
             return
         # findings are only as new as the listing they were computed from: a file changed

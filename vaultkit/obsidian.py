@@ -116,19 +116,24 @@ def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     real, root = os.path.realpath(path), os.path.realpath(vault.root)
     if not real.startswith(root.rstrip(os.sep) + os.sep):  # never read (or copy in) a file
         raise VaultkitError(f"{GRAPH_JSON}: a symlink out of the vault; left untouched")
+    from vaultkit.bounded import MAX_CONFIG_BYTES, LimitError, load_json, read_regular
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        raise VaultkitError(f"{GRAPH_JSON}: cannot read: {exc.strerror or exc}") from None
+        raise VaultkitError(f"{GRAPH_JSON}: cannot read: {exc.strerror or exc}; "
+                            "left untouched") from None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = load_json(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise VaultkitError(f"{GRAPH_JSON}: not UTF-8; left untouched") from None
     except json.JSONDecodeError as exc:
         raise VaultkitError(f"{GRAPH_JSON}: not valid JSON (line {exc.lineno}, column "
                             f"{exc.colno}: {exc.msg}); left untouched") from None
+    except LimitError as exc:
+        raise VaultkitError(f"{GRAPH_JSON}: not read: {exc}; left untouched") from None
     if not isinstance(data, dict):
         raise VaultkitError(f"{GRAPH_JSON}: not a JSON object; left untouched")
     groups = data.get("colorGroups", [])

@@ -79,17 +79,19 @@ def find_config(vault, path: str | Path | None = None) -> Path | None:
 
 def load_openclaw(path: str | Path) -> tuple[dict | None, tuple[str, int | None, int | None] | None]:
     """Read a JSON5 config: ``(data, None)`` or ``(None, (message, line, column))``. Never raises."""
-    import json5
+    from vaultkit.bounded import LimitError, load_json5, read_text
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # (a FIFO or /dev/zero given as the config is refused, not read forever)
+        text = read_text(path)
     except FileNotFoundError:
         return None, (f"{path}: no such file", None, None)
     except (OSError, UnicodeDecodeError) as exc:
         return None, (f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}", None, None)
     try:
-        data = json5.loads(text)
+        data = load_json5(text)
+    except LimitError as exc:
+        return None, (f"not read: {exc}", None, None)
     except ValueError as exc:
         message = str(exc)
         m = _ERROR_RE.match(message)

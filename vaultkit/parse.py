@@ -143,10 +143,13 @@ def load_yaml_mapping(source: str, first_line: int = 1):
                 node.tag, "not a mapping")
             return None, {}, (f"frontmatter is {kind}, not a mapping of properties",
                               first_line + node.start_mark.line)
-        count = _count_nodes(node, MAX_YAML_NODES)
-        if count > MAX_YAML_NODES:
-            return None, {}, (f"frontmatter expands to more than {MAX_YAML_NODES:,} YAML nodes "
-                              "(alias bomb?); not read", first_line)
+        from vaultkit.bounded import MAX_DEPTH, yaml_problem
+
+        # alias bombs, and nesting so deep that the cache (marshal) and every walk of
+        # the value would fail on it
+        problem = yaml_problem(node, MAX_YAML_NODES, MAX_DEPTH)
+        if problem:
+            return None, {}, (f"frontmatter {problem}; not read", first_line)
         keys: dict[str, int] = {}
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):

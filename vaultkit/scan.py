@@ -3,13 +3,17 @@
 The walk never follows a symlink whose target lies outside the vault, never
 enters the same folder twice (symlink loops), and skips ``.git/``,
 ``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
-not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports.
+not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports,
+and so does a Markdown file that is not a regular file (a FIFO would block every reader,
+a device such as ``/dev/zero`` never ends) and a name that is not valid UTF-8 (no link,
+index or search result could name it); other non-regular files are left out.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +79,11 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
         for entry in entries:
             name = entry.name
             rel = prefix + name
+            if not _decodable(name):
+                what = "folder" if _is_dir(entry) else "file"
+                problems.append(ScanProblem(printable(rel), f"{what} name is not valid UTF-8; "
+                                            "not read (rename it)"))
+                continue
             try:
                 is_link = entry.is_symlink()
                 if is_link:
@@ -110,9 +119,35 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
             except OSError as exc:  # deleted during the scan, or a dangling link
                 problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
                 continue
+            if not stat.S_ISREG(st.st_mode):
+                if name.lower().endswith(".md"):
+                    from vaultkit.bounded import not_regular
+
+                    problems.append(ScanProblem(rel, not_regular(st.st_mode)))
+                continue
             files.append(FileEntry(rel, entry.path, st.st_size, st.st_mtime_ns))
     files.sort(key=lambda f: f.rel)
     return files, problems
+
+
+def _decodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.fsdecode kept the raw bytes as lone surrogates
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """A path with undecodable bytes shown as ``\\xNN`` (it can be printed and stored)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _is_dir(entry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _loops(path: str) -> bool:

@@ -43,6 +43,11 @@ def run(args) -> int:
     if not 0 <= args.min_score <= 1:
         raise VaultkitError("--min-score must lie between 0 and 1")
     query = " ".join(args.query)
+    from vaultkit.tools.search import query_cut
+
+    cut = query_cut(query)
+    if cut:
+        print(f"vaultkit: note: {cut}", file=sys.stderr)
     scan = scan_vault(args.root or ".", root=args.root, profile=args.profile,
                       use_cache=not args.no_cache)
     profile = scan.settings.profile

@@ -13,6 +13,7 @@ location (symlinks followed) is not itself inside the memory set.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -108,19 +109,24 @@ def read_excerpt(root: Path, settings, requested: str, start: int = 1,
     if lines < 1:
         raise VaultkitError(f"--lines {lines}: give at least 1")
     rel, path = confine(root, settings, requested)
-    try:
-        with open(path, "rb") as fh:
-            limit = settings.profile.budgets.max_file_bytes
-            data = fh.read(limit + 1)  # never more than the size limit into memory
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    limit = settings.profile.budgets.max_file_bytes
+    try:  # never more than the size limit into memory, never a FIFO or a device
+        data = read_regular(path, limit)
     except FileNotFoundError:
         return Excerpt(rel, "", start, 0, False, None, missing=True)
     except IsADirectoryError:
         raise PathRefused(f"{requested!r}: is a folder, not a file") from None
+    except ReadRefused as exc:
+        if exc.errno == errno.EFBIG:
+            raise VaultkitError(f"{rel}: over the {limit:,}-byte limit "
+                                "(budgets.max_file_bytes); not read") from None
+        if "a folder" in str(exc.strerror):
+            raise PathRefused(f"{requested!r}: is a folder, not a file") from None
+        raise VaultkitError(f"{rel}: {exc.strerror}") from None
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot be read: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise VaultkitError(f"{rel}: over the {limit:,}-byte limit (budgets.max_file_bytes); "
-                            "not read")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     text = data.decode("utf-8", errors="replace")

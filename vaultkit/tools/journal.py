@@ -184,7 +184,18 @@ def _open_locked(path: Path, rel: str) -> int:
     moves a journal while holding the same lock, and a writer that opened it just before
     would otherwise append to the moved (or removed) file. Then it opens the path again.
     """
+    from vaultkit.bounded import not_regular
+
     for _ in range(20):
+        try:  # a FIFO or device named like a journal is never opened, let alone written
+            why = not_regular(os.stat(path).st_mode)
+        except FileNotFoundError:
+            why = None
+        except OSError as exc:
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        if why:
+            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
@@ -196,6 +207,9 @@ def _open_locked(path: Path, rel: str) -> int:
             held = os.fstat(fd)
             now = os.stat(path)
             if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                if not_regular(held.st_mode):  # swapped in since the check above
+                    os.close(fd)
+                    raise VaultkitError(f"{rel}: not a regular file; nothing written")
                 return fd
         except FileNotFoundError:
             pass
