@@ -75,7 +75,7 @@ def test_check_and_log_finish_on_the_pathological_bodies(make_vault, tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     check = _run("from vaultkit.cli import main; import sys; sys.exit(main(["
                  "'check', '--select', 'ALL', '--no-cache', '--format', 'json', '.']))",
-                 timeout=120, cwd=root, env=env)
+                 timeout=30, cwd=root, env=env)
     assert check.returncode in (0, 1), check.stderr
     assert "Traceback" not in check.stderr
     for key in ("0", "1", "3", "5"):

@@ -709,6 +709,33 @@ class _Scanner:
                 note.block_ids.setdefault(block_id.lower(), segments[-1][0])
 
 
+def mask_references(text: str) -> str:
+    """``text`` with its links, embeds, inline code, comments and math blanked out (same
+    length, newlines kept): the words a reader sees as the text's own. Linear."""
+    if "`" in text:
+        text = _mask_code_spans(text)
+    if "<!--" in text:
+        pieces, last = [], 0
+        for start, end, _body in _html_comments(text):
+            pieces.append(text[last:start])
+            pieces.append(_blank_out(text[start:end]))
+            last = end
+        pieces.append(text[last:])
+        text = "".join(pieces)
+    if _PERCENT in text:
+        text = _mask_percent(text)[0]
+    if "[[" in text:
+        text = _WIKI.sub(lambda m: _blank_out(m.group(0)), text)
+    if "](" in text:
+        found = _markdown_links(text)
+        if found:
+            chars = list(text)
+            for start, end, *_ in found:
+                chars[start:end] = _blank_out(text[start:end])
+            text = "".join(chars)
+    return text
+
+
 def _block_id(line: str) -> str | None:
     line = line.rstrip()
     caret = line.rfind("^")
@@ -1031,7 +1058,8 @@ def _markdown_links(t: str) -> list[tuple[int, int, bool, str, str]]:
     brackets nest, an image may sit inside a link, a link never inside a link, ``\\[`` is
     no bracket. Returns ``(start, end, is_image, text, destination)``."""
     out = []
-    openers: list[list] = []  # [position of "[", is image, active]
+    openers: list[tuple[int, bool]] = []  # (position of "[", is image)
+    floor = 0  # link openers below this index are inactive: no link inside a link
     k, n = 0, len(t)
     while True:
         m = _BRACKET.search(t, k)
@@ -1043,29 +1071,26 @@ def _markdown_links(t: str) -> list[tuple[int, int, bool, str, str]]:
             k = j + 2
             continue
         if c == "[":
-            openers.append([j, j > 0 and t[j - 1] == "!" and not (j > 1 and t[j - 2] == "\\"),
-                            True])
+            openers.append((j, j > 0 and t[j - 1] == "!" and not (j > 1 and t[j - 2] == "\\")))
             if len(openers) > 1000:  # bound the work on hostile text
                 del openers[:500]
+                floor = max(0, floor - 500)
             k = j + 1
             continue
         k = j + 1
         if not openers:
             continue
-        opener = openers.pop()
-        if not opener[2] or t[j + 1:j + 2] != "(":
+        position, image = openers.pop()
+        if (not image and len(openers) < floor) or t[j + 1:j + 2] != "(":
             continue
         dest = _inline_destination(t, j + 2)
         if dest is None:
             continue
         destination, end = dest
-        start = opener[0] - 1 if opener[1] else opener[0]
-        out.append((start, end, opener[1], t[opener[0] + 1:j], destination))
-        if not opener[1]:
-            for o in openers:  # no link inside a link
-                if not o[1]:
-                    o[2] = False
-            openers = [o for o in openers if o[1]]
+        start = position - 1 if image else position
+        out.append((start, end, image, t[position + 1:j], destination))
+        if not image:
+            floor = len(openers)
         k = end
     return out
 
