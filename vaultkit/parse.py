@@ -18,6 +18,7 @@ bounded before anything is built, and no tag can construct a Python object.
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import unquote
 
@@ -39,6 +40,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 
 _BACKTICKS = re.compile(r"`+")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
 _RULE_SEP = re.compile(r"[\s,]+")
@@ -50,6 +52,7 @@ _TAG = re.compile(r"(?<![^\s(\[{,;])#([^\s!-,.:-@\[-^`{-~\u2010-\u2027\u2030-\u2
                   r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+)")
 _ALL_DIGITS = re.compile(r"^[\d/_-]*$")
 _BLOCK_ID_CHARS = re.compile(r"[A-Za-z0-9-]+")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _HTML_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
@@ -377,6 +380,9 @@ class _Scanner:
                 if not content or content.isspace():  # a blank line inside the quote
                     self.quote_depth = depth
                     self._flush()
+                    while self.list_quote and self.list_quote[-1] > depth:  # deeper quotes end
+                        self.list_stack.pop()
+                        self.list_quote.pop()
                     i += 1
                     continue
             else:
@@ -391,8 +397,10 @@ class _Scanner:
                 lazy = bool(self.para and indent < self.list_stack[-1]
                             and not _LIST_ITEM.match(content) and not _starts_block(content))
                 if not lazy:
+                    # (a deeper quote than the item's ends it too: quotes inside list
+                    # items are read as starting at the left margin)
                     while self.list_stack and (indent < self.list_stack[-1]
-                                               or depth < self.list_quote[-1]):
+                                               or depth != self.list_quote[-1]):
                         self.list_stack.pop()
                         self.list_quote.pop()
             if self.list_stack:
@@ -409,38 +417,53 @@ class _Scanner:
                 i = self._indented_code(i, lineno)
                 continue
 
-            m_item = _LIST_ITEM.match(rel) if rel.lstrip()[:1] in _ITEM_FIRST else None
-            if m_item:
+            if rel.lstrip()[:2] == "[^":
+                m_note = _FOOTNOTE_DEF.match(rel)
+                if m_note:  # a footnote definition holds blocks indented by 4, like an item
+                    self._flush()
+                    self.list_stack.append((self.list_stack[-1] if self.list_stack else 0) + 4)
+                    self.list_quote.append(depth)
+                    rel = " " * m_note.end() + rel[m_note.end():]
+                    rel = rel.lstrip(" \t")
+                    if not rel:
+                        i += 1
+                        continue
+            item_line = 0  # 1: the line ends with its list markers, 2: starts indented code
+            while rel.lstrip()[:1] in _ITEM_FIRST:  # a line may open several items: "- 1. x"
+                m_item = _LIST_ITEM.match(rel)
+                if not m_item or (m_item.group(2) in "-*" and _THEMATIC.match(rel)):
+                    break  # ("- - -" is a thematic break, not a list: §4.1)
                 marker_text = rel[m_item.end():]
                 ordered = m_item.group(2)[0].isdigit()
                 # an empty item, or an ordered one not starting at 1, cannot interrupt a
                 # paragraph (CommonMark §5.2)
-                if (marker_text.strip() or not self.para) and not (
+                if (not marker_text.strip() and self.para) or (
                         self.para and ordered and m_item.group(2)[:-1] != "1"
                         and not self.list_stack):
-                    self._flush()
-                    base = self.list_stack[-1] if self.list_stack else 0
-                    width = len(m_item.group(1)) + len(m_item.group(2))
-                    pad = m_item.group(3)
-                    code_first = False
-                    if not pad or not marker_text.strip():
-                        width += 1
-                    elif pad[0] == "\t" or _indent_of(pad) > 4:
-                        # five or more spaces: the item starts with indented code
-                        width += 1
-                        code_first = True
-                    else:
-                        width += len(pad)
-                    self.list_stack.append(base + width)
-                    self.list_quote.append(depth)
-                    rel = marker_text
-                    if not rel.strip():
-                        i += 1
-                        continue
-                    if code_first:
-                        self._code(lineno, lineno)
-                        i += 1
-                        continue
+                    break
+                self._flush()
+                base = self.list_stack[-1] if self.list_stack else 0
+                width = len(m_item.group(1)) + len(m_item.group(2))
+                pad = m_item.group(3)
+                if not pad or not marker_text.strip():
+                    width += 1
+                    item_line = 1
+                elif _indent_of(" " * width + pad) - width > 4:
+                    # five or more spaces: the item starts with indented code
+                    width += 1
+                    item_line = 2
+                else:
+                    width += _indent_of(" " * width + pad) - width
+                self.list_stack.append(base + width)
+                self.list_quote.append(depth)
+                rel = marker_text
+                if item_line:
+                    break
+            if item_line:
+                if item_line == 2:
+                    self._code(lineno, lineno)
+                i += 1
+                continue
 
             s = rel.lstrip()
             first = s[:1]
@@ -550,9 +573,12 @@ class _Scanner:
                 j += 1
                 continue
             nq = _QUOTE.match(nxt) if ">" in nxt[:8] else None
-            if (nq.group(0).count(">") if nq else 0) < self.quote_depth:
+            if (nq.group(0).count(">") if nq else 0) != self.quote_depth:
                 break
             nc = nxt[nq.end():] if nq else nxt
+            if not nc.strip():  # a blank line inside the quote
+                j += 1
+                continue
             if _indent_of(nc) - base >= 4:
                 end = j
                 j += 1
@@ -847,7 +873,7 @@ def _refdef_destination(s: str) -> tuple[str | None, str]:
         k = 1
         while k < len(s) and s[k] not in "<>":
             k += 2 if s[k] == "\\" else 1
-        if k >= len(s) or s[k] != ">":
+        if k >= len(s) or s[k] != ">" or s[k + 1:k + 2] not in ("", " ", "\t"):
             return None, ""
         return s[:k + 1], s[k + 1:]
     end = len(s)
@@ -998,7 +1024,7 @@ def _mask_math(text: str) -> str:
             out.append(_blank_out(text[a:b + 2]))
             last = pos = b + 2
             continue
-        if single_done or a + 1 >= n or text[a + 1].isspace():
+        if single_done or a + 1 >= n or text[a + 1].isspace() or (a and text[a - 1].isdigit()):
             pos = a + 1
             continue
         b = a + 1
@@ -1183,7 +1209,11 @@ def _markdown_link(dest: str, text: str, embed: bool, line: int, column: int,
                    raw: str) -> Link | None:
     if dest.startswith("<") and dest.endswith(">"):
         dest = dest[1:-1]
-    dest = re.sub(r"\\(.)", r"\1", dest).strip()
+    if "\\" in dest:
+        dest = _ESCAPED.sub(r"\1", dest)  # only ASCII punctuation is escaped (§2.4)
+    if "&" in dest:
+        dest = html.unescape(dest)
+    dest = dest.strip()
     if not dest:
         return None
     external = bool(_SCHEME.match(dest)) or dest.startswith("//")
