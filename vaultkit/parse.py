@@ -40,6 +40,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 
 _BACKTICKS = re.compile(r"`+")
+_MAX_ITEMS_PER_LINE = 20
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
@@ -298,6 +299,12 @@ class _Scanner:
         # or list item they opened in closes them (CommonMark §5.1, §5.2)
         if depth < raw_block.depth:
             return None
+        if raw_block.base and depth > raw_block.depth:
+            # a ">" left of the list item's content ends the item (and the block in it);
+            # one indented into the item is the block's text
+            if raw_block.depth or _indent_of(raw) < raw_block.base:
+                return None
+            return True
         blank = not content or content.isspace()
         if blank:
             if raw_block.kind == "html-blank":
@@ -368,6 +375,9 @@ class _Scanner:
 
             if not raw or raw.isspace():
                 self._flush()
+                while self.list_quote and self.list_quote[-1] > 0:  # the quote ends here
+                    self.list_stack.pop()
+                    self.list_quote.pop()
                 i += 1
                 continue
 
@@ -429,7 +439,11 @@ class _Scanner:
                         i += 1
                         continue
             item_line = 0  # 1: the line ends with its list markers, 2: starts indented code
-            while rel.lstrip()[:1] in _ITEM_FIRST:  # a line may open several items: "- 1. x"
+            opened = 0
+            # a line may open several items ("- 1. x"); a bounded number, so that a line of
+            # 30,000 "- " stays linear
+            while rel.lstrip()[:1] in _ITEM_FIRST and opened < _MAX_ITEMS_PER_LINE:
+                opened += 1
                 m_item = _LIST_ITEM.match(rel)
                 if not m_item or (m_item.group(2) in "-*" and _THEMATIC.match(rel)):
                     break  # ("- - -" is a thematic break, not a list: §4.1)
@@ -570,6 +584,8 @@ class _Scanner:
         while j < n:
             nxt = lines[j].rstrip("\r")
             if not nxt.strip():
+                if self.quote_depth:  # a blank line ends the quote holding the code
+                    break
                 j += 1
                 continue
             nq = _QUOTE.match(nxt) if ">" in nxt[:8] else None
