@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 FILES = {
     "Exists.md": "# Exists\n\nA paragraph. ^para-id\n",
     "Functions.md": "# Functions\n\n### `hasTag()`\n\ntext\n\n## Real heading\n",
@@ -88,3 +90,27 @@ def test_exactly_the_broken_links_are_reported(make_vault):
                        and t.split("#")[-1].lstrip("^") in d["message"]), None)
         got.add((d["path"], d["line"], target or d["message"]))
     assert got == BROKEN
+
+
+def test_template_folders_come_from_obsidian_settings(tmp_path):
+    from vaultkit.obsidian import in_folders, template_folders
+
+    (tmp_path / ".obsidian" / "plugins" / "templater-obsidian").mkdir(parents=True)
+    assert template_folders(tmp_path) == ()
+    (tmp_path / ".obsidian" / "templates.json").write_text('{"folder": "/Meta/Templates/"}')
+    (tmp_path / ".obsidian" / "plugins" / "templater-obsidian" / "data.json").write_text(
+        '{"templates_folder": "Meta/Templates"}')
+    assert template_folders(tmp_path) == ("Meta/Templates",)
+    assert in_folders("meta/templates/Daily.md", ("Meta/Templates",))
+    assert not in_folders("Meta/Templates.md", ("Meta/Templates",))
+    assert not in_folders("Meta/TemplatesOld/x.md", ("Meta/Templates",))
+
+
+@pytest.mark.parametrize("content", ['{"folder": 3}', "not json", "[1, 2]", '{"folder": ""}',
+                                     '{"folder": "../outside"}', '{"folder": "/"}'])
+def test_odd_template_settings_name_no_folder(tmp_path, content):
+    from vaultkit.obsidian import template_folders
+
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "templates.json").write_text(content)
+    assert template_folders(tmp_path) == ()
