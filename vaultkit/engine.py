@@ -163,10 +163,15 @@ def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
                for glob, keys in config.per_file_ignores.items()]
     by_rule = {r.name: r for r in all_rules()}
     suppressed = _Suppressions(ctx.vault)
+    from vaultkit.obsidian import in_folders, template_folders
+
+    templates = template_folders(ctx.vault.root)  # templates are not notes: never linted
     out = []
     seen = set()
     for d in diags:
         if ctx.targets is not None and d.path not in ctx.targets and not _vault_level(d, ctx):
+            continue
+        if templates and in_folders(d.path, templates):
             continue
         rule = by_rule.get(d.rule)
         if d.rule in severity:

@@ -191,3 +191,46 @@ def write_colors(vault: "Vault") -> bool:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, new)
     return True
+
+
+# -- the templates folder ---------------------------------------------------------
+
+# Where Obsidian's core Templates plugin and the Templater plugin keep their settings, and
+# the key naming the templates folder in each.
+TEMPLATE_SETTINGS = ((".obsidian/templates.json", "folder"),
+                     (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"))
+_MAX_SETTINGS_BYTES = 1_000_000
+
+
+def template_folders(root) -> tuple[str, ...]:
+    """The vault folders Obsidian's settings name as templates folders ('/'-separated,
+    without slashes at either end). A template holds placeholders (``{{date}}``,
+    ``<% tp.date.now() %>``), not a note: it is not linted. Unreadable or odd settings
+    name nothing."""
+    import os
+    import stat
+
+    found = []
+    for rel, key in TEMPLATE_SETTINGS:
+        path = os.path.join(str(root), rel)
+        try:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SETTINGS_BYTES:
+                continue
+            with open(path, "rb") as fh:
+                data = json.loads(fh.read(_MAX_SETTINGS_BYTES + 1).decode("utf-8-sig"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        folder = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(folder, str):
+            continue
+        folder = folder.replace("\\", "/").strip().strip("/")
+        if folder and folder not in found and ".." not in folder.split("/"):
+            found.append(folder)
+    return tuple(found)
+
+
+def in_folders(path: str, folders: tuple[str, ...]) -> bool:
+    """``path`` lies inside one of ``folders`` (case-insensitively, as Obsidian matches)."""
+    low = path.lower()
+    return any(low.startswith(f.lower() + "/") for f in folders)
