@@ -454,6 +454,9 @@ def test_missing_vault_is_a_usage_error(tmp_path, capsys):
 def test_empty_folder_fails_without_crashing(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
+    assert code == 2 and out == "" and "not a vault" in err  # no marker at all
+    (tmp_path / "empty" / ".obsidian").mkdir()  # an Obsidian vault with nothing in it
+    code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
     assert code == 1 and "Traceback" not in err and "internal error" not in err
     data = {c["id"]: c["status"] for c in json.loads(out)}
     assert data["memory-md"] == data["memory-dir"] == data["git-backup"] == "fail"

@@ -20,7 +20,7 @@ from pathlib import Path
 from vaultkit import __version__
 from vaultkit.model import Attachment, Note
 from vaultkit.profile import Settings, load_settings
-from vaultkit.scan import FileEntry, ScanProblem, find_root, walk
+from vaultkit.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
 CACHE_DIR = ".vaultkit"
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
@@ -157,6 +157,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     root_path = Path(root).resolve() if root is not None else find_root(Path(path))
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
+    require_vault(root_path)
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()

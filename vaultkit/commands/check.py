@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 from vaultkit.cli import add_vault_arguments
@@ -45,8 +46,8 @@ def _split(value):
 def run(args) -> int:
     from pathlib import Path
 
-    from vaultkit.commands._common import open_vault, vault_relative
-    from vaultkit.engine import Selection, fail, select_rules
+    from vaultkit.commands._common import vault_relative
+    from vaultkit.engine import fail
     from vaultkit.errors import VaultkitError
     from vaultkit.report import render, statistics, summary, use_colour
 
@@ -59,20 +60,129 @@ def run(args) -> int:
             print(f"vaultkit: warning: {p}: no such file or folder; skipped", file=sys.stderr)
     if not existing and not args.hook:
         raise VaultkitError("none of the given paths exists")
-    anchor = next((p for p in existing if Path(p).exists()), ".")
+    groups = _group_by_vault(existing, root=args.root, hook=args.hook)
+    diags: list = []
+    roots: list = []
+    failed = False
+    diffs: list[str] = []
+    for anchor, group in groups:
+        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs)
+        diags.extend(_Located(d, vault.root) for d in vault_diags)
+        roots.append(vault.root)
+        failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        return 1 if diffs and not args.exit_zero else 0
+
+    out = _open_output(args.output_file)
+    try:
+        if args.statistics:
+            out.write(statistics(diags))
+        else:
+            colour = args.format == "text" and not args.output_file and use_colour()
+            out.write(render(diags, args.format, colour=colour,
+                             root=str(roots[0]) if len(roots) == 1 else None,
+                             where=_where))
+        if args.format == "text" and not args.quiet and not args.statistics:
+            print(summary(diags), file=out if out is not sys.stdout else sys.stdout)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if args.exit_zero:
+        return 0
+    return 1 if failed else 0
+
+
+def _open_output(name):
+    """Standard output, or the file ``-o`` names (its folder must exist: one clear line if not)."""
+    from vaultkit.errors import VaultkitError
+
+    if not name:
+        return sys.stdout
+    try:
+        return open(name, "w", encoding="utf-8")
+    except FileNotFoundError:
+        raise VaultkitError(f"-o {name}: the folder {os.path.dirname(name) or '.'} does not "
+                            "exist; create it first") from None
+    except OSError as exc:
+        raise VaultkitError(f"-o {name}: cannot write: {exc.strerror or exc}") from None
+
+
+class _Located:
+    """A diagnostic with the root of its vault, so paths can be shown from the current folder.
+
+    Behaves as the diagnostic for everything else (renderers, counters, fail())."""
+
+    __slots__ = ("_d", "root")
+
+    def __init__(self, d, root):
+        self._d = d
+        self.root = root
+
+    def __getattr__(self, name):
+        return getattr(self._d, name)
+
+
+def _where(d) -> str:
+    """The diagnostic's file as ruff prints it: relative to the current folder."""
+    from vaultkit.scan import display_path
+
+    root = getattr(d, "root", None)
+    if root is None:
+        return d.path
+    return display_path(os.path.normpath(os.path.join(root, d.path)))
+
+
+def _group_by_vault(paths, *, root, hook: bool):
+    """``[(anchor, paths)]``: the given paths grouped by the vault each lies in, in order.
+
+    A path in no vault is an error (NotAVault) as for every reading command, except in a
+    hook, which gets every staged file of the repository: those outside a vault are not ours.
+    """
+    from pathlib import Path
+
+    from vaultkit.scan import NotAVault, find_root
+
+    if root:
+        return [(root, paths)]
+    groups: dict = {}
+    anchors: dict = {}
+    missing = []
+    for p in paths:
+        if not Path(p).exists():  # a hook's deleted file: reported with the first vault
+            missing.append(p)
+            continue
+        try:
+            found = find_root(Path(p))
+        except NotAVault:
+            if hook:
+                continue
+            raise
+        groups.setdefault(found, []).append(p)
+        anchors.setdefault(found, p)
+    if not groups:
+        return [(".", missing)]
+    out = [(anchors[found], group) for found, group in groups.items()]
+    out[0][1].extend(missing)
+    return out
+
+
+def _check_vault(args, anchor, paths, vault_relative, diffs):
+    """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff)."""
+    from vaultkit.commands._common import open_vault
+    from vaultkit.engine import Selection, select_rules
+
     vault = open_vault(args, anchor)
-    targets = _targets(vault, existing, vault_relative, hook=args.hook)
+    targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
-    fail_on = args.fail_on or vault.settings.config.fail_on
-
     diags = _check(vault, rules, targets, args)
     if args.fix or args.diff:
-        fixed, diffs = _apply_fixes(vault, diags, write=args.fix)
+        fixed, new_diffs = _apply_fixes(vault, diags, write=args.fix)
         if args.diff:
-            sys.stdout.write("".join(diffs))
-            return 1 if diffs and not args.exit_zero else 0
+            diffs.extend(new_diffs)
+            return diags, vault
         total, passes = fixed, 1
         while fixed:  # fixes that overlapped one applied wait for the next pass (as in ruff)
             from vaultkit.vault import load_vault
@@ -87,22 +197,7 @@ def run(args) -> int:
             passes += 1
         if total:
             print(f"Fixed {total} finding{'s' * (total != 1)}.", file=sys.stderr)
-
-    out = sys.stdout if not args.output_file else open(args.output_file, "w", encoding="utf-8")
-    try:
-        if args.statistics:
-            out.write(statistics(diags))
-        else:
-            colour = args.format == "text" and not args.output_file and use_colour()
-            out.write(render(diags, args.format, colour=colour, root=str(vault.root)))
-        if args.format == "text" and not args.quiet and not args.statistics:
-            print(summary(diags), file=out if out is not sys.stdout else sys.stdout)
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    if args.exit_zero:
-        return 0
-    return 1 if fail(diags, fail_on) else 0
+    return diags, vault
 
 
 def _targets(vault, paths, vault_relative, hook=False):

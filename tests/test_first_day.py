@@ -1,0 +1,110 @@
+"""Regression tests for the first-day defects and frictions (issue 16)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+# -- no vault marker: not a vault ---------------------------------------------------------
+
+READING = [["check"], ["index", "--check"], ["graph"], ["search", "kickoff"],
+           ["get", "MEMORY.md"], ["distill"], ["audit"], ["archive", "--dry-run"]]
+WRITING = [["index"], ["log", "hello there"], ["graph", "--write-colors"], ["archive"],
+           ["check", "--fix"]]
+
+
+@pytest.mark.parametrize("argv", READING + WRITING, ids=lambda a: " ".join(a))
+def test_a_folder_without_marker_is_not_a_vault(tmp_path, capsys, monkeypatch, argv):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.md").write_text("# just a note\n")
+    monkeypatch.chdir(empty)
+    before = _tree(empty)
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "not a vault" in lines[0] and "vaultkit init" in lines[0]
+    assert _tree(empty) == before  # nothing written, not even a cache
+
+
+def test_inside_a_code_repository_nothing_is_written_at_the_git_root(tmp_path, capsys,
+                                                                     monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("# a project\n")
+    monkeypatch.chdir(repo / "src")
+    before = _tree(repo)
+    for argv in (["index"], ["log", "hello"], ["graph", "--write-colors"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "not a vault" in err
+    assert _tree(repo) == before
+
+
+def test_root_option_needs_a_marker_too(tmp_path, capsys):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    code, _, err = run(capsys, "index", "--root", str(bare))
+    assert code == 2 and "not a vault" in err
+    assert list(bare.iterdir()) == []
+
+
+@pytest.mark.parametrize("marker", ["vaultkit.toml", ".obsidian/", "MEMORY.md", "AGENTS.md",
+                                    "memory/"])
+def test_each_marker_makes_a_vault(tmp_path, capsys, monkeypatch, marker):
+    vault = tmp_path / "v"
+    vault.mkdir()
+    if marker.endswith("/"):
+        (vault / marker).mkdir()
+    else:
+        (vault / marker).write_text("# Memory\n" if marker.endswith(".md") else "")
+    monkeypatch.chdir(vault)
+    code, out, err = run(capsys, "check", "--select", "VK101", "--no-cache")
+    assert code == 0, err
+    assert "All checks passed!" in out
+
+
+def test_two_vaults_in_one_check_are_both_checked(make_vault, capsys, monkeypatch):
+    one = make_vault({"memory/2026-2-3.md": "# x\n"}, root_name="one")
+    two = make_vault({"memory/2026-13-01.md": "# y\n"}, root_name="two")
+    monkeypatch.chdir(one.parent)
+    code, out, _ = run(capsys, "check", "one", "two", "--select", "VK102", "--no-cache")
+    assert code == 1
+    assert "one/memory/2026-2-3.md:1:1: VK102" in out
+    assert "two/memory/2026-13-01.md:1:1: VK102" in out
+    assert "Found 2 findings" in out
+
+
+def test_output_paths_are_relative_to_the_current_folder(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/2026-2-3.md": "# x\n"})
+    monkeypatch.chdir(vault.parent)
+    _, out, _ = run(capsys, "check", "vault", "--select", "VK102", "--no-cache")
+    assert out.startswith("vault/memory/2026-2-3.md:1:1: VK102 ")
+    monkeypatch.chdir(vault / "memory")
+    _, out, _ = run(capsys, "check", "--select", "VK102", "--no-cache")
+    assert out.startswith("2026-2-3.md:1:1: VK102 ")
+    _, out, _ = run(capsys, "check", "--select", "VK102", "--no-cache", "--format", "github")
+    assert out.startswith("::warning file=2026-2-3.md,line=1") or \
+        out.startswith("::error file=2026-2-3.md,line=1")
+    # machine formats keep the vault path
+    _, out, _ = run(capsys, "check", "--select", "VK102", "--no-cache", "--format", "json")
+    assert json.loads(out)[0]["path"] == "memory/2026-2-3.md"
