@@ -108,3 +108,20 @@ def test_output_paths_are_relative_to_the_current_folder(make_vault, capsys, mon
     # machine formats keep the vault path
     _, out, _ = run(capsys, "check", "--select", "VK102", "--no-cache", "--format", "json")
     assert json.loads(out)[0]["path"] == "memory/2026-2-3.md"
+
+
+# -- log refuses a journal that is not UTF-8 ---------------------------------------------
+
+def test_log_refuses_to_append_to_a_journal_that_is_not_utf8(make_vault, capsys, monkeypatch):
+    latin1 = "# 2026-12-01\n\n### 09:00 - Café\nnoted\n".encode("latin-1")
+    vault = make_vault({"memory/2026-12-01.md": latin1})
+    monkeypatch.chdir(vault)
+    code, out, err = run(capsys, "log", "--date", "2026-12-01", "--time", "10:00", "Lunch\nate")
+    assert code == 2
+    assert "not valid UTF-8" in err and "nothing appended" in err
+    assert (vault / "memory/2026-12-01.md").read_bytes() == latin1
+    # a UTF-8 journal (with a BOM too) still takes entries
+    (vault / "memory/2026-12-02.md").write_bytes("\ufeff# 2026-12-02\n\n### 09:00 — Café\nok\n"
+                                                .encode("utf-8"))
+    code, _, err = run(capsys, "log", "--date", "2026-12-02", "--time", "10:00", "Lunch\nate")
+    assert code == 0, err
