@@ -125,3 +125,25 @@ def test_log_refuses_to_append_to_a_journal_that_is_not_utf8(make_vault, capsys,
                                                 .encode("utf-8"))
     code, _, err = run(capsys, "log", "--date", "2026-12-02", "--time", "10:00", "Lunch\nate")
     assert code == 0, err
+
+
+# -- a bad timezone is a config error for every command ----------------------------------
+
+@pytest.mark.parametrize("argv", [["check"], ["index"], ["graph"], ["audit"]],
+                         ids=lambda a: a[0])
+def test_bad_timezone_is_caught_with_the_rest_of_the_config(make_vault, capsys, monkeypatch,
+                                                             argv):
+    vault = make_vault({"vaultkit.toml": 'timezone = "Mars/Olympus"\n'})
+    monkeypatch.chdir(vault)
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.strip() == ("vaultkit: error: vaultkit.toml: timezone: unknown time zone "
+                           "'Mars/Olympus' (use an IANA name such as 'Asia/Shanghai')")
+    assert not (vault / "memory").exists()
+
+
+def test_good_timezone_is_accepted(make_vault, capsys, monkeypatch):
+    vault = make_vault({"vaultkit.toml": 'timezone = "Asia/Shanghai"\n'})
+    monkeypatch.chdir(vault)
+    code, _, err = run(capsys, "check", "--select", "VK101")
+    assert code == 0, err

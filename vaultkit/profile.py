@@ -296,6 +296,20 @@ class ConfigFile:
     git: dict[str, float] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self):
+        if self.timezone:  # checked with the rest, not first by the command that uses it
+            _check_timezone(self.timezone)
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise _invalid("timezone", f"unknown time zone {name!r} (use an IANA name such as "
+                                   "'Asia/Shanghai')") from None
+
 
 # vaultkit.toml spells multi-word keys in kebab-case
 _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
