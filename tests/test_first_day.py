@@ -147,3 +147,20 @@ def test_good_timezone_is_accepted(make_vault, capsys, monkeypatch):
     monkeypatch.chdir(vault)
     code, _, err = run(capsys, "check", "--select", "VK101")
     assert code == 0, err
+
+
+# -- audit: one word for a missing openclaw.json ------------------------------------------
+
+def test_audit_names_a_missing_config_the_same_way_in_every_check(tmp_path, capsys,
+                                                                   monkeypatch):
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "v")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "audit", "v", "--openclaw-config", "missing.json",
+                       "--format", "json")
+    checks = {c["id"]: c for c in json.loads(out)}
+    mentions = {cid: c["found"] for cid, c in checks.items() if "missing.json" in c["found"]}
+    assert {"memory-flush", "reserve-floor", "bootstrap-truncation"} <= set(mentions)
+    assert all("does not exist" in found for found in mentions.values()), mentions
+    assert not any("does not parse" in found for found in mentions.values())
