@@ -164,3 +164,22 @@ def test_audit_names_a_missing_config_the_same_way_in_every_check(tmp_path, caps
     assert {"memory-flush", "reserve-floor", "bootstrap-truncation"} <= set(mentions)
     assert all("does not exist" in found for found in mentions.values()), mentions
     assert not any("does not parse" in found for found in mentions.values())
+
+
+# -- graph: plumbing files are not attachments ---------------------------------------------
+
+def test_graph_counts_only_real_attachments_and_json_agrees(make_vault, capsys, monkeypatch):
+    vault = make_vault({
+        "vaultkit.toml": "", "unclosed_work.yaml": "items: []\n", "memory/decisions/.gitkeep": "",
+        ".pre-commit-config.yaml": "repos: []\n",
+        "memory/a.md": "# A\n![[chart.png]]\n", "attachments/chart.png": b"PNG",
+        "attachments/unused.pdf": b"%PDF", "data/export.csv": "a,b\n",
+    })
+    monkeypatch.chdir(vault)
+    _, out, _ = run(capsys, "graph")
+    assert "attachments  2 (1 linked from notes)" in out
+    _, out, _ = run(capsys, "graph", "--format", "json")
+    data = json.loads(out)
+    assert data["attachments"] == ["attachments/chart.png", "attachments/unused.pdf"]
+    assert [n["id"] for n in data["nodes"] if n["kind"] == "attachment"] == \
+        ["attachments/chart.png"]

@@ -73,7 +73,8 @@ def stats(graph, top: int = 10) -> dict:
     comps = graph.components()
     return {
         "notes": len(graph.vault.notes),
-        "attachments": len(graph.vault.attachments),
+        "attachments": len(graph.attachments),
+        "linked_attachments": sum(1 for p in graph.nodes if p not in graph.vault.notes),
         "links": graph.links,
         "resolved": graph.resolved,
         "unresolved": len(graph.unresolved),
@@ -91,7 +92,7 @@ def stats_text(graph, top: int = 10) -> str:
     s = stats(graph, top)
     lines = [
         f"notes        {s['notes']}",
-        f"attachments  {s['attachments']}",
+        f"attachments  {s['attachments']} ({s['linked_attachments']} linked from notes)",
         f"links        {s['links']} ({s['resolved']} resolved, {s['unresolved']} unresolved; "
         f"{s['external']} external not counted)",
         f"edges        {s['edges']} (distinct note-to-file links)",
@@ -114,7 +115,9 @@ def to_json(graph) -> str:
              for a, targets in sorted(graph.out.items()) for b, c in sorted(targets.items())]
     unresolved = [{"source": n.path, "target": lk.target, "line": lk.line, "column": lk.column,
                    "missing": r.missing} for n, lk, r in graph.unresolved]
-    return json.dumps({"nodes": nodes, "edges": edges, "unresolved": unresolved},
+    # every attachment (the text's count), linked or not; only linked ones are nodes
+    return json.dumps({"nodes": nodes, "edges": edges, "unresolved": unresolved,
+                       "attachments": graph.attachments},
                       indent=2, ensure_ascii=False) + "\n"
 
 
