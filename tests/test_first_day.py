@@ -183,3 +183,21 @@ def test_graph_counts_only_real_attachments_and_json_agrees(make_vault, capsys, 
     assert data["attachments"] == ["attachments/chart.png", "attachments/unused.pdf"]
     assert [n["id"] for n in data["nodes"] if n["kind"] == "attachment"] == \
         ["attachments/chart.png"]
+
+
+# -- distill: a link's words are not the entry's ----------------------------------------------
+
+def test_distill_ignores_decision_words_inside_links(make_vault, capsys, monkeypatch):
+    vault = make_vault({
+        "memory/decisions/pricing.md": "# Pricing\n",
+        "memory/2026-12-01.md": (
+            "# 2026-12-01\n\n### 09:00 — Call with Ada\n\n- went over [[pricing|the decision]]\n"
+            "- see [the decision record](decisions/pricing.md)\n- nothing new\n\n"
+            "### 10:00 — Storage\n\n- decided to keep SQLite\n- FTS5 is enough\n- no vectors\n"),
+    })
+    monkeypatch.chdir(vault)
+    monkeypatch.setenv("TZ", "UTC")
+    code, out, _ = run(capsys, "distill", "--format", "json", "--days", "100000")
+    assert code == 0
+    titles = [c["heading"] for c in json.loads(out)["candidates"] if c["kind"] == "decision"]
+    assert titles == ["Storage"]
