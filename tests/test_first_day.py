@@ -201,3 +201,45 @@ def test_distill_ignores_decision_words_inside_links(make_vault, capsys, monkeyp
     assert code == 0
     titles = [c["heading"] for c in json.loads(out)["candidates"] if c["kind"] == "decision"]
     assert titles == ["Storage"]
+
+
+# -- check and audit agree on bootstrap truncation -------------------------------------------
+
+def test_check_and_audit_count_bootstrap_characters_the_same_way(tmp_path, capsys,
+                                                                  monkeypatch):
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "v")
+    # 10,002 emoji: 10,002 code points, 20,004 UTF-16 units (what the runtime counts), plus
+    # trailing blank lines the runtime trims
+    (tmp_path / "v" / "MEMORY.md").write_text("# M\n" + "😀" * 10_000 + "\n\n\n",
+                                              encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "v")
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(tmp_path / "none.json"))
+    _, out, _ = run(capsys, "check", "--select", "VK303", "--format", "json", "--no-cache")
+    found = json.loads(out)
+    assert [d["path"] for d in found] == ["MEMORY.md"]
+    assert "20,004 characters" in found[0]["message"]
+    _, out, _ = run(capsys, "audit", "--format", "json")
+    truncation = {c["id"]: c for c in json.loads(out)}["bootstrap-truncation"]
+    assert truncation["status"] == "fail"
+    assert "MEMORY.md is 20,004 characters" in truncation["found"]
+
+
+def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, capsys,
+                                                                     monkeypatch):
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "v")
+    config = tmp_path / "openclaw.json"
+    config.write_text('{agents: {defaults: {bootstrapMaxChars: 5000, '
+                      'bootstrapTotalMaxChars: 5000}}}')
+    monkeypatch.chdir(tmp_path / "v")
+    _, out, _ = run(capsys, "check", "--select", "VK303", "--format", "json", "--no-cache",
+                    "--exit-zero")
+    cut = {d["path"] for d in json.loads(out)}
+    _, out, _ = run(capsys, "audit", "--format", "json", "--openclaw-config", str(config))
+    truncation = {c["id"]: c for c in json.loads(out)}["bootstrap-truncation"]
+    assert cut, "the starter files should overflow this total"
+    assert truncation["status"] == "fail"
+    assert all(path in truncation["found"] for path in cut)

@@ -421,26 +421,26 @@ def check_footprint(ctx: AuditContext) -> Check:
 
 def check_truncation(ctx: AuditContext) -> Check:
     from vaultkit.openclaw import bootstrap_limits
+    from vaultkit.rules.bootstrap_truncation import simulate
 
     per_file, total_limit, source = bootstrap_limits(ctx.vault, ctx.explicit_config, ctx.agent)
-    over = []
-    total = 0
-    for name, note in ctx.bootstrap().items():
-        if note.error:
-            continue
-        chars = len(note.text)
-        total += chars
-        if chars > per_file:
-            over.append((note.path, chars))
+    # the very computation `check`'s bootstrap-truncation rule makes (UTF-16 units of the
+    # right-trimmed text, injection order), so the two never disagree
+    files = [note for note in ctx.bootstrap().values() if not note.error]
+    plan = simulate(files, per_file, total_limit)
+    over = [(note.path, length) for note, length, kept in plan if length > per_file]
+    total = sum(length for _, length, _ in plan)
+    cut_by_total = [note.path for note, length, kept in plan if kept < min(length, per_file)]
     found = []
     hints = []
     for path, chars in over:
         found.append(f"{path} is {chars:,} characters, over bootstrapMaxChars {per_file:,}: the "
                      f"agent silently loses about {chars - per_file:,} from its middle")
         hints.append(f"cut {path} below {per_file:,} characters")
-    if total > total_limit:
+    if cut_by_total:
         found.append(f"the bootstrap files total {total:,} characters, over "
-                     f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut")
+                     f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut "
+                     f"({', '.join(cut_by_total)})")
         hints.append(f"bring the set below {total_limit:,} characters")
     if found:
         return Check("bootstrap-truncation", FAIL, "; ".join(found) + f"; limits from {source}",
