@@ -243,3 +243,33 @@ def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, ca
     assert cut, "the starter files should overflow this total"
     assert truncation["status"] == "fail"
     assert all(path in truncation["found"] for path in cut)
+
+
+# -- --diff, the fixable count and --fix are the same set ------------------------------------
+
+DECISION_WITH_UNQUOTED_LINK = (
+    "---\ndate: 2026-11-30\ntype: decision\nstatus: active\ntags: [pricing]\n"
+    "description: [[Ada]]\n---\n# Pricing\n\n## Context\nx\n\n## Decision\ny\n\n"
+    "## Alternatives Considered\nz\n")
+
+
+def test_diff_count_and_fix_cover_the_index_a_fix_makes_stale(tmp_path, capsys, monkeypatch):
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "v")
+    vault = tmp_path / "v"
+    monkeypatch.chdir(vault)
+    (vault / "memory/decisions/pricing.md").write_text(DECISION_WITH_UNQUOTED_LINK)
+    assert run(capsys, "index")[0] == 0
+    index_before = (vault / "memory/INDEX.md").read_text()
+    _, out, _ = run(capsys, "check", "--no-cache")
+    assert "[*] 2 fixable with `vaultkit check --fix`" in out
+    _, out, _ = run(capsys, "check", "--diff", "--no-cache")
+    assert [ln for ln in out.splitlines() if ln.startswith("+++")] == \
+        ["+++ b/memory/INDEX.md", "+++ b/memory/decisions/pricing.md"]
+    assert (vault / "memory/INDEX.md").read_text() == index_before  # --diff writes nothing
+    _, out, err = run(capsys, "check", "--fix", "--no-cache")
+    assert "Fixed 2 findings." in err
+    assert 'description: "[[Ada]]"' in (vault / "memory/decisions/pricing.md").read_text()
+    assert (vault / "memory/INDEX.md").read_text() != index_before
+    assert run(capsys, "index", "--check")[0] == 0

@@ -55,17 +55,23 @@ def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
             f"{c['dim']}{d.rule}{c['reset']}{fix} {d.message}")
 
 
-def summary(diags: Sequence[Diagnostic]) -> str:
+def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
+    """The closing lines; ``fixable`` is how many findings ``--fix`` would fix (its plan
+    counts the ones fixing makes, such as a stale INDEX.md), else the fixable findings."""
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
     warnings = len(diags) - errors
-    fixable = sum(1 for d in diags if d.fixable)
+    shown = sum(1 for d in diags if d.fixable)
+    if fixable is None:
+        fixable = shown
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
            f"{warnings} warning{'s' * (warnings != 1)})."
     if fixable:
-        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`."
+        more = f" ({fixable - shown} of them once the others are fixed, such as a stale " \
+            "INDEX.md; `--diff` shows all)" if fixable > shown else ""
+        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`{more}."
     return text
 
 

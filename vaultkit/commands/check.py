@@ -65,8 +65,10 @@ def run(args) -> int:
     roots: list = []
     failed = False
     diffs: list[str] = []
+    fixable = 0
     for anchor, group in groups:
-        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs)
+        vault_diags, vault, planned = _check_vault(args, anchor, group, vault_relative, diffs)
+        fixable += planned
         diags.extend(_Located(d, vault.root) for d in vault_diags)
         roots.append(vault.root)
         failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
@@ -84,7 +86,7 @@ def run(args) -> int:
                              root=str(roots[0]) if len(roots) == 1 else None,
                              where=_where))
         if args.format == "text" and not args.quiet and not args.statistics:
-            print(summary(diags), file=out if out is not sys.stdout else sys.stdout)
+            print(summary(diags, fixable=fixable), file=out if out is not sys.stdout else sys.stdout)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -178,26 +180,125 @@ def _check_vault(args, anchor, paths, vault_relative, diffs):
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
     diags = _check(vault, rules, targets, args)
-    if args.fix or args.diff:
-        fixed, new_diffs = _apply_fixes(vault, diags, write=args.fix)
-        if args.diff:
-            diffs.extend(new_diffs)
-            return diags, vault
-        total, passes = fixed, 1
-        while fixed:  # fixes that overlapped one applied wait for the next pass (as in ruff)
-            from vaultkit.vault import load_vault
+    if not any(d.fix is not None for d in diags):
+        return diags, vault, 0
+    plan = FixPlan(vault, diags, lambda v: _check(v, rules, targets, args, in_memory=True))
+    if args.diff:
+        diffs.extend(plan.diffs())
+        return diags, vault, plan.count
+    if not args.fix:
+        return diags, vault, plan.count
+    if plan.write():
+        from vaultkit.vault import load_vault
 
-            vault = load_vault(vault.root, root=vault.root, profile=args.profile,
-                               use_cache=not args.no_cache)
-            diags = _check(vault, rules, targets, args)
-            if passes == 10:
+        vault = load_vault(vault.root, root=vault.root, profile=args.profile,
+                           use_cache=not args.no_cache)
+        diags = _check(vault, rules, targets, args)
+    if plan.written_count:
+        n = plan.written_count
+        print(f"Fixed {n} finding{'s' * (n != 1)}.", file=sys.stderr)
+    return diags, vault, sum(1 for d in diags if d.fixable)
+
+
+class FixPlan:
+    """Every change ``--fix`` makes, worked out in memory before anything is written.
+
+    A fix can make another finding (a property fixed in a note changes what INDEX.md
+    should list, so the index is regenerated too), and fixes that overlapped one applied
+    wait for the next pass (as in ruff). So the passes run here, on notes parsed from the
+    fixed text, until nothing is left to fix: ``--diff`` shows this plan, the summary's
+    fixable count is its count, and ``--fix`` writes it. The three are the same set.
+    """
+
+    MAX_PASSES = 10
+
+    def __init__(self, vault, diags, recheck):
+        from vaultkit.engine import apply_fixes, encode_note_text
+        from vaultkit.parse import parse_note
+
+        self.vault = vault
+        self.originals: dict = {}  # path -> the note as read from disk
+        self.final: dict = {}  # path -> (text, bytes) after every pass
+        self.count = 0
+        self.per_path: dict = {}  # path -> how many findings its changes fix
+        self.written_count = 0
+        current = vault
+        for _ in range(self.MAX_PASSES):
+            by_path: dict = {}
+            for d in diags:
+                if d.fix is not None:
+                    by_path.setdefault(d.path, []).append(d)
+            changed = {}
+            fixed = 0
+            for path, items in sorted(by_path.items()):
+                note = current.note(path)
+                if note is None or note.error:
+                    continue
+                new_text, count = apply_fixes(note, items)
+                if new_text == note.text:
+                    continue
+                self.originals.setdefault(path, vault.note(path))
+                data = encode_note_text(note, new_text)
+                changed[path] = parse_note(path, data, size=len(data), mtime_ns=note.mtime_ns)
+                self.final[path] = (new_text, data)
+                self.per_path[path] = self.per_path.get(path, 0) + count
+                fixed += count
+            if not changed:
                 break
-            fixed, _ = _apply_fixes(vault, diags, write=True)
-            total += fixed
-            passes += 1
-        if total:
-            print(f"Fixed {total} finding{'s' * (total != 1)}.", file=sys.stderr)
-    return diags, vault
+            self.count += fixed
+            current = _with_notes(current, changed)
+            diags = recheck(current)
+
+    def diffs(self) -> list[str]:
+        import difflib
+
+        out = []
+        for path, (text, _) in sorted(self.final.items()):
+            old = self.originals[path].text
+            if text == old:
+                continue
+            out.append("".join(difflib.unified_diff(
+                old.splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"a/{path}", tofile=f"b/{path}")))
+        return out
+
+    def write(self) -> bool:
+        """Write every planned file whose bytes are still those read; True if any was."""
+        from vaultkit.atomic import write_atomic
+        from vaultkit.engine import encode_note_text
+
+        wrote = False
+        for path, (text, data) in sorted(self.final.items()):
+            note = self.originals[path]
+            if text == note.text:
+                continue
+            target = (self.vault.root / path).resolve()
+            expected = encode_note_text(note, note.text)
+            with _locked(target) as current:  # the lock `vaultkit log` appends under
+                if current != expected:  # changed since it was read: never clobber
+                    print(f"vaultkit: warning: {path} changed during the run; not fixed",
+                          file=sys.stderr)
+                    continue
+                write_atomic(target, data)
+                wrote = True
+                self.written_count += self.per_path[path]
+        return wrote
+
+
+def _with_notes(vault, changed: dict):
+    """A copy of ``vault`` in which the ``changed`` notes replace theirs (nothing on disk)."""
+    from vaultkit.vault import Vault
+
+    notes = dict(vault.notes)
+    external = dict(vault.external)
+    for path, note in changed.items():
+        (external if path in vault.external else notes)[path] = note
+    copy = Vault(vault.root, vault.settings, notes, vault.attachments, vault.problems, external)
+    copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
+    copy.started_ns = vault.started_ns
+    # facts of unchanged notes still hold; the changed ones are computed afresh
+    copy._facts = {p: f for p, f in vault._facts.items() if p not in changed}
+    return copy
 
 
 def _targets(vault, paths, vault_relative, hook=False):
@@ -221,48 +322,13 @@ def _targets(vault, paths, vault_relative, hook=False):
     return None if everything else targets
 
 
-def _check(vault, rules, targets, args):
+def _check(vault, rules, targets, args, in_memory: bool = False):
     from vaultkit.engine import run_rules
     from vaultkit.rule import Context
 
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
-                  reuse_results=not (args.no_cache or args.fix or args.diff))
+                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
     return run_rules(ctx, rules)
-
-
-def _apply_fixes(vault, diags, *, write: bool):
-    import difflib
-
-    from vaultkit.atomic import write_atomic
-    from vaultkit.engine import apply_fixes, encode_note_text
-
-    by_path: dict[str, list] = {}
-    for d in diags:
-        if d.fix is not None:
-            by_path.setdefault(d.path, []).append(d)
-    fixed = 0
-    diffs = []
-    for path, items in sorted(by_path.items()):
-        note = vault.note(path)
-        if note is None or note.error:
-            continue
-        new_text, count = apply_fixes(note, items)
-        if new_text == note.text:
-            continue
-        diffs.append("".join(difflib.unified_diff(
-            note.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            fromfile=f"a/{path}", tofile=f"b/{path}")))
-        if write:
-            target = (vault.root / path).resolve()
-            expected = encode_note_text(note, note.text)
-            with _locked(target) as current:  # the lock `vaultkit log` appends under
-                if current != expected:  # changed since it was read: never clobber
-                    print(f"vaultkit: warning: {path} changed during the run; not fixed",
-                          file=sys.stderr)
-                    continue
-                write_atomic(target, encode_note_text(note, new_text))
-        fixed += count
-    return fixed, diffs
 
 
 @contextlib.contextmanager
