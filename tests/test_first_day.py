@@ -273,3 +273,22 @@ def test_diff_count_and_fix_cover_the_index_a_fix_makes_stale(tmp_path, capsys, 
     assert 'description: "[[Ada]]"' in (vault / "memory/decisions/pricing.md").read_text()
     assert (vault / "memory/INDEX.md").read_text() != index_before
     assert run(capsys, "index", "--check")[0] == 0
+
+
+# -- --fix keeps YAML comments ------------------------------------------------------------------
+
+@pytest.mark.parametrize("before, after", [
+    ('alias: [Bobby, "B"]  # nick\n', 'aliases: [Bobby, "B"]  # nick\n'),
+    ("tag: a, b  # from the import\n", "tags: [a, b]  # from the import\n"),
+    ("aliases: [Rob]  # main\nalias: [Bobby, \"B\"]  # nick\n",
+     "aliases: [Rob, Bobby, B]  # main\n# nick\n"),
+    ("aliases: Rob  # main\nalias: Bobby  # nick\n", "aliases: [Rob, Bobby]  # main\n# nick\n"),
+    ("tags:  # topics\n  - x\ntag: z\n", "tags:  # topics\n  - x\n  - z\n"),
+    ('tag: "a#b"  # kept\n', 'tags: ["a#b"]  # kept\n'),
+], ids=["flow-list", "text", "merge-flow", "merge-scalar", "merge-block", "hash-in-quotes"])
+def test_fix_keeps_yaml_comments(make_vault, capsys, monkeypatch, before, after):
+    vault = make_vault({"memory/people/bob.md": f"---\n{before}---\n# Bob\n"})
+    monkeypatch.chdir(vault)
+    code, _, err = run(capsys, "check", "--fix", "--select", "VK205", "--no-cache")
+    assert "Fixed 1 finding." in err
+    assert (vault / "memory/people/bob.md").read_text() == f"---\n{after}---\n# Bob\n"
