@@ -292,3 +292,55 @@ def test_fix_keeps_yaml_comments(make_vault, capsys, monkeypatch, before, after)
     code, _, err = run(capsys, "check", "--fix", "--select", "VK205", "--no-cache")
     assert "Fixed 1 finding." in err
     assert (vault / "memory/people/bob.md").read_text() == f"---\n{after}---\n# Bob\n"
+
+
+# -- a rename's link rewrite in an old journal is not an edit -------------------------------
+
+def _renamed_repo(make_vault, journal_line: str):
+    from test_git import commit_all, git, init_repo
+
+    root = make_vault({
+        "MEMORY.md": "# MEMORY\n",
+        "memory/people/ada.md": "# Ada\n", "memory/people/carol.md": "# Carol\n",
+        "memory/2026-11-08.md": "# 2026-11-08\n\n### 09:10 — Kickoff\n"
+                                f"{journal_line}\n- more\n- and more\n",
+    })
+    init_repo(root)
+    commit_all(root, "first")
+    git(root, "mv", "memory/people/ada.md", "memory/people/ada-lovelace.md")
+    return root, git
+
+
+@pytest.mark.parametrize("before, after", [
+    ("- met [[ada]] about pricing", "- met [[ada-lovelace]] about pricing"),
+    ("- met [[ada|Ada]] (see [[ada#Role]])", "- met [[ada-lovelace|Ada]] (see [[ada-lovelace#Role]])"),
+    ("- met [Ada](people/ada.md)", "- met [Ada](people/ada-lovelace.md)"),
+], ids=["wikilink", "alias-and-heading", "markdown"])
+def test_rename_link_rewrite_in_a_journal_is_accepted(make_vault, before, after):
+    from test_git import findings
+
+    root, git = _renamed_repo(make_vault, before)
+    journal = root / "memory/2026-11-08.md"
+    journal.write_text(journal.read_text().replace(before, after))
+    git(root, "add", "-A")
+    assert [d for d in findings(root, staged=True) if d.rule == "journal-append-only"] == []
+
+
+@pytest.mark.parametrize("after", [
+    "- met [[carol]] about pricing",  # the old target still opens a note: a different link
+    "- met [[ada-lovelace]] about costs",  # the words changed too
+    "- met [[nobody]] about pricing",  # the new target opens nothing
+], ids=["other-note", "words-changed", "unresolved"])
+def test_other_journal_edits_around_links_are_still_refused(make_vault, after):
+    from test_git import findings
+
+    before = "- met [[ada]] about pricing"
+    root, git = _renamed_repo(make_vault, before if "carol" not in after else
+                              "- met [[ada-lovelace]] about pricing")
+    journal = root / "memory/2026-11-08.md"
+    text = journal.read_text()
+    journal.write_text(text.replace(before, after).replace(
+        "- met [[ada-lovelace]] about pricing", after))
+    git(root, "add", "-A")
+    found = [d for d in findings(root, staged=True) if d.rule == "journal-append-only"]
+    assert [(d.path, d.line) for d in found] == [("memory/2026-11-08.md", 4)]
