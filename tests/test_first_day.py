@@ -344,3 +344,25 @@ def test_other_journal_edits_around_links_are_still_refused(make_vault, after):
     git(root, "add", "-A")
     found = [d for d in findings(root, staged=True) if d.rule == "journal-append-only"]
     assert [(d.path, d.line) for d in found] == [("memory/2026-11-08.md", 4)]
+
+
+# -- the starter vault's Obsidian settings put new notes where the rules accept them ---------
+
+def test_obsidian_new_notes_land_where_the_rules_accept_them(tmp_path, capsys, monkeypatch):
+    from vaultkit.starter import init_vault
+
+    vault = tmp_path / "v"
+    init_vault(vault)
+    app = json.loads((vault / ".obsidian/app.json").read_text())
+    daily = json.loads((vault / ".obsidian/daily-notes.json").read_text())
+    # Ctrl+N, or a click on an unresolved link: Obsidian's "Default location for new notes"
+    assert app["newFileLocation"] == "folder"
+    folder = vault / app["newFileFolderPath"]
+    (folder / "Untitled.md").write_text("")
+    (folder / "Untitled 1.md").write_text("# Kickoff notes\n\nsee [[Ada]]\n")
+    (vault / daily["folder"] / "2026-12-24.md").write_text("# 2026-12-24\n")  # a daily note
+    monkeypatch.chdir(vault)
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--ignore",
+                       "index-stale,orphan-note")
+    assert [(d["path"], d["rule"]) for d in json.loads(out) if d["severity"] == "error"] == []
+    assert code == 0
