@@ -366,3 +366,32 @@ def test_obsidian_new_notes_land_where_the_rules_accept_them(tmp_path, capsys, m
                        "index-stale,orphan-note")
     assert [(d["path"], d["rule"]) for d in json.loads(out) if d["severity"] == "error"] == []
     assert code == 0
+
+
+# -- the colours hook keeps a colour the user picked in Obsidian ---------------------------
+
+def test_colour_changed_in_obsidian_wins_and_only_missing_groups_are_added(tmp_path, capsys,
+                                                                           monkeypatch):
+    from vaultkit.starter import init_vault
+
+    vault = tmp_path / "v"
+    init_vault(vault)
+    graph = vault / ".obsidian/graph.json"
+    data = json.loads(graph.read_text())
+    data["colorGroups"][0]["color"]["rgb"] = 0x123456  # recoloured in Obsidian
+    data["colorGroups"].pop()  # and one group deleted
+    graph.write_text(json.dumps(data, indent=2) + "\n")
+    monkeypatch.chdir(vault)
+    code, _, err = run(capsys, "graph", "--write-colors")
+    assert code == 0
+    after = json.loads(graph.read_text())
+    assert after["colorGroups"][0]["color"]["rgb"] == 0x123456
+    assert len(after["colorGroups"]) == len(data["colorGroups"]) + 1
+    assert "[colors] in vaultkit.toml" in err  # where the added group's colour comes from
+    first = graph.read_bytes()
+    code, _, err = run(capsys, "graph", "--write-colors")  # the hook's second run: no change
+    assert graph.read_bytes() == first and "Unchanged" in err
+    _, out, _ = run(capsys, "audit", "--format", "json")
+    assert {c["id"]: c["status"] for c in json.loads(out)}["obsidian"] == "pass"
+    assert run(capsys, "graph", "--write-colors", "--recolor")[0] == 0
+    assert json.loads(graph.read_text())["colorGroups"][0]["color"]["rgb"] != 0x123456

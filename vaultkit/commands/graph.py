@@ -24,7 +24,11 @@ def add_arguments(p) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many most linked notes to list (default 10)")
     p.add_argument("--write-colors", action="store_true",
-                   help="merge colour groups into .obsidian/graph.json (creating it if needed)")
+                   help="add the missing colour groups to .obsidian/graph.json (creating it if "
+                        "needed); colours changed in Obsidian are kept")
+    p.add_argument("--recolor", action="store_true",
+                   help="with --write-colors: also give vaultkit's existing groups the "
+                        "profile's colours again ([colors] in vaultkit.toml)")
 
 
 def run(args) -> int:
@@ -33,16 +37,26 @@ def run(args) -> int:
     from vaultkit.graph import link_graph
 
     vault = open_vault(args, args.path)
+    if args.recolor and not args.write_colors:
+        raise VaultkitError("--recolor goes with --write-colors")
     if args.write_colors:
         from vaultkit.obsidian import GRAPH_JSON, colour_groups, unknown_colour_keys, write_colors
 
         for key in unknown_colour_keys(vault.profile):
             print(f"vaultkit: warning: colors: '{key}' is neither a note type nor a layer; "
                   "no colour group for it", file=sys.stderr)
-        changed = write_colors(vault)
+        from vaultkit.obsidian import missing_colour_groups
+
+        added = [g["query"] for g in missing_colour_groups(vault)]
+        changed = write_colors(vault, recolour=args.recolor)
         n = len(colour_groups(vault.profile))
         print(f"{'Updated' if changed else 'Unchanged:'} {GRAPH_JSON} ({n} colour groups)",
               file=sys.stderr)
+        if changed and added:
+            print(f"vaultkit: added {len(added)} colour group{'s' * (len(added) != 1)} "
+                  f"({', '.join(added)}); pick other colours in Obsidian's graph view or "
+                  "under [colors] in vaultkit.toml (then --write-colors --recolor)",
+                  file=sys.stderr)
         if args.format == "text" and not args.output_file:
             return 0
     if args.top < 0:
