@@ -478,3 +478,19 @@ def test_backup_max_age_must_be_a_positive_number(value, tmp_path, capsys):
     init_vault(tmp_path / "demo")
     assert main(["audit", str(tmp_path / "demo"), "--backup-max-age", value]) == 2
     assert "--backup-max-age must be a positive number of hours" in capsys.readouterr().err
+
+
+def test_hook_command_that_is_not_on_the_path_fails(ws, monkeypatch):
+    """A cron job (PATH=/usr/bin:/bin) cannot run `vaultkit` from a virtual environment."""
+    import os
+    import shutil as _shutil
+
+    git_dir = os.path.dirname(_shutil.which("git"))
+    monkeypatch.setenv("PATH", git_dir)  # git, but no vaultkit
+    check = audit(ws / "demo")["pre-commit"]
+    assert check.status == "fail"
+    assert "vaultkit-index (`vaultkit`)" in check.found and "not found on this PATH" in check.found
+    assert "PATH=" in check.hint
+    monkeypatch.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), git_dir]))
+    check = audit(ws / "demo")["pre-commit"]
+    assert check.status == "pass", check.found
