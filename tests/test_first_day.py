@@ -395,3 +395,27 @@ def test_colour_changed_in_obsidian_wins_and_only_missing_groups_are_added(tmp_p
     assert {c["id"]: c["status"] for c in json.loads(out)}["obsidian"] == "pass"
     assert run(capsys, "graph", "--write-colors", "--recolor")[0] == 0
     assert json.loads(graph.read_text())["colorGroups"][0]["color"]["rgb"] != 0x123456
+
+
+# -- memory-churn is quiet on day one ------------------------------------------------------------
+
+def test_memory_churn_does_not_warn_on_day_one(tmp_path, monkeypatch):
+    from test_git import findings, git
+
+    from vaultkit.starter import init_vault
+
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "t")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "t")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+    root = tmp_path / "v"
+    init_vault(root, git=True)  # the first commit creates MEMORY.md
+    memory = root / "MEMORY.md"
+    memory.write_text(memory.read_text() + "\n- Ray prefers numbers first.\n")
+    git(root, "add", "MEMORY.md")
+    assert findings(root, staged=True, rules=("memory-churn",)) == []  # one edit on day one
+    git(root, "commit", "-q", "--no-verify", "-m", "edit")
+    memory.write_text(memory.read_text() + "- and tables.\n")
+    git(root, "add", "MEMORY.md")
+    found = findings(root, staged=True, rules=("memory-churn",))
+    assert [(d.rule, d.path) for d in found] == [("memory-churn", "MEMORY.md")]  # a second edit
