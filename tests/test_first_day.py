@@ -419,3 +419,27 @@ def test_memory_churn_does_not_warn_on_day_one(tmp_path, monkeypatch):
     git(root, "add", "MEMORY.md")
     found = findings(root, staged=True, rules=("memory-churn",))
     assert [(d.rule, d.path) for d in found] == [("memory-churn", "MEMORY.md")]  # a second edit
+
+
+# -- one archive window, from the profile --------------------------------------------------------
+
+def test_archive_window_is_the_profiles_and_the_heartbeat_says_the_same(tmp_path, capsys,
+                                                                         monkeypatch):
+    import re
+
+    from vaultkit.profile import load_settings
+    from vaultkit.starter import init_vault
+
+    vault = tmp_path / "v"
+    init_vault(vault)
+    keep = load_settings(vault, None).profile.budgets.journal_keep_days
+    heartbeat = (vault / "HEARTBEAT.md").read_text()
+    assert re.findall(r"older than (\d+) days", heartbeat) == [str(keep)]
+    monkeypatch.chdir(vault)
+    _, out, _ = run(capsys, "archive", "--dry-run", "--json")
+    import datetime as dt
+    assert json.loads(out)["cutoff"] == (dt.date.today() - dt.timedelta(days=keep)).isoformat()
+    (vault / "vaultkit.toml").write_text((vault / "vaultkit.toml").read_text()
+                                         + "\n[budgets]\njournal-keep-days = 7\n")
+    _, out, _ = run(capsys, "archive", "--dry-run", "--json")
+    assert json.loads(out)["cutoff"] == (dt.date.today() - dt.timedelta(days=7)).isoformat()

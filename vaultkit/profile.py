@@ -102,11 +102,12 @@ class Budgets:
     entry_min_lines: int = 3
     entry_max_lines: int = 15
     max_file_bytes: int = 10 * 1024 * 1024
+    journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
                   "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
-                  "entry_min_lines")
+                  "entry_min_lines", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
