@@ -443,3 +443,35 @@ def test_archive_window_is_the_profiles_and_the_heartbeat_says_the_same(tmp_path
                                          + "\n[budgets]\njournal-keep-days = 7\n")
     _, out, _ = run(capsys, "archive", "--dry-run", "--json")
     assert json.loads(out)["cutoff"] == (dt.date.today() - dt.timedelta(days=7)).isoformat()
+
+
+# -- every command takes the vault PATH the same way ---------------------------------------------
+
+def test_every_command_takes_the_vault_path_as_a_positional(tmp_path, capsys, monkeypatch):
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "pv")
+    monkeypatch.chdir(tmp_path)
+    journal = f"memory/{__import__('datetime').date.today().isoformat()}.md"
+    code, out, err = run(capsys, "log", "pv", "Kickoff with Ada")
+    assert code == 0, err
+    assert out.startswith(f"pv/{journal}:")  # from the current folder, as ruff prints paths
+    assert run(capsys, "log", "--root", "pv", "Second entry")[0] == 0  # --root still works
+    code, out, _ = run(capsys, "search", "./pv", "kickoff")
+    assert code == 0 and out.startswith(f"pv/{journal}:")
+    code, out, _ = run(capsys, "get", "pv", journal)
+    assert code == 0 and "Kickoff with Ada" in out
+    code, out, _ = run(capsys, "get", "--root", "pv", journal)
+    assert code == 0 and "Second entry" in out
+    code, _, err = run(capsys, "archive", "pv", "--dry-run")
+    assert code == 0 and "Nothing to archive" in err
+    code, out, _ = run(capsys, "distill", "pv", "--format", "json")
+    assert code == 0 and json.loads(out)["window"]["journals"] == [journal]
+    for argv in (["check", "pv"], ["index", "pv", "--check"], ["graph", "pv"], ["audit", "pv"]):
+        assert run(capsys, *argv)[0] in (0, 1)
+    # a one-word entry is the text, not a vault
+    monkeypatch.chdir(tmp_path / "pv")
+    code, out, _ = run(capsys, "log", "lunch")
+    assert code == 0 and out.startswith(f"{journal}:")
+    code, _, err = run(capsys, "log", "nowhere", "some text")
+    assert code == 2 and "nowhere: no such folder" in err

@@ -17,6 +17,8 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="the vault or a folder inside it (default: here)")
     p.add_argument("--keep-days", type=int, metavar="N",
                    help="keep journals of the last N days in memory/ (default: the profile's "
                         "budgets.journal-keep-days, 30)")
@@ -38,7 +40,7 @@ def run(args) -> int:
         raise VaultkitError("--keep-days must be at most 100,000")
     if args.dry_run:
         args.no_cache = True  # a dry run writes nothing, not even the parse cache
-    vault = open_vault(args, args.root or ".")
+    vault = open_vault(args, args.path)
     keep_days = vault.profile.budgets.journal_keep_days if args.keep_days is None \
         else args.keep_days
     p = plan(vault, keep_days, today(vault.settings))
