@@ -475,3 +475,38 @@ def test_every_command_takes_the_vault_path_as_a_positional(tmp_path, capsys, mo
     assert code == 0 and out.startswith(f"{journal}:")
     code, _, err = run(capsys, "log", "nowhere", "some text")
     assert code == 2 and "nowhere: no such folder" in err
+
+
+# -- `vaultkit rules` fits 80 columns; every option has help text -------------------------------
+
+def test_rules_fits_an_80_column_terminal(capsys):
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) >= 20
+    assert max(len(line) for line in lines) <= 80
+    assert all(line[:5].startswith("VK") for line in lines)
+    # summaries stay whole where there is no terminal to fit
+    _, out, _ = run(capsys, "rules", "--format", "json")
+    assert all(not r["summary"].endswith("…") for r in json.loads(out))
+
+
+def test_every_option_of_every_command_has_help_text():
+    import argparse
+
+    from vaultkit.cli import build_parser
+
+    missing = []
+
+    def walk(parser, prefix):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                assert action.choices, "no subcommands"
+                for name, sub in action.choices.items():
+                    walk(sub, [*prefix, name])
+                continue
+            if not action.help or action.help == argparse.SUPPRESS:
+                missing.append(" ".join([*prefix, *(action.option_strings or [action.dest])]))
+
+    walk(build_parser(), ["vaultkit"])
+    assert missing == []

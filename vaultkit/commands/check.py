@@ -24,7 +24,9 @@ def add_arguments(p) -> None:
     p.add_argument("--extend-select", metavar="RULES", help="rules to add to the selection")
     p.add_argument("--fail-on", choices=("error", "warning"),
                    help="lowest severity that makes the exit code 1 (default: error)")
-    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
+    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text (default), json, github (Actions annotations) or sarif (code "
+                        "scanning)")
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     p.add_argument("--fix", action="store_true", help="apply the fixable rules' fixes")
     p.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")

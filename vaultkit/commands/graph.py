@@ -19,7 +19,9 @@ def add_arguments(p) -> None:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
     add_vault_arguments(p)
-    p.add_argument("--format", choices=("text", "json", "graphml", "mermaid"), default="text")
+    p.add_argument("--format", choices=("text", "json", "graphml", "mermaid"), default="text",
+                   help="statistics as text (default), or the graph as json, graphml or a "
+                        "mermaid block")
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many most linked notes to list (default 10)")
