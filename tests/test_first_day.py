@@ -510,3 +510,118 @@ def test_every_option_of_every_command_has_help_text():
 
     walk(build_parser(), ["vaultkit"])
     assert missing == []
+
+
+# -- messages ----------------------------------------------------------------------------------------
+
+def test_unknown_rule_names_get_a_did_you_mean(make_vault, capsys, monkeypatch):
+    vault = make_vault({"vaultkit.toml": 'ignore = ["orphan"]\n'})
+    monkeypatch.chdir(vault)
+    code, _, err = run(capsys, "check", "--select", "broken-links")
+    assert code == 2 and "unknown rule 'broken-links'; did you mean 'broken-link'?" in err
+    code, _, err = run(capsys, "rule", "brokenlink")
+    assert code == 2 and "did you mean 'broken-link'?" in err
+    (vault / "vaultkit.toml").write_text('ignore = ["orphan"]\n')
+    code, _, err = run(capsys, "check", "--no-cache")
+    assert code == 2 and "vaultkit.toml: unknown rule 'orphan'; did you mean 'orphan-note'?" in err
+    (vault / "vaultkit.toml").write_text('ignore = ["zzzzzz"]\n')
+    code, _, err = run(capsys, "check", "--no-cache")
+    assert "did you mean" not in err  # nothing close: no guess
+
+
+def test_missing_folder_gets_a_did_you_mean(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/decisions/a.md": "# A\n"})
+    monkeypatch.chdir(vault)
+    code, _, err = run(capsys, "check", "memory/decision")
+    assert code == 2
+    assert "memory/decision: no such file or folder; did you mean 'memory/decisions'?" in err
+
+
+def test_heading_link_gets_the_heading_that_holds_the_words(make_vault, capsys, monkeypatch):
+    vault = make_vault({
+        "memory/2026-11-08.md": "# 2026-11-08\n\n### 09:10 — Kickoff\n\n- a\n- b\n- c\n",
+        "memory/semantic/x.md": "# X\n\nsee [[2026-11-08#Kickoff]] and [[2026-11-08#Kikcoff meet]]\n",
+    })
+    monkeypatch.chdir(vault)
+    _, out, _ = run(capsys, "check", "--select", "VK501", "--no-cache")
+    assert ("has no heading 'Kickoff' (link [[2026-11-08#Kickoff]]); did you mean "
+            "'09:10 — Kickoff'?") in out
+    assert "has no heading 'Kikcoff meet' (link [[2026-11-08#Kikcoff meet]])\n" in out
+
+
+def test_unquoted_links_in_a_property_get_a_quoting_hint(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/semantic/x.md":
+                        "---\nrelated: [[Ada]], [[Carol]]\n---\n# X\n"})
+    monkeypatch.chdir(vault)
+    _, out, _ = run(capsys, "check", "--select", "VK002", "--no-cache")
+    assert out.startswith("memory/semantic/x.md:2:1: VK002 ")
+    assert 'links in properties must be quoted: related: ["[[Ada]]", "[[Carol]]"]' in out
+
+
+def test_get_says_paths_are_vault_relative(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/2026-12-01.md": "# 2026-12-01\n"})
+    monkeypatch.chdir(vault / "memory")
+    code, _, err = run(capsys, "get", "2026-12-01.md")
+    assert code == 2
+    assert "paths are relative to the vault root" in err
+    assert "did you mean memory/2026-12-01.md?" in err
+
+
+def test_output_file_in_a_missing_folder_is_one_line_before_any_work(make_vault, capsys,
+                                                                     monkeypatch):
+    vault = make_vault({})
+    monkeypatch.chdir(vault)
+    for argv in (["check", "-o", "nodir/report.txt"],
+                 ["graph", "--write-colors", "-o", "nodir/graph.json"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.strip().splitlines() == [
+            f"vaultkit: error: {argv[-1]}: cannot write: the folder nodir does not exist; "
+            "create it first"]
+    assert not (vault / ".obsidian/graph.json").exists()  # nothing was done first
+
+
+def test_check_of_a_file_that_is_not_a_note(make_vault, capsys, monkeypatch):
+    vault = make_vault({"notes.txt": "hi\n", "memory/2026-2-3.md": "# x\n"})
+    monkeypatch.chdir(vault)
+    code, out, err = run(capsys, "check", "notes.txt")
+    assert code == 2 and "All checks passed" not in out
+    assert "notes.txt: not a note (vaultkit checks Markdown notes, *.md); skipped" in err
+    code, out, err = run(capsys, "check", "notes.txt", "memory", "--select", "VK102")
+    assert code == 1 and "memory/2026-2-3.md:1:1: VK102" in out
+
+
+def test_git_rules_info_line_respects_quiet(make_vault, capsys, monkeypatch):
+    vault = make_vault({})
+    monkeypatch.chdir(vault)
+    monkeypatch.setattr("vaultkit.gitstate._ANNOUNCED", set())
+    _, _, err = run(capsys, "check", "-q", "--no-cache")
+    assert err == ""
+    _, _, err = run(capsys, "check", "--no-cache")
+    assert "info: git rules" in err
+
+
+def test_init_next_steps_can_be_pasted_in_order(tmp_path, capsys, monkeypatch):
+    import shutil
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "init", "my vault", "-q")
+    assert code == 0
+    steps = out.split("Next (paste the lines in order):\n", 1)[1].splitlines()
+    steps = [s.strip() for s in steps if s.strip()]
+    assert steps[0] == "cd 'my vault'" and steps[-1].startswith("vaultkit audit")
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+               PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
+    if not shutil.which("vaultkit", path=env["PATH"]) or \
+            not shutil.which("pre-commit", path=env["PATH"]):
+        pytest.skip("vaultkit and pre-commit are not installed as commands here")
+    # every step must succeed; the audit may report failing checks (exit 1)
+    script = "set -e\n" + "\n".join(steps[:-1]) + "\nset +e\n" + steps[-1] + \
+        "\ntest $? -le 1\n"
+    proc = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Survival checklist" in proc.stdout
+    assert (tmp_path / "my vault/.git/hooks/pre-commit").is_file()

@@ -42,6 +42,8 @@ GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 
 # Vault roots whose "git rules skipped" line was already printed in this process.
 _ANNOUNCED: set[str] = set()
+# `check -q` prints findings only: the command sets QUIET[0] for its run
+QUIET = [False]
 
 
 @dataclass(slots=True)
@@ -132,9 +134,9 @@ class GitState:
         """False before the first commit: nothing is committed to compare with."""
         return self.head is not None
 
-    def notice(self) -> None:
+    def notice(self) -> None:  # (not with `check -q`: see QUIET)
         """Say once per run (per vault, per process) that the git rules were skipped."""
-        if self.reason is None:
+        if self.reason is None or QUIET[0]:
             return
         key = str(self.root)
         if key in _ANNOUNCED:

@@ -53,15 +53,29 @@ def run(args) -> int:
     from vaultkit.errors import VaultkitError
     from vaultkit.report import render, statistics, summary, use_colour
 
+    from vaultkit.commands._common import check_output_folder
+
+    check_output_folder(args.output_file)
+    from vaultkit import gitstate
+
+    gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
     paths = args.paths or ([] if args.hook else ["."])
     existing = [p for p in paths if Path(p).exists() or args.hook]
     for p in paths:
         if p not in existing:
-            print(f"vaultkit: warning: {p}: no such file or folder; skipped", file=sys.stderr)
+            print(f"vaultkit: warning: {p}: no such file or folder{_nearby(p)}; skipped",
+                  file=sys.stderr)
     if not existing and not args.hook:
         raise VaultkitError("none of the given paths exists")
+    if not args.hook:  # (a hook gets only Markdown files from pre-commit)
+        for p in [p for p in existing if Path(p).is_file() and not p.lower().endswith(".md")]:
+            print(f"vaultkit: warning: {p}: not a note (vaultkit checks Markdown notes, "
+                  "*.md); skipped", file=sys.stderr)
+            existing.remove(p)
+        if not existing:
+            raise VaultkitError("none of the given paths is a note or a folder")
     groups = _group_by_vault(existing, root=args.root, hook=args.hook)
     diags: list = []
     roots: list = []
@@ -97,6 +111,25 @@ def run(args) -> int:
     return 1 if failed else 0
 
 
+def _nearby(path: str) -> str:
+    """A "did you mean" naming files or folders beside a path that does not exist."""
+    from pathlib import Path
+
+    from vaultkit.phrases import did_you_mean
+
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        names = [c.name for c in parent.iterdir() if not c.name.startswith(".")]
+    except OSError:
+        return ""
+    import difflib
+
+    prefix = "" if str(parent) == "." else f"{parent}/"
+    close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
+    return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
+
+
 def _open_output(name):
     """Standard output, or the file ``-o`` names (its folder must exist: one clear line if not)."""
     from vaultkit.errors import VaultkitError
@@ -106,8 +139,8 @@ def _open_output(name):
     try:
         return open(name, "w", encoding="utf-8")
     except FileNotFoundError:
-        raise VaultkitError(f"-o {name}: the folder {os.path.dirname(name) or '.'} does not "
-                            "exist; create it first") from None
+        raise VaultkitError(f"{name}: cannot write: the folder {os.path.dirname(name) or '.'} "
+                            "does not exist; create it first") from None
     except OSError as exc:
         raise VaultkitError(f"-o {name}: cannot write: {exc.strerror or exc}") from None
 

@@ -38,6 +38,9 @@ def run(args) -> int:
     from vaultkit.errors import VaultkitError
     from vaultkit.graph import link_graph
 
+    from vaultkit.commands._common import check_output_folder
+
+    check_output_folder(args.output_file)
     vault = open_vault(args, args.path)
     if args.recolor and not args.write_colors:
         raise VaultkitError("--recolor goes with --write-colors")

@@ -49,12 +49,23 @@ def run(args) -> int:
     out.write("\nMerge these settings into your openclaw.json (usually ~/.openclaw/openclaw.json; "
               f"vaultkit never edits it; `vaultkit audit` also reads {config_hint}):\n\n")
     out.write(openclaw_snippet(target.resolve()))
-    step = 1
-    out.write("\nNext:\n")
-    if not result.git:
-        out.write(f"  {step}. cd {target} && git init && git add -A && git commit -m 'Start the memory vault'"
-                  "   (or rerun with --git)\n")
-        step += 1
-    out.write(f"  {step}. cd {target} && pre-commit install   # vaultkit's hooks on every commit\n")
-    out.write(f"  {step + 1}. vaultkit audit {target}   # the survival checklist\n")
+    out.write("\nNext (paste the lines in order):\n")
+    for line in next_steps(target, git_done=bool(result.git)):
+        out.write(f"  {line}\n")
     return 0
+
+
+def next_steps(target, *, git_done: bool) -> list[str]:
+    """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
+    import shlex
+    from pathlib import Path
+
+    lines = []
+    if Path(target) != Path("."):
+        lines.append(f"cd {shlex.quote(str(target))}")
+    if not git_done:
+        lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
+                     "   # (or init --git)")
+    lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit audit   # the survival checklist")
+    return lines
