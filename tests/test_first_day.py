@@ -625,3 +625,57 @@ def test_init_next_steps_can_be_pasted_in_order(tmp_path, capsys, monkeypatch):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Survival checklist" in proc.stdout
     assert (tmp_path / "my vault/.git/hooks/pre-commit").is_file()
+
+
+# -- progress: on a terminal, on stderr, never in machine formats --------------------------------
+
+class _Tty(__import__("io").StringIO):
+    def isatty(self):
+        return True
+
+
+def _many_notes(make_vault, n=60):
+    return make_vault({f"memory/semantic/n{i:03}.md": f"# Note {i}\n\nkickoff {i}\n"
+                       for i in range(n)})
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["check", "--no-cache", "--select", "VK101"], True),
+    (["check", "--no-cache", "--select", "VK101", "--format", "json"], False),
+    (["check", "--no-cache", "--select", "VK101", "-q"], False),
+    (["search", "kickoff", "--no-cache"], True),
+    (["search", "kickoff", "--no-cache", "--json"], False),
+], ids=["check", "check-json", "check-quiet", "search", "search-json"])
+def test_progress_only_on_a_terminal_and_never_in_machine_formats(make_vault, capsys,
+                                                                  monkeypatch, argv, shown):
+    import sys
+
+    from vaultkit import progress
+
+    vault = _many_notes(make_vault)
+    monkeypatch.chdir(vault)
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL_S", 0.0)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    main(argv)
+    out = capsys.readouterr().out
+    written = tty.getvalue()
+    assert ("notes 60/60" in written) is shown, written
+    assert "notes " not in out or "parsing" not in out  # never on stdout
+    if shown:  # the line is erased before the command's own output
+        import re
+
+        assert re.search(r"60/60\r +\r", written), repr(written)
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(make_vault, capsys, monkeypatch):
+    from vaultkit import progress
+
+    vault = _many_notes(make_vault)
+    monkeypatch.chdir(vault)
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL_S", 0.0)
+    run(capsys, "check", "--no-cache", "--select", "VK101")
+    _, _, err = run(capsys, "check", "--no-cache", "--select", "VK101")
+    assert "parsing" not in err and "\r" not in err

@@ -279,10 +279,21 @@ def _parse_chunk(items: list[tuple[str, str]]) -> list[tuple]:
 
 
 def _parse_all(todo: list[FileEntry]) -> list[Note]:
+    from vaultkit.progress import Progress
+
     items = [(f.abs, f.rel) for f in todo]
     workers = min(os.cpu_count() or 1, 8)
-    if len(items) < _PARALLEL_MIN or workers < 2:
-        return [_read_one(a, r) for a, r in items]
+    with Progress("parsing notes", len(items)) as progress:
+        if len(items) < _PARALLEL_MIN or workers < 2:
+            out = []
+            for a, r in items:
+                out.append(_read_one(a, r))
+                progress.advance()
+            return out
+        return _parse_parallel(items, workers, progress)
+
+
+def _parse_parallel(items, workers: int, progress) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -300,6 +311,7 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
                 for rel, blob, rest in result:
                     out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
                                if blob is not None else Note.from_plain(rest))
+                progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(a, r) for a, r in items]
     return out

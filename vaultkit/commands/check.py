@@ -59,6 +59,9 @@ def run(args) -> int:
     from vaultkit import gitstate
 
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
+    from vaultkit import progress
+
+    progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
     paths = args.paths or ([] if args.hook else ["."])

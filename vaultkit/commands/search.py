@@ -44,6 +44,9 @@ def run(args) -> int:
         raise VaultkitError("--max-results must be at least 1")
     if not 0 <= args.min_score <= 1:
         raise VaultkitError("--min-score must lie between 0 and 1")
+    from vaultkit import progress
+
+    progress.allow(not args.json)
     words, where = vault_path_first(args.query)
     if not words:
         raise VaultkitError("nothing to search for: give words after the PATH")
