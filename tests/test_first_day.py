@@ -679,3 +679,13 @@ def test_no_progress_when_stderr_is_not_a_terminal(make_vault, capsys, monkeypat
     run(capsys, "check", "--no-cache", "--select", "VK101")
     _, _, err = run(capsys, "check", "--no-cache", "--select", "VK101")
     assert "parsing" not in err and "\r" not in err
+
+
+def test_index_and_graph_name_their_files_from_the_current_folder(make_vault, capsys,
+                                                                  monkeypatch):
+    vault = make_vault({"memory/semantic/a.md": "# A\n"})
+    monkeypatch.chdir(vault.parent)
+    _, _, err = run(capsys, "index", "vault")
+    assert err.strip() == "Wrote vault/memory/INDEX.md"
+    _, _, err = run(capsys, "graph", "vault", "--write-colors")
+    assert err.startswith("Updated vault/.obsidian/graph.json (")

@@ -55,8 +55,10 @@ def run(args) -> int:
         added = [g["query"] for g in missing_colour_groups(vault)]
         changed = write_colors(vault, recolour=args.recolor)
         n = len(colour_groups(vault.profile))
-        print(f"{'Updated' if changed else 'Unchanged:'} {GRAPH_JSON} ({n} colour groups)",
-              file=sys.stderr)
+        from vaultkit.scan import display_path
+
+        print(f"{'Updated' if changed else 'Unchanged:'} {display_path(vault.root / GRAPH_JSON)} "
+              f"({n} colour groups)", file=sys.stderr)
         if changed and added:
             print(f"vaultkit: added {len(added)} colour group{'s' * (len(added) != 1)} "
                   f"({', '.join(added)}); pick other colours in Obsidian's graph view or "
