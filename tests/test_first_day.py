@@ -689,3 +689,11 @@ def test_index_and_graph_name_their_files_from_the_current_folder(make_vault, ca
     assert err.strip() == "Wrote vault/memory/INDEX.md"
     _, _, err = run(capsys, "graph", "vault", "--write-colors")
     assert err.startswith("Updated vault/.obsidian/graph.json (")
+
+
+def test_fixable_count_survives_the_results_cache(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/people/bob.md": "---\ntag: [x]\n---\n# Bob\n"})
+    monkeypatch.chdir(vault)
+    for _ in range(3):  # the later runs take their findings from the results cache
+        _, out, _ = run(capsys, "check", "--select", "VK205")
+        assert "[*] 1 fixable with `vaultkit check --fix`." in out

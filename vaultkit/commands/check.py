@@ -87,7 +87,7 @@ def run(args) -> int:
     fixable = 0
     for anchor, group in groups:
         vault_diags, vault, planned = _check_vault(args, anchor, group, vault_relative, diffs)
-        fixable += planned
+        fixable += planned or 0
         diags.extend(_Located(d, vault.root) for d in vault_diags)
         roots.append(vault.root)
         failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
@@ -207,6 +207,10 @@ def _group_by_vault(paths, *, root, hook: bool):
     return out
 
 
+def _summary_shown(args) -> bool:
+    return args.format == "text" and not args.quiet and not args.statistics
+
+
 def _check_vault(args, anchor, paths, vault_relative, diffs):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff)."""
     from vaultkit.commands._common import open_vault
@@ -218,9 +222,14 @@ def _check_vault(args, anchor, paths, vault_relative, diffs):
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
     diags = _check(vault, rules, targets, args)
-    if not any(d.fix is not None for d in diags):
+    if not any(d.fixable for d in diags):
         return diags, vault, 0
-    plan = FixPlan(vault, diags, lambda v: _check(v, rules, targets, args, in_memory=True))
+    if not (args.fix or args.diff or _summary_shown(args)):
+        return diags, vault, None  # nobody reads the planned count: skip the extra passes
+    fixes = diags
+    if not any(d.fix is not None for d in diags):  # from the results cache, which keeps no fix
+        fixes = _check(vault, rules, targets, args, in_memory=True)
+    plan = FixPlan(vault, fixes, lambda v: _check(v, rules, targets, args, in_memory=True))
     if args.diff:
         diffs.extend(plan.diffs())
         return diags, vault, plan.count
