@@ -106,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         _common.forget_opened_vaults()
+        from vaultkit import progress
+
+        progress.allow(False)
         if collecting:
             gc.enable()
 

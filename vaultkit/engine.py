@@ -16,7 +16,7 @@ from vaultkit.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.errors import VaultkitError
 from vaultkit.model import Note
 from vaultkit.rule import Context, Rule
-from vaultkit.rules import all_rules, known, matches
+from vaultkit.rules import all_rules, known, matches, unknown_rule_message
 
 
 @dataclass
@@ -33,13 +33,14 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
     select = cli.select if cli.select is not None else config.select
     ignore = list(config.ignore) + list(cli.ignore)
     extend = list(config.extend_select) + list(cli.extend_select)
-    for key in (select or []) + ignore + extend:
+    for key in (cli.select or []) + list(cli.ignore) + list(cli.extend_select):
         if not known(key):
-            raise VaultkitError(f"unknown rule '{key}' (see `vaultkit rules`)")
-    for key in list(config.severity) + [k for keys in config.per_file_ignores.values()
-                                        for k in keys]:
+            raise VaultkitError(unknown_rule_message(key))
+    for key in ((config.select or []) + list(config.ignore) + list(config.extend_select)
+                + list(config.severity)
+                + [k for keys in config.per_file_ignores.values() for k in keys]):
         if not known(key):
-            raise VaultkitError(f"vaultkit.toml: unknown rule '{key}' (see `vaultkit rules`)")
+            raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
     for rule in all_rules():
         selected = select is None or any(matches(rule, k) for k in select)

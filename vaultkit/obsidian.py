@@ -5,8 +5,10 @@ order. A type's query is its folder, written folder-exact (``path:"memory/decisi
 a layer's query is its folders, or a ``path:/regex/`` for file patterns (the daily
 journal ``memory/YYYY-MM-DD.md``, the bootstrap files at the root), joined with ``OR``.
 
-The merge keeps every other key and every group the user made, in place: a group whose
-query is one of vaultkit's gets the profile's colour, missing groups are appended. A
+The merge keeps every other key and every group the user made, in place, and only
+appends vaultkit's groups that are missing: a group whose query is one of vaultkit's
+keeps the colour it has, so a colour the user picked in Obsidian wins (``recolour``,
+``graph --write-colors --recolor``, sets the profile's colours again). A
 missing file is created with Obsidian's defaults. When nothing changes the file is not
 written, so running it twice gives the same bytes. A file that is not valid JSON (or not
 an object) is an error and stays untouched.
@@ -142,8 +144,10 @@ def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     return data, raw
 
 
-def merge_colours(data: dict | None, groups: list[dict]) -> dict:
-    """``data`` (a parsed graph.json, or None) with ``groups`` merged in; a new dict."""
+def merge_colours(data: dict | None, groups: list[dict], recolour: bool = False) -> dict:
+    """``data`` (a parsed graph.json, or None) with ``groups`` merged in; a new dict.
+
+    Missing groups are appended; an existing one keeps its colour unless ``recolour``."""
     out = dict(DEFAULTS) if data is None else dict(data)
     existing = list(out.get("colorGroups") or [])
     index = {g.get("query"): i for i, g in enumerate(existing) if isinstance(g, dict)}
@@ -152,14 +156,15 @@ def merge_colours(data: dict | None, groups: list[dict]) -> dict:
         i = index.get(group["query"])
         if i is None:
             merged.append({"query": group["query"], "color": dict(group["color"])})
-        else:
+        elif recolour:
             merged[i]["color"] = dict(group["color"])
     out["colorGroups"] = merged
     return out
 
 
 def missing_colour_groups(vault: "Vault") -> list[dict]:
-    """vaultkit's groups that graph.json lacks or colours differently (all, if no file)."""
+    """vaultkit's groups that graph.json lacks (all, if no file). A group the user
+    recoloured is there: its colour is the user's choice."""
     try:
         data, _ = _load(vault)
     except VaultkitError:
@@ -168,15 +173,15 @@ def missing_colour_groups(vault: "Vault") -> list[dict]:
     for g in (data or {}).get("colorGroups") or []:
         if isinstance(g, dict) and isinstance(g.get("color"), dict):
             have[g.get("query")] = g["color"].get("rgb")
-    return [g for g in colour_groups(vault.profile) if have.get(g["query"]) != g["color"]["rgb"]]
+    return [g for g in colour_groups(vault.profile) if g["query"] not in have]
 
 
-def write_colors(vault: "Vault") -> bool:
+def write_colors(vault: "Vault", recolour: bool = False) -> bool:
     """Merge the colour groups into graph.json, atomically. True when the file changed."""
     from vaultkit.atomic import write_atomic
 
     data, raw = _load(vault)
-    merged = merge_colours(data, colour_groups(vault.profile))
+    merged = merge_colours(data, colour_groups(vault.profile), recolour)
     if data is not None and merged == data:
         return False
     text = json.dumps(merged, indent=2, ensure_ascii=False)

@@ -109,6 +109,16 @@ def load_openclaw(path: str | Path) -> tuple[dict | None, tuple[str, int | None,
     return data, None
 
 
+def config_trouble(path: Path, error: tuple) -> str:
+    """What is wrong with an unusable config, in the words every audit check uses."""
+    if not Path(path).exists():
+        return "does not exist"
+    message, line, _ = error
+    if line is None and "cannot be read" in message:
+        return "cannot be read"
+    return "does not parse"
+
+
 def _agent_entry(data: dict, agent_id: str | None) -> dict | None:
     if not agent_id:
         return None
@@ -204,7 +214,7 @@ def bootstrap_limits(vault, path: str | Path | None = None,
         return per_file, total, "the profile's budgets; no openclaw.json found"
     data, error = _load_cached(config)
     if error is not None:
-        return per_file, total, f"the profile's budgets; {config} does not parse"
+        return per_file, total, f"the profile's budgets; {config} {config_trouble(config, error)}"
     sources = []
     value, where = setting(data, "bootstrapMaxChars", agent)
     if where and _as_limit(value) is not None:

@@ -105,11 +105,12 @@ class Budgets:
     entry_min_lines: int = 3
     entry_max_lines: int = 15
     max_file_bytes: int = 10 * 1024 * 1024
+    journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
                   "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
-                  "entry_min_lines")
+                  "entry_min_lines", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
@@ -310,6 +311,20 @@ class ConfigFile:
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.timezone:  # checked with the rest, not first by the command that uses it
+            _check_timezone(self.timezone)
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise _invalid("timezone", f"unknown time zone {name!r} (use an IANA name such as "
+                                   "'Asia/Shanghai')") from None
 
 
 # vaultkit.toml spells multi-word keys in kebab-case

@@ -17,6 +17,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultkit.errors import VaultkitError
+
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 TEMP_SUFFIX = ".vaultkit-tmp"  # vaultkit.atomic's temporary files
@@ -36,18 +38,83 @@ class ScanProblem:
     message: str
 
 
+# What makes a folder a vault. vaultkit.toml and .obsidian/ say so outright; an OpenClaw
+# workspace without either is still recognised by its bootstrap files or its memory/ folder.
+BOOTSTRAP_MARKERS = ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                     "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
+MEMORY_MARKER = "memory"
+
+
+class NotAVault(VaultkitError):
+    """A folder (and every folder above it, up to the repository) holds no vault marker."""
+
+    def __init__(self, start: Path):
+        super().__init__(
+            f"{display_path(start)}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file "
+            "such as MEMORY.md, or memory/ folder here or above); create one with "
+            "`vaultkit init`")
+
+
+def display_path(path: Path | str) -> str:
+    """``path`` as the user would type it: relative to the current folder when inside it."""
+    path = Path(path)
+    try:
+        here = Path.cwd()
+    except OSError:
+        return str(path)
+    absolute = path if path.is_absolute() else here / path
+    try:
+        rel = os.path.relpath(absolute, here)
+    except ValueError:
+        return str(path)
+    if rel == "." or not rel.startswith(".."):
+        return rel
+    return str(absolute)
+
+
+def has_strong_marker(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in ROOT_MARKERS)
+
+
+def is_vault(folder: Path) -> bool:
+    """True when ``folder`` holds a vault marker (vaultkit.toml, .obsidian/, a bootstrap
+    file, or memory/)."""
+    if has_strong_marker(folder):
+        return True
+    if any((folder / name).is_file() for name in BOOTSTRAP_MARKERS):
+        return True
+    return (folder / MEMORY_MARKER).is_dir()
+
+
 def find_root(start: Path) -> Path:
-    """Nearest folder at or above ``start`` with vaultkit.toml or .obsidian/, else the git root."""
+    """The vault ``start`` lies in; raises :class:`NotAVault` when it lies in none.
+
+    The nearest folder at or above ``start`` with vaultkit.toml or .obsidian/ wins; else
+    the nearest with a bootstrap file or a memory/ folder. The search stops at the git
+    root: a repository is the outermost a vault can be.
+    """
     start = start.resolve()
     if start.is_file():
         start = start.parent
+    chain = []
     for folder in (start, *start.parents):
-        for marker in ROOT_MARKERS:
-            if (folder / marker).exists():
-                return folder
-        if (folder / ".git").exists():  # a repository is the outermost a vault can be
+        chain.append(folder)
+        if (folder / ".git").exists():
+            break
+    for folder in chain:
+        if has_strong_marker(folder):
             return folder
-    return start
+    for folder in chain:
+        if is_vault(folder):
+            return folder
+    raise NotAVault(start)
+
+
+def require_vault(root: Path) -> Path:
+    """``root`` (given with --root) when it is a vault folder; else :class:`NotAVault`."""
+    if root.is_dir() and not is_vault(root):
+        raise NotAVault(root)
+    return root
 
 
 def git_toplevel(start: Path) -> Path | None:

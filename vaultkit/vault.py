@@ -20,7 +20,7 @@ from pathlib import Path
 from vaultkit import __version__
 from vaultkit.model import Attachment, Note
 from vaultkit.profile import Settings, load_settings
-from vaultkit.scan import FileEntry, ScanProblem, find_root, walk
+from vaultkit.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
 CACHE_DIR = ".vaultkit"
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
@@ -157,6 +157,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     root_path = Path(root).resolve() if root is not None else find_root(Path(path))
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
+    require_vault(root_path)
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
@@ -280,10 +281,21 @@ def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
 
 
 def _parse_all(todo: list[FileEntry], limit: int) -> list[Note]:
+    from vaultkit.progress import Progress
+
     items = [(f.abs, f.rel, limit) for f in todo]
     workers = min(os.cpu_count() or 1, 8)
-    if len(items) < _PARALLEL_MIN or workers < 2:
-        return [_read_one(*item) for item in items]
+    with Progress("parsing notes", len(items)) as progress:
+        if len(items) < _PARALLEL_MIN or workers < 2:
+            out = []
+            for item in items:
+                out.append(_read_one(*item))
+                progress.advance()
+            return out
+        return _parse_parallel(items, workers, progress)
+
+
+def _parse_parallel(items, workers: int, progress) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -301,6 +313,7 @@ def _parse_all(todo: list[FileEntry], limit: int) -> list[Note]:
                 for rel, blob, rest in result:
                     out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
                                if blob is not None else Note.from_plain(rest))
+                progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(*item) for item in items]
     return out

@@ -83,7 +83,13 @@ def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
     rel = "/".join(part for part in parts if part not in ("", "."))
     if not in_memory_set(settings, rel):
         where = settings.profile.memory_prefix or "the vault"
-        raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); refused")
+        hint = ""
+        prefix = settings.profile.memory_prefix
+        if prefix and in_memory_set(settings, prefix + rel):
+            hint = (f"; paths are relative to the vault root, not to the current folder: "
+                    f"did you mean {prefix + rel}?")
+        raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); "
+                          f"refused{hint}")
     path = file_of(root, settings, rel)
     # Follow symlinks: the real file must be a memory-set file of this vault too.
     real = Path(os.path.realpath(path))

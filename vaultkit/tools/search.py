@@ -262,6 +262,7 @@ class SearchIndex:
         now = time.time_ns()
         stats = {"added": 0, "updated": 0, "removed": 0}
         index_map = index_entries(vault, notes)
+        progress = None
         db.execute("BEGIN IMMEDIATE")
         try:
             known = {row[1]: row for row in db.execute(
@@ -271,7 +272,11 @@ class SearchIndex:
                 if note is None or note.error:
                     self._drop(row[0])
                     stats["removed"] += 1
+            from vaultkit.progress import Progress
+
+            progress = Progress("indexing notes", len(notes)).__enter__()
             for path, note in notes.items():
+                progress.advance()
                 if note.error:
                     continue
                 row = known.get(path)
@@ -300,10 +305,13 @@ class SearchIndex:
                                      "VALUES (?, ?, ?, ?)", (fid, start, end, text)).lastrowid
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(text)))
+            progress.__exit__(None, None, None)
             if state is not None:
                 self.mark_synced(*state)
             db.execute("COMMIT")
         except BaseException:
+            if progress is not None:
+                progress.__exit__(None, None, None)  # erase the line before the error
             db.execute("ROLLBACK")
             raise
         return stats
