@@ -77,12 +77,11 @@ class GitState:
 
     def _run(self, args: list[str], *, cwd: Path | None = None,
              stdin: bytes | None = None) -> subprocess.CompletedProcess:
-        env = dict(os.environ)
-        env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock: a commit holds it
-        env.pop("GIT_EXTERNAL_DIFF", None)
-        return subprocess.run(["git", "-c", "core.quotepath=off", *args],
-                              cwd=str(cwd or self.toplevel or self.root), input=stdin,
-                              capture_output=True, env=env)
+        from vaultkit.gitenv import run_git
+
+        # (run_git keeps GIT_INDEX_FILE: a hook sees the index being committed; it never
+        # takes index.lock, which the commit holds)
+        return run_git(args, cwd=cwd or self.toplevel or self.root, input=stdin)
 
     def _probe(self) -> None:
         self._probe_at(self.root)

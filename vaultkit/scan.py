@@ -128,7 +128,12 @@ def _inside(path: str, root: str) -> bool:
 
 
 def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
-    """Run git in ``root``; returns the completed process (bytes output)."""
+    """Run git in ``root`` (command hooks off, see vaultkit.gitenv); bytes output."""
     import subprocess
 
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=check)
+    from vaultkit.gitenv import run_git
+
+    proc = run_git(["-C", str(root), *args])
+    if check and proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
+    return proc

@@ -173,12 +173,11 @@ def _generate(target: Path, result: InitResult) -> None:
 
 
 def _git(target: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
-    clean.update(env or {}, GIT_TERMINAL_PROMPT="0")
+    from vaultkit.gitenv import run_git
+
     try:
-        return subprocess.run(["git", "-C", str(target), *args], capture_output=True, text=True,
-                              env=clean, timeout=120)
+        return run_git(["-C", str(target), *args], text=True, timeout=120, keep_repo_env=False,
+                       env=env)
     except FileNotFoundError:
         raise VaultkitError("--git: git is not installed") from None
 
