@@ -128,7 +128,7 @@ def _reads_worktree(args: list[str]) -> bool:
     name = args[sub]
     if name == "diff":
         return not any(a in ("--cached", "--staged") for a in args[sub + 1:])
-    return name in ("status", "add", "commit", "stash", "checkout", "reset", "restore")
+    return name in ("status", "add", "commit", "mv", "rm", "stash", "checkout", "reset", "restore")
 
 
 def _filter_names(cwd, env: dict) -> tuple[str, ...]:
