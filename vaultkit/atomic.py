@@ -15,8 +15,18 @@ from vaultkit.errors import VaultkitError
 from vaultkit.scan import TEMP_SUFFIX
 
 
-def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically, keeping its permission bits."""
+def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
+                 root: Path | str | None = None, owned=()) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its permission bits.
+
+    With ``root`` (every write into a vault), the folders are created and the target
+    checked by :mod:`vaultkit.confine`: nothing is written outside the vault, through a
+    symlink, or into ``.git/``, ``.obsidian/`` or ``.vaultkit/`` (but ``owned`` files).
+    """
+    if root is not None:
+        from vaultkit.confine import prepare
+
+        path = prepare(root, path, owned=owned)
     path = Path(path)
     folder = path.parent
     if mode is None:

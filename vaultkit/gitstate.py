@@ -301,6 +301,17 @@ class GitState:
         proc = self._run(["cat-file", "--batch"], stdin="".join(o + "\n" for o in wanted).encode())
         return _parse_batch(proc.stdout)
 
+    def committed_text(self, vault_path: str) -> str | None:
+        """The HEAD text of one file (None when not committed or git is unavailable)."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.has_head:
+            return None
+        proc = self._run(["cat-file", "--batch"], stdin=f"HEAD:{repo}\n".encode())
+        if proc.returncode != 0:
+            return None
+        blobs = _parse_batch(proc.stdout)
+        return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
+
     def head_text(self, change: Change) -> str | None:
         """The committed (HEAD) text of the change's old path, decoded like a note."""
         data = self._blobs.get(change.old_oid)

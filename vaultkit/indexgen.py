@@ -118,7 +118,11 @@ def write_index(vault: "Vault") -> bool:
     path = index_path(vault)
     new = render_index(vault)
     note = vault.notes.get(path)
-    target = vault.root / path
+    from vaultkit.confine import make_folders, write_target
+
+    # (checked before reading too: INDEX.md linked to another file is never its content)
+    make_folders(vault.root, (vault.root / path).parent)
+    target = write_target(vault.root, path)
     data = (b"\xef\xbb\xbf" if note is not None and note.bom else b"") + new.encode("utf-8")
     try:
         current = target.read_bytes()
@@ -135,8 +139,7 @@ def write_index(vault: "Vault") -> bool:
         old = (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
         if current != old:
             raise VaultkitError(f"{path}: changed while the index was generated; not written")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, data)
+    write_atomic(target, data, root=vault.root)
     return True
 
 

@@ -182,7 +182,5 @@ def write_colors(vault: "Vault") -> bool:
         new = b"\xef\xbb\xbf" + new
     if new == raw:
         return False
-    target = vault.root / GRAPH_JSON
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, new)
+    write_atomic(vault.root / GRAPH_JSON, new, root=vault.root, owned=(GRAPH_JSON,))
     return True

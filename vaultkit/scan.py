@@ -1,7 +1,8 @@
 """Find the vault root and list its files without leaving it.
 
-The walk never follows a symlink whose target lies outside the vault, never
-enters the same folder twice (symlink loops), and skips ``.git/``,
+The walk never follows a symlink whose target lies outside the vault or inside a
+skipped folder (a journal linked to ``.git/config``), never enters the same folder
+twice (symlink loops), and skips ``.git/``,
 ``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
 not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports.
 """
@@ -83,6 +84,11 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                         problems.append(ScanProblem(rel, f"symlink points outside the vault "
                                                     f"({os.readlink(entry.path)}); not followed"))
                         continue
+                    hidden = _hidden(os.path.relpath(target, root_real))
+                    if hidden is not None:  # e.g. a journal linked to .git/config
+                        problems.append(ScanProblem(rel, f"symlink into {hidden}/ "
+                                                    f"({os.readlink(entry.path)}); not followed"))
+                        continue
                     if not os.path.exists(target):
                         what = "symlink loop" if _loops(entry.path) else "broken symlink"
                         problems.append(ScanProblem(rel, f"{what}; not followed"))
@@ -113,6 +119,20 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
             files.append(FileEntry(rel, entry.path, st.st_size, st.st_mtime_ns))
     files.sort(key=lambda f: f.rel)
     return files, problems
+
+
+def _hidden(rel: str) -> str | None:
+    """The skipped folder a vault path lies in (``.git`` at any depth), or None.
+
+    A symlink leads into such a folder only to reach what the walk never reads, so it
+    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
+    """
+    parts = rel.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        low = part.casefold()
+        if low == ".git" or (i == 0 and low in SKIP_DIRS):
+            return part
+    return None
 
 
 def _loops(path: str) -> bool:

@@ -147,10 +147,21 @@ def _apply_fixes(vault, diags, *, write: bool):
             by_path.setdefault(d.path, []).append(d)
     fixed = 0
     diffs = []
+    git = None
     for path, items in sorted(by_path.items()):
         note = vault.note(path)
         if note is None or note.error:
             continue
+        if vault.profile.layer_of(path) in ("journal", "archive"):
+            if git is None:
+                from vaultkit.gitstate import GitState
+
+                git = GitState(vault)
+            kept = _outside_committed_lines(git, path, note.text, items)
+            if len(kept) < len(items):
+                _warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: they would "
+                      "rewrite committed journal lines, and journals are append-only")
+            items = kept
         new_text, count = apply_fixes(note, items)
         if new_text == note.text:
             continue
@@ -158,16 +169,54 @@ def _apply_fixes(vault, diags, *, write: bool):
             note.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
             fromfile=f"a/{path}", tofile=f"b/{path}")))
         if write:
-            target = (vault.root / path).resolve()
+            from vaultkit.confine import write_target
+            from vaultkit.errors import VaultkitError
+
+            try:  # never through a symlink, never outside the vault or into .git/
+                target = write_target(vault.root, path)
+            except VaultkitError as exc:
+                _warn(exc.args[0].replace("not written", "not fixed"))
+                continue
             expected = encode_note_text(note, note.text)
             with _locked(target) as current:  # the lock `vaultkit log` appends under
                 if current != expected:  # changed since it was read: never clobber
                     print(f"vaultkit: warning: {path} changed during the run; not fixed",
                           file=sys.stderr)
                     continue
-                write_atomic(target, encode_note_text(note, new_text))
+                write_atomic(target, encode_note_text(note, new_text), root=vault.root)
         fixed += count
     return fixed, diffs
+
+
+_WARNED: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A warning printed once per process (the fix passes would repeat it)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"vaultkit: warning: {message}", file=sys.stderr)
+
+
+def _outside_committed_lines(git, path: str, text: str, items: list) -> list:
+    """The fixes whose edits all lie after the journal's committed lines.
+
+    The committed lines are those of HEAD's version when the file still starts with
+    them; when it no longer does (already rewritten), every line counts as committed.
+    """
+    from vaultkit.gitstate import first_change, split_lines
+
+    committed = git.committed_text(path)
+    if committed is None:
+        return items
+    if first_change(committed, text) is not None:
+        return []
+    count = len(split_lines(committed)[0])
+    end = 0
+    for _ in range(count):  # the end of the last committed line in the current text
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl + 1
+    return [d for d in items if all(e.start >= end for e in d.fix.edits)]
 
 
 @contextlib.contextmanager
@@ -183,7 +232,7 @@ def _locked(path):
     from vaultkit.errors import VaultkitError
 
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     except OSError as exc:
         raise VaultkitError(f"{path}: cannot open to fix: {exc.strerror or exc}") from None
     try:
