@@ -77,3 +77,45 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def write_output(path: Path | str, data: bytes) -> None:
+    """Write a command's output file (``-o FILE``) the way the user means it.
+
+    A regular file (or a new one) is replaced atomically; through a symlink, the file
+    it points to is replaced and the link stays. Anything else (a FIFO, a character
+    device such as ``/dev/null`` or a terminal) is written in place, never replaced by
+    a regular file: as root, replacing would swap out a device node. A FIFO nobody reads
+    is an error, not a hang.
+    """
+    import errno
+    import fcntl
+
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    if st is None or stat.S_ISREG(st.st_mode):
+        write_atomic(os.path.realpath(path), data)  # (realpath: a link stays a link)
+        return
+    if stat.S_ISDIR(st.st_mode):
+        raise VaultkitError(f"{path}: is a folder; give a file to write the output to")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise VaultkitError(f"{path}: a FIFO that nobody reads; nothing written") from None
+        raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)  # now block like any writer
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as exc:
+        raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)

@@ -88,18 +88,21 @@ def run(args) -> int:
         if total:
             print(f"Fixed {total} finding{'s' * (total != 1)}.", file=sys.stderr)
 
-    out = sys.stdout if not args.output_file else open(args.output_file, "w", encoding="utf-8")
-    try:
-        if args.statistics:
-            out.write(statistics(diags))
-        else:
-            colour = args.format == "text" and not args.output_file and use_colour()
-            out.write(render(diags, args.format, colour=colour, root=str(vault.root)))
-        if args.format == "text" and not args.quiet and not args.statistics:
-            print(summary(diags), file=out if out is not sys.stdout else sys.stdout)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    import io
+
+    # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
+    out = sys.stdout if not args.output_file else io.StringIO()
+    if args.statistics:
+        out.write(statistics(diags))
+    else:
+        colour = args.format == "text" and not args.output_file and use_colour()
+        out.write(render(diags, args.format, colour=colour, root=str(vault.root)))
+    if args.format == "text" and not args.quiet and not args.statistics:
+        print(summary(diags), file=out)
+    if out is not sys.stdout:
+        from vaultkit.atomic import write_output
+
+        write_output(args.output_file, out.getvalue().encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if fail(diags, fail_on) else 0

@@ -1,0 +1,211 @@
+"""Regressions of issue 12 (hardening): config folders in .git, -o onto special files,
+oversized log entries, --fix on committed journals, interrupted writes, index links."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+
+TIMEOUT = 60
+
+
+def invoke(argv, cwd: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def run(argv, cwd: Path) -> subprocess.CompletedProcess:
+    """vaultkit in its own process, under a timeout: a hang fails the test."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return subprocess.run([sys.executable, "-m", "vaultkit", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=TIMEOUT, env=env)
+
+
+# -- item 4: configured folders inside .git, .obsidian or .vaultkit ------------------------
+
+PROTECTED_CONFIG = [
+    ("memory-dir in .git", 'memory-dir = ".git"\n', "memory-dir", ".git"),
+    ("memory-dir below .git", 'memory-dir = ".git/hooks"\n', "memory-dir", ".git"),
+    ("memory-dir in .obsidian", 'memory-dir = ".obsidian"\n', "memory-dir", ".obsidian"),
+    ("memory-dir in .vaultkit", 'memory-dir = "./.vaultkit/x"\n', "memory-dir", ".vaultkit"),
+    ("memory-dir in .GIT", 'memory-dir = ".GIT"\n', "memory-dir", ".GIT"),
+    ("nested repository", 'memory-dir = "notes/.git"\n', "memory-dir", ".git"),
+    ("index path in .git", '[index]\npath = ".git/INDEX.md"\n', "index.path", ".git"),
+    ("type folder in .obsidian", '[types.t]\nfolder = ".obsidian/t"\n', "types.t.folder",
+     ".obsidian"),
+    ("layer path in .vaultkit", '[[layers]]\nname = "x"\npaths = [".vaultkit/*.md"]\n',
+     "layers.0.paths", ".vaultkit"),
+]
+
+
+@pytest.mark.parametrize("config,field,part", [c[1:] for c in PROTECTED_CONFIG],
+                         ids=[c[0] for c in PROTECTED_CONFIG])
+def test_configured_folders_in_protected_folders_are_config_errors(make_vault, config, field,
+                                                                   part):
+    root = make_vault({"vaultkit.toml": config, "MEMORY.md": "# M\n"})
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_before = sorted(p.name for p in (root / ".git").rglob("*"))
+    for argv in (["check", "."], ["log", "--root", ".", "x"], ["index", "."],
+                 ["archive", "--root", "."]):
+        rc, out, err = invoke(argv, root)
+        assert rc == 2, (argv, err)
+        assert field in err and f"lies in {part}/" in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in (root / ".git").rglob("*")) == git_before
+
+
+@pytest.mark.parametrize("config", ['memory-dir = "notes/.github"\n',
+                                    'memory-dir = "my.obsidian"\n',
+                                    '[index]\npath = "memory/.vaultkit-index.md"\n'])
+def test_folders_that_only_look_protected_are_fine(make_vault, config):
+    root = make_vault({"vaultkit.toml": config, "MEMORY.md": "# M\n"})
+    rc, out, err = invoke(["check", "."], root)
+    assert rc in (0, 1) and "lies in" not in err, err
+
+
+# -- item 5: -o onto a symlink, FIFO or device --------------------------------------------
+
+@pytest.fixture
+def small(make_vault):
+    return make_vault({"MEMORY.md": "# Memory\n\n- [[missing]]\n"})
+
+
+@pytest.mark.parametrize("command", [["graph", "--format", "json", "."],
+                                     ["check", "--format", "json", "."]],
+                         ids=["graph", "check"])
+def test_output_through_a_symlink_keeps_the_link(small, tmp_path, command):
+    real = tmp_path / "real.json"
+    real.write_text("old\n")
+    os.symlink(real, tmp_path / "out.json")
+    proc = run([*command, "-o", str(tmp_path / "out.json")], small)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert os.path.islink(tmp_path / "out.json")
+    assert real.read_text().lstrip().startswith(("{", "["))
+
+
+@pytest.mark.parametrize("command", [["graph", "--format", "json", "."],
+                                     ["check", "--format", "json", "."]],
+                         ids=["graph", "check"])
+def test_output_onto_a_fifo_is_written_in_place(small, tmp_path, command):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader():
+        with open(fifo, "rb") as fh:
+            got.append(fh.read())
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    proc = run([*command, "-o", str(fifo)], small)
+    thread.join(TIMEOUT)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still a FIFO, not a regular file
+    assert got and got[0].lstrip().startswith((b"{", b"["))
+
+
+def test_output_onto_a_fifo_nobody_reads_is_an_error_not_a_hang(small, tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    proc = run(["graph", "--format", "json", ".", "-o", str(fifo)], small)
+    assert proc.returncode == 2 and "nobody reads" in proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def _null_device(folder: Path) -> Path:
+    """A private null device node (never /dev/null itself: a regression that replaced the
+    target would replace the system's); skipped where device nodes cannot be made."""
+    node = folder / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError, OSError) as exc:
+        pytest.skip(f"cannot create a character device node here ({exc})")
+    return node
+
+
+@pytest.mark.parametrize("command", [["graph", "--format", "json", "."],
+                                     ["check", "--format", "json", "."]],
+                         ids=["graph", "check"])
+def test_output_onto_a_character_device_keeps_the_device(small, tmp_path, command):
+    node = _null_device(tmp_path)
+    before = os.lstat(node)
+    proc = run([*command, "-o", str(node)], small)
+    assert proc.returncode in (0, 1), proc.stderr
+    after = os.lstat(node)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    assert after.st_ino == before.st_ino
+
+
+def test_output_through_a_symlink_to_a_device_keeps_both(small, tmp_path):
+    node = _null_device(tmp_path)
+    os.symlink(node, tmp_path / "sink")
+    before = os.lstat(node)
+    proc = run(["graph", "--format", "json", ".", "-o", str(tmp_path / "sink")], small)
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.islink(tmp_path / "sink") and os.lstat(node).st_ino == before.st_ino
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+def test_output_onto_a_regular_file_is_still_replaced(small, tmp_path):
+    out = tmp_path / "report.json"
+    out.write_text("stale\n")
+    proc = run(["check", "--format", "json", ".", "-o", str(out)], small)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert out.read_text().startswith("[") and "broken-link" in out.read_text()
+
+
+def test_output_onto_a_folder_is_a_clear_error(small, tmp_path):
+    proc = run(["graph", "--format", "json", ".", "-o", str(tmp_path)], small)
+    assert proc.returncode == 2 and "is a folder" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# -- item 14: an entry that would take the journal over the size limit --------------------
+
+def test_log_refuses_an_entry_that_would_pass_the_size_limit(make_vault):
+    root = make_vault({"vaultkit.toml": "[budgets]\nmax-file-bytes = 2000\n",
+                       "MEMORY.md": "# M\n",
+                       "memory/2026-03-01.md": "# 2026-03-01\n\n### 09:00 — A\n\n- a\n"})
+    journal = root / "memory" / "2026-03-01.md"
+    before = journal.read_bytes()
+    rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-01", "--title", "Big",
+                           "x" * 1990], root)
+    assert rc == 2 and "over the 2,000-byte limit" in err and "nothing written" in err
+    assert journal.read_bytes() == before
+    rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-01", "--title", "Ok",
+                           "fits\nand\nmore"], root)
+    assert rc == 0, err
+    assert journal.read_bytes().startswith(before) and b"### " in journal.read_bytes()[len(before):]
+
+
+def test_log_refuses_an_oversized_entry_into_a_new_journal_and_creates_nothing(make_vault):
+    root = make_vault({"vaultkit.toml": "[budgets]\nmax-file-bytes = 2000\n",
+                       "MEMORY.md": "# M\n"})
+    rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-02", "--title", "Big",
+                           "word " * 396], root)
+    assert rc == 2 and "nothing written" in err
+    assert not (root / "memory" / "2026-03-02.md").exists()
+
+
+def test_a_50_mb_entry_is_refused_quickly(make_vault, tmp_path):
+    root = make_vault({"MEMORY.md": "# M\n"})
+    big = tmp_path / "big.txt"
+    big.write_text("Title\n" + ("y" * 99 + "\n") * 500_000)
+    with open(big) as fh:
+        proc = subprocess.run([sys.executable, "-m", "vaultkit", "log", "--root", ".", "-"],
+                              cwd=root, stdin=fh, capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 2 and "limit" in proc.stderr
+    assert not any((root / "memory").glob("*.md")) if (root / "memory").exists() else True
