@@ -209,3 +209,65 @@ def test_a_50_mb_entry_is_refused_quickly(make_vault, tmp_path):
                               cwd=root, stdin=fh, capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 2 and "limit" in proc.stderr
     assert not any((root / "memory").glob("*.md")) if (root / "memory").exists() else True
+
+
+# -- item 15: --fix never rewrites committed journal lines ---------------------------------
+
+JOURNAL = "---\ntag: daily\n---\n# 2026-03-01\n\n### 09:00 — Start\n\n- began\n"
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@e")
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def test_fix_leaves_a_committed_journal_alone(make_vault):
+    """Regression: --fix renamed `tag:` in a committed journal; journal-append-only then
+    refused the commit."""
+    root = make_vault({"MEMORY.md": "# M\n", "memory/2026-03-01.md": JOURNAL,
+                       "memory/semantic/fact.md": "---\ntag: x\n---\n# Fact\n\nA fact.\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "init")
+    with open(root / "memory/2026-03-01.md", "a") as fh:
+        fh.write("\n### 10:00 — More\n\n- appended, not committed\n")
+    before = (root / "memory/2026-03-01.md").read_text()
+    rc, out, err = invoke(["check", "--fix", "--no-cache", "--select", "deprecated-property",
+                           "."], root)
+    assert (root / "memory/2026-03-01.md").read_text() == before
+    assert "memory/2026-03-01.md: 1 fix(es) not applied" in err and "append-only" in err
+    assert (root / "memory/semantic/fact.md").read_text().startswith("---\ntags: [x]\n")
+    rc, out, err = invoke(["check", "--no-cache", "--select", "journal-append-only", "."],
+                          root)
+    assert rc == 0 and "VK601" not in out
+
+
+def test_fix_still_fixes_a_journal_that_is_not_committed(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/2026-03-01.md": "# Old\n",
+                       "memory/2026-03-02.md": JOURNAL})
+    _git(root, "init", "-q")
+    _git(root, "add", "MEMORY.md", "memory/2026-03-01.md")
+    _git(root, "commit", "-qm", "init")
+    rc, out, err = invoke(["check", "--fix", "--no-cache", "--select", "deprecated-property",
+                           "."], root)
+    assert (root / "memory/2026-03-02.md").read_text().startswith("---\ntags: [daily]\n")
+    assert "not applied" not in err
+
+
+def test_fix_still_fixes_journals_outside_git(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/2026-03-01.md": JOURNAL})
+    rc, out, err = invoke(["check", "--fix", "--no-cache", "--select", "deprecated-property",
+                           "."], root)
+    assert (root / "memory/2026-03-01.md").read_text().startswith("---\ntags: [daily]\n")
+
+
+def test_diff_shows_no_change_to_committed_journal_lines(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/2026-03-01.md": JOURNAL})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "init")
+    rc, out, err = invoke(["check", "--diff", "--no-cache", "--select", "deprecated-property",
+                           "."], root)
+    assert "2026-03-01" not in out
