@@ -271,3 +271,98 @@ def test_diff_shows_no_change_to_committed_journal_lines(make_vault):
     rc, out, err = invoke(["check", "--diff", "--no-cache", "--select", "deprecated-property",
                            "."], root)
     assert "2026-03-01" not in out
+
+
+# -- item 16: temporary files of a killed write --------------------------------------------
+
+KILLED_WRITER = """
+import os, sys, time
+import vaultkit.atomic as atomic
+real_fsync = os.fsync
+def slow_fsync(fd):
+    print("writing", flush=True)
+    time.sleep(60)
+os.fsync = slow_fsync
+atomic.write_atomic(sys.argv[1], b"new content\\n")
+"""
+
+
+def _killed_write(target: Path) -> Path:
+    """Start a write of ``target``, SIGKILL it mid-way; returns the temporary file left."""
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n"
+        proc.kill()
+    finally:
+        proc.wait(TIMEOUT)
+    left = [p for p in target.parent.iterdir() if p.name.endswith(".vaultkit-tmp")]
+    assert len(left) == 1 and left[0].name.startswith(f".{target.name}.")
+    return left[0]
+
+
+def _age(path: Path, seconds: int = 3600) -> None:
+    old = path.stat().st_mtime - seconds
+    os.utime(path, (old, old))
+
+
+def test_a_killed_writes_temporary_file_is_removed_on_the_next_run(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/semantic/fact.md": "# Fact\n\nold\n"})
+    target = root / "memory/semantic/fact.md"
+    tmp = _killed_write(target)
+    assert target.read_text() == "# Fact\n\nold\n"  # the original is intact
+    _age(tmp)
+    rc, out, err = invoke(["check", "."], root)
+    assert not tmp.exists()
+    assert target.read_text() == "# Fact\n\nold\n"
+    assert ".vaultkit-tmp" not in out + err
+
+
+def test_a_fresh_or_locked_temporary_file_is_left_alone(make_vault):
+    import fcntl
+
+    root = make_vault({"MEMORY.md": "# M\n"})
+    fresh = root / ".MEMORY.md.abc123.vaultkit-tmp"
+    fresh.write_text("being written\n")
+    held = root / ".NOW.md.def456.vaultkit-tmp"
+    held.write_text("being written slowly\n")
+    _age(held)
+    fd = os.open(held, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        invoke(["check", "."], root)
+        assert fresh.exists() and held.exists()
+    finally:
+        os.close(fd)
+    invoke(["check", "."], root)
+    assert fresh.exists() and not held.exists()
+
+
+def test_a_symlink_named_like_a_temporary_file_is_not_followed_or_removed(make_vault, tmp_path):
+    root = make_vault({"MEMORY.md": "# M\n"})
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    link = root / ".x.md.abc.vaultkit-tmp"
+    os.symlink(victim, link)
+    os.utime(link, (1, 1), follow_symlinks=False)
+    invoke(["check", "."], root)
+    assert os.path.islink(link) and victim.read_text() == "keep\n"
+
+
+def test_a_killed_graph_colours_write_is_cleaned_up(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n"})
+    tmp = _killed_write(root / ".obsidian" / "graph.json")
+    _age(tmp)
+    rc, out, err = invoke(["graph", "--write-colors", "."], root)
+    assert rc == 0, err
+    assert not tmp.exists() and (root / ".obsidian" / "graph.json").is_file()
+
+
+def test_temporary_files_stay_out_of_git_in_the_starter_vault(tmp_path):
+    root = tmp_path / "v"
+    rc, out, err = invoke(["init", "--git", str(root)], tmp_path)
+    assert rc == 0, err
+    (root / ".NOW.md.abc123.vaultkit-tmp").write_text("half\n")
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "vaultkit-tmp" not in status

@@ -1,7 +1,10 @@
 """Atomic writes: a temporary file in the same folder, fsync, ``os.replace``, mode kept.
 
 A crash at any point leaves either the old file or the new one, never a mix, and
-the temporary file is removed on every error path.
+the temporary file is removed on every error path. One left by a writer that was
+killed outright (``.NAME.XXXX.vaultkit-tmp``) is removed by the next run that lists
+the folder (:func:`remove_stale_temp`); the starter's ``.gitignore`` keeps such files
+out of git meanwhile.
 """
 
 from __future__ import annotations
@@ -38,14 +41,19 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
             raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
     if path.exists() and not os.access(path, os.W_OK):
         raise VaultkitError(f"{path}: cannot write: file is read-only; left unchanged")
+    import fcntl
+
     tmp = None
+    fd = -1
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        # locked while it exists: a later run removes only temporary files nobody holds
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.fchmod(fd, mode)
         os.replace(tmp, path)
         tmp = None
         _fsync_dir(folder)
@@ -58,6 +66,59 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
                 os.unlink(tmp)
             except OSError:
                 pass
+        if fd >= 0:
+            os.close(fd)
+
+
+STALE_AFTER_S = 60  # a temporary file this old, and unlocked, was left by a killed writer
+
+
+def is_temp_name(name: str) -> bool:
+    """``.NAME.XXXX.vaultkit-tmp``: the temporary file of an atomic write."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def remove_stale_temp(path: str) -> bool:
+    """Remove one temporary file left by a writer that was killed (SIGKILL, power loss).
+
+    Only a regular file (never through a symlink), older than :data:`STALE_AFTER_S`
+    and not locked: a writer holds an exclusive lock on its temporary file until it
+    is renamed into place. True when it was removed.
+    """
+    import fcntl
+    import time
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < STALE_AFTER_S:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a live writer holds it
+        if not os.path.samestat(st, os.lstat(path)):
+            return False
+        os.unlink(path)
+        return True
+    except OSError:
+        return False  # a read-only vault: left for a run that may write
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temps(folder: Path | str, prefix: str = ".") -> None:
+    """:func:`remove_stale_temp` for every temporary file in ``folder`` named ``prefix*``."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and is_temp_name(name):
+            remove_stale_temp(os.path.join(folder, name))
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -109,8 +109,14 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                 seen_dirs.add(real)
                 stack.append((entry.path, rel + "/"))
                 continue
-            if name.endswith(TEMP_SUFFIX) or (is_excluded is not None and is_excluded(rel)):
-                continue  # (a temporary file of an interrupted atomic write is not content)
+            if name.endswith(TEMP_SUFFIX):  # an interrupted atomic write is not content
+                if name.startswith("."):
+                    from vaultkit.atomic import remove_stale_temp
+
+                    remove_stale_temp(entry.path)  # (if its writer was killed)
+                continue
+            if is_excluded is not None and is_excluded(rel):
+                continue
             try:
                 st = entry.stat()
             except OSError as exc:  # deleted during the scan, or a dangling link
