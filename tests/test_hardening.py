@@ -366,3 +366,45 @@ def test_temporary_files_stay_out_of_git_in_the_starter_vault(tmp_path):
     status = subprocess.run(["git", "-C", str(root), "status", "--porcelain"],
                             capture_output=True, text=True, check=True).stdout
     assert "vaultkit-tmp" not in status
+
+
+# -- item 17: index links for awkward file names -------------------------------------------
+
+AWKWARD = [" lead", "trail ", "a#b", "[[x]]", "new\nline", "a|b", "a^b", "x]y", "per%20cent",
+           "ang<le>", "par(en)", "ex!cl", "  "]
+
+
+def test_index_writes_only_links_that_resolve(make_vault):
+    """Regression: index wrote [[ lead]], [[trail ]], [a#b.md](<...>) and the like, which
+    its own broken-link rule then reported."""
+    files = {"MEMORY.md": "# M\n", "memory/semantic/plain name.md":
+             "---\ntype: knowledge\n---\n# Plain\n\ntext\n"}
+    for name in AWKWARD:
+        files[f"memory/semantic/{name}.md"] = "---\ntype: knowledge\n---\n# T\n\ntext\n"
+    root = make_vault(files)
+    rc, out, err = invoke(["index", "."], root)
+    assert rc == 0, err
+    index = (root / "memory/INDEX.md").read_text()
+    assert "[[plain name]]" in index  # plain names keep their short wikilink
+    rc, out, err = invoke(["check", "--no-cache", "--format", "json", "--select",
+                           "broken-link,index-stale", "."], root)
+    import json
+
+    found = json.loads(out)
+    assert [f for f in found if f["rule"] == "broken-link"] == []
+    left = sorted(f["path"] for f in found if f["rule"] == "index-stale")
+    # '#' cannot be written in any link Obsidian reads as a file name; the rest can
+    assert left == ["memory/semantic/a#b.md"], left
+    assert all(f["severity"] == "warning" for f in found)
+    assert index.count("\n- ") >= len(AWKWARD)  # every other note is listed
+
+
+def test_index_warns_about_each_note_it_leaves_out(make_vault):
+    root = make_vault({"MEMORY.md": "# M\n", "memory/semantic/a#b.md":
+                       "---\ntype: knowledge\n---\n# T\n\ntext\n"})
+    rc, out, err = invoke(["index", "."], root)
+    assert rc == 0
+    assert "'memory/semantic/a#b.md': left out of the index" in err
+    assert "a#b" not in (root / "memory/INDEX.md").read_text()
+    rc, out, err = invoke(["index", "--check", "."], root)
+    assert rc == 0 and "left out of the index" in err

@@ -32,6 +32,7 @@ def run(args) -> int:
     path = index_path(vault)
     if args.check:
         new = render_index(vault)
+        _report_left_out(vault)
         note = vault.notes.get(path)
         old = note.text if note is not None else None
         if old == new:
@@ -44,5 +45,14 @@ def run(args) -> int:
         print(f"{path} is stale; run `vaultkit index`.", file=sys.stderr)
         return 1
     changed = write_index(vault)
+    _report_left_out(vault)
     print(f"{'Wrote' if changed else 'Unchanged:'} {path}", file=sys.stderr)
     return 0
+
+
+def _report_left_out(vault) -> None:
+    """Notes the index leaves out because no link to their file name would resolve."""
+    for path in getattr(vault, "index_left_out", ()):
+        print(f"vaultkit: warning: {path!r}: left out of the index: no link to this file "
+              "name resolves in Obsidian's syntax (it holds '#', '|', '[[' or a line break, "
+              "or starts with a space); rename the file", file=sys.stderr)
