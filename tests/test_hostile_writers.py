@@ -242,3 +242,55 @@ def test_log_and_init_still_write_through_a_folder_link_inside_the_vault(world):
     proc = run(["init", "."], root)
     assert proc.returncode == 0, proc.stderr
     assert (root / "store" / "lessons" / ".gitkeep").is_file()
+
+
+def test_log_onto_a_fifo_journal_is_refused_without_hanging(world):
+    root = world["root"]
+    fifo = root / "memory" / f"{TODAY}.md"
+    os.mkfifo(fifo)
+    proc = run(["log", "--root", ".", "--title", "T", "text"], root)
+    assert proc.returncode == 2 and "not a regular file" in proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_writers_never_replace_a_device_or_fifo_in_the_vault(world):
+    from vaultkit.confine import write_target
+    from vaultkit.errors import VaultkitError
+
+    root = world["root"]
+    os.mkfifo(root / "memory" / "pipe.md")
+    with pytest.raises(VaultkitError, match="not a regular file"):
+        write_target(root, "memory/pipe.md")
+    with pytest.raises(VaultkitError, match="not a regular file"):
+        write_target(root, "memory")
+    assert write_target(root, "memory/new.md") == Path(os.path.realpath(root)) / "memory/new.md"
+
+
+@pytest.mark.parametrize("rel,part", [(".git/config", ".git"), ("notes/.git/x", ".git"),
+                                      (".GIT/config", ".GIT"), ("./.obsidian/a.json", ".obsidian"),
+                                      (".vaultkit/x", ".vaultkit"), ("notes/.obsidian/x", None),
+                                      (".github/x.md", None), ("memory/x.md", None)])
+def test_protected_part(rel, part):
+    from vaultkit.confine import protected_part
+
+    assert protected_part(rel) == part
+
+
+def test_make_folders_checks_every_step_and_allows_owned_files(world):
+    from vaultkit.confine import make_folders, write_target
+    from vaultkit.errors import VaultkitError
+
+    root = world["root"]
+    link(root / "memory" / "deep", "../.git")
+    with pytest.raises(VaultkitError, match=r"lies in \.git/"):
+        make_folders(root, root / "memory" / "deep" / "more")
+    assert not (root / ".git" / "more").exists()
+    link(root / "memory" / "away", world["outside"])
+    with pytest.raises(VaultkitError, match="leads out of the vault"):
+        make_folders(root, root / "memory" / "away" / "new")
+    assert not (world["outside"] / "new").exists()
+    with pytest.raises(VaultkitError, match=r"lies in \.obsidian/"):
+        write_target(root, ".obsidian/app.json")
+    assert write_target(root, ".obsidian/graph.json", owned={".obsidian/graph.json"}).name \
+        == "graph.json"
+    assert make_folders(root, root / "memory" / "a" / "b").is_dir()

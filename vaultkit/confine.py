@@ -9,6 +9,7 @@ real path of every folder on the way, so a symlinked ``memory/`` or
 - anything whose real path is outside the vault;
 - a file that is itself a symlink (the write would land on another file than the one
   the command meant: a journal linked to ``NOW.md`` or to ``.git/config``);
+- a FIFO, device or folder where a file is to be written (never replaced);
 - anything inside ``.git/`` (at any depth), ``.obsidian/`` or ``.vaultkit/``, except
   the files the caller owns there (``owned``: Obsidian's ``graph.json`` colours, the
   starter's settings, vaultkit's own database).
@@ -21,6 +22,7 @@ for the last component.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Iterable
 
@@ -86,6 +88,12 @@ def write_target(root: Path | str, path: Path | str, *, owned: Iterable[str] = (
             where = f"into {hidden}/" if hidden else f"to {target_rel}"
         raise VaultkitError(f"{shown}: is a symlink {where} ({os.readlink(real)}); vaultkit "
                             "never writes through a symlink, not written")
+    try:
+        mode = os.lstat(real).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):  # a FIFO, a device, a folder
+        raise VaultkitError(f"{shown}: is not a regular file; not written")
     return Path(real)
 
 
