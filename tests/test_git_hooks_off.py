@@ -212,3 +212,22 @@ def test_repository_env_is_kept_for_hooks_and_dropped_for_other_repositories(mon
     assert "GIT_INDEX_FILE" not in git_env(keep_repo_env=False)
     assert "GIT_EXTERNAL_DIFF" not in git_env()
 
+
+
+def test_only_the_repositorys_own_filters_are_switched_off(tmp_path, monkeypatch):
+    """A user's global filter (git-lfs, say) is theirs and stays; the repository's goes."""
+    from vaultkit import gitenv
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text('[filter "lfs"]\n\tclean = git-lfs clean -- %f\n')
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    repo = tmp_path / "repo"
+    assert _git(repo.parent, "init", "-q", str(repo)).returncode == 0
+    assert _git(repo, "config", "filter.evil.smudge", "x").returncode == 0
+    monkeypatch.setattr(gitenv, "_FILTERS", {})
+    assert gitenv._filter_names(str(repo), gitenv.git_env()) == ("evil",)
+    proc = gitenv.run_git(["-C", str(repo), "status", "--porcelain"])
+    assert proc.returncode == 0

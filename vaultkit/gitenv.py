@@ -12,9 +12,10 @@ vault's history must never execute any of them, so every git call goes through
   ``credential.helper``, ``log.showSignature``, ``commit.gpgSign``, ``protocol.allow``;
 - passes ``--no-ext-diff --no-textconv`` to ``diff`` and ``log``;
 - for the commands that read the working tree (``status``, ``diff`` without
-  ``--cached``, ``add``, ``commit``), empties every ``filter.<name>.clean``,
-  ``smudge`` and ``process`` the configuration names (through ``GIT_CONFIG_COUNT``,
-  which takes any name);
+  ``--cached``, ``add``, ``commit``, ``mv``, ``rm``), empties every
+  ``filter.<name>.clean``, ``smudge`` and ``process`` the repository's own
+  configuration names (through ``GIT_CONFIG_COUNT``, which takes any name; the user's
+  global filters, git-lfs for one, stay);
 - ignores the system config (``GIT_CONFIG_NOSYSTEM``), never prompts
   (``GIT_TERMINAL_PROMPT=0``), drops ``GIT_EXTERNAL_DIFF`` and never takes
   ``index.lock`` for a read (``GIT_OPTIONAL_LOCKS=0``).
@@ -96,7 +97,7 @@ def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = 
     args = list(args)
     full_env = git_env(keep_repo_env=keep_repo_env, extra=env)
     if _reads_worktree(args):
-        names = _filter_names(cwd, full_env)
+        names = _filter_names(_where(args, cwd), full_env)
         if names:
             _add_env_config(full_env, [(f"filter.{n}.{k}", "") for n in names
                                        for k in _FILTER_KEYS]
@@ -121,6 +122,20 @@ def _subcommand(args: list[str]) -> int | None:
     return None
 
 
+def _where(args: list[str], cwd) -> str:
+    """The folder git runs in: ``cwd`` changed by each ``-C dir`` before the subcommand."""
+    where = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    sub = _subcommand(args)
+    i = 0
+    while i < (len(args) if sub is None else sub):
+        if args[i] == "-C" and i + 1 < len(args):
+            where = os.path.join(where, args[i + 1])
+            i += 2
+            continue
+        i += 1
+    return where
+
+
 def _reads_worktree(args: list[str]) -> bool:
     sub = _subcommand(args)
     if sub is None:
@@ -133,21 +148,24 @@ def _reads_worktree(args: list[str]) -> bool:
 
 def _filter_names(cwd, env: dict) -> tuple[str, ...]:
     """The ``filter.<name>`` drivers the repository's configuration defines."""
+    # (per folder: a repository's config does not change during one run)
     key = (str(cwd), *(env.get(n) for n in REPO_ENV))
     if key not in _FILTERS:
         names: list[str] = []
         try:
+            # (only the repository's own: a user's global filters, git-lfs say, are theirs)
             proc = subprocess.run(
-                git_command(["config", "-z", "--name-only", "--get-regexp",
+                git_command(["config", "--show-scope", "-z", "--name-only", "--get-regexp",
                              r"^filter\..*\.(clean|smudge|process)$"]),
                 cwd=None if cwd is None else str(cwd), capture_output=True, env=env,
                 timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             proc = None
         if proc is not None and proc.returncode == 0:
-            for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+            for scope, item in zip(fields[::2], fields[1::2]):
                 name = item.partition(".")[2].rpartition(".")[0]
-                if name and name not in names:
+                if scope in ("local", "worktree") and name and name not in names:
                     names.append(name)
         _FILTERS[key] = tuple(names)
     return _FILTERS[key]
