@@ -118,6 +118,9 @@ CASES = [
     ("index: INDEX.md linked to NOW.md",
      lambda w: link(w["root"] / "memory/INDEX.md", "../NOW.md"),
      ["index", "."], ["NOW.md"]),
+    ("index: memory folder linked out of the vault",
+     lambda w: link(w["root"] / "memory", w["outside"]),
+     ["index", "."], []),
     ("archive: archive folder linked out of the vault",
      lambda w: link(w["root"] / "memory/archive", w["outside"]),
      ["archive", "--root", ".", "--keep-days", "7"], [f"memory/{OLD}.md"]),
@@ -294,3 +297,31 @@ def test_make_folders_checks_every_step_and_allows_owned_files(world):
     assert write_target(root, ".obsidian/graph.json", owned={".obsidian/graph.json"}).name \
         == "graph.json"
     assert make_folders(root, root / "memory" / "a" / "b").is_dir()
+
+
+READERS = [
+    ["check", "--select", "ALL", "--format", "json", "--no-cache", "."],
+    ["check", "--hook", "--no-cache"],
+    ["search", "--root", ".", "--json", "--min-score", "0", "origin example url"],
+    ["graph", "--format", "json", "."],
+    ["distill", "--root", ".", "--days", "400"],
+    ["audit", "--root", "."],
+    ["index", "--check", "."],
+    ["archive", "--root", ".", "--dry-run"],
+    ["get", "--root", ".", "memory/gitdir/config"],
+    ["get", "--root", ".", f"memory/{TODAY}.md"],
+]
+
+
+@pytest.mark.parametrize("argv", READERS, ids=lambda a: " ".join(a[:2]))
+def test_readers_never_serve_git_through_links(world, argv):
+    """A journal linked to .git/config and a folder linked to .git/: every command runs,
+    within the timeout, and the token in the remote URL never appears."""
+    root = world["root"]
+    link(root / f"memory/{TODAY}.md", "../.git/config")
+    link(root / "memory" / "gitdir", "../.git")
+    before = snapshot(root / ".git")
+    proc = run(argv, root)
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert TOKEN not in proc.stdout + proc.stderr
+    assert snapshot(root / ".git") == before
