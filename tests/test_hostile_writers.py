@@ -325,3 +325,14 @@ def test_readers_never_serve_git_through_links(world, argv):
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
     assert TOKEN not in proc.stdout + proc.stderr
     assert snapshot(root / ".git") == before
+
+
+def test_archive_leaves_a_linked_alias_note_alone_and_edits_the_real_one(world):
+    root = world["root"]
+    (root / "memory/semantic/fact.md").write_text(f"# Fact\n\nsee [[memory/{OLD}]]\n")
+    link(root / "memory/semantic/alias.md", "fact.md")
+    proc = run(["archive", "--root", ".", "--keep-days", "7"], root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "memory" / "archive" / f"{OLD}.md").is_file()
+    assert os.path.islink(root / "memory/semantic/alias.md")
+    assert f"[[memory/archive/{OLD}]]" in (root / "memory/semantic/fact.md").read_text()

@@ -236,11 +236,18 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
             write_target(root, old)
             make_folders(root, (root / new).parent)
             write_target(root, new)
-        for path in {e.path for e in p.edits}:
-            write_target(root, path)
     except VaultkitError as exc:
         message = exc.args[0].replace("nothing written there", "not written")
         raise VaultkitError(message.replace("not written", "nothing moved")) from None
+    refused = set()
+    for path in sorted({e.path for e in p.edits if e.path not in moved_to}):
+        try:  # a note linked to another (an alias) keeps its link; the real note is edited
+            write_target(root, path)
+        except VaultkitError as exc:
+            refused.add(path)
+            p.skipped.append((path, exc.args[0].split(": ", 1)[-1].replace(
+                "not written", "links not rewritten")))
+    p.edits = [e for e in p.edits if e.path not in refused]
     for path in sorted({moved_to.get(e.path, e.path) for e in p.edits}):
         if not os.access(root / path, os.W_OK):  # its links could not be rewritten after the move
             raise VaultkitError(f"{path}: is read-only, so its links to the journals cannot be "
