@@ -507,7 +507,8 @@ def check_git_backup(ctx: AuditContext) -> Check:
     limit = ctx.backup_max_age_hours
     remotes = ctx.git("remote")
     names = remotes.stdout.split() if remotes is not None and remotes.returncode == 0 else []
-    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal")
+    # (not into submodules: git would run there under their own, unchecked config)
+    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all")
     changes = len(dirty.stdout.splitlines()) if dirty is not None and dirty.returncode == 0 else 0
     pending = f"; {changes} uncommitted change{'s' * (changes != 1)}" if changes else ""
     found = f"last commit {age} ago ({when:%Y-%m-%d %H:%M} UTC, \"{subject[:60]}\"){pending}"
