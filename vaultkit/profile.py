@@ -50,8 +50,8 @@ def _in_vault(value: str, name: str) -> str:
 
     part = protected_part(value)
     if part is not None:  # (vaultkit never writes there, and never reads notes from there)
-        raise _invalid(name, f"path {value!r} lies in {part}/, which is git's, Obsidian's or "
-                             "vaultkit's own folder; give a folder of notes")
+        raise _invalid(name, f"path {value!r} lies in {part}/, where vaultkit never reads "
+                             "notes or writes; choose a path outside it")
     return value
 
 
