@@ -66,6 +66,9 @@ class TypeSpec:
     sections: list[str] = field(default_factory=list)  # required `## ` sections
     optional_sections: list[str] = field(default_factory=list)
     entry_level: int | None = None  # heading level of entries (lessons: 2)
+    # other names a required section goes by (other languages, other wording):
+    # {"Context": ["Background", "背景", "Контекст"]}
+    section_aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self):
         _in_vault(self.folder, "folder")
@@ -73,15 +76,37 @@ class TypeSpec:
 
 @dataclass
 class LayerSpec:
+    """Where one layer lives.
+
+    ``paths`` claim files by path pattern, minus ``exclude``. A layer with ``header``
+    claims only the files among them whose opening lines (blank lines and HTML comments
+    skipped) match those regexes in order: the session-memory transcripts are known by
+    their ``# Session:`` header, not by their name. A ``fallback`` layer claims what no
+    other layer does (topical folders in the memory tree, the agent's working area);
+    placement rules treat its files as unclaimed and report them only under
+    ``strict-placement``. ``entry_level`` is a heading level or ``auto`` (found per file).
+    """
+
     __pydantic_config__ = _STRICT
     name: str
     paths: list[str]
     description: str = ""
-    entry_level: int | None = None
+    entry_level: int | str | None = None
+    exclude: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    fallback: bool = False
 
     def __post_init__(self):
-        for p in self.paths:
+        for p in self.paths + self.exclude:
             _in_vault(p, "paths")
+        if isinstance(self.entry_level, str) and self.entry_level != "auto":
+            raise _invalid("entry_level", f"must be a heading level (1-6) or 'auto', got "
+                                          f"{self.entry_level!r}")
+        for regex in self.header:
+            try:
+                re.compile(regex)
+            except re.error as exc:
+                raise _invalid("header", f"regex {regex!r} does not compile: {exc}") from None
 
 
 def _at_least(obj, low: float, *names: str) -> None:
@@ -101,12 +126,15 @@ class Budgets:
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
+    # an entry under entry_min_lines is still fine when its text is this long (one full
+    # line can say what happened, why and what next); a CJK character counts as three
+    entry_min_chars: int = 100
     max_file_bytes: int = 10 * 1024 * 1024
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
                   "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
-                  "entry_min_lines")
+                  "entry_min_lines", "entry_min_chars")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
@@ -118,9 +146,14 @@ class Phrases:
     decision: list[str] = field(default_factory=list)
     preference: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # time-bound wording in MEMORY.md (`distill`)
+    # bold labels that date a lesson or decision entry: **Date:**, **发生时间：**, **Дата:**
+    date_label: list[str] = field(default_factory=list)
+    # `[[...]]` that are not links: runtime directives, scraped text, JSON arrays
+    not_link: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        for name in ("lesson", "filler", "decision", "preference", "stale"):
+        for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
+                     "not_link"):
             for phrase in getattr(self, name):
                 if phrase.startswith("re:"):
                     try:
@@ -176,6 +209,10 @@ class Profile:
     colors: dict[str, str] = field(default_factory=dict)
     index: IndexSettings = field(default_factory=IndexSettings)
     git: GitSettings = field(default_factory=GitSettings)
+    # report every file no named layer claims (fallback layers included) as unknown-location
+    strict_placement: bool = False
+    # frontmatter keys read as another when it is absent: {"type": ["category"]}
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self):
         for name in self.bootstrap_files:
@@ -196,9 +233,23 @@ class Profile:
         return out.replace("{memory}", "" if mem in ("", ".") else mem)
 
     @cached_property
-    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern]]]:
-        return [(layer, [compile_pattern(self.expand(p)) for p in layer.paths])
-                for layer in self.layers]
+    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern], list[re.Pattern],
+                                           list[re.Pattern]]]:
+        """``(layer, paths, excludes, header regexes)``: named layers first, fallbacks last."""
+        ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
+        return [(layer, [compile_pattern(self.expand(p)) for p in layer.paths],
+                 [compile_pattern(self.expand(p)) for p in layer.exclude],
+                 [re.compile(h) for h in layer.header])
+                for layer in ordered]
+
+    @cached_property
+    def fallback_layers(self) -> frozenset[str]:
+        return frozenset(x.name for x in self.layers if x.fallback)
+
+    @cached_property
+    def header_lines(self) -> int:
+        """How many opening lines a header layer looks at (0: no layer needs content)."""
+        return max((len(x.header) for x in self.layers), default=0)
 
     @cached_property
     def type_folders(self) -> dict[str, str]:
@@ -210,12 +261,24 @@ class Profile:
         mem = self.memory_dir.strip("/")
         return "" if mem in ("", ".") else mem + "/"
 
-    def layer_of(self, path: str) -> str | None:
-        for layer, patterns in self.layer_matchers:
+    def layer_of(self, path: str, opening=None) -> str | None:
+        """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
+        giving the note's first content lines; without it (a path alone) they are skipped."""
+        for layer, patterns, excludes, header in self.layer_matchers:
+            if header and opening is None:
+                continue
             for pattern in patterns:
                 if pattern.match(path) and _dates_real(pattern, path):
+                    if any(x.match(path) and _dates_real(x, path) for x in excludes):
+                        break
+                    if header and not _opens_with(header, opening()):
+                        break
                     return layer.name
         return None
+
+    def claims(self, path: str, layer: str | None) -> bool:
+        """True when ``layer`` is a named layer (not a fallback, not None)."""
+        return layer is not None and layer not in self.fallback_layers
 
     def type_of(self, path: str) -> str | None:
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
@@ -231,18 +294,25 @@ class Profile:
 _DATE_RE = r"(?P<date{n}>\d{{4}}-\d{{2}}-\d{{2}})"
 
 
+def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:
+    if len(lines) < len(header):
+        return False
+    return all(regex.search(line) for regex, line in zip(header, lines))
+
+
 # Layer path patterns: the one place their syntax is read.
-_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|.", re.S)
+_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
 
 
 def pattern_tokens(pattern: str) -> list[str]:
-    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}`` and single
+    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}``, ``{time}`` and single
     literal characters; :func:`compile_pattern` and the Obsidian graph queries render them."""
     return _TOKEN.findall(pattern)
 
 
 def compile_pattern(pattern: str) -> re.Pattern:
-    """Compile a layer path pattern: ``*``, ``**``, ``?`` and ``{date}``; case-sensitive."""
+    """Compile a layer path pattern: ``*``, ``**``, ``?``, ``{date}`` and ``{time}`` (a clock
+    time written HHMM); case-sensitive."""
     out = []
     dates = 0
     for token in pattern_tokens(pattern):
@@ -254,7 +324,8 @@ def compile_pattern(pattern: str) -> re.Pattern:
     return re.compile("".join(out) + r"\Z")
 
 
-_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]"}
+_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]",
+             "{time}": r"(?:[01]\d|2[0-3])[0-5]\d"}
 
 
 def _dates_real(pattern: re.Pattern, path: str) -> bool:
@@ -295,11 +366,14 @@ class ConfigFile:
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+    strict_placement: bool | None = None
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
 
 # vaultkit.toml spells multi-word keys in kebab-case
 _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
-                                            "fail_on", "required_version")}
+                                            "fail_on", "required_version", "strict_placement",
+                                            "property_aliases")}
 
 
 def check_required_version(spec: str, version: str = __version__) -> str | None:
@@ -622,6 +696,10 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
     data = asdict(profile)
     if config.memory_dir is not None:
         data["memory_dir"] = config.memory_dir
+    if config.strict_placement is not None:
+        data["strict_placement"] = config.strict_placement
+    for key, aliases in config.property_aliases.items():
+        data["property_aliases"][key] = list(aliases)
     budget_names = [f.name for f in fields(Budgets)]
     for key, value in config.budgets.items():
         name = key.replace("-", "_")

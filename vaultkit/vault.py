@@ -53,11 +53,33 @@ class Vault:
 
     @cached_property
     def layers(self) -> dict[str, str | None]:
-        layer_of = self.profile.layer_of
-        out = {path: layer_of(path) for path in self.notes}
+        """Every note's layer (see :meth:`layer_of`)."""
+        for path in self.notes:
+            self._layer(path)
+        out = dict(self._layer_memo)
         for path in self.external:
             out[path] = "bootstrap"
         return out
+
+    @cached_property
+    def _layer_memo(self) -> dict[str, str | None]:
+        return {}
+
+    def _layer(self, path: str) -> str | None:
+        memo = self._layer_memo
+        if path not in memo:
+            note = self.notes.get(path)
+            opening = None
+            if note is not None and not note.error and self.profile.header_lines:
+                count = max(8, self.profile.header_lines)
+                opening = lambda: self.fact(path, f"opening{count}",  # noqa: E731
+                                            lambda: opening_lines(note, count))
+            memo[path] = self.profile.layer_of(path, opening)
+        return memo[path]
+
+    def claimed(self, note: Note) -> bool:
+        """True when a named layer (not a fallback) claims ``note``."""
+        return self.profile.claims(note.path, self.layer_of(note))
 
     @cached_property
     def types(self) -> dict[str, str | None]:
@@ -65,7 +87,11 @@ class Vault:
         return {path: type_of(path) for path in self.notes}
 
     def layer_of(self, note: Note) -> str | None:
-        return self.layers.get(note.path)
+        """The layer a note is in: by path, and for header layers (session transcripts) by
+        its opening lines. Computed per note, so a hook run looks only at what it reports on."""
+        if note.path in self.external:
+            return "bootstrap"
+        return self._layer(note.path)
 
     def type_of(self, note: Note) -> str | None:
         return self.types.get(note.path)
@@ -134,6 +160,22 @@ class Vault:
         if self._cache is not None and self._dirty:
             self._cache.save(self.notes, self._facts)
             self._dirty = False
+
+
+def opening_lines(note: Note, count: int) -> list[str]:
+    """The note's first ``count`` content lines: blank lines and HTML-comment-only lines
+    (``<!-- consolidated -->`` markers) skipped, each cut to 200 characters."""
+    import re
+
+    comment = re.compile(r"^\s*<!--.*-->\s*$")
+    out = []
+    for line in note.lines[:200]:
+        if not line.strip() or comment.match(line):
+            continue
+        out.append(line[:200])
+        if len(out) == count:
+            break
+    return out
 
 
 @dataclass

@@ -55,8 +55,9 @@ class TypeMismatch(Rule):
                             f"'type: {value}' but the note is in {folder} (type {expected})"
                             f"{where} or set 'type: {expected}'")
             return
-        if ctx.vault.layer_of(note) in _EXEMPT_LAYERS or ctx.vault.layer_of(note) is None:
-            return
+        layer = ctx.vault.layer_of(note)
+        if layer in _EXEMPT_LAYERS or not ctx.vault.claimed(note):
+            return  # unclaimed and fallback notes: unknown-location says where they belong
         spec = profile.types.get(value) or profile.types.get(value.lower())
         if spec is None:
             return

@@ -87,7 +87,7 @@ def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n") ->
 
 def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
     """What the entry rules would say about this entry (length, filler)."""
-    from vaultkit.entries import entries
+    from vaultkit.entries import entries, weight
     from vaultkit.parse import parse_note
     from vaultkit.phrases import matcher
 
@@ -106,7 +106,7 @@ def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
     if n > budgets.entry_max_lines:
         out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"
                    f"{budgets.entry_max_lines} lines (move detail to a topic note and link it)")
-    elif n < budgets.entry_min_lines:
+    elif n < budgets.entry_min_lines and weight(entry.body) < budgets.entry_min_chars:
         out.append(f"entry-too-short: {n} line{'s' * (n != 1)}; an entry of "
                    f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
                    "why and what next")
