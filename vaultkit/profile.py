@@ -284,6 +284,16 @@ class Profile:
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         return self.type_folders.get(folder)
 
+    def property_key(self, frontmatter: dict, key: str) -> str | None:
+        """The key ``frontmatter`` gives ``key``'s value under: ``key`` itself, else the
+        first of its ``property_aliases`` present (``category`` for ``type``), else None."""
+        if key in frontmatter:
+            return key
+        for alias in self.property_aliases.get(key, ()):
+            if alias in frontmatter:
+                return alias
+        return None
+
     def layer(self, name: str) -> LayerSpec | None:
         for layer in self.layers:
             if layer.name == name:

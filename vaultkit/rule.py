@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from vaultkit.vault import Vault
 
 
+# layers whose notes are runtime output, not notes: their links are not checked
+NOT_LINK_SOURCES = frozenset({"session"})
+
+
 class Context:
     """What a run knows besides the vault: the options and shared, lazily built views."""
 
@@ -36,6 +40,23 @@ class Context:
     @cached_property
     def resolver(self):
         return self.vault.resolver
+
+    @cached_property
+    def _not_link(self):
+        from vaultkit.phrases import matcher
+
+        return matcher(self.profile.phrases.not_link)
+
+    def link_source(self, note) -> bool:
+        """Whether ``note``'s links are checked: not for session transcripts (runtime
+        output holding `[[reply_to_current]]` directives and raw turns)."""
+        return self.vault.layer_of(note) not in NOT_LINK_SOURCES
+
+    def is_link(self, link) -> bool:
+        """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
+        directives, scraped ``[[email&#160;protected]]``, JSON arrays outside code."""
+        find = self._not_link
+        return not (find and link.kind == "wiki" and find.find(link.target.strip()))
 
     @cached_property
     def git(self):

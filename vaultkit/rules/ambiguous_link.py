@@ -27,9 +27,11 @@ class AmbiguousLink(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        if not note.links or note.path.startswith("../"):
+        if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
+            if not ctx.is_link(link):
+                continue
             if len(res.candidates) < 2:
                 continue
             cands = res.candidates
