@@ -475,3 +475,13 @@ def test_backup_max_age_must_be_a_positive_number(value, tmp_path, capsys):
     init_vault(tmp_path / "demo")
     assert main(["audit", str(tmp_path / "demo"), "--backup-max-age", value]) == 2
     assert "--backup-max-age must be a positive number of hours" in capsys.readouterr().err
+
+
+def test_obsidian_checks_only_where_obsidian_is_used(ws):
+    """10 of 13 real workspaces never open Obsidian: no .obsidian/ is not a warning."""
+    shutil.rmtree(ws / "demo/.obsidian")
+    check = audit(ws / "demo")["obsidian"]
+    assert check.status == "pass"
+    assert "not used as an Obsidian vault" in check.found
+    _write(ws / "demo/.obsidian/app.json", "{}")  # opened once: now the colours are checked
+    assert audit(ws / "demo")["obsidian"].status == "warn"
