@@ -214,11 +214,19 @@ def journal_entries(note: Note) -> list[Entry]:
 
 def note_entries(vault, note: Note) -> list[Entry]:
     """The entries the entry rules judge in ``note``: per file for an ``auto`` entry level
-    (journals), else the headings at the configured level; none for other notes."""
+    (journals), else the headings at the configured level; none for other notes. Sections
+    the runtime writes (the profile's ``runtime_section`` phrases) are left out."""
     level = entry_level(vault, note)
     if level == "auto":
-        return journal_entries(note)
-    return entries(note, level) if level else []
+        found = journal_entries(note)
+    else:
+        found = entries(note, level) if level else []
+    if found and vault.profile.phrases.runtime_section:
+        from vaultkit.phrases import matcher
+
+        runtime = matcher(vault.profile.phrases.runtime_section)
+        found = [e for e in found if e.heading is None or not runtime.only(e.heading.text)]
+    return found
 
 
 def entry_level(vault, note: Note) -> int | str | None:

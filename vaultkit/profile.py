@@ -150,10 +150,12 @@ class Phrases:
     date_label: list[str] = field(default_factory=list)
     # `[[...]]` that are not links: runtime directives, scraped text, JSON arrays
     not_link: list[str] = field(default_factory=list)
+    # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
+    runtime_section: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
-                     "not_link"):
+                     "not_link", "runtime_section"):
             for phrase in getattr(self, name):
                 if phrase.startswith("re:"):
                     try:
@@ -211,6 +213,9 @@ class Profile:
     git: GitSettings = field(default_factory=GitSettings)
     # report every file no named layer claims (fallback layers included) as unknown-location
     strict_placement: bool = False
+    # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
+    # copies inside the workspace, vendored trees
+    skip_folders: list[str] = field(default_factory=list)
     # frontmatter keys read as another when it is absent: {"type": ["category"]}
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
@@ -223,6 +228,12 @@ class Profile:
             if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 raise _invalid(f"colors.{key}", f"must be '#rrggbb', got {colour!r}")
         _in_vault(self.memory_dir, "memory_dir")
+        for folder in self.skip_folders:
+            _in_vault(folder, "skip_folders")
+            if any(c in folder for c in "*?[") or not folder.strip("/"):
+                raise _invalid("skip_folders", f"{folder!r} must be a folder path without "
+                                               "wildcards (use exclude in vaultkit.toml for "
+                                               "patterns)")
 
     # -- derived ---------------------------------------------------------------
 
@@ -429,7 +440,19 @@ class Settings:
     def exclude_patterns(self) -> list[re.Pattern]:
         return [re.compile(fnmatch.translate(p.rstrip("/"))) for p in self.config.exclude]
 
+    @cached_property
+    def skip_folders(self) -> frozenset[str]:
+        return frozenset(p.strip("/") for p in self.profile.skip_folders)
+
+    @property
+    def excludes_anything(self) -> bool:
+        return bool(self.config.exclude or self.profile.skip_folders)
+
     def is_excluded(self, rel: str) -> bool:
+        skip = self.skip_folders
+        if skip and (rel in skip or rel.split("/", 1)[0] in skip
+                     or any(rel[:i] in skip for i in _slash_positions(rel))):
+            return True
         for pattern in self.exclude_patterns:
             if pattern.match(rel) or any(pattern.match(rel[:i]) for i in _slash_positions(rel)):
                 return True

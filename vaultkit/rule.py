@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from vaultkit.vault import Vault
 
 
-# layers whose notes are runtime output, not notes: their links are not checked
-NOT_LINK_SOURCES = frozenset({"session"})
+# layers whose links are not checked: runtime output (session transcripts), and templates,
+# whose `[[文件名]]` are placeholders filled in when the template is used
+NOT_LINK_SOURCES = frozenset({"session", "templates"})
 
 
 class Context:

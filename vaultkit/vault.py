@@ -202,7 +202,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
-    files, problems = walk(root_path, settings.is_excluded if settings.config.exclude else None)
+    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None)
     external = []
     if not settings.profile.memory_prefix:
         for name in settings.profile.bootstrap_files:

@@ -10,8 +10,9 @@ class BrokenLink(Rule):
     shortest path; case-insensitive), or a `#Heading` (chained `#H1#H2` too) or `#^block`
     the target note does not have. The finding points at the link's line and column and
     names what is missing. Links inside code, comments and math are never links;
-    external URLs are not checked; links in templates that hold `{{placeholders}}` are
-    skipped. Session transcripts (runtime output) are not link sources, and `[[...]]`
+    external URLs are not checked; links that hold `{{placeholders}}` are skipped.
+    Templates (their links are placeholders, `[[文件名]]`) and session transcripts
+    (runtime output) are not link sources, and `[[...]]`
     text the profile's `not_link` phrases match is no link: OpenClaw's
     `[[reply_to_current]]` directive, scraped `[[email&#160;protected]]`, JSON arrays
     `[["a","b"]]` written outside code.
