@@ -82,14 +82,14 @@ def is_content(line: str) -> bool:
 
 
 def weight(lines) -> int:
-    """How much an entry says: characters of text, with list markers, emphasis and
-    spaces left out and a CJK character counted as three (it carries about a word)."""
+    """How much an entry says: characters of text, with list markers and emphasis left
+    out, runs of spaces counted once, and a CJK character counted as three (it carries
+    about a word)."""
     total = 0
     for line in lines:
         if not is_content(line):
             continue
-        text = _NOT_TEXT.sub("", line)
-        text = "".join(text.split())
+        text = " ".join(_NOT_TEXT.sub("", line).split())
         total += len(text) + 2 * len(_CJK.findall(text))
     return total
 
@@ -133,6 +133,7 @@ def _items(lines: list[str], first: int, last: int, code) -> list[Item]:
     out: list[Item] = []
     current: Item | None = None
     blank = False
+    base = None  # indentation of the log's own bullets; deeper ones are sub-items
     for number in range(first, last + 1):
         line = lines[number - 1]
         if code(number):
@@ -140,7 +141,9 @@ def _items(lines: list[str], first: int, last: int, code) -> list[Item]:
                 current.lines.append(line)
                 current.nonblank += 1
             continue
-        if BULLET.match(line):
+        indent = len(line) - len(line.lstrip(" "))
+        if BULLET.match(line) and (base is None or indent <= base or current is None):
+            base = indent if base is None else base
             current = Item(number, [line], 1)
             out.append(current)
             blank = False

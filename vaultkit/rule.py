@@ -57,7 +57,10 @@ class Context:
         """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
         directives, scraped ``[[email&#160;protected]]``, JSON arrays outside code."""
         find = self._not_link
-        return not (find and link.kind == "wiki" and find.find(link.target.strip()))
+        if not find or link.kind != "wiki":
+            return True
+        inner = link.raw.lstrip("!")[2:-2]  # as written: [[email&#160;protected]] has a '#'
+        return not find.find(inner.strip())
 
     @cached_property
     def git(self):

@@ -124,7 +124,14 @@ class UnknownLocation(Rule):
         if message is None and profile.strict_placement:
             if not prefix and "/" not in note.path:
                 return  # memory-only vault: the root holds the journals
-            message = (f"no layer of profile '{profile.name}' claims this file "
+            layer = vault.layer_of(note)
+            spec = profile.layer(layer) if layer else None
+            where = f" ({spec.description})" if spec and spec.description else ""
+            message = (f"no named layer of profile '{profile.name}' claims this file, only "
+                       f"the fallback '{layer}'{where}; strict-placement reports it: move it into a "
+                       "layer's folder, or add a layer or an exclude in vaultkit.toml"
+                       if layer else
+                       f"no layer of profile '{profile.name}' claims this file "
                        "(strict-placement); move it into a layer's folder, or add a layer or "
                        "an exclude in vaultkit.toml")
         if message:
