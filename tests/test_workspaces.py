@@ -356,3 +356,19 @@ def test_audit_on_a_workspace_without_obsidian(tmp_path):
         "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
         "bootstrap-leftover", "index", "git-backup", "pre-commit", "unclosed-work")})]
     assert check.id == "obsidian" and check.status == "pass"
+
+
+def test_docs_page_shows_the_real_output(tmp_path, monkeypatch, capsys):
+    """docs/workspaces.md quotes `vaultkit check` on the multilingual workspace verbatim."""
+    import re
+
+    from vaultkit.cli import main
+
+    page = (Path(__file__).parent.parent / "docs" / "workspaces.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- workspace-check:start -->\n```\n\$ vaultkit check\n(.*?)```\n"
+                      r"<!-- workspace-check:end -->", page, re.S)
+    assert block, "docs/workspaces.md lost its example block"
+    root = _copy(tmp_path)
+    monkeypatch.chdir(root)
+    assert main(["check", "--no-cache"]) == 1
+    assert capsys.readouterr().out == block.group(1)
