@@ -372,3 +372,26 @@ def test_docs_page_shows_the_real_output(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(root)
     assert main(["check", "--no-cache"]) == 1
     assert capsys.readouterr().out == block.group(1)
+
+
+@pytest.mark.parametrize("existing,marks", [
+    ("# 2026-04-27\n\n## 09:00 - 早报\n- 已发\n- 小雨\n- 无异常\n", "##"),  # most real journals
+    ("# 2026-04-27\n\n### 09:00 — Morning\n- a\n- b\n- c\n", "###"),  # the seeds' shape
+    (None, "###"),  # a new journal
+])
+def test_log_appends_at_the_journals_own_entry_level(make_vault, existing, marks):
+    """An entry at another level would be read as part of the entry above it."""
+    from vaultkit.profile import load_settings
+    from vaultkit.tools.journal import append_entry
+
+    files = {"memory/2026-04-26.md": "# 2026-04-26\n"}
+    if existing is not None:
+        files["memory/2026-04-27.md"] = existing
+    root = make_vault(files)
+    result = append_entry(root, load_settings(root), text="Deploy\nShipped the fix.\nWhy: "
+                          "reminders doubled.\nNext: watch a day.", date="2026-04-27",
+                          time="14:30")
+    assert result.heading == f"{marks} 14:30 — Deploy"
+    text = (root / "memory/2026-04-27.md").read_text(encoding="utf-8")
+    assert f"\n{marks} 14:30 — Deploy\n" in text
+    assert findings(root, "entry-too-short", "entry-too-long") == []
