@@ -395,3 +395,15 @@ def test_log_appends_at_the_journals_own_entry_level(make_vault, existing, marks
     text = (root / "memory/2026-04-27.md").read_text(encoding="utf-8")
     assert f"\n{marks} 14:30 — Deploy\n" in text
     assert findings(root, "entry-too-short", "entry-too-long") == []
+
+
+@pytest.mark.parametrize("line,reported", [
+    ("## 【21:30 · 复盘】", True),
+    ("## 上午 09:00 - Heartbeat", True),
+    ("## Promoted From Short-Term Memory (2026-05-06)", False),  # written by dreaming
+    ("## Rate Limiting Investigation (2026-02-28)", False),
+    ("## 📝 2026-03-24 归档", False),
+])
+def test_daily_records_in_memory_md_in_real_time_forms(make_vault, line, reported):
+    root = make_vault({"MEMORY.md": f"# MEMORY.md - 长期记忆\n\n{line}\n- 内容\n"})
+    assert bool(findings(root, "daily-record-in-memory")) == reported
