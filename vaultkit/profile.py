@@ -444,15 +444,21 @@ class Settings:
     def skip_folders(self) -> frozenset[str]:
         return frozenset(p.strip("/") for p in self.profile.skip_folders)
 
+    @cached_property
+    def _nested_skip(self) -> bool:
+        return any("/" in p for p in self.skip_folders)
+
     @property
     def excludes_anything(self) -> bool:
         return bool(self.config.exclude or self.profile.skip_folders)
 
     def is_excluded(self, rel: str) -> bool:
         skip = self.skip_folders
-        if skip and (rel in skip or rel.split("/", 1)[0] in skip
-                     or any(rel[:i] in skip for i in _slash_positions(rel))):
-            return True
+        if skip:  # the walker asks per folder, so one or two set lookups do
+            if rel in skip or rel.partition("/")[0] in skip:
+                return True
+            if self._nested_skip and any(rel[:i] in skip for i in _slash_positions(rel)):
+                return True
         for pattern in self.exclude_patterns:
             if pattern.match(rel) or any(pattern.match(rel[:i]) for i in _slash_positions(rel)):
                 return True
