@@ -248,7 +248,8 @@ class Profile:
                                            list[re.Pattern]]]:
         """``(layer, paths, excludes, header regexes)``: named layers first, fallbacks last."""
         ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
-        return [(layer, [compile_pattern(self.expand(p)) for p in layer.paths],
+        return [(layer, [(_literal_prefix(self.expand(p)), compile_pattern(self.expand(p)))
+                         for p in layer.paths],
                  [compile_pattern(self.expand(p)) for p in layer.exclude],
                  [re.compile(h) for h in layer.header])
                 for layer in ordered]
@@ -278,8 +279,9 @@ class Profile:
         for layer, patterns, excludes, header in self.layer_matchers:
             if header and opening is None:
                 continue
-            for pattern in patterns:
-                if pattern.match(path) and _dates_real(pattern, path):
+            for prefix, pattern in patterns:
+                # the literal start of a pattern rules most paths out without a regex
+                if path.startswith(prefix) and pattern.match(path) and _dates_real(pattern, path):
                     if any(x.match(path) and _dates_real(x, path) for x in excludes):
                         break
                     if header and not _opens_with(header, opening()):
@@ -313,6 +315,16 @@ class Profile:
 
 
 _DATE_RE = r"(?P<date{n}>\d{{4}}-\d{{2}}-\d{{2}})"
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The part of a layer path pattern before its first wildcard or token."""
+    cut = len(pattern)
+    for token in ("*", "?", "{date}", "{time}"):
+        at = pattern.find(token)
+        if at >= 0:
+            cut = min(cut, at)
+    return pattern[:cut]
 
 
 def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:

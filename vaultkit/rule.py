@@ -44,9 +44,22 @@ class Context:
 
     @cached_property
     def _not_link(self):
+        """One search per distinct ``[[...]]`` text: the phrases as one regex when they are
+        all regexes (the profile's are), else the shared phrase matcher."""
+        phrases = self.profile.phrases.not_link
+        if not phrases:
+            return None
+        if all(p.startswith("re:") for p in phrases):
+            import re
+
+            return re.compile("|".join(f"(?:{p[3:]})" for p in phrases), re.IGNORECASE).search
         from vaultkit.phrases import matcher
 
-        return matcher(self.profile.phrases.not_link)
+        return matcher(phrases).find
+
+    @cached_property
+    def _not_link_memo(self) -> dict[str, bool]:
+        return {}
 
     def link_source(self, note) -> bool:
         """Whether ``note``'s links are checked: not for session transcripts (runtime
@@ -57,10 +70,14 @@ class Context:
         """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
         directives, scraped ``[[email&#160;protected]]``, JSON arrays outside code."""
         find = self._not_link
-        if not find or link.kind != "wiki":
+        if find is None or link.kind != "wiki":
             return True
-        inner = link.raw.lstrip("!")[2:-2]  # as written: [[email&#160;protected]] has a '#'
-        return not find.find(inner.strip())
+        inner = link.raw.lstrip("!")[2:-2].strip()  # as written: [[email&#160;protected]]
+        memo = self._not_link_memo
+        hit = memo.get(inner)
+        if hit is None:
+            hit = memo[inner] = find(inner) is None
+        return hit
 
     @cached_property
     def git(self):

@@ -2,17 +2,24 @@ import re
 
 from vaultkit.rule import Rule
 
-# a vault path written as text: `memory/decisions/x.md`, decisions/x.md, x.md
-_MENTION = re.compile(r"(?<![\w./-])((?:[^\s`'\"()\[\]<>|*]+/)*[^\s`'\"()\[\]<>|*/]+\.md)\b",
-                      re.IGNORECASE)
+_MD = re.compile(r"\.md(?![\w])", re.IGNORECASE)
+# the run of path characters before a ".md", read backwards: no spaces, quotes, brackets or
+# list punctuation
+_RUN = re.compile(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
 
 
 def mentions(note) -> list[str]:
-    """Every ``.md`` path written in a note's text (in backticks or not), lower-cased."""
+    """Every ``.md`` path written in a note's text (in backticks or not), lower-cased:
+    ``memory/decisions/x.md``, ``decisions/x.md``, ``x.md``."""
     text = note.text
-    if ".md" not in text and ".MD" not in text:
-        return []
-    return sorted({m.group(1).lower().lstrip("./") for m in _MENTION.finditer(text)})
+    found = set()
+    for m in _MD.finditer(text):
+        at = m.start()
+        run = _RUN.match(text[max(0, at - 200):at][::-1]).end()
+        path = text[at - run:at + 3].lower().lstrip("./")
+        if len(path) > 3:
+            found.add(path)
+    return sorted(found)
 
 
 def mentioned_paths(vault) -> dict[str, set[str]]:
