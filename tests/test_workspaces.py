@@ -407,3 +407,36 @@ def test_log_appends_at_the_journals_own_entry_level(make_vault, existing, marks
 def test_daily_records_in_memory_md_in_real_time_forms(make_vault, line, reported):
     root = make_vault({"MEMORY.md": f"# MEMORY.md - 长期记忆\n\n{line}\n- 内容\n"})
     assert bool(findings(root, "daily-record-in-memory")) == reported
+
+
+@pytest.mark.parametrize("toml,needle", [
+    ("strict-placement = 'maybe'\n", "vaultkit.toml: strict-placement:"),
+    ("[property-aliases]\ntype = 'category'\n", "vaultkit.toml: property-aliases.type:"),
+    ("[[layers]]\nname = 's'\npaths = ['x/*.md']\nheader = ['(']\n",
+     "vaultkit.toml: layers.0.header: regex '(' does not compile"),
+])
+def test_bad_workspace_settings_are_one_line_errors(make_vault, capsys, toml, needle):
+    from vaultkit.cli import main
+
+    root = make_vault({"vaultkit.toml": toml, "memory/2026-03-01.md": "# x\n"})
+    assert main(["check", str(root), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
+
+
+def test_a_layer_known_by_its_header_from_vaultkit_toml(make_vault):
+    """Users can add their own content-recognised layer: here a ByteRover context file."""
+    root = make_vault({
+        "vaultkit.toml": "[[layers]]\nname = 'byterover'\npaths = ['memory/**/*.md']\n"
+                         "header = ['^<!-- brv:context -->$']\n",
+        "memory/2026-03-01-ctx.md": "<!-- brv:context -->\n# ctx\n",
+        "memory/2026-03-01-note.md": "# a note\n",
+    })
+    vault = load_vault(root, root=root, use_cache=False)
+    # a comment-only first line is skipped when opening lines are read: no match
+    assert vault.layer_of(vault.notes["memory/2026-03-01-ctx.md"]) == "dated"
+    (root / "vaultkit.toml").write_text("[[layers]]\nname = 'byterover'\n"
+                                        "paths = ['memory/**/*.md']\nheader = ['^# ctx$']\n")
+    vault = load_vault(root, root=root, use_cache=False)
+    assert vault.layer_of(vault.notes["memory/2026-03-01-ctx.md"]) == "byterover"
+    assert vault.layer_of(vault.notes["memory/2026-03-01-note.md"]) == "dated"
