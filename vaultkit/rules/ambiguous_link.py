@@ -30,9 +30,9 @@ class AmbiguousLink(Rule):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
-            if not ctx.is_link(link):
-                continue
             if len(res.candidates) < 2:
+                continue
+            if not ctx.is_link(link):
                 continue
             cands = res.candidates
             shown = ", ".join(cands[:5]) + (f" and {len(cands) - 5} more" if len(cands) > 5 else "")

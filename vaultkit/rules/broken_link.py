@@ -41,9 +41,9 @@ class BrokenLink(Rule):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
-            if not ctx.is_link(link):
-                continue
             if res.missing is None:
+                continue
+            if not ctx.is_link(link):
                 continue
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used

@@ -1,4 +1,5 @@
 import re
+from functools import lru_cache
 
 from vaultkit.entries import is_content
 from vaultkit.rule import Rule
@@ -15,6 +16,12 @@ def _norm(text: str) -> str:
     colon, spaces collapsed, case folded."""
     text = _LEAD.sub("", text.strip())
     return " ".join(text.rstrip(" :：").split()).casefold()
+
+
+@lru_cache(maxsize=256)
+def _names(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
+    """A required section's name and aliases as compared (computed once per run)."""
+    return tuple(_norm(n) for n in (name, *aliases))
 
 
 def bold_label(line: str) -> tuple[str, str] | None:
@@ -83,10 +90,10 @@ class MissingSection(Rule):
         by_text: dict[str, list] = {}
         for section in note.sections():
             by_text.setdefault(_norm(section.heading.text), []).append(section)
-        labels = self._labels(note)
+        labels = None  # read only when a section is not a level-2 heading
         lines = note.lines
         for name in spec.sections:
-            names = [_norm(n) for n in [name] + list(spec.section_aliases.get(name, []))]
+            names = _names(name, tuple(spec.section_aliases.get(name, ())))
             found = [s for n in names for s in by_text.get(n, [])]
             found.sort(key=lambda s: s.start)
             at_two = [s for s in found if s.heading.level == 2]
@@ -97,6 +104,8 @@ class MissingSection(Rule):
                     yield self.diag(note.path, section.start, 1,
                                     f"{type_name} section '## {section.heading.text}' is empty")
                 continue
+            if labels is None:
+                labels = self._labels(note)
             label = next((lb for lb in labels if lb[1] in names), None)
             if label is not None:
                 if not label[2]:
