@@ -107,7 +107,7 @@ EXPECTED = [
     ("non-UTF-8", "file-unreadable", f"{SEM}/latin1.md", 1),
     ("BOM", "broken-link", f"{SEM}/bom.md", 6),
     ("CRLF", "broken-link", f"{SEM}/crlf.md", 7),
-    ("NUL bytes", "file-unreadable", f"{SEM}/nul.md", None),
+    ("NUL bytes", "nul-byte", f"{SEM}/nul.md", 3),  # stray NULs: read, and reported
     ("50 MB file", "file-unreadable", f"{SEM}/huge.md", None),
     ("list nested 5,000 deep", "broken-link", f"{SEM}/deep-list.md", 3),
     ("blockquote nested 5,000 deep", "broken-link", f"{SEM}/deep-quote.md", 3),

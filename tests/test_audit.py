@@ -503,3 +503,13 @@ def test_hook_command_that_is_not_on_the_path_fails(ws, monkeypatch):
     monkeypatch.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), git_dir]))
     check = audit(ws / "demo")["pre-commit"]
     assert check.status == "pass", check.found
+
+
+def test_obsidian_checks_only_where_obsidian_is_used(ws):
+    """10 of 13 real workspaces never open Obsidian: no .obsidian/ is not a warning."""
+    shutil.rmtree(ws / "demo/.obsidian")
+    check = audit(ws / "demo")["obsidian"]
+    assert check.status == "pass"
+    assert "not used as an Obsidian vault" in check.found
+    _write(ws / "demo/.obsidian/app.json", "{}")  # opened once: now the colours are checked
+    assert audit(ws / "demo")["obsidian"].status == "warn"

@@ -221,14 +221,16 @@ def test_suppression_comments(make_vault, capsys):
 
 
 def test_root_discovery_from_a_subfolder_and_override(make_vault, capsys, monkeypatch):
-    # (memory/ holds a bootstrap file, so --root may name it: a folder without a vault
-    # marker is not a vault; discovery still prefers the .obsidian/ folder above)
-    root = make_vault({"memory/decision/x.md": "# x\n", "memory/MEMORY.md": "# Memory\n"})
+    # memory/ holds a bootstrap file, so --root may name it (a folder without a vault
+    # marker is not a vault); memory/memroy/ is a topical folder from the vault root, but
+    # with memory/ as the root 'memroy/' is one slip from the memory folder's name
+    root = make_vault({"memory/decision/x.md": "# x\n", "memory/MEMORY.md": "# Memory\n",
+                       "memory/memroy/y.md": "# y\n"})
     monkeypatch.chdir(root / "memory")
     _, out, _ = run(capsys, "check", "--format", "json", "--select", "VK101")
     assert [d["path"] for d in json.loads(out)] == ["memory/decision/x.md"]
     _, out, _ = run(capsys, "check", "--format", "json", "--select", "VK101", "--root", str(root / "memory"))
-    assert [d["path"] for d in json.loads(out)] == ["decision/x.md"]
+    assert [d["path"] for d in json.loads(out)] == ["memroy/y.md"]
 
 
 def test_memory_only_layout(tmp_path, capsys):

@@ -102,11 +102,14 @@ def test_broken_link_names_what_is_missing(make_vault):
 
 
 def test_template_placeholders_are_skipped(make_vault):
+    # a template's links are placeholders, written as {{title}} or in words ([[文件名]],
+    # [[相关笔记1]] in a real workspace); a `{{...}}` link elsewhere is skipped too
     root = make_vault({"templates/decision.md": "Made on [[{{date}}]], see [[{{title}}#Context]]\n"
-                                               "but [[really missing]]\n"})
+                                               "and [[文件名]], [[相关笔记1]]\n",
+                       "memory/semantic/a.md": "[[{{title}}]] but [[really missing]]\n"})
     diags = _run(root, "broken-link")
-    assert [(d.line, d.message.split(" (")[0]) for d in diags] == \
-        [(2, "no note 'really missing' in the vault")]
+    assert [(d.path, d.line, d.message.split(" (")[0]) for d in diags] == \
+        [("memory/semantic/a.md", 1, "no note 'really missing' in the vault")]
 
 
 def test_suppression_comment_hides_a_broken_link(make_vault):

@@ -280,7 +280,7 @@ def test_nightly_backup_through_the_readme_config(make_repo):
                 f"- Pushed the branch\\n' >> {today}")
     vault.shell(f"printf '\\n### 22:00 — Late note\\n- One more\\n- And another\\n"
                 f"- Done\\n' >> memory/{YESTERDAY}.md")
-    vault.write("memory/scratch/idea.md", "# Idea\n\nA note no layer claims.\n")  # a warning
+    vault.write("memory/decision/idea.md", "# Idea\n\nA decision in a misspelt folder.\n")  # a warning
     before = vault.head()
     vault.shell(BACKUP)
     assert vault.head() != before
@@ -300,12 +300,12 @@ def test_vault_with_only_warnings_commits_and_prints_them(make_repo):
     vault = make_repo(("vaultkit-check",))
     vault.shell("printf -- '- first durable fact\\n' >> MEMORY.md && git add -A && "
                 "git commit -q -m 'memory: one'")
-    vault.write("memory/scratch/idea.md", "# Idea\n\nA note no layer claims.\n")
+    vault.write("memory/decision/idea.md", "# Idea\n\nA decision in a misspelt folder.\n")
     vault.shell("printf -- '- second durable fact\\n' >> MEMORY.md && git add -A")
     ok, out = vault.commit("memory: two")
     assert ok, out
     assert "VK603 memory-churn" in out, out
-    assert "memory/scratch/idea.md:1:1: VK101 unknown-location" in out, out
+    assert "memory/decision/idea.md:1:1: VK101 unknown-location" in out, out
     assert re.search(r"vaultkit check\.+Passed", out), out
 
 

@@ -2,6 +2,7 @@
 
 Every ``$ command`` of the tour's console blocks runs in order in one fresh folder (``cd``
 moves between them); a command whose shown output is ``…`` is run but not compared.
+``python tests/test_readme_tour.py`` prints the tour with the real output, to paste.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def test_the_tour_has_steps():
     assert sum(1 for _, out in steps if out) >= 3
 
 
-@pytest.mark.integration
-def test_readme_tour_prints_what_the_readme_shows(tmp_path):
+def run_tour(tmp_path: Path):
+    """Yield ``(command, expected, actual output)`` for every step of the tour."""
     env = dict(os.environ, HOME=str(tmp_path), NO_COLOR="1", GIT_AUTHOR_NAME="Tour",
                GIT_AUTHOR_EMAIL="tour@example.com", GIT_COMMITTER_NAME="Tour",
                GIT_COMMITTER_EMAIL="tour@example.com", GIT_CONFIG_GLOBAL=os.devnull,
@@ -52,5 +53,19 @@ def test_readme_tour_prints_what_the_readme_shows(tmp_path):
         proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                               text=True, timeout=120)
         assert proc.returncode in (0, 1), (command, proc.stderr)
+        yield command, expected, proc.stdout + proc.stderr
+
+
+@pytest.mark.integration
+def test_readme_tour_prints_what_the_readme_shows(tmp_path):
+    for command, expected, actual in run_tour(tmp_path):
         if expected is not None:
-            assert proc.stdout + proc.stderr == expected, command
+            assert actual == expected, command
+
+
+if __name__ == "__main__":  # `python tests/test_readme_tour.py`: show the tour's real output
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for command, expected, actual in run_tour(Path(tmp)):
+            print(f"$ {command}\n{actual if expected is not None else '…'}", end="")

@@ -153,7 +153,17 @@ LESSONS_HEAD = "---\ntype: lesson\n---\n# Cron Scheduling Rules\n\n"  # entries 
 
 UNDATED_CASES = [
     ("no date", "## Write vs Edit Trap\n- a\n- b\n- c\n", [6]),
-    ("date without parentheses", "## Write vs Edit Trap 2026-02-13\n", [6]),
+    ("near miss: date without parentheses", "## Write vs Edit Trap 2026-02-13\n", []),
+    ("near miss: a .learnings id carries the date", "## [ERR-20260314-001] cron-trap\n", []),
+    ("near miss: a date label in the body",
+     "## Write vs Edit Trap\n**Date:** 2026-02-13\n**What happened:** a wipe\n", []),
+    ("near miss: a Chinese date label, colon outside",
+     "## PITFALL-001：写入陷阱\n**发生时间**：2026-02-13\n**教训**：追加\n", []),
+    ("near miss: a Russian date label in a bullet",
+     "## Перезапись файла\n- **Дата:** 2026-02-13\n- **Решение:** дописывать\n", []),
+    ("near miss: parent day heading", "# Day\n## 2026-02-07\n### not an entry\n", []),
+    ("a label that is no date label", "## Trap\n**Status:** 2026-02-13\n", [6]),
+    ("a date label without a date", "## Trap\n**Date:** soon\n", [6]),
     ("no real day", "## Write vs Edit Trap (2026-02-30)\n", [6]),
     ("near miss: dated", "## Write vs Edit Trap (2026-02-13)\n", []),
     ("near miss: full-width parentheses", "## 写入陷阱（2026-02-13）\n", []),

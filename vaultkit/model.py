@@ -101,6 +101,9 @@ class Note:
     block_ids: dict[str, int] = field(default_factory=dict)  # id -> line
     code_ranges: list[tuple[int, int]] = field(default_factory=list)  # non-prose line ranges
     suppressions: list[Suppression] = field(default_factory=list)
+    # stray NUL bytes in an otherwise text file: (how many, line of the first); the text
+    # holds U+FFFD in their place, as CommonMark says
+    nul: tuple[int, int] | None = None
     _lines: list[str] | None = field(default=None, repr=False, compare=False)
     _blob: bytes | None = field(default=None, repr=False, compare=False)
     _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
@@ -215,13 +218,13 @@ class Note:
             self.line_count, _to_plain(self.frontmatter), self.fm_error, self.fm_span,
             self.fm_keys, [h.to_plain() for h in self.headings], [lk.to_plain() for lk in self.links],
             [(t.name, t.line, t.column) for t in self.tags], self.block_ids, self.code_ranges,
-            [(s.action, s.rules, s.line) for s in self.suppressions],
+            [(s.action, s.rules, s.line) for s in self.suppressions], self.nul,
         )
 
     @classmethod
     def from_plain(cls, t: tuple) -> "Note":
         (path, size, mtime_ns, error, text, bom, crlf, line_count, fm, fm_error, fm_span, fm_keys,
-         headings, links, tags, block_ids, code_ranges, sups) = t
+         headings, links, tags, block_ids, code_ranges, sups, nul) = t
         return cls(
             path=path, size=size, mtime_ns=mtime_ns, error=error, text=text, bom=bom, crlf=crlf,
             line_count=line_count, frontmatter=_from_plain(fm),
@@ -231,6 +234,7 @@ class Note:
             tags=[Tag(*tg) for tg in tags], block_ids=block_ids,
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
+            nul=tuple(nul) if nul else None,
         )
 
 

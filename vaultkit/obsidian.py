@@ -105,7 +105,7 @@ def _pattern_query(pattern: str) -> str:
 
 # Obsidian's search runs JavaScript regexes: the same tokens, written for that flavour
 _JS_REGEX = {"**/": r"(.+\/)?", "**": r".*", "*": r"[^\/]*", "?": r"[^\/]",
-             "{date}": r"\d{4}-\d{2}-\d{2}", "/": r"\/"}
+             "{date}": r"\d{4}-\d{2}-\d{2}", "{time}": r"([01]\d|2[0-3])[0-5]\d", "/": r"\/"}
 
 
 def _js_escape(text: str) -> str:

@@ -75,8 +75,14 @@ def parse_note(path: str, data: bytes, *, size: int | None = None, mtime_ns: int
     """Parse the bytes of one Markdown file. Never raises on content."""
     note = Note(path=path, size=len(data) if size is None else size, mtime_ns=mtime_ns)
     if b"\x00" in data:
-        note.error = f"binary content: NUL byte at offset {data.index(0)}"
-        return note
+        count = data.count(0)
+        first = data.index(0)
+        if count * 10 > len(data):  # a binary blob (or UTF-16) saved as .md
+            note.error = f"binary content: NUL byte at offset {first}"
+            return note
+        # a few stray NULs in a text file (a torn write): read the rest, report them
+        note.nul = (count, data.count(b"\n", 0, first) + 1)
+        data = data.replace(b"\x00", "\ufffd".encode())
     if data.startswith(_BOM):
         note.bom = True
         data = data[3:]
@@ -98,6 +104,21 @@ def parse_note(path: str, data: bytes, *, size: int | None = None, mtime_ns: int
 
 # -- frontmatter ---------------------------------------------------------------
 
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
+_KEY_LINE = re.compile(r"^[A-Za-z_\"'][^:\n]*:(?:\s|$)")
+
+
+def _thematic_break(lines: list[str], close: int | None) -> bool:
+    """True when the ``---`` on line 1 is a thematic break, not frontmatter: the first
+    non-blank line after it is a Markdown heading and nothing up to the closing ``---``
+    reads as a YAML key (agents append ``---\n## 09:00 — …`` to a new journal)."""
+    end = close if close is not None else len(lines)
+    first = next((ln for ln in lines[1:end] if ln.strip()), None)
+    if first is None or not _HEADING_LINE.match(first):
+        return False
+    return not any(_KEY_LINE.match(ln) for ln in lines[1:end])
+
+
 def _frontmatter(note: Note, lines: list[str]) -> int:
     """Read the YAML block at the top. Returns the index of the first body line."""
     if not lines or lines[0].rstrip() != "---":
@@ -107,6 +128,8 @@ def _frontmatter(note: Note, lines: list[str]) -> int:
         if lines[i].rstrip() == "---":
             close = i
             break
+    if _thematic_break(lines, close):
+        return 0
     if close is None:
         note.fm_error = ("frontmatter opened on line 1 never closes (no closing '---' line)", 1)
         return 0

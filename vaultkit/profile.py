@@ -75,6 +75,9 @@ class TypeSpec:
     sections: list[str] = field(default_factory=list)  # required `## ` sections
     optional_sections: list[str] = field(default_factory=list)
     entry_level: int | None = None  # heading level of entries (lessons: 2)
+    # other names a required section goes by (other languages, other wording):
+    # {"Context": ["Background", "背景", "Контекст"]}
+    section_aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self):
         _in_vault(self.folder, "folder")
@@ -82,15 +85,37 @@ class TypeSpec:
 
 @dataclass
 class LayerSpec:
+    """Where one layer lives.
+
+    ``paths`` claim files by path pattern, minus ``exclude``. A layer with ``header``
+    claims only the files among them whose opening lines (blank lines and HTML comments
+    skipped) match those regexes in order: the session-memory transcripts are known by
+    their ``# Session:`` header, not by their name. A ``fallback`` layer claims what no
+    other layer does (topical folders in the memory tree, the agent's working area);
+    placement rules treat its files as unclaimed and report them only under
+    ``strict-placement``. ``entry_level`` is a heading level or ``auto`` (found per file).
+    """
+
     __pydantic_config__ = _STRICT
     name: str
     paths: list[str]
     description: str = ""
-    entry_level: int | None = None
+    entry_level: int | str | None = None
+    exclude: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    fallback: bool = False
 
     def __post_init__(self):
-        for p in self.paths:
+        for p in self.paths + self.exclude:
             _in_vault(p, "paths")
+        if isinstance(self.entry_level, str) and self.entry_level != "auto":
+            raise _invalid("entry_level", f"must be a heading level (1-6) or 'auto', got "
+                                          f"{self.entry_level!r}")
+        for regex in self.header:
+            try:
+                re.compile(regex)
+            except re.error as exc:
+                raise _invalid("header", f"regex {regex!r} does not compile: {exc}") from None
 
 
 def _at_least(obj, low: float, *names: str) -> None:
@@ -110,13 +135,16 @@ class Budgets:
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
+    # an entry under entry_min_lines is still fine when its text is this long (one full
+    # line can say what happened, why and what next); a CJK character counts as three
+    entry_min_chars: int = 100
     max_file_bytes: int = 10 * 1024 * 1024
     journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
                   "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
-                  "entry_min_lines", "journal_keep_days")
+                  "entry_min_lines", "entry_min_chars", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
@@ -128,9 +156,16 @@ class Phrases:
     decision: list[str] = field(default_factory=list)
     preference: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # time-bound wording in MEMORY.md (`distill`)
+    # bold labels that date a lesson or decision entry: **Date:**, **发生时间：**, **Дата:**
+    date_label: list[str] = field(default_factory=list)
+    # `[[...]]` that are not links: runtime directives, scraped text, JSON arrays
+    not_link: list[str] = field(default_factory=list)
+    # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
+    runtime_section: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        for name in ("lesson", "filler", "decision", "preference", "stale"):
+        for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
+                     "not_link", "runtime_section"):
             for phrase in getattr(self, name):
                 if phrase.startswith("re:"):
                     try:
@@ -197,6 +232,13 @@ class Profile:
     colors: dict[str, str] = field(default_factory=dict)
     index: IndexSettings = field(default_factory=IndexSettings)
     git: GitSettings = field(default_factory=GitSettings)
+    # report every file no named layer claims (fallback layers included) as unknown-location
+    strict_placement: bool = False
+    # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
+    # copies inside the workspace, vendored trees
+    skip_folders: list[str] = field(default_factory=list)
+    # frontmatter keys read as another when it is absent: {"type": ["category"]}
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self):
         for name in self.bootstrap_files:
@@ -207,6 +249,12 @@ class Profile:
             if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
                 raise _invalid(f"colors.{key}", f"must be '#rrggbb', got {colour!r}")
         _in_vault(self.memory_dir, "memory_dir")
+        for folder in self.skip_folders:
+            _in_vault(folder, "skip_folders")
+            if any(c in folder for c in "*?[") or not folder.strip("/"):
+                raise _invalid("skip_folders", f"{folder!r} must be a folder path without "
+                                               "wildcards (use exclude in vaultkit.toml for "
+                                               "patterns)")
 
     # -- derived ---------------------------------------------------------------
 
@@ -217,9 +265,24 @@ class Profile:
         return out.replace("{memory}", "" if mem in ("", ".") else mem)
 
     @cached_property
-    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern]]]:
-        return [(layer, [compile_pattern(self.expand(p)) for p in layer.paths])
-                for layer in self.layers]
+    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern], list[re.Pattern],
+                                           list[re.Pattern]]]:
+        """``(layer, paths, excludes, header regexes)``: named layers first, fallbacks last."""
+        ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
+        return [(layer, [(_literal_prefix(self.expand(p)), compile_pattern(self.expand(p)))
+                         for p in layer.paths],
+                 [compile_pattern(self.expand(p)) for p in layer.exclude],
+                 [re.compile(h) for h in layer.header])
+                for layer in ordered]
+
+    @cached_property
+    def fallback_layers(self) -> frozenset[str]:
+        return frozenset(x.name for x in self.layers if x.fallback)
+
+    @cached_property
+    def header_lines(self) -> int:
+        """How many opening lines a header layer looks at (0: no layer needs content)."""
+        return max((len(x.header) for x in self.layers), default=0)
 
     @cached_property
     def type_folders(self) -> dict[str, str]:
@@ -231,16 +294,39 @@ class Profile:
         mem = self.memory_dir.strip("/")
         return "" if mem in ("", ".") else mem + "/"
 
-    def layer_of(self, path: str) -> str | None:
-        for layer, patterns in self.layer_matchers:
-            for pattern in patterns:
-                if pattern.match(path) and _dates_real(pattern, path):
+    def layer_of(self, path: str, opening=None) -> str | None:
+        """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
+        giving the note's first content lines; without it (a path alone) they are skipped."""
+        for layer, patterns, excludes, header in self.layer_matchers:
+            if header and opening is None:
+                continue
+            for prefix, pattern in patterns:
+                # the literal start of a pattern rules most paths out without a regex
+                if path.startswith(prefix) and pattern.match(path) and _dates_real(pattern, path):
+                    if any(x.match(path) and _dates_real(x, path) for x in excludes):
+                        break
+                    if header and not _opens_with(header, opening()):
+                        break
                     return layer.name
         return None
+
+    def claims(self, path: str, layer: str | None) -> bool:
+        """True when ``layer`` is a named layer (not a fallback, not None)."""
+        return layer is not None and layer not in self.fallback_layers
 
     def type_of(self, path: str) -> str | None:
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         return self.type_folders.get(folder)
+
+    def property_key(self, frontmatter: dict, key: str) -> str | None:
+        """The key ``frontmatter`` gives ``key``'s value under: ``key`` itself, else the
+        first of its ``property_aliases`` present (``category`` for ``type``), else None."""
+        if key in frontmatter:
+            return key
+        for alias in self.property_aliases.get(key, ()):
+            if alias in frontmatter:
+                return alias
+        return None
 
     def layer(self, name: str) -> LayerSpec | None:
         for layer in self.layers:
@@ -252,18 +338,35 @@ class Profile:
 _DATE_RE = r"(?P<date{n}>\d{{4}}-\d{{2}}-\d{{2}})"
 
 
+def _literal_prefix(pattern: str) -> str:
+    """The part of a layer path pattern before its first wildcard or token."""
+    cut = len(pattern)
+    for token in ("*", "?", "{date}", "{time}"):
+        at = pattern.find(token)
+        if at >= 0:
+            cut = min(cut, at)
+    return pattern[:cut]
+
+
+def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:
+    if len(lines) < len(header):
+        return False
+    return all(regex.search(line) for regex, line in zip(header, lines))
+
+
 # Layer path patterns: the one place their syntax is read.
-_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|.", re.S)
+_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
 
 
 def pattern_tokens(pattern: str) -> list[str]:
-    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}`` and single
+    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}``, ``{time}`` and single
     literal characters; :func:`compile_pattern` and the Obsidian graph queries render them."""
     return _TOKEN.findall(pattern)
 
 
 def compile_pattern(pattern: str) -> re.Pattern:
-    """Compile a layer path pattern: ``*``, ``**``, ``?`` and ``{date}``; case-sensitive."""
+    """Compile a layer path pattern: ``*``, ``**``, ``?``, ``{date}`` and ``{time}`` (a clock
+    time written HHMM); case-sensitive."""
     out = []
     dates = 0
     for token in pattern_tokens(pattern):
@@ -275,7 +378,8 @@ def compile_pattern(pattern: str) -> re.Pattern:
     return re.compile("".join(out) + r"\Z")
 
 
-_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]"}
+_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]",
+             "{time}": r"(?:[01]\d|2[0-3])[0-5]\d"}
 
 
 def _dates_real(pattern: re.Pattern, path: str) -> bool:
@@ -317,6 +421,8 @@ class ConfigFile:
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+    strict_placement: bool | None = None
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.timezone:  # checked with the rest, not first by the command that uses it
@@ -335,7 +441,8 @@ def _check_timezone(name: str) -> None:
 
 # vaultkit.toml spells multi-word keys in kebab-case
 _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
-                                            "fail_on", "required_version")}
+                                            "fail_on", "required_version", "strict_placement",
+                                            "property_aliases")}
 
 
 def check_required_version(spec: str, version: str = __version__) -> str | None:
@@ -385,7 +492,25 @@ class Settings:
     def exclude_patterns(self) -> list[re.Pattern]:
         return [re.compile(fnmatch.translate(p.rstrip("/"))) for p in self.config.exclude]
 
+    @cached_property
+    def skip_folders(self) -> frozenset[str]:
+        return frozenset(p.strip("/") for p in self.profile.skip_folders)
+
+    @cached_property
+    def _nested_skip(self) -> bool:
+        return any("/" in p for p in self.skip_folders)
+
+    @property
+    def excludes_anything(self) -> bool:
+        return bool(self.config.exclude or self.profile.skip_folders)
+
     def is_excluded(self, rel: str) -> bool:
+        skip = self.skip_folders
+        if skip:  # the walker asks per folder, so one or two set lookups do
+            if rel in skip or rel.partition("/")[0] in skip:
+                return True
+            if self._nested_skip and any(rel[:i] in skip for i in _slash_positions(rel)):
+                return True
         for pattern in self.exclude_patterns:
             if pattern.match(rel) or any(pattern.match(rel[:i]) for i in _slash_positions(rel)):
                 return True
@@ -680,6 +805,10 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
     data = asdict(profile)
     if config.memory_dir is not None:
         data["memory_dir"] = config.memory_dir
+    if config.strict_placement is not None:
+        data["strict_placement"] = config.strict_placement
+    for key, aliases in config.property_aliases.items():
+        data["property_aliases"][key] = list(aliases)
     budget_names = [f.name for f in fields(Budgets)]
     for key, value in config.budgets.items():
         name = key.replace("-", "_")

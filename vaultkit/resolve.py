@@ -53,6 +53,7 @@ import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from vaultkit.model import MARKDOWN, Link, Note
@@ -328,6 +329,15 @@ class Resolver:
         if key.endswith(".md"):
             key = key[:-3]
         exact = self._exact
+        if key.endswith("/") or key in (".", "..") or key.endswith("/.."):
+            # a link to a folder (a static site's "[← back](../)"): fine when it exists
+            if key.startswith("/"):
+                full = key.strip("/")
+            else:
+                full = _join(folder, key.rstrip("/") or ".")
+            if full is not None and (full == "" or full in self._folders):
+                return self._external
+            return self._missing(target)
         if key.startswith("/"):
             path = exact.get(key.lstrip("/"))
             return Resolution(path, ROOT) if path else self._missing(target)
@@ -342,6 +352,18 @@ class Resolver:
         if path is not None:
             return Resolution(path, ROOT)
         return self._by_suffix(key, target)
+
+    @cached_property
+    def _folders(self) -> frozenset[str]:
+        """Every folder holding a note or attachment, folded like the keys."""
+        out = set()
+        for key in self._keys.values():
+            while "/" in key:
+                key = key.rpartition("/")[0]
+                if key in out:
+                    break
+                out.add(key)
+        return frozenset(out)
 
     def _missing(self, target: str) -> Resolution:
         name = target.rstrip("/").rsplit("/", 1)[-1]

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from vaultkit.vault import Vault
 
 
+# layers whose links are not checked: runtime output (session transcripts), and templates,
+# whose `[[文件名]]` are placeholders filled in when the template is used
+NOT_LINK_SOURCES = frozenset({"session", "templates"})
+
+
 class Context:
     """What a run knows besides the vault: the options and shared, lazily built views."""
 
@@ -36,6 +41,43 @@ class Context:
     @cached_property
     def resolver(self):
         return self.vault.resolver
+
+    @cached_property
+    def _not_link(self):
+        """One search per distinct ``[[...]]`` text: the phrases as one regex when they are
+        all regexes (the profile's are), else the shared phrase matcher."""
+        phrases = self.profile.phrases.not_link
+        if not phrases:
+            return None
+        if all(p.startswith("re:") for p in phrases):
+            import re
+
+            return re.compile("|".join(f"(?:{p[3:]})" for p in phrases), re.IGNORECASE).search
+        from vaultkit.phrases import matcher
+
+        return matcher(phrases).find
+
+    @cached_property
+    def _not_link_memo(self) -> dict[str, bool]:
+        return {}
+
+    def link_source(self, note) -> bool:
+        """Whether ``note``'s links are checked: not for session transcripts (runtime
+        output holding `[[reply_to_current]]` directives and raw turns)."""
+        return self.vault.layer_of(note) not in NOT_LINK_SOURCES
+
+    def is_link(self, link) -> bool:
+        """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
+        directives, scraped ``[[email&#160;protected]]``, JSON arrays outside code."""
+        find = self._not_link
+        if find is None or link.kind != "wiki":
+            return True
+        inner = link.raw.lstrip("!")[2:-2].strip()  # as written: [[email&#160;protected]]
+        memo = self._not_link_memo
+        hit = memo.get(inner)
+        if hit is None:
+            hit = memo[inner] = find(inner) is None
+        return hit
 
     @cached_property
     def git(self):

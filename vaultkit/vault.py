@@ -53,11 +53,33 @@ class Vault:
 
     @cached_property
     def layers(self) -> dict[str, str | None]:
-        layer_of = self.profile.layer_of
-        out = {path: layer_of(path) for path in self.notes}
+        """Every note's layer (see :meth:`layer_of`)."""
+        for path in self.notes:
+            self._layer(path)
+        out = dict(self._layer_memo)
         for path in self.external:
             out[path] = "bootstrap"
         return out
+
+    @cached_property
+    def _layer_memo(self) -> dict[str, str | None]:
+        return {}
+
+    def _layer(self, path: str) -> str | None:
+        memo = self._layer_memo
+        if path not in memo:
+            note = self.notes.get(path)
+            opening = None
+            if note is not None and not note.error and self.profile.header_lines:
+                count = max(8, self.profile.header_lines)
+                opening = lambda: self.fact(path, f"opening{count}",  # noqa: E731
+                                            lambda: opening_lines(note, count))
+            memo[path] = self.profile.layer_of(path, opening)
+        return memo[path]
+
+    def claimed(self, note: Note) -> bool:
+        """True when a named layer (not a fallback) claims ``note``."""
+        return self.profile.claims(note.path, self.layer_of(note))
 
     @cached_property
     def types(self) -> dict[str, str | None]:
@@ -65,7 +87,11 @@ class Vault:
         return {path: type_of(path) for path in self.notes}
 
     def layer_of(self, note: Note) -> str | None:
-        return self.layers.get(note.path)
+        """The layer a note is in: by path, and for header layers (session transcripts) by
+        its opening lines. Computed per note, so a hook run looks only at what it reports on."""
+        if note.path in self.external:
+            return "bootstrap"
+        return self._layer(note.path)
 
     def type_of(self, note: Note) -> str | None:
         return self.types.get(note.path)
@@ -136,6 +162,22 @@ class Vault:
             self._dirty = False
 
 
+def opening_lines(note: Note, count: int) -> list[str]:
+    """The note's first ``count`` content lines: blank lines and HTML-comment-only lines
+    (``<!-- consolidated -->`` markers) skipped, each cut to 200 characters."""
+    import re
+
+    comment = re.compile(r"^\s*<!--.*-->\s*$")
+    out = []
+    for line in note.lines[:200]:
+        if not line.strip() or comment.match(line):
+            continue
+        out.append(line[:200])
+        if len(out) == count:
+            break
+    return out
+
+
 @dataclass
 class Scan:
     """A vault's files listed and stat'ed, not read: enough to tell whether anything changed."""
@@ -161,7 +203,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
-    files, problems = walk(root_path, settings.is_excluded if settings.config.exclude else None)
+    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None)
     external = []
     if not settings.profile.memory_prefix:
         for name in settings.profile.bootstrap_files:

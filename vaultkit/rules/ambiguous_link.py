@@ -27,10 +27,12 @@ class AmbiguousLink(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        if not note.links or note.path.startswith("../"):
+        if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if len(res.candidates) < 2:
+                continue
+            if not ctx.is_link(link):
                 continue
             cands = res.candidates
             shown = ", ".join(cands[:5]) + (f" and {len(cands) - 5} more" if len(cands) > 5 else "")

@@ -10,8 +10,12 @@ class BrokenLink(Rule):
     shortest path; case-insensitive), or a `#Heading` (chained `#H1#H2` too) or `#^block`
     the target note does not have. The finding points at the link's line and column and
     names what is missing. Links inside code, comments and math are never links;
-    external URLs are not checked; links in templates that hold `{{placeholders}}` are
-    skipped.
+    external URLs are not checked; links that hold `{{placeholders}}` are skipped.
+    Templates (their links are placeholders, `[[文件名]]`) and session transcripts
+    (runtime output) are not link sources, and `[[...]]`
+    text the profile's `not_link` phrases match is no link: OpenClaw's
+    `[[reply_to_current]]` directive, scraped `[[email&#160;protected]]`, JSON arrays
+    `[["a","b"]]` written outside code.
 
     ## Why is this bad?
     The agent follows links from INDEX.md and from note to note; a broken link is a dead
@@ -34,10 +38,12 @@ class BrokenLink(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        if not note.links or note.path.startswith("../"):
+        if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if res.missing is None:
+                continue
+            if not ctx.is_link(link):
                 continue
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used

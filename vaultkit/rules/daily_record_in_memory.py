@@ -3,12 +3,15 @@ import re
 from vaultkit.rule import Rule
 from vaultkit.rules.lesson_in_now import prose
 from vaultkit.rules.memory_size import is_bootstrap_file
+from vaultkit.timeforms import PERIOD
 
 _TIME = r"\[?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\]?"
 _DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{4}年\d{1,2}月\d{1,2}日)"
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 # A heading that is a time stamp (### 14:30 — ...) or a day (## 2026-02-13, ## 2026年2月13日).
-_TIME_HEAD = re.compile(rf"^{_TIME}(?=\s|$|[—–\-|:,.])")
+# also behind a bracket or a period word: ## 【21:30 · 复盘】, ## 上午 09:00 - Heartbeat
+_TIME_HEAD = re.compile(rf"^[\[【(（~≈约\s]*(?:{PERIOD}\s*[\[【(（~≈约\s]*)?{_TIME}"
+                        rf"(?=\s|$|[—–\-|:,.·】)）\]])")
 _DATE_HEAD = re.compile(rf"^\[?{_DATE}\]?(?!\d)")
 # A list item or line that starts with a time and a separator: "- 14:30 — deployed v2".
 _TIME_ITEM = re.compile(

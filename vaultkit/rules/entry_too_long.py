@@ -1,4 +1,4 @@
-from vaultkit.entries import entries, entry_level
+from vaultkit.entries import LOG, note_entries
 from vaultkit.rule import Rule
 
 
@@ -6,11 +6,17 @@ class EntryTooLong(Rule):
     """
     ## What it does
     Reports a journal or lessons entry longer than 15 non-blank lines. An entry is a
-    heading-delimited section at the note's entry level: `###` in daily journals (the
-    journal layer's `entry_level`), `##` in lesson topic files (the lesson type's
-    `entry_level`). Its length is the number of non-blank lines under the heading up to
-    the next heading of the same or a higher level, not counting the heading itself or
-    comment-only lines. Points at the entry's heading.
+    heading-delimited section at the note's entry level: in daily journals the level
+    that carries the entries, found per file (`##` in most journals, `###` where there
+    is no `##`; a `###` inside an `##` entry counts toward it), `##` in lesson topic files
+    (the lesson type's `entry_level`). Its length is the number of non-blank lines under
+    the heading up to the next heading of the same or a higher level, not counting the
+    heading itself or comment-only lines. Points at the entry's heading.
+
+    A bullet log (a day heading over bullets, or a section of `- 14:30 …` items) is not
+    one long entry: each item is an entry, and only an item longer than the limit (its
+    sub-bullets and continuation lines included) is reported. Session transcripts are
+    not journals and are never measured.
 
     The limit is `budgets.entry_max_lines`; change it in `vaultkit.toml`
     (`[budgets] entry-max-lines = 20`).
@@ -32,14 +38,21 @@ class EntryTooLong(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        level = entry_level(ctx.vault, note)
-        if not level:
-            return
         limit = ctx.profile.budgets.entry_max_lines
-        for entry in entries(note, level):
+        for entry in note_entries(ctx.vault, note):
+            if entry.kind == LOG:
+                for item in entry.items:
+                    if item.nonblank > limit:
+                        text = item.lines[0].strip()[:60]
+                        yield self.diag(note.path, item.start, 1,
+                                        f"log item '{text}' has {item.nonblank} non-blank "
+                                        f"lines, over the limit of {limit} "
+                                        "(budgets.entry_max_lines); split it or keep the "
+                                        "essentials")
+                continue
             if entry.nonblank > limit:
                 yield self.diag(note.path, entry.start, 1,
-                                f"entry '{entry.heading.text}' has {entry.nonblank} non-blank "
+                                f"entry '{entry.label}' has {entry.nonblank} non-blank "
                                 f"lines, over the limit of {limit} (budgets.entry_max_lines); "
                                 "split it or keep the essentials")
 

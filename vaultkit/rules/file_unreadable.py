@@ -5,7 +5,8 @@ class FileUnreadable(Rule):
     """
     ## What it does
     Reports a Markdown file vaultkit could not read: bytes that are not UTF-8,
-    binary content (NUL bytes), a file over the size limit (`budgets.max_file_bytes`),
+    binary content (NUL bytes making up more than a tenth of the file; a few stray ones
+    are `nul-byte`'s), a file over the size limit (`budgets.max_file_bytes`),
     a file without read permission, or one that vanished during the scan. Also reports
     symlinks that point outside the vault, broken symlinks and symlink loops, which are
     never followed; a `.md` that is not a regular file (a FIFO would block every reader,

@@ -1,6 +1,6 @@
 import re
 
-from vaultkit.entries import entries, entry_level, is_content
+from vaultkit.entries import LOG, is_content, note_entries
 from vaultkit.phrases import matcher
 from vaultkit.rule import Rule
 
@@ -25,6 +25,9 @@ class FillerEntry(Rule):
     not count as text; every line of the entry's body must be filler, or its heading
     when the body is empty. A filler phrase inside a longer real entry ("No changes to the API; the
     deploy moved to Friday because…") is not reported. Points at the entry's heading.
+
+    A bullet log (`- 14:30 …` items, or bullets under a day heading) is judged as a
+    whole, never line by line: it is reported once when every item is filler.
 
     Phrases match case-insensitively, Latin ones on word boundaries, CJK ones anywhere;
     an entry starting with `re:` is a regular expression. Add your own in
@@ -52,19 +55,20 @@ class FillerEntry(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        level = entry_level(ctx.vault, note)
-        if not level:
+        found = note_entries(ctx.vault, note)
+        if not found:
             return
         find = matcher(ctx.profile.phrases.filler)
         if not find:
             return
-        for entry in entries(note, level):
+        for entry in found:
             text = self._filler(find, entry)
             if text is None:
                 continue
             m = find.find(text)
+            what = "log" if entry.kind == LOG else "entry"
             yield self.diag(note.path, entry.start, 1,
-                            f"entry '{entry.heading.text}' holds only filler "
+                            f"{what} '{entry.label}' holds only filler "
                             f"({m.group(0)!r}); skip the entry when there is nothing worth "
                             "recording")
 
@@ -80,6 +84,8 @@ class FillerEntry(Rule):
                 return None  # most entries stop at their first line
             lines.append(text)
         if not lines:
+            if entry.heading is None:
+                return None
             text = words(entry.heading.text)
             return text if find.only(text) else None
         return "\n".join(lines)

@@ -72,7 +72,8 @@ class FrontmatterSchema(Rule):
     ## What it does
     Reports a property of a typed note that breaks its type's schema: a required
     property missing or empty, a value of the wrong type, or a value outside the
-    allowed set. Types are text, date, list, number and boolean (list items are
+    allowed set. A key the profile aliases (`property_aliases: {type: [category]}`) stands in
+    for the key it aliases when that one is absent. Types are text, date, list, number and boolean (list items are
     checked too); `status: done` on a decision is outside its set. Points at the property's own line (a missing one
     at the frontmatter's first line). Properties the schema does not name are allowed.
 
@@ -128,13 +129,15 @@ class FrontmatterSchema(Rule):
             return
         first = note.fm_span[0] if note.fm_span else 1
         for key, spec in self.schema(ctx.profile, type_name).items():
-            line = note.fm_keys.get(key, first)
-            if key not in fm:
+            written = ctx.profile.property_key(fm, key)  # the key, or an alias of it
+            if written is None:
                 if spec.required:
                     yield self.diag(note.path, first, 1,
                                     f"required property '{key}' is missing ({type_name})")
                 continue
-            value = fm[key]
+            line = note.fm_keys.get(written, first)
+            value = fm[written]
+            key = written
             if value is None or value == "" or value == []:
                 if spec.required:
                     yield self.diag(note.path, line, 1,
@@ -153,7 +156,8 @@ class FrontmatterSchema(Rule):
                                     f"'{key}' holds {describe(bad[0])}; every item must be "
                                     f"{_KIND_NAMES[spec.items]}")
                     continue
-            if spec.enum and key != "type":
+            # a wrong type (or alias of it) is type-mismatch's finding
+            if spec.enum and key not in ("type", *ctx.profile.property_aliases.get("type", ())):
                 values = value if isinstance(value, list) else [value]
                 for v in values:
                     if str(v) not in spec.enum:

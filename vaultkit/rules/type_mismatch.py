@@ -10,7 +10,9 @@ class TypeMismatch(Rule):
     Reports a `type:` property that disagrees with the note's folder. For example
     `type: lesson` on a note under `decisions/`, `type: Decision` (case matters to queries), or a note
     outside every typed folder that claims a type (`type: decision` in
-    `memory/semantic/`). Points at the `type:` line. Templates and the archive are
+    `memory/semantic/`). Points at the `type:` line. A key the profile aliases to `type`
+    (`property_aliases: {type: [category]}`) is read when `type:` is absent, if its value
+    names a type. Templates and the archive are
     exempt. A missing `type:` is `frontmatter-schema`'s finding.
 
     ## Why is this bad?
@@ -31,14 +33,17 @@ class TypeMismatch(Rule):
 
     def check(self, note, ctx):
         fm = note.frontmatter
-        if not fm or "type" not in fm:
+        key = ctx.profile.property_key(fm, "type") if fm else None
+        if key is None:
             return
-        value = fm["type"]
+        value = fm[key]
         if not isinstance(value, str) or not value.strip():
             return  # wrong kind or empty: frontmatter-schema reports it
         value = value.strip()
         profile = ctx.profile
-        line = note.fm_keys.get("type", 1)
+        if key != "type" and value not in profile.types and value.lower() not in profile.types:
+            return  # an alias (category: 技术) naming no type is a free category, no claim
+        line = note.fm_keys.get(key, 1)
         expected = ctx.vault.type_of(note)
         folder = note.folder + "/" if note.folder else "the vault root"
         if expected is not None:
@@ -46,22 +51,23 @@ class TypeMismatch(Rule):
                 return
             if value.lower() == expected:
                 yield self.diag(note.path, line, 1,
-                                f"'type: {value}' differs from '{expected}' in case; queries "
+                                f"'{key}: {value}' differs from '{expected}' in case; queries "
                                 f"compare exactly: set 'type: {expected}'")
                 return
             other = profile.types.get(value) or profile.types.get(value.lower())
             where = (f"; move it to {profile.expand(other.folder)}/" if other else "")
             yield self.diag(note.path, line, 1,
-                            f"'type: {value}' but the note is in {folder} (type {expected})"
+                            f"'{key}: {value}' but the note is in {folder} (type {expected})"
                             f"{where} or set 'type: {expected}'")
             return
-        if ctx.vault.layer_of(note) in _EXEMPT_LAYERS or ctx.vault.layer_of(note) is None:
-            return
+        layer = ctx.vault.layer_of(note)
+        if layer in _EXEMPT_LAYERS or not ctx.vault.claimed(note):
+            return  # unclaimed and fallback notes: unknown-location says where they belong
         spec = profile.types.get(value) or profile.types.get(value.lower())
         if spec is None:
             return
         yield self.diag(note.path, line, 1,
-                        f"'type: {value}' but the note is in {folder}, not in "
+                        f"'{key}: {value}' but the note is in {folder}, not in "
                         f"{profile.expand(spec.folder)}/; move it there or drop the property")
 
 

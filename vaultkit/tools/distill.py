@@ -132,7 +132,7 @@ def _stem_path(path: str) -> str:
 
 
 def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> Report:
-    from vaultkit.entries import entries
+    from vaultkit.entries import entries, journal_entries
     from vaultkit.phrases import matcher
 
     profile = vault.profile
@@ -155,7 +155,10 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
     report.journals = [n.path for _, n in journals]
 
     for day, note in journals:
-        found = entries(note, level)
+        if level == "auto":  # found per file; a bullet log outside every heading has no title
+            found = [e for e in journal_entries(note) if e.heading is not None]
+        else:
+            found = entries(note, level)
         filler_count = 0
         for e in found:
             title = _entry_title(e.heading.text)

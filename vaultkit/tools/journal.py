@@ -77,9 +77,11 @@ def split_text(text: str, title: str | None) -> tuple[str, list[str]]:
     return title, [ln.rstrip() for ln in lines]
 
 
-def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n") -> str:
-    """``\\n### HH:MM — Title\\n\\nbody\\n`` (the seeds' printf shape)."""
-    parts = ["", f"### {hhmm} {DASH} {title}"]
+def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n",
+                 level: int = 3) -> str:
+    """``\\n### HH:MM — Title\\n\\nbody\\n`` (the seeds' printf shape); ``level`` is
+    the heading level of the journal's own entries (``##`` in most real journals)."""
+    parts = ["", f"{'#' * level} {hhmm} {DASH} {title}"]
     if body:
         parts += [""] + body
     return newline.join(parts) + newline
@@ -87,26 +89,27 @@ def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n") ->
 
 def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
     """What the entry rules would say about this entry (length, filler)."""
-    from vaultkit.entries import entries
+    from vaultkit.entries import entries, weight
     from vaultkit.parse import parse_note
     from vaultkit.phrases import matcher
 
     budgets = settings.profile.budgets
     text = "# day\n\n" + heading_line + "\n\n" + "\n".join(body) + "\n"
     note = parse_note("memory/entry.md", text.encode("utf-8"))
-    found = [e for e in entries(note, 3)]
+    level = len(heading_line) - len(heading_line.lstrip("#"))
+    found = [e for e in entries(note, level)]
     out = []
     if not found:
         return out
     entry = found[0]
-    if any(h.level <= 3 and h.line > entry.start for h in note.headings):
-        out.append("the text holds headings of level 1-3; they end this entry and start "
-                   "another section (use '####' or plain lines)")
+    if any(h.level <= level and h.line > entry.start for h in note.headings):
+        out.append(f"the text holds headings of level 1-{level}; they end this entry and "
+                   f"start another section (use '{'#' * (level + 1)}' or plain lines)")
     n = entry.nonblank
     if n > budgets.entry_max_lines:
         out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"
                    f"{budgets.entry_max_lines} lines (move detail to a topic note and link it)")
-    elif n < budgets.entry_min_lines:
+    elif n < budgets.entry_min_lines and weight(entry.body) < budgets.entry_min_chars:
         out.append(f"entry-too-short: {n} line{'s' * (n != 1)}; an entry of "
                    f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
                    "why and what next")
@@ -138,7 +141,8 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
     path = root / rel
-    heading_line = f"### {hhmm} {DASH} {title}"
+    level = _entry_level(path)
+    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
     warnings = entry_warnings(settings, heading_line, body)
     from vaultkit.confine import make_folders, write_target
 
@@ -163,7 +167,7 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             if last != b"\n":
                 prefix = newline
             lines_before = _count_lines(fd, size, rel)
-        data = (prefix + render_entry(hhmm, title, body, newline)).encode("utf-8")
+        data = (prefix + render_entry(hhmm, title, body, newline, level)).encode("utf-8")
         if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
             raise VaultkitError(
                 f"{rel}: the entry ({len(data):,} bytes) would take the journal "
@@ -195,6 +199,22 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     # the entry opens with a blank line; a missing final newline only completes the last line
     line = lines_before + (1 if created else 0) + 2
     return LogResult(rel, created, line, heading_line, warnings)
+
+
+def _entry_level(path: Path) -> int:
+    """The heading level the journal's entries already use: ``##`` when the file carries
+    its entries at level 2 (most real journals), else the seeds' ``###``. An entry at
+    another level would be read as part of the entry above it."""
+    from vaultkit.entries import detect_level
+    from vaultkit.parse import parse_note
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(1 << 20)
+    except OSError:
+        return 3
+    level = detect_level(parse_note(str(path), data))
+    return 2 if level == 2 else 3
 
 
 def _open_locked(path: Path, rel: str) -> int:
