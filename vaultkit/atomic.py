@@ -43,6 +43,9 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
         raise VaultkitError(f"{path}: cannot write: file is read-only; left unchanged")
     import fcntl
 
+    if not folder.is_dir():  # one clear line, not "the original is unchanged" of no original
+        raise VaultkitError(f"{path}: cannot write: the folder {folder} does not exist; "
+                            "create it first")
     tmp = None
     fd = -1
     try:
