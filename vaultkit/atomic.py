@@ -41,11 +41,11 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
             raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
     if path.exists() and not os.access(path, os.W_OK):
         raise VaultkitError(f"{path}: cannot write: file is read-only; left unchanged")
-    import fcntl
-
     if not folder.is_dir():  # one clear line, not "the original is unchanged" of no original
         raise VaultkitError(f"{path}: cannot write: the folder {folder} does not exist; "
                             "create it first")
+    import fcntl
+
     tmp = None
     fd = -1
     try:

@@ -209,20 +209,6 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
     return files, problems
 
 
-def _hidden(rel: str) -> str | None:
-    """The skipped folder a vault path lies in (``.git`` at any depth), or None.
-
-    A symlink leads into such a folder only to reach what the walk never reads, so it
-    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
-    """
-    parts = rel.replace(os.sep, "/").split("/")
-    for i, part in enumerate(parts):
-        low = part.casefold()
-        if low == ".git" or (i == 0 and low in SKIP_DIRS):
-            return part
-    return None
-
-
 def _decodable(name: str) -> bool:
     try:
         name.encode("utf-8")
@@ -241,6 +227,18 @@ def _is_dir(entry) -> bool:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False
+def _hidden(rel: str) -> str | None:
+    """The skipped folder a vault path lies in (``.git`` at any depth), or None.
+
+    A symlink leads into such a folder only to reach what the walk never reads, so it
+    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
+    """
+    parts = rel.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        low = part.casefold()
+        if low == ".git" or (i == 0 and low in SKIP_DIRS):
+            return part
+    return None
 
 
 def _loops(path: str) -> bool:

@@ -105,7 +105,10 @@ def run(args) -> int:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
 
-    out = _open_output(args.output_file)
+    import io
+
+    # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
+    out = sys.stdout if not args.output_file else io.StringIO()
     if args.statistics:
         out.write(statistics(diags))
     else:
@@ -120,7 +123,6 @@ def run(args) -> int:
     if out is not sys.stdout:
         from vaultkit.atomic import write_output
 
-        # (written whole at the end: atomically, or in place onto a FIFO or a device)
         write_output(args.output_file, out.getvalue().encode("utf-8"))
     if args.exit_zero:
         return 0
@@ -144,19 +146,6 @@ def _nearby(path: str) -> str:
     prefix = "" if str(parent) == "." else f"{parent}/"
     close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
-
-
-def _open_output(name):
-    """Standard output, or a buffer for the file ``-o`` names (its folder must exist: one
-    clear line if not)."""
-    import io
-
-    from vaultkit.commands._common import check_output_folder
-
-    if not name:
-        return sys.stdout
-    check_output_folder(name)
-    return io.StringIO()
 
 
 class _Located:
@@ -356,9 +345,8 @@ class FixPlan:
         self.count = 0
         self.per_path: dict = {}  # path -> how many findings its changes fix
         self.written_count = 0
-        self._git = None  # made when a journal has fixes
-        self._warned: set[str] = set()
         current = vault
+        git = None
         for _ in range(self.MAX_PASSES):
             by_path: dict = {}
             for d in diags:
@@ -370,7 +358,17 @@ class FixPlan:
                 note = current.note(path)
                 if note is None or note.error:
                     continue
-                items = self._append_only(path, note.text, items)
+                if vault.profile.layer_of(path) in ("journal", "archive"):
+                    if git is None:
+                        from vaultkit.gitstate import GitState
+
+                        git = GitState(vault)
+                    kept = _outside_committed_lines(git, path, note.text, items)
+                    if len(kept) < len(items):
+                        _warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: they "
+                              "would rewrite committed journal lines, and journals are "
+                              "append-only")
+                    items = kept
                 new_text, count = apply_fixes(note, items)
                 if new_text == note.text:
                     continue
@@ -385,27 +383,6 @@ class FixPlan:
             self.count += fixed
             current = _with_notes(current, changed)
             diags = recheck(current)
-
-    def _warn(self, message: str) -> None:
-        """A warning printed once per run (every pass of the plan would repeat it)."""
-        if message not in self._warned:
-            self._warned.add(message)
-            print(f"vaultkit: warning: {message}", file=sys.stderr)
-
-    def _append_only(self, path: str, text: str, items: list) -> list:
-        """The fixes of a journal that leave its committed lines alone (issue 12): a fix
-        there would make `journal-append-only` refuse the next commit."""
-        if self.vault.profile.layer_of(path) not in ("journal", "archive"):
-            return items
-        if self._git is None:
-            from vaultkit.gitstate import GitState
-
-            self._git = GitState(self.vault)
-        kept = _outside_committed_lines(self._git, path, text, items)
-        if len(kept) < len(items):
-            self._warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: they would "
-                       "rewrite committed journal lines, and journals are append-only")
-        return kept
 
     def diffs(self) -> list[str]:
         import difflib
@@ -423,20 +400,19 @@ class FixPlan:
     def write(self) -> bool:
         """Write every planned file whose bytes are still those read; True if any was."""
         from vaultkit.atomic import write_atomic
+        from vaultkit.confine import write_target
         from vaultkit.engine import encode_note_text
+        from vaultkit.errors import VaultkitError
 
         wrote = False
         for path, (text, data) in sorted(self.final.items()):
             note = self.originals[path]
             if text == note.text:
                 continue
-            from vaultkit.confine import write_target
-            from vaultkit.errors import VaultkitError
-
             try:  # never through a symlink, never outside the vault or into .git/
                 target = write_target(self.vault.root, path)
             except VaultkitError as exc:
-                self._warn(exc.args[0].replace("not written", "not fixed"))
+                _warn(exc.args[0].replace("not written", "not fixed"))
                 continue
             expected = encode_note_text(note, note.text)
             with _locked(target) as current:  # the lock `vaultkit log` appends under
@@ -494,6 +470,16 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
                   reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
     return run_rules(ctx, rules)
+
+
+_WARNED: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A warning printed once per process (the fix passes would repeat it)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"vaultkit: warning: {message}", file=sys.stderr)
 
 
 def _outside_committed_lines(git, path: str, text: str, items: list) -> list:

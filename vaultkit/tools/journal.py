@@ -206,7 +206,6 @@ def _open_locked(path: Path, rel: str) -> int:
     """
     import errno
     import stat
-
     from vaultkit.bounded import not_regular
 
     for _ in range(20):
