@@ -408,3 +408,15 @@ def test_index_warns_about_each_note_it_leaves_out(make_vault):
     assert "a#b" not in (root / "memory/INDEX.md").read_text()
     rc, out, err = invoke(["index", "--check", "."], root)
     assert rc == 0 and "left out of the index" in err
+
+
+def test_the_committed_journal_warning_is_given_on_every_run(make_vault):
+    """Once per run, not once per process: a second run in the same process says it too."""
+    root = make_vault({"MEMORY.md": "# M\n", "memory/2026-03-01.md": JOURNAL})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "init")
+    for _ in range(2):
+        rc, out, err = invoke(["check", "--fix", "--no-cache", "--select", "deprecated-property",
+                               "."], root)
+        assert err.count("memory/2026-03-01.md: 1 fix(es) not applied") == 1, err

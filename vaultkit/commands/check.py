@@ -345,6 +345,7 @@ class FixPlan:
         self.count = 0
         self.per_path: dict = {}  # path -> how many findings its changes fix
         self.written_count = 0
+        self._warned: set[str] = set()
         current = vault
         git = None
         for _ in range(self.MAX_PASSES):
@@ -365,9 +366,9 @@ class FixPlan:
                         git = GitState(vault)
                     kept = _outside_committed_lines(git, path, note.text, items)
                     if len(kept) < len(items):
-                        _warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: they "
-                              "would rewrite committed journal lines, and journals are "
-                              "append-only")
+                        self._warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: "
+                                   "they would rewrite committed journal lines, and journals "
+                                   "are append-only")
                     items = kept
                 new_text, count = apply_fixes(note, items)
                 if new_text == note.text:
@@ -397,6 +398,13 @@ class FixPlan:
                 fromfile=f"a/{path}", tofile=f"b/{path}")))
         return out
 
+    def _warn(self, message: str) -> None:
+        """A warning printed once per run (every pass of the plan would repeat it; a
+        process-wide memory would silence it in the next run of the same process)."""
+        if message not in self._warned:
+            self._warned.add(message)
+            print(f"vaultkit: warning: {message}", file=sys.stderr)
+
     def write(self) -> bool:
         """Write every planned file whose bytes are still those read; True if any was."""
         from vaultkit.atomic import write_atomic
@@ -412,7 +420,7 @@ class FixPlan:
             try:  # never through a symlink, never outside the vault or into .git/
                 target = write_target(self.vault.root, path)
             except VaultkitError as exc:
-                _warn(exc.args[0].replace("not written", "not fixed"))
+                self._warn(exc.args[0].replace("not written", "not fixed"))
                 continue
             expected = encode_note_text(note, note.text)
             with _locked(target) as current:  # the lock `vaultkit log` appends under
@@ -470,16 +478,6 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
                   reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
     return run_rules(ctx, rules)
-
-
-_WARNED: set[str] = set()
-
-
-def _warn(message: str) -> None:
-    """A warning printed once per process (the fix passes would repeat it)."""
-    if message not in _WARNED:
-        _WARNED.add(message)
-        print(f"vaultkit: warning: {message}", file=sys.stderr)
 
 
 def _outside_committed_lines(git, path: str, text: str, items: list) -> list:
