@@ -215,6 +215,17 @@ def test_undecodable_file_name_is_reported_and_the_rest_checked(fresh_vault):
     assert_clean(run(["index", "--check", "."], fresh_vault), allowed=(0, 1))
 
 
+def test_staged_undecodable_file_name_fails_the_hook(fresh_vault):
+    """The hook gets the staged file's name as bytes: it is reported, not passed over."""
+    name = os.fsencode(f"{SEM}/") + os.fsencode(BAD_NAME)
+    for argv in (["check", "--hook"], ["check"]):
+        proc = subprocess.run([sys.executable, "-m", "vaultkit", *argv, name, b"MEMORY.md"],
+                              cwd=fresh_vault, capture_output=True, timeout=TIMEOUT)
+        assert_clean(proc, allowed=(1,))
+        assert (f"\n{SEM}/bad-\\xff-name.md:1:1: VK001 file-unreadable file name is not "
+                "valid UTF-8").encode() in b"\n" + proc.stdout, proc.stdout
+
+
 def test_undecodable_folder_name_is_reported_not_entered(tmp_path):
     root = tmp_path / "vault"
     (root / ".obsidian").mkdir(parents=True)
