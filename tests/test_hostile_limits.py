@@ -558,3 +558,113 @@ def test_every_heading_link_resolves_in_a_big_note(big_vault):
     broken = {(f["path"], f["message"]) for f in json.loads(proc.stdout)}
     assert not any(p == f"{SEM}/headings.md" for p, _ in broken)
     assert any("missing" in m for p, m in broken if p == f"{SEM}/links.md")
+
+
+# -- vaultkit.bounded, directly: what is refused and what is not ------------------------------------
+
+def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
+    import errno
+
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    path = tmp_path / "f.md"
+    path.write_bytes(b"x" * 100)
+    assert read_regular(path, 100) == b"x" * 100
+    with pytest.raises(ReadRefused) as info:
+        read_regular(path, 99)
+    assert info.value.errno == errno.EFBIG and "100 bytes, over the 99-byte limit" in str(info.value)
+
+
+def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    os.mkfifo(tmp_path / "fifo.md")  # opening it for reading would block: it is not opened
+    (tmp_path / "dir.md").mkdir()
+    (tmp_path / "link.md").symlink_to(tmp_path / "target.md")
+    (tmp_path / "target.md").write_text("t")
+    for name, expect in (("fifo.md", "(a FIFO)"), ("dir.md", "(a folder)")):
+        with pytest.raises(ReadRefused, match=expect.replace("(", r"\(").replace(")", r"\)")):
+            read_regular(tmp_path / name, 1000)
+    assert read_regular(tmp_path / "link.md", 10) == b"t"  # symlinks followed by default
+    with pytest.raises(ReadRefused, match="symlink"):
+        read_regular(tmp_path / "link.md", 10, follow_symlinks=False)
+    if is_char_device("/dev/zero"):
+        with pytest.raises(ReadRefused, match="character device"):
+            read_regular("/dev/zero", 10)
+
+
+def test_yaml_bounds():
+    import yaml
+
+    from vaultkit.bounded import LimitError, load_yaml
+
+    assert load_yaml("a: [1, {b: c}]\nd: 2020-01-01\n")["a"] == [1, {"b": "c"}]
+    assert load_yaml("x: " + "[" * 99 + "]" * 99) is not None  # 100 levels with the mapping
+    with pytest.raises(LimitError, match="nested more than 100 levels"):
+        load_yaml("x: " + "[" * 100 + "]" * 100)
+    with pytest.raises(LimitError, match="alias bomb"):
+        load_yaml(ALIAS_BOMB_YAML)
+    with pytest.raises(yaml.YAMLError):
+        load_yaml("a: [unclosed\n")
+    with pytest.raises(yaml.YAMLError):  # no tag constructs a Python object
+        load_yaml("a: !!python/object/apply:os.system ['true']\n")
+
+
+def test_json_and_json5_bounds():
+    import json
+
+    from vaultkit.bounded import LimitError, load_json, load_json5
+
+    assert load_json('{"n": ' + "9" * 100 + "}")["n"] == int("9" * 100)
+    with pytest.raises(LimitError, match="101 digits"):
+        load_json('{"n": ' + "9" * 101 + "}")
+    assert load_json("[" * 99 + "]" * 99) is not None
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_json("[" * 101 + "]" * 101)
+    with pytest.raises(json.JSONDecodeError):
+        load_json("{a: 1}")
+    assert load_json5("{a: 1, // c\n b: [1,],}") == {"a": 1, "b": [1]}
+    with pytest.raises(LimitError, match="lone surrogate"):
+        load_json5('{a: "\\ud800"}')
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_json5("{a: " + "[" * 500 + "]" * 500 + "}")
+
+
+def test_toml_bounds():
+    from vaultkit.bounded import LimitError, load_toml
+
+    assert load_toml("a = 1\n[b]\nc = [1, [2, [3]]]\n") == {"a": 1, "b": {"c": [1, [2, [3]]]}}
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_toml("a = " + "[" * 150 + "]" * 150)
+
+
+@pytest.mark.parametrize("pattern,refused", [
+    (r"(a+)+$", True), (r"(\w+\s?)+$", True), (r"(a{1,3}){2,}", True), (r"(\d\d?)+x", True),
+    (r"(a|ab)+c", True), (r"(?:x|x)*y", True), (r"(?:ab?)+", True),
+    (r"\bdecided\b", False), (r"lesson(s)?:", False), (r"(?:foo|bar)+", False),
+    (r"(?:ab)+c", False), (r"(?:a{2})+", False), (r"(?:a++)+", False), (r"(?>a+)+", False),
+    (r".*todo.*later", False), (r"#lessons?\b", False), (r"\d{4}-\d{2}-\d{2}", False),
+])
+def test_regex_problem(pattern, refused):
+    import re
+
+    from vaultkit.bounded import regex_problem
+
+    assert (regex_problem(pattern, re.IGNORECASE) is not None) == refused
+
+
+def test_every_bundled_phrase_regex_is_accepted():
+    import re
+
+    from vaultkit.bounded import regex_problem
+    from vaultkit.profile import load_profile
+    from vaultkit.resources import rules_dir
+
+    packs = sorted(rules_dir().glob("*.yaml"))
+    assert packs
+    for pack in packs:
+        phrases = load_profile(pack).phrases
+        for name in ("lesson", "filler", "decision", "preference", "stale"):
+            for p in getattr(phrases, name):
+                if p.startswith("re:"):
+                    assert regex_problem(p[3:], re.IGNORECASE) is None, (pack.name, p)
