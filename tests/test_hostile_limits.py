@@ -215,6 +215,17 @@ def test_undecodable_file_name_is_reported_and_the_rest_checked(fresh_vault):
     assert_clean(run(["index", "--check", "."], fresh_vault), allowed=(0, 1))
 
 
+def test_staged_undecodable_file_name_fails_the_hook(fresh_vault):
+    """The hook gets the staged file's name as bytes: it is reported, not passed over."""
+    name = os.fsencode(f"{SEM}/") + os.fsencode(BAD_NAME)
+    for argv in (["check", "--hook"], ["check"]):
+        proc = subprocess.run([sys.executable, "-m", "vaultkit", *argv, name, b"MEMORY.md"],
+                              cwd=fresh_vault, capture_output=True, timeout=TIMEOUT)
+        assert_clean(proc, allowed=(1,))
+        assert (f"\n{SEM}/bad-\\xff-name.md:1:1: VK001 file-unreadable file name is not "
+                "valid UTF-8").encode() in b"\n" + proc.stdout, proc.stdout
+
+
 def test_undecodable_folder_name_is_reported_not_entered(tmp_path):
     root = tmp_path / "vault"
     (root / ".obsidian").mkdir(parents=True)
@@ -474,3 +485,186 @@ def test_cache_files_that_are_not_files_are_ignored(make_vault, target):
     proc = run(["check", "."], root, timeout=20)
     assert_clean(proc, allowed=(0,))
     assert "broken-link" in proc.stdout.decode()
+
+
+# -- big and pathological, but regular, input for every command -----------------------------------
+
+def build_big(root: Path) -> Path:
+    """A vault that is large in every direction a command walks: 60,000 headings each
+    linked to (the resolver once compared every link with every heading), a journal of
+    10,000 entries, a 2 MB note of links, 2,000 notes (the parallel parse), and a 50 MB
+    note (sparse on disk; it is judged by its size and never read)."""
+    (root / ".obsidian").mkdir(parents=True)
+    (root / SEM).mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n\n## Facts\n\n- [[headings]] and [[n0]]\n")
+    (root / SEM / "headings.md").write_text(
+        "# Headings\n\n" + "".join(f"## H{i}\n\nsee [[headings#H{i}]]\n\n" for i in range(60_000)))
+    (root / "memory" / f"{TODAY}.md").write_text(f"# {TODAY}\n\n" + "".join(
+        f"### 09:{i % 60:02d} — entry {i}\n\ndecided to keep {i}\nlesson: it held\nnext: more\n\n"
+        for i in range(10_000)))
+    (root / "memory" / "2020-01-01.md").write_text("# 2020-01-01\n\n" + "".join(
+        f"### 09:00 — old {i}\n\nsee [[n{i}]]\na\nb\n\n" for i in range(2_000)))
+    line = "- a line with [[n1]], [[missing]], [[headings#H7]], #tag and `code`\n"
+    (root / SEM / "links.md").write_text("# Links\n\n" + line * (2 * 1024 * 1024 // len(line)))
+    for i in range(2_000):
+        (root / SEM / f"n{i}.md").write_text(f"# N{i}\n\n[[n{(i + 1) % 2_000}]] #t{i % 50}\n")
+    with open(root / SEM / "huge.md", "wb") as fh:
+        fh.write(b"# Huge\n")
+        fh.truncate(50 * 1024 * 1024)
+    return root
+
+
+@pytest.fixture(scope="module")
+def big_vault(tmp_path_factory) -> Path:
+    return build_big(tmp_path_factory.mktemp("big") / "vault")
+
+
+BIG_COMMANDS = [
+    (["check", "--no-cache", "."], None),
+    (["check", "."], None),
+    (["check", "--hook", f"{SEM}/headings.md", f"{SEM}/links.md", f"memory/{TODAY}.md"], None),
+    (["index", "--check", "."], None),
+    (["graph", "--format", "json", "."], None),
+    (["graph", "--write-colors", "."], None),
+    (["audit", "."], None),
+    (["log", "--root", ".", "-"], b"Big\n" + b"a long line of the entry " * 4_000 + b"\nwhy\nnext"),
+    (["search", "--root", ".", "--json", "decided", "lesson", "headings"], None),
+    (["get", "--root", ".", f"memory/{TODAY}.md", "--from", "40000"], None),
+    (["get", "--root", ".", f"{SEM}/huge.md"], None),
+    (["distill", "--root", ".", "--days", "100000"], None),
+    (["archive", "--root", ".", "--dry-run", "--keep-days", "1"], None),
+    (["index", "."], None),
+    (["archive", "--root", ".", "--keep-days", "1"], None),
+    (["init", "."], None),
+]
+
+
+@pytest.mark.parametrize("index", range(len(BIG_COMMANDS)),
+                         ids=[" ".join(a[:4]) for a, _ in BIG_COMMANDS])
+def test_big_vault_every_command_finishes(big_vault, index):
+    argv, stdin = BIG_COMMANDS[index]
+    proc = run(argv, big_vault, stdin=stdin, timeout=90)
+    assert_clean(proc)
+    if argv[0] == "check" and "--hook" not in argv:
+        assert b"huge.md" in proc.stdout  # over the size limit: reported, not read
+    if argv[:2] == ["get", "--root"] and argv[2].endswith("huge.md"):
+        assert proc.returncode == 2 and b"byte limit" in proc.stderr
+
+
+def test_every_heading_link_resolves_in_a_big_note(big_vault):
+    proc = run(["check", "--select", "broken-link", "--format", "json", "."], big_vault,
+               timeout=90)
+    assert_clean(proc, allowed=(0, 1))
+    broken = {(f["path"], f["message"]) for f in json.loads(proc.stdout)}
+    assert not any(p == f"{SEM}/headings.md" for p, _ in broken)
+    assert any("missing" in m for p, m in broken if p == f"{SEM}/links.md")
+
+
+# -- vaultkit.bounded, directly: what is refused and what is not ------------------------------------
+
+def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
+    import errno
+
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    path = tmp_path / "f.md"
+    path.write_bytes(b"x" * 100)
+    assert read_regular(path, 100) == b"x" * 100
+    with pytest.raises(ReadRefused) as info:
+        read_regular(path, 99)
+    assert info.value.errno == errno.EFBIG and "100 bytes, over the 99-byte limit" in str(info.value)
+
+
+def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    os.mkfifo(tmp_path / "fifo.md")  # opening it for reading would block: it is not opened
+    (tmp_path / "dir.md").mkdir()
+    (tmp_path / "link.md").symlink_to(tmp_path / "target.md")
+    (tmp_path / "target.md").write_text("t")
+    for name, expect in (("fifo.md", "(a FIFO)"), ("dir.md", "(a folder)")):
+        with pytest.raises(ReadRefused, match=expect.replace("(", r"\(").replace(")", r"\)")):
+            read_regular(tmp_path / name, 1000)
+    assert read_regular(tmp_path / "link.md", 10) == b"t"  # symlinks followed by default
+    with pytest.raises(ReadRefused, match="symlink"):
+        read_regular(tmp_path / "link.md", 10, follow_symlinks=False)
+    if is_char_device("/dev/zero"):
+        with pytest.raises(ReadRefused, match="character device"):
+            read_regular("/dev/zero", 10)
+
+
+def test_yaml_bounds():
+    import yaml
+
+    from vaultkit.bounded import LimitError, load_yaml
+
+    assert load_yaml("a: [1, {b: c}]\nd: 2020-01-01\n")["a"] == [1, {"b": "c"}]
+    assert load_yaml("x: " + "[" * 99 + "]" * 99) is not None  # 100 levels with the mapping
+    with pytest.raises(LimitError, match="nested more than 100 levels"):
+        load_yaml("x: " + "[" * 100 + "]" * 100)
+    with pytest.raises(LimitError, match="alias bomb"):
+        load_yaml(ALIAS_BOMB_YAML)
+    with pytest.raises(yaml.YAMLError):
+        load_yaml("a: [unclosed\n")
+    with pytest.raises(yaml.YAMLError):  # no tag constructs a Python object
+        load_yaml("a: !!python/object/apply:os.system ['true']\n")
+
+
+def test_json_and_json5_bounds():
+    import json
+
+    from vaultkit.bounded import LimitError, load_json, load_json5
+
+    assert load_json('{"n": ' + "9" * 100 + "}")["n"] == int("9" * 100)
+    with pytest.raises(LimitError, match="101 digits"):
+        load_json('{"n": ' + "9" * 101 + "}")
+    assert load_json("[" * 99 + "]" * 99) is not None
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_json("[" * 101 + "]" * 101)
+    with pytest.raises(json.JSONDecodeError):
+        load_json("{a: 1}")
+    assert load_json5("{a: 1, // c\n b: [1,],}") == {"a": 1, "b": [1]}
+    with pytest.raises(LimitError, match="lone surrogate"):
+        load_json5('{a: "\\ud800"}')
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_json5("{a: " + "[" * 500 + "]" * 500 + "}")
+
+
+def test_toml_bounds():
+    from vaultkit.bounded import LimitError, load_toml
+
+    assert load_toml("a = 1\n[b]\nc = [1, [2, [3]]]\n") == {"a": 1, "b": {"c": [1, [2, [3]]]}}
+    with pytest.raises(LimitError, match="nested more than 100"):
+        load_toml("a = " + "[" * 150 + "]" * 150)
+
+
+@pytest.mark.parametrize("pattern,refused", [
+    (r"(a+)+$", True), (r"(\w+\s?)+$", True), (r"(a{1,3}){2,}", True), (r"(\d\d?)+x", True),
+    (r"(a|ab)+c", True), (r"(?:x|x)*y", True), (r"(?:ab?)+", True),
+    (r"\bdecided\b", False), (r"lesson(s)?:", False), (r"(?:foo|bar)+", False),
+    (r"(?:ab)+c", False), (r"(?:a{2})+", False), (r"(?:a++)+", False), (r"(?>a+)+", False),
+    (r".*todo.*later", False), (r"#lessons?\b", False), (r"\d{4}-\d{2}-\d{2}", False),
+])
+def test_regex_problem(pattern, refused):
+    import re
+
+    from vaultkit.bounded import regex_problem
+
+    assert (regex_problem(pattern, re.IGNORECASE) is not None) == refused
+
+
+def test_every_bundled_phrase_regex_is_accepted():
+    import re
+
+    from vaultkit.bounded import regex_problem
+    from vaultkit.profile import load_profile
+    from vaultkit.resources import rules_dir
+
+    packs = sorted(rules_dir().glob("*.yaml"))
+    assert packs
+    for pack in packs:
+        phrases = load_profile(pack).phrases
+        for name in ("lesson", "filler", "decision", "preference", "stale"):
+            for p in getattr(phrases, name):
+                if p.startswith("re:"):
+                    assert regex_problem(p[3:], re.IGNORECASE) is None, (pack.name, p)

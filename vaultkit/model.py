@@ -199,13 +199,14 @@ class Note:
         out: list[Section] = []
         heads = self.headings
         last = self.line_count
+        count = len(heads)
         for i, h in enumerate(heads):
             if level is not None and h.level != level:
                 continue
             end = last
-            for nxt in heads[i + 1:]:
-                if nxt.level <= h.level:
-                    end = nxt.line - 1
+            for j in range(i + 1, count):  # (no slice: a copy per heading is quadratic)
+                if heads[j].level <= h.level:
+                    end = heads[j].line - 1
                     break
             out.append(Section(h, h.line, end))
         return out

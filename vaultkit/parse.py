@@ -22,10 +22,10 @@ import html
 import re
 from urllib.parse import unquote
 
+from vaultkit.bounded import MAX_DEPTH, MAX_YAML_NODES, yaml_problem
 from vaultkit.model import (MARKDOWN, PARSER_VERSION, PROPERTY, WIKI, Heading, Link, Note,  # noqa: F401
                             Suppression, Tag)
 
-MAX_YAML_NODES = 20_000  # alias expansion above this is a "billion laughs" document
 MAX_FRONTMATTER_CHARS = 256_000
 
 _BOM = b"\xef\xbb\xbf"
@@ -180,8 +180,6 @@ def load_yaml_mapping(source: str, first_line: int = 1):
                 node.tag, "not a mapping")
             return None, {}, (f"frontmatter is {kind}, not a mapping of properties",
                               first_line + node.start_mark.line)
-        from vaultkit.bounded import MAX_DEPTH, yaml_problem
-
         # alias bombs, and nesting so deep that the cache (marshal) and every walk of
         # the value would fail on it
         problem = yaml_problem(node, MAX_YAML_NODES, MAX_DEPTH)
@@ -210,26 +208,6 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     finally:
         loader.dispose()
     return {str(k): v for k, v in data.items()}, keys, None
-
-
-def _count_nodes(root, limit: int) -> int:
-    """Count nodes with aliases expanded, stopping past ``limit``."""
-    import yaml
-
-    count = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > limit:
-            return count
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                stack.append(k)
-                stack.append(v)
-    return count
 
 
 def _strings(value):

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
+from vaultkit.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
 
 CONFIG_NAME = "vaultkit.toml"
-MAX_CONFIG_BYTES = 1024 * 1024  # vaultkit.toml and rule packs (vaultkit.bounded)
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
 Severity = Literal["error", "warning"]
 # Models are stdlib dataclasses that pydantic validates (``_validate``) only when a

@@ -158,6 +158,8 @@ class Resolver:
         self._notes = vault.notes
         self._headings: dict[str, list[tuple[int, str]]] = {}  # as written, lower case
         self._lenient: dict[str, list[tuple[int, str]]] = {}  # normalize_heading()
+        self._slugs: dict[str, list[tuple[int, str]]] = {}  # github_slug()
+        self._heading_sets: dict[tuple[str, int], frozenset[str]] = {}
         self._by_note: dict[str, list[Resolution]] = {}
         # wiki target as written -> (result, mode, lookup key, same-folder bases); bare
         # names are precomputed
@@ -418,16 +420,37 @@ class Resolver:
         Compared as written (ignoring case) first, which is cheap and what Obsidian's
         autocomplete writes, then leniently, then (Markdown links) as GitHub slugs.
         """
+        if len(parts) == 1:  # by set lookup: a note of 100,000 headings, each linked, is linear
+            if (wanted[0][0] in self._heading_set(note, 0)
+                    or wanted[1][0] in self._heading_set(note, 1)
+                    or markdown and wanted[0][0] in self._heading_set(note, 2)):
+                return None
+            return parts[0]
         if _chain(self._heading_table(note, False), wanted[0]) is None:
             return None
         found = _chain(self._heading_table(note, True), wanted[1])
         if found is None:
             return None
-        if markdown:
-            table = [(h.level, github_slug(h.text)) for h in note.headings]
-            if _chain(table, wanted[0]) is None:
-                return None
+        if markdown and _chain(self._slug_table(note), wanted[0]) is None:
+            return None
         return parts[found] if found < len(parts) else parts[-1]
+
+    def _slug_table(self, note: Note) -> list[tuple[int, str]]:
+        table = self._slugs.get(note.path)
+        if table is None:
+            table = self._slugs[note.path] = [(h.level, github_slug(h.text))
+                                              for h in note.headings]
+        return table
+
+    def _heading_set(self, note: Note, kind: int) -> frozenset[str]:
+        """The texts of the note's headings: as written (0), lenient (1), slugs (2)."""
+        key = (note.path, kind)
+        found = self._heading_sets.get(key)
+        if found is None:
+            table = (self._slug_table(note) if kind == 2
+                     else self._heading_table(note, kind == 1))
+            found = self._heading_sets[key] = frozenset(text for _, text in table)
+        return found
 
 
 def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:

@@ -40,7 +40,10 @@ def vault_relative(vault, path: str | Path) -> str | None:
         rel = p.relative_to(vault.root)
     except ValueError:
         return None
-    return rel.as_posix() if str(rel) != "." else ""
+    from vaultkit.scan import printable
+
+    # (a name that is not UTF-8 is known by its \xNN form, as the scan reports it)
+    return printable(rel.as_posix()) if str(rel) != "." else ""
 
 
 def check_output_folder(name: str | None) -> None:

@@ -71,7 +71,8 @@ def run(args) -> int:
         print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        print(f"No results for {query!r}.", file=sys.stderr)
+        shown = query if len(query) <= 200 else query[:200] + "..."
+        print(f"No results for {shown!r}.", file=sys.stderr)
         return 0
     from vaultkit.scan import display_path
 
