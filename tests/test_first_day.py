@@ -697,3 +697,47 @@ def test_fixable_count_survives_the_results_cache(make_vault, capsys, monkeypatc
     for _ in range(3):  # the later runs take their findings from the results cache
         _, out, _ = run(capsys, "check", "--select", "VK205")
         assert "[*] 1 fixable with `vaultkit check --fix`." in out
+
+
+# -- the nightly backup from cron: the line docs/first-day.md shows ----------------------------
+
+CRON_COMMAND = ('cd "$VAULT" && { vaultkit index; git add -A && git commit -q -m '
+                '"backup: $(date +%Y-%m-%d)"; }')
+
+
+def test_cron_backup_needs_vaultkit_on_its_path_and_works_with_it(tmp_path):
+    """cron runs `sh -c` with PATH=/usr/bin:/bin: the hooks' `vaultkit` is not there unless
+    the crontab's PATH line names the folder it is installed in."""
+    import shutil
+    import sys
+
+    from vaultkit.starter import init_vault
+
+    bin_dir = os.path.dirname(sys.executable)
+    if not (shutil.which("vaultkit", path=bin_dir) and shutil.which("pre-commit", path=bin_dir)):
+        pytest.skip("vaultkit and pre-commit are not installed as commands beside python")
+    vault = tmp_path / "ws"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "LANG": "C.UTF-8", "VAULT": str(vault),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+           "GIT_CONFIG_NOSYSTEM": "1", "PRE_COMMIT_HOME": str(home / "pc")}
+    git_dir = os.path.dirname(shutil.which("git"))
+    init_vault(vault, git=True)
+    subprocess.run([os.path.join(bin_dir, "pre-commit"), "install"], cwd=vault, check=True,
+                   capture_output=True, env={**env, "PATH": f"{bin_dir}:{git_dir}:/usr/bin:/bin"})
+    (vault / "memory/semantic/deploy.md").write_text("# Deploy\n\n- step one\n")
+
+    def cron(path):
+        return subprocess.run(["sh", "-c", CRON_COMMAND], env={**env, "PATH": path},
+                              capture_output=True, text=True, timeout=300)
+
+    plain = cron(f"{git_dir}:/usr/bin:/bin")  # cron's own PATH (plus git wherever it is)
+    assert plain.returncode != 0
+    assert "vaultkit" in plain.stdout + plain.stderr
+    fixed = cron(f"{bin_dir}:{git_dir}:/usr/bin:/bin")  # the crontab's PATH= line
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=vault, capture_output=True,
+                         text=True).stdout
+    assert log.splitlines()[0].startswith("backup: ")
