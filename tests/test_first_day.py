@@ -741,3 +741,16 @@ def test_cron_backup_needs_vaultkit_on_its_path_and_works_with_it(tmp_path):
     log = subprocess.run(["git", "log", "--format=%s"], cwd=vault, capture_output=True,
                          text=True).stdout
     assert log.splitlines()[0].startswith("backup: ")
+
+
+def test_hook_in_a_repository_that_is_no_vault_checks_nothing_and_passes(tmp_path, capsys,
+                                                                         monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "docs/guide.md").write_text("# Guide\n")
+    monkeypatch.chdir(repo)
+    code, out, err = run(capsys, "check", "--hook", "docs/guide.md")
+    assert code == 0 and out == ""
+    assert "nothing to check" in err
+    assert not (repo / ".vaultkit").exists()

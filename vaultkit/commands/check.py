@@ -80,6 +80,10 @@ def run(args) -> int:
         if not existing:
             raise VaultkitError("none of the given paths is a note or a folder")
     groups = _group_by_vault(existing, root=args.root, hook=args.hook)
+    if not groups:
+        print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
+              "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
+        return 0
     diags: list = []
     roots: list = []
     failed = False
@@ -201,6 +205,11 @@ def _group_by_vault(paths, *, root, hook: bool):
         groups.setdefault(found, []).append(p)
         anchors.setdefault(found, p)
     if not groups:
+        if hook:  # nothing staged in a vault: only the current folder's vault-level findings
+            try:
+                find_root(Path("."))
+            except NotAVault:
+                return []  # not in a vault at all: nothing for this hook to check
         return [(".", missing)]
     out = [(anchors[found], group) for found, group in groups.items()]
     out[0][1].extend(missing)
