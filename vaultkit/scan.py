@@ -45,8 +45,9 @@ class NotAVault(VaultkitError):
     """A folder (and every folder above it, up to the repository) holds no vault marker."""
 
     def __init__(self, start: Path):
+        shown = display_path(start)
         super().__init__(
-            f"{display_path(start)}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file "
+            f"{start if shown == '.' else shown}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file "
             "such as MEMORY.md, or memory/ folder here or above); create one with "
             "`vaultkit init`")
 
