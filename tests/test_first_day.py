@@ -662,6 +662,8 @@ def test_progress_only_on_a_terminal_and_never_in_machine_formats(make_vault, ca
     out = capsys.readouterr().out
     written = tty.getvalue()
     assert ("notes 60/60" in written) is shown, written
+    if argv[0] == "check":
+        assert ("running rules" in written) is shown
     assert "notes " not in out or "parsing" not in out  # never on stdout
     if shown:  # the line is erased before the command's own output
         import re
