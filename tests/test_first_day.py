@@ -756,3 +756,21 @@ def test_hook_in_a_repository_that_is_no_vault_checks_nothing_and_passes(tmp_pat
     assert code == 0 and out == ""
     assert "nothing to check" in err
     assert not (repo / ".vaultkit").exists()
+
+
+def test_log_path_alone_with_the_entry_on_a_pipe(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    from vaultkit.starter import init_vault
+
+    init_vault(tmp_path / "pv")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Piped entry\n- a\n- b\n- c\n"))
+    code, out, err = run(capsys, "log", "pv", "--date", "2026-12-03", "--time", "07:00")
+    assert code == 0, err
+    assert out.startswith("pv/memory/2026-12-03.md:3: ### 07:00 — Piped entry")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("ignored\n"))
+    code, out, _ = run(capsys, "log", "lunch", "--date", "2026-12-03", "--time", "08:00",
+                       "--root", "pv")  # not a folder: the text
+    assert code == 0 and "08:00 — lunch" in out
