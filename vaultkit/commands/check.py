@@ -167,14 +167,24 @@ class _Located:
         return getattr(self._d, name)
 
 
-def _where(d) -> str:
+def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
     """The diagnostic's file as ruff prints it: relative to the current folder."""
     from vaultkit.scan import display_path
 
     root = getattr(d, "root", None)
     if root is None:
         return d.path
-    return display_path(os.path.normpath(os.path.join(root, d.path)))
+    key = (str(root), os.getcwd())
+    prefix = _prefixes.get(key)
+    if prefix is None:  # how the root is shown; every file is then the root plus its path
+        shown = display_path(root)
+        below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+        # (with the current folder below the root, each file is shown on its own)
+        prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
+        _prefixes[key] = prefix
+    if prefix is False or d.path.startswith("../"):  # the current folder is inside the vault
+        return display_path(os.path.normpath(os.path.join(root, d.path)))
+    return prefix + d.path
 
 
 def _group_by_vault(paths, *, root, hook: bool):
