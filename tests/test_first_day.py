@@ -774,3 +774,10 @@ def test_log_path_alone_with_the_entry_on_a_pipe(tmp_path, capsys, monkeypatch):
     code, out, _ = run(capsys, "log", "lunch", "--date", "2026-12-03", "--time", "08:00",
                        "--root", "pv")  # not a folder: the text
     assert code == 0 and "08:00 — lunch" in out
+
+
+def test_get_guesses_from_the_current_folder(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/decisions/pricing.md": "# Pricing\n"})
+    monkeypatch.chdir(vault / "memory/decisions")
+    code, _, err = run(capsys, "get", "pricing.md")
+    assert code == 2 and "did you mean memory/decisions/pricing.md?" in err
