@@ -48,19 +48,14 @@ def _split(value):
 def run(args) -> int:
     from pathlib import Path
 
-    from vaultkit.commands._common import vault_relative
+    from vaultkit import gitstate, progress
+    from vaultkit.commands._common import check_output_folder, vault_relative
     from vaultkit.engine import fail
     from vaultkit.errors import VaultkitError
     from vaultkit.report import render, statistics, summary, use_colour
 
-    from vaultkit.commands._common import check_output_folder
-
-    check_output_folder(args.output_file)
-    from vaultkit import gitstate
-
+    check_output_folder(args.output_file)  # before any work
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
-    from vaultkit import progress
-
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
@@ -109,7 +104,7 @@ def run(args) -> int:
                              root=str(roots[0]) if len(roots) == 1 else None,
                              where=_where))
         if args.format == "text" and not args.quiet and not args.statistics:
-            print(summary(diags, fixable=fixable), file=out if out is not sys.stdout else sys.stdout)
+            print(summary(diags, fixable=fixable), file=out)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -132,6 +127,7 @@ def _nearby(path: str) -> str:
         return ""
     import difflib
 
+    # close in name (memory/decision -> memory/decisions), not in the shared folder part
     prefix = "" if str(parent) == "." else f"{parent}/"
     close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
