@@ -46,10 +46,10 @@ class NotAVault(VaultkitError):
 
     def __init__(self, start: Path):
         shown = display_path(start)
+        where = start if shown == "." else shown
         super().__init__(
-            f"{start if shown == '.' else shown}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file "
-            "such as MEMORY.md, or memory/ folder here or above); create one with "
-            "`vaultkit init`")
+            f"{where}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file such as "
+            "MEMORY.md, or memory/ folder here or above); create one with `vaultkit init`")
 
 
 def display_path(path: Path | str) -> str:
