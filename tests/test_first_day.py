@@ -645,7 +645,9 @@ def _many_notes(make_vault, n=60):
     (["check", "--no-cache", "--select", "VK101", "-q"], False),
     (["search", "kickoff", "--no-cache"], True),
     (["search", "kickoff", "--no-cache", "--json"], False),
-], ids=["check", "check-json", "check-quiet", "search", "search-json"])
+    (["graph", "--no-cache"], True),
+    (["graph", "--no-cache", "--format", "json"], False),
+], ids=["check", "check-json", "check-quiet", "search", "search-json", "graph", "graph-json"])
 def test_progress_only_on_a_terminal_and_never_in_machine_formats(make_vault, capsys,
                                                                   monkeypatch, argv, shown):
     import sys
