@@ -42,7 +42,9 @@ FILES = {
 @pytest.fixture
 def vault_dir(make_vault, monkeypatch):
     monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
-    return make_vault(FILES)
+    root = make_vault(FILES)
+    monkeypatch.chdir(root)  # archive prints paths from the current folder
+    return root
 
 
 def tree_hash(root) -> dict:
@@ -206,6 +208,7 @@ def test_journal_lines_are_never_rewritten(make_vault, monkeypatch, capsys):
     })
     before = {p: (root / p).read_bytes() for p in (f"memory/{OLD}.md", f"memory/{OLDER}.md",
                                                    f"memory/{RECENT}.md")}
+    monkeypatch.chdir(root)
     code, out, err = cli(capsys, "archive", "--root", str(root))
     assert code == 0, err
     assert f"memory/{day(45)}.md -> memory/archive/{day(45)}.md" in out

@@ -57,27 +57,35 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     notes += [n for p, n in vault.external.items() if targets is None or p in targets]
     results = ResultsCache(vault) if ctx.reuse_results and vault._cache is not None else None
     out: list[Diagnostic] = []
-    for rule in rules:
-        if results is not None and rule.cacheable:
-            cached = results.get(rule.name)
-            if cached is not None:
-                out.extend(cached)  # _postprocess narrows them to the targets
-                continue
-        if rule.scope == "vault":
-            found = list(rule.check_vault(ctx))
-        else:
-            found = []
-            check = rule.check
-            for note in notes:
-                if note.error and rule.name != "file-unreadable":
-                    continue
-                found.extend(check(note, ctx))
-        if results is not None and rule.cacheable and targets is None:
-            results.put(rule.name, found)
-        out.extend(found)
+    from vaultkit.progress import Progress  # (shown on a terminal only; see vaultkit.progress)
+
+    with Progress("running rules", len(rules)) as progress:
+        for rule in rules:
+            progress.advance()
+            out.extend(_run_rule(ctx, rule, notes, results, targets))
     if results is not None:
         results.save()
     return _postprocess(ctx, out)
+
+
+def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnostic]:
+    """One rule's raw findings (from the results cache when it has them)."""
+    if results is not None and rule.cacheable:
+        cached = results.get(rule.name)
+        if cached is not None:
+            return cached  # _postprocess narrows them to the targets
+    if rule.scope == "vault":
+        found = list(rule.check_vault(ctx))
+    else:
+        found = []
+        check = rule.check
+        for note in notes:
+            if note.error and rule.name != "file-unreadable":
+                continue
+            found.extend(check(note, ctx))
+    if results is not None and rule.cacheable and targets is None:
+        results.put(rule.name, found)
+    return found
 
 
 class ResultsCache:

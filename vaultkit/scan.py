@@ -50,10 +50,11 @@ class NotAVault(VaultkitError):
     """A folder (and every folder above it, up to the repository) holds no vault marker."""
 
     def __init__(self, start: Path):
+        shown = display_path(start)
+        where = start if shown == "." else shown
         super().__init__(
-            f"{display_path(start)}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file "
-            "such as MEMORY.md, or memory/ folder here or above); create one with "
-            "`vaultkit init`")
+            f"{where}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file such as "
+            "MEMORY.md, or memory/ folder here or above); create one with `vaultkit init`")
 
 
 def display_path(path: Path | str) -> str:

@@ -49,14 +49,19 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(p.to_dict(args.dry_run), ensure_ascii=False, indent=2))
         return 0
+    from vaultkit.scan import display_path
+
+    def shown(path: str) -> str:  # as ruff prints paths: from the current folder
+        return display_path(vault.root / path)
+
     verb = "would move" if args.dry_run else "moved"
     for old, new in p.moves:
-        print(f"{verb}  {old} -> {new}")
+        print(f"{verb}  {shown(old)} -> {shown(new)}")
     for e in p.edits:
-        print(f"{'would rewrite' if args.dry_run else 'rewrote'}  {e.path}:{e.line}: "
+        print(f"{'would rewrite' if args.dry_run else 'rewrote'}  {shown(e.path)}:{e.line}: "
               f"{e.old} -> {e.new}")
     for path, reason in p.skipped:
-        print(f"skipped  {path}: {reason}", file=sys.stderr)
+        print(f"skipped  {shown(path)}: {reason}", file=sys.stderr)
     if p.index_updated:
         print("updated  INDEX.md")
     n = len(p.moves)

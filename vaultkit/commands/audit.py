@@ -43,6 +43,9 @@ def run(args) -> int:
                             f"(known: {', '.join(CHECK_IDS)})")
     if args.backup_max_age is not None and not 0 < args.backup_max_age < float("inf"):
         raise VaultkitError("--backup-max-age must be a positive number of hours")
+    from vaultkit import progress
+
+    progress.allow(args.format == "text")
     vault = open_vault(args, args.vault)
     if args.agent:
         _check_agent(vault, args)

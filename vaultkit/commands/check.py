@@ -56,19 +56,14 @@ def _split(value):
 def run(args) -> int:
     from pathlib import Path
 
-    from vaultkit.commands._common import vault_relative
+    from vaultkit import gitstate, progress
+    from vaultkit.commands._common import check_output_folder, vault_relative
     from vaultkit.engine import fail
     from vaultkit.errors import VaultkitError
     from vaultkit.report import render, statistics, summary, use_colour
 
-    from vaultkit.commands._common import check_output_folder
-
-    check_output_folder(args.output_file)
-    from vaultkit import gitstate
-
+    check_output_folder(args.output_file)  # before any work
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
-    from vaultkit import progress
-
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
@@ -88,6 +83,10 @@ def run(args) -> int:
         if not existing:
             raise VaultkitError("none of the given paths is a note or a folder")
     groups = _group_by_vault(existing, root=args.root, hook=args.hook)
+    if not groups:
+        print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
+              "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
+        return 0
     diags: list = []
     roots: list = []
     failed = False
@@ -143,6 +142,7 @@ def _nearby(path: str) -> str:
         return ""
     import difflib
 
+    # close in name (memory/decision -> memory/decisions), not in the shared folder part
     prefix = "" if str(parent) == "." else f"{parent}/"
     close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
@@ -163,14 +163,24 @@ class _Located:
         return getattr(self._d, name)
 
 
-def _where(d) -> str:
+def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
     """The diagnostic's file as ruff prints it: relative to the current folder."""
     from vaultkit.scan import display_path
 
     root = getattr(d, "root", None)
     if root is None:
         return d.path
-    return display_path(os.path.normpath(os.path.join(root, d.path)))
+    key = (str(root), os.getcwd())
+    prefix = _prefixes.get(key)
+    if prefix is None:  # how the root is shown; every file is then the root plus its path
+        shown = display_path(root)
+        below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+        # (with the current folder below the root, each file is shown on its own)
+        prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
+        _prefixes[key] = prefix
+    if prefix is False or d.path.startswith("../"):  # the current folder is inside the vault
+        return display_path(os.path.normpath(os.path.join(root, d.path)))
+    return prefix + d.path
 
 
 def _group_by_vault(paths, *, root, hook: bool):
@@ -201,6 +211,11 @@ def _group_by_vault(paths, *, root, hook: bool):
         groups.setdefault(found, []).append(p)
         anchors.setdefault(found, p)
     if not groups:
+        if hook:  # nothing staged in a vault: only the current folder's vault-level findings
+            try:
+                find_root(Path("."))
+            except NotAVault:
+                return []  # not in a vault at all: nothing for this hook to check
         return [(".", missing)]
     out = [(anchors[found], group) for found, group in groups.items()]
     out[0][1].extend(missing)

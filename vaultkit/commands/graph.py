@@ -41,6 +41,9 @@ def run(args) -> int:
     from vaultkit.commands._common import check_output_folder
 
     check_output_folder(args.output_file)
+    from vaultkit import progress
+
+    progress.allow(args.format == "text")
     vault = open_vault(args, args.path)
     if args.recolor and not args.write_colors:
         raise VaultkitError("--recolor goes with --write-colors")

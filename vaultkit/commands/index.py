@@ -30,6 +30,9 @@ def run(args) -> int:
 
     from vaultkit.scan import display_path
 
+    from vaultkit import progress
+
+    progress.allow(True)  # (stderr on a terminal only; the diff of --check is on stdout)
     vault = open_vault(args, args.path)
     path = index_path(vault)
     shown = display_path(vault.root / path)  # as ruff prints paths: from the current folder

@@ -18,7 +18,8 @@ def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
     p.add_argument("vault_path", nargs="?", metavar="PATH",
-                   help="the vault or a folder inside it (default: here); given only with TEXT")
+                   help="the vault or a folder inside it (default: here); comes before TEXT, "
+                        "or alone when the entry comes on standard input")
     p.add_argument("text", nargs="?", metavar="TEXT | -",
                    help="the entry; '-' (or nothing, with a pipe) reads standard input")
     p.add_argument("--title", "-t", metavar="T", help="the entry's title")
@@ -33,8 +34,13 @@ def run(args) -> int:
     from vaultkit.tools.journal import append_entry
     from vaultkit.tools.memset import open_settings
 
-    if args.text is None and args.vault_path is not None:  # one word is the text, not the vault
-        args.text, args.vault_path = args.vault_path, None
+    if args.text is None and args.vault_path is not None:
+        import os
+
+        # one argument is the text, unless the entry comes on a pipe and it names a folder:
+        # `... | vaultkit log ~/vault`
+        if sys.stdin.isatty() or not os.path.isdir(args.vault_path):
+            args.text, args.vault_path = args.vault_path, None
     _check_vault_path(args.vault_path)
     text = args.text
     if text == "-" or (text is None and not sys.stdin.isatty()):

@@ -53,6 +53,25 @@ class Excerpt:
         return out
 
 
+def _vault_path_guess(root: Path, settings, rel: str) -> str | None:
+    """The vault path the user probably meant by a path written from the current folder
+    (or from the memory folder), when it is a memory-set path."""
+    from vaultkit.tools.memset import in_memory_set
+
+    guesses = []
+    try:
+        here = os.path.relpath(os.getcwd(), root)
+    except (OSError, ValueError):
+        here = ".."
+    if here != "." and not here.startswith(".."):
+        guesses.append(f"{here.replace(os.sep, '/')}/{rel}")
+    if settings.profile.memory_prefix:
+        guesses.append(settings.profile.memory_prefix + rel)
+    usable = [g for g in guesses if in_memory_set(settings, g)]
+    existing = [g for g in usable if (root / g).is_file()]
+    return (existing or usable or [None])[0]
+
+
 def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
     """``(vault-relative path, file)`` for a path the memory tools may read, else PathRefused."""
     from vaultkit.tools.memset import file_of, in_memory_set
@@ -84,10 +103,10 @@ def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
     if not in_memory_set(settings, rel):
         where = settings.profile.memory_prefix or "the vault"
         hint = ""
-        prefix = settings.profile.memory_prefix
-        if prefix and in_memory_set(settings, prefix + rel):
+        guess = _vault_path_guess(root, settings, rel)
+        if guess:
             hint = (f"; paths are relative to the vault root, not to the current folder: "
-                    f"did you mean {prefix + rel}?")
+                    f"did you mean {guess}?")
         raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); "
                           f"refused{hint}")
     path = file_of(root, settings, rel)
