@@ -664,6 +664,77 @@ def build_server(session: VaultSession, *, read_only: bool = False):
     return server
 
 
+class _WireLines:
+    """The client's lines for the SDK's stdio reader, minus the ones it would drop silently.
+
+    The SDK skips a line that is not a valid JSON-RPC message without answering, so a
+    client that sent a malformed request would wait forever. Here such a line gets the
+    JSON-RPC error response (parse error or invalid request, with the request's id when
+    one can be read, else null, as JSON-RPC 2.0 says) and is not passed on.
+    """
+
+    def __init__(self, wire):
+        import anyio
+
+        self.wire = wire
+        self.write_stream = None
+        self.ready = anyio.Event()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self.wire.readline()
+            if not line:
+                raise StopAsyncIteration
+            if not line.strip():
+                continue
+            error = _invalid_line(line)
+            if error is None:
+                return line
+            await self.ready.wait()
+            await self.write_stream.send(error)
+
+
+def _invalid_line(line: str):
+    """None for a valid JSON-RPC message, else the error response to send for it."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except Exception:  # noqa: BLE001 (any failure means: not a message)
+        pass
+    try:
+        data = json.loads(line)
+    except ValueError:
+        code, message, ident = types.PARSE_ERROR, "Parse error: not JSON", None
+    else:
+        ident = data.get("id") if isinstance(data, dict) else None
+        if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+            ident = None
+        code = types.INVALID_REQUEST
+        message = "Invalid Request: not a JSON-RPC 2.0 message (or its params are malformed)"
+    print(f"vaultkit mcp: answered a malformed message with error {code}", file=sys.stderr)
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=ident,
+                                             error=types.ErrorData(code=code, message=message)))
+
+
+def _claim_stdin():
+    """Our own descriptor for the client's stream; fd 0 becomes the null device, so a
+    child process (git) can never read the protocol. The SDK does the same when it
+    opens stdin itself."""
+    import os
+
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return open(wire, encoding="utf-8", errors="replace", newline="\n")
+
+
 def serve(root: Path, *, profile: str | None = None, use_cache: bool = True,
           read_only: bool = False, openclaw_config: str | None = None) -> int:
     """Serve over stdio until the client closes standard input."""
@@ -675,8 +746,12 @@ def serve(root: Path, *, profile: str | None = None, use_cache: bool = True,
     session.settings()  # a broken vaultkit.toml is a startup error, said once, plainly
     server = build_server(session, read_only=read_only)
 
+    lines = _WireLines(anyio.wrap_file(_claim_stdin()))
+
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            lines.write_stream = write_stream
+            lines.ready.set()
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
