@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -305,8 +306,8 @@ class ToolFailure(Exception):
 class VaultSession:
     """One vault, its parsed notes and its search index, kept between calls.
 
-    Not thread-safe: the server calls every method but :meth:`append` from its one vault
-    thread.
+    The server calls every method but :meth:`append` from its one vault thread; appends
+    run anywhere and share only :meth:`settings`, which holds a lock.
     """
 
     def __init__(self, root: Path, *, profile: str | None = None, use_cache: bool = True,
@@ -317,19 +318,46 @@ class VaultSession:
         self.openclaw_config = openclaw_config
         self._vault = None
         self._index = None
+        self._settings = None
+        self._settings_files: tuple[Path, ...] = ()
+        self._settings_stamp: tuple = ()
+        self._settings_read = 0
+        self._settings_lock = threading.Lock()
 
     # -- current state ---------------------------------------------------------------
 
     def settings(self):
-        from vaultkit.profile import load_settings
+        """The vault's settings, read again only when vaultkit.toml or its pack changed."""
+        with self._settings_lock:
+            return self._current_settings()
 
-        return load_settings(self.root, self.profile, use_cache=self.use_cache)
+    def _current_settings(self):
+        import time
+
+        from vaultkit.profile import CONFIG_NAME, _profile_name, find_profile, load_settings
+
+        if self._settings is not None and self._settings_stamp == _stamps(self._settings_files) \
+                and all(s is None or s[1] < self._settings_read - _RACY_NS
+                        for s in self._settings_stamp):
+            return self._settings
+        read = time.time_ns()
+        settings = load_settings(self.root, self.profile, use_cache=self.use_cache)
+        config = self.root / CONFIG_NAME
+        try:
+            data = config.read_bytes() if config.is_file() else None
+            pack = find_profile(self.profile or _profile_name(config, data), self.root)
+        except (OSError, ConfigError):  # load_settings read them a moment ago: changing now
+            self._settings = None
+            return settings
+        self._settings, self._settings_read = settings, read
+        self._settings_files = (config, pack)
+        self._settings_stamp = _stamps(self._settings_files)
+        return settings
 
     def scan(self):
         from vaultkit.vault import scan_vault
 
-        return scan_vault(self.root, root=self.root, profile=self.profile,
-                          use_cache=self.use_cache)
+        return scan_vault(self.root, root=self.root, settings=self.settings())
 
     def vault(self, scan=None):
         """The vault as it is now: the warm one when nothing changed, else reloaded."""
@@ -525,6 +553,21 @@ class VaultSession:
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
 
 
+def _stamps(paths) -> tuple:
+    """``(size, mtime_ns, inode)`` of each file, None for one that is missing."""
+    import os
+
+    out = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
 def vault_path(root: Path, requested: str) -> str:
     """``requested`` as a vault-relative path ('' for the vault itself); refused if outside."""
     import os
@@ -664,6 +707,13 @@ def build_server(session: VaultSession, *, read_only: bool = False):
     return server
 
 
+def _warm_up(session: VaultSession) -> None:
+    try:
+        session.vault()
+    except Exception:  # noqa: BLE001 (the first call that needs the vault reports it)
+        pass
+
+
 class _WireLines:
     """The client's lines for the SDK's stdio reader, minus the ones it would drop silently.
 
@@ -747,6 +797,9 @@ def serve(root: Path, *, profile: str | None = None, use_cache: bool = True,
     server = build_server(session, read_only=read_only)
 
     lines = _WireLines(anyio.wrap_file(_claim_stdin()))
+    # parse the vault while the client connects, so the first call that needs notes, and
+    # the first one after an edit, reparse only what changed
+    server._vaultkit_thread.submit(_warm_up, session)
 
     async def main() -> None:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
