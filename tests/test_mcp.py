@@ -465,6 +465,44 @@ def test_garbage_on_the_wire_gets_protocol_errors_and_the_server_stays_up(starte
     assert "Traceback" not in proc.stderr.read()
 
 
+OFFLINE_SERVER = """
+import socket, sys
+def refuse(*args, **kwargs):
+    sys.stderr.write("NETWORK-USED %r\\n" % (args,))
+    raise OSError("network use refused by the test")
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+socket.gethostbyname = refuse
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.socket.sendto = refuse
+from vaultkit.cli import main
+sys.exit(main(["mcp", sys.argv[1]]))
+"""
+
+
+def test_the_server_opens_no_network_connection(starter):
+    """The SDK brings an HTTP stack and OpenTelemetry; over stdio none of it may dial out."""
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-c", OFFLINE_SERVER, str(starter)], cwd=str(starter))
+
+    async def main():
+        with tempfile.TemporaryFile("w+") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="auto",
+                              cache=None) as client:
+                for name in sorted(ALL_TOOLS):
+                    args = {"memory_search": {"query": "memory"},
+                            "memory_get": {"path": "MEMORY.md"},
+                            "memory_log": {"text": GOOD_ENTRY}}.get(name, {})
+                    structured(await client.call_tool(name, args))
+                await client.list_resources()
+            errlog.seek(0)
+            return errlog.read()
+
+    stderr = anyio.run(main)
+    assert "NETWORK-USED" not in stderr and "Traceback" not in stderr
+
+
 def test_nothing_outside_the_vault_is_read_or_served(tmp_path, starter):
     secret_dir = tmp_path / "outside"
     secret_dir.mkdir()
