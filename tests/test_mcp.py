@@ -323,6 +323,27 @@ def test_memory_log_writes_through_the_locked_writer_and_reports_findings(starte
         (f["rule"], f["line"]) for f in short["findings"] + filler["findings"]}
 
 
+def test_memory_log_on_a_messy_vault_matches_what_check_says(messy):
+    day = "2026-02-16"
+
+    async def script(client):
+        title_only = await client.call_tool("memory_log", {"title": "Rotated the keys",
+                                                           "date": day, "time": "08:00"})
+        long = await client.call_tool("memory_log", {
+            "title": "Long", "date": day, "time": "09:00",
+            "text": "\n".join(f"- step {i}" for i in range(20))})
+        return title_only, long
+
+    title_only, long = talk(messy, script)
+    title_only, long = structured(title_only), structured(long)
+    assert title_only["created"] is True and title_only["endLine"] == title_only["line"]
+    assert [f["rule"] for f in title_only["findings"]] == ["entry-too-short"]
+    assert [f["rule"] for f in long["findings"]] == ["entry-too-long"]
+    expected = [f for f in cli_json(messy, "check", "--format", "json", f"memory/{day}.md")
+                if f["line"] is not None]
+    assert expected == title_only["findings"] + long["findings"]
+
+
 def test_eight_concurrent_memory_log_calls_land_once_each_never_interleaved(starter):
     day = "2026-05-06"
     journal = starter / "memory" / f"{day}.md"
@@ -375,7 +396,7 @@ def test_bad_arguments_and_unknown_tools_are_error_results(starter):
             ("memory_search", {"query": "x", "limit": 5}),
             ("memory_get", {"path": "MEMORY.md", "from": 0}),
             ("memory_get", {"path": "MEMORY.md", "lines": "ten"}),
-            ("memory_log", {"title": "No text"}),
+            ("memory_log", {"title": " ", "text": ""}),
             ("memory_log", {"text": "x", "date": "tomorrow"}),
             ("memory_log", {"text": "x", "time": "25:00"}),
             ("vault_check", {"select": ["no-such-rule"]}),

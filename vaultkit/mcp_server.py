@@ -172,7 +172,7 @@ TOOLS = (
             "properties": {
                 "text": {"type": "string", "maxLength": 100000,
                          "description": "the entry's body; without `title` its first line "
-                                        "is the title"},
+                                        "is the title (give at least one of the two)"},
                 "title": {"type": "string", "maxLength": 300, "description": "the entry's title"},
                 "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$",
                          "description": "the journal's day, YYYY-MM-DD (default: today in "
@@ -180,7 +180,6 @@ TOOLS = (
                 "time": {"type": "string", "pattern": r"^\d{1,2}:\d{2}$",
                          "description": "the entry's time, HH:MM (default: now)"},
             },
-            "required": ["text"],
             "additionalProperties": False,
         },
         output_schema={
