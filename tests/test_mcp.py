@@ -647,3 +647,28 @@ def test_search_never_writes_its_index_through_a_symlink(tmp_path):
     hits = structured(talk(vault, script))["results"]
     assert hits and hits[0]["path"] == "memory/projects/payment-gateway.md"
     assert not (tmp_path / "elsewhere.sqlite").exists()  # never written through the link
+
+
+def test_memory_only_layout_serves_the_workspace_bootstrap_files(tmp_path):
+    """The vault is memory/ alone; MEMORY.md and the bootstrap files live one folder up."""
+    workspace = tmp_path / "workspace"
+    init_vault(workspace)
+    memory = workspace / "memory"
+    shutil.copytree(workspace / ".obsidian", memory / ".obsidian")
+    (memory / "vaultkit.toml").write_text('memory-dir = "."\n')
+    (workspace / "secret.md").write_text("# Not a bootstrap file\n\nOUTSIDE-MARKER\n")
+
+    async def script(client):
+        listed = (await client.list_resources()).resources
+        agents = next(r for r in listed if r.name == "AGENTS.md")
+        text = (await client.read_resource(agents.uri)).contents[0].text
+        memory_md = await client.call_tool("memory_get", {"path": "MEMORY.md"})
+        up = await client.call_tool("memory_get", {"path": "../secret.md"})
+        return [r.name for r in listed], text, memory_md, up
+
+    names, agents_text, memory_md, up = talk(memory, script)
+    assert "AGENTS.md" in names and "MEMORY.md" in names and "INDEX.md" in names
+    assert agents_text == (workspace / "AGENTS.md").read_text(encoding="utf-8")
+    assert structured(memory_md)["text"].startswith("# MEMORY")
+    assert structured(memory_md) == cli_json(memory, "get", "--json", "MEMORY.md")
+    assert "OUTSIDE-MARKER" not in error_text(up)
