@@ -55,12 +55,14 @@ def messy(tmp_path):
         (root / "vaultkit.toml").read_text() + "max-file-bytes = 20000\n")
     sem = root / "memory" / "semantic"
     (sem / "unclosed.md").write_text("---\ntitle: [unclosed\n---\n# Unclosed\n\nSee [[nowhere]].\n")
-    (sem / "latin1.md").write_bytes("# Caf\xe9 notes\n\nSerrano's caf\xe9 list.\n".encode("latin-1"))
+    (sem / "latin1.md").write_bytes(
+        "# Caf\xe9 notes\n\nSerrano's caf\xe9 list.\n".encode("latin-1"))
     (sem / "huge.md").write_text("# Huge\n\n" + "filler line of text\n" * 2000)
     (sem / "nul.md").write_bytes(b"# Nul\n\nbinary\x00junk\n")
     (root / "memory" / "2026-02-31.md").write_text("# 2026-02-31\n\n### 10:00 \u2014 Ghost\n\nx\n")
     (root / "memory" / "decisions" / "dangling.md").write_text(
-        "---\ntype: decision\n---\n# Dangling\n\nLinks to [[missing-note]] and [[people/nobody]].\n")
+        "---\ntype: decision\n---\n# Dangling\n\n"
+        "Links to [[missing-note]] and [[people/nobody]].\n")
     return root
 
 
@@ -284,9 +286,9 @@ def test_memory_log_writes_through_the_locked_writer_and_reports_findings(starte
     async def script(client):
         good = await client.call_tool("memory_log", {"text": GOOD_ENTRY, "date": day,
                                                      "time": "09:15"})
-        short = await client.call_tool("memory_log", {"title": "Checked mail",
-                                                      "text": "Replied to Ana about the invoice", "date": day,
-                                                      "time": "10:00"})
+        short = await client.call_tool("memory_log", {
+            "title": "Checked mail", "text": "Replied to Ana about the invoice", "date": day,
+            "time": "10:00"})
         filler = await client.call_tool("memory_log", {"text": "Heartbeat\nsystem idle\n"
                                                        "no changes\nnothing to report",
                                                        "date": day, "time": "11:00"})

@@ -365,7 +365,8 @@ class VaultSession:
         scan = scan or self.scan()
         v = self._vault
         if v is not None and v.settings.fingerprint == scan.settings.fingerprint \
-                and v.state_digest == scan.digest and scan.newest_mtime_ns < v.started_ns - _RACY_NS:
+                and v.state_digest == scan.digest \
+                and scan.newest_mtime_ns < v.started_ns - _RACY_NS:
             return v
         if v is not None:
             v.save_cache()  # facts the old one computed
