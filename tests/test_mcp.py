@@ -674,3 +674,13 @@ def test_memory_only_layout_serves_the_workspace_bootstrap_files(tmp_path):
     assert structured(memory_md)["text"].startswith("# MEMORY")
     assert structured(memory_md) == cli_json(memory, "get", "--json", "MEMORY.md")
     assert "OUTSIDE-MARKER" not in error_text(up)
+
+
+def test_a_broken_config_at_startup_is_one_line_and_exit_2(tmp_path):
+    vault = tmp_path / "broken"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "vaultkit.toml").write_text("[budgets\n")
+    proc = subprocess.run([sys.executable, "-m", "vaultkit", "mcp", str(vault)],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "vaultkit.toml" in proc.stderr
