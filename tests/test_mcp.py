@@ -684,3 +684,37 @@ def test_a_broken_config_at_startup_is_one_line_and_exit_2(tmp_path):
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "vaultkit.toml" in proc.stderr
+
+
+def test_every_tool_survives_the_hostile_vault(tmp_path):
+    """tests/hostile.py's set (alias bombs, YAML tags, NUL bytes, deep nesting, loops,
+    a symlink out of the vault), without the 50 MB file: no internal error, nothing of
+    the outside secret, findings equal to the CLI's."""
+    import hostile
+
+    vault = hostile.build(tmp_path / "hostile" / "vault", big=False)
+    calls = [("memory_log", {"text": GOOD_ENTRY, "date": "2026-02-15"}),  # first: the CLI
+             # check below then sees the same vault as the server's
+             ("memory_search", {"query": "lol"}), ("memory_search", {"query": "中文 deep list"}),
+             ("memory_search", {"query": hostile.OUTSIDE_SECRET, "minScore": 0}),
+             ("memory_get", {"path": f"{hostile.SEM}/outside.md"}),
+             ("vault_check", {}), ("vault_check", {"select": ["ALL"]}),
+             ("vault_audit", {"skip": ["git-backup", "pre-commit"]}),
+             ("vault_index", {"dryRun": True})]
+
+    async def script(client):
+        out = [await client.call_tool(n, a) for n, a in calls]
+        listed = (await client.list_resources()).resources
+        texts = [(await client.read_resource(r.uri)).contents[0].text for r in listed]
+        return out, texts
+
+    results, texts = talk(vault, script)
+    for (name, args), result in zip(calls, results):
+        text = result.content[0].text
+        assert "internal error" not in text, (name, text)
+        assert hostile.OUTSIDE_SECRET not in text, name
+    assert results[4].is_error  # the link out of the vault
+    check = structured(results[5])
+    assert check["findings"] == cli_json(vault, "check", "--format", "json")
+    assert not any(hostile.OUTSIDE_SECRET in t for t in texts)
+    assert not (hostile.sentinel_dir(vault) / hostile.SENTINEL).exists()
