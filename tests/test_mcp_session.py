@@ -126,3 +126,21 @@ def test_a_symlink_out_of_the_vault_is_refused(vault, tmp_path):
         vault_path(vault, "memory/out")
     assert vault_path(vault, "./memory//people/") == "memory/people"
     assert vault_path(vault, ".") == ""
+
+
+def test_the_parse_cache_is_written_at_most_once_a_minute_and_at_close(vault):
+    cache = vault / ".vaultkit" / "cache"
+    session = VaultSession(vault)
+    session.memory_search({"query": "refund policy"})
+    note = vault / "memory" / "people" / "li-na.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    session.vault_check({})
+    assert not list(cache.glob("notes-*.marshal"))  # not after every call
+    session.close()
+    written = list(cache.glob("notes-*.marshal"))
+    assert len(written) == 1
+    # the CLI reads the vault as the server left it
+    from vaultkit.vault import load_vault
+
+    again = load_vault(vault, root=vault)
+    assert "More." in again.notes["memory/people/li-na.md"].text

@@ -43,6 +43,7 @@ from vaultkit.errors import VaultkitError
 from vaultkit.profile import ConfigError
 
 SERVER_NAME = "vaultkit"
+SAVE_EVERY_S = 60.0
 RESOURCE_SCHEME = "vaultkit"
 _RACY_NS = 2_000_000_000
 
@@ -322,6 +323,7 @@ class VaultSession:
         self._settings_stamp: tuple = ()
         self._settings_read = 0
         self._settings_lock = threading.Lock()
+        self._saved_at = _monotonic()
 
     # -- current state ---------------------------------------------------------------
 
@@ -368,10 +370,23 @@ class VaultSession:
                 and v.state_digest == scan.digest \
                 and scan.newest_mtime_ns < v.started_ns - _RACY_NS:
             return v
-        if v is not None:
-            v.save_cache()  # facts the old one computed
         self._vault = load_vault(scan=scan, use_cache=self.use_cache, save=False, previous=v)
+        if v is not None and v._dirty:  # facts the old one computed, not yet on disk
+            self._vault._dirty = True
         return self._vault
+
+    def save_later(self) -> None:
+        """Write the parse cache for the CLI's sake, at most once a minute (and at close).
+
+        The server keeps its notes in memory; writing 10,000 of them after every edit
+        would cost more than the call itself.
+        """
+        import time
+
+        now = time.monotonic()
+        if self._vault is not None and now - self._saved_at >= SAVE_EVERY_S:
+            self._vault.save_cache()
+            self._saved_at = now
 
     def search_index(self):
         from vaultkit.tools.search import SearchIndex
@@ -409,8 +424,7 @@ class VaultSession:
                            min_score=args.get("minScore", 0.35), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
                            load=self.vault)
-        if self._vault is not None:
-            self._vault.save_cache()
+        self.save_later()
         return {"results": [h.to_dict() for h in hits]}
 
     def memory_get(self, args: dict) -> dict:
@@ -441,7 +455,7 @@ class VaultSession:
         vault = self.vault()
         rules = [r for r in select_rules(vault.settings) if r.scope != "vault"]
         diags = run_rules(Context(vault, targets={result.path}), rules)
-        vault.save_cache()
+        self.save_later()
         findings = [d.to_dict() for d in diags
                     if d.path == result.path and (
                         d.line is None and result.created
@@ -458,7 +472,7 @@ class VaultSession:
                               list(args.get("extendSelect", [])))
         rules = select_rules(vault.settings, selection)
         diags = run_rules(Context(vault, targets=targets, reuse_results=self.use_cache), rules)
-        vault.save_cache()
+        self.save_later()
         fail_on = args.get("failOn") or vault.settings.config.fail_on
         return {"findings": [d.to_dict() for d in diags],
                 "errors": sum(d.severity == "error" for d in diags),
@@ -498,7 +512,7 @@ class VaultSession:
                                                 openclaw_config=self.openclaw_config))
         checks = run_audit(vault, openclaw_config=self.openclaw_config, agent=agent,
                            backup_max_age_hours=args.get("backupMaxAgeHours"), skip=skip)
-        vault.save_cache()
+        self.save_later()
         return {"checks": [c.to_dict() for c in checks],
                 "passed": sum(c.status == PASS for c in checks),
                 "warned": sum(c.status == WARN for c in checks),
@@ -551,6 +565,12 @@ class VaultSession:
                     raise ToolFailure(f"{path}: {note.error if note else 'gone'}")
                 return note.text
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
+
+
+def _monotonic() -> float:
+    import time
+
+    return time.monotonic()
 
 
 def _stamps(paths) -> tuple:
