@@ -56,6 +56,7 @@ ARGVS = [
     ["distill", "--root", "."],
     ["archive", "--root", ".", "--dry-run"],
     ["archive", "--root", "."],
+    ["mcp", "--help"],  # the server itself: tests/test_mcp.py runs it with sockets blocked
 ]
 
 

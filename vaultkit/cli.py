@@ -16,6 +16,7 @@ from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
             "archive", "distill")
+COMMANDS += ("mcp",)  # the MCP server (its SDK is the optional `mcp` extra)
 
 
 def build_parser() -> argparse.ArgumentParser:

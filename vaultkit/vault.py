@@ -219,12 +219,15 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
                settings: Settings | None = None, save: bool = True,
-               scan: Scan | None = None) -> Vault:
+               scan: Scan | None = None, previous: Vault | None = None) -> Vault:
     """Find the root from ``path`` (or take ``root``), read settings, parse every note.
 
     With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
     its facts are computed, so a run writes it at most once. ``scan`` reuses a listing
-    made by :func:`scan_vault`.
+    made by :func:`scan_vault`. ``previous`` (a vault this process loaded earlier, as a
+    long-running server keeps one) lends its parsed notes, facts and cache: a note is
+    taken over only when its size and mtime are unchanged and it was older than that
+    vault's listing by the racy margin, the same test the cache applies.
     """
     if scan is None:
         scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
@@ -238,7 +241,14 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
         else:
             attachments[f.rel] = Attachment(f.rel, f.size)
 
-    cache = _Cache(root_path, settings.fingerprint) if use_cache else None
+    same = previous is not None and previous.root == root_path \
+        and previous.settings.fingerprint == settings.fingerprint
+    cache = None
+    if use_cache:
+        kept = previous._cache if same else None
+        cache = kept if kept is not None else _Cache(root_path, settings.fingerprint)
+    lent = previous.notes if same else {}
+    lent_before = previous.started_ns - _RACY_NS if same else 0
     notes: dict[str, Note] = {}
     facts: dict[str, dict | bytes] = {}
     todo: list[FileEntry] = []
@@ -247,6 +257,12 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel] = Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
                                 error=f"{f.size:,} bytes, over the {max_bytes:,}-byte limit "
                                       "(budgets.max_file_bytes); not parsed")
+            continue
+        old = lent.get(f.rel)
+        if old is not None and not old.error and old.size == f.size \
+                and old.mtime_ns == f.mtime_ns and f.mtime_ns < lent_before:
+            notes[f.rel] = old
+            facts[f.rel] = previous._facts.get(f.rel) or b""
             continue
         hit = cache.get(f) if cache else None
         if hit is not None:
@@ -416,9 +432,11 @@ class _Cache:
             entries[rel] = (note.size, note.mtime_ns, blob, kept or b"")
         # the files were read after `started_ns`: an entry is trusted next time only if the
         # file was older than that by the racy margin (see get)
-        data = marshal.dumps((self.key, self.started_ns or time.time_ns(), entries))
+        written = self.started_ns or time.time_ns()
+        data = marshal.dumps((self.key, written, entries))
         write_cache_file(self.path, data)
         self.entries = entries
+        self.written_ns = written  # what the file now says, for a process that keeps this object
 
 
 MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big

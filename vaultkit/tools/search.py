@@ -531,7 +531,8 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
 
 def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
-                layer: str | None = None, use_cache: bool = True) -> list[Hit]:
+                layer: str | None = None, use_cache: bool = True,
+                index: "SearchIndex | None" = None, load=None) -> list[Hit]:
     """Search, reading the vault only when a file changed since the index was last synced.
 
     ``scan`` (vaultkit.vault.scan_vault) lists every file with its size and mtime; when
@@ -539,22 +540,31 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     is young enough to have changed within the same clock tick, the notes are not read
     at all. Otherwise the vault is loaded and the index brought up to date first, so a
     deleted or edited note is never served stale.
+
+    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open and a
+    ``load(scan) -> Vault`` that reuses the notes it already parsed.
     """
     from vaultkit.tools.memset import memory_notes
 
     key = f"{scan.settings.fingerprint}:{scan.digest}"
-    index = SearchIndex(scan.root)
+    owned = index is None
+    if owned:
+        index = SearchIndex(scan.root)
     try:
         synced, when = index.synced_with()
         if synced != key or scan.newest_mtime_ns >= when - _RACY_NS:
-            from vaultkit.vault import load_vault
+            if load is None:
+                from vaultkit.vault import load_vault
 
-            vault = load_vault(scan=scan, use_cache=use_cache)
+                vault = load_vault(scan=scan, use_cache=use_cache)
+            else:
+                vault = load(scan)
             index.sync(vault, memory_notes(vault), (key, scan.started_ns))
         return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
                       layer)
     finally:
-        index.close()
+        if owned:
+            index.close()
 
 
 def _query(index: "SearchIndex", profile, query: str, max_results: int, min_score: float,

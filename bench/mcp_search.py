@@ -1,0 +1,163 @@
+"""Benchmark ``vaultkit mcp``: a warm memory_search call against the CLI's whole process.
+
+On the synthetic vault of ``--size`` notes (bench/synth.py, built and committed as
+bench/run.py does), it measures
+
+- ``vaultkit search QUERY`` as a whole process (start, scan, query, exit), after one run
+  that built the search index, with bench/run.py's wall-clock wrapper;
+- the MCP server started by the SDK's stdio client: the first ``memory_search`` (server
+  start, SDK import, vault load and index sync), then warm ``memory_search`` calls
+  (round trip through the client, the same queries), and a call right after one note
+  changed (the server lists the vault, reparses that note, resyncs it in the index).
+
+Needs the ``mcp`` extra. Usage: ``python bench/mcp_search.py [--size 10000] [--runs 15]``.
+(Not ``bench/mcp.py``: tests put bench/ on sys.path, and that name would shadow the SDK.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import run as bench  # noqa: E402
+import synth  # noqa: E402
+
+
+def cli_search(vk, vault, runs):
+    queries = iter(bench.QUERIES * (runs + 2))
+    first = bench.measure([*vk, "search", next(queries)], vault)  # builds the index
+    if first["rc"] != 0:
+        raise SystemExit(f"bench: vaultkit search failed: {bench.last_line(first['stderr'])}")
+    walls, cpus = [], []
+    for _ in range(runs):
+        r = bench.measure([*vk, "search", next(queries)], vault)
+        walls.append(r["wall"])
+        cpus.append(r["cpu"])
+    return {"first": first["wall"], "walls": walls, "cpus": cpus}
+
+
+def session_cpu(vault, runs):
+    """CPU seconds of the server's own work per warm memory_search (in this process).
+
+    Wall time on a busy machine measures the neighbours as much as vaultkit; CPU time
+    of the same work does not.
+    """
+    from vaultkit.mcp_server import VaultSession
+
+    session = VaultSession(vault.resolve())
+    queries = iter(bench.QUERIES * (runs + 2))
+    session.vault()
+    session.memory_search({"query": next(queries)})
+    cpus = []
+    for _ in range(runs):
+        t0 = time.process_time()
+        session.memory_search({"query": next(queries)})
+        cpus.append(time.process_time() - t0)
+    session.close()
+    return cpus
+
+
+def mcp_search(vk, vault, runs):
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=vk[0], args=[*vk[1:], "mcp", str(vault)],
+                                   cwd=str(vault))
+    queries = iter(bench.QUERIES * (runs + 2))
+    out = {}
+
+    async def call(client, query):
+        t0 = time.perf_counter()
+        result = await client.call_tool("memory_search", {"query": query})
+        wall = time.perf_counter() - t0
+        if result.is_error:
+            raise SystemExit(f"bench: memory_search failed: {result.content[0].text}")
+        return wall, result.structured_content["results"]
+
+    async def main():
+        t0 = time.perf_counter()
+        async with Client(params, mode="legacy", cache=None) as client:
+            out["connect"] = time.perf_counter() - t0
+            out["first"], _ = await call(client, next(queries))
+            out["first_from_start"] = time.perf_counter() - t0
+            walls = []
+            for _ in range(runs):
+                wall, hits = await call(client, next(queries))
+                walls.append(wall)
+            out["walls"] = walls
+            out["hits"] = len(hits)
+            # one note changed: the next call lists the vault and resyncs that note only
+            note = sorted((vault / "memory" / "semantic").rglob("*.md"))[0]
+            saved = note.read_bytes()
+            try:
+                note.write_bytes(saved + b"\nAppended by the MCP benchmark.\n")
+                out["after_change"], _ = await call(client, next(queries))
+            finally:
+                note.write_bytes(saved)
+                os.utime(note, (synth.MTIME, synth.MTIME))
+
+    anyio.run(main)
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", type=int, default=10000, help="notes in the vault (default 10000)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--runs", type=int, default=15, help="timed queries each way (default 15)")
+    p.add_argument("--out", default=str(HERE / "out"), help="where the vault is built")
+    p.add_argument("--vaultkit", help="command to run vaultkit (default: beside this Python)")
+    args = p.parse_args(argv)
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        print("bench: needs the MCP SDK: pip install 'vaultkit[mcp]'", file=sys.stderr)
+        return 2
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    vault, _ = bench.prepare_vault(out_dir, args.size, args.seed, log=print)
+    vk = bench.find_vaultkit(args.vaultkit)
+    cli = cli_search(vk, vault, args.runs)
+    server = mcp_search(vk, vault, args.runs)
+    server["cpus"] = session_cpu(vault, args.runs)
+    bench.restore_vault(vault)
+
+    cli_med = statistics.median(cli["walls"])
+    mcp_med = statistics.median(server["walls"])
+    rows = [
+        ("CLI `vaultkit search`, whole process, warm index (median)", cli_med),
+        ("CLI `vaultkit search`, fastest", min(cli["walls"])),
+        ("MCP server start to first answer (SDK import, load, sync)",
+         server["first_from_start"]),
+        ("MCP memory_search, warm (median round trip)", mcp_med),
+        ("MCP memory_search, fastest", min(server["walls"])),
+        ("MCP memory_search right after one note changed", server["after_change"]),
+        ("CPU: CLI `vaultkit search` process (median)", statistics.median(cli["cpus"])),
+        ("CPU: server work per warm memory_search (median)", statistics.median(server["cpus"])),
+    ]
+    print(f"\nvaultkit mcp on the {args.size:,}-note vault ({args.runs} queries each; "
+          f"{os.cpu_count()} cores)")
+    for label, seconds in rows:
+        print(f"  {label:<62} {seconds * 1000:8.1f} ms")
+    cpu_ratio = statistics.median(server["cpus"]) / statistics.median(cli["cpus"])
+    print(f"  warm memory_search takes {mcp_med / cli_med:.2f}x the CLI's whole-process wall "
+          f"time ({cli_med / mcp_med:.1f}x faster) and {cpu_ratio:.2f}x its CPU time")
+    print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times "
+          "include waiting for the CPU)")
+    report = {"size": args.size, "runs": args.runs, "cli": cli, "mcp": server,
+              "ratio": mcp_med / cli_med,
+              "cpu_ratio": cpu_ratio}
+    (out_dir / f"mcp-{args.size}.json").write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
