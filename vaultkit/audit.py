@@ -27,7 +27,8 @@ _RANK = {PASS: 0, WARN: 1, FAIL: 2}
 
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
-             "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work")
+             "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work",
+             "history")
 
 MIN_RESERVE_FLOOR = 40000  # the seeds' survival checklist: reserveTokensFloor >= 40000
 STALE_DAYS = 7  # unclosed work older than this is listed
@@ -768,6 +769,12 @@ def check_unclosed(ctx: AuditContext) -> Check:
                  f"than {STALE_DAYS} days{extra}")
 
 
+def check_history(ctx: AuditContext) -> Check:
+    from vaultkit.history import audit_history
+
+    return audit_history(ctx)
+
+
 CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "memory-md": check_memory_md,
     "memory-dir": check_memory_dir,
@@ -783,6 +790,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "pre-commit": check_pre_commit,
     "obsidian": check_obsidian,
     "unclosed-work": check_unclosed,
+    "history": lambda ctx: check_history(ctx),
 }
 assert tuple(CHECKS) == CHECK_IDS
 

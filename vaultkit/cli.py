@@ -15,7 +15,7 @@ from typing import Sequence
 from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
-            "archive", "distill")
+            "archive", "distill", "history", "recover", "report")
 
 
 def build_parser() -> argparse.ArgumentParser:

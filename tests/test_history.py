@@ -1,0 +1,237 @@
+"""``vaultkit history``, ``vaultkit recover`` and the audit's ``history`` check, on a
+generated repository with one of each loss event (tests/history_repo.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import history_repo as hr
+from vaultkit.cli import main
+from vaultkit.history import lost_lines, scan_history
+from vaultkit.profile import load_settings
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return hr.build(tmp_path_factory.mktemp("history") / "vault")
+
+
+@pytest.fixture
+def repo(built, tmp_path):
+    """A private copy of the generated repository (tests may write to it)."""
+    dest = tmp_path / "vault"
+    shutil.copytree(built.path, dest, symlinks=True)
+    return hr.HistoryRepo(dest, built.env, dict(built.commits))
+
+
+def scan(repo, **kw):
+    return scan_history(repo.path, load_settings(repo.path), **kw)
+
+
+def snapshot(path):
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(path).parts}
+
+
+# -- history -----------------------------------------------------------------------------
+
+def test_exactly_one_event_of_each_kind_with_commit_and_count(built):
+    history = scan(built)
+    got = [(e.kind, e.path, e.subject, e.author.split(" <")[0]) for e in history.events]
+    assert got == [(x.kind, x.path, x.subject, x.author) for x in hr.EXPECTED]
+    for event, want in zip(history.events, hr.EXPECTED):
+        assert event.commit == built.commits[want.subject]
+        if want.lines:
+            assert event.lines == want.lines, event
+    assert history.commits == 9
+
+
+def test_rename_archive_move_and_appends_are_not_losses(built):
+    paths = {e.path for e in scan(built).events}
+    assert hr.KNOWLEDGE_OLD not in paths and hr.KNOWLEDGE_NEW not in paths
+    assert hr.OLD_JOURNAL not in paths and hr.LATER_JOURNAL not in paths
+    assert hr.REFERENCE not in paths
+    kinds = [e.kind for e in scan(built).events]
+    assert kinds.count("mass-deletion") == 0  # the AGENTS.md trim moved its lines to a note
+
+
+def test_event_details(built):
+    events = {e.kind: e for e in scan(built).events}
+    rewrite = events["journal-rewrite"]
+    assert [line for line in rewrite.lost if line.strip()] == hr.JOURNAL_LOST
+    assert rewrite.date.startswith(hr.day(1) + "T03:00:00")
+    assert rewrite.bytes == sum(len(line.encode()) + 1 for line in rewrite.lost)
+    shrink = events["memory-shrink"]
+    assert shrink.before == 20 and shrink.lost == hr.MEMORY_LOST
+    deleted = events["note-deleted"]
+    assert deleted.blob == hr.DECISION_TEXT.encode() and deleted.bytes == len(deleted.blob)
+    period = events["bootstrap-truncated"]
+    assert period.days == pytest.approx(3.0)
+    assert period.end_commit == built.commits["backup: trim AGENTS.md"]
+    assert period.limit == 20000 and period.chars > 0
+    assert period.recovered  # it ended
+    assert not any(e.recovered for e in events.values() if e is not period)
+
+
+def test_since_keeps_later_commits_only(built):
+    history = scan(built, since=hr.day(3))
+    assert [e.kind for e in history.events] == ["bootstrap-truncated", "note-deleted"]
+
+
+def test_cli_text_and_json(built, capsys, monkeypatch):
+    assert main(["history", str(built.path)]) == 0
+    out = capsys.readouterr().out
+    assert "journal-rewrite  " + hr.JOURNAL in out
+    assert "8 journal lines" in out and "by cron <cron@example.com>: 'cron: nightly summary'" in out
+    assert "4 loss events in 9 commits, 3 not recovered." in out
+    assert main(["history", str(built.path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in data["events"]] == [x.kind for x in hr.EXPECTED]
+    assert data["events"][-1]["commit"] == built.commits["cron: nightly summary"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--since", "last tuesday"], "give a date written YYYY-MM-DD"),
+    (["--since", "2026-02-30"], "give a date written YYYY-MM-DD"),
+])
+def test_bad_since_is_a_usage_error(built, capsys, args, message):
+    assert main(["history", str(built.path), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_outside_git_is_a_clear_error(tmp_path, capsys):
+    (tmp_path / "v" / ".obsidian").mkdir(parents=True)
+    assert main(["history", str(tmp_path / "v")]) == 2
+    assert "history needs git" in capsys.readouterr().err
+
+
+def test_empty_repository_has_no_events(tmp_path, capsys):
+    (tmp_path / ".obsidian").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert main(["history", str(tmp_path)]) == 0
+    assert "0 loss events in 0 commits" in capsys.readouterr().out
+
+
+def test_append_onto_a_line_without_newline_is_not_a_loss(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one")
+    repo.commit("one", "2026-02-01T10:00:00")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one more\n- two\n")
+    repo.commit("two", "2026-02-01T11:00:00")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one more\n")
+    repo.commit("three", "2026-02-01T12:00:00")
+    events = scan(repo).events
+    assert [(e.subject, e.lost) for e in events] == [("three", ["- two"])]
+
+
+def test_lost_lines_is_a_multiset_difference():
+    assert lost_lines("a\nb\na\nc\n", "c\na\nb\n") == ["a"]
+    assert lost_lines("a\nb\n", "b\na\n") == []
+    assert lost_lines("a\r\nb\r\n", "a\nb\nc\n") == []
+
+
+# -- recover -------------------------------------------------------------------------------
+
+def test_recover_all_restores_every_line_and_a_second_run_changes_nothing(repo, capsys):
+    journal_before = repo.read(hr.JOURNAL)
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("appended") == 2 and out.count("restored") == 1
+    journal = repo.read(hr.JOURNAL)
+    assert journal.startswith(journal_before)  # appended, nothing before it touched
+    added = journal[len(journal_before):]
+    assert "Recovered from " + repo.commits["cron: nightly summary"][:10] in added
+    assert [line for line in added.splitlines() if line in hr.JOURNAL_LOST] == hr.JOURNAL_LOST
+    note = repo.read("memory/semantic/recovered.md")
+    assert all(line in note.splitlines() for line in hr.MEMORY_LOST)
+    assert repo.read("MEMORY.md") == hr.MEMORY_CUT  # the curated file is not rewritten
+    assert repo.read(hr.DECISION) == hr.DECISION_TEXT
+    after = snapshot(repo.path)
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    assert "nothing to recover" in capsys.readouterr().out
+    assert snapshot(repo.path) == after
+    assert all(e.recovered for e in scan(repo).events)
+
+
+def test_dry_run_writes_nothing(repo, capsys):
+    before = snapshot(repo.path)
+    assert main(["recover", "--all", "--dry-run", "--root", str(repo.path)]) == 0
+    assert capsys.readouterr().out.count("would ") == 3
+    assert snapshot(repo.path) == before
+
+
+def test_recover_one_event_by_id_and_a_taken_path_restores_beside(repo, capsys):
+    repo.write(hr.DECISION, "# Another note now lives here\n")
+    event = next(e for e in scan(repo).events if e.kind == "note-deleted")
+    assert main(["recover", event.id[:6], "--root", str(repo.path)]) == 0
+    beside = hr.DECISION.replace(".md", f".recovered-{event.commit[:7]}.md")
+    assert repo.read(beside) == hr.DECISION_TEXT
+    assert repo.read(hr.DECISION) == "# Another note now lives here\n"
+    assert f"as {beside}" in capsys.readouterr().out
+    assert not (repo.path / "memory/semantic/recovered.md").exists()  # only that event
+    assert next(e for e in scan(repo).events if e.kind == "note-deleted").recovered
+
+
+def test_lines_put_back_by_hand_count_as_recovered(repo):
+    repo.write("MEMORY.md", hr.MEMORY_TEXT)
+    shrink = next(e for e in scan(repo).events if e.kind == "memory-shrink")
+    assert shrink.recovered
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope"], "give an event id"),
+    (["ffffffffff"], "no such loss event"),
+    ([], "give one EVENT id"),
+    (["abcd", "--all"], "give one EVENT id"),
+])
+def test_recover_usage_errors(repo, capsys, args, message):
+    assert main(["recover", *args, "--root", str(repo.path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_recover_truncation_period_explains_there_is_nothing_to_bring_back(repo, capsys):
+    event = next(e for e in scan(repo).events if e.kind == "bootstrap-truncated")
+    assert main(["recover", event.id, "--root", str(repo.path)]) == 0
+    assert "nothing to bring back" in capsys.readouterr().out
+
+
+def test_recovered_vault_passes_check(repo, capsys):
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    assert main(["index", "--root", str(repo.path)]) == 0
+    capsys.readouterr()
+    code = main(["check", str(repo.path), "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [f["rule"] for f in findings if f["severity"] == "error"] == []
+    new_files = {hr.JOURNAL, "memory/semantic/recovered.md", hr.DECISION}
+    assert [f for f in findings if f["path"] in new_files and f["rule"] != "orphan-note"] == []
+
+
+# -- the audit -------------------------------------------------------------------------------
+
+def test_audit_warns_until_recovered(repo, capsys):
+    assert main(["audit", str(repo.path), "--format", "json"]) in (0, 1)
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "warn"
+    assert "3 memory-loss events in the last 30 days not recovered" in check["found"]
+    assert "vaultkit recover --all" in check["hint"]
+    main(["recover", "--all", "--root", str(repo.path)])
+    capsys.readouterr()
+    main(["audit", str(repo.path), "--format", "json"])
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "pass", check
+
+
+def test_audit_outside_git_passes_history(tmp_path, capsys):
+    (tmp_path / ".obsidian").mkdir()
+    main(["audit", str(tmp_path), "--format", "json"])
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "pass" and "no git history" in check["found"]
