@@ -671,7 +671,7 @@ AUDIT_DAYS = 30
 
 def audit_history(ctx):
     """Unrecovered loss events of the last 30 days warn; the hint is the recover command."""
-    from vaultkit.audit import PASS, WARN, Check
+    from vaultkit.audit import PASS, Check
 
     vault = ctx.vault
     since = (ctx.now - dt.timedelta(days=AUDIT_DAYS)).isoformat(timespec="seconds")
@@ -679,7 +679,14 @@ def audit_history(ctx):
         history = scan_history(vault.root, vault.settings, since=since)
     except VaultkitError as exc:
         return Check("history", PASS, f"no git history to read ({exc}); see git-backup")
-    cutoff = (ctx.now - dt.timedelta(days=AUDIT_DAYS)).timestamp()
+    return history_check(history, ctx.now)
+
+
+def history_check(history: History, now: dt.datetime):
+    """The audit's ``history`` check on a history already read."""
+    from vaultkit.audit import PASS, WARN, Check
+
+    cutoff = (now - dt.timedelta(days=AUDIT_DAYS)).timestamp()
     lost = [e for e in history.events
             if e.recoverable and not e.recovered and e.timestamp >= cutoff]
     if not lost:
