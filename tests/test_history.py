@@ -235,3 +235,28 @@ def test_audit_outside_git_passes_history(tmp_path, capsys):
     main(["audit", str(tmp_path), "--format", "json"])
     check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
     assert check["status"] == "pass" and "no git history" in check["found"]
+
+
+# -- a memory-only vault inside the workspace's repository ------------------------------------
+
+def test_memory_only_vault_sees_its_journals_and_the_workspace_memory_md(tmp_path, capsys):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    repo.git("init", "-q")
+    repo.write("memory/vaultkit.toml", 'memory-dir = "."\n')
+    repo.write("MEMORY.md", hr.MEMORY_TEXT)
+    repo.write("memory/2026-02-01.md", hr.JOURNAL_TEXT)
+    repo.commit("backup: first", "2026-02-01T09:00:00")
+    repo.write("MEMORY.md", hr.MEMORY_CUT)
+    repo.write("memory/2026-02-01.md", hr.JOURNAL_REWRITE)
+    repo.commit("cron: rewrite", "2026-02-02T03:00:00", author="cron")
+    vault = tmp_path / "memory"
+    events = scan_history(vault, load_settings(vault)).events
+    assert sorted((e.kind, e.path) for e in events) == [
+        ("journal-rewrite", "2026-02-01.md"), ("memory-shrink", "../MEMORY.md")]
+    assert main(["recover", "--all", "--root", str(vault)]) == 0
+    assert all(line in repo.read("memory/2026-02-01.md") for line in hr.JOURNAL_LOST)
+    note = repo.read("memory/semantic/recovered.md")
+    assert "## From MEMORY.md, cut by" in note
+    assert all(line in note for line in hr.MEMORY_LOST)
+    assert repo.read("MEMORY.md") == hr.MEMORY_CUT
+    assert all(e.recovered for e in scan_history(vault, load_settings(vault)).events)

@@ -54,6 +54,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Iterator
 
 from vaultkit.errors import VaultkitError
 
@@ -72,9 +73,11 @@ _GIT_CONFIG = ("-c", "core.fsmonitor=", "-c", "core.pager=cat", "-c", "core.quot
 _DIFF_SAFETY = ("--no-ext-diff", "--no-textconv")
 
 
-def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None
-            ) -> subprocess.CompletedProcess:
-    """Run one git command with repository hooks and helpers switched off."""
+def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=None):
+    """Run one git command with repository hooks and helpers switched off.
+
+    With ``stream`` (a file for its standard error), return the running process to read
+    its output from as it comes; otherwise the completed process."""
     command = ["git", *_GIT_CONFIG, args[0]]
     if args[0] in ("log", "show", "diff"):
         command += _DIFF_SAFETY
@@ -83,6 +86,9 @@ def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None
            if k not in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_DIFF_OPTS")}
     env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock: a commit may hold it
     try:
+        if stream is not None:
+            return subprocess.Popen(command, cwd=str(cwd), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=stream, env=env)
         return subprocess.run(command, cwd=str(cwd), input=stdin, capture_output=True, env=env)
     except FileNotFoundError:
         raise VaultkitError("git is not installed; history needs git") from None
@@ -204,8 +210,17 @@ class _Repo:
         self.settings = settings
         self.profile = settings.profile
         self.root = root
+        self._vault_paths: dict[str, str | None] = {}  # a path recurs in many commits
+        self._layers: dict[str, str | None] = {}
 
     def vault_path(self, repo_path: str) -> str | None:
+        try:
+            return self._vault_paths[repo_path]
+        except KeyError:
+            path = self._vault_paths[repo_path] = self._vault_path(repo_path)
+            return path
+
+    def _vault_path(self, repo_path: str) -> str | None:
         path = self.state.vault_path(repo_path)
         if path is None:
             return None
@@ -218,23 +233,39 @@ class _Repo:
         return path
 
     def layer_of(self, path: str) -> str | None:
-        return self.state.layer_of(path)
+        try:
+            return self._layers[path]
+        except KeyError:
+            layer = self._layers[path] = self.state.layer_of(path)
+            return layer
 
     def pathspecs(self) -> list[str]:
         return self.state._pathspecs()
 
 
-def _parse_log(out: bytes, repo: _Repo) -> list[Commit]:
-    """Commits of ``git log -z --raw --numstat`` with the header format of :func:`_log`."""
-    tokens = out.split(b"\0")
+def _tokens(stream) -> Iterator[bytes]:
+    """The NUL-separated fields of a stream, as they arrive (parsing overlaps git's work)."""
+    rest = b""
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        fields = (rest + chunk).split(b"\0")
+        rest = fields.pop()
+        yield from fields
+    if rest:
+        yield rest
+
+
+def _parse_log(tokens, repo: _Repo) -> list[Commit]:
+    """Commits of ``git log -z --raw --numstat`` with the header format of ``scan_history``."""
+    tokens = iter(tokens)
     commits: list[Commit] = []
     current: Commit | None = None
     pending: dict[str, _Change] = {}  # repo path (new side) -> change, for numstat
     raw: list = []
-    i, n = 0, len(tokens)
-    while i < n:
-        token = tokens[i].lstrip(b"\n")
-        i += 1
+    for token in tokens:
+        token = token.lstrip(b"\n")
         if token.startswith(b"\x1e"):
             sha, stamp, date, author, subject = token[1:].decode(
                 "utf-8", "replace").split("\x1f", 4)
@@ -249,8 +280,7 @@ def _parse_log(out: bytes, repo: _Repo) -> list[Commit]:
             parts = token[1:].decode("ascii", "replace").split()
             status = parts[4][:1] if len(parts) >= 5 else "?"
             count = 2 if status in ("R", "C") else 1
-            paths = [os.fsdecode(t) for t in tokens[i:i + count]]
-            i += count
+            paths = [os.fsdecode(next(tokens, b"")) for _ in range(count)]
             old_repo, new_repo = (paths[0], paths[-1]) if paths else (None, None)
             if status == "A":
                 old_repo = None
@@ -267,9 +297,9 @@ def _parse_log(out: bytes, repo: _Repo) -> list[Commit]:
         fields = token.split(b"\t", 2)
         if len(fields) == 3:  # numstat: added, deleted, path (empty: a rename follows)
             path = os.fsdecode(fields[2])
-            if not path:
-                path = os.fsdecode(tokens[i + 1]) if i + 1 < n else ""
-                i += 2
+            if not path:  # old path, then new path
+                next(tokens, b"")
+                path = os.fsdecode(next(tokens, b""))
             change = pending.get(path)
             if change is not None:
                 change.added = int(fields[0]) if fields[0].isdigit() else None
@@ -372,11 +402,19 @@ def scan_history(root: Path, settings, *, since: str | None = None,
             since = since.strip() + "T00:00:00"  # git reads a bare date as that day at this hour
         args.append(f"--since={since}")
     args += ["HEAD", "--", *repo.pathspecs()]
-    proc = run_git(args, state.toplevel)
-    if proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise VaultkitError("git log failed: " + (detail[0] if detail else "no message"))
-    commits = _parse_log(proc.stdout, repo)
+    import tempfile
+
+    with tempfile.TemporaryFile() as errors:
+        proc = run_git(args, state.toplevel, stream=errors)
+        try:
+            commits = _parse_log(_tokens(proc.stdout), repo)
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            errors.seek(0)
+            detail = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise VaultkitError("git log failed: " + (detail[0] if detail else "no message"))
     return _analyse(repo, commits, max_chars, limits_source)
 
 
@@ -459,7 +497,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
         layer_series.append((commit.timestamp, {k: v for k, v in layer_now.items() if k}))
 
     # second: sizes of every bootstrap version, contents of what may be a loss
-    sizes = _read_blobs(repo.root, [o for _, _, o in bootstrap_steps if o]
+    sizes = _read_blobs(repo.state.toplevel, [o for _, _, o in bootstrap_steps if o]
                         + list(first_oids.values()), sizes_only=True)
     wanted = []
     for _, kind, c, _ in candidates:
@@ -475,7 +513,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                                  if c.new is not None and c.status != "D"
                                  and c.new.lower().endswith(".md")]
             wanted += [oid for _, oid in moved_into[index]]
-    blobs = _read_blobs(repo.root, wanted)
+    blobs = _read_blobs(repo.state.toplevel, wanted)
 
     def moved(index: int, path: str) -> Counter:
         return Counter(line for p, oid in moved_into.get(index, []) if p != path

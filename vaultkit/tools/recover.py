@@ -4,7 +4,7 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.hist
 
 ``journal-rewrite``
     The lost lines are appended to the journal, where it is now (archived or not), under
-    a marked entry ``### HH:MM — Recovered from <commit>`` carrying the comment
+    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` carrying the comment
     ``<!-- vaultkit-recovered <commit> <path> -->``. Only lines the journal does not hold
     any more are appended, in their old order; entries written since stay untouched
     above. The append is one ``O_APPEND`` write under the journal's lock, like
@@ -131,7 +131,8 @@ def _journal_block(event: Event, lines: list[str], now: dt.datetime) -> str:
     n = sum(1 for line in lines if line.strip())
     who = event.author.split(" <", 1)[0]
     return "\n".join([
-        "", f"### {now:%H:%M} {DASH} Recovered from {event.commit[:10]}", marker(event),
+        "", f"### {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on {now:%Y-%m-%d}",
+        marker(event),
         f"- {n} line{'s' * (n != 1)} that commit {event.commit[:10]} ({event.day}, {who}: "
         f"{event.subject!r}) removed from this journal, brought back by `vaultkit recover`.",
         "- They follow below as they were written; later entries stay above as they are.",
