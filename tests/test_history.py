@@ -260,3 +260,33 @@ def test_memory_only_vault_sees_its_journals_and_the_workspace_memory_md(tmp_pat
     assert all(line in note for line in hr.MEMORY_LOST)
     assert repo.read("MEMORY.md") == hr.MEMORY_CUT
     assert all(e.recovered for e in scan_history(vault, load_settings(vault)).events)
+
+
+def test_by_design_rewrites_are_not_losses_and_trash_is_a_deletion(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    notes = {"NOW.md": "# NOW\n\n- [ ] a\n- [ ] b\n- [ ] c\n- [ ] d\n",
+             "memory/INDEX.md": "# Index\n\n- one\n- two\n- three\n- four\n",
+             "memory/2026-01-01.md": "# 2026-01-01\n\n### 09:00 — A\n- one\n- two\n- three\n",
+             "memory/people/ada.md": "---\ntype: person\n---\n# Ada\n\n- Engineer\n- Likes tea\n",
+             "memory/semantic/tools.md": "# Tools\n\n- git\n- make\n- ripgrep\n"}
+    for path, text in notes.items():
+        repo.write(path, text)
+    repo.commit("first", "2026-01-02T09:00:00")
+    repo.write("NOW.md", "# NOW\n\n- [ ] e\n")  # the status board is rewritten by design
+    repo.write("memory/INDEX.md", "# Index\n\n- one\n")  # generated
+    repo.git("rm", "-q", "memory/2026-01-01.md")  # archived with a header added by hand:
+    repo.write("memory/archive/2026-01-01.md", "<!-- archived -->\n" + "# 2026-01-01\n\n"
+               "### 09:00 — A\n- one\n- two\n- three\n")
+    (tmp_path / ".trash").mkdir()
+    repo.git("mv", "memory/people/ada.md", ".trash/ada.md")  # Obsidian's trash
+    repo.commit("second", "2026-01-03T09:00:00")
+    # a note whose whole text went into another note in the same commit
+    repo.git("rm", "-q", "memory/semantic/tools.md")
+    repo.write("memory/semantic/toolbox.md", "# Toolbox\n\n## Tools\n- git\n- make\n"
+               "- ripgrep\n")
+    repo.commit("third", "2026-01-04T09:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.path, e.subject) for e in events] == [
+        ("note-deleted", "memory/people/ada.md", "second")]
