@@ -515,9 +515,20 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
             wanted += [oid for _, oid in moved_into[index]]
     blobs = _read_blobs(repo.state.toplevel, wanted)
 
+    def lines_of(oid: str) -> list[str]:
+        return _text(blobs.get(oid)).replace("\r\n", "\n").split("\n")
+
+    moved_all: dict[int, Counter] = {}  # per commit: the lines of every note it wrote
+
     def moved(index: int, path: str) -> Counter:
-        return Counter(line for p, oid in moved_into.get(index, []) if p != path
-                       for line in _text(blobs.get(oid)).replace("\r\n", "\n").split("\n"))
+        """Lines the other notes written by commit ``index`` hold (all but ``path``)."""
+        if index not in moved_all:
+            moved_all[index] = Counter(line for _, oid in moved_into.get(index, [])
+                                       for line in lines_of(oid))
+        own = [oid for p, oid in moved_into.get(index, []) if p == path]
+        if not own:
+            return moved_all[index]
+        return moved_all[index] - Counter(line for oid in own for line in lines_of(oid))
 
     events: list[Event] = []
     for index, kind, c, layer in candidates:
