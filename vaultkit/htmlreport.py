@@ -48,6 +48,7 @@ KIND_COLOURS = {"journal-rewrite": "#c92a2a", "memory-shrink": "#e8590c",
 SEVERITY_COLOURS = {"error": "#c92a2a", "warning": "#f08c00", "info": "#1971c2"}
 MEMORY_HEAD_LINES = 60
 TOP_FINDINGS = 10
+MAX_POINTS = 600  # per series in the layer chart
 
 
 @dataclass
@@ -180,10 +181,13 @@ def chart_layers(data: ReportData) -> str:
     if history is None or not history.layer_counts:
         _empty(ax, "no git history")
         return _svg(fig, "notes per layer: no history")
-    times = _times(t for t, _ in history.layer_counts) + [data.generated]
-    layers = [name for name in LAYER_ORDER
-              if any(c.get(name) for _, c in history.layer_counts)]
-    rows = [[max(c.get(name, 0), 0) for _, c in history.layer_counts] for name in layers]
+    counts = history.layer_counts
+    if len(counts) > MAX_POINTS:  # a filled area is not simplified: keep the page small
+        step = len(counts) // MAX_POINTS + 1
+        counts = counts[::step] + ([counts[-1]] if (len(counts) - 1) % step else [])
+    times = _times(t for t, _ in counts) + [data.generated]
+    layers = [name for name in LAYER_ORDER if any(c.get(name) for _, c in counts)]
+    rows = [[max(c.get(name, 0), 0) for _, c in counts] for name in layers]
     rows = [r + r[-1:] for r in rows]
     ax.stackplot(times, rows, labels=[f"{n} ({r[-1]})" for n, r in zip(layers, rows)],
                  colors=[LAYER_COLOURS[n] for n in layers], step="post", alpha=0.9)
