@@ -290,3 +290,15 @@ def test_by_design_rewrites_are_not_losses_and_trash_is_a_deletion(tmp_path):
     events = scan(repo).events
     assert [(e.kind, e.path, e.subject) for e in events] == [
         ("note-deleted", "memory/people/ada.md", "second")]
+
+
+def test_recover_json_names_what_was_written(repo, capsys):
+    assert main(["recover", "--all", "--json", "--root", str(repo.path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["dryRun"] is False
+    got = {(r["kind"], r["action"], r["path"], r["lines"]) for r in data["recovered"]}
+    assert got == {("journal-rewrite", "append", hr.JOURNAL, len(hr.JOURNAL_LOST)),
+                   ("memory-shrink", "append", "memory/semantic/recovered.md",
+                    len(hr.MEMORY_LOST)),
+                   ("note-deleted", "restore", hr.DECISION, hr.EXPECTED[1].lines),
+                   ("bootstrap-truncated", "skip", "AGENTS.md", 0)}
