@@ -302,3 +302,39 @@ def test_recover_json_names_what_was_written(repo, capsys):
                     len(hr.MEMORY_LOST)),
                    ("note-deleted", "restore", hr.DECISION, hr.EXPECTED[1].lines),
                    ("bootstrap-truncated", "skip", "AGENTS.md", 0)}
+
+
+def test_memory_md_cut_over_several_commits_of_one_day(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    head = "# MEMORY\n\n## approved_durable_entries\n"
+    lines = hr.MEMORY_LINES  # 18 facts + 2 headings: 20 non-blank lines
+    repo.write("MEMORY.md", head + "\n".join(lines) + "\n")
+    repo.commit("first", "2026-03-01T09:00:00")
+    for hour, keep in ((10, 12), (11, 7)):  # -6 (30%), then -5 more: 11 of 20 in one day
+        repo.write("MEMORY.md", head + "\n".join(lines[:keep]) + "\n")
+        repo.commit(f"tidy {hour}", f"2026-03-02T{hour}:00:00")
+    for hour, keep in ((10, 6), (11, 5)):  # the next day: -1, -1 (not a cut)
+        repo.write("MEMORY.md", head + "\n".join(lines[:keep]) + "\n")
+        repo.commit(f"trim {hour}", f"2026-03-03T{hour}:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.subject, e.lines, e.span) for e in events] == [
+        ("memory-shrink", "tidy 11", 11, 2)]
+    assert events[0].lost == lines[7:]
+    assert "11 of its 20 non-blank lines" in events[0].describe()
+    assert "over 2 commits that day" in events[0].describe()
+    assert events[0].to_dict()["commits"] == 2
+
+
+def test_one_big_cut_is_reported_once_not_again_for_its_day(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    head = "# MEMORY\n\n## approved_durable_entries\n"
+    repo.write("MEMORY.md", head + "\n".join(hr.MEMORY_LINES) + "\n")
+    repo.commit("first", "2026-03-01T09:00:00")
+    for hour, keep in ((10, 4), (11, 3)):
+        repo.write("MEMORY.md", head + "\n".join(hr.MEMORY_LINES[:keep]) + "\n")
+        repo.commit(f"cut {hour}", f"2026-03-02T{hour}:00:00")
+    assert [(e.subject, e.span) for e in scan(repo).events] == [("cut 10", 1)]

@@ -17,7 +17,9 @@ The events it reports, newest first:
     A structured, knowledge or bootstrap file that lost the profile's share of its
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
     emptied. ``MEMORY.md`` has its own kind, ``memory-shrink``: the curated layer cut past
-    the same limit.
+    the same limit in one commit, or over the commits of one day (it should change at most
+    once a day; a cut spread over several commits is still a cut), then named by the day's
+    last commit.
 ``note-deleted``
     A journal, structured, knowledge or bootstrap note deleted (or moved out of the vault,
     or into ``.trash/``) without a move into the archive: nothing of the same name was
@@ -117,6 +119,7 @@ class Event:
     end_commit: str | None = None  # bootstrap-truncated: the commit that ended the period
     end_date: str | None = None
     days: float = 0.0
+    span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
 
     @property
     def id(self) -> str:
@@ -137,8 +140,9 @@ class Event:
         if self.kind == "journal-rewrite":
             return f"{self.lines} journal line{s} ({self.bytes:,} bytes) removed or rewritten"
         if self.kind in ("memory-shrink", "mass-deletion"):
+            over = f" over {self.span} commits that day" if self.span > 1 else ""
             return (f"{self.lines} of its {self.before} non-blank lines ({self.bytes:,} bytes) "
-                    "deleted")
+                    f"deleted{over}")
         if self.kind == "note-deleted":
             return f"deleted with {self.lines} non-blank line{s} ({self.bytes:,} bytes)"
         until = f"until {self.end_date[:10]}" if self.end_date else "until now"
@@ -156,6 +160,8 @@ class Event:
             del out["lines"], out["bytes"]
         elif self.kind != "note-deleted":
             out["before"] = self.before
+        if self.span > 1:
+            out["commits"] = self.span  # the day's commits; ``commit`` is the last
         return out
 
 
@@ -446,6 +452,9 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     bootstrap_steps: list[tuple[int, str, str | None]] = []  # (commit index, path, oid)
     first_oids: dict[str, str] = {}
     seen: set[str] = set()
+    # MEMORY.md per author day: [oid before the day's first change, (index, last change),
+    # commits, lines deleted]; cut in several commits of one day, it is cut all the same
+    memory_days: dict[str, list] = {}
     for index, commit in enumerate(commits):
         archive_names = {c.new.rsplit("/", 1)[-1] for c in commit.changes
                          if c.new is not None and c.status in ("A", "R", "C")
@@ -465,6 +474,9 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
             if new_layer == "bootstrap":
                 bootstrap_steps.append((index, c.new, c.new_oid))
             seen.update(p for p in (c.old, c.new) if p)
+            if c.old == memory_md and c.new == memory_md and lossy(c.old):
+                day = memory_days.setdefault(commit.date[:10], [c.old_oid, None, 0, 0])
+                day[1], day[2], day[3] = (index, c), day[2] + 1, day[3] + (c.deleted or 0)
             if new_layer == "journal" and c.added:
                 journal_days[commit.date[:10]] += c.added
             known = line_counts.pop(c.old, None) if c.old else None
@@ -495,6 +507,11 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 candidates.append((index, "memory-shrink" if c.old == memory_md
                                    else "mass-deletion", c, layer))
         layer_series.append((commit.timestamp, {k: v for k, v in layer_now.items() if k}))
+
+    for day, (first_oid, (index, last), count, deleted) in memory_days.items():
+        if count > 1 and deleted:
+            span = _Change("M", memory_md, memory_md, first_oid, last.new_oid)
+            candidates.append((index, "memory-shrink-day", span, "bootstrap"))
 
     # second: sizes of every bootstrap version, contents of what may be a loss
     sizes = _read_blobs(repo.state.toplevel, [o for _, _, o in bootstrap_steps if o]
@@ -534,8 +551,11 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     for index, kind, c, layer in candidates:
         commit = commits[index]
         old = _text(blobs.get(c.old_oid))
+        span = 1
+        if kind == "memory-shrink-day":
+            kind, span = "memory-shrink", memory_days[commit.date[:10]][2]
         event = Event(kind, commit.sha, commit.timestamp, commit.date, commit.author,
-                      commit.subject, c.old, current=c.old)
+                      commit.subject, c.old, current=c.old, span=span)
         if kind == "note-deleted":
             nonblank = _nonblank(old.splitlines())
             if not nonblank or not _nonblank(_without(old.splitlines(), moved(index, c.old))):
@@ -572,6 +592,9 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
         event.current = _follow(event.current, index, renames)
         events.append(event)
 
+    # a day's cut is reported once: not when one of its commits already is
+    single = {e.day for e in events if e.kind == "memory-shrink" and e.span == 1}
+    events = [e for e in events if not (e.span > 1 and e.day in single)]
     events += _truncation_periods(commits, bootstrap_steps, first_oids, sizes, blobs,
                                   max_chars)
     memory_series, bootstrap_series = _size_series(commits, bootstrap_steps, first_oids, sizes,
