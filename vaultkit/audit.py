@@ -790,7 +790,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "pre-commit": check_pre_commit,
     "obsidian": check_obsidian,
     "unclosed-work": check_unclosed,
-    "history": lambda ctx: check_history(ctx),
+    "history": check_history,
 }
 assert tuple(CHECKS) == CHECK_IDS
 
