@@ -204,6 +204,14 @@ CASES = [
      "unclosed-work", "fail", ["not valid YAML", "line"], "fix the YAML"),
     ("unclosed-work wrong shape", lambda ws: _write(ws / "demo/unclosed_work.yaml", "42\n"),
      "unclosed-work", "fail", ["not a list of items or a mapping"], "since: YYYY-MM-DD"),
+    ("baseline unreadable", lambda ws: _write(ws / "demo/vaultkit-baseline.json", "{"),
+     "baseline", "fail", ["cannot be read", "not valid JSON"], "--write-baseline"),
+    ("baseline holds a fixed finding", lambda ws: _write(
+        ws / "demo/vaultkit-baseline.json",
+        '{"vaultkit-baseline": 1, "findings": [{"path": "NOW.md", "rule": "lesson-in-now", '
+        '"code": "VK401", "fingerprint": "0123456789abcdef0123", "count": 1}]}'),
+     "baseline", "warn", ["accepts 1 finding in 1 file", "1 of them is fixed"],
+     "to shrink the baseline"),
     ("history note deleted", lambda ws: (
         _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\nCards are checked.\n"),
         commit_all(ws / "demo", "add"), (ws / "demo/memory/semantic/payments.md").unlink(),

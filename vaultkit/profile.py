@@ -287,6 +287,7 @@ class ConfigFile:
     exclude: list[str] = field(default_factory=list)
     fail_on: Severity = "error"
     timezone: str | None = None
+    baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
     severity: dict[str, Severity] = field(default_factory=dict)
     budgets: dict[str, int] = field(default_factory=dict)
     phrases: dict[str, list[str]] = field(default_factory=dict)

@@ -32,6 +32,14 @@ def add_arguments(p) -> None:
                    help="git rules compare the staged content (not the working tree) with HEAD")
     p.add_argument("--hook", action="store_true",
                    help="pre-commit mode: staged content, the given files plus vault-level findings")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="the baseline of accepted findings to hide (default: `baseline` in "
+                   "vaultkit.toml, else vaultkit-baseline.json at the vault root, if it exists)")
+    p.add_argument("--write-baseline", action="store_true",
+                   help="record every current finding in the baseline, so only new ones are "
+                   "reported from now on")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="report every finding, the baselined ones too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     p.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
 
@@ -66,8 +74,16 @@ def run(args) -> int:
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
     fail_on = args.fail_on or vault.settings.config.fail_on
+    baseline = _baseline(vault, args, targets)
 
     diags = _check(vault, rules, targets, args)
+    if args.write_baseline:
+        baseline.record(diags, rules=[r.name for r in rules])
+        baseline.save()
+        print(f"vaultkit: recorded {len(baseline)} finding{'s' * (len(baseline) != 1)} in "
+              f"{_shown_path(baseline.path)}; commit it with the vault", file=sys.stderr)
+    filtered = baseline.filter(diags) if baseline is not None else None
+    diags = filtered.shown if filtered is not None else diags
     if args.fix or args.diff:
         fixed, diffs = _apply_fixes(vault, diags, write=args.fix)
         if args.diff:
@@ -80,6 +96,8 @@ def run(args) -> int:
             vault = load_vault(vault.root, root=vault.root, profile=args.profile,
                                use_cache=not args.no_cache)
             diags = _check(vault, rules, targets, args)
+            filtered = baseline.filter(diags) if baseline is not None else None
+            diags = filtered.shown if filtered is not None else diags
             if passes == 10:
                 break
             fixed, _ = _apply_fixes(vault, diags, write=True)
@@ -87,6 +105,9 @@ def run(args) -> int:
             passes += 1
         if total:
             print(f"Fixed {total} finding{'s' * (total != 1)}.", file=sys.stderr)
+
+    if filtered is not None and not args.write_baseline:
+        _shrink(baseline, filtered, rules, targets, args)
 
     out = sys.stdout if not args.output_file else open(args.output_file, "w", encoding="utf-8")
     try:
@@ -97,12 +118,65 @@ def run(args) -> int:
             out.write(render(diags, args.format, colour=colour, root=str(vault.root)))
         if args.format == "text" and not args.quiet and not args.statistics:
             print(summary(diags), file=out if out is not sys.stdout else sys.stdout)
+            if filtered is not None and filtered.hidden:
+                print(f"{filtered.hidden} more in the baseline ({_shown_path(baseline.path)}; "
+                      "`--no-baseline` shows them).",
+                      file=out if out is not sys.stdout else sys.stdout)
     finally:
         if out is not sys.stdout:
             out.close()
     if args.exit_zero:
         return 0
     return 1 if fail(diags, fail_on) else 0
+
+
+def _baseline(vault, args, targets):
+    """The baseline this run reads (None with --no-baseline or when there is none)."""
+    from vaultkit.baseline import Baseline, baseline_path
+    from vaultkit.errors import VaultkitError
+
+    if args.no_baseline:
+        if args.write_baseline:
+            raise VaultkitError("--write-baseline and --no-baseline contradict each other")
+        return None
+    if args.write_baseline and (targets is not None or args.hook):
+        raise VaultkitError("--write-baseline records the whole vault: run it without paths "
+                            "and without --hook")
+    baseline = Baseline.load(baseline_path(vault, args.baseline))
+    if args.baseline and not baseline.exists and not args.write_baseline:
+        raise VaultkitError(f"{args.baseline}: no such baseline (write one with "
+                            "`vaultkit check --write-baseline`)")
+    return baseline if baseline.exists or args.write_baseline else None
+
+
+def _shrink(baseline, filtered, rules, targets, args) -> None:
+    """A whole-vault run drops the recorded findings it no longer sees; a hook run (which
+    must not change files the commit did not stage) only says how many could go."""
+    names = [r.name for r in rules]
+    if args.hook or targets is not None or args.diff:
+        stale = baseline.stale(filtered.used, rules=names, paths=targets)
+        if stale and not args.quiet:
+            print(f"vaultkit: info: {stale} baselined finding{'s are' if stale != 1 else ' is'} "
+                  f"fixed; `vaultkit check` on the whole vault removes "
+                  f"{'them' if stale != 1 else 'it'} from {_shown_path(baseline.path)}",
+                  file=sys.stderr)
+        return
+    removed = baseline.shrink(filtered.used, rules=names, paths=None)
+    if removed:
+        baseline.save()
+        if not args.quiet:
+            print(f"vaultkit: {removed} fixed finding{'s' * (removed != 1)} removed from the "
+                  f"baseline {_shown_path(baseline.path)}", file=sys.stderr)
+
+
+def _shown_path(path) -> str:
+    import os
+
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("../..") else rel
 
 
 def _targets(vault, paths, vault_relative, hook=False):

@@ -32,6 +32,9 @@ def run(args) -> int:
     if args.openclaw_snippet:
         sys.stdout.write(openclaw_snippet(target.resolve()))
         return 0
+    # an agent's existing workspace: offer the baseline before the hooks go on
+    adopting = target.is_dir() and any(
+        p.suffix == ".md" for p in target.rglob("*.md") if ".git" not in p.parts)
     result = init_vault(target, git=args.git)
     out = sys.stdout
     if not args.quiet:
@@ -55,6 +58,12 @@ def run(args) -> int:
         out.write(f"  {step}. cd {target} && git init && git add -A && git commit -m 'Start the memory vault'"
                   "   (or rerun with --git)\n")
         step += 1
+    if adopting:
+        out.write(f"  {step}. vaultkit check {target}   # what the existing notes hold today\n")
+        out.write(f"  {step + 1}. vaultkit check --write-baseline {target} && git -C {target} add "
+                  "vaultkit-baseline.json   # accept today's findings: the hook blocks only new "
+                  "ones\n")
+        step += 2
     out.write(f"  {step}. cd {target} && pre-commit install   # vaultkit's hooks on every commit\n")
     out.write(f"  {step + 1}. vaultkit audit {target}   # the survival checklist\n")
     return 0
