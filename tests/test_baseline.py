@@ -156,7 +156,7 @@ def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):
     (ws / "memory").mkdir(parents=True)
     (ws / "memory/2026-11-30.md").write_text("# 2026-11-30\n\n## 09:00 work\n- a\n")
     code, out, _ = run(capsys, "init", str(ws))
-    assert code == 0 and f"vaultkit check --write-baseline {ws}" in out
+    assert code == 0 and "vaultkit check --write-baseline && git add" in out
     assert out.index("--write-baseline") < out.index("pre-commit install")
     code, out, _ = run(capsys, "init", str(tmp_path / "fresh"))
     assert code == 0 and "--write-baseline" not in out

@@ -163,7 +163,7 @@ def test_recover_all_restores_every_line_and_a_second_run_changes_nothing(repo, 
 
 def test_dry_run_writes_nothing(repo, capsys):
     before = snapshot(repo.path)
-    assert main(["recover", "--all", "--dry-run", "--root", str(repo.path)]) == 0
+    assert main(["recover", str(repo.path), "--all", "--dry-run"]) == 0
     assert capsys.readouterr().out.count("would ") == 3
     assert snapshot(repo.path) == before
 
@@ -171,7 +171,7 @@ def test_dry_run_writes_nothing(repo, capsys):
 def test_recover_one_event_by_id_and_a_taken_path_restores_beside(repo, capsys):
     repo.write(hr.DECISION, "# Another note now lives here\n")
     event = next(e for e in scan(repo).events if e.kind == "note-deleted")
-    assert main(["recover", event.id[:6], "--root", str(repo.path)]) == 0
+    assert main(["recover", str(repo.path), event.id[:6]]) == 0  # PATH, then EVENT
     beside = hr.DECISION.replace(".md", f".recovered-{event.commit[:7]}.md")
     assert repo.read(beside) == hr.DECISION_TEXT
     assert repo.read(hr.DECISION) == "# Another note now lives here\n"
@@ -190,7 +190,8 @@ def test_lines_put_back_by_hand_count_as_recovered(repo):
     (["nope"], "give an event id"),
     (["ffffffffff"], "no such loss event"),
     ([], "give one EVENT id"),
-    (["abcd", "--all"], "give one EVENT id"),
+    (["abcd", "ef01", "--all"], "give one EVENT id"),
+    (["a", "b", "abcd"], "give one EVENT id"),
 ])
 def test_recover_usage_errors(repo, capsys, args, message):
     assert main(["recover", *args, "--root", str(repo.path)]) == 2

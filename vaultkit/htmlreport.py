@@ -518,6 +518,18 @@ def _memory_head(vault, md) -> str:
             f"<div class=\"memory\">{md(shown)}{more}</div>")
 
 
+def check_output(out_path):
+    """The page's path, refused at once when it cannot be written there."""
+    from pathlib import Path
+
+    out = Path(out_path)
+    if out.is_dir():
+        raise VaultkitError(f"{out}: is a folder; give a file name such as report.html")
+    if not out.parent.is_dir():
+        raise VaultkitError(f"{out.parent}: no such folder")
+    return out
+
+
 def write_report(vault, out_path, *, now: dt.datetime | None = None) -> int:
     """Build the page for ``vault`` and write it atomically; returns its size in bytes."""
     from pathlib import Path
@@ -525,12 +537,8 @@ def write_report(vault, out_path, *, now: dt.datetime | None = None) -> int:
     from vaultkit.atomic import write_atomic
 
     _need_extra()
+    out = check_output(out_path)
     data = collect(vault, now=now)
     page = render_html(data).encode("utf-8")
-    out = Path(out_path)
-    if out.is_dir():
-        raise VaultkitError(f"{out}: is a folder; give a file name such as report.html")
-    if not out.parent.is_dir():
-        raise VaultkitError(f"{out.parent}: no such folder")
     write_atomic(out, page)
     return len(page)

@@ -21,7 +21,8 @@ def add_arguments(p) -> None:
                    help="the vault (default: here)")
     p.add_argument("--since", metavar="DATE",
                    help="only commits from DATE on (YYYY-MM-DD or an ISO 8601 date and time)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default) or json")
     add_vault_arguments(p, cache=False)
 
 

@@ -52,18 +52,27 @@ def run(args) -> int:
     out.write("\nMerge these settings into your openclaw.json (usually ~/.openclaw/openclaw.json; "
               f"vaultkit never edits it; `vaultkit audit` also reads {config_hint}):\n\n")
     out.write(openclaw_snippet(target.resolve()))
-    step = 1
-    out.write("\nNext:\n")
-    if not result.git:
-        out.write(f"  {step}. cd {target} && git init && git add -A && git commit -m 'Start the memory vault'"
-                  "   (or rerun with --git)\n")
-        step += 1
-    if adopting:
-        out.write(f"  {step}. vaultkit check {target}   # what the existing notes hold today\n")
-        out.write(f"  {step + 1}. vaultkit check --write-baseline {target} && git -C {target} add "
-                  "vaultkit-baseline.json   # accept today's findings: the hook blocks only new "
-                  "ones\n")
-        step += 2
-    out.write(f"  {step}. cd {target} && pre-commit install   # vaultkit's hooks on every commit\n")
-    out.write(f"  {step + 1}. vaultkit audit {target}   # the survival checklist\n")
+    out.write("\nNext (paste the lines in order):\n")
+    for line in next_steps(target, git_done=bool(result.git), adopting=adopting):
+        out.write(f"  {line}\n")
     return 0
+
+
+def next_steps(target, *, git_done: bool, adopting: bool = False) -> list[str]:
+    """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
+    import shlex
+    from pathlib import Path
+
+    lines = []
+    if Path(target) != Path("."):
+        lines.append(f"cd {shlex.quote(str(target))}")
+    if not git_done:
+        lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
+                     "   # (or init --git)")
+    if adopting:  # weeks of an agent's notes: accept today's findings, block new ones
+        lines.append("vaultkit check   # what the existing notes hold today")
+        lines.append("vaultkit check --write-baseline && git add vaultkit-baseline.json"
+                     "   # accept them: the hook blocks only new ones")
+    lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit audit   # the survival checklist")
+    return lines

@@ -18,12 +18,12 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
-    p.add_argument("event", nargs="?", metavar="EVENT",
-                   help="an event id from `vaultkit history` (or a unique prefix, or a commit)")
+    p.add_argument("words", nargs="*", metavar="[PATH] EVENT",
+                   help="the vault (default: here), then an event id from `vaultkit history` "
+                        "(or a unique prefix of it, or a commit); with --all, only the vault")
     p.add_argument("--all", action="store_true", help="every event not recovered yet")
     p.add_argument("--dry-run", action="store_true", help="say what would be written; write "
                                                           "nothing")
-    p.add_argument("--path", default=".", metavar="PATH", help="the vault (default: here)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_vault_arguments(p, cache=False)
 
@@ -34,8 +34,12 @@ def run(args) -> int:
     from vaultkit.history import scan_history
     from vaultkit.tools.recover import recover, select
 
-    if args.all == (args.event is not None):
-        raise VaultkitError("give one EVENT id from `vaultkit history`, or --all")
+    words = list(args.words)  # [PATH] EVENT, or [PATH] with --all
+    if not (len(words) <= 1 if args.all else 1 <= len(words) <= 2):
+        raise VaultkitError("give one EVENT id from `vaultkit history` (after the vault's "
+                            "PATH, if any), or --all")
+    args.event = None if args.all else words.pop()
+    args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
     history = scan_history(root, settings)
     events = select(history.events, args.event, args.all)

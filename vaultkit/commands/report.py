@@ -25,9 +25,10 @@ def run(args) -> int:
     import sys
 
     from vaultkit.commands._common import open_vault
-    from vaultkit.htmlreport import _need_extra, write_report
+    from vaultkit.htmlreport import _need_extra, check_output, write_report
 
     _need_extra()  # before the vault is read: a missing extra is said at once
+    check_output(args.output)
     vault = open_vault(args, args.path)
     size = write_report(vault, args.output)
     print(f"wrote {args.output} ({size / 1024:,.0f} KB)", file=sys.stderr)
