@@ -339,3 +339,23 @@ def test_one_big_cut_is_reported_once_not_again_for_its_day(tmp_path):
         repo.write("MEMORY.md", head + "\n".join(hr.MEMORY_LINES[:keep]) + "\n")
         repo.commit(f"cut {hour}", f"2026-03-02T{hour}:00:00")
     assert [(e.subject, e.span) for e in scan(repo).events] == [("cut 10", 1)]
+
+
+def test_a_fifo_where_a_lost_note_was_is_never_opened(repo, capsys):
+    import os
+    import stat
+
+    os.mkfifo(repo.path / hr.DECISION)  # opening it for reading would block for ever
+    event = next(e for e in scan(repo).events if e.kind == "note-deleted")
+    assert not event.recovered
+    assert main(["recover", str(repo.path), event.id]) == 0
+    beside = hr.DECISION.replace(".md", f".recovered-{event.commit[:7]}.md")
+    assert repo.read(beside) == hr.DECISION_TEXT
+    assert stat.S_ISFIFO(os.lstat(repo.path / hr.DECISION).st_mode)
+    os.unlink(repo.path / hr.JOURNAL)
+    os.mkfifo(repo.path / hr.JOURNAL)  # no journal to append to: the recovery note takes them
+    assert main(["recover", str(repo.path), "--all"]) == 0
+    note = repo.read("memory/semantic/recovered.md")
+    assert f"## From {hr.JOURNAL}, cut by" in note
+    assert all(line in note.splitlines() for line in hr.JOURNAL_LOST)
+    assert stat.S_ISFIFO(os.lstat(repo.path / hr.JOURNAL).st_mode)

@@ -687,9 +687,15 @@ def marker(event: Event) -> str:
     return f"<!-- {MARKER} {event.commit} {event.path} -->"
 
 
+READ_LIMIT = 16 * 1024 * 1024  # a memory file larger than this is not read back
+
+
 def _read(path: Path) -> str | None:
+    """A file's text, or None when it is missing, unreadable or not a regular file."""
+    from vaultkit.bounded import read_regular
+
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        return read_regular(path, READ_LIMIT).decode("utf-8", "replace")
     except OSError:
         return None
 

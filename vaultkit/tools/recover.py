@@ -150,12 +150,16 @@ def _note_block(event: Event, lines: list[str]) -> str:
 
 
 def _read_text(path: Path) -> str | None:
+    from vaultkit.bounded import read_regular
+    from vaultkit.history import READ_LIMIT
+
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        return read_regular(path, READ_LIMIT).decode("utf-8", "replace")
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}; nothing "
+                            "written") from None
 
 
 def _inside(root: Path, path: Path, rel: str) -> None:
