@@ -20,7 +20,12 @@ HOSTILE_MEMORY = (
     "# MEMORY\n\n## approved_durable_entries\n- Keep it short <script>alert(1)</script>\n"
     "- A chart: ![chart](https://example.com/chart.png)\n- [docs](https://example.com/docs)\n"
     '<img src="https://example.com/pixel.gif">\n<link rel="stylesheet" href="https://x.test/a.css">\n'
+    f"- Bot: {'1234567890'}:{'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'}\n"
+    f"- OpenRouter: sk-or-v1-{'0123456789abcdef' * 3}\n"
+    "| **API Key** | `0123456789abcdef0123456789abcdef` |\n"
 )
+SECRETS = ("AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "0123456789abcdef" * 3,
+           "0123456789abcdef0123456789abcdef")
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +115,12 @@ def test_missing_extra_is_named(tmp_path):
     assert proc.returncode == 2
     assert "pip install 'vaultkit[report]'" in proc.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_credentials_quoted_in_the_page_are_masked(page):
+    text = page.read_text(encoding="utf-8")
+    assert "Keep it short" in text  # MEMORY.md's head is shown...
+    for secret in SECRETS:  # ...but not its credentials
+        assert secret not in text
+    assert "sk-o…[masked]" in text and "1234…[masked]" in text
+    assert text.count("[masked]") >= 3

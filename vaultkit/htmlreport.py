@@ -24,7 +24,9 @@ Charts, in order (each a ``<figure class="chart">`` with an id):
 ``chart-findings``
     Today's findings per rule, coloured by severity.
 
-The matplotlib and mistune imports happen only here: they are the ``report`` extra.
+Credential-looking strings in what the page quotes (MEMORY.md, finding context, messages,
+commit subjects) are masked: a report gets shared. The matplotlib and mistune imports
+happen only here: they are the ``report`` extra.
 """
 
 from __future__ import annotations
@@ -303,6 +305,27 @@ def chart_findings(data: ReportData) -> str:
     return _svg(fig, "findings per rule")
 
 
+# -- credentials: never shown -----------------------------------------------------------------------
+
+# Credentials of the kinds found committed in real workspaces' memory (provider keys, bot
+# tokens, JWTs, private keys, password assignments). A shared report must not carry them;
+# placeholders (sk-xxx, <YOUR_KEY>, ${ENV}) are too short or not of the shape to match.
+_SECRET = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"
+    r"|\bsk-[A-Za-z0-9_-]{16,}|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}"
+    r"|\bnvapi-[A-Za-z0-9_-]{20,}|\b\d{8,10}:[A-Za-z0-9_-]{35}\b|\bAKIA[0-9A-Z]{16}\b"
+    r"|\bAIza[0-9A-Za-z_-]{35}|\bGOCSPX-[A-Za-z0-9_-]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", re.S)
+_ASSIGNED = re.compile(r"(?i)((?:password|passwd|secret|token|api[_ -]?key|密码)\**\s*[:=：|]"
+                       r"\s*[`'\"]?)([^\s`'\"|]{6,})")
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with credential-looking strings replaced by their first four characters."""
+    text = _SECRET.sub(lambda m: m.group(0)[:4] + "…[masked]", text)
+    return _ASSIGNED.sub(lambda m: m.group(1) + "[masked]", text)
+
+
 # -- Markdown from the vault ----------------------------------------------------------------------
 
 def _markdown():
@@ -461,7 +484,7 @@ def _events_table(events) -> str:
         out.append(f"<tr><td class=\"when\">{_e(e.date[:10])}<br>{_e(e.date[11:16])}</td>"
                    f"<td><code>"
                    f"{_e(e.commit[:10])}</code><br><span class=\"hint\">{_e(e.author)}: "
-                   f"{_e(e.subject)}</span></td><td>{_e(e.kind)}</td><td>{_e(e.path)}</td>"
+                   f"{_e(mask_secrets(e.subject))}</span></td><td>{_e(e.kind)}</td><td>{_e(e.path)}</td>"
                    f"<td>{_e(e.describe())}</td><td class=\"state\">{state}</td></tr>")
     out.append("</table>")
     return "".join(out)
@@ -492,12 +515,12 @@ def _top_findings(data: ReportData, md) -> str:
         out.append(f"<div class=\"finding {_e(d.severity)}\"><span class=\"where\">"
                    f"{_e(where)}</span> <code>{_e(d.code)} {_e(d.rule)}</code> "
                    f"<span class=\"{_e(d.severity)}\">{_e(d.severity)}</span><br>"
-                   f"{_e(d.message)}")
+                   f"{_e(mask_secrets(d.message))}")
         note = data.vault.note(d.path) or data.vault.external.get(d.path)
         if note is not None and not note.error:
             lines = note.text.splitlines()
             at = (d.line or 1) - 1
-            context = "\n".join(lines[max(0, at - 2):at + 3]).strip()
+            context = mask_secrets("\n".join(lines[max(0, at - 2):at + 3]).strip())
             if context:
                 out.append(f"<div class=\"context\">{md(context)}</div>")
         out.append("</div>")
@@ -510,7 +533,7 @@ def _memory_head(vault, md) -> str:
     if note is None or note.error:
         return "<h2 id=\"memory\">MEMORY.md</h2><p>No MEMORY.md.</p>"
     lines = note.text.splitlines()
-    shown = "\n".join(lines[:MEMORY_HEAD_LINES])
+    shown = mask_secrets("\n".join(lines[:MEMORY_HEAD_LINES]))
     more = (f"<p class=\"hint\">… {len(lines) - MEMORY_HEAD_LINES} more lines</p>"
             if len(lines) > MEMORY_HEAD_LINES else "")
     shown = re.sub(r"\A---\n.*?\n---\n", "", shown, flags=re.S)  # frontmatter is not prose
