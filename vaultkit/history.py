@@ -749,13 +749,16 @@ AUDIT_DAYS = 30
 
 def audit_history(ctx):
     """Unrecovered loss events of the last 30 days warn; the hint is the recover command."""
-    from vaultkit.audit import PASS, Check
+    from vaultkit.audit import PASS, WARN, Check
 
     vault = ctx.vault
     since = (ctx.now - dt.timedelta(days=AUDIT_DAYS)).isoformat(timespec="seconds")
     try:
         history = scan_history(vault.root, vault.settings, since=since)
     except VaultkitError as exc:
+        if str(exc).startswith("git log failed"):  # a repository git cannot read
+            return Check("history", WARN, f"the history cannot be read: {exc}",
+                         "run `git fsck` in the vault's repository")
         return Check("history", PASS, f"no git history to read ({exc}); see git-backup")
     return history_check(history, ctx.now)
 

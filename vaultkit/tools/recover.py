@@ -22,7 +22,10 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.hist
     Nothing to bring back: the lines were in the file all along, the runtime cut them.
 
 Idempotent: an event already recovered (its lines are back, its marker is present, or
-its note is back) is skipped, so a second run writes nothing.
+its note is back) is skipped, so a second run writes nothing. Each write is atomic (one
+locked append that is taken back if it fails, or a temporary file renamed into place);
+events are recovered oldest first, so a run that stops half-way is finished by running
+it again.
 """
 
 from __future__ import annotations
