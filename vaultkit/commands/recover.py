@@ -9,7 +9,7 @@ DESCRIPTION = (
     "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
     "or a commit), or --all of them, without rewriting history and without touching what "
     "was written since. Lost journal lines are appended back to their journal under a "
-    "'### HH:MM — Recovered from <commit>' entry; lines cut from MEMORY.md and other notes go "
+    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and other notes go "
     "to the recovery note memory/semantic/recovered.md; deleted notes are restored to their path if "
     "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
     "new. Commit the result as usual: it passes check and the append-only hook.")
@@ -18,6 +18,8 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
+    p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all  [--dry-run] [--json] "
+               "[--root DIR] [--profile NAME|FILE]")
     p.add_argument("words", nargs="*", metavar="[PATH] EVENT",
                    help="the vault (default: here), then an event id from `vaultkit history` "
                         "(or a unique prefix of it, or a commit); with --all, only the vault")
