@@ -18,7 +18,7 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
-    p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all  [--dry-run] [--json] "
+    p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all [--dry-run] [--json] "
                "[--root DIR] [--profile NAME|FILE]")
     p.add_argument("words", nargs="*", metavar="[PATH] EVENT",
                    help="the vault (default: here), then an event id from `vaultkit history` "
