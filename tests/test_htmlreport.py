@@ -124,3 +124,16 @@ def test_credentials_quoted_in_the_page_are_masked(page):
         assert secret not in text
     assert "sk-o…[masked]" in text and "1234…[masked]" in text
     assert text.count("[masked]") >= 3
+
+
+def test_event_table_is_capped_with_the_unrecovered_first():
+    from vaultkit.history import Event
+    from vaultkit.htmlreport import MAX_EVENT_ROWS, _events_table
+
+    events = [Event("journal-rewrite", f"{i:040x}", 1_700_000_000 + i * 60,
+                    "2026-01-01T00:00:00+00:00", "Agent <a@x>", "s", f"memory/{i}.md",
+                    lines=1, recovered=i % 2 == 0) for i in range(MAX_EVENT_ROWS + 50)]
+    table = _events_table(events)
+    assert table.count("<tr>") == MAX_EVENT_ROWS + 1  # the header row too
+    assert f"The {MAX_EVENT_ROWS} most recent of {MAX_EVENT_ROWS + 50} events" in table
+    assert table.count('"fail">lost<') == (MAX_EVENT_ROWS + 50) // 2  # every unrecovered one

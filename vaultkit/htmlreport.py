@@ -51,6 +51,7 @@ SEVERITY_COLOURS = {"error": "#c92a2a", "warning": "#f08c00", "info": "#1971c2"}
 MEMORY_HEAD_LINES = 60
 TOP_FINDINGS = 10
 MAX_POINTS = 600  # per series in the layer chart
+MAX_EVENT_ROWS = 200  # loss events listed in the table
 
 
 @dataclass
@@ -472,9 +473,13 @@ def _events_table(events) -> str:
     out = ["<h2 id=\"losses\">Memory loss events</h2>"]
     if not events:
         return out[0] + "<p>No memory loss found in the history.</p>"
+    shown = sorted(events, key=lambda e: (e.recovered, -e.timestamp))[:MAX_EVENT_ROWS]
+    if len(events) > len(shown):
+        out.append(f"<p class=\"hint\">The {len(shown)} most recent of {len(events):,} events, "
+                   "unrecovered first; <code>vaultkit history</code> lists them all.</p>")
     out.append("<table><tr><th>date</th><th>commit</th><th>what</th><th>file</th>"
                "<th>lost</th><th>state</th></tr>")
-    for e in events:
+    for e in shown:
         if e.recovered:
             state = "<span class=\"pass\">recovered</span>"
         elif e.recoverable:
