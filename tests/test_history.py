@@ -132,6 +132,15 @@ def test_append_onto_a_line_without_newline_is_not_a_loss(tmp_path):
     assert [(e.subject, e.lost) for e in events] == [("three", ["- two"])]
 
 
+def test_a_renames_link_rewrite_is_not_a_loss():
+    old = "# d\n- see [[deploys]] and [notes](deploys.md)\n- plain\n"
+    new = "# d\n- see [[deploy-checklist]] and [notes](deploy-checklist.md)\n- plain\n"
+    assert lost_lines(old, new) == []
+    # the same text with other words changed is a rewrite
+    assert lost_lines(old, new.replace("see", "saw")) == [
+        "- see [[deploys]] and [notes](deploys.md)"]
+
+
 def test_lost_lines_is_a_multiset_difference():
     assert lost_lines("a\nb\na\nc\n", "c\na\nb\n") == ["a"]
     assert lost_lines("a\nb\n", "b\na\n") == []

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 HOSTILE_MEMORY = (
     "# MEMORY\n\n## approved_durable_entries\n- Keep it short <script>alert(1)</script>\n"
     "- A chart: ![chart](https://example.com/chart.png)\n- [docs](https://example.com/docs)\n"
-    '<img src="https://example.com/pixel.gif">\n<link rel="stylesheet" href="https://x.test/a.css">\n'
+    '<img src="https://example.com/pixel.gif">\n'
+    '<link rel="stylesheet" href="https://x.test/a.css">\n'
     f"- Bot: {'1234567890'}:{'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'}\n"
     f"- OpenRouter: sk-or-v1-{'0123456789abcdef' * 3}\n"
     "| **API Key** | `0123456789abcdef0123456789abcdef` |\n"

@@ -331,7 +331,7 @@ def _read_blobs(root: Path, oids: list[str], *, sizes_only: bool = False) -> dic
         pos = eol + 1
         if len(header) != 3:  # "<oid> missing"
             continue
-        oid, _kind, size = header[0], header[1], int(header[2])
+        oid, size = header[0], int(header[2])
         if sizes_only:
             result[oid] = size
         else:
@@ -348,9 +348,19 @@ def _text(data: bytes | None) -> str:
     return "" if data is None else decode(data)
 
 
+_LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
+
+
+def _without_targets(line: str) -> str:
+    return _LINK_TARGET.sub(lambda m: m.group(1) or m.group(2), line)
+
+
 def lost_lines(old: str, new: str) -> list[str]:
     """Lines of ``old``, in order, that ``new`` no longer holds (as a multiset: a line
-    that moved is kept; one of two equal lines removed is lost once)."""
+    that moved is kept; one of two equal lines removed is lost once).
+
+    A line whose only change is in link targets is kept too: renaming a note in Obsidian
+    rewrites the links to it everywhere, journals included, and nothing is lost."""
     from vaultkit.gitstate import split_lines
 
     remaining = Counter(split_lines(new)[0])
@@ -360,6 +370,17 @@ def lost_lines(old: str, new: str) -> list[str]:
             remaining[line] -= 1
         else:
             out.append(line)
+    if out and any("[[" in line or "](" in line for line in out):
+        relinked = Counter(_without_targets(line) for line, n in remaining.items()
+                           for _ in range(n) if "[[" in line or "](" in line)
+        kept = []
+        for line in out:
+            bare = _without_targets(line) if ("[[" in line or "](" in line) else None
+            if bare is not None and relinked[bare] > 0:
+                relinked[bare] -= 1
+            else:
+                kept.append(line)
+        out = kept
     return out
 
 

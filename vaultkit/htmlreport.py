@@ -306,7 +306,7 @@ def chart_findings(data: ReportData) -> str:
     return _svg(fig, "findings per rule")
 
 
-# -- credentials: never shown -----------------------------------------------------------------------
+# -- credentials: never shown ---------------------------------------------------------------
 
 # Credentials of the kinds found committed in real workspaces' memory (provider keys, bot
 # tokens, JWTs, private keys, password assignments). A shared report must not carry them;
@@ -489,7 +489,8 @@ def _events_table(events) -> str:
         out.append(f"<tr><td class=\"when\">{_e(e.date[:10])}<br>{_e(e.date[11:16])}</td>"
                    f"<td><code>"
                    f"{_e(e.commit[:10])}</code><br><span class=\"hint\">{_e(e.author)}: "
-                   f"{_e(mask_secrets(e.subject))}</span></td><td>{_e(e.kind)}</td><td>{_e(e.path)}</td>"
+                   f"{_e(mask_secrets(e.subject))}</span></td><td>{_e(e.kind)}</td>"
+                   f"<td>{_e(e.path)}</td>"
                    f"<td>{_e(e.describe())}</td><td class=\"state\">{state}</td></tr>")
     out.append("</table>")
     return "".join(out)
@@ -560,8 +561,6 @@ def check_output(out_path):
 
 def write_report(vault, out_path, *, now: dt.datetime | None = None) -> int:
     """Build the page for ``vault`` and write it atomically; returns its size in bytes."""
-    from pathlib import Path
-
     from vaultkit.atomic import write_atomic
 
     _need_extra()

@@ -9,8 +9,9 @@ DESCRIPTION = (
     "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
     "or a commit), or --all of them, without rewriting history and without touching what "
     "was written since. Lost journal lines are appended back to their journal under a "
-    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and other notes go "
-    "to the recovery note memory/semantic/recovered.md; deleted notes are restored to their path if "
+    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and "
+    "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
+    "restored to their path if "
     "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
     "new. Commit the result as usual: it passes check and the append-only hook.")
 

@@ -12,9 +12,9 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.hist
     gets its lines in the recovery note instead.
 ``memory-shrink``, ``mass-deletion``
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
-    (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by <commit> on <date>`` with the same
-    marker: the curated file itself is not rewritten (its budget may be why it was cut).
-    Move what is still true back by hand.
+    (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
+    <commit> on <date>`` with the same marker: the curated file itself is not rewritten
+    (its budget may be why it was cut). Move what is still true back by hand.
 ``note-deleted``
     The note's last committed bytes are restored to its path when that is free, else
     beside it as ``<name>.recovered-<sha7>.md``; written atomically.
