@@ -368,3 +368,25 @@ def test_a_fifo_where_a_lost_note_was_is_never_opened(repo, capsys):
     assert f"## From {hr.JOURNAL}, cut by" in note
     assert all(line in note.splitlines() for line in hr.JOURNAL_LOST)
     assert stat.S_ISFIFO(os.lstat(repo.path / hr.JOURNAL).st_mode)
+
+
+def test_a_journal_archived_after_its_loss_gets_its_lines_where_it_is_now(tmp_path, capsys):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/2026-01-05.md", hr.JOURNAL_TEXT)
+    repo.commit("first", "2026-01-05T09:00:00")
+    repo.write("memory/2026-01-05.md", hr.JOURNAL_REWRITE)
+    repo.commit("cron", "2026-01-06T03:00:00", author="cron")
+    (tmp_path / "memory/archive").mkdir()
+    repo.git("mv", "memory/2026-01-05.md", "memory/archive/2026-01-05.md")
+    repo.commit("archive", "2026-02-10T09:00:00")
+    [event] = scan(repo).events
+    assert (event.path, event.current) == ("memory/2026-01-05.md", "memory/archive/2026-01-05.md")
+    assert main(["history", str(tmp_path)]) == 0
+    assert "memory/2026-01-05.md (now memory/archive/2026-01-05.md)" in capsys.readouterr().out
+    assert main(["recover", str(tmp_path), "--all"]) == 0
+    archived = repo.read("memory/archive/2026-01-05.md")
+    assert archived.startswith(hr.JOURNAL_REWRITE)
+    assert all(line in archived for line in hr.JOURNAL_LOST)
+    assert not (tmp_path / "memory/2026-01-05.md").exists()
