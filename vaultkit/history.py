@@ -69,29 +69,20 @@ MARKER = "vaultkit-recovered"  # <!-- vaultkit-recovered <commit> <path> -->
 _LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge")
 _NULL = "0" * 40
 
-# The one place this module's git options live: no fsmonitor hook, no pager, no external
-# diff or textconv driver from the repository's configuration; paths printed raw.
-_GIT_CONFIG = ("-c", "core.fsmonitor=", "-c", "core.pager=cat", "-c", "core.quotepath=off")
-_DIFF_SAFETY = ("--no-ext-diff", "--no-textconv")
-
-
 def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=None):
-    """Run one git command with repository hooks and helpers switched off.
+    """Run one git command through :mod:`vaultkit.gitenv` (the repository's command hooks,
+    pager, fsmonitor, external diff and textconv drivers switched off).
 
     With ``stream`` (a file for its standard error), return the running process to read
     its output from as it comes; otherwise the completed process."""
-    command = ["git", *_GIT_CONFIG, args[0]]
-    if args[0] in ("log", "show", "diff"):
-        command += _DIFF_SAFETY
-    command += args[1:]
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_DIFF_OPTS")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock: a commit may hold it
+    from vaultkit import gitenv
+
     try:
         if stream is not None:
-            return subprocess.Popen(command, cwd=str(cwd), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=stream, env=env)
-        return subprocess.run(command, cwd=str(cwd), input=stdin, capture_output=True, env=env)
+            return subprocess.Popen(gitenv.git_command(args), cwd=str(cwd),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=stream, env=gitenv.git_env())
+        return gitenv.run_git(args, cwd=cwd, input=stdin)
     except FileNotFoundError:
         raise VaultkitError("git is not installed; history needs git") from None
     except OSError as exc:

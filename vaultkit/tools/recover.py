@@ -165,18 +165,23 @@ def _read_text(path: Path) -> str | None:
                             "written") from None
 
 
-def _inside(root: Path, path: Path, rel: str) -> None:
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    if not real.startswith(base.rstrip(os.sep) + os.sep) and not rel.startswith("../"):
-        raise VaultkitError(f"{rel}: a symlink leading out of the vault; nothing written")
+def _confined(root: Path, rel: str) -> tuple[Path, str]:
+    """``(root, path)`` a write of the vault path ``rel`` is confined to: the vault, or
+    the workspace for a bootstrap file above a memory-only vault (``../MEMORY.md``)."""
+    if rel.startswith("../"):
+        return root.parent, rel[3:]
+    return root, rel
 
 
 def _append(root: Path, rel: str, block: str, head: str) -> None:
     """Append ``block`` (creating the file with ``head``) in one locked O_APPEND write."""
+    from vaultkit.confine import make_folders, write_target
     from vaultkit.tools.journal import _open_locked
 
-    path = file_on_disk(root, rel)
-    _inside(root, path, rel)
+    base, inner = _confined(root, rel)
+    # no symlink (out of the vault, into .git/, onto another note), no FIFO or device
+    make_folders(base, (base / inner).parent)
+    path = write_target(base, inner)
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
@@ -214,13 +219,8 @@ def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
         if os.path.lexists(path):
             continue
         if not dry_run:
-            _inside(root, path.parent, rel + "/")
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise VaultkitError(f"{rel}: cannot create its folder: "
-                                    f"{exc.strerror or exc}") from None
-            write_atomic(path, event.blob or b"")
+            base, inner = _confined(root, rel)
+            write_atomic(base / inner, event.blob or b"", root=base)
         return Recovery(event, "restore", rel, count)
     return Recovery(event, "skip", event.path,
                     reason=f"{event.path} and {beside(event.path, event.commit)} are both taken")
