@@ -106,7 +106,7 @@ def test_output_errors_are_clear(built, tmp_path, capsys):
     assert main(["report", str(built.path), "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert main(["report", str(built.path), "-o", str(tmp_path / "no" / "r.html")]) == 2
-    assert "no such folder" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
 
 
 def test_missing_extra_is_named(tmp_path):

@@ -551,21 +551,23 @@ def check_output(out_path):
     """The page's path, refused at once when it cannot be written there."""
     from pathlib import Path
 
+    from vaultkit.commands._common import check_output_folder
+
     out = Path(out_path)
     if out.is_dir():
         raise VaultkitError(f"{out}: is a folder; give a file name such as report.html")
-    if not out.parent.is_dir():
-        raise VaultkitError(f"{out.parent}: no such folder")
+    check_output_folder(str(out))
     return out
 
 
 def write_report(vault, out_path, *, now: dt.datetime | None = None) -> int:
-    """Build the page for ``vault`` and write it atomically; returns its size in bytes."""
-    from vaultkit.atomic import write_atomic
+    """Build the page for ``vault`` and write it (atomically, as ``-o`` files are written:
+    :func:`vaultkit.atomic.write_output`); returns its size in bytes."""
+    from vaultkit.atomic import write_output
 
     _need_extra()
     out = check_output(out_path)
     data = collect(vault, now=now)
     page = render_html(data).encode("utf-8")
-    write_atomic(out, page)
+    write_output(out, page)
     return len(page)
