@@ -212,6 +212,12 @@ CASES = [
         '"code": "VK401", "fingerprint": "0123456789abcdef0123", "count": 1}]}'),
      "baseline", "warn", ["accepts 1 finding in 1 file", "1 of them is fixed"],
      "to shrink the baseline"),
+    ("history note deleted", lambda ws: (
+        _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\nCards are checked.\n"),
+        commit_all(ws / "demo", "add"), (ws / "demo/memory/semantic/payments.md").unlink(),
+        commit_all(ws / "demo", "delete")),
+     "history", "warn", ["1 memory-loss event", "note-deleted memory/semantic/payments.md"],
+     "vaultkit recover"),
 ]
 
 

@@ -123,6 +123,7 @@ COMMANDS = [
     ["distill", "--root", "."],
     ["distill", "--root", ".", "--format", "json", "--days", "400"],
     ["archive", "--root", ".", "--dry-run"],
+    ["report", ".", "-o", "../hostile-report.html"],
 ]
 
 

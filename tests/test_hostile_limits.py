@@ -152,6 +152,9 @@ def every_command(root: Path) -> list[tuple[list[str], bytes | None]]:
         (["archive", "--root", ".", "--dry-run", "--keep-days", "1"], None),
         (["archive", "--root", ".", "--keep-days", "1"], None),
         (["init", "."], None),
+        (["history", "."], None),
+        (["recover", ".", "--all"], None),
+        (["report", ".", "-o", "../report.html"], None),
     ]
 
 

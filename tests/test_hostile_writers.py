@@ -91,6 +91,24 @@ def link(path: Path, target: str | Path) -> None:
     os.symlink(target, path)
 
 
+def lose_then_link(w, rel: str, target) -> None:
+    """Commit the vault, then a loss (the old journal rewritten, the fact note deleted),
+    then put a link at ``rel``: where `recover` would write."""
+    root = w["root"]
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@x", *args], cwd=root,
+                       check=True, capture_output=True)
+
+    git("add", "-A")
+    git("commit", "-qm", "first")
+    (root / f"memory/{OLD}.md").write_text(f"# {OLD}\n\n### 11:00 — Summary\n\n- all done\n")
+    (root / "memory/semantic/fact.md").unlink()
+    git("add", "-A")
+    git("commit", "-qm", "cron: rewrite")
+    link(root / rel, target)
+
+
 # (id, setup(world), argv, files that must stay byte-identical (vault paths))
 CASES = [
     ("log: journal linked to .git/config",
@@ -153,6 +171,15 @@ CASES = [
     ("init: .obsidian linked out of the vault",
      lambda w: link(w["root"] / ".obsidian", w["outside"]),
      ["init", "."], []),
+    ("recover: rewritten journal linked to .git/config",
+     lambda w: lose_then_link(w, f"memory/{OLD}.md", "../.git/config"),
+     ["recover", ".", "--all"], [".git/config"]),
+    ("recover: deleted note's folder linked out of the vault",
+     lambda w: lose_then_link(w, "memory/semantic", w["outside"]),
+     ["recover", ".", "--all"], []),
+    ("recover: deleted note's folder linked into .git",
+     lambda w: lose_then_link(w, "memory/semantic", "../.git"),
+     ["recover", ".", "--all"], [".git/config"]),
 ]
 
 

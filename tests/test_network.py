@@ -57,7 +57,18 @@ ARGVS = [
     ["archive", "--root", ".", "--dry-run"],
     ["archive", "--root", "."],
     ["mcp", "--help"],  # the server itself: tests/test_mcp.py runs it with sockets blocked
+    ["history", "."],
+    ["recover", "--all", "--dry-run"],
+    ["report", ".", "-o", "report.html"],
 ]
+
+
+def _commit_all(root: Path) -> None:
+    import subprocess
+
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "backup"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 def test_every_command_is_listed():
@@ -74,6 +85,8 @@ def test_every_command_runs_offline(tmp_path, no_network):
             if argv[0] == "archive" and "--dry-run" not in argv:
                 journal = root / "memory" / f"{OLD}.md"
                 journal.write_text(f"# {OLD}\n\n### 09:00 \u2014 Old\n\na\nb\nc\n")
+            if argv[0] == "history":  # the history commands read a repository
+                _commit_all(root)
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 rc = main(list(argv))
             assert rc in (0, 1), (argv, err.getvalue()[-2000:])

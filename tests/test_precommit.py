@@ -424,3 +424,28 @@ def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
     vault.git("add", "-A")
     ok, out = vault.commit("fix a legacy decision")
     assert ok, out
+
+
+# -- vaultkit recover's writes --------------------------------------------------------------
+
+def test_recovered_history_commits_through_the_hooks(tmp_path, hook_repo, pre_commit_home):
+    """`recover --all` on the generated history: the result passes check and append-only."""
+    import history_repo
+
+    env = _env(pre_commit_home)
+    repo = history_repo.build(tmp_path / "vault", env)
+    vault = Vault(repo.path, env)
+    vault.write(".pre-commit-config.yaml",
+                _config(*hook_repo, ("vaultkit-check", "vaultkit-append-only")))
+    _run([sys.executable, "-m", "pre_commit", "install"], repo.path, env)
+    journal_before = vault.read(history_repo.JOURNAL)
+    _run([sys.executable, "-m", "vaultkit", "recover", "--all"], repo.path, env)
+    vault.index()
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup: recovered")
+    assert ok, out
+    assert re.search(r"vaultkit append-only\.+Passed", out), out
+    assert vault.read(history_repo.JOURNAL).startswith(journal_before)
+    again = _run([sys.executable, "-m", "vaultkit", "recover", "--all"], repo.path, env)
+    assert "nothing to recover" in again.stdout
+    assert vault.git("status", "--porcelain").stdout == ""

@@ -28,7 +28,7 @@ _RANK = {PASS: 0, WARN: 1, FAIL: 2}
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
              "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work",
-             "baseline")
+             "baseline", "history")
 
 MIN_RESERVE_FLOOR = 40000  # the seeds' survival checklist: reserveTokensFloor >= 40000
 STALE_DAYS = 7  # unclosed work older than this is listed
@@ -880,6 +880,12 @@ def check_baseline(ctx: AuditContext) -> Check:
     return Check("baseline", PASS, f"{held}; only new findings are reported")
 
 
+def check_history(ctx: AuditContext) -> Check:
+    from vaultkit.history import audit_history
+
+    return audit_history(ctx)
+
+
 CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "memory-md": check_memory_md,
     "memory-dir": check_memory_dir,
@@ -896,6 +902,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "obsidian": check_obsidian,
     "unclosed-work": check_unclosed,
     "baseline": check_baseline,
+    "history": check_history,
 }
 assert tuple(CHECKS) == CHECK_IDS
 

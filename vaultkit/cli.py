@@ -15,8 +15,7 @@ from typing import Sequence
 from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
-            "archive", "distill")
-COMMANDS += ("mcp",)  # the MCP server (its SDK is the optional `mcp` extra)
+            "archive", "distill", "history", "recover", "report", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,392 @@
+"""``vaultkit history``, ``vaultkit recover`` and the audit's ``history`` check, on a
+generated repository with one of each loss event (tests/history_repo.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import history_repo as hr
+from vaultkit.cli import main
+from vaultkit.history import lost_lines, scan_history
+from vaultkit.profile import load_settings
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return hr.build(tmp_path_factory.mktemp("history") / "vault")
+
+
+@pytest.fixture
+def repo(built, tmp_path):
+    """A private copy of the generated repository (tests may write to it)."""
+    dest = tmp_path / "vault"
+    shutil.copytree(built.path, dest, symlinks=True)
+    return hr.HistoryRepo(dest, built.env, dict(built.commits))
+
+
+def scan(repo, **kw):
+    return scan_history(repo.path, load_settings(repo.path), **kw)
+
+
+def snapshot(path):
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(path).parts}
+
+
+# -- history -----------------------------------------------------------------------------
+
+def test_exactly_one_event_of_each_kind_with_commit_and_count(built):
+    history = scan(built)
+    got = [(e.kind, e.path, e.subject, e.author.split(" <")[0]) for e in history.events]
+    assert got == [(x.kind, x.path, x.subject, x.author) for x in hr.EXPECTED]
+    for event, want in zip(history.events, hr.EXPECTED):
+        assert event.commit == built.commits[want.subject]
+        if want.lines:
+            assert event.lines == want.lines, event
+    assert history.commits == 9
+
+
+def test_rename_archive_move_and_appends_are_not_losses(built):
+    paths = {e.path for e in scan(built).events}
+    assert hr.KNOWLEDGE_OLD not in paths and hr.KNOWLEDGE_NEW not in paths
+    assert hr.OLD_JOURNAL not in paths and hr.LATER_JOURNAL not in paths
+    assert hr.REFERENCE not in paths
+    kinds = [e.kind for e in scan(built).events]
+    assert kinds.count("mass-deletion") == 0  # the AGENTS.md trim moved its lines to a note
+
+
+def test_event_details(built):
+    events = {e.kind: e for e in scan(built).events}
+    rewrite = events["journal-rewrite"]
+    assert [line for line in rewrite.lost if line.strip()] == hr.JOURNAL_LOST
+    assert rewrite.date.startswith(hr.day(1) + "T03:00:00")
+    assert rewrite.bytes == sum(len(line.encode()) + 1 for line in rewrite.lost)
+    shrink = events["memory-shrink"]
+    assert shrink.before == 20 and shrink.lost == hr.MEMORY_LOST
+    deleted = events["note-deleted"]
+    assert deleted.blob == hr.DECISION_TEXT.encode() and deleted.bytes == len(deleted.blob)
+    period = events["bootstrap-truncated"]
+    assert period.days == pytest.approx(3.0)
+    assert period.end_commit == built.commits["backup: trim AGENTS.md"]
+    assert period.limit == 20000 and period.chars > 0
+    assert period.recovered  # it ended
+    assert not any(e.recovered for e in events.values() if e is not period)
+
+
+def test_since_keeps_later_commits_only(built):
+    history = scan(built, since=hr.day(3))
+    assert [e.kind for e in history.events] == ["bootstrap-truncated", "note-deleted"]
+
+
+def test_cli_text_and_json(built, capsys, monkeypatch):
+    assert main(["history", str(built.path)]) == 0
+    out = capsys.readouterr().out
+    assert "journal-rewrite  " + hr.JOURNAL in out
+    assert "8 journal lines" in out and "by cron <cron@example.com>: 'cron: nightly summary'" in out
+    assert "4 loss events in 9 commits, 3 not recovered." in out
+    assert main(["history", str(built.path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in data["events"]] == [x.kind for x in hr.EXPECTED]
+    assert data["events"][-1]["commit"] == built.commits["cron: nightly summary"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--since", "last tuesday"], "give a date written YYYY-MM-DD"),
+    (["--since", "2026-02-30"], "give a date written YYYY-MM-DD"),
+])
+def test_bad_since_is_a_usage_error(built, capsys, args, message):
+    assert main(["history", str(built.path), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_outside_git_is_a_clear_error(tmp_path, capsys):
+    (tmp_path / "v" / ".obsidian").mkdir(parents=True)
+    assert main(["history", str(tmp_path / "v")]) == 2
+    assert "history needs git" in capsys.readouterr().err
+
+
+def test_empty_repository_has_no_events(tmp_path, capsys):
+    (tmp_path / ".obsidian").mkdir()
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert main(["history", str(tmp_path)]) == 0
+    assert "0 loss events in 0 commits" in capsys.readouterr().out
+
+
+def test_append_onto_a_line_without_newline_is_not_a_loss(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one")
+    repo.commit("one", "2026-02-01T10:00:00")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one more\n- two\n")
+    repo.commit("two", "2026-02-01T11:00:00")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one more\n")
+    repo.commit("three", "2026-02-01T12:00:00")
+    events = scan(repo).events
+    assert [(e.subject, e.lost) for e in events] == [("three", ["- two"])]
+
+
+def test_a_renames_link_rewrite_is_not_a_loss():
+    old = "# d\n- see [[deploys]] and [notes](deploys.md)\n- plain\n"
+    new = "# d\n- see [[deploy-checklist]] and [notes](deploy-checklist.md)\n- plain\n"
+    assert lost_lines(old, new) == []
+    # the same text with other words changed is a rewrite
+    assert lost_lines(old, new.replace("see", "saw")) == [
+        "- see [[deploys]] and [notes](deploys.md)"]
+
+
+def test_lost_lines_is_a_multiset_difference():
+    assert lost_lines("a\nb\na\nc\n", "c\na\nb\n") == ["a"]
+    assert lost_lines("a\nb\n", "b\na\n") == []
+    assert lost_lines("a\r\nb\r\n", "a\nb\nc\n") == []
+
+
+# -- recover -------------------------------------------------------------------------------
+
+def test_recover_all_restores_every_line_and_a_second_run_changes_nothing(repo, capsys):
+    journal_before = repo.read(hr.JOURNAL)
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("appended") == 2 and out.count("restored") == 1
+    journal = repo.read(hr.JOURNAL)
+    assert journal.startswith(journal_before)  # appended, nothing before it touched
+    added = journal[len(journal_before):]
+    assert "Recovered from " + repo.commits["cron: nightly summary"][:10] in added
+    assert [line for line in added.splitlines() if line in hr.JOURNAL_LOST] == hr.JOURNAL_LOST
+    note = repo.read("memory/semantic/recovered.md")
+    assert all(line in note.splitlines() for line in hr.MEMORY_LOST)
+    assert repo.read("MEMORY.md") == hr.MEMORY_CUT  # the curated file is not rewritten
+    assert repo.read(hr.DECISION) == hr.DECISION_TEXT
+    after = snapshot(repo.path)
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    assert "nothing to recover" in capsys.readouterr().out
+    assert snapshot(repo.path) == after
+    assert all(e.recovered for e in scan(repo).events)
+
+
+def test_dry_run_writes_nothing(repo, capsys):
+    before = snapshot(repo.path)
+    assert main(["recover", str(repo.path), "--all", "--dry-run"]) == 0
+    assert capsys.readouterr().out.count("would ") == 3
+    assert snapshot(repo.path) == before
+
+
+def test_recover_one_event_by_id_and_a_taken_path_restores_beside(repo, capsys):
+    repo.write(hr.DECISION, "# Another note now lives here\n")
+    event = next(e for e in scan(repo).events if e.kind == "note-deleted")
+    assert main(["recover", str(repo.path), event.id[:6]]) == 0  # PATH, then EVENT
+    beside = hr.DECISION.replace(".md", f".recovered-{event.commit[:7]}.md")
+    assert repo.read(beside) == hr.DECISION_TEXT
+    assert repo.read(hr.DECISION) == "# Another note now lives here\n"
+    assert f"as {beside}" in capsys.readouterr().out
+    assert not (repo.path / "memory/semantic/recovered.md").exists()  # only that event
+    assert next(e for e in scan(repo).events if e.kind == "note-deleted").recovered
+
+
+def test_lines_put_back_by_hand_count_as_recovered(repo):
+    repo.write("MEMORY.md", hr.MEMORY_TEXT)
+    shrink = next(e for e in scan(repo).events if e.kind == "memory-shrink")
+    assert shrink.recovered
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope"], "give an event id"),
+    (["ffffffffff"], "no such loss event"),
+    ([], "give one EVENT id"),
+    (["abcd", "ef01", "--all"], "give one EVENT id"),
+    (["a", "b", "abcd"], "give one EVENT id"),
+])
+def test_recover_usage_errors(repo, capsys, args, message):
+    assert main(["recover", *args, "--root", str(repo.path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_recover_truncation_period_explains_there_is_nothing_to_bring_back(repo, capsys):
+    event = next(e for e in scan(repo).events if e.kind == "bootstrap-truncated")
+    assert main(["recover", event.id, "--root", str(repo.path)]) == 0
+    assert "nothing to bring back" in capsys.readouterr().out
+
+
+def test_recovered_vault_passes_check(repo, capsys):
+    assert main(["recover", "--all", "--root", str(repo.path)]) == 0
+    assert main(["index", "--root", str(repo.path)]) == 0
+    capsys.readouterr()
+    code = main(["check", str(repo.path), "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [f["rule"] for f in findings if f["severity"] == "error"] == []
+    new_files = {hr.JOURNAL, "memory/semantic/recovered.md", hr.DECISION}
+    assert [f for f in findings if f["path"] in new_files and f["rule"] != "orphan-note"] == []
+
+
+# -- the audit -------------------------------------------------------------------------------
+
+def test_audit_warns_until_recovered(repo, capsys):
+    assert main(["audit", str(repo.path), "--format", "json"]) in (0, 1)
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "warn"
+    assert "3 memory-loss events in the last 30 days not recovered" in check["found"]
+    assert "vaultkit recover --all" in check["hint"]
+    main(["recover", "--all", "--root", str(repo.path)])
+    capsys.readouterr()
+    main(["audit", str(repo.path), "--format", "json"])
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "pass", check
+
+
+def test_audit_outside_git_passes_history(tmp_path, capsys):
+    (tmp_path / ".obsidian").mkdir()
+    main(["audit", str(tmp_path), "--format", "json"])
+    check = next(c for c in json.loads(capsys.readouterr().out) if c["id"] == "history")
+    assert check["status"] == "pass" and "no git history" in check["found"]
+
+
+# -- a memory-only vault inside the workspace's repository ------------------------------------
+
+def test_memory_only_vault_sees_its_journals_and_the_workspace_memory_md(tmp_path, capsys):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    repo.git("init", "-q")
+    repo.write("memory/vaultkit.toml", 'memory-dir = "."\n')
+    repo.write("MEMORY.md", hr.MEMORY_TEXT)
+    repo.write("memory/2026-02-01.md", hr.JOURNAL_TEXT)
+    repo.commit("backup: first", "2026-02-01T09:00:00")
+    repo.write("MEMORY.md", hr.MEMORY_CUT)
+    repo.write("memory/2026-02-01.md", hr.JOURNAL_REWRITE)
+    repo.commit("cron: rewrite", "2026-02-02T03:00:00", author="cron")
+    vault = tmp_path / "memory"
+    events = scan_history(vault, load_settings(vault)).events
+    assert sorted((e.kind, e.path) for e in events) == [
+        ("journal-rewrite", "2026-02-01.md"), ("memory-shrink", "../MEMORY.md")]
+    assert main(["recover", "--all", "--root", str(vault)]) == 0
+    assert all(line in repo.read("memory/2026-02-01.md") for line in hr.JOURNAL_LOST)
+    note = repo.read("memory/semantic/recovered.md")
+    assert "## From MEMORY.md, cut by" in note
+    assert all(line in note for line in hr.MEMORY_LOST)
+    assert repo.read("MEMORY.md") == hr.MEMORY_CUT
+    assert all(e.recovered for e in scan_history(vault, load_settings(vault)).events)
+
+
+def test_by_design_rewrites_are_not_losses_and_trash_is_a_deletion(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    notes = {"NOW.md": "# NOW\n\n- [ ] a\n- [ ] b\n- [ ] c\n- [ ] d\n",
+             "memory/INDEX.md": "# Index\n\n- one\n- two\n- three\n- four\n",
+             "memory/2026-01-01.md": "# 2026-01-01\n\n### 09:00 — A\n- one\n- two\n- three\n",
+             "memory/people/ada.md": "---\ntype: person\n---\n# Ada\n\n- Engineer\n- Likes tea\n",
+             "memory/semantic/tools.md": "# Tools\n\n- git\n- make\n- ripgrep\n"}
+    for path, text in notes.items():
+        repo.write(path, text)
+    repo.commit("first", "2026-01-02T09:00:00")
+    repo.write("NOW.md", "# NOW\n\n- [ ] e\n")  # the status board is rewritten by design
+    repo.write("memory/INDEX.md", "# Index\n\n- one\n")  # generated
+    repo.git("rm", "-q", "memory/2026-01-01.md")  # archived with a header added by hand:
+    repo.write("memory/archive/2026-01-01.md", "<!-- archived -->\n" + "# 2026-01-01\n\n"
+               "### 09:00 — A\n- one\n- two\n- three\n")
+    (tmp_path / ".trash").mkdir()
+    repo.git("mv", "memory/people/ada.md", ".trash/ada.md")  # Obsidian's trash
+    repo.commit("second", "2026-01-03T09:00:00")
+    # a note whose whole text went into another note in the same commit
+    repo.git("rm", "-q", "memory/semantic/tools.md")
+    repo.write("memory/semantic/toolbox.md", "# Toolbox\n\n## Tools\n- git\n- make\n"
+               "- ripgrep\n")
+    repo.commit("third", "2026-01-04T09:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.path, e.subject) for e in events] == [
+        ("note-deleted", "memory/people/ada.md", "second")]
+
+
+def test_recover_json_names_what_was_written(repo, capsys):
+    assert main(["recover", "--all", "--json", "--root", str(repo.path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["dryRun"] is False
+    got = {(r["kind"], r["action"], r["path"], r["lines"]) for r in data["recovered"]}
+    assert got == {("journal-rewrite", "append", hr.JOURNAL, len(hr.JOURNAL_LOST)),
+                   ("memory-shrink", "append", "memory/semantic/recovered.md",
+                    len(hr.MEMORY_LOST)),
+                   ("note-deleted", "restore", hr.DECISION, hr.EXPECTED[1].lines),
+                   ("bootstrap-truncated", "skip", "AGENTS.md", 0)}
+
+
+def test_memory_md_cut_over_several_commits_of_one_day(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    head = "# MEMORY\n\n## approved_durable_entries\n"
+    lines = hr.MEMORY_LINES  # 18 facts + 2 headings: 20 non-blank lines
+    repo.write("MEMORY.md", head + "\n".join(lines) + "\n")
+    repo.commit("first", "2026-03-01T09:00:00")
+    for hour, keep in ((10, 12), (11, 7)):  # -6 (30%), then -5 more: 11 of 20 in one day
+        repo.write("MEMORY.md", head + "\n".join(lines[:keep]) + "\n")
+        repo.commit(f"tidy {hour}", f"2026-03-02T{hour}:00:00")
+    for hour, keep in ((10, 6), (11, 5)):  # the next day: -1, -1 (not a cut)
+        repo.write("MEMORY.md", head + "\n".join(lines[:keep]) + "\n")
+        repo.commit(f"trim {hour}", f"2026-03-03T{hour}:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.subject, e.lines, e.span) for e in events] == [
+        ("memory-shrink", "tidy 11", 11, 2)]
+    assert events[0].lost == lines[7:]
+    assert "11 of its 20 non-blank lines" in events[0].describe()
+    assert "over 2 commits that day" in events[0].describe()
+    assert events[0].to_dict()["commits"] == 2
+
+
+def test_one_big_cut_is_reported_once_not_again_for_its_day(tmp_path):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    head = "# MEMORY\n\n## approved_durable_entries\n"
+    repo.write("MEMORY.md", head + "\n".join(hr.MEMORY_LINES) + "\n")
+    repo.commit("first", "2026-03-01T09:00:00")
+    for hour, keep in ((10, 4), (11, 3)):
+        repo.write("MEMORY.md", head + "\n".join(hr.MEMORY_LINES[:keep]) + "\n")
+        repo.commit(f"cut {hour}", f"2026-03-02T{hour}:00:00")
+    assert [(e.subject, e.span) for e in scan(repo).events] == [("cut 10", 1)]
+
+
+def test_a_fifo_where_a_lost_note_was_is_never_opened(repo, capsys):
+    import os
+    import stat
+
+    os.mkfifo(repo.path / hr.DECISION)  # opening it for reading would block for ever
+    event = next(e for e in scan(repo).events if e.kind == "note-deleted")
+    assert not event.recovered
+    assert main(["recover", str(repo.path), event.id]) == 0
+    beside = hr.DECISION.replace(".md", f".recovered-{event.commit[:7]}.md")
+    assert repo.read(beside) == hr.DECISION_TEXT
+    assert stat.S_ISFIFO(os.lstat(repo.path / hr.DECISION).st_mode)
+    os.unlink(repo.path / hr.JOURNAL)
+    os.mkfifo(repo.path / hr.JOURNAL)  # no journal to append to: the recovery note takes them
+    assert main(["recover", str(repo.path), "--all"]) == 0
+    note = repo.read("memory/semantic/recovered.md")
+    assert f"## From {hr.JOURNAL}, cut by" in note
+    assert all(line in note.splitlines() for line in hr.JOURNAL_LOST)
+    assert stat.S_ISFIFO(os.lstat(repo.path / hr.JOURNAL).st_mode)
+
+
+def test_a_journal_archived_after_its_loss_gets_its_lines_where_it_is_now(tmp_path, capsys):
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/2026-01-05.md", hr.JOURNAL_TEXT)
+    repo.commit("first", "2026-01-05T09:00:00")
+    repo.write("memory/2026-01-05.md", hr.JOURNAL_REWRITE)
+    repo.commit("cron", "2026-01-06T03:00:00", author="cron")
+    (tmp_path / "memory/archive").mkdir()
+    repo.git("mv", "memory/2026-01-05.md", "memory/archive/2026-01-05.md")
+    repo.commit("archive", "2026-02-10T09:00:00")
+    [event] = scan(repo).events
+    assert (event.path, event.current) == ("memory/2026-01-05.md", "memory/archive/2026-01-05.md")
+    assert main(["history", str(tmp_path)]) == 0
+    assert "memory/2026-01-05.md (now memory/archive/2026-01-05.md)" in capsys.readouterr().out
+    assert main(["recover", str(tmp_path), "--all"]) == 0
+    archived = repo.read("memory/archive/2026-01-05.md")
+    assert archived.startswith(hr.JOURNAL_REWRITE)
+    assert all(line in archived for line in hr.JOURNAL_LOST)
+    assert not (tmp_path / "memory/2026-01-05.md").exists()

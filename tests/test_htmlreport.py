@@ -1,0 +1,140 @@
+"""``vaultkit report``: a self-contained page, checked as text and in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import history_repo as hr
+from browser import find_chromium, inspect_page
+from vaultkit.cli import main
+from vaultkit.htmlreport import CHART_IDS
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+HOSTILE_MEMORY = (
+    "# MEMORY\n\n## approved_durable_entries\n- Keep it short <script>alert(1)</script>\n"
+    "- A chart: ![chart](https://example.com/chart.png)\n- [docs](https://example.com/docs)\n"
+    '<img src="https://example.com/pixel.gif">\n'
+    '<link rel="stylesheet" href="https://x.test/a.css">\n'
+    f"- Bot: {'1234567890'}:{'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'}\n"
+    f"- OpenRouter: sk-or-v1-{'0123456789abcdef' * 3}\n"
+    "| **API Key** | `0123456789abcdef0123456789abcdef` |\n"
+)
+SECRETS = ("AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "0123456789abcdef" * 3,
+           "0123456789abcdef0123456789abcdef")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    repo = hr.build(tmp_path_factory.mktemp("report") / "vault")
+    repo.write("MEMORY.md", HOSTILE_MEMORY)  # uncommitted: what the page shows now
+    return repo
+
+
+@pytest.fixture(scope="module")
+def page(built, tmp_path_factory):
+    out = tmp_path_factory.mktemp("page") / "report.html"
+    assert main(["report", str(built.path), "-o", str(out)]) == 0
+    return out
+
+
+def test_page_has_every_chart_as_inline_svg(page):
+    text = page.read_text(encoding="utf-8")
+    for chart in CHART_IDS:
+        m = re.search(rf'<figure class="chart" id="{chart}">.*?</figure>', text, re.S)
+        assert m, chart
+        assert "<svg" in m.group(0) and "<path" in m.group(0)
+
+
+def test_page_loads_nothing_and_runs_nothing(page):
+    text = page.read_text(encoding="utf-8")
+    assert "<script" not in text.lower()
+    assert not re.search(r"<(img|link|iframe|object|embed|video|audio|source)\b", text, re.I)
+    # only in-page references (an SVG <use xlink:href="#glyph">)
+    assert not re.search(r"<[a-zA-Z][^<>]*\b(src|srcset|href|action|data)=\"(?!#)", text)
+    assert "@import" not in text and not re.search(r"url\((?!#)", text)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the note's HTML, escaped
+    assert "&lt;img src=" in text and "[image: chart]" in text
+    # URLs in attributes: XML namespace names (never fetched) and a link's title
+    attributes = set(re.findall(r'\b([\w:-]+)="https?://[^"]*"', text))
+    assert attributes <= {"xmlns", "xmlns:xlink", "title"}, attributes
+
+
+def test_page_lists_the_losses_the_audit_and_the_findings(page, built):
+    text = page.read_text(encoding="utf-8")
+    for expected in hr.EXPECTED:
+        assert expected.kind in text and built.commits[expected.subject][:10] in text
+    assert "vaultkit recover " in text
+    assert '<td>history</td><td class="warn">WARN</td>' in text
+    assert "Top findings" in text and "MEMORY.md now" in text
+    assert "@media print" in text
+
+
+@pytest.mark.skipif(find_chromium() is None,
+                    reason="Chromium is not installed (Debian package `chromium`); the page "
+                           "is checked in a real browser only where one exists")
+def test_page_in_headless_chromium(page, tmp_path):
+    pytest.importorskip("websocket", reason="websocket-client (the test extra) is missing")
+    result = inspect_page(page)
+    assert result.console_errors == []
+    assert result.requests == []
+    assert [c["id"] for c in result.charts] == list(CHART_IDS)
+    for chart in result.charts:
+        assert chart["width"] > 500 and chart["height"] > 80 and chart["shapes"] > 5, chart
+    assert result.screenshot.startswith(b"\x89PNG\r\n\x1a\n") and len(result.screenshot) > 50_000
+    assert result.pdf.startswith(b"%PDF")
+    (tmp_path / "report.png").write_bytes(result.screenshot)
+
+
+def test_report_outside_git_still_draws_every_chart(tmp_path, capsys):
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "MEMORY.md").write_text("# MEMORY\n\n- One fact\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    assert main(["report", str(vault), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert all(f'id="{c}"' in text for c in CHART_IDS)
+    assert "no git history" in text
+
+
+def test_output_errors_are_clear(built, tmp_path, capsys):
+    assert main(["report", str(built.path), "-o", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["report", str(built.path), "-o", str(tmp_path / "no" / "r.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_missing_extra_is_named(tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None; from vaultkit.cli import main; "
+            f"sys.exit(main(['report', {str(tmp_path)!r}, '-o', {str(tmp_path / 'r.html')!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "pip install 'vaultkit[report]'" in proc.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_credentials_quoted_in_the_page_are_masked(page):
+    text = page.read_text(encoding="utf-8")
+    assert "Keep it short" in text  # MEMORY.md's head is shown...
+    for secret in SECRETS:  # ...but not its credentials
+        assert secret not in text
+    assert "sk-o…[masked]" in text and "1234…[masked]" in text
+    assert text.count("[masked]") >= 3
+
+
+def test_event_table_is_capped_with_the_unrecovered_first():
+    from vaultkit.history import Event
+    from vaultkit.htmlreport import MAX_EVENT_ROWS, _events_table
+
+    events = [Event("journal-rewrite", f"{i:040x}", 1_700_000_000 + i * 60,
+                    "2026-01-01T00:00:00+00:00", "Agent <a@x>", "s", f"memory/{i}.md",
+                    lines=1, recovered=i % 2 == 0) for i in range(MAX_EVENT_ROWS + 50)]
+    table = _events_table(events)
+    assert table.count("<tr>") == MAX_EVENT_ROWS + 1  # the header row too
+    assert f"The {MAX_EVENT_ROWS} most recent of {MAX_EVENT_ROWS + 50} events" in table
+    assert table.count('"fail">lost<') == (MAX_EVENT_ROWS + 50) // 2  # every unrecovered one
