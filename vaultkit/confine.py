@@ -93,7 +93,10 @@ def write_target(root: Path | str, path: Path | str, *, owned: Iterable[str] = (
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):  # a FIFO, a device, a folder
-        raise VaultkitError(f"{shown}: is not a regular file; not written")
+        from vaultkit.bounded import not_regular
+
+        why = not_regular(mode).replace("; not read", "")
+        raise VaultkitError(f"{shown}: {why}; nothing written")
     return Path(real)
 
 

@@ -208,11 +208,20 @@ def _entry_level(path: Path) -> int:
     from vaultkit.entries import detect_level
     from vaultkit.parse import parse_note
 
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(1 << 20)
+    import stat
+
+    try:  # never blocks on a FIFO, never follows a symlink: _open_locked refuses those
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return 3
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 3
+        data = os.pread(fd, 1 << 20, 0)
+    except OSError:
+        return 3
+    finally:
+        os.close(fd)
     level = detect_level(parse_note(str(path), data))
     return 2 if level == 2 else 3
 
