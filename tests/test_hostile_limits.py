@@ -668,3 +668,51 @@ def test_every_bundled_phrase_regex_is_accepted():
             for p in getattr(phrases, name):
                 if p.startswith("re:"):
                     assert regex_problem(p[3:], re.IGNORECASE) is None, (pack.name, p)
+
+
+# -- graph.json and openclaw.json as FIFOs and devices, where vaultkit looks for them ----------------
+
+def _special(path: Path, kind: str) -> None:
+    if kind == "FIFO":
+        os.mkfifo(path)
+    else:
+        why = can_mknod(path.parent)
+        if why:
+            pytest.skip(why)
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "device"])
+def test_special_graph_json(tmp_path, kind):
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n")
+    _special(root / ".obsidian" / "graph.json", kind)
+    word = "a FIFO" if kind == "FIFO" else "a character device"
+    for argv, code in ((["graph", "--write-colors", "."], 2), (["audit", "."], 1),
+                       (["graph", "."], 0), (["check", "."], 0), (["init", "."], 0)):
+        proc = run(argv, root)
+        err = assert_clean(proc, allowed=(code,))
+        if argv[:2] == ["graph", "--write-colors"]:
+            assert f"graph.json: cannot read: not a regular file ({word})" in err
+        if argv[0] == "audit":
+            assert f"graph.json cannot be read: not a regular file ({word})" in proc.stdout.decode()
+    assert not stat.S_ISREG(os.lstat(root / ".obsidian" / "graph.json").st_mode)
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "device"])
+def test_special_openclaw_json_beside_the_vault(tmp_path, kind):
+    """The openclaw.json vaultkit finds by itself (beside the workspace): reported as not
+    usable, never read."""
+    root = tmp_path / "ws"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n" + "x" * 100 + "\n")
+    _special(tmp_path / "openclaw.json", kind)
+    word = "a FIFO" if kind == "FIFO" else "a character device"
+    proc = run(["audit", "."], root)
+    assert_clean(proc, allowed=(1,))
+    out = proc.stdout.decode()
+    assert f"openclaw.json: {tmp_path / 'openclaw.json'}" in out
+    assert f"not a regular file ({word})" in out
+    for argv in (["check", "--select", "ALL", "."], ["check", "."], ["graph", "."]):
+        assert_clean(run(argv, root), allowed=(0, 1))
