@@ -139,7 +139,8 @@ def every_command(root: Path) -> list[tuple[list[str], bytes | None]]:
         (["audit", "."], None),
         (["audit", "--openclaw-config", fifo_config, "."], None),
         (["audit", "--openclaw-config", "/dev/zero", "."], None),
-        (["log", "--root", ".", "-"], b"Limits\nchecked the limits\nwhy: hostile input\nnext: more"),
+        (["log", "--root", ".", "-"],
+         b"Limits\nchecked the limits\nwhy: hostile input\nnext: more"),
         (["log", "--root", ".", "--date", "2020-01-01", "an entry for a FIFO"], None),
         (["log", "--root", ".", "--date", "2020-01-02", "an entry for a device"], None),
         (["search", "--root", ".", "--json", "limits"], None),
@@ -401,7 +402,8 @@ def test_config_past_its_bounds_exit_2_one_line(make_vault, config, expect):
     """Regression: each of these was an internal error or a hang (the regex one, on a
     note of a's)."""
     root = make_vault({"vaultkit.toml": config, "MEMORY.md": "# M\n\n" + "a" * 40 + "!\n",
-                       f"memory/{TODAY}.md": f"# {TODAY}\n\n### 09:00 — x\n\n" + "a" * 40 + "!\n"})
+                       f"memory/{TODAY}.md":
+                           f"# {TODAY}\n\n### 09:00 — x\n\n" + "a" * 40 + "!\n"})
     for argv in READERS:
         proc = run(argv, root, timeout=30)
         err = assert_clean(proc, allowed=(2,))
@@ -560,7 +562,7 @@ def test_every_heading_link_resolves_in_a_big_note(big_vault):
     assert any("missing" in m for p, m in broken if p == f"{SEM}/links.md")
 
 
-# -- vaultkit.bounded, directly: what is refused and what is not ------------------------------------
+# -- vaultkit.bounded, directly: what is refused and what is not ---------------------------------
 
 def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
     import errno
@@ -572,7 +574,8 @@ def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
     assert read_regular(path, 100) == b"x" * 100
     with pytest.raises(ReadRefused) as info:
         read_regular(path, 99)
-    assert info.value.errno == errno.EFBIG and "100 bytes, over the 99-byte limit" in str(info.value)
+    assert info.value.errno == errno.EFBIG
+    assert "100 bytes, over the 99-byte limit" in str(info.value)
 
 
 def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
@@ -670,7 +673,7 @@ def test_every_bundled_phrase_regex_is_accepted():
                     assert regex_problem(p[3:], re.IGNORECASE) is None, (pack.name, p)
 
 
-# -- graph.json and openclaw.json as FIFOs and devices, where vaultkit looks for them ----------------
+# -- graph.json and openclaw.json as FIFOs and devices, where vaultkit looks for them -------------
 
 def _special(path: Path, kind: str) -> None:
     if kind == "FIFO":
