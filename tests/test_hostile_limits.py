@@ -421,6 +421,20 @@ def test_fifo_as_vaultkit_toml_is_a_clear_error(tmp_path):
     assert "vaultkit.toml: cannot read: not a regular file (a FIFO)" in err
 
 
+def test_fifo_or_device_as_rule_pack_is_a_clear_error(tmp_path):
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n")
+    os.mkfifo(tmp_path / "pack.yaml")
+    packs = [(str(tmp_path / "pack.yaml"), "a FIFO")]
+    if is_char_device("/dev/zero"):
+        packs.append(("/dev/zero", "a character device"))
+    for pack, kind in packs:
+        proc = run(["check", "--profile", pack, "."], root)
+        err = assert_clean(proc, allowed=(2,))
+        assert f"{pack}: cannot read rule pack: not a regular file ({kind})" in err
+
+
 @pytest.mark.parametrize("pattern", [r"\bdecided\b", r"(?:learned|lesson)s?", r"lesson(s)?:",
                                      r"(?:ab)+c", r"(?:a++)+", r"(?>a+)+", r"(?:foo|bar)+",
                                      r"\d{4}-\d{2}-\d{2}", r".*todo.*later"])
