@@ -48,7 +48,8 @@ def main() -> None:
     timed("JSON 5,000-digit integer", lambda: load_json("[" + "9" * 5_000 + "]"))
     item = '{ id: "agent", workspace: "/home/u/ws", tools: ["a", "b"], },\n'
     json5_64k = "{ agents: { list: [\n" + item * (64 * 1024 // len(item) - 1) + "] } }"
-    timed(f"JSON5 at the bound ({len(json5_64k):,} chars)", lambda: type(load_json5(json5_64k)).__name__)
+    timed(f"JSON5 at the bound ({len(json5_64k):,} chars)",
+          lambda: type(load_json5(json5_64k)).__name__)
     timed("JSON5 of 10 MB", lambda: load_json5(item * (10 * 1024 * 1024 // len(item)),
                                                  max_chars=1 << 30))
     fifo = base / "fifo.md"
@@ -64,7 +65,8 @@ def main() -> None:
     (root / "MEMORY.md").write_text("# M\n\nthe limits of memory\n")
     (root / "memory" / "headings.md").write_text(
         "".join(f"## H{i}\n\nsee [[headings#H{i}]]\n\n" for i in range(60_000)))
-    timed("check: 60,000 headings, each linked (no cache)", lambda: cli(root, "check", "--no-cache", "."))
+    timed("check: 60,000 headings, each linked (no cache)",
+          lambda: cli(root, "check", "--no-cache", "."))
     words = [f"w{i:05d}x" for i in range(60_000)]
     timed("search: 60,000-word query", lambda: cli(root, "search", "--root", ".", "limits", *words))
     (root / "memory" / "unclosed_work.yaml").write_text(ALIAS_BOMB)

@@ -139,7 +139,8 @@ def every_command(root: Path) -> list[tuple[list[str], bytes | None]]:
         (["audit", "."], None),
         (["audit", "--openclaw-config", fifo_config, "."], None),
         (["audit", "--openclaw-config", "/dev/zero", "."], None),
-        (["log", "--root", ".", "-"], b"Limits\nchecked the limits\nwhy: hostile input\nnext: more"),
+        (["log", "--root", ".", "-"],
+         b"Limits\nchecked the limits\nwhy: hostile input\nnext: more"),
         (["log", "--root", ".", "--date", "2020-01-01", "an entry for a FIFO"], None),
         (["log", "--root", ".", "--date", "2020-01-02", "an entry for a device"], None),
         (["search", "--root", ".", "--json", "limits"], None),
@@ -404,7 +405,8 @@ def test_config_past_its_bounds_exit_2_one_line(make_vault, config, expect):
     """Regression: each of these was an internal error or a hang (the regex one, on a
     note of a's)."""
     root = make_vault({"vaultkit.toml": config, "MEMORY.md": "# M\n\n" + "a" * 40 + "!\n",
-                       f"memory/{TODAY}.md": f"# {TODAY}\n\n### 09:00 — x\n\n" + "a" * 40 + "!\n"})
+                       f"memory/{TODAY}.md":
+                           f"# {TODAY}\n\n### 09:00 — x\n\n" + "a" * 40 + "!\n"})
     for argv in READERS:
         proc = run(argv, root, timeout=30)
         err = assert_clean(proc, allowed=(2,))
@@ -420,6 +422,20 @@ def test_fifo_as_vaultkit_toml_is_a_clear_error(tmp_path):
     proc = run(["check", "."], root)
     err = assert_clean(proc, allowed=(2,))
     assert "vaultkit.toml: cannot read: not a regular file (a FIFO)" in err
+
+
+def test_fifo_or_device_as_rule_pack_is_a_clear_error(tmp_path):
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n")
+    os.mkfifo(tmp_path / "pack.yaml")
+    packs = [(str(tmp_path / "pack.yaml"), "a FIFO")]
+    if is_char_device("/dev/zero"):
+        packs.append(("/dev/zero", "a character device"))
+    for pack, kind in packs:
+        proc = run(["check", "--profile", pack, "."], root)
+        err = assert_clean(proc, allowed=(2,))
+        assert f"{pack}: cannot read rule pack: not a regular file ({kind})" in err
 
 
 @pytest.mark.parametrize("pattern", [r"\bdecided\b", r"(?:learned|lesson)s?", r"lesson(s)?:",
@@ -563,7 +579,7 @@ def test_every_heading_link_resolves_in_a_big_note(big_vault):
     assert any("missing" in m for p, m in broken if p == f"{SEM}/links.md")
 
 
-# -- vaultkit.bounded, directly: what is refused and what is not ------------------------------------
+# -- vaultkit.bounded, directly: what is refused and what is not ---------------------------------
 
 def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
     import errno
@@ -575,7 +591,8 @@ def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
     assert read_regular(path, 100) == b"x" * 100
     with pytest.raises(ReadRefused) as info:
         read_regular(path, 99)
-    assert info.value.errno == errno.EFBIG and "100 bytes, over the 99-byte limit" in str(info.value)
+    assert info.value.errno == errno.EFBIG
+    assert "100 bytes, over the 99-byte limit" in str(info.value)
 
 
 def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
@@ -671,3 +688,51 @@ def test_every_bundled_phrase_regex_is_accepted():
             for p in getattr(phrases, name):
                 if p.startswith("re:"):
                     assert regex_problem(p[3:], re.IGNORECASE) is None, (pack.name, p)
+
+
+# -- graph.json and openclaw.json as FIFOs and devices, where vaultkit looks for them -------------
+
+def _special(path: Path, kind: str) -> None:
+    if kind == "FIFO":
+        os.mkfifo(path)
+    else:
+        why = can_mknod(path.parent)
+        if why:
+            pytest.skip(why)
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "device"])
+def test_special_graph_json(tmp_path, kind):
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n")
+    _special(root / ".obsidian" / "graph.json", kind)
+    word = "a FIFO" if kind == "FIFO" else "a character device"
+    for argv, code in ((["graph", "--write-colors", "."], 2), (["audit", "."], 1),
+                       (["graph", "."], 0), (["check", "."], 0), (["init", "."], 0)):
+        proc = run(argv, root)
+        err = assert_clean(proc, allowed=(code,))
+        if argv[:2] == ["graph", "--write-colors"]:
+            assert f"graph.json: cannot read: not a regular file ({word})" in err
+        if argv[0] == "audit":
+            assert f"graph.json cannot be read: not a regular file ({word})" in proc.stdout.decode()
+    assert not stat.S_ISREG(os.lstat(root / ".obsidian" / "graph.json").st_mode)
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "device"])
+def test_special_openclaw_json_beside_the_vault(tmp_path, kind):
+    """The openclaw.json vaultkit finds by itself (beside the workspace): reported as not
+    usable, never read."""
+    root = tmp_path / "ws"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# M\n" + "x" * 100 + "\n")
+    _special(tmp_path / "openclaw.json", kind)
+    word = "a FIFO" if kind == "FIFO" else "a character device"
+    proc = run(["audit", "."], root)
+    assert_clean(proc, allowed=(1,))
+    out = proc.stdout.decode()
+    assert f"openclaw.json: {tmp_path / 'openclaw.json'}" in out
+    assert f"not a regular file ({word})" in out
+    for argv in (["check", "--select", "ALL", "."], ["check", "."], ["graph", "."]):
+        assert_clean(run(argv, root), allowed=(0, 1))

@@ -558,7 +558,8 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                                          f"{getattr(exc, 'problem', None) or exc}",
                      f"fix the YAML in {config}")
     except (OSError, UnicodeDecodeError) as exc:
-        return Check("pre-commit", FAIL, f"{config} cannot be read: {exc}",
+        why = getattr(exc, "strerror", None) or exc
+        return Check("pre-commit", FAIL, f"{config} cannot be read: {why}",
                      f"rewrite {config} as UTF-8 text")
     ids = []
     revs = []
@@ -815,7 +816,8 @@ def check_unclosed(ctx: AuditContext) -> Check:
                                             f"{getattr(exc, 'problem', None) or exc}",
                      f"fix the YAML in {path}" + (f" at line {mark.line + 1}" if mark else ""))
     except (OSError, UnicodeDecodeError) as exc:
-        return Check("unclosed-work", FAIL, f"{path} cannot be read: {exc}",
+        why = getattr(exc, "strerror", None) or exc
+        return Check("unclosed-work", FAIL, f"{path} cannot be read: {why}",
                      f"rewrite {path} as UTF-8 text")
     items = unclosed_items(data)
     if items is None:

@@ -121,7 +121,8 @@ def read_text(path: str | os.PathLike, limit: int = MAX_CONFIG_BYTES) -> str:
 
 # -- YAML -------------------------------------------------------------------------------
 
-def yaml_problem(node, max_nodes: int = MAX_YAML_NODES, max_depth: int = MAX_DEPTH) -> str | None:
+def yaml_problem(node, max_nodes: int = MAX_YAML_NODES,
+                 max_depth: int = MAX_DEPTH) -> str | None:
     """Why a composed YAML node is not constructed (too many nodes once aliases are
     expanded, or nested too deeply), or None. Stops as soon as a bound is passed."""
     import yaml
@@ -144,8 +145,8 @@ def yaml_problem(node, max_nodes: int = MAX_YAML_NODES, max_depth: int = MAX_DEP
     return None
 
 
-def load_yaml(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_nodes: int = MAX_YAML_NODES,
-              max_depth: int = MAX_DEPTH) -> Any:
+def load_yaml(text: str, *, max_chars: int = MAX_CONFIG_BYTES,
+              max_nodes: int = MAX_YAML_NODES, max_depth: int = MAX_DEPTH) -> Any:
     """``yaml.safe_load`` with bounds: safe tags only, size, alias expansion and depth.
 
     Raises :class:`LimitError` for a bound, ``yaml.YAMLError`` for invalid YAML.
@@ -214,7 +215,8 @@ def _check_string(text: str) -> None:
                          "which is not text") from None
 
 
-def load_json(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+def load_json(text: str, *, max_chars: int = MAX_CONFIG_BYTES,
+              max_depth: int = MAX_DEPTH) -> Any:
     """``json.loads`` with bounds. Raises :class:`LimitError` or ``json.JSONDecodeError``."""
     import json
 
@@ -228,8 +230,8 @@ def load_json(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_depth: int = 
     return data
 
 
-def load_json5(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_json5_chars: int = MAX_JSON5_BYTES,
-               max_depth: int = MAX_DEPTH) -> Any:
+def load_json5(text: str, *, max_chars: int = MAX_CONFIG_BYTES,
+               max_json5_chars: int = MAX_JSON5_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """JSON5 with bounds: the standard JSON parser first (fast, and most files are plain
     JSON), the JSON5 parser only for inputs of at most ``max_json5_chars``.
 
@@ -259,7 +261,8 @@ def load_json5(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_json5_chars:
 
 # -- TOML --------------------------------------------------------------------------------
 
-def load_toml(text: str, *, max_chars: int = MAX_CONFIG_BYTES, max_depth: int = MAX_DEPTH) -> dict:
+def load_toml(text: str, *, max_chars: int = MAX_CONFIG_BYTES,
+              max_depth: int = MAX_DEPTH) -> dict:
     """``tomllib.loads`` with bounds. Raises :class:`LimitError` or ``TOMLDecodeError``."""
     import tomllib
 
@@ -284,8 +287,9 @@ def regex_problem(pattern: str, flags: int = 0) -> str | None:
 
     Python's engine backtracks: a quantifier over something of variable length that is
     itself quantified (``(a+)+``, ``(\\w*x)*``, ``(a{1,3}){2,}``, ``(\\d\\d?)+``) or over
-    an alternation whose branches can start alike (``(a|ab)+``) tries exponentially many ways to fail. Such patterns are
-    refused; possessive quantifiers and atomic groups (which never backtrack) are allowed.
+    an alternation whose branches can start alike (``(a|ab)+``) tries exponentially many
+    ways to fail. Such patterns are refused; possessive quantifiers and atomic groups
+    (which never backtrack) are allowed.
     Polynomial patterns such as ``.*a.*b`` are not refused: they run on one line or entry
     of a file that is itself bounded (``budgets.max_file_bytes``).
     """

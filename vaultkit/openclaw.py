@@ -63,7 +63,9 @@ def find_config_with_source(vault, path: str | Path | None = None) -> tuple[Path
     if env:
         return Path(env).expanduser(), f"${ENV_VAR}"
     for candidate, where in _candidates(vault):
-        if os.path.isfile(candidate):  # (never raises: an unreadable ~/.openclaw is "absent")
+        # (never raises: an unreadable ~/.openclaw is "absent"; a FIFO or device there is
+        # found, so that reading it reports why it is not used)
+        if os.path.exists(candidate) and not os.path.isdir(candidate):
             return candidate, where
     return None, "not found"
 
