@@ -241,3 +241,19 @@ def test_obsidian_syntax(md, links, tags, headings, ids, code):
     assert got_headings == headings
     assert got_ids == ids
     assert got_code == code
+
+
+@pytest.mark.parametrize("text,frontmatter,headings,links", [
+    ("---\n# Title\nSome text [[A]]\n---\nMore [[B]]", None, ["Title", "Some text [[A]]"],
+     ["A", "B"]),
+    ("---\n\n# Title\n\n---\n[[B]]", None, ["Title"], ["B"]),
+    ("---\n# a YAML comment\nk: v\n---\n[[C]]", {"k": "v"}, [], ["C"]),
+    ("---\n\nk: v\n---\n", {"k": "v"}, [], []),
+    ("---\n---\n# H", {}, ["H"], []),
+])
+def test_a_thematic_break_at_the_top_is_not_frontmatter(text, frontmatter, headings, links):
+    note = parse_note("n.md", text.encode())
+    assert note.frontmatter == frontmatter
+    assert note.fm_error is None
+    assert [h.text for h in note.headings] == headings
+    assert [lk.target for lk in note.links] == links

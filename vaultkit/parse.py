@@ -110,13 +110,19 @@ def _frontmatter(note: Note, lines: list[str]) -> int:
     if close is None:
         note.fm_error = ("frontmatter opened on line 1 never closes (no closing '---' line)", 1)
         return 0
-    note.fm_span = (1, close + 1)
     source = "\n".join(lines[1:close]) + "\n"
     if len(source) > MAX_FRONTMATTER_CHARS:
+        note.fm_span = (1, close + 1)
         note.fm_error = (f"frontmatter is {len(source):,} characters; over the "
                          f"{MAX_FRONTMATTER_CHARS:,} that are read", 2)
         return close + 1
     data, keys, error = load_yaml_mapping(source, first_line=2)
+    if ((error or not keys) and close > 1 and any(ln.strip() for ln in lines[1:close])
+            and (not lines[1].strip() or lines[1].lstrip().startswith("#"))):
+        # a blank line or a Markdown heading under the first '---', and no properties:
+        # that '---' is a thematic break over the note's body, not frontmatter
+        return 0
+    note.fm_span = (1, close + 1)
     if error:
         note.fm_error = error
         return close + 1
