@@ -202,6 +202,11 @@ CASES = [
     case("> > nested [[deep]]", ["w:deep"]),
     case("- [ ] task [[T]]\n- [x] done #done", ["w:T"], tags=["done"]),
     case("1. one [[A]]\n2. two [[B]]", ["w:A", "w:B"]),
+    case("- > # Heading in a quote in an item", headings=[(1, "Heading in a quote in an item")]),
+    case("- > [!note] In a list\n  > [[inside]] #t", ["w:inside"], tags=["t"]),
+    case("1. > ```\n   > [[code]]\n   > ```\n2. [[after]]", ["w:after"], code=[1, 2, 3]),
+    case("- > quote\n  still lazy ^lazy-in-item", ids=["lazy-in-item"]),
+    case("> - item\n>\n>       code [[x]]\n\n[[out]]", ["w:out"], code=[3]),
     # -- Footnotes (Advanced formatting syntax.md: Footnotes) ------------------------------------------
     case("Text[^1]\n\n[^1]: Note [[Exists]] and [[Other]].", ["w:Exists", "w:Other"]),
     case("[^note]: [md](link.md)", ["m:link.md"]),
