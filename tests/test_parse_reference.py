@@ -33,13 +33,6 @@ LONG = int(os.environ.get("VAULTKIT_PARSER_EXAMPLES", "0") or 0)
 # The deliberate differences: spec example -> (view that differs, reason). The generator
 # below does not produce these constructs.
 DIFFERENCES = {
-    198: ("destinations", "a link title spanning several lines makes a reference definition "
-                          "in CommonMark; vaultkit reads definitions whose title ends on the "
-                          "destination's line or the next one (multi-line titles are rare in "
-                          "notes, and the scanner stays line-based)"),
-    210: ("destinations", "a reference label spanning lines ([\\nfoo\\n]: /url) is not read "
-                          "as a definition: same reason"),
-    543: ("destinations", "same: the label [Foo\\n  bar] spans two lines"),
     206: ("destinations", "a second definition of the same label is checked too: CommonMark "
                           "ignores it, but a broken duplicate is still a broken link in the "
                           "file, and fixing it costs nothing"),

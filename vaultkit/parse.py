@@ -40,6 +40,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 
 _BACKTICKS = re.compile(r"`+")
 _MAX_CONTAINERS_PER_LINE = 20
+_MAX_TITLE_LINES = 50  # a reference definition's label or title spans at most this many lines
 _CONTAINER_FIRST = frozenset(" \t>[-*+0123456789")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
@@ -606,27 +607,45 @@ class _Scanner:
         """Read a link reference definition starting on line index ``i`` (``s``: the line
         without container markers and indent). Returns how many lines it used (0: none)."""
         label_end = _label_end(s)
+        first = i
+        if label_end < 0 and "]" not in s:  # a label may span lines (no blank line in it)
+            joined = s
+            while len(joined) <= 1001 and i - first < _MAX_TITLE_LINES:
+                nxt = self._inside(i + 1)
+                if nxt is None or not nxt.strip():
+                    return 0
+                joined += "\n" + nxt
+                i += 1
+                if "]" in nxt:
+                    break
+            label_end = _label_end(joined)
+            if label_end < 0:
+                return 0
+            raw = self.lines[i].rstrip("\r")
+            s = joined
         if label_end < 0 or s[label_end + 1:label_end + 2] != ":":
             return 0
         rest = s[label_end + 2:]
         lineno = i + 1
-        used = 1
+        used = 1 + i - first
         dest_line, dest_raw = lineno, raw
         if not rest.strip():  # the destination on the next line
             nxt = self._inside(i + 1)
             if nxt is None or not nxt.strip():
                 return 0
             rest = nxt
-            used, dest_line, dest_raw = 2, lineno + 1, self.lines[i + 1].rstrip("\r")
+            used, dest_line, dest_raw = used + 1, lineno + 1, self.lines[i + 1].rstrip("\r")
         rest = rest.lstrip(" \t")
         dest, after = _refdef_destination(rest)
         if dest is None:
             return 0
         tail = after.strip()
         if tail and not _is_title(tail):
-            return 0
-        if not tail:  # a title may follow on the next line
-            cand = self._inside(i + used)
+            used = self._multiline_title(first + used, tail, used)
+            if not used:
+                return 0
+        elif not tail:  # a title may follow on the next line
+            cand = self._inside(first + used)
             if cand and _is_title(cand.strip()):
                 used += 1
         col = dest_raw.find(dest) + 1
@@ -634,6 +653,24 @@ class _Scanner:
         if link is not None:
             self.note.links.append(link)
         return used
+
+    def _multiline_title(self, k: int, start: str, used: int) -> int:
+        """A title opened by ``start`` and closed on a later line (from index ``k`` on, no
+        blank line between): the lines used with it, or 0 when it is not one."""
+        close = {"\"": "\"", "'": "'", "(": ")"}.get(start[0])
+        if close is None:
+            return 0
+        text = start
+        for _ in range(_MAX_TITLE_LINES):
+            nxt = self._inside(k)
+            if nxt is None or not nxt.strip():
+                return 0
+            text += "\n" + nxt.strip()
+            k += 1
+            used += 1
+            if close in nxt:
+                return used if _is_title(text) else 0
+        return 0
 
     def _add_para(self, lineno: int, raw: str, rel: str) -> None:
         if not self.para:
