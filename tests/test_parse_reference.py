@@ -49,6 +49,11 @@ MATH_INTERRUPTS = ("a $$ line right after a paragraph line (a callout's title to
                    "lines as inline math inside the paragraph. Either way they are math, not "
                    "prose: only the code-line view differs")
 
+MATH_BLOCK_END = ("a $$ block ends at the first line holding $$, wherever on the line, and a "
+                  "$$ that nothing closes is text; dollarmath ends the block only at a line "
+                  "ending in $$ and treats some unclosed openings as math to the end. "
+                  "vaultkit's reading never hides the rest of a note behind a stray $$")
+
 
 @pytest.mark.parametrize("case", SPEC, ids=lambda c: f"example-{c['example']}")
 def test_spec_example(case):

@@ -291,6 +291,7 @@ class _Scanner:
         self.containers: list[tuple[int, int, int]] = []  # (kind, indent, serial number)
         self.opened = 0  # containers opened so far (their serial numbers)
         self.pending_percent = False
+        self.marker_lines: dict[str, list[int]] = {}  # line indexes holding a marker
 
     def _serial(self) -> int:
         self.opened += 1
@@ -512,17 +513,18 @@ class _Scanner:
             # math block; a one-line $$...$$ followed by text is prose with inline math
             if first == "$" and s.startswith("$$"):
                 close = s.find("$$", 2)
-                if close < 0:
+                if close < 0 and self._closes_later("$$", i):
                     self._flush()
                     raw_block = _Raw("math", lineno, level)
                     self._code(lineno, lineno)
                     i += 1
                     continue
-                if not s[close + 2:].strip():
+                if close >= 0 and not s[close + 2:].strip():
                     self._flush()
                     self._code(lineno, lineno)
                     i += 1
                     continue
+                # (an unclosed $$ is text: it never hides the rest of the note)
 
             # HTML blocks (comments carry the suppression comments)
             if first == "<":
@@ -533,7 +535,7 @@ class _Scanner:
                     if end == "-->":
                         block.chunk = [raw]
                     self._code(lineno, lineno)
-                    after = s[4:] if end == "-->" else s[1:]
+                    after = s[2:] if end == "-->" else s[1:]  # ("<!-->" ends itself)
                     if end and end in (after.lower() if end[:2] == "</" else after):
                         self._close_raw(block)
                     else:
@@ -589,6 +591,14 @@ class _Scanner:
         self._flush()
         if raw_block is not None:
             self._close_raw(raw_block)
+
+    def _closes_later(self, marker: str, i: int) -> bool:
+        """A line after index ``i`` holds ``marker``."""
+        lines_with = self.marker_lines.get(marker)
+        if lines_with is None:
+            lines_with = self.marker_lines[marker] = [
+                k for k, line in enumerate(self.lines) if marker in line]
+        return bool(lines_with) and lines_with[-1] > i
 
     def _close_raw(self, block: _Raw) -> None:
         if block.chunk is not None:
@@ -1079,62 +1089,65 @@ def _mask_percent(text: str) -> tuple[str, bool]:
 
 
 def _mask_math(text: str) -> str:
-    """Mask ``$$...$$`` and ``$...$`` (an opening ``$`` not followed by a space, a closing one
-    not after a space nor before a digit, as Obsidian and pandoc read them)."""
+    """Mask inline math ``$...$`` and ``$$...$$`` as Obsidian (and markdown-it's dollarmath)
+    reads it: the opening ``$`` is not escaped, not followed by whitespace and not after a
+    digit; it closes at the next unescaped ``$`` (``$$`` for ``$$``), which must not follow
+    whitespace nor precede a digit, else the opening ``$`` is plain text. Linear: each
+    opening looks at one closing candidate."""
     out, last = [], 0
-    pos = 0
-    n = len(text)
-    double_done = single_done = False
+    pos, n = 0, len(text)
+    no_double_after = n + 1  # no unescaped "$$" at or after this index
     while pos < n:
         a = text.find("$", pos)
         if a < 0:
             break
-        if a and text[a - 1] == "\\":
-            pos = a + 1
+        pos = a + 1
+        if _escaped(text, a) or a + 1 >= n or text[a + 1].isspace() or (
+                a and text[a - 1].isdigit()):
             continue
-        if text.startswith("$$", a):
-            if double_done:
-                pos = a + 2
+        if text[a + 1] == "$":
+            if a + 2 >= no_double_after:
                 continue
-            b = a + 2
+            end = a + 2
             while True:
-                b = text.find("$$", b)
-                if b < 0 or text[b - 1] != "\\":
+                end = text.find("$$", end)
+                if end < 0 or not _escaped(text, end):
                     break
-                b += 1
-            if b < 0:
-                double_done = True  # no closing $$ anywhere after: none later either
-                pos = a + 2
+                end += 1
+            if end < 0:
+                no_double_after = a + 2
                 continue
-            out.append(text[last:a])
-            out.append(_blank_out(text[a:b + 2]))
-            last = pos = b + 2
-            continue
-        if single_done or a + 1 >= n or text[a + 1].isspace() or (a and text[a - 1].isdigit()):
-            pos = a + 1
-            continue
-        b = a + 1
-        close = -1
-        while True:
-            b = text.find("$", b)
-            if b < 0:
-                break
-            if (text[b - 1] not in " \t\n\\" and not text[b + 1:b + 2].isdigit()
-                    and text[b + 1:b + 2] != "$"):
-                close = b
-                break
-            b += 1
-        if close < 0:
-            single_done = True
-            pos = a + 1
+            end += 1  # the closing "$$"'s second "$"
+            if end - 1 == a + 2:
+                continue  # empty
+        else:
+            end = a + 1
+            while True:
+                end = text.find("$", end)
+                if end < 0 or not _escaped(text, end):
+                    break
+                end += 1
+            if end < 0 or end == a + 1:
+                continue
+            if text[end - 1].isspace():
+                continue
+        if text[end + 1:end + 2].isdigit():
             continue
         out.append(text[last:a])
-        out.append(_blank_out(text[a:close + 1]))
-        last = pos = close + 1
+        out.append(_blank_out(text[a:end + 1]))
+        last = pos = end + 1
     if not out:
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+def _escaped(text: str, k: int) -> bool:
+    """The character at ``k`` follows an odd number of backslashes."""
+    count = 0
+    while k > count and text[k - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _mask_inline_footnotes(text: str) -> str:
