@@ -36,6 +36,9 @@ BODIES = {
     "'[' with 50,000 escapes": '"[" + "\\\\a" * 50_000 + "\\n"',
     "100,000 nested list markers": '"- " * 100_000 + "x\\n"',
     "'%%a' 20,000 times": '"%%a" * 20_000',
+    "10,000 unclosed reference labels": '"[a\\n\\n" * 10_000',
+    "a reference label over 50,000 lines": '"[" + "a\\n" * 50_000',
+    "10,000 unclosed reference titles": '"[a]: b \'\\n\\n" * 10_000',
 }
 
 PARSE = textwrap.dedent("""

@@ -202,6 +202,11 @@ CASES = [
     case("> > nested [[deep]]", ["w:deep"]),
     case("- [ ] task [[T]]\n- [x] done #done", ["w:T"], tags=["done"]),
     case("1. one [[A]]\n2. two [[B]]", ["w:A", "w:B"]),
+    case("- > # Heading in a quote in an item", headings=[(1, "Heading in a quote in an item")]),
+    case("- > [!note] In a list\n  > [[inside]] #t", ["w:inside"], tags=["t"]),
+    case("1. > ```\n   > [[code]]\n   > ```\n2. [[after]]", ["w:after"], code=[1, 2, 3]),
+    case("- > quote\n  still lazy ^lazy-in-item", ids=["lazy-in-item"]),
+    case("> - item\n>\n>       code [[x]]\n\n[[out]]", ["w:out"], code=[3]),
     # -- Footnotes (Advanced formatting syntax.md: Footnotes) ------------------------------------------
     case("Text[^1]\n\n[^1]: Note [[Exists]] and [[Other]].", ["w:Exists", "w:Other"]),
     case("[^note]: [md](link.md)", ["m:link.md"]),
@@ -241,3 +246,19 @@ def test_obsidian_syntax(md, links, tags, headings, ids, code):
     assert got_headings == headings
     assert got_ids == ids
     assert got_code == code
+
+
+@pytest.mark.parametrize("text,frontmatter,headings,links", [
+    ("---\n# Title\nSome text [[A]]\n---\nMore [[B]]", None, ["Title", "Some text [[A]]"],
+     ["A", "B"]),
+    ("---\n\n# Title\n\n---\n[[B]]", None, ["Title"], ["B"]),
+    ("---\n# a YAML comment\nk: v\n---\n[[C]]", {"k": "v"}, [], ["C"]),
+    ("---\n\nk: v\n---\n", {"k": "v"}, [], []),
+    ("---\n---\n# H", {}, ["H"], []),
+])
+def test_a_thematic_break_at_the_top_is_not_frontmatter(text, frontmatter, headings, links):
+    note = parse_note("n.md", text.encode())
+    assert note.frontmatter == frontmatter
+    assert note.fm_error is None
+    assert [h.text for h in note.headings] == headings
+    assert [lk.target for lk in note.links] == links

@@ -1,15 +1,16 @@
 """Parse one Markdown file into a :class:`~vaultkit.model.Note`, once.
 
 The body is read by a single-pass line scanner that follows CommonMark's block
-rules for everything that decides what is prose and what is not: fenced and
-indented code (inside block quotes and list items too), HTML comment blocks,
-Obsidian ``%%comments%%`` and ``$$math$$`` blocks, ATX and setext headings, link
-reference definitions. Prose is then scanned paragraph by paragraph for code
-spans, comments, wikilinks, Markdown links, tags and block ids, so every item
-carries its real 1-based line and column. mistune serves as the reference for
-this block classification in the tests (``tests/test_parse_oracle.py``); it is not
-run here because its block pass alone costs ~250 µs per KB, several times this
-scanner, and the commit hook parses every changed note.
+rules for everything that decides what is prose and what is not: containers (block
+quotes, callouts, list items, footnote definitions, nested in any order, with lazy
+continuation lines), fenced and indented code, HTML blocks, Obsidian ``%%comments%%``
+and ``$$math$$`` blocks, ATX and setext headings, link reference definitions. Prose is
+then scanned paragraph by paragraph for code spans, comments, math, wikilinks, Markdown
+links, inline footnotes, tags and block ids, so every item carries its real 1-based line
+and column. markdown-it-py (with Obsidian's plugins) is the reference in the tests
+(``tests/test_parse_reference.py``, docs/syntax.md lists the deliberate differences); it
+is not run here because it is over three times slower per KB (``bench/parser.py``) and
+the commit hook parses every changed note. Every pattern here is linear in the text.
 
 Frontmatter is read with PyYAML's C loader in two steps (compose, then
 construct) so that every top-level key keeps its line, alias expansion can be
@@ -32,15 +33,15 @@ _BOM = b"\xef\xbb\xbf"
 
 # Every pattern here runs on note text, so each is linear in its input: no two adjacent
 # quantifiers can match the same characters (tests/test_parse_linear.py holds them to it).
-_QUOTE = re.compile(r"^(?: {0,3}> ?)+")
 _ITEM_FIRST = frozenset("-*+0123456789")
 _LIST_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 
 _BACKTICKS = re.compile(r"`+")
-_MAX_ITEMS_PER_LINE = 20
+_MAX_CONTAINERS_PER_LINE = 20
+_MAX_TITLE_LINES = 50  # a reference definition's label or title spans at most this many lines
+_CONTAINER_FIRST = frozenset(" \t>[-*+0123456789")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
@@ -133,13 +134,19 @@ def _frontmatter(note: Note, lines: list[str]) -> int:
     if close is None:
         note.fm_error = ("frontmatter opened on line 1 never closes (no closing '---' line)", 1)
         return 0
-    note.fm_span = (1, close + 1)
     source = "\n".join(lines[1:close]) + "\n"
     if len(source) > MAX_FRONTMATTER_CHARS:
+        note.fm_span = (1, close + 1)
         note.fm_error = (f"frontmatter is {len(source):,} characters; over the "
                          f"{MAX_FRONTMATTER_CHARS:,} that are read", 2)
         return close + 1
     data, keys, error = load_yaml_mapping(source, first_line=2)
+    if ((error or not keys) and close > 1 and any(ln.strip() for ln in lines[1:close])
+            and (not lines[1].strip() or lines[1].lstrip().startswith("#"))):
+        # a blank line or a Markdown heading under the first '---', and no properties:
+        # that '---' is a thematic break over the note's body, not frontmatter
+        return 0
+    note.fm_span = (1, close + 1)
     if error:
         note.fm_error = error
         return close + 1
@@ -256,31 +263,43 @@ def _strip_indent(s: str, columns: int) -> str:
 class _Raw:
     """An open block whose lines are not prose: a fence, a ``$$`` math block or an HTML block."""
 
-    __slots__ = ("kind", "char", "length", "end", "start", "base", "depth", "chunk")
+    __slots__ = ("kind", "char", "length", "end", "start", "level", "chunk")
 
-    def __init__(self, kind: str, start: int, base: int, depth: int, char: str = "",
-                 length: int = 0, end: str = ""):
+    def __init__(self, kind: str, start: int, level: int, char: str = "", length: int = 0,
+                 end: str = ""):
         self.kind = kind  # "fence", "math", "html" (ends at `end`), "html-blank" (at a blank line)
         self.char, self.length, self.end = char, length, end
         self.start = start
-        self.base = base  # content indent of the list item it opened in (0: none)
-        self.depth = depth  # block quote depth it opened at
+        self.level = level  # how many containers (quotes, list items) it opened inside
         self.chunk: list[str] | None = None  # an HTML comment's text (suppressions)
 
 
+_QUOTE_MARK, _ITEM = 0, 1
+
+
 class _Scanner:
-    """Line-by-line block scanner; collects into ``note``."""
+    """Line-by-line block scanner with CommonMark's container rules; collects into ``note``.
+
+    ``containers`` holds the open block quotes and list items (and footnote definitions,
+    which hold blocks indented by four like an item), outermost first: a quote as
+    ``(_QUOTE_MARK, 0, n)``, an item as ``(_ITEM, content indent, n)``, the indent relative
+    to its parent and ``n`` a serial number telling two containers of one kind apart.
+    """
 
     def __init__(self, note: Note, lines: list[str]):
         self.note = note
         self.lines = lines
         self.para: list[tuple[int, str]] = []  # (1-based line, original line text)
-        self.para_depth = (0, 0)  # (list depth, quote depth) where the paragraph started
-        self.quote_depth = 0
+        self.para_level = 0  # how many containers were open when the paragraph started
         self.para_text: list[str] = []  # the paragraph's lines without container markers
-        self.list_stack: list[int] = []  # content indents of open list items
-        self.list_quote: list[int] = []  # the quote depth each of them opened at
+        self.containers: list[tuple[int, int, int]] = []  # (kind, indent, serial number)
+        self.opened = 0  # containers opened so far (their serial numbers)
         self.pending_percent = False
+        self.marker_lines: dict[str, list[int]] = {}  # line indexes holding a marker
+
+    def _serial(self) -> int:
+        self.opened += 1
+        return self.opened
 
     # bookkeeping of non-prose ranges
     def _code(self, start: int, end: int) -> None:
@@ -290,38 +309,38 @@ class _Scanner:
         else:
             ranges.append((start, end))
 
-    def _raw_line(self, raw_block: _Raw, raw: str, lineno: int) -> bool | None:
+    def _match(self, raw: str, limit: int | None = None) -> tuple[int, str]:
+        """How many of the open containers ``raw`` continues, and the text left inside them."""
+        rest = raw
+        matched = 0
+        for kind, width, _serial in self.containers[:limit]:
+            if kind == _QUOTE_MARK:
+                after = _quote_marker(rest)
+                if after is None:
+                    break
+                rest = after
+            elif rest.strip():
+                if _indent_of(rest) < width:
+                    break
+                rest = _strip_indent(rest, width)
+            matched += 1
+        return matched, rest
+
+    def _raw_line(self, raw_block: _Raw, raw: str) -> bool:
         """One line inside ``raw_block``: True if it belongs to it (and maybe closes it: the
-        block's ``kind`` is then ""), None if the block's container ended before this line."""
-        if ">" in raw[:8]:
-            quote = _QUOTE.match(raw)
-            depth = quote.group(0).count(">") if quote else 0
-            content = raw[quote.end():] if quote else raw
-        else:
-            depth, content = 0, raw
+        block's ``kind`` is then ""), False if the block ended before this line."""
+        matched, inner = self._match(raw, raw_block.level)
         # fenced code and HTML blocks have no lazy continuation: a line outside the quote
         # or list item they opened in closes them (CommonMark §5.1, §5.2)
-        if depth < raw_block.depth:
-            return None
-        if raw_block.base and depth > raw_block.depth:
-            # a ">" left of the list item's content ends the item (and the block in it);
-            # one indented into the item is the block's text
-            if raw_block.depth or _indent_of(raw) < raw_block.base:
-                return None
-            return True
-        blank = not content or content.isspace()
-        if blank:
-            if raw_block.kind == "html-blank":
-                raw_block.kind = ""
-                return None
-            return True
-        if raw_block.base and _indent_of(content) < raw_block.base:
-            return None
-        inner = _strip_indent(content, raw_block.base) if raw_block.base else content
+        if matched < raw_block.level:
+            return False
         kind = raw_block.kind
-        if depth > raw_block.depth:
-            pass  # a deeper quote is content of the block
-        elif kind == "fence":
+        if not inner.strip():
+            if kind == "html-blank":
+                raw_block.kind = ""
+                return False
+            return True
+        if kind == "fence":
             s = inner.lstrip()
             if (_indent_of(inner) < 4 and s[:1] == raw_block.char
                     and len(s) - len(s.lstrip(raw_block.char)) >= raw_block.length
@@ -342,6 +361,9 @@ class _Scanner:
         n = len(lines)
         i = start
         raw_block: _Raw | None = None
+        containers = self.containers
+        code_level: tuple | None = None  # containers around the indented code just read
+        code_blanks: list[int] = []  # blank lines since then
         while i < n:
             raw = lines[i]
             lineno = i + 1
@@ -350,8 +372,7 @@ class _Scanner:
 
             # inside a fence, math or HTML block: only its end (or its container's) matters
             if raw_block is not None:
-                inside = self._raw_line(raw_block, raw, lineno)
-                if inside:
+                if self._raw_line(raw_block, raw):
                     self._code(lineno, lineno)
                     i += 1
                     if not raw_block.kind:
@@ -377,104 +398,84 @@ class _Scanner:
                 i += 1
                 continue
 
-            if not raw or raw.isspace():
+            matched, rest = self._match(raw) if containers else (0, raw)
+            if not rest.strip():  # a blank line: ends the paragraph and unmatched quotes
                 self._flush()
-                while self.list_quote and self.list_quote[-1] > 0:  # the quote ends here
-                    self.list_stack.pop()
-                    self.list_quote.pop()
+                del containers[matched:]
+                if code_level is not None:
+                    code_blanks.append(lineno)  # code if the indented code goes on after it
+                i += 1
+                continue
+            prev_code_level, code_level = code_level, None
+            lazy = False
+            if matched < len(containers):
+                # a paragraph continues lazily across the end of its containers (§5.1)
+                if self.para and not _starts_block(rest):
+                    lazy = True
+                else:
+                    if self.para and self.para_level > matched:
+                        self._flush()
+                    del containers[matched:]
+
+            if lazy:
+                self._add_para(lineno, raw, rest)
                 i += 1
                 continue
 
-            if ">" in raw[:8]:
-                quote = _QUOTE.match(raw)
-                content = raw[quote.end():] if quote else raw
-                depth = quote.group(0).count(">") if quote else 0
-                if self.para and depth > self.para_depth[1]:  # a quote interrupts a paragraph
-                    self._flush()
-                if not content or content.isspace():  # a blank line inside the quote
-                    self.quote_depth = depth
-                    self._flush()
-                    while self.list_quote and self.list_quote[-1] > depth:  # deeper quotes end
-                        self.list_stack.pop()
-                        self.list_quote.pop()
-                    i += 1
-                    continue
-            else:
-                content, depth = raw, 0
-            self.quote_depth = depth
-            indent = _indent_of(content) if content[0] in " \t" else 0
-
-            # list containers: close items this line is not indented into, unless the line
-            # is a lazy continuation of the open paragraph
-            lazy = False
-            if self.list_stack:
-                lazy = bool(self.para and indent < self.list_stack[-1]
-                            and not _LIST_ITEM.match(content) and not _starts_block(content))
-                if not lazy:
-                    # (a deeper quote than the item's ends it too: quotes inside list
-                    # items are read as starting at the left margin)
-                    while self.list_stack and (indent < self.list_stack[-1]
-                                               or depth != self.list_quote[-1]):
-                        self.list_stack.pop()
-                        self.list_quote.pop()
-            if self.list_stack:
-                rel = _strip_indent(content, self.list_stack[-1])
-                rel_indent = _indent_of(rel)
-            else:
-                rel, rel_indent = content, indent
-
-            if rel_indent >= 4:
-                if self.para:  # a paragraph continuation line, whatever it looks like
-                    self._add_para(lineno, raw, rel)
-                    i += 1
-                    continue
-                i = self._indented_code(i, lineno)
-                continue
-
-            if rel.lstrip()[:2] == "[^":
-                m_note = _FOOTNOTE_DEF.match(rel)
-                if m_note:  # a footnote definition holds blocks indented by 4, like an item
-                    self._flush()
-                    self.list_stack.append((self.list_stack[-1] if self.list_stack else 0) + 4)
-                    self.list_quote.append(depth)
-                    rel = " " * m_note.end() + rel[m_note.end():]
-                    rel = rel.lstrip(" \t")
-                    if not rel:
-                        i += 1
-                        continue
-            item_line = 0  # 1: the line ends with its list markers, 2: starts indented code
+            # new containers: block quotes, list items, footnote definitions
+            item_line = 0  # 1: the line ends with its markers, 2: an item starts with code
             opened = 0
-            # a line may open several items ("- 1. x"); a bounded number, so that a line of
-            # 30,000 "- " stays linear
-            while rel.lstrip()[:1] in _ITEM_FIRST and opened < _MAX_ITEMS_PER_LINE:
-                opened += 1
-                m_item = _LIST_ITEM.match(rel)
-                if not m_item or (m_item.group(2) in "-*" and _THEMATIC.match(rel)):
+            while (rest[0] in _CONTAINER_FIRST and opened < _MAX_CONTAINERS_PER_LINE
+                   and (rest[0] not in " \t" or _indent_of(rest) < 4)):
+                s = rest.lstrip(" ")
+                c = s[:1]
+                if c == ">":
+                    self._flush()
+                    containers.append((_QUOTE_MARK, 0, self._serial()))
+                    rest = _quote_marker(rest) or ""
+                    opened += 1
+                    if not rest.strip():
+                        item_line = 1
+                        break
+                    continue
+                if c == "[" and s[1:2] == "^":
+                    m_note = _FOOTNOTE_DEF.match(rest)
+                    if m_note:  # a footnote definition holds blocks indented by 4
+                        self._flush()
+                        containers.append((_ITEM, 4, self._serial()))
+                        rest = rest[m_note.end():].lstrip(" \t")
+                        opened += 1
+                        if not rest:
+                            item_line = 1
+                            break
+                        continue
+                    break
+                if c not in _ITEM_FIRST:
+                    break
+                m_item = _LIST_ITEM.match(rest)
+                if not m_item or (m_item.group(2) in "-*" and _is_thematic(rest)):
                     break  # ("- - -" is a thematic break, not a list: §4.1)
-                marker_text = rel[m_item.end():]
+                marker_text = rest[m_item.end():]
                 ordered = m_item.group(2)[0].isdigit()
                 # an empty item, or an ordered one not starting at 1, cannot interrupt a
                 # paragraph (CommonMark §5.2)
-                if (not marker_text.strip() and self.para) or (
-                        self.para and ordered and m_item.group(2)[:-1] != "1"
-                        and not self.list_stack):
+                if self.para and (not marker_text.strip()
+                                  or (ordered and m_item.group(2)[:-1] != "1")):
                     break
                 self._flush()
-                base = self.list_stack[-1] if self.list_stack else 0
                 width = len(m_item.group(1)) + len(m_item.group(2))
                 pad = m_item.group(3)
                 if not pad or not marker_text.strip():
                     width += 1
                     item_line = 1
                 elif _indent_of(" " * width + pad) - width > 4:
-                    # five or more spaces: the item starts with indented code
-                    width += 1
+                    width += 1  # five or more spaces: the item starts with indented code
                     item_line = 2
                 else:
                     width += _indent_of(" " * width + pad) - width
-                self.list_stack.append(base + width)
-                self.list_quote.append(depth)
-                rel = marker_text
+                containers.append((_ITEM, width, self._serial()))
+                rest = marker_text
+                opened += 1
                 if item_line:
                     break
             if item_line:
@@ -483,16 +484,32 @@ class _Scanner:
                 i += 1
                 continue
 
+            rel = rest
+            rel_indent = _indent_of(rel) if rel[0] in " \t" else 0
+            level = len(containers)
+            if rel_indent >= 4:
+                if self.para:  # a paragraph continuation line, whatever it looks like
+                    self._add_para(lineno, raw, rel)
+                else:  # indented code
+                    here = tuple(c[2] for c in containers)
+                    if prev_code_level == here:
+                        for blank in code_blanks:
+                            self._code(blank, blank)
+                    self._code(lineno, lineno)
+                    code_level = here
+                code_blanks = []
+                i += 1
+                continue
+
             s = rel.lstrip()
             first = s[:1]
-            base = self.list_stack[-1] if self.list_stack else 0
 
             # fenced code
             if first in ("`", "~"):
                 m = _FENCE.match(rel)
                 if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
                     self._flush()
-                    raw_block = _Raw("fence", lineno, base, depth, m.group(1)[0], len(m.group(1)))
+                    raw_block = _Raw("fence", lineno, level, m.group(1)[0], len(m.group(1)))
                     self._code(lineno, lineno)
                     i += 1
                     continue
@@ -500,31 +517,30 @@ class _Scanner:
             # math block; a one-line $$...$$ followed by text is prose with inline math
             if first == "$" and s.startswith("$$"):
                 close = s.find("$$", 2)
-                if close < 0:
+                if close < 0 and self._closes_later("$$", i):
                     self._flush()
-                    raw_block = _Raw("math", lineno, base, depth)
+                    raw_block = _Raw("math", lineno, level)
                     self._code(lineno, lineno)
                     i += 1
                     continue
-                if not s[close + 2:].strip():
+                if close >= 0 and not s[close + 2:].strip():
                     self._flush()
                     self._code(lineno, lineno)
                     i += 1
                     continue
+                # (an unclosed $$ is text: it never hides the rest of the note)
 
             # HTML blocks (comments carry the suppression comments)
             if first == "<":
-                html = _html_block_start(s, bool(self.para))
-                if html is not None:
+                end = _html_block_start(s, bool(self.para))
+                if end is not None:
                     self._flush()
-                    end = html
-                    block = _Raw("html-blank" if end == "" else "html", lineno, base, depth,
-                                 end=end)
+                    block = _Raw("html-blank" if end == "" else "html", lineno, level, end=end)
                     if end == "-->":
                         block.chunk = [raw]
                     self._code(lineno, lineno)
-                    rest = s[4:] if end == "-->" else s[1:]
-                    if end and end in (rest.lower() if end[:2] == "</" else rest):
+                    after = s[2:] if end == "-->" else s[1:]  # ("<!-->" ends itself)
+                    if end and end in (after.lower() if end[:2] == "</" else after):
                         self._close_raw(block)
                     else:
                         raw_block = block
@@ -544,31 +560,32 @@ class _Scanner:
                 atx = _atx(s)
                 if atx is not None:
                     self._flush()
-                    level, text = atx
-                    self.note.headings.append(Heading(level, text, lineno))
+                    level_, text = atx
+                    self.note.headings.append(Heading(level_, text, lineno))
                     col = raw.find(text) if text else 0
                     self._inline([(lineno, " " * max(col, 0) + text)] if text else [], heading=True)
                     i += 1
                     continue
 
-            # setext underline or thematic break
-            # (a setext underline cannot be a lazy continuation line: CommonMark §4.3)
-            if (first in ("=", "-") and self.para and not lazy
-                    and (len(self.list_stack), depth) == self.para_depth and _SETEXT.match(rel)):
-                level = 1 if first == "=" else 2
+            # setext underline or thematic break (the underline is in the paragraph's own
+            # containers: a setext underline cannot be a lazy continuation line, §4.3)
+            if (first in ("=", "-") and self.para and self.para_level == level
+                    and _SETEXT.match(rel)):
+                heading_level = 1 if first == "=" else 2
                 text = " ".join(self.para_text)
-                self.note.headings.append(Heading(level, text, self.para[0][0]))
-                self._flush()
+                self.note.headings.append(Heading(heading_level, text, self.para[0][0]))
+                self._inline(self.para, heading=True)
+                self.para = []
                 i += 1
                 continue
-            if first in ("-", "*", "_") and _THEMATIC.match(rel):
+            if first in ("-", "*", "_") and _is_thematic(rel):
                 self._flush()
                 i += 1
                 continue
 
             # link reference definition (not a footnote: "[^1]: text" is prose)
             if first == "[" and not self.para and s[1:2] != "^":
-                used = self._refdef(i, s, raw, depth)
+                used = self._refdef(i, s, raw)
                 if used:
                     i += used
                     continue
@@ -579,79 +596,99 @@ class _Scanner:
         if raw_block is not None:
             self._close_raw(raw_block)
 
-    def _indented_code(self, i: int, lineno: int) -> int:
-        """Mark an indented code block starting at line index ``i``; returns the next index."""
-        lines, n = self.lines, len(self.lines)
-        j = i + 1
-        end = i
-        base = self.list_stack[-1] if self.list_stack else 0
-        while j < n:
-            nxt = lines[j].rstrip("\r")
-            if not nxt.strip():
-                if self.quote_depth:  # a blank line ends the quote holding the code
-                    break
-                j += 1
-                continue
-            nq = _QUOTE.match(nxt) if ">" in nxt[:8] else None
-            if (nq.group(0).count(">") if nq else 0) != self.quote_depth:
-                break
-            nc = nxt[nq.end():] if nq else nxt
-            if not nc.strip():  # a blank line inside the quote
-                j += 1
-                continue
-            if _indent_of(nc) - base >= 4:
-                end = j
-                j += 1
-                continue
-            break
-        self._code(lineno, end + 1)
-        return end + 1
+    def _closes_later(self, marker: str, i: int) -> bool:
+        """A line after index ``i`` holds ``marker``."""
+        lines_with = self.marker_lines.get(marker)
+        if lines_with is None:
+            lines_with = self.marker_lines[marker] = [
+                k for k, line in enumerate(self.lines) if marker in line]
+        return bool(lines_with) and lines_with[-1] > i
 
     def _close_raw(self, block: _Raw) -> None:
         if block.chunk is not None:
             self._comments("\n".join(block.chunk), block.start)
 
-    def _refdef(self, i: int, s: str, raw: str, depth: int) -> int:
+    def _inside(self, k: int) -> str | None:
+        """Line index ``k`` without the open containers' markers, or None when it leaves
+        them (or does not exist)."""
+        if k >= len(self.lines):
+            return None
+        raw = self.lines[k].rstrip("\r")
+        matched, rest = self._match(raw)
+        return rest if matched == len(self.containers) else None
+
+    def _refdef(self, i: int, s: str, raw: str) -> int:
         """Read a link reference definition starting on line index ``i`` (``s``: the line
         without container markers and indent). Returns how many lines it used (0: none)."""
         label_end = _label_end(s)
+        first = i
+        if label_end < 0 and "]" not in s:  # a label may span lines (no blank line in it)
+            joined = s
+            while len(joined) <= 1001 and i - first < _MAX_TITLE_LINES:
+                nxt = self._inside(i + 1)
+                if nxt is None or not nxt.strip():
+                    return 0
+                joined += "\n" + nxt
+                i += 1
+                if "]" in nxt:
+                    break
+            label_end = _label_end(joined)
+            if label_end < 0:
+                return 0
+            raw = self.lines[i].rstrip("\r")
+            s = joined
         if label_end < 0 or s[label_end + 1:label_end + 2] != ":":
             return 0
         rest = s[label_end + 2:]
         lineno = i + 1
-        used = 1
+        used = 1 + i - first
         dest_line, dest_raw = lineno, raw
         if not rest.strip():  # the destination on the next line
-            if i + 1 >= len(self.lines):
+            nxt = self._inside(i + 1)
+            if nxt is None or not nxt.strip():
                 return 0
-            nxt = self.lines[i + 1].rstrip("\r")
-            rest = _QUOTE.sub("", nxt, count=1) if depth else nxt
-            if not rest.strip():
-                return 0
-            used, dest_line, dest_raw = 2, lineno + 1, nxt
+            rest = nxt
+            used, dest_line, dest_raw = used + 1, lineno + 1, self.lines[i + 1].rstrip("\r")
         rest = rest.lstrip(" \t")
         dest, after = _refdef_destination(rest)
         if dest is None:
             return 0
         tail = after.strip()
         if tail and not _is_title(tail):
-            return 0
-        if not tail:  # a title may follow on the next line
-            k = i + used
-            if k < len(self.lines):
-                nxt = self.lines[k].rstrip("\r")
-                cand = (_QUOTE.sub("", nxt, count=1) if depth else nxt).strip()
-                if cand and _is_title(cand):
-                    used += 1
+            used = self._multiline_title(first + used, tail, used)
+            if not used:
+                return 0
+        elif not tail:  # a title may follow on the next line
+            cand = self._inside(first + used)
+            if cand and _is_title(cand.strip()):
+                used += 1
         col = dest_raw.find(dest) + 1
         link = _markdown_link(dest, "", False, dest_line, col, s.strip() if used == 1 else dest)
         if link is not None:
             self.note.links.append(link)
         return used
 
+    def _multiline_title(self, k: int, start: str, used: int) -> int:
+        """A title opened by ``start`` and closed on a later line (from index ``k`` on, no
+        blank line between): the lines used with it, or 0 when it is not one."""
+        close = {"\"": "\"", "'": "'", "(": ")"}.get(start[0])
+        if close is None:
+            return 0
+        text = start
+        for _ in range(_MAX_TITLE_LINES):
+            nxt = self._inside(k)
+            if nxt is None or not nxt.strip():
+                return 0
+            text += "\n" + nxt.strip()
+            k += 1
+            used += 1
+            if close in nxt:
+                return used if _is_title(text) else 0
+        return 0
+
     def _add_para(self, lineno: int, raw: str, rel: str) -> None:
         if not self.para:
-            self.para_depth = (len(self.list_stack), self.quote_depth)
+            self.para_level = len(self.containers)
             self.para_text = []
         self.para.append((lineno, raw))
         self.para_text.append(rel.strip())
@@ -928,8 +965,51 @@ def _is_title(s: str) -> bool:
 
 
 def _starts_block(content: str) -> bool:
+    """``content`` starts a block that interrupts a paragraph (so it is no lazy line)."""
+    if _indent_of(content) >= 4:
+        return False
     s = content.lstrip()
-    return bool(s) and (s[0] in "#>`~" or s.startswith("<!--") or bool(_THEMATIC.match(content)))
+    if not s:
+        return True
+    first = s[0]
+    if first == ">" or (first == "#" and _atx(s) is not None) or s.startswith("$$"):
+        return True
+    if first in "`~":
+        m = _FENCE.match(content)
+        return bool(m) and not (m.group(1)[0] == "`" and "`" in m.group(2))
+    if first in "-*_" and _is_thematic(content):
+        return True
+    if first == "<":
+        return _html_block_start(s, True) is not None
+    if first in _ITEM_FIRST:
+        m = _LIST_ITEM.match(content)
+        return bool(m) and bool(content[m.end():].strip()) and (
+            not m.group(2)[0].isdigit() or m.group(2)[:-1] == "1")
+    return False
+
+
+def _is_thematic(s: str) -> bool:
+    """``s`` is a thematic break: up to 3 spaces, then 3 or more of one of ``- * _`` with
+    only spaces and tabs between (string methods, no backtracking)."""
+    t = s.lstrip(" ")
+    if not t or len(s) - len(t) > 3 or t[0] not in "-*_":
+        return False
+    return t.count(t[0]) >= 3 and not t.replace(t[0], "").strip(" \t")
+
+
+def _quote_marker(s: str) -> str | None:
+    """``s`` after its block-quote marker (up to 3 spaces, ``>``, one optional space)."""
+    k = 0
+    while k < 3 and k < len(s) and s[k] == " ":
+        k += 1
+    if s[k:k + 1] != ">":
+        return None
+    k += 1
+    if s[k:k + 1] == " ":
+        k += 1
+    elif s[k:k + 1] == "\t":
+        return "  " + s[k + 1:]  # a tab after ">" gives the space and the rest of its stop
+    return s[k:]
 
 
 def _seg_index(starts: list[int], pos: int) -> int:
@@ -1013,62 +1093,65 @@ def _mask_percent(text: str) -> tuple[str, bool]:
 
 
 def _mask_math(text: str) -> str:
-    """Mask ``$$...$$`` and ``$...$`` (an opening ``$`` not followed by a space, a closing one
-    not after a space nor before a digit, as Obsidian and pandoc read them)."""
+    """Mask inline math ``$...$`` and ``$$...$$`` as Obsidian (and markdown-it's dollarmath)
+    reads it: the opening ``$`` is not escaped, not followed by whitespace and not after a
+    digit; it closes at the next unescaped ``$`` (``$$`` for ``$$``), which must not follow
+    whitespace nor precede a digit, else the opening ``$`` is plain text. Linear: each
+    opening looks at one closing candidate."""
     out, last = [], 0
-    pos = 0
-    n = len(text)
-    double_done = single_done = False
+    pos, n = 0, len(text)
+    no_double_after = n + 1  # no unescaped "$$" at or after this index
     while pos < n:
         a = text.find("$", pos)
         if a < 0:
             break
-        if a and text[a - 1] == "\\":
-            pos = a + 1
+        pos = a + 1
+        if _escaped(text, a) or a + 1 >= n or text[a + 1].isspace() or (
+                a and text[a - 1].isdigit()):
             continue
-        if text.startswith("$$", a):
-            if double_done:
-                pos = a + 2
+        if text[a + 1] == "$":
+            if a + 2 >= no_double_after:
                 continue
-            b = a + 2
+            end = a + 2
             while True:
-                b = text.find("$$", b)
-                if b < 0 or text[b - 1] != "\\":
+                end = text.find("$$", end)
+                if end < 0 or not _escaped(text, end):
                     break
-                b += 1
-            if b < 0:
-                double_done = True  # no closing $$ anywhere after: none later either
-                pos = a + 2
+                end += 1
+            if end < 0:
+                no_double_after = a + 2
                 continue
-            out.append(text[last:a])
-            out.append(_blank_out(text[a:b + 2]))
-            last = pos = b + 2
-            continue
-        if single_done or a + 1 >= n or text[a + 1].isspace() or (a and text[a - 1].isdigit()):
-            pos = a + 1
-            continue
-        b = a + 1
-        close = -1
-        while True:
-            b = text.find("$", b)
-            if b < 0:
-                break
-            if (text[b - 1] not in " \t\n\\" and not text[b + 1:b + 2].isdigit()
-                    and text[b + 1:b + 2] != "$"):
-                close = b
-                break
-            b += 1
-        if close < 0:
-            single_done = True
-            pos = a + 1
+            end += 1  # the closing "$$"'s second "$"
+            if end - 1 == a + 2:
+                continue  # empty
+        else:
+            end = a + 1
+            while True:
+                end = text.find("$", end)
+                if end < 0 or not _escaped(text, end):
+                    break
+                end += 1
+            if end < 0 or end == a + 1:
+                continue
+            if text[end - 1].isspace():
+                continue
+        if text[end + 1:end + 2].isdigit():
             continue
         out.append(text[last:a])
-        out.append(_blank_out(text[a:close + 1]))
-        last = pos = close + 1
+        out.append(_blank_out(text[a:end + 1]))
+        last = pos = end + 1
     if not out:
         return text
     out.append(text[last:])
     return "".join(out)
+
+
+def _escaped(text: str, k: int) -> bool:
+    """The character at ``k`` follows an odd number of backslashes."""
+    count = 0
+    while k > count and text[k - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _mask_inline_footnotes(text: str) -> str:
