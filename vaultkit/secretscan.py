@@ -45,7 +45,7 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("JSON Web Token", ("eyJ",),
      r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", "eyJ"),
     ("AWS access key", ("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}", ""),
-    ("Slack token", ("xox",), r"xox[abposr]-[0-9A-Za-z\-]{10,}", "xox"),
+    ("Slack token", ("xox",), r"xox[abposr]-[0-9A-Za-z\-]{10,}", ""),
     ("Stripe secret key", ("k_live_",), r"[sr]k_live_[0-9A-Za-z]{24,}", ""),
     ("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{34,}", "hf_"),
     ("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
@@ -265,6 +265,9 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
     return out
 
 
+_TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
+                 "Slack token": re.compile(r"xox.-"), "Stripe secret key": re.compile(r".k_live_"),
+                 "AWS access key": re.compile(r"A...")}
 _KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
 
 
@@ -281,6 +284,8 @@ def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Fi
         if not _plausible(value, "password", line):
             return None
         return Finding(lineno, m.start("pw") + 1, kind, mask(value))
+    if not prefix and kind in _TYPED_PREFIX:  # ghp_, xoxb-, sk_live_, AKIA: public type marks
+        prefix = _TYPED_PREFIX[kind].match(value).group(0)
     if _fake_token(value, prefix):
         return None  # nor is it a keyword's value: its span is taken
     if kind == "JSON Web Token" and not _jwt_header(value):
@@ -299,7 +304,7 @@ def _kind_of(key: str) -> tuple[str | None, str]:
                 best = word
     if best is None:
         return None, ""
-    return _GROUP_OF[best], key.strip("*_`\"'[]")
+    return _GROUP_OF[best], key.strip("*_`\"'[] \t")
 
 
 def _plausible(value: str, kind: str, line: str, direct: bool = True) -> bool:
@@ -359,7 +364,7 @@ def _pem_body_follows(line: str, after: int, text: str | None, end: int) -> bool
     if nxt.lower().startswith(("proc-type", "dek-info")):
         return True
     return len(nxt) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=]+", nxt) is not None \
-        and entropy(nxt) >= 4.0
+        and entropy(nxt) >= 3.0
 
 
 def _table_column(lines: list[str], lineno: int) -> list[Finding]:

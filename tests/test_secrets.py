@@ -1,0 +1,232 @@
+"""Credentials in memory: the detector, the secret-in-memory rule, and `log`'s refusal.
+
+The fixtures under ``fixtures/secrets/`` hold made-up values in real formats, one note
+per kind and form (English, Chinese, Russian); ``clean/`` holds placeholders and
+look-alikes that must give nothing. Test ids name fixtures, never values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.parse import parse_note
+from vaultkit.secretscan import mask, scan_text
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "secrets"
+
+# fixture -> [(line, kind, label)]
+EXPECTED = {
+    "telegram-table.md": [(5, "Telegram bot token", ""), (6, "Telegram bot token", "")],
+    "anthropic-json.md": [(8, "Anthropic API key", "")],
+    "openrouter-export.md": [(6, "OpenRouter API key", "")],
+    "openai-bullet.md": [(3, "OpenAI API key", "")],
+    "dashscope-systemd.md": [(6, "sk- API key", "")],
+    "nvidia-prose.md": [(3, "NVIDIA API key", "")],
+    "github-handoff.md": [(3, "GitHub token", "")],
+    "google-oauth.md": [(7, "Google OAuth client secret", "")],
+    "jwt-transcript.md": [(4, "JSON Web Token", "")],
+    "pem-key.md": [(3, "private key", "")],
+    "exchange-column.md": [(5, "API key", "API Key"), (6, "API key", "API Key")],
+    "exchange-label.md": [(5, "API key", "API Key"), (6, "API key", "Secret Key")],
+    "curl-header.md": [(3, "API key", "X-MBX-APIKEY")],
+    "bearer-header.md": [(3, "token", "Authorization")],
+    "keyring-assignments.md": [(3, "password", "KEYRING_PASSWORD"),
+                               (4, "password", "SMTP_PASSWORD")],
+    "aws-keys.md": [(3, "AWS access key", ""), (4, "API key", "aws_secret_access_key")],
+    "url-password.md": [(3, "password in a URL", "")],
+    "zh-server.md": [(4, "password", "密码"), (5, "password", "密码"), (6, "secret", "密钥"),
+                     (7, "token", "令牌")],
+    "ru-server.md": [(3, "password", "Пароль"), (4, "API key", "API-ключ"),
+                     (5, "token", "токен")],
+}
+
+
+def _scan(path: Path):
+    note = parse_note(path.name, path.read_bytes())
+    return scan_text(note.text, note.code_ranges)
+
+
+def _long_words(line: str) -> list[str]:
+    """Runs of 8+ credential-ish characters: any of them in output would leak a value."""
+    return [w for w in re.findall(r"[A-Za-z0-9_#!$\-]{8,}", line) if any(c.isdigit() for c in w)]
+
+
+def test_every_leak_fixture_is_listed():
+    assert sorted(p.name for p in (FIXTURES / "leaks").glob("*.md")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_leak_reported_with_kind_and_line(name):
+    found = _scan(FIXTURES / "leaks" / name)
+    assert [(f.line, f.kind, f.label) for f in found] == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_masked_form_never_holds_the_value(name):
+    path = FIXTURES / "leaks" / name
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for f in _scan(path):
+        assert f.column >= 1
+        for word in _long_words(lines[f.line - 1]):
+            assert word not in f.describe()
+        assert "…" in f.masked
+
+
+@pytest.mark.parametrize("name", ["placeholders.md", "lookalikes.md"])
+def test_placeholders_and_lookalikes_give_nothing(name):
+    assert _scan(FIXTURES / "clean" / name) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- token: sk-ant-api03-" + "x" * 90,
+    "api_key = 'YOUR_API_KEY_HERE_1234567890'",
+    "password: <password>",
+    "OPENAI_API_KEY=sk-proj-EXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLE12",
+    "- The password policy: 12 characters minimum",
+    "- 密码：至少12位",
+    "| Password | Where |",
+    "- Rotated the token: yes",
+    "secret_ref: vault:kv/data/bot#token",
+    "- api key is in ~/.config/moonshot/key",
+    "Bearer tokens expire after 3600 seconds: refresh them",
+])
+def test_more_non_secrets(text):
+    assert scan_text(text) == []
+
+
+def test_masks():
+    assert mask("sk-ant-api03-" + "a1B2" * 20 + "Q3xz", "sk-ant-") == "sk-ant-…Q3xz"
+    assert mask("hunter2!x") == "…, 9 chars"  # nothing of a short value
+    assert mask("6p4rWLHlKPW7mu3kG4Wd") == "…G4Wd"
+
+
+def test_example_block_only_when_marked():
+    key = "sk-or-v1-" + "4c2e8a0f6b1d3e5a7c9e1f3a5b7d9c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c"
+    fenced = f"# Setup\n\n```bash\nexport OPENROUTER_API_KEY={key}\n```\n"
+    example = f"# Setup\n\nExample:\n\n```bash\nexport OPENROUTER_API_KEY={key}\n```\n"
+    for text, expected in ((fenced, 1), (example, 0)):
+        note = parse_note("x.md", text.encode())
+        assert len(scan_text(note.text, note.code_ranges)) == expected
+
+
+# -- the rule -----------------------------------------------------------------------------
+
+def _vault_with_leaks(make_vault):
+    files = {"AGENTS.md": "# Agents\n", "MEMORY.md": "# Memory\n"}
+    for sub in ("leaks", "clean"):
+        for p in (FIXTURES / sub).glob("*.md"):
+            files[f"memory/semantic/{sub}/{p.name}"] = p.read_text(encoding="utf-8")
+    return make_vault(files)
+
+
+def _check(capsys, root, *extra):
+    code = main(["check", str(root), "--select", "secret-in-memory", "--format", "json",
+                 *extra])
+    out = capsys.readouterr()
+    return code, json.loads(out.out), out.err
+
+
+def test_rule_reports_every_fixture_as_an_error(make_vault, capsys):
+    root = _vault_with_leaks(make_vault)
+    code, diags, _ = _check(capsys, root)
+    assert code == 1
+    got = sorted((d["path"].rsplit("/", 1)[-1], d["line"]) for d in diags)
+    want = sorted((name, line) for name, items in EXPECTED.items() for line, _, _ in items)
+    assert got == want
+    assert {d["code"] for d in diags} == {"VK701"}
+    assert {d["severity"] for d in diags} == {"error"}
+    by_file = {(d["path"].rsplit("/", 1)[-1], d["line"]): d["message"] for d in diags}
+    assert by_file[("zh-server.md", 4)].startswith("password after '密码' (…, 10 chars) in memory")
+    assert "runtime's config or environment" in by_file[("telegram-table.md", 5)]
+    for p in (FIXTURES / "leaks").glob("*.md"):
+        for line in p.read_text(encoding="utf-8").split("\n"):
+            for word in _long_words(line):
+                if len(word) >= 16:
+                    assert word not in json.dumps(diags, ensure_ascii=False)
+
+
+def test_suppression_comment_accepts_a_reviewed_line(make_vault, capsys):
+    line = "- client_secret: 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"
+    root = make_vault({"memory/semantic/a.md": f"# A\n\n{line}\n",
+                       "memory/semantic/b.md": "# B\n\n<!-- vaultkit-disable-next-line "
+                                               f"secret-in-memory -->\n{line}\n"})
+    code, diags, _ = _check(capsys, root)
+    assert [(d["path"], d["line"]) for d in diags] == [("memory/semantic/a.md", 3)]
+
+
+def test_an_edited_note_is_scanned_again(make_vault, capsys):
+    root = make_vault({"memory/semantic/a.md": "# A\n\n- plain text\n"})
+    assert _check(capsys, root)[1] == []
+    path = root / "memory/semantic/a.md"
+    path.write_text("# A\n\n- plain text\n- GH_TOKEN=ghp_4r9jH8apqCjW9zsOeNHy7oQ1VdUFNwkl6m8h\n")
+    import os
+
+    os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    diags = _check(capsys, root)[1]
+    assert [(d["line"], d["message"].split(" (")[0]) for d in diags] == [(4, "GitHub token")]
+
+
+# -- log --------------------------------------------------------------------------------
+
+def _log(capsys, root, *argv):
+    code = main(["log", *argv, "--date", "2026-02-15", "--time", "10:00", "--root", str(root)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("fixture", ["telegram-table.md", "zh-server.md", "ru-server.md",
+                                     "anthropic-json.md"])
+def test_log_refuses_an_entry_with_a_credential_and_writes_nothing(make_vault, capsys, fixture):
+    root = make_vault({"memory/2026-02-15.md": "# 2026-02-15\n"})
+    before = (root / "memory/2026-02-15.md").read_bytes()
+    text = (FIXTURES / "leaks" / fixture).read_text(encoding="utf-8")
+    code, out, err = _log(capsys, root, "-t", "Set-up notes", text)
+    assert code == 1
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    kind = EXPECTED[fixture][0][1]
+    assert f"holds a {kind}" in err
+    assert "runtime's config or environment" in err and "nothing written" in err
+    for word in _long_words(text):
+        if len(word) >= 12:
+            assert word not in err
+    assert (root / "memory/2026-02-15.md").read_bytes() == before
+
+
+def test_log_refuses_a_credential_in_the_title_and_creates_no_file(make_vault, capsys):
+    root = make_vault({})
+    code, _, err = _log(capsys, root, "-t", "key 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", "- set up the router")
+    assert code == 1 and "OpenRouter API key" in err
+    assert not (root / "memory/2026-02-15.md").exists()
+
+
+def test_log_allow_secret_writes_it(make_vault, capsys):
+    root = make_vault({})
+    text = "Bot set up\n- token 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n- tested\n- done"
+    code, _, _ = _log(capsys, root, "--allow-secret", text)
+    assert code == 0
+    assert "5145683452:AA" in (root / "memory/2026-02-15.md").read_text()
+
+
+def test_log_accepts_placeholders(make_vault, capsys):
+    root = make_vault({})
+    code, _, err = _log(capsys, root, "Keys moved\n- OPENAI_API_KEY=sk-xxx in the gateway env\n"
+                                      "- password: **** (in 1Password)\n- nothing in memory")
+    assert code == 0, err
+
+
+def test_append_entry_refuses_for_every_caller(make_vault):
+    from vaultkit.profile import load_settings
+    from vaultkit.tools.journal import SecretRefused, append_entry
+
+    root = make_vault({})
+    with pytest.raises(SecretRefused) as info:
+        append_entry(root, load_settings(root), text="- 密码: j82f#JWuIL\n- a\n- b", title="x",
+                     date="2026-02-15", time="10:00")
+    assert info.value.finding.kind == "password"
+    assert not (root / "memory/2026-02-15.md").exists()
