@@ -200,7 +200,8 @@ def test_log_refuses_an_entry_with_a_credential_and_writes_nothing(make_vault, c
 
 def test_log_refuses_a_credential_in_the_title_and_creates_no_file(make_vault, capsys):
     root = make_vault({})
-    code, _, err = _log(capsys, root, "-t", "key 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", "- set up the router")
+    key = "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"
+    code, _, err = _log(capsys, root, "-t", f"router key {key}", "- set up the router")
     assert code == 1 and "OpenRouter API key" in err
     assert not (root / "memory/2026-02-15.md").exists()
 
@@ -230,3 +231,104 @@ def test_append_entry_refuses_for_every_caller(make_vault):
                      date="2026-02-15", time="10:00")
     assert info.value.finding.kind == "password"
     assert not (root / "memory/2026-02-15.md").exists()
+
+
+# -- audit: the working tree and git history --------------------------------------------
+
+TOKEN_LINE = "- alerts bot: 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O"
+
+
+def _git(root, *args):
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@x", GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
+    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _history_vault(make_vault):
+    """A repository where the key was committed three commits ago and removed since."""
+    root = make_vault({"AGENTS.md": "# Agents\n", "MEMORY.md": "# Memory\n",
+                       "memory/2026-02-13.md": "# 2026-02-13\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "backup: first")
+    journal = root / "memory/2026-02-14.md"
+    journal.write_text(f"# 2026-02-14\n\n### 10:00 — Alerts\n{TOKEN_LINE}\n- wired to cron\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "backup: alerts")
+    leaked = _git(root, "rev-parse", "HEAD")
+    journal.write_text("# 2026-02-14\n\n### 10:00 — Alerts\n- bot wired to cron\n")
+    _git(root, "commit", "-qam", "backup: token removed")
+    (root / "MEMORY.md").write_text("# Memory\n\n- Alerts go to the ops chat.\n")
+    _git(root, "commit", "-qam", "backup: memory")
+    # a journal moved to the archive is not a new leak
+    _git(root, "mv", "memory/2026-02-13.md", "memory/archive-2026-02-13.md")
+    _git(root, "commit", "-qm", "backup: archive")
+    return root, leaked
+
+
+def _audit_secrets(root):
+    from vaultkit.audit import CHECK_IDS, run_audit
+    from vaultkit.vault import load_vault
+
+    skip = set(CHECK_IDS) - {"secrets"}
+    (check,) = run_audit(load_vault(root, use_cache=False), skip=skip)
+    return check
+
+
+def test_audit_names_the_commit_that_added_a_key_three_commits_ago(make_vault):
+    root, leaked = _history_vault(make_vault)
+    check = _audit_secrets(root)
+    assert check.status == "fail"
+    assert f"commit {leaked[:7]}" in check.found
+    assert "memory/2026-02-14.md:4 Telegram bot token (…7U4O)" in check.found
+    assert '"backup: alerts"' in check.found
+    assert "in the notes" not in check.found  # the tree no longer holds it
+    assert "5 commits reachable from a branch scanned" in check.found
+    assert [d["commit"] for d in check.details] == [leaked]
+    for step in ("rotate", "git-filter-repo", "BFG", "force-push"):
+        assert step in check.hint
+    assert "AAbeuEchs" not in check.found + check.hint + json.dumps(check.details)
+
+
+def test_audit_cli_prints_the_commit_and_never_the_value(make_vault, capsys):
+    root, leaked = _history_vault(make_vault)
+    code = main(["audit", str(root), "--skip", "git-backup,pre-commit", "--symbols", "never"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"commit {leaked[:12]} (" in out
+    assert "AAbeuEchs" not in out and "5145683452" not in out
+
+
+def test_audit_passes_a_clean_history_and_reports_the_tree(make_vault):
+    root = make_vault({"AGENTS.md": "# Agents\n", "MEMORY.md": "# Memory\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "backup: first")
+    check = _audit_secrets(root)
+    assert check.status == "pass", check
+    assert "1 commit reachable from a branch scanned: none added" in check.found
+    (root / "MEMORY.md").write_text(f"# Memory\n\n{TOKEN_LINE}\n")
+    check = _audit_secrets(root)
+    assert check.status == "fail"
+    assert "1 credential in the notes: MEMORY.md:3 Telegram bot token" in check.found
+    assert not any(d.get("commit") for d in check.details)
+
+
+def test_audit_accepts_a_reviewed_line_in_history_too(make_vault):
+    root = make_vault({"MEMORY.md": f"# Memory\n\n<!-- vaultkit-disable-next-line "
+                                    f"secret-in-memory -->\n{TOKEN_LINE}\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "backup: first")
+    assert _audit_secrets(root).status == "pass"
+
+
+def test_audit_without_git_scans_the_tree(make_vault):
+    root = make_vault({"MEMORY.md": "# Memory\n"})
+    check = _audit_secrets(root)
+    assert check.status == "pass" and "not a git repository" in check.found
