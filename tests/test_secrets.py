@@ -332,3 +332,51 @@ def test_audit_without_git_scans_the_tree(make_vault):
     root = make_vault({"MEMORY.md": "# Memory\n"})
     check = _audit_secrets(root)
     assert check.status == "pass" and "not a git repository" in check.found
+
+
+# -- search and get: served as stored, marked -------------------------------------------
+
+def _memory_vault(make_vault):
+    return make_vault({
+        "MEMORY.md": "# Memory\n\n- Alerts bot wired to the ops chat.\n",
+        "memory/2026-02-14.md": f"# 2026-02-14\n\n### 10:00 — Alerts bot\n\n{TOKEN_LINE}\n"
+                                "- cron sends the alerts digest\n",
+        "memory/2026-02-15.md": "# 2026-02-15\n\n### 09:00 — Alerts digest\n\n"
+                                "- the alerts digest went out on time\n",
+    })
+
+
+def test_search_json_marks_a_snippet_holding_a_credential(make_vault, capsys):
+    root = _memory_vault(make_vault)
+    assert main(["search", "alerts", "digest", "--json", "--root", str(root),
+                 "--min-score", "0"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    by_path = {r["path"]: r for r in results}
+    leak = by_path["memory/2026-02-14.md"]
+    assert "5145683452:AA" in leak["snippet"]  # served as stored
+    assert leak["holdsCredential"] is True
+    assert leak["credentials"] == [{"line": 5, "kind": "Telegram bot token", "masked": "…7U4O"}]
+    clean = by_path["memory/2026-02-15.md"]
+    assert "holdsCredential" not in clean and "credentials" not in clean
+
+
+def test_search_text_marks_the_line(make_vault, capsys):
+    root = _memory_vault(make_vault)
+    main(["search", "alerts", "bot", "--root", str(root), "--min-score", "0"])
+    out = capsys.readouterr().out
+    assert "! line 5 holds a credential: Telegram bot token (…7U4O)" in out
+
+
+def test_get_json_marks_the_excerpt(make_vault, capsys):
+    root = _memory_vault(make_vault)
+    assert main(["get", "memory/2026-02-14.md", "--json", "--root", str(root)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["holdsCredential"] is True
+    assert data["credentials"][0]["line"] == 5
+    assert main(["get", "memory/2026-02-14.md", "--from", "6", "--json", "--root",
+                 str(root)]) == 0
+    assert "holdsCredential" not in json.loads(capsys.readouterr().out)
+    assert main(["get", "memory/2026-02-14.md", "--root", str(root)]) == 0
+    captured = capsys.readouterr()
+    assert TOKEN_LINE in captured.out
+    assert "memory/2026-02-14.md:5 holds a credential: Telegram bot token (…7U4O)" in captured.err
