@@ -94,16 +94,18 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 # rare in prose so the regex engine skips most positions without trying a match.
 # Literal prefixes of the formats, anchored on their punctuation:
 _FORMAT_HINT = re.compile(
-    r"-(?<=sk-)|-(?<=nvapi-)|-(?<=GOCSPX-)|-----BEGIN|:AA|\.eyJ|A(?:KIA|SIA|Iza)|x(?<=xox)"
-    r"|_(?<=gh[pousr]_)|_(?<=github_pat_)|_(?<=k_live_)|_(?<=hf_)|_(?<=gsk_)|://")
+    r"-(?:(?<=sk-)|(?<=nvapi-)|(?<=GOCSPX-)|----BEGIN)|:(?://|AA)|J(?<=\.eyJ)|A(?:KIA|SIA|Iza)"
+    r"|x(?<=xox)|_(?:(?<=gh[pousr]_)|(?<=github_pat_)|(?<=k_live_)|(?<=hf_)|(?<=gsk_))")
 # A keyword followed by a separator, found in the reversed, lower-cased note: anchored on the
 # separator (":", "=", "|", "是" …), then back over wrappers, up to three label words and
-# identifier characters to the keyword.
+# identifier characters to the keyword. Possessive quantifiers and the look-ahead on the
+# keywords' (last) letters keep a separator that leads nowhere ("14:30") cheap.
+_REVERSED_KEYWORDS = sorted({w[::-1] for w in _GROUP_OF}, key=len, reverse=True)
 _KEYWORD_HINT = re.compile(
-    r"(?:[:=：|]|是|为|—|–)[ \t]*[*_`\"'\[]*(?:[^\s:=|：`\"']{1,24}[ \t]+){0,3}?[*_`\"'\[]*"
-    r"(?:[a-z0-9]{1,12}[_.\-]){0,2}[а-яё]?(?:"
-    + "|".join(re.escape(w[::-1]).replace(r"\ ", r"[ _\-]?")
-               for w in sorted(set(_GROUP_OF), key=len, reverse=True)) + ")")
+    r"(?:[:=：|]|是|为|—|–)[ \t]*+[*_`\"'\[]*+(?:[^\s:=|：`\"']{1,24}+[ \t]++){0,3}?"
+    r"[*_`\"'\[]*+(?:[a-z0-9]{1,12}+[_.\-]){0,2}[а-яё]?"
+    r"(?=[" + re.escape("".join(sorted({w[0] for w in _REVERSED_KEYWORDS}))) + r"])(?:"
+    + "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?") for w in _REVERSED_KEYWORDS) + ")")
 
 _PLACEHOLDER_PATTERN = (
     r"x{3,}|\*{3,}|•{3,}|\.{3}|…|<|>|\$\{|\{\{|%\(|^\$|^\{|^\[|(.)\1{5,}"
