@@ -380,3 +380,17 @@ def test_get_json_marks_the_excerpt(make_vault, capsys):
     captured = capsys.readouterr()
     assert TOKEN_LINE in captured.out
     assert "memory/2026-02-14.md:5 holds a credential: Telegram bot token (…7U4O)" in captured.err
+
+
+@pytest.mark.parametrize("unit", ["sk-", ".eyJ", "123456789:AA", "ghp_", "token: ",
+                                  "password=x1y2z3w4 ", "| api key | ", "a_" * 50 + "secret="])
+def test_hostile_lines_stay_linear(unit):
+    """One 200 KB line of repeated prefixes: every hint must not rescan the line (this was
+    quadratic: minutes). The bound is generous; linear work takes well under a second."""
+    import time
+
+    line = unit * (200_000 // len(unit))
+    started = time.process_time()
+    found = scan_text(line + "\n" + line)
+    assert time.process_time() - started < 10
+    assert len(found) <= 2 * 64  # at most 64 per line

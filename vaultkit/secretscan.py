@@ -217,11 +217,26 @@ def scan_text(text: str, code_ranges=()) -> list[Finding]:
 
 
 def _candidate_line_starts(text: str) -> set[int]:
-    starts = {text.rfind("\n", 0, m.start()) + 1 for m in _FORMAT_HINT.finditer(text)}
+    # each line is looked up once, however many hints it holds (a hostile line of
+    # "sk-sk-sk-…" must stay linear)
+    starts: set[int] = set()
+    line_end = -1
+    for m in _FORMAT_HINT.finditer(text):
+        at = m.start()
+        if at < line_end:
+            continue
+        starts.add(text.rfind("\n", 0, at) + 1)
+        line_end = text.find("\n", at)
+        if line_end == -1:
+            break
     last = len(text) - 1
+    line_start = len(text) + 1
     for m in _KEYWORD_HINT.finditer(_lowered(text)[::-1]):
-        keyword_at = last - (m.end() - 1)
-        starts.add(text.rfind("\n", 0, keyword_at) + 1)
+        keyword_at = last - (m.end() - 1)  # hints come last line first
+        if keyword_at >= line_start:
+            continue
+        line_start = text.rfind("\n", 0, keyword_at) + 1
+        starts.add(line_start)
     return starts
 
 
@@ -234,15 +249,25 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         line = _DATA_URI.sub(lambda m: " " * len(m.group(0)), line)
     spans: list[tuple[int, int]] = []
     done = -1
+    run_start = run_checked = -1  # line[run_start:run_checked] is one run of token characters
     for hint in _FORMAT_HINT.finditer(line):
-        at = hint.start()
-        if at < done:
+        h = hint.start()
+        if h < done:
             continue
-        while at > 0 and line[at - 1] in _ID_CHARS:
-            at -= 1
-        m = _regex("format").match(line, at)
-        if m is None and hint.start() != at:
-            m = _regex("format").match(line, hint.start())
+        if len(out) >= _MAX_PER_LINE:
+            return out
+        m = None
+        if not (0 <= run_checked <= h and _ID_RUN.fullmatch(line, run_checked, h)):
+            # a new token: try it from its start once (later hints inside it do not)
+            at = h
+            while at > 0 and line[at - 1] in _ID_CHARS and h - at < 256:
+                at -= 1
+            run_start = at
+            if at != h:
+                m = _regex("format").match(line, at)
+        run_checked = h
+        if m is None:
+            m = _regex("format").match(line, h)
         if m is None:
             continue
         done = m.end()
@@ -254,6 +279,8 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         return out
     last = len(line) - 1
     for hint in _KEYWORD_HINT.finditer(_lowered(line)[::-1]):
+        if len(out) >= _MAX_PER_LINE:
+            break
         at = last - (hint.end() - 1)
         m = _regex("key").match(line, at)
         if m is None:
@@ -280,6 +307,8 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
 _TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
                  "Slack token": re.compile(r"xox.-"), "Stripe secret key": re.compile(r".k_live_"),
                  "AWS access key": re.compile(r"A...")}
+_ID_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+_MAX_PER_LINE = 64  # a line holding more is reported by its first 64
 _KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
 
 
