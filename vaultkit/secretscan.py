@@ -87,7 +87,7 @@ _KEY_AT_PATTERN = (
     r"(?:[:=：]|=>|\||[ \t]+(?:是|为|—|–)|(?<=[密码令牌钥证据])(?:是|为))[ \t]*"
     r"[*_`\"'\[(]*[ \t]*"
     r"(?:(?:Bearer|Basic|Token|token|bearer)[ \t]+)?"
-    r"(?P<v>[^\s|`\"']+)")
+    r"(?P<v>[^\s|`\"']{1,513})")  # longer is no credential (see _plausible)
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # The prefilters: one pass each over a whole note, both anchored on characters that are
@@ -334,18 +334,17 @@ def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Fi
     return Finding(lineno, m.start() + 1, kind, mask(value, prefix))
 
 
+_SPELLINGS = sorted(((w.replace(" ", sep), w) for w in _GROUP_OF for sep in (" ", "_", "", "-")),
+                   key=lambda pair: -len(pair[1]))
+
+
 def _kind_of(key: str) -> tuple[str | None, str]:
+    """The kind a key names (the longest keyword in it wins: "secret key" over "secret")."""
     low = key.lower()
-    best = None
-    for word, kind in _GROUP_OF.items():
-        probe = word
-        if probe in low or probe.replace(" ", "_") in low or probe.replace(" ", "") in low \
-                or probe.replace(" ", "-") in low:
-            if best is None or len(word) > len(best):
-                best = word
-    if best is None:
-        return None, ""
-    return _GROUP_OF[best], key.strip("*_`\"'[] \t")
+    for spelling, word in _SPELLINGS:
+        if spelling in low:
+            return _GROUP_OF[word], key.strip("*_`\"'[] \t")
+    return None, ""
 
 
 def _plausible(value: str, kind: str, line: str, direct: bool = True) -> bool:
