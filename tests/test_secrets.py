@@ -94,6 +94,21 @@ def test_placeholders_and_lookalikes_give_nothing(name):
     "secret_ref: vault:kv/data/bot#token",
     "- api key is in ~/.config/moonshot/key",
     "Bearer tokens expire after 3600 seconds: refresh them",
+    "- Token: 1.2M used today",
+    "- API key: stored in `.env` (OPENAI_API_KEY)",
+    "api_key_env: OPENAI_API_KEY",
+    "Authorization: Bearer ${TOKEN}",
+    "Secret: [[secrets-policy]]",
+    "token expires: 2026-03-01T10:00:00Z",
+    "| Model | Max tokens |\n|---|---|\n| gpt-4o-2024-08-06 | 128000 |\n| claude-sonnet-4-5 | 200k |",
+    "| Secret | Where it lives |\n|---|---|\n| DB_PASSWORD | systemd unit |\n| bot token | env |",
+    "- Token URL: https://oauth2.googleapis.com/token",
+    "- 令牌: 已存入 keyring",
+    "- 密码：已改，见密码管理器",
+    "- пароль: сменён 2026-02-14",
+    "- The API key for Moonshot: MOONSHOT_API_KEY in the gateway env",
+    "- password: P@ssw0rd (example from the docs)",
+    "### 14:30 — API key — rotated",
 ])
 def test_more_non_secrets(text):
     assert scan_text(text) == []

@@ -110,7 +110,7 @@ _KEYWORD_HINT = re.compile(
 _PLACEHOLDER_PATTERN = (
     r"x{3,}|\*{3,}|•{3,}|\.{3}|…|<|>|\$\{|\{\{|%\(|^\$|^\{|^\[|(.)\1{5,}"
     r"|your|example|placeholder|changeme|change_me|redacted|dummy|sample|fake|replace|insert"
-    r"|^todo|^tbd|^none$|^null$|^true$|^false$|test|0123456789|123456|abcdefgh|qwerty|here$"
+    r"|p@ssw0rd|passw0rd|^todo|^tbd|^none$|^null$|^true$|^false$|test|0123456789|123456|abcdefgh|qwerty|here$"
     r"|^env:|^secret:|^vault:|^keyring:|^op:|getenv|environ|process\.env"
     r"|1password|bitwarden|keychain|keyring|lastpass|^(?:the|see|in|from|stored|set|use|via|not)$")
 _PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|ini|pem|key|"
@@ -118,6 +118,7 @@ _PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _WORDY = re.compile(r"^(?:[A-Za-z]+|\d+)(?:[-_.:/](?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d+))*$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
 _HASH_CONTEXT = re.compile(r"commit|\bsha\b|sha-?\d|hash|checksum|digest|fingerprint|\brev\b|"
                            r"revision|哈希|提交|коммит|хеш", re.IGNORECASE)
 _EXAMPLE = re.compile(r"example|e\.g\.|sample|placeholder|示例|例如|样例|举例|пример",
@@ -299,6 +300,8 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
             continue
         if not _plausible(value, kind, line, direct=not m.group("label").strip(" \t*_`\"']")):
             continue
+        if _EXAMPLE.search(line):
+            continue  # "password: P@ssw0rd (example from the docs)"
         out.append(Finding(lineno, vstart + 1, kind, mask(value), label))
         spans.append((vstart, vstart + len(raw)))
     return out
@@ -354,7 +357,9 @@ def _plausible(value: str, kind: str, line: str, direct: bool = True) -> bool:
             return False
     elif len(value) < 16:
         return False
-    if len(value) > 512:
+    if len(value) > 512 or not value.isascii():
+        return False  # too long, or words of a language: "已改，见密码管理器"
+    if _DATE.match(value):
         return False
     if _regex("placeholder").search(value) or _PATH_OR_URL.search(value) or _ENV_NAME.match(value):
         return False
