@@ -114,6 +114,30 @@ def test_more_non_secrets(text):
     assert scan_text(text) == []
 
 
+# Kinds detect-secrets (Yelp) also knows: an independent check that the fixtures hold real
+# formats and that vaultkit's table reads them as the library does.
+ORACLE = {"Telegram bot token": "Telegram Bot Token", "GitHub token": "GitHub Token",
+          "JSON Web Token": "JSON Web Token", "private key": "Private Key",
+          "AWS access key": "AWS Access Key"}
+
+
+def test_known_formats_agree_with_detect_secrets():
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import default_settings
+
+    checked = 0
+    with default_settings():
+        for name, items in EXPECTED.items():
+            lines = (FIXTURES / "leaks" / name).read_text(encoding="utf-8").split("\n")
+            ours = {(line, kind) for line, kind, _ in items}
+            for number, text in enumerate(lines, 1):
+                theirs = {s.type for s in scan_line(text)} & set(ORACLE.values())
+                for kind, their_type in ORACLE.items():
+                    assert ((number, kind) in ours) == (their_type in theirs), (name, number)
+                    checked += (number, kind) in ours
+    assert checked == 6  # 2 Telegram, GitHub, JWT, PEM, AWS
+
+
 def test_masks():
     assert mask("sk-ant-api03-" + "a1B2" * 20 + "Q3xz", "sk-ant-") == "sk-ant-…Q3xz"
     assert mask("hunter2!x") == "…, 9 chars"  # nothing of a short value
