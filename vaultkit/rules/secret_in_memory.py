@@ -26,8 +26,10 @@ class SecretInMemory(Rule):
     `****`, `AKIA…EXAMPLE`, `changeme`, `test1234`), references to where a secret is kept
     (`env:BOT_TOKEN`, `~/.config/bot.token`, `1Password`), anything inside a code block
     marked as an example (`Example`, `e.g.`, `示例`, `пример` on its fence line or the
-    three lines above it), UUIDs, git SHAs and hashes that no credential label precedes,
-    and `data:…;base64,` images. A reviewed false positive is accepted with
+    three lines above it) and a labelled value on a line that calls itself an example
+    (`password: P@ssw0rd (example)`), values in words of a language (`密码：已改`), dates,
+    UUIDs, git SHAs and hashes that no credential label precedes, and `data:…;base64,`
+    images. A reviewed false positive is accepted with
     `<!-- vaultkit-disable-next-line secret-in-memory -->` above the line.
 
     Each note is scanned once per content; the result is cached with the note, so the commit
