@@ -245,6 +245,18 @@ def test_log_refuses_a_credential_in_the_title_and_creates_no_file(make_vault, c
     assert not (root / "memory/2026-02-15.md").exists()
 
 
+def test_log_json_refusal_is_json_too(make_vault, capsys):
+    root = make_vault({})
+    text = "Key\n- GH_TOKEN=ghp_4r9jH8apqCjW9zsOeNHy7oQ1VdUFNwkl6m8h"
+    code, out, err = _log(capsys, root, "--json", text)
+    assert code == 1
+    data = json.loads(out)
+    assert data["refused"] is True and data["kind"] == "GitHub token"
+    assert data["masked"] == "ghp_…6m8h" and "6m8h" in data["error"]
+    assert "4r9jH8" not in out + err
+    assert not (root / "memory/2026-02-15.md").exists()
+
+
 def test_log_allow_secret_writes_it(make_vault, capsys):
     root = make_vault({})
     text = "Bot set up\n- token 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n- tested\n- done"

@@ -50,6 +50,12 @@ def run(args) -> int:
         result = append_entry(root, settings, text=text, title=args.title, date=args.date,
                               time=args.time, allow_secret=args.allow_secret)
     except SecretRefused as exc:
+        if args.json:
+            import json
+
+            print(json.dumps({"refused": True, "kind": exc.finding.kind,
+                              "masked": exc.finding.masked, "error": str(exc)},
+                             ensure_ascii=False))
         print(f"vaultkit: {exc}", file=sys.stderr)
         return 1
     for warning in result.warnings:
