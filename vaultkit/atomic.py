@@ -28,6 +28,9 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None) -> N
             raise VaultkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
     if path.exists() and not os.access(path, os.W_OK):
         raise VaultkitError(f"{path}: cannot write: file is read-only; left unchanged")
+    if not folder.is_dir():  # one clear line, not "the original is unchanged" of no original
+        raise VaultkitError(f"{path}: cannot write: the folder {folder} does not exist; "
+                            "create it first")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)

@@ -42,6 +42,8 @@ GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 
 # Vault roots whose "git rules skipped" line was already printed in this process.
 _ANNOUNCED: set[str] = set()
+# `check -q` prints findings only: the command sets QUIET[0] for its run
+QUIET = [False]
 
 
 @dataclass(slots=True)
@@ -132,9 +134,9 @@ class GitState:
         """False before the first commit: nothing is committed to compare with."""
         return self.head is not None
 
-    def notice(self) -> None:
+    def notice(self) -> None:  # (not with `check -q`: see QUIET)
         """Say once per run (per vault, per process) that the git rules were skipped."""
-        if self.reason is None:
+        if self.reason is None or QUIET[0]:
             return
         key = str(self.root)
         if key in _ANNOUNCED:
@@ -328,13 +330,17 @@ class GitState:
     def commit_days(self, vault_path: str, days: int, *,
                     now: _dt.datetime | None = None) -> list[str]:
         """The author day (``YYYY-MM-DD``, in the author's zone) of each non-merge commit
-        that touched ``vault_path`` in the last ``days`` days, newest first."""
+        that changed ``vault_path`` in the last ``days`` days, newest first.
+
+        The commit that created the file does not count: writing it is not changing it
+        (a starter vault's first commit plus one edit is no churn)."""
         repo = self.repo_path(vault_path)
         if repo is None or not self.has_head:
             return []
         now = now or _dt.datetime.now(_dt.timezone.utc)
         since = now - _dt.timedelta(days=days)
-        proc = self._run(["log", "--no-merges", f"--since={since.isoformat()}",
+        proc = self._run(["log", "--no-merges", "--diff-filter=MT",
+                          f"--since={since.isoformat()}",
                           "--format=%at %ad", "--date=short", "HEAD", "--",
                           ":(top,literal)" + repo])
         if proc.returncode != 0:

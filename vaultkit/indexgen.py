@@ -120,8 +120,10 @@ def write_index(vault: "Vault") -> bool:
     note = vault.notes.get(path)
     target = vault.root / path
     data = (b"\xef\xbb\xbf" if note is not None and note.bom else b"") + new.encode("utf-8")
-    try:
-        current = target.read_bytes()
+    from vaultkit.bounded import read_regular
+
+    try:  # (a FIFO or device here is refused, never read or replaced)
+        current = read_regular(target, vault.profile.budgets.max_file_bytes)
     except FileNotFoundError:
         current = None
     except OSError as exc:

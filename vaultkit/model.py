@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 
 # Link kinds
 WIKI = "wiki"  # [[Target#sub|alias]]
@@ -147,9 +147,11 @@ class Note:
 
         source = self._source
         self._blob = None  # the cache stores the note anew
-        try:
-            with open(source, "rb") as fh:  # type: ignore[arg-type]
-                return parse_note(self.path, fh.read(), size=self.size, mtime_ns=self.mtime_ns)
+        from vaultkit.bounded import read_regular
+
+        try:  # the scan saw this size: never read more (nor a FIFO swapped in)
+            data = read_regular(source, self.size)  # type: ignore[arg-type]
+            return parse_note(self.path, data, size=self.size, mtime_ns=self.mtime_ns)
         except (OSError, TypeError) as exc:
             return Note(path=self.path, size=self.size, mtime_ns=self.mtime_ns,
                         error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")

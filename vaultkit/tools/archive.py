@@ -214,6 +214,7 @@ def _locate(text: str, starts: list[int], link) -> tuple[int, int] | None:
 def execute(vault, p: ArchivePlan) -> ArchivePlan:
     """Carry out a plan: verified moves, then the link edits, then INDEX.md."""
     from vaultkit.atomic import write_atomic
+    from vaultkit.bounded import read_regular
 
     root = vault.root
     moved_to = {new: old for old, new in p.moves}
@@ -221,7 +222,7 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
     involved = {old for old, _ in p.moves} | {moved_to.get(e.path, e.path) for e in p.edits}
     for path in sorted(involved):
         try:
-            current = (root / path).read_bytes()
+            current = read_regular(root / path, vault.profile.budgets.max_file_bytes)
         except OSError as exc:
             raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}; nothing moved") \
                 from None

@@ -176,7 +176,7 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             last = os.pread(fd, 1, size - 1)
             if last != b"\n":
                 prefix = newline
-            lines_before = _count_lines(fd, size)
+            lines_before = _count_lines(fd, size, rel)
         data = (prefix + render_entry(hhmm, title, body, newline)).encode("utf-8")
         view = memoryview(data)
         try:
@@ -206,7 +206,18 @@ def _open_locked(path: Path, rel: str) -> int:
     moves a journal while holding the same lock, and a writer that opened it just before
     would otherwise append to the moved (or removed) file. Then it opens the path again.
     """
+    from vaultkit.bounded import not_regular
+
     for _ in range(20):
+        try:  # a FIFO or device named like a journal is never opened, let alone written
+            why = not_regular(os.stat(path).st_mode)
+        except FileNotFoundError:
+            why = None
+        except OSError as exc:
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        if why:
+            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
@@ -218,6 +229,9 @@ def _open_locked(path: Path, rel: str) -> int:
             held = os.fstat(fd)
             now = os.stat(path)
             if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                if not_regular(held.st_mode):  # swapped in since the check above
+                    os.close(fd)
+                    raise VaultkitError(f"{rel}: not a regular file; nothing written")
                 return fd
         except FileNotFoundError:
             pass
@@ -228,16 +242,29 @@ def _open_locked(path: Path, rel: str) -> int:
     raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")
 
 
-def _count_lines(fd: int, size: int) -> int:
-    """Lines in the file (a last line without its newline counts)."""
+def _count_lines(fd: int, size: int, rel: str = "") -> int:
+    """Lines in the file (a last line without its newline counts).
+
+    Raises VaultkitError when the file is not UTF-8: appending UTF-8 to it would make a
+    file in two encodings that no reader decodes.
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
     count = 0
     offset = 0
     last = b"\n"
-    while offset < size:
-        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-        offset += len(chunk)
+    try:
+        while offset < size:
+            chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            decoder.decode(chunk)
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+            offset += len(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise VaultkitError(f"{rel}: not valid UTF-8 (near byte {offset + exc.start + 1:,}); "
+                            "nothing appended: convert the file to UTF-8 first") from None
     return count + (0 if last == b"\n" else 1)
