@@ -445,3 +445,16 @@ def test_hostile_lines_stay_linear(unit):
     found = scan_text(line + "\n" + line)
     assert time.process_time() - started < 10
     assert len(found) <= 2 * 64  # at most 64 per line
+
+
+def test_audit_accepts_what_the_baseline_accepts(make_vault, capsys):
+    root = make_vault({"MEMORY.md": f"# Memory\n\n{TOKEN_LINE}\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "backup: first")
+    assert _audit_secrets(root).status == "fail"
+    main(["check", str(root), "--select", "secret-in-memory", "--write-baseline"])
+    capsys.readouterr()
+    baseline = (root / "vaultkit-baseline.json").read_text()
+    assert "VK701" in baseline and "AAbeuEchs" not in baseline  # only the masked form
+    assert _audit_secrets(root).status == "pass"

@@ -1,7 +1,7 @@
 """The ``secrets`` check of ``vaultkit audit``: credentials in the notes and in git history.
 
-The working tree is checked with the ``secret-in-memory`` rule (so suppression comments and
-the configuration apply). History is read with ONE ``git log -p`` process over every commit
+The working tree is checked with the ``secret-in-memory`` rule (so suppression comments, the
+configuration and the baseline apply; what they accept is not reported from history either). History is read with ONE ``git log -p`` process over every commit
 reachable from a local or remote-tracking branch, limited to Markdown files, with zero lines
 of context and rename detection (a journal moved to the archive is not "added" again). Its
 output is streamed: only the added lines of each file of each commit are kept, and they go
@@ -155,6 +155,7 @@ def check_secrets(ctx):
     """The audit check: the working tree through the rule, history through :func:`scan_history`."""
     from vaultkit.audit import FAIL, PASS, WARN, Check
     from vaultkit.engine import run_rules
+    from vaultkit.errors import VaultkitError
     from vaultkit.rule import Context
     from vaultkit.rules.secret_in_memory import RULE
     from vaultkit.secretscan import DETECTOR_VERSION, Finding, scan_text
@@ -162,6 +163,12 @@ def check_secrets(ctx):
     vault = ctx.vault
     rule = RULE()
     current = run_rules(Context(vault), [rule])
+    try:  # a finding the baseline accepts was reviewed (the baseline check reports a bad file)
+        from vaultkit.baseline import Baseline, baseline_path
+
+        current = Baseline.load(baseline_path(vault)).filter(current).shown
+    except (ImportError, VaultkitError):
+        pass
     # what the tree holds but a suppression comment or config accepts: reviewed, so its
     # history is not reported either
     raw = set()
