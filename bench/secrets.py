@@ -111,7 +111,8 @@ def detector_figures(vault: Path) -> list[str]:
         hits = sum(1 for line in sample for _ in scan_line(line))
         ds = time.perf_counter() - t0
     lines.append(f"detect-secrets 1.x default plugins, line by line: {used / 1e6:.1f} MB in "
-                 f"{ds:.2f} s = {used / 1e6 / ds:.2f} MB/s ({hits} findings; the vault holds no credential)")
+                 f"{ds:.2f} s = {used / 1e6 / ds:.2f} MB/s ({hits} findings; the vault holds "
+                 "no credential)")
     return lines
 
 

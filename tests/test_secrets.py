@@ -100,7 +100,8 @@ def test_placeholders_and_lookalikes_give_nothing(name):
     "Authorization: Bearer ${TOKEN}",
     "Secret: [[secrets-policy]]",
     "token expires: 2026-03-01T10:00:00Z",
-    "| Model | Max tokens |\n|---|---|\n| gpt-4o-2024-08-06 | 128000 |\n| claude-sonnet-4-5 | 200k |",
+    "| Model | Max tokens |\n|---|---|\n| gpt-4o-2024-08-06 | 128000 |\n"
+    "| claude-sonnet-4-5 | 200k |",
     "| Secret | Where it lives |\n|---|---|\n| DB_PASSWORD | systemd unit |\n| bot token | env |",
     "- Token URL: https://oauth2.googleapis.com/token",
     "- 令牌: 已存入 keyring",
@@ -136,6 +137,18 @@ def test_known_formats_agree_with_detect_secrets():
                     assert ((number, kind) in ours) == (their_type in theirs), (name, number)
                     checked += (number, kind) in ours
     assert checked == 6  # 2 Telegram, GitHub, JWT, PEM, AWS
+
+
+def test_the_format_prefilter_finds_every_literal_prefix():
+    from vaultkit.secretscan import _FORMAT_HINT, _FORMATS
+
+    for kind, literals, _, _ in _FORMATS:
+        for literal in literals:
+            if literal == "T3BlbkFJ":  # inside a key that starts with sk-
+                continue
+            probe = f"x {literal}"
+            assert _FORMAT_HINT.search(probe + "Zq9"), (kind, literal)
+    assert _FORMAT_HINT.search("plain prose: skip - the_end at 14:30.") is None
 
 
 def test_masks():

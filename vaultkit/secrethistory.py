@@ -1,9 +1,10 @@
 """The ``secrets`` check of ``vaultkit audit``: credentials in the notes and in git history.
 
 The working tree is checked with the ``secret-in-memory`` rule (so suppression comments, the
-configuration and the baseline apply; what they accept is not reported from history either). History is read with ONE ``git log -p`` process over every commit
-reachable from a local or remote-tracking branch, limited to Markdown files, with zero lines
-of context and rename detection (a journal moved to the archive is not "added" again). Its
+configuration and the baseline apply; what they accept is not reported from history either).
+History is read with ONE ``git log -p`` process over every commit reachable from a local or
+remote-tracking branch, limited to Markdown files, with zero lines of context and rename
+detection (a journal moved to the archive is not "added" again). Its
 output is streamed: only the added lines of each file of each commit are kept, and they go
 through the same detector (whose prefilter makes ordinary lines nearly free). The process is
 bounded in time; a scan cut short says so.

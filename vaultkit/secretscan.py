@@ -26,7 +26,8 @@ from functools import lru_cache
 # Bump when what is found changes: per-note results are cached under it.
 DETECTOR_VERSION = "1"
 
-# (kind, literal prefilters, regular expression of the value, prefix kept in the mask).
+# (kind, literal prefixes, regular expression of the value, prefix kept in the mask).
+# _FORMAT_HINT below must find every literal prefix (a test holds it to that).
 # Order matters where formats overlap: the first that matches at a place wins.
 _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("Anthropic API key", ("sk-ant-",), r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_\-]{32,}",
@@ -43,14 +44,14 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("Google OAuth client secret", ("GOCSPX-",), r"GOCSPX-[A-Za-z0-9_\-]{24,}", "GOCSPX-"),
     ("Google API key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}", "AIza"),
     ("Telegram bot token", (":AA",), r"(?<!\d)\d{8,10}:AA[0-9A-Za-z_\-]{33}", ""),
-    ("JSON Web Token", ("eyJ",),
+    ("JSON Web Token", (".eyJ",),  # the dot before the payload
      r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", "eyJ"),
     ("AWS access key", ("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}", ""),
     ("Slack token", ("xox",), r"xox[abposr]-[0-9A-Za-z\-]{10,}", ""),
     ("Stripe secret key", ("k_live_",), r"[sr]k_live_[0-9A-Za-z]{24,}", ""),
     ("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{34,}", "hf_"),
     ("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
-    ("private key", ("PRIVATE KEY-----",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", ""),
+    ("private key", ("-----BEGIN",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", ""),
     ("password in a URL", ("://",),
      r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@`'\"]{1,64}:(?P<pw>[^\s@/`'\"]{3,128})@[\w.\-]+",
      ""),
@@ -71,6 +72,8 @@ _KEYWORDS = {
     "token": ("token", "bearer", "authorization", "令牌", "токен"),
     "credential": ("credential", "凭证", "凭据"),
 }
+
+
 def _alternation(words) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?")
                     for w in sorted(set(words), key=len, reverse=True))
@@ -110,7 +113,8 @@ _KEYWORD_HINT = re.compile(
 _PLACEHOLDER_PATTERN = (
     r"x{3,}|\*{3,}|•{3,}|\.{3}|…|<|>|\$\{|\{\{|%\(|^\$|^\{|^\[|(.)\1{5,}"
     r"|your|example|placeholder|changeme|change_me|redacted|dummy|sample|fake|replace|insert"
-    r"|p@ssw0rd|passw0rd|^todo|^tbd|^none$|^null$|^true$|^false$|test|0123456789|123456|abcdefgh|qwerty|here$"
+    r"|p@ssw0rd|passw0rd|^todo|^tbd|^none$|^null$|^true$|^false$|test|0123456789|123456"
+    r"|abcdefgh|qwerty|here$"
     r"|^env:|^secret:|^vault:|^keyring:|^op:|getenv|environ|process\.env"
     r"|1password|bitwarden|keychain|keyring|lastpass|^(?:the|see|in|from|stored|set|use|via|not)$")
 _PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|ini|pem|key|"
