@@ -352,7 +352,7 @@ def test_audit_names_the_commit_that_added_a_key_three_commits_ago(make_vault):
     assert "memory/2026-02-14.md:4 Telegram bot token (…7U4O)" in check.found
     assert '"backup: alerts"' in check.found
     assert "in the notes" not in check.found  # the tree no longer holds it
-    assert "5 commits reachable from a branch scanned" in check.found
+    assert "5 commits changing Markdown files, reachable from a branch, scanned" in check.found
     assert [d["commit"] for d in check.details] == [leaked]
     for step in ("rotate", "git-filter-repo", "BFG", "force-push"):
         assert step in check.hint
@@ -375,7 +375,7 @@ def test_audit_passes_a_clean_history_and_reports_the_tree(make_vault):
     _git(root, "commit", "-qm", "backup: first")
     check = _audit_secrets(root)
     assert check.status == "pass", check
-    assert "1 commit reachable from a branch scanned: none added" in check.found
+    assert "1 commit changing Markdown files, reachable from a branch, scanned: none added" in check.found
     (root / "MEMORY.md").write_text(f"# Memory\n\n{TOKEN_LINE}\n")
     check = _audit_secrets(root)
     assert check.status == "fail"

@@ -209,8 +209,8 @@ def check_secrets(ctx):
         if scan.error:
             history_note = f"history could not be read: {scan.error}"
         else:
-            history_note = (f"{scan.commits:,} commit{'s' * (scan.commits != 1)} reachable from "
-                            "a branch scanned")
+            history_note = (f"{scan.commits:,} commit{'s' * (scan.commits != 1)} changing "
+                            "Markdown files, reachable from a branch, scanned")
             if not scan.complete:
                 history_note += (f" (cut short after {HISTORY_SECONDS:g} s: older commits "
                                  "not scanned)")
