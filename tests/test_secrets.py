@@ -375,7 +375,8 @@ def test_audit_passes_a_clean_history_and_reports_the_tree(make_vault):
     _git(root, "commit", "-qm", "backup: first")
     check = _audit_secrets(root)
     assert check.status == "pass", check
-    assert "1 commit changing Markdown files, reachable from a branch, scanned: none added" in check.found
+    assert ("1 commit changing Markdown files, reachable from a branch, scanned: none added"
+            in check.found)
     (root / "MEMORY.md").write_text(f"# Memory\n\n{TOKEN_LINE}\n")
     check = _audit_secrets(root)
     assert check.status == "fail"
