@@ -121,7 +121,7 @@ def _broken(vault):
 
 
 def test_copy_is_verified_before_the_original_goes(vault_dir, monkeypatch, capsys):
-    def bad_write(path, data, mode=None):
+    def bad_write(path, data, mode=None, **_):
         with open(path, "wb") as fh:
             fh.write(data[:-1])
 

@@ -139,12 +139,12 @@ class AuditContext:
 
     def git(self, *args: str) -> subprocess.CompletedProcess | None:
         """Run git in the vault root; None when git is not installed."""
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")}
-        env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-        try:
-            return subprocess.run(["git", "-C", str(self.vault.root), *args], capture_output=True,
-                                  text=True, env=env, timeout=30)
+        from vaultkit.gitenv import run_git
+
+        try:  # (rev-parse --git-path hooks/...: where the hook really is; it runs nothing)
+            return run_git(["-C", str(self.vault.root), *args], text=True, timeout=30,
+                           keep_repo_env=False, env={"LC_ALL": "C"},
+                           hooks_path_visible=args[:2] == ("rev-parse", "--git-path"))
         except (FileNotFoundError, PermissionError):
             return None
         except subprocess.TimeoutExpired:
@@ -508,7 +508,8 @@ def check_git_backup(ctx: AuditContext) -> Check:
     limit = ctx.backup_max_age_hours
     remotes = ctx.git("remote")
     names = remotes.stdout.split() if remotes is not None and remotes.returncode == 0 else []
-    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal")
+    # (not into submodules: git would run there under their own, unchecked config)
+    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all")
     changes = len(dirty.stdout.splitlines()) if dirty is not None and dirty.returncode == 0 else 0
     pending = f"; {changes} uncommitted change{'s' * (changes != 1)}" if changes else ""
     found = f"last commit {age} ago ({when:%Y-%m-%d %H:%M} UTC, \"{subject[:60]}\"){pending}"

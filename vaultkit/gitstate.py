@@ -79,12 +79,11 @@ class GitState:
 
     def _run(self, args: list[str], *, cwd: Path | None = None,
              stdin: bytes | None = None) -> subprocess.CompletedProcess:
-        env = dict(os.environ)
-        env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock: a commit holds it
-        env.pop("GIT_EXTERNAL_DIFF", None)
-        return subprocess.run(["git", "-c", "core.quotepath=off", *args],
-                              cwd=str(cwd or self.toplevel or self.root), input=stdin,
-                              capture_output=True, env=env)
+        from vaultkit.gitenv import run_git
+
+        # (run_git keeps GIT_INDEX_FILE: a hook sees the index being committed; it never
+        # takes index.lock, which the commit holds)
+        return run_git(args, cwd=cwd or self.toplevel or self.root, input=stdin)
 
     def _probe(self) -> None:
         self._probe_at(self.root)
@@ -303,6 +302,17 @@ class GitState:
             return {}
         proc = self._run(["cat-file", "--batch"], stdin="".join(o + "\n" for o in wanted).encode())
         return _parse_batch(proc.stdout)
+
+    def committed_text(self, vault_path: str) -> str | None:
+        """The HEAD text of one file (None when not committed or git is unavailable)."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.has_head:
+            return None
+        proc = self._run(["cat-file", "--batch"], stdin=f"HEAD:{repo}\n".encode())
+        if proc.returncode != 0:
+            return None
+        blobs = _parse_batch(proc.stdout)
+        return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
 
     def head_text(self, change: Change) -> str | None:
         """The committed (HEAD) text of the change's old path, decoded like a note."""

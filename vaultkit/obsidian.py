@@ -192,9 +192,11 @@ def write_colors(vault: "Vault", recolour: bool = False) -> bool:
         new = b"\xef\xbb\xbf" + new
     if new == raw:
         return False
-    target = vault.root / GRAPH_JSON
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, new)
+    from vaultkit.atomic import remove_stale_temps
+
+    # (the scan never lists .obsidian/: a killed write's leftover is removed here)
+    remove_stale_temps(vault.root / ".obsidian", ".graph.json.")
+    write_atomic(vault.root / GRAPH_JSON, new, root=vault.root, owned=(GRAPH_JSON,))
     return True
 
 

@@ -49,6 +49,12 @@ def _in_vault(value: str, name: str) -> str:
             or ".." in value.split("/"):
         raise _invalid(name, f"path {value!r} leaves the vault; give a path relative to the "
                              "vault root without '..'")
+    from vaultkit.confine import protected_part
+
+    part = protected_part(value)
+    if part is not None:  # (vaultkit never writes there, and never reads notes from there)
+        raise _invalid(name, f"path {value!r} lies in {part}/, where vaultkit never reads "
+                             "notes or writes; choose a path outside it")
     return value
 
 

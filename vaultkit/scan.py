@@ -1,7 +1,8 @@
 """Find the vault root and list its files without leaving it.
 
-The walk never follows a symlink whose target lies outside the vault, never
-enters the same folder twice (symlink loops), and skips ``.git/``,
+The walk never follows a symlink whose target lies outside the vault or inside a
+skipped folder (a journal linked to ``.git/config``), never enters the same folder
+twice (symlink loops), and skips ``.git/``,
 ``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
 not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports,
 and so does a Markdown file that is not a regular file (a FIFO would block every reader,
@@ -159,6 +160,11 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                         problems.append(ScanProblem(rel, f"symlink points outside the vault "
                                                     f"({os.readlink(entry.path)}); not followed"))
                         continue
+                    hidden = _hidden(os.path.relpath(target, root_real))
+                    if hidden is not None:  # e.g. a journal linked to .git/config
+                        problems.append(ScanProblem(rel, f"symlink into {hidden}/ "
+                                                    f"({os.readlink(entry.path)}); not followed"))
+                        continue
                     if not os.path.exists(target):
                         what = "symlink loop" if _loops(entry.path) else "broken symlink"
                         problems.append(ScanProblem(rel, f"{what}; not followed"))
@@ -179,8 +185,14 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                 seen_dirs.add(real)
                 stack.append((entry.path, rel + "/"))
                 continue
-            if name.endswith(TEMP_SUFFIX) or (is_excluded is not None and is_excluded(rel)):
-                continue  # (a temporary file of an interrupted atomic write is not content)
+            if name.endswith(TEMP_SUFFIX):  # an interrupted atomic write is not content
+                if name.startswith("."):
+                    from vaultkit.atomic import remove_stale_temp
+
+                    remove_stale_temp(entry.path)  # (if its writer was killed)
+                continue
+            if is_excluded is not None and is_excluded(rel):
+                continue
             try:
                 st = entry.stat()
             except OSError as exc:  # deleted during the scan, or a dangling link
@@ -215,6 +227,18 @@ def _is_dir(entry) -> bool:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False
+def _hidden(rel: str) -> str | None:
+    """The skipped folder a vault path lies in (``.git`` at any depth), or None.
+
+    A symlink leads into such a folder only to reach what the walk never reads, so it
+    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
+    """
+    parts = rel.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        low = part.casefold()
+        if low == ".git" or (i == 0 and low in SKIP_DIRS):
+            return part
+    return None
 
 
 def _loops(path: str) -> bool:
@@ -230,7 +254,12 @@ def _inside(path: str, root: str) -> bool:
 
 
 def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
-    """Run git in ``root``; returns the completed process (bytes output)."""
+    """Run git in ``root`` (command hooks off, see vaultkit.gitenv); bytes output."""
     import subprocess
 
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=check)
+    from vaultkit.gitenv import run_git
+
+    proc = run_git(["-C", str(root), *args])
+    if check and proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
+    return proc

@@ -105,22 +105,25 @@ def run(args) -> int:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
 
-    out = _open_output(args.output_file)
-    try:
-        if args.statistics:
-            out.write(statistics(diags))
-        else:
-            colour = args.format == "text" and not args.output_file and use_colour()
-            out.write(render(diags, args.format, colour=colour,
-                             root=str(roots[0]) if len(roots) == 1 else None,
-                             where=_where))
-        if args.format == "text" and not args.quiet and not args.statistics:
-            print(summary(diags, fixable=fixable), file=out if out is not sys.stdout else sys.stdout)
-            for line in hidden:
-                print(line, file=out if out is not sys.stdout else sys.stdout)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    import io
+
+    # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
+    out = sys.stdout if not args.output_file else io.StringIO()
+    if args.statistics:
+        out.write(statistics(diags))
+    else:
+        colour = args.format == "text" and not args.output_file and use_colour()
+        out.write(render(diags, args.format, colour=colour,
+                         root=str(roots[0]) if len(roots) == 1 else None,
+                         where=_where))
+    if args.format == "text" and not args.quiet and not args.statistics:
+        print(summary(diags, fixable=fixable), file=out)
+        for line in hidden:
+            print(line, file=out)
+    if out is not sys.stdout:
+        from vaultkit.atomic import write_output
+
+        write_output(args.output_file, out.getvalue().encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if failed else 0
@@ -143,21 +146,6 @@ def _nearby(path: str) -> str:
     prefix = "" if str(parent) == "." else f"{parent}/"
     close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
-
-
-def _open_output(name):
-    """Standard output, or the file ``-o`` names (its folder must exist: one clear line if not)."""
-    from vaultkit.errors import VaultkitError
-
-    if not name:
-        return sys.stdout
-    try:
-        return open(name, "w", encoding="utf-8")
-    except FileNotFoundError:
-        raise VaultkitError(f"{name}: cannot write: the folder {os.path.dirname(name) or '.'} "
-                            "does not exist; create it first") from None
-    except OSError as exc:
-        raise VaultkitError(f"-o {name}: cannot write: {exc.strerror or exc}") from None
 
 
 class _Located:
@@ -358,6 +346,7 @@ class FixPlan:
         self.per_path: dict = {}  # path -> how many findings its changes fix
         self.written_count = 0
         current = vault
+        git = None
         for _ in range(self.MAX_PASSES):
             by_path: dict = {}
             for d in diags:
@@ -369,6 +358,17 @@ class FixPlan:
                 note = current.note(path)
                 if note is None or note.error:
                     continue
+                if vault.profile.layer_of(path) in ("journal", "archive"):
+                    if git is None:
+                        from vaultkit.gitstate import GitState
+
+                        git = GitState(vault)
+                    kept = _outside_committed_lines(git, path, note.text, items)
+                    if len(kept) < len(items):
+                        _warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: they "
+                              "would rewrite committed journal lines, and journals are "
+                              "append-only")
+                    items = kept
                 new_text, count = apply_fixes(note, items)
                 if new_text == note.text:
                     continue
@@ -400,21 +400,27 @@ class FixPlan:
     def write(self) -> bool:
         """Write every planned file whose bytes are still those read; True if any was."""
         from vaultkit.atomic import write_atomic
+        from vaultkit.confine import write_target
         from vaultkit.engine import encode_note_text
+        from vaultkit.errors import VaultkitError
 
         wrote = False
         for path, (text, data) in sorted(self.final.items()):
             note = self.originals[path]
             if text == note.text:
                 continue
-            target = (self.vault.root / path).resolve()
+            try:  # never through a symlink, never outside the vault or into .git/
+                target = write_target(self.vault.root, path)
+            except VaultkitError as exc:
+                _warn(exc.args[0].replace("not written", "not fixed"))
+                continue
             expected = encode_note_text(note, note.text)
             with _locked(target) as current:  # the lock `vaultkit log` appends under
                 if current != expected:  # changed since it was read: never clobber
                     print(f"vaultkit: warning: {path} changed during the run; not fixed",
                           file=sys.stderr)
                     continue
-                write_atomic(target, data)
+                write_atomic(target, data, root=self.vault.root)
                 wrote = True
                 self.written_count += self.per_path[path]
         return wrote
@@ -466,6 +472,37 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     return run_rules(ctx, rules)
 
 
+_WARNED: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """A warning printed once per process (the fix passes would repeat it)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"vaultkit: warning: {message}", file=sys.stderr)
+
+
+def _outside_committed_lines(git, path: str, text: str, items: list) -> list:
+    """The fixes whose edits all lie after the journal's committed lines.
+
+    The committed lines are those of HEAD's version when the file still starts with
+    them; when it no longer does (already rewritten), every line counts as committed.
+    """
+    from vaultkit.gitstate import first_change, split_lines
+
+    committed = git.committed_text(path)
+    if committed is None:
+        return items
+    if first_change(committed, text) is not None:
+        return []
+    count = len(split_lines(committed)[0])
+    end = 0
+    for _ in range(count):  # the end of the last committed line in the current text
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl + 1
+    return [d for d in items if all(e.start >= end for e in d.fix.edits)]
+
+
 @contextlib.contextmanager
 def _locked(path):
     """Hold the exclusive lock ``log`` and ``archive`` take on a file; yield its bytes.
@@ -479,7 +516,7 @@ def _locked(path):
     from vaultkit.errors import VaultkitError
 
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     except OSError as exc:
         raise VaultkitError(f"{path}: cannot open to fix: {exc.strerror or exc}") from None
     try:

@@ -80,9 +80,9 @@ def run(args) -> int:
     if args.output_file:
         from pathlib import Path
 
-        from vaultkit.atomic import write_atomic
+        from vaultkit.atomic import write_output
 
-        write_atomic(Path(args.output_file), text.encode("utf-8"))
+        write_output(Path(args.output_file), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

@@ -35,6 +35,7 @@ def run(args) -> int:
     shown = display_path(vault.root / path)  # as ruff prints paths: from the current folder
     if args.check:
         new = render_index(vault)
+        _report_left_out(vault)
         note = vault.notes.get(path)
         old = note.text if note is not None else None
         if old == new:
@@ -47,5 +48,14 @@ def run(args) -> int:
         print(f"{shown} is stale; run `vaultkit index`.", file=sys.stderr)
         return 1
     changed = write_index(vault)
+    _report_left_out(vault)
     print(f"{'Wrote' if changed else 'Unchanged:'} {shown}", file=sys.stderr)
     return 0
+
+
+def _report_left_out(vault) -> None:
+    """Notes the index leaves out because no link to their file name would resolve."""
+    for path in getattr(vault, "index_left_out", ()):
+        print(f"vaultkit: warning: {path!r}: left out of the index: no link to this file "
+              "name resolves in Obsidian's syntax (it holds '#', '|', '[[' or a line break, "
+              "or starts with a space); rename the file", file=sys.stderr)

@@ -146,6 +146,11 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             part.encode("utf-8")
         except UnicodeEncodeError:  # bytes that were not UTF-8 on standard input
             raise VaultkitError("the entry is not valid UTF-8 text; nothing written") from None
+    limit = settings.profile.budgets.max_file_bytes
+    if len(text) + len(title or "") > limit:  # (characters: at most the bytes, so cheap)
+        raise VaultkitError(f"the entry is over the {limit:,}-byte limit of a journal "
+                            "(budgets.max_file_bytes); nothing written: shorten it, or put "
+                            "the detail in a note and link it")
     if not allow_secret:
         from vaultkit.secretscan import first_secret
 
@@ -157,9 +162,12 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     path = root / rel
     heading_line = f"### {hhmm} {DASH} {title}"
     warnings = entry_warnings(settings, heading_line, body)
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    if not real.startswith(base.rstrip(os.sep) + os.sep):  # a symlink (or a dangling one) out
-        raise VaultkitError(f"{rel}: a symlink leading out of the vault; nothing written")
+    from vaultkit.confine import make_folders, write_target
+
+    # the real journal: no symlink (out of the vault, to NOW.md, to .git/config), no folder
+    # symlinked out or into .git/
+    make_folders(root, path.parent)
+    path = write_target(root, rel)
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
@@ -178,6 +186,11 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
                 prefix = newline
             lines_before = _count_lines(fd, size, rel)
         data = (prefix + render_entry(hhmm, title, body, newline)).encode("utf-8")
+        if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
+            raise VaultkitError(
+                f"{rel}: the entry ({len(data):,} bytes) would take the journal "
+                f"({size:,} bytes) over the {limit:,}-byte limit (budgets.max_file_bytes); "
+                "nothing written: shorten it, or put the detail in a note and link it")
         view = memoryview(data)
         try:
             while view:  # one write(2) for a regular file; the loop only guards a short write
@@ -192,6 +205,13 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         os.fsync(fd)
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
+    except VaultkitError:
+        if created:  # (an empty journal made for an entry that was refused)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        raise
     finally:
         os.close(fd)  # closing also releases the lock on every error path
     # the entry opens with a blank line; a missing final newline only completes the last line
@@ -206,6 +226,8 @@ def _open_locked(path: Path, rel: str) -> int:
     moves a journal while holding the same lock, and a writer that opened it just before
     would otherwise append to the moved (or removed) file. Then it opens the path again.
     """
+    import errno
+    import stat
     from vaultkit.bounded import not_regular
 
     for _ in range(20):
@@ -219,12 +241,20 @@ def _open_locked(path: Path, rel: str) -> int:
         if why:
             raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+            # O_NOFOLLOW: a symlink put there since the check is refused, not followed;
+            # O_NONBLOCK: a FIFO put there never blocks the open
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                         | getattr(os, "O_NOFOLLOW", 0), 0o666)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise VaultkitError(f"{rel}: is a symlink; vaultkit never writes through one, "
+                                    "nothing written") from None
             raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
                 from None
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise VaultkitError(f"{rel}: is not a regular file; nothing written")
             fcntl.flock(fd, fcntl.LOCK_EX)
             held = os.fstat(fd)
             now = os.stat(path)

@@ -170,14 +170,22 @@ class SearchIndex:
     def __init__(self, root: Path):
         from vaultkit.vault import CACHE_DIR, ensure_cache_dir
 
+        from vaultkit.confine import write_target
+        from vaultkit.errors import VaultkitError
+
         folder = root / CACHE_DIR
         try:
             ensure_cache_dir(folder)
             self.path: Path | None = folder / DB_NAME
-            if self.path.exists() and not os.access(self.path, os.W_OK) \
-                    or self.path.is_symlink():  # never write a database outside the vault
+            rel = f"{CACHE_DIR}/{DB_NAME}"
+            sidecars = [rel + s for s in ("", "-wal", "-shm", "-journal")]
+            for name in sidecars:  # SQLite opens these too: none may lead elsewhere
+                write_target(root, name, owned=sidecars)
+                if os.path.lexists(root / name) and not os.path.isfile(root / name):
+                    raise OSError(f"{name}: not a regular file")
+            if self.path.exists() and not os.access(self.path, os.W_OK):
                 self.path = None
-        except OSError:
+        except (OSError, VaultkitError):
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
 
