@@ -151,6 +151,19 @@ def test_the_format_prefilter_finds_every_literal_prefix():
     assert _FORMAT_HINT.search("plain prose: skip - the_end at 14:30.") is None
 
 
+@pytest.mark.parametrize("text, kind, column", [
+    ("curl https://api.telegram.org/bot5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O/getMe",
+     "Telegram bot token", 34),
+    ('{"role": "tool", "content": "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"}',
+     "Google OAuth client secret", 30),
+    ("- Vault login: `hunter2!x` is the root password", None, None),
+    ("PGPASSWORD=Kq8vT2#pLm9 psql -h db", "password", 12),
+], ids=["bot-api-url", "transcript-json", "password-before-label", "pgpassword-env"])
+def test_more_forms(text, kind, column):
+    found = scan_text(text)
+    assert [(f.kind, f.column) for f in found] == ([(kind, column)] if kind else [])
+
+
 def test_masks():
     assert mask("sk-ant-api03-" + "a1B2" * 20 + "Q3xz", "sk-ant-") == "sk-ant-…Q3xz"
     assert mask("hunter2!x") == "…, 9 chars"  # nothing of a short value

@@ -43,7 +43,9 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
      r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}", ""),
     ("Google OAuth client secret", ("GOCSPX-",), r"GOCSPX-[A-Za-z0-9_\-]{24,}", "GOCSPX-"),
     ("Google API key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}", "AIza"),
-    ("Telegram bot token", (":AA",), r"(?<!\d)\d{8,10}:AA[0-9A-Za-z_\-]{33}", ""),
+    # also inside a Bot API URL: https://api.telegram.org/bot<token>/sendMessage
+    ("Telegram bot token", (":AA",), r"(?:(?<=bot)|(?<![A-Za-z0-9_\-]))\d{8,10}:AA[0-9A-Za-z_\-]{33}",
+     ""),
     ("JSON Web Token", (".eyJ",),  # the dot before the payload
      r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", "eyJ"),
     ("AWS access key", ("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}", ""),
@@ -57,9 +59,12 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
      ""),
 )
 
-_FORMAT_PATTERN = ("|".join(
-    f"(?P<k{i}>(?<![A-Za-z0-9_\\-])(?:{rx})(?![A-Za-z0-9_\\-]))"
-    for i, (_, _, rx, _) in enumerate(_FORMATS)))
+_NOT_AFTER_TOKEN = r"(?<![A-Za-z0-9_\-])"
+_FORMAT_PATTERN = "|".join(
+    # a format may set its own left boundary (a look-behind of its own); else: none of these
+    f"(?P<k{i}>{'' if rx.startswith('(?:(?<=') else _NOT_AFTER_TOKEN}(?:{rx})"
+    r"(?![A-Za-z0-9_\-]))"
+    for i, (_, _, rx, _) in enumerate(_FORMATS))
 
 # Keywords that label a credential, by the kind reported, in the languages of real
 # workspaces. (Lower case: matched case-insensitively.)
@@ -273,6 +278,12 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         run_checked = h
         if m is None:
             m = _regex("format").match(line, h)
+        if m is None and line[h] == ":":  # a Telegram token inside a longer word: bot123:AA…
+            start = h
+            while start > 0 and line[start - 1].isdigit() and h - start <= 10:
+                start -= 1
+            if start != h:
+                m = _regex("format").match(line, start)
         if m is None:
             continue
         done = m.end()
