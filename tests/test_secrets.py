@@ -485,3 +485,18 @@ def test_audit_accepts_what_the_baseline_accepts(make_vault, capsys):
     baseline = (root / "vaultkit-baseline.json").read_text()
     assert "VK701" in baseline and "AAbeuEchs" not in baseline  # only the masked form
     assert _audit_secrets(root).status == "pass"
+
+
+def test_a_code_block_of_many_keys_is_judged_once():
+    """20,000 keys in one code block: the example check looks at the block once, not once
+    per finding (that was quadratic in the note's size)."""
+    import time
+
+    block = "GH_TOKEN=ghp_4r9jH8apqCjW9zsOeNHy7oQ1VdUFNwkl6m8h\n" * 20_000
+    note = parse_note("a.md", f"# Keys\n\n```\n{block}```\n".encode())
+    started = time.process_time()
+    found = scan_text(note.text, note.code_ranges)
+    assert time.process_time() - started < 10
+    assert len(found) == 20_000
+    example = parse_note("b.md", f"# Keys\n\nExample:\n\n```\n{block}```\n".encode())
+    assert scan_text(example.text, example.code_ranges) == []

@@ -222,7 +222,10 @@ def scan_text(text: str, code_ranges=()) -> list[Finding]:
             found += _table_column(lines, lineno)
         out.extend(found)
     if out and code_ranges:
-        out = [f for f in out if not _in_example(f.line, code_ranges, text)]
+        if lines is None:
+            lines = text.replace("\r\n", "\n").split("\n")
+        verdicts: dict[tuple[int, int], bool] = {}  # one look per code block
+        out = [f for f in out if not _in_example(f.line, code_ranges, lines, verdicts)]
     return _dedupe(out)
 
 
@@ -477,11 +480,15 @@ def _cells(row: str) -> list[tuple[int, str]]:
     return out
 
 
-def _in_example(line: int, code_ranges, text: str) -> bool:
+def _in_example(line: int, code_ranges, lines: list[str], verdicts: dict) -> bool:
+    """Is ``line`` inside a code block whose fence, or one of the three lines above it, says
+    it is an example?"""
     for start, end in code_ranges:
         if start <= line <= end:
-            lines = text.split("\n", end)[max(0, start - 4):start]
-            return any(_EXAMPLE.search(ln) for ln in lines)
+            key = (start, end)
+            if key not in verdicts:
+                verdicts[key] = any(_EXAMPLE.search(ln) for ln in lines[max(0, start - 4):start])
+            return verdicts[key]
         if start > line:
             break
     return False
