@@ -8,7 +8,8 @@ class SecretInMemory(Rule):
     Reports a credential written into a note: an API key, token, password, private key or
     secret, with its kind and a masked form (`sk-ant-…Q3xz`), never the value itself.
 
-    Two kinds of evidence count. **Known formats**: Telegram bot tokens, Anthropic
+    Two kinds of evidence count. **Known formats**: Telegram bot tokens (also inside a
+    Bot API URL), Anthropic
     (`sk-ant-…`), OpenRouter (`sk-or-v1-…`), OpenAI (`sk-proj-…`) and other `sk-` provider
     keys, NVIDIA (`nvapi-…`), GitHub (`ghp_…`, `github_pat_…`), Google OAuth client secrets
     (`GOCSPX-…`) and API keys (`AIza…`), JSON Web Tokens, AWS access keys, Slack, Stripe,
