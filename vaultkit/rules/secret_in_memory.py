@@ -9,9 +9,8 @@ class SecretInMemory(Rule):
     secret, with its kind and a masked form (`sk-ant-…Q3xz`), never the value itself.
 
     Two kinds of evidence count. **Known formats**: Telegram bot tokens (also inside a
-    Bot API URL), Anthropic
-    (`sk-ant-…`), OpenRouter (`sk-or-v1-…`), OpenAI (`sk-proj-…`) and other `sk-` provider
-    keys, NVIDIA (`nvapi-…`), GitHub (`ghp_…`, `github_pat_…`), Google OAuth client secrets
+    Bot API URL), Anthropic (`sk-ant-…`), OpenRouter (`sk-or-v1-…`), OpenAI (`sk-proj-…`)
+    and other `sk-` provider keys, NVIDIA (`nvapi-…`), GitHub (`ghp_…`, `github_pat_…`), Google OAuth client secrets
     (`GOCSPX-…`) and API keys (`AIza…`), JSON Web Tokens, AWS access keys, Slack, Stripe,
     Hugging Face and Groq tokens, PEM private-key blocks and passwords inside URLs
     (`postgres://user:…@host`). **Keyword-anchored values**: a value after a label such as
