@@ -218,6 +218,12 @@ CASES = [
         commit_all(ws / "demo", "delete")),
      "history", "warn", ["1 memory-loss event", "note-deleted memory/semantic/payments.md"],
      "vaultkit recover"),
+    ("secrets committed", lambda ws: (
+        _write(ws / "demo/memory/semantic/bots.md",
+               "# Bots\n\n- alerts: 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n"),
+        commit_all(ws / "demo", "backup: bots")),
+     "secrets", "fail", ["memory/semantic/bots.md:3 Telegram bot token (…7U4O)",
+                         "added in 1 commit", '"backup: bots"'], "git-filter-repo"),
 ]
 
 

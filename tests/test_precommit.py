@@ -449,3 +449,26 @@ def test_recovered_history_commits_through_the_hooks(tmp_path, hook_repo, pre_co
     again = _run([sys.executable, "-m", "vaultkit", "recover", "--all"], repo.path, env)
     assert "nothing to recover" in again.stdout
     assert vault.git("status", "--porcelain").stdout == ""
+
+
+# -- credentials ------------------------------------------------------------------------
+
+def test_key_appended_to_a_journal_is_refused_then_commits_once_removed(make_repo):
+    vault = make_repo(("vaultkit-check", "vaultkit-append-only"))
+    before = vault.head()
+    rel = f"memory/{YESTERDAY}.md"
+    token = "5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O"
+    entry = ("\n### 18:00 — Alerts bot\n- Created the alerts bot for the ops chat\n"
+             "- Digest goes out at 08:00\n- Next: add the weekly summary\n")
+    vault.write(rel, YESTERDAY_JOURNAL + entry + f"- token {token}\n")
+    vault.git("add", rel)
+    ok, out = vault.commit("backup: alerts bot")
+    assert not ok
+    assert f"{rel}:17:9: VK701 secret-in-memory Telegram bot token (…7U4O) in memory" in out, out
+    assert token not in out and "AAbeuEchs" not in out
+    assert vault.head() == before
+    vault.write(rel, YESTERDAY_JOURNAL + entry)
+    vault.git("add", rel)
+    ok, out = vault.commit("backup: alerts bot")
+    assert ok, out
+    assert vault.head() != before

@@ -28,7 +28,7 @@ _RANK = {PASS: 0, WARN: 1, FAIL: 2}
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
              "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work",
-             "baseline", "history")
+             "baseline", "history", "secrets")
 
 MIN_RESERVE_FLOOR = 40000  # the seeds' survival checklist: reserveTokensFloor >= 40000
 STALE_DAYS = 7  # unclosed work older than this is listed
@@ -888,6 +888,12 @@ def check_history(ctx: AuditContext) -> Check:
     return audit_history(ctx)
 
 
+def _check_secrets(ctx: AuditContext) -> Check:
+    from vaultkit.secrethistory import check_secrets
+
+    return check_secrets(ctx)
+
+
 CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "memory-md": check_memory_md,
     "memory-dir": check_memory_dir,
@@ -905,6 +911,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "unclosed-work": check_unclosed,
     "baseline": check_baseline,
     "history": check_history,
+    "secrets": _check_secrets,
 }
 assert tuple(CHECKS) == CHECK_IDS
 
@@ -952,6 +959,10 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
             lines.append(f"{pad}  → {c.hint}")
         if c.id == "bootstrap-footprint" and c.details:
             lines.extend(pad + "  " + row for row in _table(c.details))
+        if c.id == "secrets" and c.details:
+            lines.extend(pad + "  " + (f"commit {d['commit'][:12]} ({d['date']}) added " if
+                                       d.get("commit") else "now in ")
+                         + f"{d['path']}:{d['line']} {d['found']}" for d in c.details)
     counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL)}
     lines.append("")
     lines.append(f"{len(checks)} checks: {counts[PASS]} passed, {counts[WARN]} "

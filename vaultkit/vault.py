@@ -269,7 +269,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel], facts[f.rel] = hit
         else:
             todo.append(f)
-    parsed = _parse_all(todo, max_bytes) if todo else []
+    parsed = _parse_all(todo, max_bytes, facts) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -332,13 +332,26 @@ def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     for a, r, limit in items:
         note = _read_one(a, r, limit)
         if note.error:
-            out.append((r, None, note.to_plain()))
+            out.append((r, None, note.to_plain(), b""))
         else:
-            out.append((r, marshal.dumps(note.to_plain()), (note.size, note.mtime_ns)))
+            out.append((r, marshal.dumps(note.to_plain()), (note.size, note.mtime_ns),
+                        _worker_facts(note)))
     return out
 
 
-def _parse_all(todo: list[FileEntry], limit: int) -> list[Note]:
+def _worker_facts(note: Note) -> bytes:
+    """Facts computed where the note is parsed, so a cold run spreads them over the cores:
+    the credential scan (``secret-in-memory``) reads every line of every note."""
+    from vaultkit.secretscan import DETECTOR_VERSION, scan_text
+
+    try:
+        found = [f.to_plain() for f in scan_text(note.text, note.code_ranges)]
+    except Exception:  # never lose the parse over it: the rule scans the note itself
+        return b""
+    return marshal.dumps({"secrets": (DETECTOR_VERSION, found)})
+
+
+def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> list[Note]:
     from vaultkit.progress import Progress
 
     items = [(f.abs, f.rel, limit) for f in todo]
@@ -350,10 +363,10 @@ def _parse_all(todo: list[FileEntry], limit: int) -> list[Note]:
                 out.append(_read_one(*item))
                 progress.advance()
             return out
-        return _parse_parallel(items, workers, progress)
+        return _parse_parallel(items, workers, progress, facts)
 
 
-def _parse_parallel(items, workers: int, progress) -> list[Note]:
+def _parse_parallel(items, workers: int, progress, facts: dict | None = None) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -368,9 +381,11 @@ def _parse_parallel(items, workers: int, progress) -> list[Note]:
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
-                for rel, blob, rest in result:
+                for rel, blob, rest, worker_facts in result:
                     out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
                                if blob is not None else Note.from_plain(rest))
+                    if worker_facts and facts is not None:
+                        facts[rel] = worker_facts
                 progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(*item) for item in items]

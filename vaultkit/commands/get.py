@@ -60,4 +60,7 @@ def run(args) -> int:
     if excerpt.truncated:
         print(f"vaultkit: {excerpt.path}: more follows; continue with --from {excerpt.next_from}",
               file=sys.stderr)
+    for c in excerpt.credentials:
+        print(f"vaultkit: warning: {excerpt.path}:{c['line']} holds a credential: {c['kind']} "
+              f"({c['masked']}); redact it before use", file=sys.stderr)
     return 0

@@ -10,7 +10,8 @@ DESCRIPTION = (
     "'# YYYY-MM-DD' heading. One O_APPEND write under an exclusive lock per entry: concurrent "
     "writers never interleave and nothing in the file is rewritten. Without --title the first "
     "line of the text is the title. Date and time come from vaultkit.toml's timezone, else the "
-    "local zone. Warns (and still writes) when the entry breaks the entry rules."
+    "local zone. Warns (and still writes) when the entry breaks the entry rules. Refuses "
+    "(exit 1, nothing written) an entry that holds a credential, unless --allow-secret."
 )
 
 
@@ -26,12 +27,15 @@ def add_arguments(p) -> None:
     p.add_argument("--time", metavar="HH:MM", help="the entry's time (default: now)")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="the journal's day (default: today)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secret", action="store_true",
+                   help="write the entry even when it holds a credential (a reviewed false "
+                        "positive); without it such an entry is refused with exit code 1")
     add_vault_arguments(p, cache=False)
 
 
 def run(args) -> int:
     from vaultkit.errors import VaultkitError
-    from vaultkit.tools.journal import append_entry
+    from vaultkit.tools.journal import SecretRefused, append_entry
     from vaultkit.tools.memset import open_settings
 
     if args.text is None and args.vault_path is not None:
@@ -53,8 +57,18 @@ def run(args) -> int:
     if not text.strip() and not args.title:
         raise VaultkitError("nothing to log: give a text, '-' to read standard input, or --title")
     root, settings = open_settings(args)
-    result = append_entry(root, settings, text=text, title=args.title, date=args.date,
-                          time=args.time)
+    try:
+        result = append_entry(root, settings, text=text, title=args.title, date=args.date,
+                              time=args.time, allow_secret=args.allow_secret)
+    except SecretRefused as exc:
+        if args.json:
+            import json
+
+            print(json.dumps({"refused": True, "kind": exc.finding.kind,
+                              "masked": exc.finding.masked, "error": str(exc)},
+                             ensure_ascii=False))
+        print(f"vaultkit: {exc}", file=sys.stderr)
+        return 1
     from vaultkit.scan import display_path
 
     shown = display_path(root / result.path)  # as ruff prints paths: from the current folder

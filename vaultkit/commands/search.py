@@ -85,6 +85,9 @@ def run(args) -> int:
         out.append(f"{where}  score {h.score:.2f}")
         body = highlight(h.snippet, h.spans, colour)
         out.extend("    " + line for line in body.split("\n"))
+        for c in h.credentials:
+            out.append(f"    ! line {c['line']} holds a credential: {c['kind']} ({c['masked']}); "
+                       "redact it before use")
         out.append("")
     sys.stdout.write("\n".join(out))
     return 0

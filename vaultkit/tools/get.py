@@ -43,6 +43,13 @@ class Excerpt:
     next_from: int | None
     missing: bool = False
 
+    @property
+    def credentials(self) -> list[dict]:
+        """Credentials in the text (served as stored; marked so a runtime can redact them)."""
+        from vaultkit.secretscan import credentials_in
+
+        return credentials_in(self.text, self.start) if self.text else []
+
     def to_dict(self) -> dict:
         if self.missing:
             return {"path": self.path, "text": ""}
@@ -50,6 +57,10 @@ class Excerpt:
                "truncated": self.truncated}
         if self.next_from is not None:
             out["nextFrom"] = self.next_from
+        found = self.credentials
+        if found:
+            out["holdsCredential"] = True
+            out["credentials"] = found
         return out
 
 

@@ -122,9 +122,25 @@ def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
     return out
 
 
+class SecretRefused(VaultkitError):
+    """The entry holds a credential: nothing was written (``log`` exits 1)."""
+
+    def __init__(self, finding):
+        from vaultkit.secretscan import REFUSAL_ADVICE
+
+        self.finding = finding
+        super().__init__(f"refused: the entry holds a {finding.describe()}; {REFUSAL_ADVICE}; "
+                         "nothing written")
+
+
 def append_entry(root: Path, settings, *, text: str, title: str | None = None,
-                 date: str | None = None, time: str | None = None) -> LogResult:
-    """Append one entry to ``memory/<date>.md``; returns where it went and any warnings."""
+                 date: str | None = None, time: str | None = None,
+                 allow_secret: bool = False) -> LogResult:
+    """Append one entry to ``memory/<date>.md``; returns where it went and any warnings.
+
+    Raises :class:`SecretRefused`, writing nothing, when the text or title holds a
+    credential (see :mod:`vaultkit.secretscan`), unless ``allow_secret``.
+    """
     day, hhmm = parse_when(settings, date, time)
     for part in (text, title or ""):
         if "\x00" in part:  # one NUL would make the whole day's journal unreadable
@@ -138,6 +154,12 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         raise VaultkitError(f"the entry is over the {limit:,}-byte limit of a journal "
                             "(budgets.max_file_bytes); nothing written: shorten it, or put "
                             "the detail in a note and link it")
+    if not allow_secret:
+        from vaultkit.secretscan import first_secret
+
+        finding = first_secret(f"{title or ''}\n{text}")
+        if finding is not None:
+            raise SecretRefused(finding)
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
     path = root / rel

@@ -35,7 +35,7 @@ import hashlib
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultkit.errors import VaultkitError
@@ -62,10 +62,16 @@ class Hit:
     score: float
     snippet: str
     spans: list[tuple[int, int]]  # highlight spans within the snippet
+    # credentials the snippet holds: served as stored, marked so a runtime can redact them
+    credentials: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
-                "score": round(self.score, 4), "snippet": self.snippet}
+        out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+               "score": round(self.score, 4), "snippet": self.snippet}
+        if self.credentials:
+            out["holdsCredential"] = True
+            out["credentials"] = self.credentials
+        return out
 
 
 # -- chunking --------------------------------------------------------------------
@@ -417,7 +423,10 @@ class SearchIndex:
                 continue  # overlaps a better chunk of the same note
             taken.setdefault(path, []).append((start, end))
             snippet, spans = make_snippet(text, terms)
-            hits.append(Hit(path, start, end, score, snippet, spans))
+            from vaultkit.secretscan import credentials_in
+
+            hits.append(Hit(path, start, end, score, snippet, spans,
+                            credentials_in(snippet, start, text)))
             if len(hits) >= max_results:
                 break
         return hits

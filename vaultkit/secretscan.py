@@ -1,0 +1,529 @@
+"""Find credentials in Markdown text: known token formats and keyword-anchored values.
+
+One detector serves the ``secret-in-memory`` rule, ``vaultkit log`` (and every writer
+that takes text from outside), the ``secrets`` check of ``vaultkit audit`` and the
+marks ``search`` and ``get`` put on snippets.
+
+Speed decides the design: the commit hook runs on every commit and the cold ``check``
+of 10,000 notes has a budget of a few hundred milliseconds for this. A note costs a
+few substring searches (``str.find``/``in``, which run in C) unless one of the
+literal prefixes of a known format (``sk-``, ``ghp_``, ``:AA``, ``eyJ``, ``-----BEGIN``
+…) or a keyword (password, token, 密码, пароль …) appears; only the lines holding one
+go through the regular expressions, and only values that match go through the
+placeholder and entropy checks.
+
+Values are never returned: a finding carries the kind and a masked form
+(``sk-ant-…Q3xz``) that is safe to print.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Bump when what is found changes: per-note results are cached under it.
+DETECTOR_VERSION = "1"
+
+# (kind, literal prefixes, regular expression of the value, prefix kept in the mask).
+# _FORMAT_HINT below must find every literal prefix (a test holds it to that).
+# Order matters where formats overlap: the first that matches at a place wins.
+_FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    ("Anthropic API key", ("sk-ant-",), r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_\-]{32,}",
+     "sk-ant-"),
+    ("OpenRouter API key", ("sk-or-",), r"sk-or-v\d-[0-9a-f]{48,}", "sk-or-v1-"),
+    ("OpenAI API key", ("sk-proj-", "sk-svcacct-", "sk-admin-", "T3BlbkFJ"),
+     r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
+     "sk-"),
+    # DashScope, DeepSeek, Moonshot and the other OpenAI-compatible providers
+    ("sk- API key", ("sk-",), r"sk-[A-Za-z0-9]{32,}", "sk-"),
+    ("NVIDIA API key", ("nvapi-",), r"nvapi-[A-Za-z0-9_\-]{40,}", "nvapi-"),
+    ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}", ""),
+    ("Google OAuth client secret", ("GOCSPX-",), r"GOCSPX-[A-Za-z0-9_\-]{24,}", "GOCSPX-"),
+    ("Google API key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}", "AIza"),
+    # also inside a Bot API URL: https://api.telegram.org/bot<token>/sendMessage
+    ("Telegram bot token", (":AA",), r"(?:(?<=bot)|(?<![A-Za-z0-9_\-]))\d{8,10}:AA[0-9A-Za-z_\-]{33}",
+     ""),
+    ("JSON Web Token", (".eyJ",),  # the dot before the payload
+     r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}", "eyJ"),
+    ("AWS access key", ("AKIA", "ASIA"), r"(?:AKIA|ASIA)[0-9A-Z]{16}", ""),
+    ("Slack token", ("xox",), r"xox[abposr]-[0-9A-Za-z\-]{10,}", ""),
+    ("Stripe secret key", ("k_live_",), r"[sr]k_live_[0-9A-Za-z]{24,}", ""),
+    ("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{34,}", "hf_"),
+    ("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
+    ("private key", ("-----BEGIN",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", ""),
+    ("password in a URL", ("://",),
+     r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@`'\"]{1,64}:(?P<pw>[^\s@/`'\"]{3,128})@[\w.\-]+",
+     ""),
+)
+
+_NOT_AFTER_TOKEN = r"(?<![A-Za-z0-9_\-])"
+_FORMAT_PATTERN = "|".join(
+    # a format may set its own left boundary (a look-behind of its own); else: none of these
+    f"(?P<k{i}>{'' if rx.startswith('(?:(?<=') else _NOT_AFTER_TOKEN}(?:{rx})"
+    r"(?![A-Za-z0-9_\-]))"
+    for i, (_, _, rx, _) in enumerate(_FORMATS))
+
+# Keywords that label a credential, by the kind reported, in the languages of real
+# workspaces. (Lower case: matched case-insensitively.)
+_KEYWORDS = {
+    "password": ("password", "passwd", "passphrase", "_pass", "_pwd", "密码", "口令", "парол"),
+    "API key": ("api key", "api_key", "api-key", "apikey", "access key", "access_key",
+                "secret key", "secret_key", "ключ api", "api-ключ", "api ключ", "ключ доступа"),
+    "secret": ("secret", "密钥", "秘钥", "секрет"),
+    "private key": ("私钥", "private key", "private_key", "приватный ключ"),
+    "token": ("token", "bearer", "authorization", "令牌", "токен"),
+    "credential": ("credential", "凭证", "凭据"),
+}
+
+
+def _alternation(words) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?")
+                    for w in sorted(set(words), key=len, reverse=True))
+
+
+_GROUP_OF = {w: kind for kind, words in _KEYWORDS.items() for w in words}
+# identifier characters around an ASCII keyword: X_API_KEY, db_password, X-MBX-APIKEY
+_ID = r"[A-Za-z0-9_.\-]*"
+# From a keyword found by _KEYWORD_HINT on: the rest of the key, the separator, the value.
+_KEY_AT_PATTERN = (
+    r"(?:" + _alternation(_GROUP_OF) + r")(?P<tail>" + _ID + r"[а-яё]*)"
+    # closing wrappers and up to three more words of a label ("API key for Binance:")
+    r"(?P<label>[*_`\"'\]]*(?:[ \t]+[^\s:=|：`\"']{1,24}){0,3}?)[*_`\"'\]]*[ \t]*"
+    r"(?:[:=：]|=>|\||[ \t]+(?:是|为|—|–)|(?<=[密码令牌钥证据])(?:是|为))[ \t]*"
+    r"[*_`\"'\[(]*[ \t]*"
+    r"(?:(?:Bearer|Basic|Token|token|bearer)[ \t]+)?"
+    r"(?P<v>[^\s|`\"']{1,513})")  # longer is no credential (see _plausible)
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+# The prefilters: one pass each over a whole note, both anchored on characters that are
+# rare in prose so the regex engine skips most positions without trying a match.
+# Literal prefixes of the formats, anchored on their punctuation:
+_FORMAT_HINT = re.compile(
+    r"-(?:(?<=sk-)|(?<=nvapi-)|(?<=GOCSPX-)|----BEGIN)|:(?://|AA)|J(?<=\.eyJ)|A(?:KIA|SIA|Iza)"
+    r"|x(?<=xox)|_(?:(?<=gh[pousr]_)|(?<=github_pat_)|(?<=k_live_)|(?<=hf_)|(?<=gsk_))")
+# A keyword followed by a separator, found in the reversed, lower-cased note: anchored on the
+# separator (":", "=", "|", "是" …), then back over wrappers, up to three label words and
+# identifier characters to the keyword. Possessive quantifiers and the look-ahead on the
+# keywords' (last) letters keep a separator that leads nowhere ("14:30") cheap.
+_REVERSED_KEYWORDS = sorted({w[::-1] for w in _GROUP_OF}, key=len, reverse=True)
+_KEYWORD_HINT = re.compile(
+    r"(?:[:=：|]|是|为|—|–)[ \t]*+[*_`\"'\[]*+(?:[^\s:=|：`\"']{1,24}+[ \t]++){0,3}?"
+    r"[*_`\"'\[]*+(?:[a-z0-9]{1,12}+[_.\-]){0,2}[а-яё]?"
+    r"(?=[" + re.escape("".join(sorted({w[0] for w in _REVERSED_KEYWORDS}))) + r"])(?:"
+    + "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?") for w in _REVERSED_KEYWORDS) + ")")
+
+_PLACEHOLDER_PATTERN = (
+    r"x{3,}|\*{3,}|•{3,}|\.{3}|…|<|>|\$\{|\{\{|%\(|^\$|^\{|^\[|(.)\1{5,}"
+    r"|your|example|placeholder|changeme|change_me|redacted|dummy|sample|fake|replace|insert"
+    r"|p@ssw0rd|passw0rd|^todo|^tbd|^none$|^null$|^true$|^false$|test|0123456789|123456"
+    r"|abcdefgh|qwerty|here$"
+    r"|^env:|^secret:|^vault:|^keyring:|^op:|getenv|environ|process\.env"
+    r"|1password|bitwarden|keychain|keyring|lastpass|^(?:the|see|in|from|stored|set|use|via|not)$")
+_PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|ini|pem|key|"
+                          r"cfg|conf|sh|py)$", re.IGNORECASE)
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_WORDY = re.compile(r"^(?:[A-Za-z]+|\d+)(?:[-_.:/](?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d+))*$")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
+_HASH_CONTEXT = re.compile(r"commit|\bsha\b|sha-?\d|hash|checksum|digest|fingerprint|\brev\b|"
+                           r"revision|哈希|提交|коммит|хеш", re.IGNORECASE)
+_EXAMPLE = re.compile(r"example|e\.g\.|sample|placeholder|示例|例如|样例|举例|пример",
+                      re.IGNORECASE)
+_TRAILING = "*.,;:)]}>，。；：、!?\"'`"
+_DATA_URI = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]*")
+
+
+@lru_cache(maxsize=None)
+def _regex(name: str) -> re.Pattern:
+    """The larger expressions, compiled on first use: most runs (and every clean note) never
+    get past the prefilters, and ``search``/``get`` start faster without them."""
+    if name == "format":
+        return re.compile(_FORMAT_PATTERN)
+    if name == "key":
+        return re.compile(_KEY_AT_PATTERN, re.IGNORECASE)
+    return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    line: int  # 1-based
+    column: int  # 1-based, of the value
+    kind: str  # "Telegram bot token", "password", …
+    masked: str  # safe to print: "sk-ant-…Q3xz"
+    label: str = ""  # the keyword that anchored it ("密码"), for keyword-anchored findings
+
+    def describe(self) -> str:
+        """``Telegram bot token (…Q3xz)`` or ``password after '密码' (…, 9 chars)``."""
+        what = f"{self.kind} after '{self.label}'" if self.label else self.kind
+        return f"{what} ({self.masked})"
+
+    def to_plain(self) -> tuple:
+        return (self.line, self.column, self.kind, self.masked, self.label)
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def mask(value: str, prefix: str = "") -> str:
+    """A form of ``value`` that is safe to print: the format's public prefix and the last
+    four characters of a long value, nothing of a short one."""
+    if prefix and value.startswith(prefix) and len(value) - len(prefix) >= 16:
+        return f"{prefix}…{value[-4:]}"
+    if len(value) >= 16:
+        return f"…{value[-4:]}"
+    return f"…, {len(value)} chars"
+
+
+def _lowered(text: str) -> str:
+    low = text.lower()
+    if len(low) != len(text):  # a character whose lower case is longer: keep positions
+        low = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    return low
+
+
+def has_candidates(text: str) -> bool:
+    """False when ``text`` cannot hold anything this module reports (the fast path)."""
+    return bool(_FORMAT_HINT.search(text) or _KEYWORD_HINT.search(_lowered(text)[::-1]))
+
+
+def scan_text(text: str, code_ranges=()) -> list[Finding]:
+    """Every credential in ``text`` (a whole note), by line.
+
+    ``code_ranges`` are the note's non-prose line ranges (:attr:`Note.code_ranges`): a
+    finding inside a code block marked as an example ("Example", "e.g.", "示例",
+    "пример" on its fence or the lines just above) is not reported.
+    """
+    starts = _candidate_line_starts(text)
+    if not starts:
+        return []
+    out: list[Finding] = []
+    lineno, pos = 1, 0
+    lines: list[str] | None = None
+    for start in sorted(starts):
+        lineno += text.count("\n", pos, start)
+        pos = start
+        end = text.find("\n", start)
+        line = text[start:end if end != -1 else len(text)].rstrip("\r")
+        found = scan_line(line, lineno, text, end)
+        if "|" in line and line.lstrip().startswith("|"):
+            if lines is None:
+                lines = text.replace("\r\n", "\n").split("\n")
+            found += _table_column(lines, lineno)
+        out.extend(found)
+    if out and code_ranges:
+        if lines is None:
+            lines = text.replace("\r\n", "\n").split("\n")
+        verdicts: dict[tuple[int, int], bool] = {}  # one look per code block
+        out = [f for f in out if not _in_example(f.line, code_ranges, lines, verdicts)]
+    return _dedupe(out)
+
+
+def _candidate_line_starts(text: str) -> set[int]:
+    # each line is looked up once, however many hints it holds (a hostile line of
+    # "sk-sk-sk-…" must stay linear)
+    starts: set[int] = set()
+    line_end = -1
+    for m in _FORMAT_HINT.finditer(text):
+        at = m.start()
+        if at < line_end:
+            continue
+        starts.add(text.rfind("\n", 0, at) + 1)
+        line_end = text.find("\n", at)
+        if line_end == -1:
+            break
+    last = len(text) - 1
+    line_start = len(text) + 1
+    for m in _KEYWORD_HINT.finditer(_lowered(text)[::-1]):
+        keyword_at = last - (m.end() - 1)  # hints come last line first
+        if keyword_at >= line_start:
+            continue
+        line_start = text.rfind("\n", 0, keyword_at) + 1
+        starts.add(line_start)
+    return starts
+
+
+def scan_line(line: str, lineno: int = 1, text: str | None = None,
+              end: int = -1) -> list[Finding]:
+    """Credentials in one line. ``text`` and ``end`` (where the line ends in it) let a
+    private-key header look at the line after it."""
+    out: list[Finding] = []
+    if "base64," in line:  # an embedded image is random-looking by nature
+        line = _DATA_URI.sub(lambda m: " " * len(m.group(0)), line)
+    spans: list[tuple[int, int]] = []
+    done = -1
+    run_start = run_checked = -1  # line[run_start:run_checked] is one run of token characters
+    for hint in _FORMAT_HINT.finditer(line):
+        h = hint.start()
+        if h < done:
+            continue
+        if len(out) >= _MAX_PER_LINE:
+            return out
+        m = None
+        if not (0 <= run_checked <= h and _ID_RUN.fullmatch(line, run_checked, h)):
+            # a new token: try it from its start once (later hints inside it do not)
+            at = h
+            while at > 0 and line[at - 1] in _ID_CHARS and h - at < 256:
+                at -= 1
+            run_start = at
+            if at != h:
+                m = _regex("format").match(line, at)
+        run_checked = h
+        if m is None:
+            m = _regex("format").match(line, h)
+        if m is None and line[h] == ":":  # a Telegram token inside a longer word: bot123:AA…
+            start = h
+            while start > 0 and line[start - 1].isdigit() and h - start <= 10:
+                start -= 1
+            if start != h:
+                m = _regex("format").match(line, start)
+        if m is None:
+            continue
+        done = m.end()
+        finding = _format_finding(m, line, lineno, text, end)
+        spans.append((m.start(), m.end()))
+        if finding is not None:
+            out.append(finding)
+    if not _KEYWORD_MAYBE.search(line):
+        return out
+    last = len(line) - 1
+    for hint in _KEYWORD_HINT.finditer(_lowered(line)[::-1]):
+        if len(out) >= _MAX_PER_LINE:
+            break
+        at = last - (hint.end() - 1)
+        m = _regex("key").match(line, at)
+        if m is None:
+            continue
+        vstart = m.start("v")
+        if any(a <= vstart < b for a, b in spans):
+            continue
+        key_start = at
+        while key_start > 0 and line[key_start - 1] in _ID_CHARS:
+            key_start -= 1
+        key = line[key_start:m.end("tail")]
+        raw = m.group("v")
+        value = raw.rstrip(_TRAILING)
+        kind, label = _kind_of(key)
+        if kind is None:
+            continue
+        if not _plausible(value, kind, line, direct=not m.group("label").strip(" \t*_`\"']")):
+            continue
+        if _EXAMPLE.search(line):
+            continue  # "password: P@ssw0rd (example from the docs)"
+        out.append(Finding(lineno, vstart + 1, kind, mask(value), label))
+        spans.append((vstart, vstart + len(raw)))
+    return out
+
+
+_TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
+                 "Slack token": re.compile(r"xox.-"), "Stripe secret key": re.compile(r".k_live_"),
+                 "AWS access key": re.compile(r"A...")}
+_ID_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+_MAX_PER_LINE = 64  # a line holding more is reported by its first 64
+_KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
+
+
+def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Finding | None:
+    i = int(m.lastgroup[1:])
+    kind, _, _, prefix = _FORMATS[i]
+    value = m.group(0)
+    if kind == "private key":
+        if not _pem_body_follows(line, m.end(), text, end):
+            return None
+        return Finding(lineno, m.start() + 1, kind, "-----BEGIN …PRIVATE KEY-----")
+    if kind == "password in a URL":
+        value = m.group("pw")
+        if not _plausible(value, "password", line):
+            return None
+        return Finding(lineno, m.start("pw") + 1, kind, mask(value))
+    if not prefix and kind in _TYPED_PREFIX:  # ghp_, xoxb-, sk_live_, AKIA: public type marks
+        prefix = _TYPED_PREFIX[kind].match(value).group(0)
+    if _fake_token(value, prefix):
+        return None  # nor is it a keyword's value: its span is taken
+    if kind == "JSON Web Token" and not _jwt_header(value):
+        return None
+    return Finding(lineno, m.start() + 1, kind, mask(value, prefix))
+
+
+_SPELLINGS = sorted(((w.replace(" ", sep), w) for w in _GROUP_OF for sep in (" ", "_", "", "-")),
+                   key=lambda pair: -len(pair[1]))
+
+
+def _kind_of(key: str) -> tuple[str | None, str]:
+    """The kind a key names (the longest keyword in it wins: "secret key" over "secret")."""
+    low = key.lower()
+    for spelling, word in _SPELLINGS:
+        if spelling in low:
+            return _GROUP_OF[word], key.strip("*_`\"'[] \t")
+    return None, ""
+
+
+def _plausible(value: str, kind: str, line: str, direct: bool = True) -> bool:
+    """Does a value after a credential keyword look like a live credential?"""
+    if kind == "password":
+        if len(value) < 6:
+            return False
+    elif len(value) < 16:
+        return False
+    if len(value) > 512 or not value.isascii():
+        return False  # too long, or words of a language: "已改，见密码管理器"
+    if _DATE.match(value):
+        return False
+    if _regex("placeholder").search(value) or _PATH_OR_URL.search(value) or _ENV_NAME.match(value):
+        return False
+    if value.isdigit():
+        return False
+    if _WORDY.match(value) and not (kind != "password" and _HEX.match(value)):
+        return False  # words, numbers, identifiers: "claude-3-5-sonnet", "db.main"
+    if _HEX.match(value) and (_HASH_CONTEXT.search(line) or (not direct and len(value) == 40)):
+        return False  # a commit or content hash
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() for c in value)
+    if kind == "password":
+        return letters and (digits or symbols) or entropy(value) >= 3.0
+    return (letters and digits) and entropy(value) >= 3.0
+
+
+def _fake_token(value: str, prefix: str) -> bool:
+    """A value in a known format that is a placeholder or a test value."""
+    body = value[len(prefix):] if prefix and value.startswith(prefix) else value
+    body = body.split(":AA", 1)[-1]  # a Telegram bot's id is public; its secret follows
+    if re.search(r"(?i)x{4,}|(.)\1{5,}|example|your|dummy|fake|test|sample|placeholder|redacted|"
+                 r"123456|234567|abcdef|qwerty", body):
+        return True
+    return len(body) >= 20 and entropy(body) < 3.0
+
+
+def _jwt_header(value: str) -> bool:
+    import base64
+
+    head = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (ValueError, TypeError):
+        return False
+    return decoded.lstrip().startswith(b"{") and b'"' in decoded
+
+
+def _pem_body_follows(line: str, after: int, text: str | None, end: int) -> bool:
+    rest = line[after:].strip()
+    if len(rest) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=\s\\n]+", rest):
+        return True
+    if text is None or end == -1:
+        return False
+    nxt_end = text.find("\n", end + 1)
+    nxt = text[end + 1:nxt_end if nxt_end != -1 else len(text)].strip().lstrip(">").strip()
+    if nxt.lower().startswith(("proc-type", "dek-info")):
+        return True
+    return len(nxt) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=]+", nxt) is not None \
+        and entropy(nxt) >= 3.0
+
+
+def _table_column(lines: list[str], lineno: int) -> list[Finding]:
+    """A table whose header names a credential column (``| Exchange | API Key |``):
+    the cells of that column in the rows below."""
+    if lineno >= len(lines) or not re.match(r"^\s*\|?\s*:?-{2,}", lines[lineno]):
+        return []
+    header = _cells(lines[lineno - 1])
+    columns = []
+    for i, (_, cell) in enumerate(header):
+        kind, label = _kind_of(cell)
+        bare = re.sub(r"[*_`\s]", "", cell.lower())
+        if kind and len(bare) <= len(label) + 2:  # the cell is the label, not a sentence
+            columns.append((i, kind, label))
+    out: list[Finding] = []
+    if not columns:
+        return out
+    for n in range(lineno + 1, len(lines)):
+        row = lines[n]
+        if not row.lstrip().startswith("|"):
+            break
+        cells = _cells(row)
+        for i, kind, label in columns:
+            if i >= len(cells):
+                continue
+            col, cell = cells[i]
+            value = cell.strip().strip("`*_\"'").strip()
+            if not value or " " in value:
+                continue
+            if _regex("format").search(value):
+                continue  # reported as its format
+            if _plausible(value, kind, row):
+                out.append(Finding(n + 1, col + row[col:].index(value) + 1, kind, mask(value),
+                                   label))
+    return out
+
+
+def _cells(row: str) -> list[tuple[int, str]]:
+    out = []
+    pos = row.find("|") + 1 if row.lstrip().startswith("|") else 0
+    while pos <= len(row):
+        nxt = row.find("|", pos)
+        if nxt == -1:
+            cell = row[pos:]
+            if cell.strip():
+                out.append((pos, cell))
+            break
+        out.append((pos, row[pos:nxt]))
+        pos = nxt + 1
+    return out
+
+
+def _in_example(line: int, code_ranges, lines: list[str], verdicts: dict) -> bool:
+    """Is ``line`` inside a code block whose fence, or one of the three lines above it, says
+    it is an example?"""
+    for start, end in code_ranges:
+        if start <= line <= end:
+            key = (start, end)
+            if key not in verdicts:
+                verdicts[key] = any(_EXAMPLE.search(ln) for ln in lines[max(0, start - 4):start])
+            return verdicts[key]
+        if start > line:
+            break
+    return False
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in sorted(found, key=lambda f: (f.line, f.column)):
+        if (f.line, f.column) in seen:
+            continue
+        seen.add((f.line, f.column))
+        out.append(f)
+    return out
+
+
+def first_secret(text: str) -> Finding | None:
+    """The first credential in ``text``, or None: what writers refuse."""
+    found = scan_text(text)
+    return found[0] if found else None
+
+
+def credentials_in(snippet: str, start_line: int, chunk: str | None = None) -> list[dict]:
+    """``[{"line", "kind", "masked"}]`` for each credential in a snippet (file line numbers;
+    ``chunk`` is the text the snippet was cut from, starting at ``start_line``)."""
+    if not has_candidates(snippet):
+        return []
+    first = start_line
+    if chunk is not None:
+        at = chunk.replace("\r\n", "\n").find(snippet)
+        if at > 0:
+            first += chunk.replace("\r\n", "\n").count("\n", 0, at)
+    return [{"line": first + f.line - 1, "kind": f.kind, "masked": f.masked}
+            for f in scan_text(snippet)]
+
+
+REFUSAL_ADVICE = ("keep credentials in the runtime's config or environment, never in memory; "
+                  "--allow-secret writes it anyway")
