@@ -238,3 +238,13 @@ def test_hotspots_profiles_a_command(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "vaultkit check . in" in res.stdout and "(cold, serial parse)" in res.stdout
     assert "top 5 by cumulative" in res.stdout and "top 5 by tottime" in res.stdout
+
+
+def test_bench_scripts_do_not_shadow_modules():
+    """bench/ is on sys.path in this test run: a script named like a module (secrets.py,
+    mcp.py) would replace that module for every later test."""
+    from importlib.metadata import packages_distributions
+
+    names = {p.stem for p in BENCH.glob("*.py")}
+    assert not names & set(sys.stdlib_module_names)
+    assert not names & set(packages_distributions())  # installed packages' import names

@@ -2,9 +2,9 @@
 """What the credential checks cost: ``secret-in-memory`` in ``check`` and the hook, the
 detector's throughput, and the ``secrets`` history scan of ``vaultkit audit``.
 
-    python bench/secrets.py                          # 10,000 notes, 3,000 commits, 3 runs
-    python bench/secrets.py --size 1000 --commits 500 --runs 5
-    python bench/secrets.py --markdownlint PATH      # add the peer's time (0.25x target)
+    python bench/secret_scan.py                          # 10,000 notes, 3,000 commits, 3 runs
+    python bench/secret_scan.py --size 1000 --commits 500 --runs 5
+    python bench/secret_scan.py --markdownlint PATH      # add the peer's time (0.25x target)
 
 For the synthetic vault of ``bench/run.py`` (built once under ``bench/out/``):
 
