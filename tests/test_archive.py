@@ -20,7 +20,8 @@ def day(n: int) -> str:
     return (TODAY - dt.timedelta(days=n)).isoformat()
 
 
-OLD, OLDER, RECENT = day(20), day(30), day(3)
+# beyond the default window (the profile's budgets.journal-keep-days, 30), and inside it
+OLD, OLDER, RECENT = day(40), day(50), day(3)
 
 FILES = {
     "AGENTS.md": "# AGENTS\n",
@@ -76,7 +77,7 @@ def test_dry_run_changes_nothing(vault_dir, capsys):
 def test_dry_run_json(vault_dir, capsys):
     code, out, _ = cli(capsys, "archive", "--dry-run", "--json", "--root", str(vault_dir))
     data = json.loads(out)
-    assert data["dryRun"] is True and data["cutoff"] == day(14)
+    assert data["dryRun"] is True and data["cutoff"] == day(30)
     assert {m["from"] for m in data["moves"]} == {f"memory/{OLD}.md", f"memory/{OLDER}.md"}
 
 
@@ -120,7 +121,7 @@ def _broken(vault):
 
 
 def test_copy_is_verified_before_the_original_goes(vault_dir, monkeypatch, capsys):
-    def bad_write(path, data, mode=None):
+    def bad_write(path, data, mode=None, **_):
         with open(path, "wb") as fh:
             fh.write(data[:-1])
 
@@ -140,7 +141,7 @@ def test_existing_archive_name_is_skipped(make_vault, monkeypatch, capsys):
 
 
 def test_keep_days_window(vault_dir, capsys):
-    code, out, _ = cli(capsys, "archive", "--keep-days", "25", "--dry-run", "--root",
+    code, out, _ = cli(capsys, "archive", "--keep-days", "45", "--dry-run", "--root",
                        str(vault_dir))
     assert f"memory/{OLDER}.md" in out and f"memory/{OLD}.md ->" not in out
 
@@ -201,13 +202,13 @@ def test_journal_lines_are_never_rewritten(make_vault, monkeypatch, capsys):
         # a recent journal linking by path to an old one: that one must stay
         f"memory/{OLDER}.md": f"# {OLDER}\n\n### 09:00 — S\n\n- start\n",
         f"memory/{RECENT}.md": f"# {RECENT}\n\n### 08:00 — N\n\n- [then](./{OLDER}.md)\n",
-        f"memory/{day(40)}.md": f"# {day(40)}\n",
+        f"memory/{day(45)}.md": f"# {day(45)}\n",
     })
     before = {p: (root / p).read_bytes() for p in (f"memory/{OLD}.md", f"memory/{OLDER}.md",
                                                    f"memory/{RECENT}.md")}
     code, out, err = cli(capsys, "archive", "--root", str(root))
     assert code == 0, err
-    assert f"memory/{day(40)}.md -> memory/archive/{day(40)}.md" in out
+    assert f"memory/{day(45)}.md -> memory/archive/{day(45)}.md" in out
     for p, data in before.items():
         assert (root / p).read_bytes() == data
     assert "append-only" in err and f"memory/{OLD}.md" in err and f"memory/{OLDER}.md" in err

@@ -204,6 +204,14 @@ CASES = [
      "unclosed-work", "fail", ["not valid YAML", "line"], "fix the YAML"),
     ("unclosed-work wrong shape", lambda ws: _write(ws / "demo/unclosed_work.yaml", "42\n"),
      "unclosed-work", "fail", ["not a list of items or a mapping"], "since: YYYY-MM-DD"),
+    ("baseline unreadable", lambda ws: _write(ws / "demo/vaultkit-baseline.json", "{"),
+     "baseline", "fail", ["cannot be read", "not valid JSON"], "--write-baseline"),
+    ("baseline holds a fixed finding", lambda ws: _write(
+        ws / "demo/vaultkit-baseline.json",
+        '{"vaultkit-baseline": 1, "findings": [{"path": "NOW.md", "rule": "lesson-in-now", '
+        '"code": "VK401", "fingerprint": "0123456789abcdef0123", "count": 1}]}'),
+     "baseline", "warn", ["accepts 1 finding in 1 file", "1 of them is fixed"],
+     "to shrink the baseline"),
 ]
 
 
@@ -410,7 +418,8 @@ def test_text_output_words_off_a_terminal(ws, capsys):
     lines = out.splitlines()
     assert any(ln.startswith("PASS memory-md ") for ln in lines)
     assert "✅" not in out
-    assert "14 checks: 14 passed, 0 warnings, 0 failed." in out
+    n = len(CHECK_IDS)
+    assert f"{n} checks: {n} passed, 0 warnings, 0 failed." in out
     table = [ln.strip() for ln in lines if ln.strip().startswith(("file ", "total "))]
     assert table[0].split() == ["file", "bytes", "~tokens"] and table[1].startswith("total")
 
@@ -454,6 +463,9 @@ def test_missing_vault_is_a_usage_error(tmp_path, capsys):
 def test_empty_folder_fails_without_crashing(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
+    assert code == 2 and out == "" and "not a vault" in err  # no marker at all
+    (tmp_path / "empty" / ".obsidian").mkdir()  # an Obsidian vault with nothing in it
+    code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
     assert code == 1 and "Traceback" not in err and "internal error" not in err
     data = {c["id"]: c["status"] for c in json.loads(out)}
     assert data["memory-md"] == data["memory-dir"] == data["git-backup"] == "fail"
@@ -475,6 +487,22 @@ def test_backup_max_age_must_be_a_positive_number(value, tmp_path, capsys):
     init_vault(tmp_path / "demo")
     assert main(["audit", str(tmp_path / "demo"), "--backup-max-age", value]) == 2
     assert "--backup-max-age must be a positive number of hours" in capsys.readouterr().err
+
+
+def test_hook_command_that_is_not_on_the_path_fails(ws, monkeypatch):
+    """A cron job (PATH=/usr/bin:/bin) cannot run `vaultkit` from a virtual environment."""
+    import os
+    import shutil as _shutil
+
+    git_dir = os.path.dirname(_shutil.which("git"))
+    monkeypatch.setenv("PATH", git_dir)  # git, but no vaultkit
+    check = audit(ws / "demo")["pre-commit"]
+    assert check.status == "fail"
+    assert "vaultkit-index (`vaultkit`)" in check.found and "not found on this PATH" in check.found
+    assert "PATH=" in check.hint
+    monkeypatch.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), git_dir]))
+    check = audit(ws / "demo")["pre-commit"]
+    assert check.status == "pass", check.found
 
 
 def test_obsidian_checks_only_where_obsidian_is_used(ws):

@@ -218,10 +218,19 @@ def test_findings_of_a_file_that_became_readable_are_not_reused(make_vault, monk
             raise PermissionError(13, "Permission denied")
         return real_open(path, *a, **k)
 
+    real_os_open = os.open
+
+    def no_os_access(path, *a, **k):  # notes are read with os.open (vaultkit.bounded)
+        if str(path).endswith("semantic/a.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_os_open(path, *a, **k)
+
     monkeypatch.setattr("builtins.open", no_access)
+    monkeypatch.setattr(os, "open", no_os_access)
     main(["check", str(root), "--format", "json"])
     first = json.loads(capsys.readouterr().out)
     assert any(d["rule"] == "file-unreadable" for d in first)
     monkeypatch.setattr("builtins.open", real_open)  # the permission is fixed: same size, mtime
+    monkeypatch.setattr(os, "open", real_os_open)
     main(["check", str(root), "--format", "json"])
     assert not any(d["rule"] == "file-unreadable" for d in json.loads(capsys.readouterr().out))

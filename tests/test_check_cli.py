@@ -57,8 +57,9 @@ def test_json_fields(faulty, capsys):
         assert d["code"].startswith("VK") and "\\" not in d["path"]
 
 
-def test_text_format(faulty, capsys):
-    _, out, _ = run(capsys, "check", str(faulty), "--select", FOUNDATION)
+def test_text_format(faulty, capsys, monkeypatch):
+    monkeypatch.chdir(faulty)
+    _, out, _ = run(capsys, "check", "--select", FOUNDATION)
     lines = out.splitlines()
     assert ("memory/decisions/pricing.md:3:1: VK002 frontmatter-invalid frontmatter is not "
             "valid YAML") in out
@@ -67,8 +68,9 @@ def test_text_format(faulty, capsys):
     assert "\033[" not in out  # no colour when not a terminal
 
 
-def test_github_format(faulty, capsys):
-    _, out, _ = run(capsys, "check", str(faulty), "--format", "github", "--select", FOUNDATION)
+def test_github_format(faulty, capsys, monkeypatch):
+    monkeypatch.chdir(faulty)
+    _, out, _ = run(capsys, "check", "--format", "github", "--select", FOUNDATION)
     assert ("::error file=memory/decisions/pricing.md,line=3,col=1,title=VK002 "
             "frontmatter-invalid::VK002 frontmatter-invalid: frontmatter is not valid YAML") in out
     assert "::warning file=memory/decision/launch.md,line=1" in out
@@ -219,9 +221,12 @@ def test_suppression_comments(make_vault, capsys):
 
 
 def test_root_discovery_from_a_subfolder_and_override(make_vault, capsys, monkeypatch):
+    # (memory/ holds a bootstrap file, so --root may name it: a folder without a vault
+    # marker is not a vault; discovery still prefers the .obsidian/ folder above)
     # memory/memroy/ is a topical folder from the vault root, but with memory/ as the root
     # 'memroy/' is one slip from the memory folder's name
-    root = make_vault({"memory/decision/x.md": "# x\n", "memory/memroy/y.md": "# y\n"})
+    root = make_vault({"memory/decision/x.md": "# x\n", "memory/MEMORY.md": "# Memory\n",
+                       "memory/memroy/y.md": "# y\n"})
     monkeypatch.chdir(root / "memory")
     _, out, _ = run(capsys, "check", "--format", "json", "--select", "VK101")
     assert [d["path"] for d in json.loads(out)] == ["memory/decision/x.md"]

@@ -87,9 +87,11 @@ def test_merge_keeps_user_keys_and_groups(make_vault):
             assert data[key] == value
     assert set(data) == set(USER_GRAPH)  # no keys added to an existing file
     groups = data["colorGroups"]
-    # user groups stay where they were; vaultkit's decisions group is recoloured in place
+    # user groups stay where they were; vaultkit's decisions group keeps the user's colour
     assert groups[0] == USER_GRAPH["colorGroups"][0]
-    assert groups[1] == {"query": 'path:"memory/decisions/"', "color": {"a": 1, "rgb": 0xE03131}}
+    assert groups[1] == USER_GRAPH["colorGroups"][1]
+    assert groups[1]["query"] == 'path:"memory/decisions/"'
+    assert groups[1]["color"]["rgb"] != 0xE03131
     assert groups[2] == USER_GRAPH["colorGroups"][2]
     assert [(g["query"], g["color"]["rgb"]) for g in groups[3:6]] == SEED_COLOURS[1:]
     assert len(groups) == 3 + len(colour_groups(_vault(root).profile)) - 1
@@ -130,8 +132,9 @@ def test_invalid_graph_json_is_an_error_and_untouched(make_vault, content, capsy
 def test_missing_groups(make_vault):
     root = make_vault({GRAPH: json.dumps(USER_GRAPH)})
     missing = missing_colour_groups(_vault(root))
-    assert [g["query"] for g in missing][:1] == ['path:"memory/decisions/"']  # wrong colour
-    assert len(missing) == len(colour_groups(_vault(root).profile))
+    # the user's own colour for decisions is no missing group
+    assert 'path:"memory/decisions/"' not in [g["query"] for g in missing]
+    assert len(missing) == len(colour_groups(_vault(root).profile)) - 1
     write_colors(_vault(root))
     assert missing_colour_groups(_vault(root)) == []
 

@@ -347,13 +347,15 @@ def test_log_never_appends_through_a_symlink_out_of_the_vault(make_vault, tmp_pa
         assert target.read_text() == "# outside\n"
 
 
-def test_log_into_a_journal_symlinked_inside_the_vault(make_vault):
+def test_log_never_appends_through_a_journal_symlinked_inside_the_vault(make_vault):
+    """Regression: a journal linked to NOW.md (or any other file) got the entry appended
+    to that file: an entry goes to the day's own journal or nowhere (issue 12)."""
     root = make_vault({"MEMORY.md": "# M\n", "memory/real.md": "# 2026-03-01\n"})
     os.symlink(root / "memory" / "real.md", root / "memory" / "2026-03-01.md")
     rc, out, err = invoke(["log", "--root", ".", "--date", "2026-03-01", "--title", "T",
                            "a\nb\nc"], root)
-    assert rc == 0, err
-    assert "### " in (root / "memory" / "real.md").read_text()
+    assert rc == 2 and "is a symlink to memory/real.md" in err and err.count("\n") == 1
+    assert (root / "memory" / "real.md").read_text() == "# 2026-03-01\n"
 
 
 @pytest.mark.parametrize("link", [".vaultkit", ".vaultkit/cache", ".vaultkit/search.sqlite"])

@@ -193,7 +193,8 @@ def test_obsidian_settings_suit_the_layout(tmp_path):
     root = tmp_path / "demo"
     init_vault(root)
     assert json.loads((root / ".obsidian/templates.json").read_text())["folder"] == "templates"
-    assert json.loads((root / ".obsidian/app.json").read_text())["newFileFolderPath"] == "memory"
+    assert json.loads((root / ".obsidian/app.json").read_text())["newFileFolderPath"] == \
+        "memory/semantic"  # where a note needs no type: see test_first_day
     graph = json.loads((root / ".obsidian/graph.json").read_text())
     queries = [g["query"] for g in graph["colorGroups"]]
     assert 'path:"memory/decisions/"' in queries

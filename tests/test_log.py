@@ -24,8 +24,9 @@ def run_cli(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_creates_file_with_heading_and_entry(make_vault, capsys):
+def test_creates_file_with_heading_and_entry(make_vault, capsys, monkeypatch):
     root = make_vault({})
+    monkeypatch.chdir(root)  # paths are printed from the current folder
     code, out, err = run_cli(capsys, "log", BODY, "--title", "Deploy", "--date", "2026-02-15",
                              "--time", "14:30", "--root", str(root))
     assert code == 0, err
@@ -36,9 +37,10 @@ def test_creates_file_with_heading_and_entry(make_vault, capsys):
     assert err == ""
 
 
-def test_appends_without_touching_existing_bytes(make_vault, capsys):
+def test_appends_without_touching_existing_bytes(make_vault, capsys, monkeypatch):
     before = "# 2026-02-15\n\n### 09:00 — Morning\n\nhand-written  \ttext\n"
     root = make_vault({"memory/2026-02-15.md": before})
+    monkeypatch.chdir(root)
     code, out, _ = run_cli(capsys, "log", BODY, "-t", "Second", "--date", "2026-02-15",
                            "--time", "10:00", "--root", str(root))
     assert code == 0

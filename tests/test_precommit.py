@@ -9,6 +9,7 @@ whole session, so the hook environment is built once.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 PROJECT = Path(__file__).resolve().parent.parent
-README = PROJECT / "README.md"
+HOOKS_PAGE = PROJECT / "docs" / "pre-commit.md"
 HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-append-only",
             "vaultkit-audit")
 TODAY = dt.date.today()
@@ -209,14 +210,12 @@ def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
 
 
 def _hooks_section(text: str) -> str:
-    """The README's "Pre-commit hooks" section, up to the next heading of its level or above."""
-    start = text.index("## Pre-commit hooks")
-    m = re.search(r"^## ", text[start + 3:], re.M)
-    return text[start:start + 3 + m.start()] if m else text[start:]
+    """The hooks page (docs/pre-commit.md), from its title to the end."""
+    return text[text.index("# Pre-commit hooks"):]
 
 
 def _readme_recovery() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = HOOKS_PAGE.read_text(encoding="utf-8")
     section = _hooks_section(text)
     recipe = next(b for b in re.findall(r"```sh\n(.*?)```", section, re.S)
                   if "git show HEAD:" in b)
@@ -272,9 +271,9 @@ BACKUP = 'vaultkit index; git add -A && git commit -q -m "backup: $(date +%Y-%m-
 
 
 def test_nightly_backup_through_the_readme_config(make_repo):
-    """The README's backup line: a day of appends and a new journal commit; warnings do
+    """The hooks page's backup line: a day of appends and a new journal commit; warnings do
     not block it; a rewritten journal does."""
-    assert BACKUP.replace("%", "\\%") in README.read_text(encoding="utf-8")
+    assert BACKUP.replace("%", "\\%") in HOOKS_PAGE.read_text(encoding="utf-8")
     vault = make_repo(config=_pin(_readme_configs()["whole workspace"]))
     today = f"memory/{TODAY.isoformat()}.md"
     vault.shell(f"printf '\\n### 21:00 — Wrap-up\\n- Closed the day\\n- Wrote tomorrow\\n"
@@ -331,10 +330,10 @@ def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
     assert vault.read("memory/INDEX.md") == after
 
 
-# -- the README's configurations work as written -------------------------------------------
+# -- the hooks page's configurations work as written -------------------------------------------
 
 def _readme_configs() -> dict[str, str]:
-    text = README.read_text(encoding="utf-8")
+    text = HOOKS_PAGE.read_text(encoding="utf-8")
     section = _hooks_section(text)
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     configs = {}
@@ -385,3 +384,43 @@ def test_audit_hook_runs_on_manual_stage_only(make_repo, hook_repo, pre_commit_h
     proc = _run([sys.executable, "-m", "pre_commit", "run", "--hook-stage", "manual",
                  "vaultkit-audit"], vault.path, vault.env, check=False)
     assert "vaultkit audit" in proc.stdout, proc.stdout + proc.stderr
+
+
+# -- adopting vaultkit on a vault with findings: the baseline --------------------------------
+
+LEGACY = ("---\ntype: decision\ndate: 2026-10-{day:02d}\nstatus: active\n---\n# Legacy {n}\n\n"
+          "Decided long ago; see [[gone-{n}]].\n")
+
+
+def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
+    vault = make_repo(("vaultkit-check",))
+    for n in range(40):  # 5 findings each: no tags, two sections missing, a broken link, an orphan
+        vault.write(f"memory/decisions/legacy-{n}.md", LEGACY.format(day=n % 28 + 1, n=n))
+    vault.index()
+    proc = _run([sys.executable, "-m", "vaultkit", "check", "--no-cache"], vault.path, vault.env,
+                check=False)
+    assert proc.returncode == 1 and "Found 200 findings" in proc.stdout, proc.stdout
+    vault.git("add", "-A")
+    ok, out = vault.commit("legacy notes")
+    assert not ok, out  # without a baseline the legacy errors block the commit
+    _run([sys.executable, "-m", "vaultkit", "check", "--write-baseline"], vault.path, vault.env)
+    vault.git("add", "-A")
+    ok, out = vault.commit("legacy notes, baselined")
+    assert ok, out
+    # a new fault in a new commit is refused
+    vault.write("memory/decisions/new.md", LEGACY.format(day=1, n="new"))
+    vault.git("add", "-A")
+    ok, out = vault.commit("new decision")
+    assert not ok and "memory/decisions/new.md" in out and "legacy-" not in out, out
+    vault.git("rm", "-q", "--cached", "memory/decisions/new.md")
+    (vault.path / "memory/decisions/new.md").unlink()
+    # fixing a baselined finding shrinks the baseline on the next whole-vault check
+    vault.write("memory/decisions/legacy-7.md", LEGACY.format(day=8, n=7)
+                + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
+    proc = _run([sys.executable, "-m", "vaultkit", "check"], vault.path, vault.env, check=False)
+    assert "2 fixed findings removed from the baseline" in proc.stderr, proc.stderr
+    data = json.loads(vault.read("vaultkit-baseline.json"))
+    assert sum(f["count"] for f in data["findings"]) == 198
+    vault.git("add", "-A")
+    ok, out = vault.commit("fix a legacy decision")
+    assert ok, out

@@ -1,13 +1,22 @@
 import re
 
-from readme_table import README, expected_readme
+from pathlib import Path
 
+from vaultkit.docsgen import RULES_PAGE, rules_page
 from vaultkit.rules import all_rules
 
+README = Path(__file__).resolve().parent.parent / "README.md"
 
-def test_rule_table_matches_registry():
-    assert README.read_text(encoding="utf-8") == expected_readme(), (
-        "README rule table is stale: run `python tests/readme_table.py --write`")
+
+def test_rule_reference_matches_registry():
+    assert RULES_PAGE.read_text(encoding="utf-8") == rules_page(), (
+        "docs/rules.md is stale: run `python -m vaultkit.docsgen`")
+
+
+def test_rule_reference_documents_every_rule():
+    page = RULES_PAGE.read_text(encoding="utf-8")
+    for rule in all_rules():
+        assert f"\n## {rule.name}\n" in page and f"Code `{rule.code}`" in page
 
 
 def test_every_rule_has_ruff_style_docs():

@@ -206,7 +206,8 @@ def test_level1_boost_ranks_title_match_first(vault_dir):
     assert hits[0].path == "memory/lessons/deployment.md"
 
 
-def test_text_output_highlights_without_a_terminal(vault_dir, capsys):
+def test_text_output_highlights_without_a_terminal(vault_dir, capsys, monkeypatch):
+    monkeypatch.chdir(vault_dir)  # paths are printed from the current folder
     code, out, err = cli(capsys, "search", "止损", "--root", str(vault_dir))
     assert code == 0
     first = out.split("\n")[0]

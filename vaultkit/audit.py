@@ -27,7 +27,8 @@ _RANK = {PASS: 0, WARN: 1, FAIL: 2}
 
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
-             "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work")
+             "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work",
+             "baseline")
 
 MIN_RESERVE_FLOOR = 40000  # the seeds' survival checklist: reserveTokensFloor >= 40000
 STALE_DAYS = 7  # unclosed work older than this is listed
@@ -138,12 +139,12 @@ class AuditContext:
 
     def git(self, *args: str) -> subprocess.CompletedProcess | None:
         """Run git in the vault root; None when git is not installed."""
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")}
-        env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-        try:
-            return subprocess.run(["git", "-C", str(self.vault.root), *args], capture_output=True,
-                                  text=True, env=env, timeout=30)
+        from vaultkit.gitenv import run_git
+
+        try:  # (rev-parse --git-path hooks/...: where the hook really is; it runs nothing)
+            return run_git(["-C", str(self.vault.root), *args], text=True, timeout=30,
+                           keep_repo_env=False, env={"LC_ALL": "C"},
+                           hooks_path_visible=args[:2] == ("rev-parse", "--git-path"))
         except (FileNotFoundError, PermissionError):
             return None
         except subprocess.TimeoutExpired:
@@ -421,26 +422,26 @@ def check_footprint(ctx: AuditContext) -> Check:
 
 def check_truncation(ctx: AuditContext) -> Check:
     from vaultkit.openclaw import bootstrap_limits
+    from vaultkit.rules.bootstrap_truncation import simulate
 
     per_file, total_limit, source = bootstrap_limits(ctx.vault, ctx.explicit_config, ctx.agent)
-    over = []
-    total = 0
-    for name, note in ctx.bootstrap().items():
-        if note.error:
-            continue
-        chars = len(note.text)
-        total += chars
-        if chars > per_file:
-            over.append((note.path, chars))
+    # the very computation `check`'s bootstrap-truncation rule makes (UTF-16 units of the
+    # right-trimmed text, injection order), so the two never disagree
+    files = [note for note in ctx.bootstrap().values() if not note.error]
+    plan = simulate(files, per_file, total_limit)
+    over = [(note.path, length) for note, length, kept in plan if length > per_file]
+    total = sum(length for _, length, _ in plan)
+    cut_by_total = [note.path for note, length, kept in plan if kept < min(length, per_file)]
     found = []
     hints = []
     for path, chars in over:
         found.append(f"{path} is {chars:,} characters, over bootstrapMaxChars {per_file:,}: the "
                      f"agent silently loses about {chars - per_file:,} from its middle")
         hints.append(f"cut {path} below {per_file:,} characters")
-    if total > total_limit:
+    if cut_by_total:
         found.append(f"the bootstrap files total {total:,} characters, over "
-                     f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut")
+                     f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut "
+                     f"({', '.join(cut_by_total)})")
         hints.append(f"bring the set below {total_limit:,} characters")
     if found:
         return Check("bootstrap-truncation", FAIL, "; ".join(found) + f"; limits from {source}",
@@ -507,7 +508,8 @@ def check_git_backup(ctx: AuditContext) -> Check:
     limit = ctx.backup_max_age_hours
     remotes = ctx.git("remote")
     names = remotes.stdout.split() if remotes is not None and remotes.returncode == 0 else []
-    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal")
+    # (not into submodules: git would run there under their own, unchecked config)
+    dirty = ctx.git("status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all")
     changes = len(dirty.stdout.splitlines()) if dirty is not None and dirty.returncode == 0 else 0
     pending = f"; {changes} uncommitted change{'s' * (changes != 1)}" if changes else ""
     found = f"last commit {age} ago ({when:%Y-%m-%d %H:%M} UTC, \"{subject[:60]}\"){pending}"
@@ -535,6 +537,8 @@ def _age(hours: float) -> str:
 def check_pre_commit(ctx: AuditContext) -> Check:
     import yaml
 
+    from vaultkit.bounded import MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular, read_text
+
     top = ctx.git_top()
     base = top if isinstance(top, Path) else ctx.vault.root
     config = base / ".pre-commit-config.yaml"
@@ -543,7 +547,10 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     if not config.is_file():
         return Check("pre-commit", FAIL, f"no .pre-commit-config.yaml in {base}", example)
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data = load_yaml(read_text(config))
+    except LimitError as exc:
+        return Check("pre-commit", FAIL, f"{config} is not read: {exc}",
+                     f"rewrite {config} as a plain pre-commit configuration")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -555,6 +562,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                      f"rewrite {config} as UTF-8 text")
     ids = []
     revs = []
+    local_entries = []  # (hook id, entry) of `repo: local` hooks pre-commit runs as commands
     repos = data.get("repos") if isinstance(data, dict) else None
     for repo in repos if isinstance(repos, list) else []:
         if not isinstance(repo, dict):
@@ -564,6 +572,9 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                 ids.append(str(hook["id"]))
                 if repo.get("rev"):
                     revs.append(str(repo["rev"]))
+                if repo.get("repo") == "local" and hook.get("language") in ("system", "script") \
+                        and isinstance(hook.get("entry"), str):
+                    local_entries.append((str(hook["id"]), hook["entry"], hook.get("language")))
     known = [i for i in dict.fromkeys(ids) if i in HOOK_IDS]
     if not known:
         return Check("pre-commit", FAIL, f"{config} uses no vaultkit hook",
@@ -583,7 +594,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     installed = False
     if hook is not None and hook.is_file():
         try:
-            installed = "pre-commit" in hook.read_text(encoding="utf-8", errors="replace")
+            installed = b"pre-commit" in read_regular(hook, MAX_CONFIG_BYTES)
         except OSError:
             installed = False
     pin = ""
@@ -599,7 +610,54 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                      f"{config.name} uses {used}{pin}, but the git hook is not installed "
                      f"({hook or '.git/hooks/pre-commit'} missing or not pre-commit's)",
                      f"run `pre-commit install` in {top}")
-    return Check("pre-commit", PASS, f"{config.name} uses {used}{pin}; the git hook is installed")
+    unresolved, found_in = _hook_commands(local_entries, base)
+    if unresolved:
+        names = ", ".join(f"{hid} (`{cmd}`)" for hid, cmd in unresolved)
+        return Check("pre-commit", FAIL,
+                     f"{config.name}: {names} cannot run: not found on this PATH, so every "
+                     "commit fails (a cron job's PATH is only /usr/bin:/bin)",
+                     "put the folder that holds `vaultkit` on the PATH of whatever commits (in "
+                     "crontab: PATH=/path/to/venv/bin:/usr/bin:/bin), or install vaultkit "
+                     "with pipx so it is in ~/.local/bin")
+    where = ""
+    outside = sorted({d for d in found_in if d not in _STANDARD_BIN})
+    if outside:
+        where = (f"; hooks run {', '.join(outside)}/…, which a cron job or GUI git client only "
+                 "finds with that folder on its PATH")
+    return Check("pre-commit", PASS,
+                 f"{config.name} uses {used}{pin}; the git hook is installed{where}")
+
+
+_STANDARD_BIN = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin")
+
+
+def _hook_commands(entries, base: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """Local hooks whose command does not resolve (``[(id, command)]``), and the folders
+    of those that do. pre-commit runs a ``system`` hook's entry from the PATH and a
+    ``script`` hook's from the repository."""
+    import shlex
+    import shutil
+
+    unresolved, found_in = [], []
+    for hook_id, entry, language in entries:
+        try:
+            words = shlex.split(entry)
+        except ValueError:
+            words = entry.split()
+        if not words:
+            continue
+        command = words[0]
+        if language == "script" or "/" in command:
+            path = Path(command).expanduser()
+            path = path if path.is_absolute() else base / path
+            resolved = str(path) if path.is_file() and os.access(path, os.X_OK) else None
+        else:
+            resolved = shutil.which(command)
+        if resolved is None:
+            unresolved.append((hook_id, command))
+        else:
+            found_in.append(os.path.dirname(resolved))
+    return unresolved, found_in
 
 
 def check_obsidian(ctx: AuditContext) -> Check:
@@ -613,12 +671,21 @@ def check_obsidian(ctx: AuditContext) -> Check:
                                        "Obsidian vault, so the graph colours are not checked")
     from vaultkit.obsidian import missing_colour_groups
 
-    if graph.is_file():
+    if os.path.lexists(graph):
+        from vaultkit.bounded import LimitError, load_json, read_text
+
         try:
-            json.loads(graph.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError) as exc:
+            load_json(read_text(graph))
+        except OSError as exc:
+            return Check("obsidian", WARN, f".obsidian/graph.json cannot be read: "
+                                           f"{exc.strerror or exc}",
+                         f"delete .obsidian/graph.json, then {hint}")
+        except UnicodeDecodeError as exc:
             return Check("obsidian", WARN, f".obsidian/graph.json cannot be read: {exc}",
                          f"delete .obsidian/graph.json, then {hint}")
+        except LimitError as exc:
+            return Check("obsidian", WARN, f".obsidian/graph.json is not read: {exc}",
+                         f"fix or delete .obsidian/graph.json, then {hint[0].lower()}{hint[1:]}")
         except ValueError as exc:
             at = (f" (line {exc.lineno}, column {exc.colno})"
                   if isinstance(exc, json.JSONDecodeError) else "")
@@ -731,11 +798,16 @@ def find_unclosed(vault) -> Path | None:
 def check_unclosed(ctx: AuditContext) -> Check:
     import yaml
 
+    from vaultkit.bounded import LimitError, load_yaml, read_text
+
     path = find_unclosed(ctx.vault)
     if path is None:
         return Check("unclosed-work", PASS, "no unclosed_work.yaml (optional)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_text(path))
+    except LimitError as exc:
+        return Check("unclosed-work", FAIL, f"{path} is not read: {exc}",
+                     "write it as a plain list: `- {task: \"...\", since: YYYY-MM-DD}`")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -769,6 +841,45 @@ def check_unclosed(ctx: AuditContext) -> Check:
                  f"than {STALE_DAYS} days{extra}")
 
 
+def check_baseline(ctx: AuditContext) -> Check:
+    """The baseline the hook reads: readable, committed, and not holding fixed findings."""
+    from vaultkit.baseline import Baseline, baseline_path
+    from vaultkit.engine import run_rules, select_rules
+    from vaultkit.errors import VaultkitError
+    from vaultkit.rule import Context
+
+    path = baseline_path(ctx.vault)
+    rel = path.relative_to(ctx.vault.root).as_posix() if path.is_relative_to(ctx.vault.root) \
+        else str(path)
+    try:
+        baseline = Baseline.load(path)
+    except VaultkitError as exc:
+        return Check("baseline", FAIL, f"the baseline cannot be read: {exc}",
+                     "rewrite it with `vaultkit check --write-baseline`")
+    if not baseline.exists:
+        return Check("baseline", PASS, f"no baseline ({rel}): `vaultkit check` reports every "
+                                       "finding")
+    rules = select_rules(ctx.vault.settings)
+    found = run_rules(Context(ctx.vault), rules)
+    used = baseline.filter(found).used
+    stale = baseline.stale(used, rules=[r.name for r in rules], paths=None)
+    total, files = len(baseline), len({e.path for e in baseline.entries})
+    held = f"{rel} accepts {total:,} finding{'s' * (total != 1)} in {files:,} " \
+           f"file{'s' * (files != 1)}"
+    if stale:
+        return Check("baseline", WARN, f"{held}, but {stale:,} of them "
+                                       f"{'is' if stale == 1 else 'are'} fixed",
+                     f"run `vaultkit check {ctx.vault.root}` to shrink the baseline, then "
+                     f"commit {rel}")
+    if ctx.git_top():
+        tracked = ctx.git("ls-files", "--error-unmatch", "--", str(path))
+        if tracked is not None and tracked.returncode != 0:
+            return Check("baseline", WARN, f"{held}, but it is not committed: the hook in "
+                                           "another clone reports every one of them",
+                         f"git add {rel} && git commit -m 'vaultkit baseline'")
+    return Check("baseline", PASS, f"{held}; only new findings are reported")
+
+
 CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "memory-md": check_memory_md,
     "memory-dir": check_memory_dir,
@@ -784,6 +895,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "pre-commit": check_pre_commit,
     "obsidian": check_obsidian,
     "unclosed-work": check_unclosed,
+    "baseline": check_baseline,
 }
 assert tuple(CHECKS) == CHECK_IDS
 

@@ -89,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # e.g. -o onto a full disk (/dev/full): the system's word, one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"vaultkit: error: {where}I/O error: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: say so in one line, with a way to see more
         import os
         import traceback
@@ -102,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         _common.forget_opened_vaults()
+        from vaultkit import progress
+
+        progress.allow(False)
         if collecting:
             gc.enable()
 

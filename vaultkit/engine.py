@@ -16,7 +16,7 @@ from vaultkit.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.errors import VaultkitError
 from vaultkit.model import Note
 from vaultkit.rule import Context, Rule
-from vaultkit.rules import all_rules, known, matches
+from vaultkit.rules import all_rules, known, matches, unknown_rule_message
 
 
 @dataclass
@@ -33,13 +33,14 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
     select = cli.select if cli.select is not None else config.select
     ignore = list(config.ignore) + list(cli.ignore)
     extend = list(config.extend_select) + list(cli.extend_select)
-    for key in (select or []) + ignore + extend:
+    for key in (cli.select or []) + list(cli.ignore) + list(cli.extend_select):
         if not known(key):
-            raise VaultkitError(f"unknown rule '{key}' (see `vaultkit rules`)")
-    for key in list(config.severity) + [k for keys in config.per_file_ignores.values()
-                                        for k in keys]:
+            raise VaultkitError(unknown_rule_message(key))
+    for key in ((config.select or []) + list(config.ignore) + list(config.extend_select)
+                + list(config.severity)
+                + [k for keys in config.per_file_ignores.values() for k in keys]):
         if not known(key):
-            raise VaultkitError(f"vaultkit.toml: unknown rule '{key}' (see `vaultkit rules`)")
+            raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
     for rule in all_rules():
         selected = select is None or any(matches(rule, k) for k in select)
@@ -96,6 +97,7 @@ class ResultsCache:
 
         from vaultkit import __version__
         from vaultkit.openclaw import find_config
+        from vaultkit.vault import read_cache_file
 
         self.path = vault._cache.dir / self.NAME
         self.started_ns = vault.started_ns
@@ -113,8 +115,7 @@ class ResultsCache:
                                 f"{config_state}|{errors}".encode("utf-8", "surrogatepass")
                                 ).hexdigest()
         try:
-            with open(self.path, "rb") as fh:
-                key, computed_from_ns, results = marshal.load(fh)
+            key, computed_from_ns, results = marshal.loads(read_cache_file(self.path))
         except (OSError, EOFError, ValueError, TypeError):
             return
         # findings are only as new as the listing they were computed from: a file changed
@@ -163,10 +164,15 @@ def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
                for glob, keys in config.per_file_ignores.items()]
     by_rule = {r.name: r for r in all_rules()}
     suppressed = _Suppressions(ctx.vault)
+    from vaultkit.obsidian import in_folders, template_folders
+
+    templates = template_folders(ctx.vault.root)  # templates are not notes: never linted
     out = []
     seen = set()
     for d in diags:
         if ctx.targets is not None and d.path not in ctx.targets and not _vault_level(d, ctx):
+            continue
+        if templates and in_folders(d.path, templates):
             continue
         rule = by_rule.get(d.rule)
         if d.rule in severity:

@@ -42,6 +42,8 @@ GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 
 # Vault roots whose "git rules skipped" line was already printed in this process.
 _ANNOUNCED: set[str] = set()
+# `check -q` prints findings only: the command sets QUIET[0] for its run
+QUIET = [False]
 
 
 @dataclass(slots=True)
@@ -77,12 +79,11 @@ class GitState:
 
     def _run(self, args: list[str], *, cwd: Path | None = None,
              stdin: bytes | None = None) -> subprocess.CompletedProcess:
-        env = dict(os.environ)
-        env["GIT_OPTIONAL_LOCKS"] = "0"  # never take index.lock: a commit holds it
-        env.pop("GIT_EXTERNAL_DIFF", None)
-        return subprocess.run(["git", "-c", "core.quotepath=off", *args],
-                              cwd=str(cwd or self.toplevel or self.root), input=stdin,
-                              capture_output=True, env=env)
+        from vaultkit.gitenv import run_git
+
+        # (run_git keeps GIT_INDEX_FILE: a hook sees the index being committed; it never
+        # takes index.lock, which the commit holds)
+        return run_git(args, cwd=cwd or self.toplevel or self.root, input=stdin)
 
     def _probe(self) -> None:
         self._probe_at(self.root)
@@ -132,9 +133,9 @@ class GitState:
         """False before the first commit: nothing is committed to compare with."""
         return self.head is not None
 
-    def notice(self) -> None:
+    def notice(self) -> None:  # (not with `check -q`: see QUIET)
         """Say once per run (per vault, per process) that the git rules were skipped."""
-        if self.reason is None:
+        if self.reason is None or QUIET[0]:
             return
         key = str(self.root)
         if key in _ANNOUNCED:
@@ -302,6 +303,17 @@ class GitState:
         proc = self._run(["cat-file", "--batch"], stdin="".join(o + "\n" for o in wanted).encode())
         return _parse_batch(proc.stdout)
 
+    def committed_text(self, vault_path: str) -> str | None:
+        """The HEAD text of one file (None when not committed or git is unavailable)."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.has_head:
+            return None
+        proc = self._run(["cat-file", "--batch"], stdin=f"HEAD:{repo}\n".encode())
+        if proc.returncode != 0:
+            return None
+        blobs = _parse_batch(proc.stdout)
+        return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
+
     def head_text(self, change: Change) -> str | None:
         """The committed (HEAD) text of the change's old path, decoded like a note."""
         data = self._blobs.get(change.old_oid)
@@ -328,13 +340,17 @@ class GitState:
     def commit_days(self, vault_path: str, days: int, *,
                     now: _dt.datetime | None = None) -> list[str]:
         """The author day (``YYYY-MM-DD``, in the author's zone) of each non-merge commit
-        that touched ``vault_path`` in the last ``days`` days, newest first."""
+        that changed ``vault_path`` in the last ``days`` days, newest first.
+
+        The commit that created the file does not count: writing it is not changing it
+        (a starter vault's first commit plus one edit is no churn)."""
         repo = self.repo_path(vault_path)
         if repo is None or not self.has_head:
             return []
         now = now or _dt.datetime.now(_dt.timezone.utc)
         since = now - _dt.timedelta(days=days)
-        proc = self._run(["log", "--no-merges", f"--since={since.isoformat()}",
+        proc = self._run(["log", "--no-merges", "--diff-filter=MT",
+                          f"--since={since.isoformat()}",
                           "--format=%at %ad", "--date=short", "HEAD", "--",
                           ":(top,literal)" + repo])
         if proc.returncode != 0:

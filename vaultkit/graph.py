@@ -5,6 +5,9 @@ builds a ``networkx.DiGraph`` on demand for export and analysis. Get the vault's
 graph with :func:`link_graph` (built once per vault and cached).
 
 - Nodes are notes and the attachments some note links to or embeds.
+- ``attachments`` are the files Obsidian shows beside notes (images, audio, video, PDF,
+  canvases, bases; not hidden ones) and any other file a note links to: ``.gitkeep``,
+  ``vaultkit.toml`` or ``unclosed_work.yaml`` are vault plumbing, not attachments.
 - An edge ``a -> b`` exists when note ``a`` has at least one link or embed that resolves
   to ``b`` (its ``count`` is how many). A link into the note itself (``[[#Heading]]``)
   is no edge. Unresolved links are kept aside in ``unresolved``.
@@ -73,6 +76,12 @@ class LinkGraph:
         return out
 
     # -- queries ---------------------------------------------------------------
+
+    @property
+    def attachments(self) -> list[str]:
+        """The attachments: files Obsidian shows that are not notes, and linked files."""
+        linked = {p for p in self.into if p not in self.vault.notes}
+        return sorted(linked.union(p for p in self.vault.attachments if is_attachment(p)))
 
     @property
     def nodes(self) -> list[str]:
@@ -185,6 +194,23 @@ def gc_paused():
     finally:
         if was:
             gc.enable()
+
+
+# Obsidian's accepted file formats besides Markdown (help: "Accepted file formats")
+ATTACHMENT_SUFFIXES = frozenset({
+    "avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp",  # images
+    "flac", "m4a", "mp3", "ogg", "wav", "webm", "3gp",  # audio
+    "mkv", "mov", "mp4", "ogv",  # video
+    "pdf", "canvas", "base",
+})
+
+
+def is_attachment(path: str) -> bool:
+    """True for a file Obsidian lists as an attachment (by its extension; not hidden)."""
+    if any(part.startswith(".") for part in path.split("/")):
+        return False
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in ATTACHMENT_SUFFIXES
 
 
 def link_graph(vault: "Vault") -> LinkGraph:

@@ -118,10 +118,16 @@ def write_index(vault: "Vault") -> bool:
     path = index_path(vault)
     new = render_index(vault)
     note = vault.notes.get(path)
-    target = vault.root / path
+    from vaultkit.confine import make_folders, write_target
+
+    # (checked before reading too: INDEX.md linked to another file is never its content)
+    make_folders(vault.root, (vault.root / path).parent)
+    target = write_target(vault.root, path)
     data = (b"\xef\xbb\xbf" if note is not None and note.bom else b"") + new.encode("utf-8")
-    try:
-        current = target.read_bytes()
+    from vaultkit.bounded import read_regular
+
+    try:  # (a FIFO or device here is refused, never read or replaced)
+        current = read_regular(target, vault.profile.budgets.max_file_bytes)
     except FileNotFoundError:
         current = None
     except OSError as exc:
@@ -135,8 +141,7 @@ def write_index(vault: "Vault") -> bool:
         old = (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
         if current != old:
             raise VaultkitError(f"{path}: changed while the index was generated; not written")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, data)
+    write_atomic(target, data, root=vault.root)
     return True
 
 
@@ -199,12 +204,27 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         rel = posixpath.relpath(folder, index_folder or ".") if folder else "."
         return "./" if rel == "." else rel.rstrip("/") + "/"
 
+    links: dict[str, str | None] = {}
+    left_out: set[str] = set()
+
     def link(p: str) -> str:
+        return links[p] if p in links else _link_for(p)
+
+    def _link_for(p: str) -> str:
         text = resolver.link_text(p, index)
-        if _UNSAFE & set(text):
-            name = p.rsplit("/", 1)[-1]
-            return f"[{name}](<{posixpath.relpath(p, index_folder or '.')}>)"
-        return f"[[{text}]]"
+        stem = p[:-3] if p.lower().endswith(".md") else p
+        if _PLAIN.fullmatch(stem) and not _UNSAFE & set(text):
+            links[p] = f"[[{text}]]"  # (a plain name always links back: no need to test)
+        else:
+            links[p] = _checked_link(resolver, p, text, index, index_folder)
+        return links[p]
+
+    def linkable(p: str) -> bool:
+        """False (and the note left out, reported) when no link to it would resolve."""
+        if _link_for(p) is None:
+            left_out.add(p)
+            return False
+        return True
 
     by_type: dict[str, list] = {}
     for p, t in vault.types.items():
@@ -215,14 +235,15 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         spec = profile.types.get(key)
         if spec is not None:
             folder = profile.expand(spec.folder).strip("/")
-            notes = [n for n in by_type.get(key, ()) if not n.error and n.path != index]
+            notes = [n for n in by_type.get(key, ()) if not n.error and n.path != index
+                     and linkable(n.path)]
             props = spec.properties
             show_status, show_date = "status" in props, "date" in props
             label = rel_folder(folder)
             title = folder.rsplit("/", 1)[-1] or key
         elif profile.layer(key) is not None:
             notes = [n for n in vault.notes_in(key) if not n.error and n.path != index
-                     and not n.path.startswith("../")]
+                     and not n.path.startswith("../") and linkable(n.path)]
             show_status = show_date = False
             folders = _layer_folders(profile, key)
             label = ", ".join(rel_folder(f) for f in folders)
@@ -251,7 +272,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         sections.append(sec)
 
     tail: list[_Section] = []
-    journal = sorted((n for n in vault.notes_in("journal") if not n.error),
+    journal = sorted((n for n in vault.notes_in("journal") if not n.error and linkable(n.path)),
                      key=lambda n: n.path, reverse=True)
     days = profile.index.recent_days
     # links only: appending an entry to a journal (the daily routine) must not make the
@@ -280,6 +301,8 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     for p, c in graph.most_linked(profile.index.most_linked, exclude_sources=skip):
         if p in skip:  # the index describing itself would change with every write
             continue
+        if not linkable(p):
+            continue
         # no counts: a new link elsewhere should not rewrite the index unless the ranking moves
         desc = facts(vault.notes[p])[0]
         mitems.append(_Item(p, f"- {link(p)}" + (f" — {desc}" if desc else ""), "", c))
@@ -287,7 +310,44 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
                   empty_text="No links between notes yet.")
     ml.kept = len(mitems)
     tail.append(ml)
+    vault.index_left_out = sorted(left_out)
     return sections, tail
+
+
+# File paths whose wikilink needs no test: word characters, spaces inside names, and
+# punctuation that means nothing in a link.
+_PLAIN = re.compile(r"(?:[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?/)*"
+                    r"[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?")
+
+
+def _checked_link(resolver, path: str, text: str, index: str, index_folder: str) -> str | None:
+    """A link to ``path`` that the parser reads back as one link resolving to it, or None.
+
+    Tried in order: ``[[name]]``, ``[name](<rel>)`` and ``[name](percent%20encoded)``.
+    A file name with ``#``, ``|``, ``[[``, a newline or leading spaces may fit none.
+    """
+    from urllib.parse import quote
+
+    from vaultkit.parse import parse_note
+
+    name = path.rsplit("/", 1)[-1]
+    rel = posixpath.relpath(path, index_folder or ".")
+    label = " ".join(name.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    label = label or "note"
+    candidates = []
+    if not _UNSAFE & set(text) and "\n" not in text and "\r" not in text:
+        candidates.append(f"[[{text}]]")
+    if not set("<>\n\r") & set(rel):
+        candidates.append(f"[{label}](<{rel}>)")
+    candidates.append(f"[{label}]({quote(rel, safe='/')})")
+    for markup in candidates:
+        probe = parse_note(index, f"- {markup}\n".encode("utf-8"))
+        if len(probe.links) != 1:
+            continue
+        res = resolver.resolve(probe, probe.links[0])
+        if res.path == path and res.ok and not res.ambiguous:
+            return markup
+    return None
 
 
 def _line_maker(path: str, desc: str, link, meta: list[str]):

@@ -150,9 +150,11 @@ class Note:
 
         source = self._source
         self._blob = None  # the cache stores the note anew
-        try:
-            with open(source, "rb") as fh:  # type: ignore[arg-type]
-                return parse_note(self.path, fh.read(), size=self.size, mtime_ns=self.mtime_ns)
+        from vaultkit.bounded import read_regular
+
+        try:  # the scan saw this size: never read more (nor a FIFO swapped in)
+            data = read_regular(source, self.size)  # type: ignore[arg-type]
+            return parse_note(self.path, data, size=self.size, mtime_ns=self.mtime_ns)
         except (OSError, TypeError) as exc:
             return Note(path=self.path, size=self.size, mtime_ns=self.mtime_ns,
                         error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")

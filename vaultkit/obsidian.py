@@ -5,8 +5,10 @@ order. A type's query is its folder, written folder-exact (``path:"memory/decisi
 a layer's query is its folders, or a ``path:/regex/`` for file patterns (the daily
 journal ``memory/YYYY-MM-DD.md``, the bootstrap files at the root), joined with ``OR``.
 
-The merge keeps every other key and every group the user made, in place: a group whose
-query is one of vaultkit's gets the profile's colour, missing groups are appended. A
+The merge keeps every other key and every group the user made, in place, and only
+appends vaultkit's groups that are missing: a group whose query is one of vaultkit's
+keeps the colour it has, so a colour the user picked in Obsidian wins (``recolour``,
+``graph --write-colors --recolor``, sets the profile's colours again). A
 missing file is created with Obsidian's defaults. When nothing changes the file is not
 written, so running it twice gives the same bytes. A file that is not valid JSON (or not
 an object) is an error and stays untouched.
@@ -116,19 +118,24 @@ def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     real, root = os.path.realpath(path), os.path.realpath(vault.root)
     if not real.startswith(root.rstrip(os.sep) + os.sep):  # never read (or copy in) a file
         raise VaultkitError(f"{GRAPH_JSON}: a symlink out of the vault; left untouched")
+    from vaultkit.bounded import MAX_CONFIG_BYTES, LimitError, load_json, read_regular
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        raise VaultkitError(f"{GRAPH_JSON}: cannot read: {exc.strerror or exc}") from None
+        raise VaultkitError(f"{GRAPH_JSON}: cannot read: {exc.strerror or exc}; "
+                            "left untouched") from None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = load_json(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise VaultkitError(f"{GRAPH_JSON}: not UTF-8; left untouched") from None
     except json.JSONDecodeError as exc:
         raise VaultkitError(f"{GRAPH_JSON}: not valid JSON (line {exc.lineno}, column "
                             f"{exc.colno}: {exc.msg}); left untouched") from None
+    except LimitError as exc:
+        raise VaultkitError(f"{GRAPH_JSON}: not read: {exc}; left untouched") from None
     if not isinstance(data, dict):
         raise VaultkitError(f"{GRAPH_JSON}: not a JSON object; left untouched")
     groups = data.get("colorGroups", [])
@@ -137,8 +144,10 @@ def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     return data, raw
 
 
-def merge_colours(data: dict | None, groups: list[dict]) -> dict:
-    """``data`` (a parsed graph.json, or None) with ``groups`` merged in; a new dict."""
+def merge_colours(data: dict | None, groups: list[dict], recolour: bool = False) -> dict:
+    """``data`` (a parsed graph.json, or None) with ``groups`` merged in; a new dict.
+
+    Missing groups are appended; an existing one keeps its colour unless ``recolour``."""
     out = dict(DEFAULTS) if data is None else dict(data)
     existing = list(out.get("colorGroups") or [])
     index = {g.get("query"): i for i, g in enumerate(existing) if isinstance(g, dict)}
@@ -147,14 +156,15 @@ def merge_colours(data: dict | None, groups: list[dict]) -> dict:
         i = index.get(group["query"])
         if i is None:
             merged.append({"query": group["query"], "color": dict(group["color"])})
-        else:
+        elif recolour:
             merged[i]["color"] = dict(group["color"])
     out["colorGroups"] = merged
     return out
 
 
 def missing_colour_groups(vault: "Vault") -> list[dict]:
-    """vaultkit's groups that graph.json lacks or colours differently (all, if no file)."""
+    """vaultkit's groups that graph.json lacks (all, if no file). A group the user
+    recoloured is there: its colour is the user's choice."""
     try:
         data, _ = _load(vault)
     except VaultkitError:
@@ -163,15 +173,15 @@ def missing_colour_groups(vault: "Vault") -> list[dict]:
     for g in (data or {}).get("colorGroups") or []:
         if isinstance(g, dict) and isinstance(g.get("color"), dict):
             have[g.get("query")] = g["color"].get("rgb")
-    return [g for g in colour_groups(vault.profile) if have.get(g["query"]) != g["color"]["rgb"]]
+    return [g for g in colour_groups(vault.profile) if g["query"] not in have]
 
 
-def write_colors(vault: "Vault") -> bool:
+def write_colors(vault: "Vault", recolour: bool = False) -> bool:
     """Merge the colour groups into graph.json, atomically. True when the file changed."""
     from vaultkit.atomic import write_atomic
 
     data, raw = _load(vault)
-    merged = merge_colours(data, colour_groups(vault.profile))
+    merged = merge_colours(data, colour_groups(vault.profile), recolour)
     if data is not None and merged == data:
         return False
     text = json.dumps(merged, indent=2, ensure_ascii=False)
@@ -182,7 +192,52 @@ def write_colors(vault: "Vault") -> bool:
         new = b"\xef\xbb\xbf" + new
     if new == raw:
         return False
-    target = vault.root / GRAPH_JSON
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, new)
+    from vaultkit.atomic import remove_stale_temps
+
+    # (the scan never lists .obsidian/: a killed write's leftover is removed here)
+    remove_stale_temps(vault.root / ".obsidian", ".graph.json.")
+    write_atomic(vault.root / GRAPH_JSON, new, root=vault.root, owned=(GRAPH_JSON,))
     return True
+
+
+# -- the templates folder ---------------------------------------------------------
+
+# Where Obsidian's core Templates plugin and the Templater plugin keep their settings, and
+# the key naming the templates folder in each.
+TEMPLATE_SETTINGS = ((".obsidian/templates.json", "folder"),
+                     (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"))
+_MAX_SETTINGS_BYTES = 1_000_000
+
+
+def template_folders(root) -> tuple[str, ...]:
+    """The vault folders Obsidian's settings name as templates folders ('/'-separated,
+    without slashes at either end). A template holds placeholders (``{{date}}``,
+    ``<% tp.date.now() %>``), not a note: it is not linted. Unreadable or odd settings
+    name nothing."""
+    import os
+    import stat
+
+    found = []
+    for rel, key in TEMPLATE_SETTINGS:
+        path = os.path.join(str(root), rel)
+        try:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SETTINGS_BYTES:
+                continue
+            with open(path, "rb") as fh:
+                data = json.loads(fh.read(_MAX_SETTINGS_BYTES + 1).decode("utf-8-sig"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        folder = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(folder, str):
+            continue
+        folder = folder.replace("\\", "/").strip().strip("/")
+        if folder and folder not in found and ".." not in folder.split("/"):
+            found.append(folder)
+    return tuple(found)
+
+
+def in_folders(path: str, folders: tuple[str, ...]) -> bool:
+    """``path`` lies inside one of ``folders`` (case-insensitively, as Obsidian matches)."""
+    low = path.lower()
+    return any(low.startswith(f.lower() + "/") for f in folders)

@@ -79,17 +79,19 @@ def find_config(vault, path: str | Path | None = None) -> Path | None:
 
 def load_openclaw(path: str | Path) -> tuple[dict | None, tuple[str, int | None, int | None] | None]:
     """Read a JSON5 config: ``(data, None)`` or ``(None, (message, line, column))``. Never raises."""
-    import json5
+    from vaultkit.bounded import LimitError, load_json5, read_text
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # (a FIFO or /dev/zero given as the config is refused, not read forever)
+        text = read_text(path)
     except FileNotFoundError:
         return None, (f"{path}: no such file", None, None)
     except (OSError, UnicodeDecodeError) as exc:
         return None, (f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}", None, None)
     try:
-        data = json5.loads(text)
+        data = load_json5(text)
+    except LimitError as exc:
+        return None, (f"not read: {exc}", None, None)
     except ValueError as exc:
         message = str(exc)
         m = _ERROR_RE.match(message)
@@ -105,6 +107,16 @@ def load_openclaw(path: str | Path) -> tuple[dict | None, tuple[str, int | None,
     if not isinstance(data, dict):
         return None, (f"the top level is {type(data).__name__}, not an object", 1, 1)
     return data, None
+
+
+def config_trouble(path: Path, error: tuple) -> str:
+    """What is wrong with an unusable config, in the words every audit check uses."""
+    if not Path(path).exists():
+        return "does not exist"
+    message, line, _ = error
+    if line is None and "cannot be read" in message:
+        return "cannot be read"
+    return "does not parse"
 
 
 def _agent_entry(data: dict, agent_id: str | None) -> dict | None:
@@ -202,7 +214,7 @@ def bootstrap_limits(vault, path: str | Path | None = None,
         return per_file, total, "the profile's budgets; no openclaw.json found"
     data, error = _load_cached(config)
     if error is not None:
-        return per_file, total, f"the profile's budgets; {config} does not parse"
+        return per_file, total, f"the profile's budgets; {config} {config_trouble(config, error)}"
     sources = []
     value, where = setting(data, "bootstrapMaxChars", agent)
     if where and _as_limit(value) is not None:

@@ -18,6 +18,7 @@ bounded before anything is built, and no tag can construct a Python object.
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import unquote
 
@@ -29,31 +30,44 @@ MAX_FRONTMATTER_CHARS = 256_000
 
 _BOM = b"\xef\xbb\xbf"
 
+# Every pattern here runs on note text, so each is linear in its input: no two adjacent
+# quantifiers can match the same characters (tests/test_parse_linear.py holds them to it).
 _QUOTE = re.compile(r"^(?: {0,3}> ?)+")
 _ITEM_FIRST = frozenset("-*+0123456789")
-_LIST_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( {1,4}(?! )|\t|$)")
+_LIST_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_REFDEF = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|\S+)")
 
 _BACKTICKS = re.compile(r"`+")
-_HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
-_SUPPRESS = re.compile(
-    r"^\s*vaultkit-(disable-next-line|disable-file|disable|enable)\b([^>]*?)\s*$", re.S
-)
+_MAX_ITEMS_PER_LINE = 20
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
+_BRACKET = re.compile(r"[\[\]\\]")
+_ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
+_RULE_SEP = re.compile(r"[\s,]+")
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(
-    r"(!?)\[((?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]"
-    r"\(\s*(<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)"
-    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"
-)
 _AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>")
-_TAG = re.compile(r"(?<![^\s(\[{,;])#([\w/-]+)")
+# A tag runs to the first whitespace or punctuation other than "_ - /" (ASCII, general
+# and CJK punctuation); letters of any script, digits and emoji are tag characters.
+_TAG = re.compile(r"(?<![^\s(\[{,;])#([^\s!-,.:-@\[-^`{-~\u2010-\u2027\u2030-\u205e"
+                  r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+)")
 _ALL_DIGITS = re.compile(r"^[\d/_-]*$")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
+_BLOCK_ID_CHARS = re.compile(r"[A-Za-z0-9-]+")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_HTML_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
+_HTML_RAW_TAGS = frozenset({"pre", "script", "style", "textarea"})
+_HTML_BLOCK_TAGS = frozenset(
+    "address article aside base basefont blockquote body caption center col colgroup dd "
+    "details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 "
+    "h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol "
+    "optgroup option p param search section summary table tbody td tfoot th thead title tr "
+    "track ul".split())
+_HTML_COMPLETE_TAG = re.compile(
+    r"(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*"
+    r"(?:[ \t]*=[ \t]*(?:[^ \t\"'=<>`]+|'[^'\n]*'|\"[^\"\n]*\"))?)*[ \t]*/?>"
+    r"|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$")
 _PERCENT = "%%"
 
 
@@ -166,10 +180,13 @@ def load_yaml_mapping(source: str, first_line: int = 1):
                 node.tag, "not a mapping")
             return None, {}, (f"frontmatter is {kind}, not a mapping of properties",
                               first_line + node.start_mark.line)
-        count = _count_nodes(node, MAX_YAML_NODES)
-        if count > MAX_YAML_NODES:
-            return None, {}, (f"frontmatter expands to more than {MAX_YAML_NODES:,} YAML nodes "
-                              "(alias bomb?); not read", first_line)
+        from vaultkit.bounded import MAX_DEPTH, yaml_problem
+
+        # alias bombs, and nesting so deep that the cache (marshal) and every walk of
+        # the value would fail on it
+        problem = yaml_problem(node, MAX_YAML_NODES, MAX_DEPTH)
+        if problem:
+            return None, {}, (f"frontmatter {problem}; not read", first_line)
         keys: dict[str, int] = {}
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):
@@ -258,6 +275,21 @@ def _strip_indent(s: str, columns: int) -> str:
     return (" " * (width - columns) if width > columns else "") + s[i:]
 
 
+class _Raw:
+    """An open block whose lines are not prose: a fence, a ``$$`` math block or an HTML block."""
+
+    __slots__ = ("kind", "char", "length", "end", "start", "base", "depth", "chunk")
+
+    def __init__(self, kind: str, start: int, base: int, depth: int, char: str = "",
+                 length: int = 0, end: str = ""):
+        self.kind = kind  # "fence", "math", "html" (ends at `end`), "html-blank" (at a blank line)
+        self.char, self.length, self.end = char, length, end
+        self.start = start
+        self.base = base  # content indent of the list item it opened in (0: none)
+        self.depth = depth  # block quote depth it opened at
+        self.chunk: list[str] | None = None  # an HTML comment's text (suppressions)
+
+
 class _Scanner:
     """Line-by-line block scanner; collects into ``note``."""
 
@@ -270,7 +302,6 @@ class _Scanner:
         self.para_text: list[str] = []  # the paragraph's lines without container markers
         self.list_stack: list[int] = []  # content indents of open list items
         self.list_quote: list[int] = []  # the quote depth each of them opened at
-        self.code_start: int | None = None
         self.pending_percent = False
 
     # bookkeeping of non-prose ranges
@@ -281,27 +312,76 @@ class _Scanner:
         else:
             ranges.append((start, end))
 
+    def _raw_line(self, raw_block: _Raw, raw: str, lineno: int) -> bool | None:
+        """One line inside ``raw_block``: True if it belongs to it (and maybe closes it: the
+        block's ``kind`` is then ""), None if the block's container ended before this line."""
+        if ">" in raw[:8]:
+            quote = _QUOTE.match(raw)
+            depth = quote.group(0).count(">") if quote else 0
+            content = raw[quote.end():] if quote else raw
+        else:
+            depth, content = 0, raw
+        # fenced code and HTML blocks have no lazy continuation: a line outside the quote
+        # or list item they opened in closes them (CommonMark §5.1, §5.2)
+        if depth < raw_block.depth:
+            return None
+        if raw_block.base and depth > raw_block.depth:
+            # a ">" left of the list item's content ends the item (and the block in it);
+            # one indented into the item is the block's text
+            if raw_block.depth or _indent_of(raw) < raw_block.base:
+                return None
+            return True
+        blank = not content or content.isspace()
+        if blank:
+            if raw_block.kind == "html-blank":
+                raw_block.kind = ""
+                return None
+            return True
+        if raw_block.base and _indent_of(content) < raw_block.base:
+            return None
+        inner = _strip_indent(content, raw_block.base) if raw_block.base else content
+        kind = raw_block.kind
+        if depth > raw_block.depth:
+            pass  # a deeper quote is content of the block
+        elif kind == "fence":
+            s = inner.lstrip()
+            if (_indent_of(inner) < 4 and s[:1] == raw_block.char
+                    and len(s) - len(s.lstrip(raw_block.char)) >= raw_block.length
+                    and not s.lstrip(raw_block.char).strip()):
+                raw_block.kind = ""
+        elif kind == "math":
+            if "$$" in inner:
+                raw_block.kind = ""
+        elif kind == "html":
+            if raw_block.chunk is not None:
+                raw_block.chunk.append(raw)
+            if raw_block.end in (inner.lower() if raw_block.end[:2] == "</" else inner):
+                raw_block.kind = ""
+        return True
+
     def scan(self, start: int) -> None:
         lines = self.lines
         n = len(lines)
         i = start
-        fence: tuple[str, int] | None = None
-        fence_start = 0
+        raw_block: _Raw | None = None
         while i < n:
             raw = lines[i]
             lineno = i + 1
             if raw.endswith("\r"):
                 raw = raw[:-1]
 
-            # inside a fenced code block: only its closing fence matters
-            if fence is not None:
-                content = _QUOTE.sub("", raw, count=1) if ">" in raw[:8] else raw
-                s = content.strip()
-                if s and s[0] == fence[0] and len(s) >= fence[1] and s.strip(fence[0]) == "":
-                    self._code(fence_start, lineno)
-                    fence = None
-                i += 1
-                continue
+            # inside a fence, math or HTML block: only its end (or its container's) matters
+            if raw_block is not None:
+                inside = self._raw_line(raw_block, raw, lineno)
+                if inside:
+                    self._code(lineno, lineno)
+                    i += 1
+                    if not raw_block.kind:
+                        self._close_raw(raw_block)
+                        raw_block = None
+                    continue
+                self._close_raw(raw_block)
+                raw_block = None  # and read this line as a new block
 
             # inside an Obsidian %% comment that spans lines
             if self.pending_percent:
@@ -321,6 +401,9 @@ class _Scanner:
 
             if not raw or raw.isspace():
                 self._flush()
+                while self.list_quote and self.list_quote[-1] > 0:  # the quote ends here
+                    self.list_stack.pop()
+                    self.list_quote.pop()
                 i += 1
                 continue
 
@@ -333,6 +416,9 @@ class _Scanner:
                 if not content or content.isspace():  # a blank line inside the quote
                     self.quote_depth = depth
                     self._flush()
+                    while self.list_quote and self.list_quote[-1] > depth:  # deeper quotes end
+                        self.list_stack.pop()
+                        self.list_quote.pop()
                     i += 1
                     continue
             else:
@@ -347,8 +433,10 @@ class _Scanner:
                 lazy = bool(self.para and indent < self.list_stack[-1]
                             and not _LIST_ITEM.match(content) and not _starts_block(content))
                 if not lazy:
+                    # (a deeper quote than the item's ends it too: quotes inside list
+                    # items are read as starting at the left margin)
                     while self.list_stack and (indent < self.list_stack[-1]
-                                               or depth < self.list_quote[-1]):
+                                               or depth != self.list_quote[-1]):
                         self.list_stack.pop()
                         self.list_quote.pop()
             if self.list_stack:
@@ -357,85 +445,113 @@ class _Scanner:
             else:
                 rel, rel_indent = content, indent
 
-            # indented code (cannot interrupt a paragraph)
-            if rel_indent >= 4 and not self.para:
-                j = i + 1
-                end = i
-                while j < n:
-                    nxt = lines[j].rstrip("\r")
-                    if not nxt.strip():
-                        j += 1
-                        continue
-                    nq = _QUOTE.match(nxt) if ">" in nxt[:8] else None
-                    nc = nxt[nq.end():] if nq else nxt
-                    base = self.list_stack[-1] if self.list_stack else 0
-                    if _indent_of(nc) - base >= 4:
-                        end = j
-                        j += 1
-                        continue
-                    break
-                self._code(lineno, end + 1)
-                i = end + 1
+            if rel_indent >= 4:
+                if self.para:  # a paragraph continuation line, whatever it looks like
+                    self._add_para(lineno, raw, rel)
+                    i += 1
+                    continue
+                i = self._indented_code(i, lineno)
                 continue
 
-            m_item = _LIST_ITEM.match(rel) if rel_indent < 4 and (
-                rel.lstrip()[:1] in _ITEM_FIRST) else None
-            if m_item:
-                marker_text = rel[m_item.end():]
-                if marker_text.strip() or not self.para:
+            if rel.lstrip()[:2] == "[^":
+                m_note = _FOOTNOTE_DEF.match(rel)
+                if m_note:  # a footnote definition holds blocks indented by 4, like an item
                     self._flush()
-                    base = self.list_stack[-1] if self.list_stack else 0
-                    width = len(m_item.group(1)) + len(m_item.group(2))
-                    pad = m_item.group(3)
-                    width += (len(pad) if pad and pad != "\t" else 1)
-                    self.list_stack.append(base + width)
+                    self.list_stack.append((self.list_stack[-1] if self.list_stack else 0) + 4)
                     self.list_quote.append(depth)
-                    rel = marker_text
-                    if not rel.strip():
+                    rel = " " * m_note.end() + rel[m_note.end():]
+                    rel = rel.lstrip(" \t")
+                    if not rel:
                         i += 1
                         continue
+            item_line = 0  # 1: the line ends with its list markers, 2: starts indented code
+            opened = 0
+            # a line may open several items ("- 1. x"); a bounded number, so that a line of
+            # 30,000 "- " stays linear
+            while rel.lstrip()[:1] in _ITEM_FIRST and opened < _MAX_ITEMS_PER_LINE:
+                opened += 1
+                m_item = _LIST_ITEM.match(rel)
+                if not m_item or (m_item.group(2) in "-*" and _THEMATIC.match(rel)):
+                    break  # ("- - -" is a thematic break, not a list: §4.1)
+                marker_text = rel[m_item.end():]
+                ordered = m_item.group(2)[0].isdigit()
+                # an empty item, or an ordered one not starting at 1, cannot interrupt a
+                # paragraph (CommonMark §5.2)
+                if (not marker_text.strip() and self.para) or (
+                        self.para and ordered and m_item.group(2)[:-1] != "1"
+                        and not self.list_stack):
+                    break
+                self._flush()
+                base = self.list_stack[-1] if self.list_stack else 0
+                width = len(m_item.group(1)) + len(m_item.group(2))
+                pad = m_item.group(3)
+                if not pad or not marker_text.strip():
+                    width += 1
+                    item_line = 1
+                elif _indent_of(" " * width + pad) - width > 4:
+                    # five or more spaces: the item starts with indented code
+                    width += 1
+                    item_line = 2
+                else:
+                    width += _indent_of(" " * width + pad) - width
+                self.list_stack.append(base + width)
+                self.list_quote.append(depth)
+                rel = marker_text
+                if item_line:
+                    break
+            if item_line:
+                if item_line == 2:
+                    self._code(lineno, lineno)
+                i += 1
+                continue
 
             s = rel.lstrip()
             first = s[:1]
+            base = self.list_stack[-1] if self.list_stack else 0
 
             # fenced code
             if first in ("`", "~"):
-                m = _FENCE.match(rel if _indent_of(rel) < 4 else rel.lstrip())
+                m = _FENCE.match(rel)
                 if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
                     self._flush()
-                    fence = (m.group(1)[0], len(m.group(1)))
-                    fence_start = lineno
+                    raw_block = _Raw("fence", lineno, base, depth, m.group(1)[0], len(m.group(1)))
                     self._code(lineno, lineno)
                     i += 1
                     continue
 
-            # math block
-            if s.startswith("$$"):
-                self._flush()
-                if s.rstrip().endswith("$$") and len(s.strip()) > 2:
+            # math block; a one-line $$...$$ followed by text is prose with inline math
+            if first == "$" and s.startswith("$$"):
+                close = s.find("$$", 2)
+                if close < 0:
+                    self._flush()
+                    raw_block = _Raw("math", lineno, base, depth)
                     self._code(lineno, lineno)
                     i += 1
                     continue
-                j = i + 1
-                while j < n and "$$" not in lines[j]:
-                    j += 1
-                end = min(j, n - 1)
-                self._code(lineno, end + 1)
-                i = end + 1
-                continue
+                if not s[close + 2:].strip():
+                    self._flush()
+                    self._code(lineno, lineno)
+                    i += 1
+                    continue
 
-            # HTML comment block (and the suppression comments in it)
-            if s.startswith("<!--"):
-                self._flush()
-                j = i
-                chunk = [raw]
-                while "-->" not in lines[j] and j + 1 < n:
-                    j += 1
-                    chunk.append(lines[j].rstrip("\r"))
-                self._comments("\n".join(chunk), lineno)
-                self._code(lineno, j + 1)
-                i = j + 1
-                continue
+            # HTML blocks (comments carry the suppression comments)
+            if first == "<":
+                html = _html_block_start(s, bool(self.para))
+                if html is not None:
+                    self._flush()
+                    end = html
+                    block = _Raw("html-blank" if end == "" else "html", lineno, base, depth,
+                                 end=end)
+                    if end == "-->":
+                        block.chunk = [raw]
+                    self._code(lineno, lineno)
+                    rest = s[4:] if end == "-->" else s[1:]
+                    if end and end in (rest.lower() if end[:2] == "</" else rest):
+                        self._close_raw(block)
+                    else:
+                        raw_block = block
+                    i += 1
+                    continue
 
             # %% block comment opening on its own line
             if s.startswith(_PERCENT) and _PERCENT not in s[2:]:
@@ -447,11 +563,11 @@ class _Scanner:
 
             # ATX heading
             if first == "#":
-                m = _ATX.match(rel)
-                if m:
+                atx = _atx(s)
+                if atx is not None:
                     self._flush()
-                    text = (m.group(2) or "").strip()
-                    self.note.headings.append(Heading(len(m.group(1)), text, lineno))
+                    level, text = atx
+                    self.note.headings.append(Heading(level, text, lineno))
                     col = raw.find(text) if text else 0
                     self._inline([(lineno, " " * max(col, 0) + text)] if text else [], heading=True)
                     i += 1
@@ -472,23 +588,88 @@ class _Scanner:
                 i += 1
                 continue
 
-            # link reference definition
-            if first == "[" and not self.para:
-                m = _REFDEF.match(rel)
-                if m:
-                    dest = m.group(2)
-                    col = raw.find(dest) + 1
-                    link = _markdown_link(dest, "", False, lineno, col, m.group(0).strip())
-                    if link is not None:
-                        self.note.links.append(link)
-                    i += 1
+            # link reference definition (not a footnote: "[^1]: text" is prose)
+            if first == "[" and not self.para and s[1:2] != "^":
+                used = self._refdef(i, s, raw, depth)
+                if used:
+                    i += used
                     continue
 
             self._add_para(lineno, raw, rel)
             i += 1
         self._flush()
-        if fence is not None:
-            self._code(fence_start, n)
+        if raw_block is not None:
+            self._close_raw(raw_block)
+
+    def _indented_code(self, i: int, lineno: int) -> int:
+        """Mark an indented code block starting at line index ``i``; returns the next index."""
+        lines, n = self.lines, len(self.lines)
+        j = i + 1
+        end = i
+        base = self.list_stack[-1] if self.list_stack else 0
+        while j < n:
+            nxt = lines[j].rstrip("\r")
+            if not nxt.strip():
+                if self.quote_depth:  # a blank line ends the quote holding the code
+                    break
+                j += 1
+                continue
+            nq = _QUOTE.match(nxt) if ">" in nxt[:8] else None
+            if (nq.group(0).count(">") if nq else 0) != self.quote_depth:
+                break
+            nc = nxt[nq.end():] if nq else nxt
+            if not nc.strip():  # a blank line inside the quote
+                j += 1
+                continue
+            if _indent_of(nc) - base >= 4:
+                end = j
+                j += 1
+                continue
+            break
+        self._code(lineno, end + 1)
+        return end + 1
+
+    def _close_raw(self, block: _Raw) -> None:
+        if block.chunk is not None:
+            self._comments("\n".join(block.chunk), block.start)
+
+    def _refdef(self, i: int, s: str, raw: str, depth: int) -> int:
+        """Read a link reference definition starting on line index ``i`` (``s``: the line
+        without container markers and indent). Returns how many lines it used (0: none)."""
+        label_end = _label_end(s)
+        if label_end < 0 or s[label_end + 1:label_end + 2] != ":":
+            return 0
+        rest = s[label_end + 2:]
+        lineno = i + 1
+        used = 1
+        dest_line, dest_raw = lineno, raw
+        if not rest.strip():  # the destination on the next line
+            if i + 1 >= len(self.lines):
+                return 0
+            nxt = self.lines[i + 1].rstrip("\r")
+            rest = _QUOTE.sub("", nxt, count=1) if depth else nxt
+            if not rest.strip():
+                return 0
+            used, dest_line, dest_raw = 2, lineno + 1, nxt
+        rest = rest.lstrip(" \t")
+        dest, after = _refdef_destination(rest)
+        if dest is None:
+            return 0
+        tail = after.strip()
+        if tail and not _is_title(tail):
+            return 0
+        if not tail:  # a title may follow on the next line
+            k = i + used
+            if k < len(self.lines):
+                nxt = self.lines[k].rstrip("\r")
+                cand = (_QUOTE.sub("", nxt, count=1) if depth else nxt).strip()
+                if cand and _is_title(cand):
+                    used += 1
+        col = dest_raw.find(dest) + 1
+        link = _markdown_link(dest, "", False, dest_line, col, s.strip() if used == 1 else dest)
+        if link is not None:
+            self.note.links.append(link)
+        return used
 
     def _add_para(self, lineno: int, raw: str, rel: str) -> None:
         if not self.para:
@@ -503,12 +684,11 @@ class _Scanner:
             self.para = []
 
     def _comments(self, text: str, lineno: int) -> None:
-        for m in _HTML_COMMENT.finditer(text):
-            sm = _SUPPRESS.match(m.group(1))
-            if sm:
-                rules = tuple(r for r in re.split(r"[\s,]+", sm.group(2).strip()) if r)
-                line = lineno + text.count("\n", 0, m.start())
-                self.note.suppressions.append(Suppression(sm.group(1), rules, line))
+        for start, _end, body in _html_comments(text):
+            sup = _suppression(body)
+            if sup:
+                line = lineno + text.count("\n", 0, start)
+                self.note.suppressions.append(Suppression(sup[0], sup[1], line))
 
     def _inline(self, segments: list[tuple[int, str]], heading: bool = False) -> None:
         """Scan one paragraph (or heading) for links, tags and block ids."""
@@ -525,18 +705,25 @@ class _Scanner:
         if "`" in masked:
             masked = _mask_code_spans(masked)
         if "<!--" in masked:
-            for m in _HTML_COMMENT.finditer(masked):
-                sm = _SUPPRESS.match(m.group(1))
-                if sm:
-                    rules = tuple(r for r in re.split(r"[\s,]+", sm.group(2).strip()) if r)
-                    line = segments[_seg_index(starts, m.start())][0]
-                    self.note.suppressions.append(Suppression(sm.group(1), rules, line))
-            masked = _HTML_COMMENT.sub(lambda m: _blank_out(m.group(0)), masked)
+            pieces, last = [], 0
+            for start, end, body in _html_comments(masked):
+                sup = _suppression(body)
+                if sup:
+                    line = segments[_seg_index(starts, start)][0]
+                    self.note.suppressions.append(Suppression(sup[0], sup[1], line))
+                pieces.append(masked[last:start])
+                pieces.append(_blank_out(masked[start:end]))
+                last = end
+            if pieces:
+                pieces.append(masked[last:])
+                masked = "".join(pieces)
         if _PERCENT in masked:
             masked, opened = _mask_percent(masked)
             if opened:
                 self.pending_percent = True
                 self._code(segments[-1][0], segments[-1][0])
+        if "$" in masked:
+            masked = _mask_math(masked)
         if "<" in masked:
             masked = _AUTOLINK.sub(lambda m: _blank_out(m.group(0)), masked)
 
@@ -545,6 +732,8 @@ class _Scanner:
             if "[[" in masked:
                 pieces, last = [], 0
                 for m in _WIKI.finditer(masked):
+                    if m.start() and masked[m.start() - 1] == "\\":
+                        continue  # \[[ is an escaped bracket
                     k = _seg_index(starts, m.start())
                     note.links.append(_wikilink(m, segments[k][0], m.start() - starts[k] + 1))
                     pieces.append(masked[last:m.start()])
@@ -553,18 +742,25 @@ class _Scanner:
                 if pieces:
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
+            if "^[" in masked:
+                masked = _mask_inline_footnotes(masked)
             if "](" in masked:
-                pieces, last = [], 0
-                for m in _MDLINK.finditer(masked):
-                    k = _seg_index(starts, m.start())
-                    link = _markdown_link(m.group(3), m.group(2), bool(m.group(1)), segments[k][0],
-                                          m.start() - starts[k] + 1, m.group(0))
-                    if link is not None:
-                        note.links.append(link)
-                    pieces.append(masked[last:m.start()])
-                    pieces.append(_blank_out(m.group(0)))
-                    last = m.end()
-                if pieces:
+                found = _markdown_links(masked)
+                if found:
+                    found.sort()
+                    for start, end, embed, label, dest in found:
+                        k = _seg_index(starts, start)
+                        link = _markdown_link(dest, label.strip(), embed, segments[k][0],
+                                              start - starts[k] + 1, text[start:end])
+                        if link is not None:
+                            note.links.append(link)
+                    pieces, last = [], 0
+                    for start, end, *_ in found:
+                        if start < last:
+                            continue  # an image inside a link: blanked with the link
+                        pieces.append(masked[last:start])
+                        pieces.append(_blank_out(masked[start:end]))
+                        last = end
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
         if "#" in masked:
@@ -575,11 +771,182 @@ class _Scanner:
                 k = _seg_index(starts, m.start())
                 note.tags.append(Tag(body, segments[k][0], m.start() - starts[k] + 1))
         if "^" in masked and not heading:
-            for k, (lineno, _) in enumerate(segments):
-                end = starts[k + 1] - 1 if k + 1 < len(starts) else len(masked)
-                m = _BLOCK_ID.search(masked, starts[k], end)
-                if m:
-                    note.block_ids.setdefault(m.group(1).lower(), lineno)
+            # a block id ends the block: the last line of the paragraph, never one before it
+            block_id = _block_id(masked[starts[-1]:])
+            if block_id:
+                note.block_ids.setdefault(block_id.lower(), segments[-1][0])
+
+
+def mask_references(text: str) -> str:
+    """``text`` with its links, embeds, inline code, comments and math blanked out (same
+    length, newlines kept): the words a reader sees as the text's own. Linear."""
+    if "`" in text:
+        text = _mask_code_spans(text)
+    if "<!--" in text:
+        pieces, last = [], 0
+        for start, end, _body in _html_comments(text):
+            pieces.append(text[last:start])
+            pieces.append(_blank_out(text[start:end]))
+            last = end
+        pieces.append(text[last:])
+        text = "".join(pieces)
+    if _PERCENT in text:
+        text = _mask_percent(text)[0]
+    if "[[" in text:
+        text = _WIKI.sub(lambda m: _blank_out(m.group(0)), text)
+    if "](" in text:
+        found = _markdown_links(text)
+        if found:
+            chars = list(text)
+            for start, end, *_ in found:
+                chars[start:end] = _blank_out(text[start:end])
+            text = "".join(chars)
+    return text
+
+
+def _block_id(line: str) -> str | None:
+    line = line.rstrip()
+    caret = line.rfind("^")
+    if caret < 0 or (caret and line[caret - 1] not in " \t"):
+        return None
+    ident = line[caret + 1:]
+    if ident and _BLOCK_ID_CHARS.fullmatch(ident):
+        return ident
+    return None
+
+
+def _atx(s: str) -> tuple[int, str] | None:
+    """``(level, text)`` of an ATX heading line (indent already removed), else None."""
+    level = len(s) - len(s.lstrip("#"))
+    if not 1 <= level <= 6:
+        return None
+    rest = s[level:]
+    if rest and rest[0] not in " \t":
+        return None
+    rest = rest.strip(" \t")
+    bare = rest.rstrip("#")
+    if len(bare) < len(rest) and (not bare or bare[-1] in " \t"):  # a closing sequence
+        rest = bare.rstrip(" \t")
+    return level, rest
+
+
+def _suppression(body: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(action, rules)`` of a ``vaultkit-...`` comment body, else None."""
+    s = body.strip()
+    if not s.startswith("vaultkit-") or ">" in s:
+        return None
+    s = s[9:]
+    for action in _ACTIONS:
+        if s.startswith(action):
+            after = s[len(action):len(action) + 1]
+            if after and (after.isalnum() or after == "_"):
+                continue
+            rules = tuple(r for r in _RULE_SEP.split(s[len(action):].strip()) if r)
+            return action, rules
+    return None
+
+
+def _html_comments(text: str):
+    """``(start, end, body)`` of each complete ``<!-- -->`` comment, in one pass."""
+    pos = 0
+    while True:
+        a = text.find("<!--", pos)
+        if a < 0:
+            return
+        if text.startswith(">", a + 4):  # "<!-->" and "<!--->" are complete (CommonMark §6.6)
+            yield a, a + 5, ""
+            pos = a + 5
+            continue
+        if text.startswith("->", a + 4):
+            yield a, a + 6, ""
+            pos = a + 6
+            continue
+        b = text.find("-->", a + 4)
+        if b < 0:
+            return  # unclosed: no later comment can close either
+        yield a, b + 3, text[a + 4:b]
+        pos = b + 3
+
+
+def _html_block_start(s: str, in_paragraph: bool) -> str | None:
+    """The end condition of the HTML block ``s`` starts (CommonMark §4.6): the text that
+    ends it, "" for "a blank line", None when ``s`` starts none."""
+    if s.startswith("<!--"):
+        return "-->"
+    if s.startswith("<?"):
+        return "?>"
+    if s.startswith("<![CDATA["):
+        return "]]>"
+    if s.startswith("<!") and s[2:3].isascii() and s[2:3].isalpha():
+        return ">"
+    m = _HTML_TAG_NAME.match(s)
+    if not m:
+        return None
+    name = m.group(2).lower()
+    after = s[m.end():m.end() + 1]
+    if not m.group(1) and name in _HTML_RAW_TAGS and (after in ("", " ", "\t", ">")):
+        return f"</{name}>"
+    if name in _HTML_BLOCK_TAGS and (after in ("", " ", "\t", ">") or s[m.end():m.end() + 2] == "/>"):
+        return ""
+    if not in_paragraph and name not in _HTML_RAW_TAGS and _HTML_COMPLETE_TAG.match(s):
+        return ""
+    return None
+
+
+def _label_end(s: str) -> int:
+    """Index of the ``]`` closing the link label that ``s`` (starting with ``[``) opens."""
+    k, n = 1, min(len(s), 1001)
+    while k < n:
+        c = s[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c == "[":
+            return -1
+        if c == "]":
+            return k if s[1:k].strip() else -1
+        k += 1
+    return -1
+
+
+def _refdef_destination(s: str) -> tuple[str | None, str]:
+    """The destination at the start of ``s`` and the text after it."""
+    if s.startswith("<"):
+        k = 1
+        while k < len(s) and s[k] not in "<>":
+            k += 2 if s[k] == "\\" else 1
+        if k >= len(s) or s[k] != ">" or s[k + 1:k + 2] not in ("", " ", "\t"):
+            return None, ""
+        return s[:k + 1], s[k + 1:]
+    end = len(s)
+    for k, c in enumerate(s):
+        if c in " \t":
+            end = k
+            break
+    if end == 0:
+        return None, ""
+    after = s[end:]
+    if after and after[0] not in " \t":
+        return None, ""
+    return s[:end], after
+
+
+def _is_title(s: str) -> bool:
+    """``s`` is one complete link title and nothing else."""
+    if len(s) < 2:
+        return False
+    close = {"\"": "\"", "'": "'", "(": ")"}.get(s[0])
+    if close is None or s[-1] != close:
+        return False
+    k = 1
+    while k < len(s) - 1:
+        if s[k] == "\\":
+            k += 2
+            continue
+        if s[k] == close or (close == ")" and s[k] == "("):
+            return False
+        k += 1
+    return k == len(s) - 1
 
 
 def _starts_block(content: str) -> bool:
@@ -609,31 +976,42 @@ def _blank_out(s: str) -> str:
 
 
 def _mask_code_spans(text: str) -> str:
-    out = []
-    last = 0
-    pos = 0
-    while True:
-        m = _BACKTICKS.search(text, pos)
-        if not m:
-            break
-        run = m.group(0)
-        # find a closing run of exactly the same length
-        close = None
-        k = m.end()
-        while True:
-            c = _BACKTICKS.search(text, k)
-            if not c:
-                break
-            if len(c.group(0)) == len(run):
-                close = c
-                break
-            k = c.end()
-        if close is None:
-            pos = m.end()
+    # runs of backticks by length; a run closes only at the next run of the same length,
+    # and when no such run follows, no later run of that length opens anything either
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)
+            if not (m.start() and text[m.start() - 1] == "\\")]
+    if not runs:
+        return text
+    out, last = [], 0
+    idx = 0
+    unmatched: set[int] = set()
+    by_len: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(runs):
+        by_len.setdefault(b - a, []).append(k)
+    pointer = {length: 0 for length in by_len}
+    while idx < len(runs):
+        a, b = runs[idx]
+        if a < last:
+            idx += 1
             continue
-        out.append(text[last:m.start()])
-        out.append(_blank_out(text[m.start():close.end()]))
-        last = pos = close.end()
+        length = b - a
+        if length in unmatched:
+            idx += 1
+            continue
+        same = by_len[length]
+        p = pointer[length]
+        while p < len(same) and same[p] <= idx:
+            p += 1
+        pointer[length] = p
+        if p >= len(same):
+            unmatched.add(length)
+            idx += 1
+            continue
+        close = runs[same[p]]
+        out.append(text[last:a])
+        out.append(_blank_out(text[a:close[1]]))
+        last = close[1]
+        idx = same[p] + 1
     out.append(text[last:])
     return "".join(out)
 
@@ -656,6 +1034,203 @@ def _mask_percent(text: str) -> tuple[str, bool]:
         pos = b + 2
 
 
+def _mask_math(text: str) -> str:
+    """Mask ``$$...$$`` and ``$...$`` (an opening ``$`` not followed by a space, a closing one
+    not after a space nor before a digit, as Obsidian and pandoc read them)."""
+    out, last = [], 0
+    pos = 0
+    n = len(text)
+    double_done = single_done = False
+    while pos < n:
+        a = text.find("$", pos)
+        if a < 0:
+            break
+        if a and text[a - 1] == "\\":
+            pos = a + 1
+            continue
+        if text.startswith("$$", a):
+            if double_done:
+                pos = a + 2
+                continue
+            b = a + 2
+            while True:
+                b = text.find("$$", b)
+                if b < 0 or text[b - 1] != "\\":
+                    break
+                b += 1
+            if b < 0:
+                double_done = True  # no closing $$ anywhere after: none later either
+                pos = a + 2
+                continue
+            out.append(text[last:a])
+            out.append(_blank_out(text[a:b + 2]))
+            last = pos = b + 2
+            continue
+        if single_done or a + 1 >= n or text[a + 1].isspace() or (a and text[a - 1].isdigit()):
+            pos = a + 1
+            continue
+        b = a + 1
+        close = -1
+        while True:
+            b = text.find("$", b)
+            if b < 0:
+                break
+            if (text[b - 1] not in " \t\n\\" and not text[b + 1:b + 2].isdigit()
+                    and text[b + 1:b + 2] != "$"):
+                close = b
+                break
+            b += 1
+        if close < 0:
+            single_done = True
+            pos = a + 1
+            continue
+        out.append(text[last:a])
+        out.append(_blank_out(text[a:close + 1]))
+        last = pos = close + 1
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _mask_inline_footnotes(text: str) -> str:
+    """Blank the brackets of Obsidian's inline footnotes ``^[...]`` (their text stays prose,
+    and ``^[a](b)`` is a footnote, not a link)."""
+    chars = None
+    stack: list[int] = []  # positions of open "[", negative for footnote openers
+    k, n = 0, len(text)
+    while True:
+        m = _BRACKET.search(text, k)
+        if not m:
+            break
+        j = m.start()
+        c = text[j]
+        if c == "\\":
+            k = j + 2
+            continue
+        if c == "[":
+            stack.append(-j - 1 if j and text[j - 1] == "^" else j)
+        elif stack:
+            opener = stack.pop()
+            if opener < 0:
+                if chars is None:
+                    chars = list(text)
+                o = -opener - 1
+                chars[o - 1] = chars[o] = chars[j] = " "
+        k = j + 1
+    return text if chars is None else "".join(chars)
+
+
+def _markdown_links(t: str) -> list[tuple[int, int, bool, str, str]]:
+    """Inline links and images ``[text](dest "title")`` as CommonMark finds them (§6.3):
+    brackets nest, an image may sit inside a link, a link never inside a link, ``\\[`` is
+    no bracket. Returns ``(start, end, is_image, text, destination)``."""
+    out = []
+    openers: list[tuple[int, bool]] = []  # (position of "[", is image)
+    floor = 0  # link openers below this index are inactive: no link inside a link
+    k, n = 0, len(t)
+    while True:
+        m = _BRACKET.search(t, k)
+        if not m:
+            break
+        j = m.start()
+        c = t[j]
+        if c == "\\":
+            k = j + 2
+            continue
+        if c == "[":
+            openers.append((j, j > 0 and t[j - 1] == "!" and not (j > 1 and t[j - 2] == "\\")))
+            if len(openers) > 1000:  # bound the work on hostile text
+                del openers[:500]
+                floor = max(0, floor - 500)
+            k = j + 1
+            continue
+        k = j + 1
+        if not openers:
+            continue
+        position, image = openers.pop()
+        if (not image and len(openers) < floor) or t[j + 1:j + 2] != "(":
+            continue
+        dest = _inline_destination(t, j + 2)
+        if dest is None:
+            continue
+        destination, end = dest
+        start = position - 1 if image else position
+        out.append((start, end, image, t[position + 1:j], destination))
+        if not image:
+            floor = len(openers)
+        k = end
+    return out
+
+
+def _skip_space(t: str, k: int) -> int:
+    n = len(t)
+    while k < n and t[k] in " \t":
+        k += 1
+    if k < n and t[k] == "\n":
+        k += 1
+        while k < n and t[k] in " \t":
+            k += 1
+    return k
+
+
+def _inline_destination(t: str, k: int) -> tuple[str, int] | None:
+    """``(destination, end)`` of ``(dest "title")`` whose ``(`` is just before ``k``."""
+    n = len(t)
+    k = _skip_space(t, k)
+    if k < n and t[k] == ")":
+        return "", k + 1
+    if k < n and t[k] == "<":
+        e = k + 1
+        while e < n and t[e] not in "<>\n":
+            e += 2 if t[e] == "\\" else 1
+        if e >= n or t[e] != ">":
+            return None
+        dest = t[k:e + 1]
+        k = e + 1
+    else:
+        e, depth = k, 0
+        while e < n:
+            c = t[e]
+            if c == "\\" and e + 1 < n and t[e + 1] in _ASCII_PUNCT:
+                e += 2
+                continue
+            if c <= " " or c == "\x7f":
+                break
+            if c == "(":
+                depth += 1
+                if depth > 32:
+                    return None
+            elif c == ")":
+                if not depth:
+                    break
+                depth -= 1
+            e += 1
+        if depth or e == k:
+            return None
+        dest = t[k:e]
+        k = e
+    after = _skip_space(t, k)
+    if after < n and t[after] == ")":
+        return dest, after + 1
+    if after == k or after >= n or t[after] not in "\"'(":
+        return None
+    close = ")" if t[after] == "(" else t[after]
+    e = after + 1
+    while e < n and t[e] != close:
+        if t[e] == "\\":
+            e += 1
+        elif close == ")" and t[e] == "(":
+            return None
+        e += 1
+    if e >= n:
+        return None
+    end = _skip_space(t, e + 1)
+    if end < n and t[end] == ")":
+        return dest, end + 1
+    return None
+
+
 def _wikilink(m: re.Match, line: int, column: int) -> Link:
     inner = m.group(2).replace("\\|", "|")
     target, has_alias, alias = inner.partition("|")
@@ -676,7 +1251,11 @@ def _markdown_link(dest: str, text: str, embed: bool, line: int, column: int,
                    raw: str) -> Link | None:
     if dest.startswith("<") and dest.endswith(">"):
         dest = dest[1:-1]
-    dest = re.sub(r"\\(.)", r"\1", dest).strip()
+    if "\\" in dest:
+        dest = _ESCAPED.sub(r"\1", dest)  # only ASCII punctuation is escaped (§2.4)
+    if "&" in dest:
+        dest = html.unescape(dest)
+    dest = dest.strip()
     if not dest:
         return None
     external = bool(_SCHEME.match(dest)) or dest.startswith("//")

@@ -123,3 +123,19 @@ def _cached(phrases: tuple[str, ...]) -> PhraseMatcher:
 def matcher(phrases: Sequence[str]) -> PhraseMatcher:
     """The shared compiled matcher for a phrase list (compiled once per distinct list)."""
     return _cached(tuple(phrases))
+
+
+def did_you_mean(word: str, choices, *, quote: str = "'") -> str:
+    """``"; did you mean 'x'?"`` naming the closest of ``choices`` (up to three), or ``""``."""
+    import difflib
+
+    choices = list(dict.fromkeys(choices))
+    close = difflib.get_close_matches(word, choices, n=3, cutoff=0.6)
+    if not close:
+        folded = {c.lower(): c for c in choices}
+        close = [folded[c] for c in difflib.get_close_matches(word.lower(), list(folded), n=3,
+                                                               cutoff=0.6)]
+    if not close:
+        return ""
+    named = " or ".join(f"{quote}{c}{quote}" for c in close)
+    return f"; did you mean {named}?"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import hashlib
+import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
@@ -21,6 +22,8 @@ from typing import Annotated, Any, Literal
 from vaultkit import __version__
 
 CONFIG_NAME = "vaultkit.toml"
+MAX_CONFIG_BYTES = 1024 * 1024  # vaultkit.toml and rule packs (vaultkit.bounded)
+MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
 Severity = Literal["error", "warning"]
 # Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
 # profile or config is read afresh; a run whose files are unchanged rebuilds them from
@@ -46,6 +49,12 @@ def _in_vault(value: str, name: str) -> str:
             or ".." in value.split("/"):
         raise _invalid(name, f"path {value!r} leaves the vault; give a path relative to the "
                              "vault root without '..'")
+    from vaultkit.confine import protected_part
+
+    part = protected_part(value)
+    if part is not None:  # (vaultkit never writes there, and never reads notes from there)
+        raise _invalid(name, f"path {value!r} lies in {part}/, where vaultkit never reads "
+                             "notes or writes; choose a path outside it")
     return value
 
 
@@ -130,11 +139,12 @@ class Budgets:
     # line can say what happened, why and what next); a CJK character counts as three
     entry_min_chars: int = 100
     max_file_bytes: int = 10 * 1024 * 1024
+    journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
                   "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
-                  "entry_min_lines", "entry_min_chars")
+                  "entry_min_lines", "entry_min_chars", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
@@ -163,6 +173,13 @@ class Phrases:
                     except re.error as exc:
                         raise _invalid(name, f"regex {phrase[3:]!r} does not compile: "
                                              f"{exc}") from None
+                    from vaultkit.bounded import regex_problem
+
+                    # run on every note and every logged entry: no exponential backtracking
+                    slow = regex_problem(phrase[3:], re.IGNORECASE)
+                    if slow:
+                        raise _invalid(name, f"regex {phrase[3:]!r} can take exponential time: "
+                                             f"{slow}")
 
 
 @dataclass
@@ -177,6 +194,8 @@ class IndexSettings:
     def __post_init__(self):
         _in_vault(self.path, "path")
         _at_least(self, 0, "recent_days", "most_linked")
+        if self.recent_days > MAX_DAYS:
+            raise _invalid("recent_days", f"must be at most {MAX_DAYS:,}")
 
 
 @dataclass
@@ -192,6 +211,8 @@ class GitSettings:
         if not 0 < self.mass_deletion_ratio <= 1:
             raise _invalid("mass_deletion_ratio", "must be greater than 0 and at most 1")
         _at_least(self, 1, "churn_days")
+        if self.churn_days > MAX_DAYS:  # git's --since and Python's dates end at year 1
+            raise _invalid("churn_days", f"must be at most {MAX_DAYS:,}")
         if not 0 < self.backup_max_age_hours < float("inf"):
             raise _invalid("backup_max_age_hours", "must be a positive number of hours")
 
@@ -391,6 +412,7 @@ class ConfigFile:
     exclude: list[str] = field(default_factory=list)
     fail_on: Severity = "error"
     timezone: str | None = None
+    baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
     severity: dict[str, Severity] = field(default_factory=dict)
     budgets: dict[str, int] = field(default_factory=dict)
     phrases: dict[str, list[str]] = field(default_factory=dict)
@@ -402,6 +424,20 @@ class ConfigFile:
     strict_placement: bool | None = None
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
+    def __post_init__(self):
+        if self.timezone:  # checked with the rest, not first by the command that uses it
+            _check_timezone(self.timezone)
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise _invalid("timezone", f"unknown time zone {name!r} (use an IANA name such as "
+                                   "'Asia/Shanghai')") from None
+
 
 # vaultkit.toml spells multi-word keys in kebab-case
 _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
@@ -411,6 +447,10 @@ _KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_f
 
 def check_required_version(spec: str, version: str = __version__) -> str | None:
     """Why ``version`` does not satisfy ``spec`` (``==X``, ``>=X``, ``<X``, comma-joined), or None."""
+    if len(spec) > 200:  # (Python will not even convert an integer of 4,300 digits)
+        raise ConfigError(f"{CONFIG_NAME}: required-version: {len(spec):,} characters; "
+                          "a version specifier is short (e.g. \">=0.1.0\")")
+
     def parts(v: str) -> tuple[int, ...]:
         nums = re.findall(r"\d+", v)
         if not nums:
@@ -570,13 +610,18 @@ def _hints(cls):
 def _read_yaml(path: Path) -> dict:
     import yaml
 
+    from vaultkit.bounded import LimitError, load_yaml, read_text
+
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader",
-                                                                            yaml.SafeLoader))
+        data = load_yaml(read_text(path))
     except FileNotFoundError:
         raise ConfigError(f"{path}: rule pack not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read rule pack: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
+    except LimitError as exc:
+        raise ConfigError(f"{path}: rule pack not read: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -610,12 +655,18 @@ def load_profile(path: Path) -> Profile:
 def _read_config(path: Path) -> dict:
     import tomllib
 
+    from vaultkit.bounded import LimitError, load_toml, read_regular
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = load_toml(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except LimitError as exc:
+        raise ConfigError(f"{path}: not read: {exc}") from None
     out = {}
     for key, value in data.items():
         if key in _KEBAB:
@@ -668,9 +719,13 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     config_path = root / CONFIG_NAME
     digest = hashlib.sha1(__version__.encode())
     config_bytes = None
-    if config_path.is_file():
-        try:
-            config_bytes = config_path.read_bytes()
+    if os.path.lexists(config_path):
+        from vaultkit.bounded import read_regular
+
+        try:  # (a FIFO or a device here would hang every command, not be "no config")
+            config_bytes = read_regular(config_path, MAX_CONFIG_BYTES)
+        except FileNotFoundError:
+            pass  # a broken symlink: no config, as before
         except OSError as exc:
             raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from None
         digest.update(config_bytes)
@@ -682,8 +737,10 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
         if real != base and base not in real.parents:
             raise ConfigError(f"{CONFIG_NAME}: profile: {name!r} leaves the vault; "
                               "keep the rule pack inside it (or pass --profile)")
+    from vaultkit.bounded import read_regular
+
     try:
-        digest.update(profile_path.read_bytes())
+        digest.update(read_regular(profile_path, MAX_CONFIG_BYTES))
     except OSError as exc:
         raise ConfigError(f"{profile_path}: cannot read rule pack: {exc.strerror}") from None
     digest.update(str(profile_path).encode())
@@ -691,8 +748,9 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:
         try:
-            with open(cache, "rb") as fh:
-                version, profile_data, config_data = marshal.load(fh)
+            from vaultkit.vault import read_cache_file
+
+            version, profile_data, config_data = marshal.loads(read_cache_file(cache))
             if version == __version__:
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)

@@ -27,19 +27,25 @@ def use_colour(stream=None) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _vault_path(d: Diagnostic) -> str:
+    return d.path
+
+
 def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
-           root: str | None = None) -> str:
+           root: str | None = None, where=_vault_path) -> str:
+    """``where(d)`` names the file in text and github output (machine formats keep the
+    vault-relative path)."""
     if fmt == "json":
         return json.dumps([d.to_dict() for d in diags], indent=2, ensure_ascii=False) + "\n"
     if fmt == "github":
-        return "".join(_github(d) + "\n" for d in diags)
+        return "".join(_github(d, where(d)) + "\n" for d in diags)
     if fmt == "sarif":
         return json.dumps(sarif(diags, root), indent=2, ensure_ascii=False) + "\n"
-    return "".join(_text(d, colour) + "\n" for d in diags)
+    return "".join(_text(d, colour, where(d)) + "\n" for d in diags)
 
 
-def _text(d: Diagnostic, colour: bool) -> str:
-    where = f"{d.path}:{d.line or 1}:{d.column or 1}:"
+def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
+    where = f"{path or d.path}:{d.line or 1}:{d.column or 1}:"
     if not colour:
         return f"{where} {d.code} {d.rule} {d.message}"
     c = _COLOURS
@@ -49,17 +55,23 @@ def _text(d: Diagnostic, colour: bool) -> str:
             f"{c['dim']}{d.rule}{c['reset']}{fix} {d.message}")
 
 
-def summary(diags: Sequence[Diagnostic]) -> str:
+def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
+    """The closing lines; ``fixable`` is how many findings ``--fix`` would fix (its plan
+    counts the ones fixing makes, such as a stale INDEX.md), else the fixable findings."""
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
     warnings = len(diags) - errors
-    fixable = sum(1 for d in diags if d.fixable)
+    shown = sum(1 for d in diags if d.fixable)
+    if fixable is None:
+        fixable = shown
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
            f"{warnings} warning{'s' * (warnings != 1)})."
     if fixable:
-        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`."
+        more = f" ({fixable - shown} of them once the others are fixed, such as a stale " \
+            "INDEX.md; `--diff` shows all)" if fixable > shown else ""
+        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`{more}."
     return text
 
 
@@ -81,9 +93,9 @@ def _escape_prop(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(d: Diagnostic) -> str:
+def _github(d: Diagnostic, path: str | None = None) -> str:
     level = "error" if d.severity == "error" else "warning"
-    props = [f"file={_escape_prop(d.path)}"]
+    props = [f"file={_escape_prop(path or d.path)}"]
     if d.line:
         props.append(f"line={d.line}")
     if d.column:

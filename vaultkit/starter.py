@@ -67,14 +67,6 @@ def template_files(today: dt.date) -> list[tuple[Path, str]]:
     return out
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root)
-        return True
-    except (ValueError, OSError, RuntimeError):
-        return False
-
-
 def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
                now: dt.datetime | None = None) -> InitResult:
     """Write the starter vault into ``target``; never change an existing file."""
@@ -94,7 +86,12 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
         result.skipped.append(rel)
         result.reasons[rel] = why
 
-    for src, rel in template_files(today):
+    from vaultkit.confine import make_folders, write_target
+
+    files = template_files(today)
+    # the starter's own Obsidian settings are the files init may write inside .obsidian/
+    owned = {rel for _, rel in files if rel.startswith(".obsidian/")}
+    for src, rel in files:
         dest = target / rel
         if os.path.lexists(dest):
             skip(rel, "exists; left unchanged")
@@ -102,13 +99,12 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
         if src.name == ".gitkeep" and dest.parent.is_dir() and any(dest.parent.iterdir()):
             skip(rel, "folder already has files")
             continue
-        try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            skip(rel, "a file is in the way of its folder")
-            continue
-        if not _inside(dest.parent, root):
-            skip(rel, "its folder is a symlink out of the vault")
+        try:  # (a folder symlinked out of the vault or into .git/ is refused, not followed)
+            make_folders(root, (root / rel).parent, owned=owned)
+            dest = write_target(root, rel, owned=owned)
+        except VaultkitError as exc:
+            why = exc.args[0].split(": ", 1)[-1]
+            skip(rel, why.replace("; nothing written there", "").replace("; not written", ""))
             continue
         data = src.read_bytes()
         if (src.name.endswith(_RENDERED_SUFFIXES) or src.name.startswith(".")) \
@@ -124,7 +120,7 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
             skip(rel, f"cannot be written: {exc.strerror or exc}")
             continue
         try:
-            write_atomic(dest, data)
+            write_atomic(dest, data, root=root, owned=owned)
         except BaseException:  # remove the empty placeholder, or a retry would skip this file
             with _suppress(OSError):
                 if os.lstat(dest).st_size == 0:
@@ -173,12 +169,11 @@ def _generate(target: Path, result: InitResult) -> None:
 
 
 def _git(target: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
-    clean.update(env or {}, GIT_TERMINAL_PROMPT="0")
+    from vaultkit.gitenv import run_git
+
     try:
-        return subprocess.run(["git", "-C", str(target), *args], capture_output=True, text=True,
-                              env=clean, timeout=120)
+        return run_git(["-C", str(target), *args], text=True, timeout=120, keep_repo_env=False,
+                       env=env)
     except FileNotFoundError:
         raise VaultkitError("--git: git is not installed") from None
 

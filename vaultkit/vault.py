@@ -20,7 +20,7 @@ from pathlib import Path
 from vaultkit import __version__
 from vaultkit.model import Attachment, Note
 from vaultkit.profile import Settings, load_settings
-from vaultkit.scan import FileEntry, ScanProblem, find_root, walk
+from vaultkit.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
 CACHE_DIR = ".vaultkit"
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
@@ -199,6 +199,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     root_path = Path(root).resolve() if root is not None else find_root(Path(path))
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
+    require_vault(root_path)
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
@@ -252,7 +253,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel], facts[f.rel] = hit
         else:
             todo.append(f)
-    parsed = _parse_all(todo) if todo else []
+    parsed = _parse_all(todo, max_bytes) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -262,7 +263,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
         for name in settings.profile.bootstrap_files:
             candidate = root_path.parent / name
             if candidate.is_file():
-                external["../" + name] = _read_one(str(candidate), "../" + name)
+                external["../" + name] = _read_one(str(candidate), "../" + name, max_bytes)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
     vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
     vault.started_ns = scan.started_ns
@@ -295,23 +296,25 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
     return digest.hexdigest(), newest
 
 
-def _read_one(abs_path: str, rel: str) -> Note:
+def _read_one(abs_path: str, rel: str, limit: int) -> Note:
+    from vaultkit.bounded import ReadRefused, read_regular
     from vaultkit.parse import parse_note  # only when something is read: it compiles a lot
     try:
-        with open(abs_path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
+        st = os.stat(abs_path)
+        data = read_regular(abs_path, limit)  # a FIFO or device swapped in is refused
+    except ReadRefused as exc:
+        return Note(path=rel, error=exc.strerror)
     except OSError as exc:
         return Note(path=rel, error=f"cannot be read: {exc.strerror or exc}")
-    return parse_note(rel, data, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    return parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
 
 
-def _parse_chunk(items: list[tuple[str, str]]) -> list[tuple]:
+def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     """Parse in a worker; each note comes back marshalled (cheap to send, and the very
     bytes the cache stores), or as plain data when it could not be read."""
     out = []
-    for a, r in items:
-        note = _read_one(a, r)
+    for a, r, limit in items:
+        note = _read_one(a, r, limit)
         if note.error:
             out.append((r, None, note.to_plain()))
         else:
@@ -319,19 +322,30 @@ def _parse_chunk(items: list[tuple[str, str]]) -> list[tuple]:
     return out
 
 
-def _parse_all(todo: list[FileEntry]) -> list[Note]:
-    items = [(f.abs, f.rel) for f in todo]
+def _parse_all(todo: list[FileEntry], limit: int) -> list[Note]:
+    from vaultkit.progress import Progress
+
+    items = [(f.abs, f.rel, limit) for f in todo]
     workers = min(os.cpu_count() or 1, 8)
-    if len(items) < _PARALLEL_MIN or workers < 2:
-        return [_read_one(a, r) for a, r in items]
+    with Progress("parsing notes", len(items)) as progress:
+        if len(items) < _PARALLEL_MIN or workers < 2:
+            out = []
+            for item in items:
+                out.append(_read_one(*item))
+                progress.advance()
+            return out
+        return _parse_parallel(items, workers, progress)
+
+
+def _parse_parallel(items, workers: int, progress) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
     try:
         ctx = mp.get_context("fork")
     except ValueError:
-        return [_read_one(a, r) for a, r in items]
-    sources = {r: a for a, r in items}
+        return [_read_one(*item) for item in items]
+    sources = {r: a for a, r, _ in items}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     out: list[Note] = []
@@ -341,8 +355,9 @@ def _parse_all(todo: list[FileEntry]) -> list[Note]:
                 for rel, blob, rest in result:
                     out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
                                if blob is not None else Note.from_plain(rest))
+                progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
-        return [_read_one(a, r) for a, r in items]
+        return [_read_one(*item) for item in items]
     return out
 
 
@@ -359,8 +374,7 @@ class _Cache:
         self.written_ns = 0
         self.started_ns = 0  # set by load_vault: when this run listed the files
         try:
-            with open(self.path, "rb") as fh:
-                data = marshal.load(fh)
+            data = marshal.loads(read_cache_file(self.path))
             if isinstance(data, tuple) and len(data) == 3 and data[0] == self.key:
                 self.written_ns, self.entries = data[1], data[2]
         except (OSError, EOFError, ValueError, TypeError):
@@ -405,6 +419,17 @@ class _Cache:
         data = marshal.dumps((self.key, self.started_ns or time.time_ns(), entries))
         write_cache_file(self.path, data)
         self.entries = entries
+
+
+MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
+
+
+def read_cache_file(path: Path) -> bytes:
+    """The bytes of a cache file under ``.vaultkit/``; OSError when it is missing, a symlink,
+    not a regular file or absurdly big (a cloned repository could ship any of these)."""
+    from vaultkit.bounded import read_regular
+
+    return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
 
 
 def write_cache_file(path: Path, data: bytes) -> bool:

@@ -41,3 +41,13 @@ def vault_relative(vault, path: str | Path) -> str | None:
     except ValueError:
         return None
     return rel.as_posix() if str(rel) != "." else ""
+
+
+def check_output_folder(name: str | None) -> None:
+    """``-o FILE`` into a folder that does not exist: one clear line before any work."""
+    if not name:
+        return
+    folder = Path(name).parent
+    if not folder.is_dir():
+        raise VaultkitError(f"{name}: cannot write: the folder {folder} does not exist; "
+                            "create it first")

@@ -17,8 +17,11 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
-    p.add_argument("--keep-days", type=int, default=14, metavar="N",
-                   help="keep journals of the last N days in memory/ (default 14)")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="the vault or a folder inside it (default: here)")
+    p.add_argument("--keep-days", type=int, metavar="N",
+                   help="keep journals of the last N days in memory/ (default: the profile's "
+                        "budgets.journal-keep-days, 30)")
     p.add_argument("--dry-run", action="store_true", help="show what would happen; change nothing")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_vault_arguments(p)
@@ -31,14 +34,16 @@ def run(args) -> int:
     from vaultkit.tools.archive import execute, plan
     from vaultkit.tools.memset import today
 
-    if args.keep_days > 100_000:  # dates before year 1 overflow
+    if args.keep_days is not None and args.keep_days > 100_000:  # dates before year 1 overflow
         from vaultkit.errors import VaultkitError
 
         raise VaultkitError("--keep-days must be at most 100,000")
     if args.dry_run:
         args.no_cache = True  # a dry run writes nothing, not even the parse cache
-    vault = open_vault(args, args.root or ".")
-    p = plan(vault, args.keep_days, today(vault.settings))
+    vault = open_vault(args, args.path)
+    keep_days = vault.profile.budgets.journal_keep_days if args.keep_days is None \
+        else args.keep_days
+    p = plan(vault, keep_days, today(vault.settings))
     if not args.dry_run and (p.moves or p.edits):
         p = execute(vault, p)
     if args.json:

@@ -25,7 +25,8 @@ def add_arguments(p) -> None:
                         "git.backup_max_age_hours, 36)")
     p.add_argument("--skip", metavar="IDS", default="",
                    help="comma-separated check ids not to run (e.g. git-backup,pre-commit)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default) or json")
     p.add_argument("--symbols", choices=("auto", "always", "never"), default="auto",
                    help="✅ ⚠️ ❌ instead of PASS/WARN/FAIL (auto: on a terminal)")
 

@@ -14,11 +14,14 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="the vault or a folder inside it (default: here)")
     p.add_argument("--days", type=int, default=7, metavar="N",
                    help="journals of the last N days, today included (default 7)")
     p.add_argument("--stale-days", type=int, default=90, metavar="N",
                    help="a MEMORY.md entry dated more than N days ago is flagged (default 90)")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("--format", choices=("md", "json"), default="md",
+                   help="a Markdown report (default) or JSON")
     add_vault_arguments(p)
 
 
@@ -35,7 +38,7 @@ def run(args) -> int:
         raise VaultkitError("--days must be at least 1")
     if args.days > 100_000 or abs(args.stale_days) > 100_000:  # dates before year 1 overflow
         raise VaultkitError("--days and --stale-days must be at most 100,000")
-    vault = open_vault(args, args.root or ".")
+    vault = open_vault(args, args.path)
     report = distill(vault, args.days, today(vault.settings), args.stale_days)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")

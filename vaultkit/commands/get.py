@@ -17,7 +17,10 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
-    p.add_argument("path", metavar="PATH", help="vault-relative path, e.g. memory/2026-02-15.md")
+    p.add_argument("vault_path", nargs="?", metavar="PATH",
+                   help="the vault or a folder inside it (default: here)")
+    p.add_argument("path", metavar="FILE",
+                   help="the file's vault-relative path, e.g. memory/2026-02-15.md")
     p.add_argument("--from", dest="start", type=int, default=1, metavar="N",
                    help="first line, 1-based (default 1)")
     p.add_argument("--lines", type=int, default=120, metavar="M",
@@ -33,6 +36,10 @@ def run(args) -> int:
     from vaultkit.tools.get import PathRefused, read_excerpt
     from vaultkit.tools.memset import open_settings
 
+    if args.vault_path is not None and not __import__("os").path.isdir(args.vault_path):
+        from vaultkit.errors import VaultkitError
+
+        raise VaultkitError(f"{args.vault_path}: no such folder (vaultkit get [PATH] FILE)")
     root, settings = open_settings(args)
     try:
         excerpt = read_excerpt(root, settings, args.path, args.start, args.lines)

@@ -19,12 +19,18 @@ def add_arguments(p) -> None:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
     add_vault_arguments(p)
-    p.add_argument("--format", choices=("text", "json", "graphml", "mermaid"), default="text")
+    p.add_argument("--format", choices=("text", "json", "graphml", "mermaid"), default="text",
+                   help="statistics as text (default), or the graph as json, graphml or a "
+                        "mermaid block")
     p.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many most linked notes to list (default 10)")
     p.add_argument("--write-colors", action="store_true",
-                   help="merge colour groups into .obsidian/graph.json (creating it if needed)")
+                   help="add the missing colour groups to .obsidian/graph.json (creating it if "
+                        "needed); colours changed in Obsidian are kept")
+    p.add_argument("--recolor", action="store_true",
+                   help="with --write-colors: also give vaultkit's existing groups the "
+                        "profile's colours again ([colors] in vaultkit.toml)")
 
 
 def run(args) -> int:
@@ -32,17 +38,32 @@ def run(args) -> int:
     from vaultkit.errors import VaultkitError
     from vaultkit.graph import link_graph
 
+    from vaultkit.commands._common import check_output_folder
+
+    check_output_folder(args.output_file)
     vault = open_vault(args, args.path)
+    if args.recolor and not args.write_colors:
+        raise VaultkitError("--recolor goes with --write-colors")
     if args.write_colors:
         from vaultkit.obsidian import GRAPH_JSON, colour_groups, unknown_colour_keys, write_colors
 
         for key in unknown_colour_keys(vault.profile):
             print(f"vaultkit: warning: colors: '{key}' is neither a note type nor a layer; "
                   "no colour group for it", file=sys.stderr)
-        changed = write_colors(vault)
+        from vaultkit.obsidian import missing_colour_groups
+
+        added = [g["query"] for g in missing_colour_groups(vault)]
+        changed = write_colors(vault, recolour=args.recolor)
         n = len(colour_groups(vault.profile))
-        print(f"{'Updated' if changed else 'Unchanged:'} {GRAPH_JSON} ({n} colour groups)",
-              file=sys.stderr)
+        from vaultkit.scan import display_path
+
+        print(f"{'Updated' if changed else 'Unchanged:'} {display_path(vault.root / GRAPH_JSON)} "
+              f"({n} colour groups)", file=sys.stderr)
+        if changed and added:
+            print(f"vaultkit: added {len(added)} colour group{'s' * (len(added) != 1)} "
+                  f"({', '.join(added)}); pick other colours in Obsidian's graph view or "
+                  "under [colors] in vaultkit.toml (then --write-colors --recolor)",
+                  file=sys.stderr)
         if args.format == "text" and not args.output_file:
             return 0
     if args.top < 0:
@@ -59,9 +80,9 @@ def run(args) -> int:
     if args.output_file:
         from pathlib import Path
 
-        from vaultkit.atomic import write_atomic
+        from vaultkit.atomic import write_output
 
-        write_atomic(Path(args.output_file), text.encode("utf-8"))
+        write_output(Path(args.output_file), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0
@@ -73,7 +94,8 @@ def stats(graph, top: int = 10) -> dict:
     comps = graph.components()
     return {
         "notes": len(graph.vault.notes),
-        "attachments": len(graph.vault.attachments),
+        "attachments": len(graph.attachments),
+        "linked_attachments": sum(1 for p in graph.nodes if p not in graph.vault.notes),
         "links": graph.links,
         "resolved": graph.resolved,
         "unresolved": len(graph.unresolved),
@@ -91,7 +113,7 @@ def stats_text(graph, top: int = 10) -> str:
     s = stats(graph, top)
     lines = [
         f"notes        {s['notes']}",
-        f"attachments  {s['attachments']}",
+        f"attachments  {s['attachments']} ({s['linked_attachments']} linked from notes)",
         f"links        {s['links']} ({s['resolved']} resolved, {s['unresolved']} unresolved; "
         f"{s['external']} external not counted)",
         f"edges        {s['edges']} (distinct note-to-file links)",
@@ -114,7 +136,9 @@ def to_json(graph) -> str:
              for a, targets in sorted(graph.out.items()) for b, c in sorted(targets.items())]
     unresolved = [{"source": n.path, "target": lk.target, "line": lk.line, "column": lk.column,
                    "missing": r.missing} for n, lk, r in graph.unresolved]
-    return json.dumps({"nodes": nodes, "edges": edges, "unresolved": unresolved},
+    # every attachment (the text's count), linked or not; only linked ones are nodes
+    return json.dumps({"nodes": nodes, "edges": edges, "unresolved": unresolved,
+                       "attachments": graph.attachments},
                       indent=2, ensure_ascii=False) + "\n"
 
 

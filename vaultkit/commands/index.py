@@ -28,21 +28,34 @@ def run(args) -> int:
     from vaultkit.commands._common import open_vault
     from vaultkit.indexgen import index_path, render_index, write_index
 
+    from vaultkit.scan import display_path
+
     vault = open_vault(args, args.path)
     path = index_path(vault)
+    shown = display_path(vault.root / path)  # as ruff prints paths: from the current folder
     if args.check:
         new = render_index(vault)
+        _report_left_out(vault)
         note = vault.notes.get(path)
         old = note.text if note is not None else None
         if old == new:
-            print(f"{path} is up to date.", file=sys.stderr)
+            print(f"{shown} is up to date.", file=sys.stderr)
             return 0
         diff = difflib.unified_diff(
             [] if old is None else old.splitlines(keepends=True), new.splitlines(keepends=True),
             fromfile="/dev/null" if old is None else f"a/{path}", tofile=f"b/{path}")
         sys.stdout.write("".join(diff))
-        print(f"{path} is stale; run `vaultkit index`.", file=sys.stderr)
+        print(f"{shown} is stale; run `vaultkit index`.", file=sys.stderr)
         return 1
     changed = write_index(vault)
-    print(f"{'Wrote' if changed else 'Unchanged:'} {path}", file=sys.stderr)
+    _report_left_out(vault)
+    print(f"{'Wrote' if changed else 'Unchanged:'} {shown}", file=sys.stderr)
     return 0
+
+
+def _report_left_out(vault) -> None:
+    """Notes the index leaves out because no link to their file name would resolve."""
+    for path in getattr(vault, "index_left_out", ()):
+        print(f"vaultkit: warning: {path!r}: left out of the index: no link to this file "
+              "name resolves in Obsidian's syntax (it holds '#', '|', '[[' or a line break, "
+              "or starts with a space); rename the file", file=sys.stderr)

@@ -32,6 +32,9 @@ def run(args) -> int:
     if args.openclaw_snippet:
         sys.stdout.write(openclaw_snippet(target.resolve()))
         return 0
+    # an agent's existing workspace: offer the baseline before the hooks go on
+    adopting = target.is_dir() and any(
+        p.suffix == ".md" for p in target.rglob("*.md") if ".git" not in p.parts)
     result = init_vault(target, git=args.git)
     out = sys.stdout
     if not args.quiet:
@@ -49,12 +52,27 @@ def run(args) -> int:
     out.write("\nMerge these settings into your openclaw.json (usually ~/.openclaw/openclaw.json; "
               f"vaultkit never edits it; `vaultkit audit` also reads {config_hint}):\n\n")
     out.write(openclaw_snippet(target.resolve()))
-    step = 1
-    out.write("\nNext:\n")
-    if not result.git:
-        out.write(f"  {step}. cd {target} && git init && git add -A && git commit -m 'Start the memory vault'"
-                  "   (or rerun with --git)\n")
-        step += 1
-    out.write(f"  {step}. cd {target} && pre-commit install   # vaultkit's hooks on every commit\n")
-    out.write(f"  {step + 1}. vaultkit audit {target}   # the survival checklist\n")
+    out.write("\nNext (paste the lines in order):\n")
+    for line in next_steps(target, git_done=bool(result.git), adopting=adopting):
+        out.write(f"  {line}\n")
     return 0
+
+
+def next_steps(target, *, git_done: bool, adopting: bool = False) -> list[str]:
+    """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
+    import shlex
+    from pathlib import Path
+
+    lines = []
+    if Path(target) != Path("."):
+        lines.append(f"cd {shlex.quote(str(target))}")
+    if not git_done:
+        lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
+                     "   # (or init --git)")
+    if adopting:  # weeks of an agent's notes: accept today's findings, block new ones
+        lines.append("vaultkit check   # what the existing notes hold today")
+        lines.append("vaultkit check --write-baseline && git add vaultkit-baseline.json"
+                     "   # accept them: the hook blocks only new ones")
+    lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit audit   # the survival checklist")
+    return lines

@@ -17,6 +17,8 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
+    p.add_argument("vault_path", nargs="?", metavar="PATH",
+                   help="the vault or a folder inside it (default: here); given only with TEXT")
     p.add_argument("text", nargs="?", metavar="TEXT | -",
                    help="the entry; '-' (or nothing, with a pipe) reads standard input")
     p.add_argument("--title", "-t", metavar="T", help="the entry's title")
@@ -31,6 +33,9 @@ def run(args) -> int:
     from vaultkit.tools.journal import append_entry
     from vaultkit.tools.memset import open_settings
 
+    if args.text is None and args.vault_path is not None:  # one word is the text, not the vault
+        args.text, args.vault_path = args.vault_path, None
+    _check_vault_path(args.vault_path)
     text = args.text
     if text == "-" or (text is None and not sys.stdin.isatty()):
         try:
@@ -44,12 +49,25 @@ def run(args) -> int:
     root, settings = open_settings(args)
     result = append_entry(root, settings, text=text, title=args.title, date=args.date,
                           time=args.time)
+    from vaultkit.scan import display_path
+
+    shown = display_path(root / result.path)  # as ruff prints paths: from the current folder
     for warning in result.warnings:
-        print(f"vaultkit: warning: {result.path}:{result.line}: {warning}", file=sys.stderr)
+        print(f"vaultkit: warning: {shown}:{result.line}: {warning}", file=sys.stderr)
     if args.json:
         import json
 
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
-        print(f"{result.path}:{result.line}: {result.heading}")
+        print(f"{shown}:{result.line}: {result.heading}")
     return 0
+
+
+def _check_vault_path(path) -> None:
+    from pathlib import Path
+
+    from vaultkit.errors import VaultkitError
+
+    if path is not None and not Path(path).is_dir():
+        raise VaultkitError(f"{path}: no such folder (PATH comes before the text: "
+                            "vaultkit log PATH TEXT)")

@@ -15,7 +15,9 @@ def run(args) -> int:
 
     rule = by_key().get(args.name) or by_key().get(args.name.upper())
     if rule is None:
-        raise VaultkitError(f"unknown rule '{args.name}' (see `vaultkit rules`)")
+        from vaultkit.rules import unknown_rule_message
+
+        raise VaultkitError(unknown_rule_message(args.name))
     print(f"# {rule.name} ({rule.code})\n")
     print(f"Default severity: {rule.severity}. Fix: {'available' if rule.fixable else 'none'}.\n")
     print(rule.doc())

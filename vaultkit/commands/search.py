@@ -18,7 +18,9 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_vault_arguments
 
-    p.add_argument("query", nargs="+", metavar="QUERY", help="words to look for")
+    p.add_argument("query", nargs="+", metavar="[PATH] QUERY",
+                   help="words to look for; a first word with a '/' that names a folder "
+                        "(./vault, ~/vault, .) is the vault to search instead (default: here)")
     p.add_argument("--type", dest="type_name", metavar="T",
                    help="only notes of this type (decision, lesson, person, ...)")
     p.add_argument("--layer", metavar="L", help="only notes of this layer (journal, archive, ...)")
@@ -42,8 +44,18 @@ def run(args) -> int:
         raise VaultkitError("--max-results must be at least 1")
     if not 0 <= args.min_score <= 1:
         raise VaultkitError("--min-score must lie between 0 and 1")
-    query = " ".join(args.query)
-    scan = scan_vault(args.root or ".", root=args.root, profile=args.profile,
+    from vaultkit import progress
+    from vaultkit.tools.search import query_cut
+
+    progress.allow(not args.json)
+    words, where = vault_path_first(args.query)
+    if not words:
+        raise VaultkitError("nothing to search for: give words after the PATH")
+    query = " ".join(words)
+    cut = query_cut(query)
+    if cut:
+        print(f"vaultkit: note: {cut}", file=sys.stderr)
+    scan = scan_vault(where, root=args.root, profile=args.profile,
                       use_cache=not args.no_cache)
     profile = scan.settings.profile
     if args.type_name and args.type_name not in profile.types:
@@ -61,10 +73,12 @@ def run(args) -> int:
     if not hits:
         print(f"No results for {query!r}.", file=sys.stderr)
         return 0
+    from vaultkit.scan import display_path
+
     colour = use_colour(sys.stdout)
     out = []
     for h in hits:
-        where = f"{h.path}:{h.start_line}-{h.end_line}"
+        where = f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}"
         if colour:
             where = f"\x1b[1m{where}\x1b[0m"
         out.append(f"{where}  score {h.score:.2f}")
@@ -73,3 +87,14 @@ def run(args) -> int:
         out.append("")
     sys.stdout.write("\n".join(out))
     return 0
+
+
+def vault_path_first(words: list[str]) -> tuple[list[str], str]:
+    """``(query words, vault path)``: the first word is the vault when it is written as a
+    path (``.``, ``..``, or with a '/') and names a folder; else the vault is here."""
+    import os
+
+    first = words[0]
+    if (first in (".", "..") or "/" in first or os.sep in first) and os.path.isdir(first):
+        return words[1:], first
+    return words, "."

@@ -46,3 +46,12 @@ def matches(rule: Rule, key: str) -> bool:
 
 def known(key: str) -> bool:
     return any(matches(rule, key) for rule in all_rules())
+
+
+def unknown_rule_message(key: str) -> str:
+    """``unknown rule 'x'`` with the nearest rule names as a "did you mean"."""
+    from vaultkit.phrases import did_you_mean
+
+    names = [r.name for r in all_rules()]
+    hint = did_you_mean(key.lower().replace("_", "-"), names)
+    return f"unknown rule '{key}'{hint} (see `vaultkit rules`)"

@@ -50,7 +50,8 @@ class BrokenLink(Rule):
             what = "embed" if link.embed else "link"
             if res.missing == M_HEADING:
                 where = "this note" if res.path == note.path else f"'{res.path}'"
-                msg = f"{where} has no heading '{res.detail}' ({what} {link.raw})"
+                msg = (f"{where} has no heading '{res.detail}' ({what} {link.raw})"
+                       f"{_heading_hint(ctx.vault.note(res.path), res.detail)}")
             elif res.missing == M_BLOCK:
                 where = "this note" if res.path == note.path else f"'{res.path}'"
                 msg = f"{where} has no block '{res.detail}' ({what} {link.raw})"
@@ -59,6 +60,22 @@ class BrokenLink(Rule):
             else:
                 msg = f"no note '{link.target}' in the vault ({what} {link.raw})"
             yield self.diag(note.path, link.line, link.column or 1, msg)
+
+
+def _heading_hint(target, wanted: str) -> str:
+    """A "did you mean" naming the target's headings that hold the wanted words (a
+    journal's ``### 09:10 — Kickoff`` for ``#Kickoff``), else the closest ones."""
+    if target is None or not target.headings:
+        return ""
+    texts = list(dict.fromkeys(h.text for h in target.headings))
+    low = wanted.lower().strip()
+    holding = [t for t in texts if low and low in t.lower()]
+    if holding:
+        named = " or ".join(f"'{t}'" for t in holding[:3])
+        return f"; did you mean {named}?"
+    from vaultkit.phrases import did_you_mean
+
+    return did_you_mean(wanted, texts)
 
 
 RULE = BrokenLink

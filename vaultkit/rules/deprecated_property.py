@@ -48,6 +48,30 @@ def key_lines(note, key: str) -> tuple[int, int] | None:
     return first, last
 
 
+def comment_at(line: str) -> int:
+    """Where a YAML line's trailing ``# comment`` starts (with the blanks before it), or
+    ``len(line)`` when it has none. A ``#`` inside quotes or inside a word is no comment."""
+    quote = None
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 2
+                continue
+            if ch == quote:
+                if quote == "'" and line.startswith("''", i):
+                    i += 2
+                    continue
+                quote = None
+        elif ch in "\"'" and (i == 0 or line[i - 1] in " \t[{,:-"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return len(line[:i].rstrip())
+        i += 1
+    return n
+
+
 def render_item(value) -> str:
     """A YAML flow-sequence item for ``value``, quoted only when it must be."""
     text = str(value)
@@ -139,10 +163,13 @@ class DeprecatedProperty(Rule):
         edits = [Edit(key_at, key_at + len(old), new)]
         value = note.frontmatter[old]
         rest = line[m.end():]
-        if isinstance(value, str) and first == last and rest.strip():
+        value_text = rest[:comment_at(rest)]  # a trailing comment stays as it is
+        if isinstance(value, str) and first == last and value_text.strip():
             items = _items(value, new)
-            value_at = start + m.end() + (len(rest) - len(rest.lstrip()))
-            edits.append(Edit(value_at, end, "[" + ", ".join(render_item(i) for i in items) + "]"))
+            value_at = start + m.end() + (len(value_text) - len(value_text.lstrip()))
+            value_end = start + m.end() + len(value_text.rstrip())
+            edits.append(Edit(value_at, value_end,
+                              "[" + ", ".join(render_item(i) for i in items) + "]"))
         return Fix(f"rename '{old}' to '{new}'", edits)
 
     def _merge(self, note, starts, old, new, old_span):
@@ -159,7 +186,7 @@ class DeprecatedProperty(Rule):
         # remove the old property's lines, line endings included
         o_first, o_last = old_span
         remove_end = starts[o_last] if o_last < len(starts) else len(note.text)
-        edits = [Edit(starts[o_first - 1], remove_end, "")]
+        edits = [Edit(starts[o_first - 1], remove_end, self._comments_of(note, starts, old_span))]
         if extra:
             edit = self._append(note, starts, new, new_span, current, extra)
             if edit is None:
@@ -167,6 +194,23 @@ class DeprecatedProperty(Rule):
             edits.append(edit)
         edits.sort(key=lambda e: e.start)
         return Fix(f"merge '{old}' into '{new}'", edits)
+
+    def _comments_of(self, note, starts, span) -> str:
+        """The comments on a removed property's lines, kept as comment lines in its place."""
+        kept = []
+        for line_no in range(span[0], span[1] + 1):
+            start, end = line_span(note, starts, line_no)
+            line = note.text[start:end]
+            cut = comment_at(line)
+            if cut < len(line):
+                indent = line[:len(line) - len(line.lstrip())]
+                kept.append(indent + line[cut:].strip() + self._newline(note, starts, line_no))
+        return "".join(kept)
+
+    @staticmethod
+    def _newline(note, starts, line_no) -> str:
+        _, end = line_span(note, starts, line_no)
+        return "\r\n" if note.text.startswith("\r\n", end) else "\n"
 
     def _append(self, note, starts, key, span, current, extra):
         first, last = span
@@ -177,6 +221,7 @@ class DeprecatedProperty(Rule):
         if not m:
             return None
         rest = line[m.end():]
+        rest = rest[:comment_at(rest)]  # edits stop before a trailing comment: it is kept
         value = note.frontmatter[key]
         _, last_end = line_span(note, starts, last)
         newline = "\r\n" if note.text.startswith("\r\n", last_end) else "\n"
@@ -196,6 +241,8 @@ class DeprecatedProperty(Rule):
         # a scalar, an empty value or anything unusual: write the merged list in flow style
         value_at = start + m.end()
         _, span_end = line_span(note, starts, last)
+        if first == last:
+            span_end = value_at + len(rest.rstrip())
         merged = list(current) + list(extra)
         return Edit(value_at, span_end, " [" + ", ".join(render_item(v) for v in merged) + "]")
 

@@ -9,7 +9,9 @@ class FileUnreadable(Rule):
     are `nul-byte`'s), a file over the size limit (`budgets.max_file_bytes`),
     a file without read permission, or one that vanished during the scan. Also reports
     symlinks that point outside the vault, broken symlinks and symlink loops, which are
-    never followed.
+    never followed; a `.md` that is not a regular file (a FIFO would block every reader,
+    a device such as `/dev/zero` never ends), which is never opened; and a file or folder
+    whose name is not valid UTF-8 (shown with `\\xNN` escapes), which is left out.
 
     ## Why is this bad?
     The agent's `memory_get` and `memory_search` read the same files. A journal saved

@@ -35,7 +35,25 @@ class FrontmatterInvalid(Rule):
     def check(self, note, ctx):
         if note.fm_error:
             message, line = note.fm_error
-            yield self.diag(note.path, line, 1, message)
+            yield self.diag(note.path, line, 1, message + _link_hint(note, line))
+
+
+def _link_hint(note, line: int) -> str:
+    """For ``related: [[Ada]], [[Carol]]`` (YAML reads ``[[`` as nested lists): the line
+    with its links quoted, which is what Obsidian needs anyway."""
+    from vaultkit.rules.property_link_unquoted import unquoted_links
+
+    lines = note.lines
+    if not 0 < line <= len(lines):
+        return ""
+    text = lines[line - 1].rstrip("\r")
+    found = unquoted_links(text)
+    if not found or ":" not in text[:found[0][0]]:
+        return ""
+    key = text[:text.index(":")].strip()
+    quoted = ", ".join(f'"{text[a:b]}"' for a, b in found)
+    value = quoted if len(found) == 1 else f"[{quoted}]"
+    return f"; links in properties must be quoted: {key}: {value}"
 
 
 RULE = FrontmatterInvalid

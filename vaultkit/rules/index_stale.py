@@ -1,4 +1,4 @@
-from vaultkit.diagnostics import Edit, Fix
+from vaultkit.diagnostics import Diagnostic, Edit, Fix
 from vaultkit.rule import Rule
 
 
@@ -11,6 +11,10 @@ class IndexStale(Rule):
     does not exist. The fix regenerates the region (or the whole file when the markers
     are missing); text outside the markers is kept byte for byte.
 
+    A note whose file name no link can reach (a `#` or `|` in it, say: every wikilink and
+    Markdown link to it would break) is left out of the index and reported here as a
+    warning on that note, so that the index never holds a link `broken-link` rejects.
+
     ## Why is this bad?
     INDEX.md is the agent's entry point, read at the start of every session. A stale
     index hides new decisions and lessons and points at notes that were renamed, so the
@@ -19,6 +23,7 @@ class IndexStale(Rule):
     ## Example
     ```
     memory/INDEX.md:5:1: VK504 index-stale INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
+    memory/semantic/a#b.md: VK504 index-stale left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
     ```
 
     Run `vaultkit index` (or `vaultkit check --fix`). Commit it with the notes it lists.
@@ -44,6 +49,11 @@ class IndexStale(Rule):
         except VaultkitError as exc:
             yield self.diag(path, 1, 1, f"{exc}".replace(f"{path}: ", "", 1))
             return
+        for left in getattr(vault, "index_left_out", ()):
+            yield Diagnostic(self.name, self.code, "warning", left, None, None,
+                             f"left out of {path}: no link to this file name resolves (it "
+                             "holds '#', '|', '[[' or a line break, or starts with a space); "
+                             "rename the file")
         if note is None:
             prefix = vault.profile.memory_prefix
             if not any(p.startswith(prefix) for p in vault.notes):

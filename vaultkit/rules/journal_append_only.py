@@ -1,5 +1,11 @@
+import re
+
 from vaultkit.gitstate import first_change, split_lines
 from vaultkit.rule import Rule
+
+# the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
+_WIKI_TARGET = re.compile(r"!?\[\[([^\]|#\n]*)")
+_MD_TARGET = re.compile(r"\]\((<[^>\n]*>|[^)\s]*)")
 
 _KEEP_LAYERS = ("journal", "archive")
 
@@ -21,6 +27,13 @@ class JournalAppendOnly(Rule):
     A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
     as long as its lines are kept. Outside a git repository, or before the first
     commit, there is nothing to compare with and the rule says once that it skipped.
+
+    A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
+    the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
+    old journals included. A changed line is accepted when it differs from HEAD only
+    in link targets, each new target resolves to a note and each old one no longer
+    resolves (the note it named is gone): the journal still says what it said, and its
+    links keep working. Any other difference on the line is reported as before.
 
     ## Why is this bad?
     The journal is the most complete record the agent has, and it is only ever
@@ -76,7 +89,7 @@ class JournalAppendOnly(Rule):
             new = git.new_text(change)
             if old is None or new is None:
                 continue
-            where = first_change(old, new)
+            where = first_unsafe_change(old, new, ctx.vault, change.new)
             if where is None:
                 continue
             line, was, now = where
@@ -94,6 +107,75 @@ class JournalAppendOnly(Rule):
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
                                 f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def first_unsafe_change(old: str, new: str, vault, source: str):
+    """:func:`first_change`, passing over lines that only follow a rename's link rewrite."""
+    old_lines, old_final = split_lines(old)
+    new_lines, _ = split_lines(new)
+    start = 0
+    while True:
+        where = first_change("\n".join(old_lines[start:]) + ("\n" if old_final else ""),
+                             "\n".join(new_lines[start:]) + "\n")
+        if where is None:
+            return None
+        line, was, now = where
+        if now is None or not is_rename_rewrite(was, now, vault, source):
+            return start + line, was, now
+        start += line
+
+
+def _targets(line: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of each link target in a line, in order."""
+    found = [(m.start(1), m.end(1), "wiki") for m in _WIKI_TARGET.finditer(line)]
+    found += [(m.start(1), m.end(1), "md") for m in _MD_TARGET.finditer(line)]
+    return sorted(found)
+
+
+def is_rename_rewrite(was: str, now: str, vault, source: str) -> bool:
+    """True when ``now`` differs from ``was`` only in link targets, each new one resolving
+    to a note of ``vault`` and each old one resolving to nothing any more."""
+    old_t, new_t = _targets(was), _targets(now)
+    if not old_t or len(old_t) != len(new_t):
+        return False
+    skeleton = []
+    for line, targets in ((was, old_t), (now, new_t)):
+        parts, pos = [], 0
+        for a, b, kind in targets:
+            parts.append(line[pos:a])
+            parts.append(f"\0{kind}")
+            pos = b
+        parts.append(line[pos:])
+        skeleton.append("".join(parts))
+    if skeleton[0] != skeleton[1]:
+        return False
+    resolver = vault.resolver
+    changed = False
+    for (a, b, kind), (c, d, _) in zip(old_t, new_t):
+        before, after = was[a:b], now[c:d]
+        if before == after:
+            continue
+        changed = True
+        if _resolve(resolver, kind, after, source) is None:
+            return False
+        if _resolve(resolver, kind, before, source) is not None:
+            return False  # the old target still opens a note: a different link, not a rename
+    return changed
+
+
+def _resolve(resolver, kind: str, target: str, source: str) -> str | None:
+    from urllib.parse import unquote
+
+    if kind == "wiki":
+        return resolver.resolve_target(target.strip(), source) if target.strip() else None
+    from vaultkit.resolve import _fold
+
+    target = target[1:-1] if target.startswith("<") else unquote(target)
+    target = target.split("#", 1)[0]
+    if not target or ":" in target:  # a URL (https:, mailto:, obsidian:) is no note
+        return None
+    folder = _fold(source.rsplit("/", 1)[0]) if "/" in source else ""
+    return resolver._resolve_markdown(folder, target).path
 
 
 RULE = JournalAppendOnly

@@ -4,14 +4,8 @@ from vaultkit.phrases import matcher
 from vaultkit.rule import Rule
 from vaultkit.rules.memory_size import is_bootstrap_file
 
-# Spans that are references or code, not the line's own words.
-_NOT_PROSE = re.compile(
-    r"!?\[\[[^\[\]\n]*\]\]"  # wikilinks and embeds, alias included
-    r"|!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)"  # [text](url)
-    r"|`+[^`\n]*`+"  # inline code
-    r"|<!--.*?-->|%%.*?%%"  # comments
-    r"|<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?"  # bare URLs
-)
+# Bare URLs (bounded: the scheme is at most 32 characters, the rest stops at space or ">").
+_URL = re.compile(r"<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
 
 
@@ -20,7 +14,12 @@ def prose(line: str) -> str:
     if "[" not in line and "`" not in line and "<" not in line and "%" not in line \
             and "://" not in line:
         return line
-    return _NOT_PROSE.sub(lambda m: " " * len(m.group(0)), line)
+    from vaultkit.parse import mask_references  # the parser's own linear masks
+
+    line = mask_references(line)
+    if "://" in line:
+        line = _URL.sub(lambda m: " " * len(m.group(0)), line)
+    return line
 
 
 class LessonInNow(Rule):

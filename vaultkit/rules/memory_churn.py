@@ -13,8 +13,9 @@ class MemoryChurn(Rule):
     the last `git: churn_days` days (14 by default), reading the history with one
     `git log`. With `--staged` and in the pre-commit hook, the commit being made counts
     too: a second change to `MEMORY.md` today is reported as it is committed. Days are
-    the commits' author dates in the author's own time zone; merge commits do not
-    count.
+    the commits' author dates in the author's own time zone; merge commits and the
+    commit that created `MEMORY.md` do not count (a new vault's first commit and one
+    edit the same day are no churn).
 
     ## Why is this bad?
     `MEMORY.md` is the curated long-term layer, loaded into every session. The seeds'

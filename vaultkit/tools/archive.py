@@ -214,6 +214,7 @@ def _locate(text: str, starts: list[int], link) -> tuple[int, int] | None:
 def execute(vault, p: ArchivePlan) -> ArchivePlan:
     """Carry out a plan: verified moves, then the link edits, then INDEX.md."""
     from vaultkit.atomic import write_atomic
+    from vaultkit.bounded import read_regular
 
     root = vault.root
     moved_to = {new: old for old, new in p.moves}
@@ -221,12 +222,33 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
     involved = {old for old, _ in p.moves} | {moved_to.get(e.path, e.path) for e in p.edits}
     for path in sorted(involved):
         try:
-            current = (root / path).read_bytes()
+            current = read_regular(root / path, vault.profile.budgets.max_file_bytes)
         except OSError as exc:
             raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}; nothing moved") \
                 from None
         if current != _text_bytes(vault.notes[path]):
             raise VaultkitError(f"{path}: changed while archive ran; nothing moved, run it again")
+    from vaultkit.confine import make_folders, write_target
+
+    # Every file written or moved is the real file, in the vault, outside .git/: a journal
+    # linked to NOW.md or an archive folder linked out of the vault stops everything.
+    try:
+        for old, new in p.moves:
+            write_target(root, old)
+            make_folders(root, (root / new).parent)
+            write_target(root, new)
+    except VaultkitError as exc:
+        message = exc.args[0].replace("nothing written there", "not written")
+        raise VaultkitError(message.replace("not written", "nothing moved")) from None
+    refused = set()
+    for path in sorted({e.path for e in p.edits if e.path not in moved_to}):
+        try:  # a note linked to another (an alias) keeps its link; the real note is edited
+            write_target(root, path)
+        except VaultkitError as exc:
+            refused.add(path)
+            p.skipped.append((path, exc.args[0].split(": ", 1)[-1].replace(
+                "not written", "links not rewritten")))
+    p.edits = [e for e in p.edits if e.path not in refused]
     for path in sorted({moved_to.get(e.path, e.path) for e in p.edits}):
         if not os.access(root / path, os.W_OK):  # its links could not be rewritten after the move
             raise VaultkitError(f"{path}: is read-only, so its links to the journals cannot be "
@@ -253,7 +275,7 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
             if current != _text_bytes(note):
                 p.skipped.append((path, "changed while archive ran; links not rewritten"))
                 continue
-            write_atomic(root / path, data)
+            write_atomic(root / path, data, root=root)
         applied.extend(edits)
     p.edits = sorted(applied, key=lambda e: (e.path, e.line))
     if tracked is not None:
@@ -269,7 +291,7 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
 @contextlib.contextmanager
 def _journal_lock(path: Path):
     """Hold the lock ``vaultkit log`` takes, so no entry lands in a journal being moved."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         chunks = []
@@ -289,7 +311,9 @@ def _move(root: Path, old: str, new: str, data: bytes, tracked: set[str] | None)
 
     src, dst = root / old, root / new
     digest = hashlib.sha256(data).digest()
-    dst.parent.mkdir(parents=True, exist_ok=True)
+    from vaultkit.confine import make_folders
+
+    make_folders(root, dst.parent)
     if tracked is not None and old in tracked:
         from vaultkit.scan import git
 
@@ -301,7 +325,7 @@ def _move(root: Path, old: str, new: str, data: bytes, tracked: set[str] | None)
             raise VaultkitError(f"{new}: content differs from {old} after git mv; stopped")
         return
     st = os.stat(src)
-    write_atomic(dst, data, mode=st.st_mode & 0o7777)
+    write_atomic(dst, data, mode=st.st_mode & 0o7777, root=root)
     if hashlib.sha256(dst.read_bytes()).digest() != digest:
         os.unlink(dst)
         raise VaultkitError(f"{new}: the copy does not match {old}; original kept, stopped")

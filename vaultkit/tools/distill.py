@@ -162,7 +162,10 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
         filler_count = 0
         for e in found:
             title = _entry_title(e.heading.text)
-            body = e.text
+            # a link names another note (its target and alias are that note's words): an
+            # entry that links to [[pricing|the decision]] has decided nothing itself
+            body = without_links(e.text)
+            heading = without_links(e.heading.text)
             if filler and is_filler(filler, e):
                 filler_count += 1
                 continue
@@ -176,7 +179,7 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
                 if tag is not None:
                     reason = f"tag #{tag}"
                 else:
-                    hit = m.find(e.heading.text)
+                    hit = m.find(heading)
                     if hit is not None:
                         reason = f"heading says '{hit.group(0)}'"
                     else:
@@ -196,6 +199,14 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
         report.memory = review_memory(vault, memory, today, stale_days)
     report.checklist = _checklist(report, vault)
     return report
+
+
+_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
+
+
+def without_links(text: str) -> str:
+    """``text`` with every wikilink and Markdown link (target and alias) blanked out."""
+    return _LINK.sub(" ", text)
 
 
 def is_filler(filler, entry) -> bool:

@@ -13,6 +13,7 @@ location (symlinks followed) is not itself inside the memory set.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -82,7 +83,13 @@ def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
     rel = "/".join(part for part in parts if part not in ("", "."))
     if not in_memory_set(settings, rel):
         where = settings.profile.memory_prefix or "the vault"
-        raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); refused")
+        hint = ""
+        prefix = settings.profile.memory_prefix
+        if prefix and in_memory_set(settings, prefix + rel):
+            hint = (f"; paths are relative to the vault root, not to the current folder: "
+                    f"did you mean {prefix + rel}?")
+        raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); "
+                          f"refused{hint}")
     path = file_of(root, settings, rel)
     # Follow symlinks: the real file must be a memory-set file of this vault too.
     real = Path(os.path.realpath(path))
@@ -108,19 +115,24 @@ def read_excerpt(root: Path, settings, requested: str, start: int = 1,
     if lines < 1:
         raise VaultkitError(f"--lines {lines}: give at least 1")
     rel, path = confine(root, settings, requested)
-    try:
-        with open(path, "rb") as fh:
-            limit = settings.profile.budgets.max_file_bytes
-            data = fh.read(limit + 1)  # never more than the size limit into memory
+    from vaultkit.bounded import ReadRefused, read_regular
+
+    limit = settings.profile.budgets.max_file_bytes
+    try:  # never more than the size limit into memory, never a FIFO or a device
+        data = read_regular(path, limit)
     except FileNotFoundError:
         return Excerpt(rel, "", start, 0, False, None, missing=True)
     except IsADirectoryError:
         raise PathRefused(f"{requested!r}: is a folder, not a file") from None
+    except ReadRefused as exc:
+        if exc.errno == errno.EFBIG:
+            raise VaultkitError(f"{rel}: over the {limit:,}-byte limit "
+                                "(budgets.max_file_bytes); not read") from None
+        if "a folder" in str(exc.strerror):
+            raise PathRefused(f"{requested!r}: is a folder, not a file") from None
+        raise VaultkitError(f"{rel}: {exc.strerror}") from None
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot be read: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise VaultkitError(f"{rel}: over the {limit:,}-byte limit (budgets.max_file_bytes); "
-                            "not read")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     text = data.decode("utf-8", errors="replace")

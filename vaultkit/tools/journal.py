@@ -133,15 +133,23 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             part.encode("utf-8")
         except UnicodeEncodeError:  # bytes that were not UTF-8 on standard input
             raise VaultkitError("the entry is not valid UTF-8 text; nothing written") from None
+    limit = settings.profile.budgets.max_file_bytes
+    if len(text) + len(title or "") > limit:  # (characters: at most the bytes, so cheap)
+        raise VaultkitError(f"the entry is over the {limit:,}-byte limit of a journal "
+                            "(budgets.max_file_bytes); nothing written: shorten it, or put "
+                            "the detail in a note and link it")
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
     path = root / rel
+    from vaultkit.confine import make_folders, write_target
+
+    # the real journal: no symlink (out of the vault, to NOW.md, to .git/config), no folder
+    # symlinked out or into .git/
+    make_folders(root, path.parent)
+    path = write_target(root, rel)
     level = _entry_level(path)
     heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
     warnings = entry_warnings(settings, heading_line, body)
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    if not real.startswith(base.rstrip(os.sep) + os.sep):  # a symlink (or a dangling one) out
-        raise VaultkitError(f"{rel}: a symlink leading out of the vault; nothing written")
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
@@ -158,8 +166,13 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             last = os.pread(fd, 1, size - 1)
             if last != b"\n":
                 prefix = newline
-            lines_before = _count_lines(fd, size)
+            lines_before = _count_lines(fd, size, rel)
         data = (prefix + render_entry(hhmm, title, body, newline, level)).encode("utf-8")
+        if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
+            raise VaultkitError(
+                f"{rel}: the entry ({len(data):,} bytes) would take the journal "
+                f"({size:,} bytes) over the {limit:,}-byte limit (budgets.max_file_bytes); "
+                "nothing written: shorten it, or put the detail in a note and link it")
         view = memoryview(data)
         try:
             while view:  # one write(2) for a regular file; the loop only guards a short write
@@ -174,6 +187,13 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         os.fsync(fd)
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
+    except VaultkitError:
+        if created:  # (an empty journal made for an entry that was refused)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        raise
     finally:
         os.close(fd)  # closing also releases the lock on every error path
     # the entry opens with a blank line; a missing final newline only completes the last line
@@ -188,11 +208,20 @@ def _entry_level(path: Path) -> int:
     from vaultkit.entries import detect_level
     from vaultkit.parse import parse_note
 
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(1 << 20)
+    import stat
+
+    try:  # never through a symlink, never blocking on a FIFO: only a regular file is read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return 3
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 3
+        data = os.read(fd, 1 << 20)
+    except OSError:
+        return 3
+    finally:
+        os.close(fd)
     level = detect_level(parse_note(str(path), data))
     return 2 if level == 2 else 3
 
@@ -204,18 +233,42 @@ def _open_locked(path: Path, rel: str) -> int:
     moves a journal while holding the same lock, and a writer that opened it just before
     would otherwise append to the moved (or removed) file. Then it opens the path again.
     """
+    import errno
+    import stat
+    from vaultkit.bounded import not_regular
+
     for _ in range(20):
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        try:  # a FIFO or device named like a journal is never opened, let alone written
+            why = not_regular(os.stat(path).st_mode)
+        except FileNotFoundError:
+            why = None
         except OSError as exc:
             raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
                 from None
+        if why:
+            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
         try:
+            # O_NOFOLLOW: a symlink put there since the check is refused, not followed;
+            # O_NONBLOCK: a FIFO put there never blocks the open
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                         | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise VaultkitError(f"{rel}: is a symlink; vaultkit never writes through one, "
+                                    "nothing written") from None
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise VaultkitError(f"{rel}: is not a regular file; nothing written")
             fcntl.flock(fd, fcntl.LOCK_EX)
             held = os.fstat(fd)
             now = os.stat(path)
             if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                if not_regular(held.st_mode):  # swapped in since the check above
+                    os.close(fd)
+                    raise VaultkitError(f"{rel}: not a regular file; nothing written")
                 return fd
         except FileNotFoundError:
             pass
@@ -226,16 +279,29 @@ def _open_locked(path: Path, rel: str) -> int:
     raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")
 
 
-def _count_lines(fd: int, size: int) -> int:
-    """Lines in the file (a last line without its newline counts)."""
+def _count_lines(fd: int, size: int, rel: str = "") -> int:
+    """Lines in the file (a last line without its newline counts).
+
+    Raises VaultkitError when the file is not UTF-8: appending UTF-8 to it would make a
+    file in two encodings that no reader decodes.
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
     count = 0
     offset = 0
     last = b"\n"
-    while offset < size:
-        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-        offset += len(chunk)
+    try:
+        while offset < size:
+            chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            decoder.decode(chunk)
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+            offset += len(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise VaultkitError(f"{rel}: not valid UTF-8 (near byte {offset + exc.start + 1:,}); "
+                            "nothing appended: convert the file to UTF-8 first") from None
     return count + (0 if last == b"\n" else 1)

@@ -57,11 +57,13 @@ def memory_notes(vault) -> dict:
 def open_settings(args):
     """``(root, settings)`` from the usual ``--root/--profile`` arguments without parsing notes."""
     from vaultkit.profile import load_settings
-    from vaultkit.scan import find_root
+    from vaultkit.scan import find_root, require_vault
 
-    root = Path(args.root).resolve() if getattr(args, "root", None) else find_root(Path("."))
+    where = getattr(args, "vault_path", None) or "."
+    root = Path(args.root).resolve() if getattr(args, "root", None) else find_root(Path(where))
     if not root.is_dir():
         raise VaultkitError(f"{root}: not a folder")
+    require_vault(root)
     return root, load_settings(root, getattr(args, "profile", None))
 
 

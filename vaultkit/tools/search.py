@@ -164,14 +164,22 @@ class SearchIndex:
     def __init__(self, root: Path):
         from vaultkit.vault import CACHE_DIR, ensure_cache_dir
 
+        from vaultkit.confine import write_target
+        from vaultkit.errors import VaultkitError
+
         folder = root / CACHE_DIR
         try:
             ensure_cache_dir(folder)
             self.path: Path | None = folder / DB_NAME
-            if self.path.exists() and not os.access(self.path, os.W_OK) \
-                    or self.path.is_symlink():  # never write a database outside the vault
+            rel = f"{CACHE_DIR}/{DB_NAME}"
+            sidecars = [rel + s for s in ("", "-wal", "-shm", "-journal")]
+            for name in sidecars:  # SQLite opens these too: none may lead elsewhere
+                write_target(root, name, owned=sidecars)
+                if os.path.lexists(root / name) and not os.path.isfile(root / name):
+                    raise OSError(f"{name}: not a regular file")
+            if self.path.exists() and not os.access(self.path, os.W_OK):
                 self.path = None
-        except OSError:
+        except (OSError, VaultkitError):
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
 
@@ -262,6 +270,7 @@ class SearchIndex:
         now = time.time_ns()
         stats = {"added": 0, "updated": 0, "removed": 0}
         index_map = index_entries(vault, notes)
+        progress = None
         db.execute("BEGIN IMMEDIATE")
         try:
             known = {row[1]: row for row in db.execute(
@@ -271,7 +280,11 @@ class SearchIndex:
                 if note is None or note.error:
                     self._drop(row[0])
                     stats["removed"] += 1
+            from vaultkit.progress import Progress
+
+            progress = Progress("indexing notes", len(notes)).__enter__()
             for path, note in notes.items():
+                progress.advance()
                 if note.error:
                     continue
                 row = known.get(path)
@@ -300,10 +313,13 @@ class SearchIndex:
                                      "VALUES (?, ?, ?, ?)", (fid, start, end, text)).lastrowid
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(text)))
+            progress.__exit__(None, None, None)
             if state is not None:
                 self.mark_synced(*state)
             db.execute("COMMIT")
         except BaseException:
+            if progress is not None:
+                progress.__exit__(None, None, None)  # erase the line before the error
             db.execute("ROLLBACK")
             raise
         return stats
@@ -324,7 +340,7 @@ class SearchIndex:
     def search(self, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                min_score: float = DEFAULT_MIN_SCORE, allow=None,
                demote: frozenset[str] = frozenset()) -> list[Hit]:
-        terms = query_terms(query)
+        terms = bounded_terms(query)
         if not terms:
             return []
         self.db.execute("BEGIN")  # one snapshot, whatever other processes commit meanwhile
@@ -408,6 +424,31 @@ class SearchIndex:
 
     def close(self) -> None:
         self.db.close()
+
+
+# A query is a question, not a document: every term costs one FTS lookup and one pattern
+# run over every candidate chunk (a 1 MB query of 60,000 words once took 46 s and 220 MB).
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_TERMS = 32
+
+
+def bounded_terms(query: str) -> list[Term]:
+    """The terms searched for: those of the first MAX_QUERY_CHARS characters, at most
+    MAX_QUERY_TERMS of them, in query order."""
+    return query_terms(query[:MAX_QUERY_CHARS])[:MAX_QUERY_TERMS]
+
+
+def query_cut(query: str) -> str | None:
+    """What :func:`bounded_terms` leaves out of ``query``, said in one line, or None."""
+    parts = []
+    if len(query) > MAX_QUERY_CHARS:
+        parts.append(f"its first {MAX_QUERY_CHARS:,} of {len(query):,} characters")
+    terms = query_terms(query[:MAX_QUERY_CHARS])
+    if len(terms) > MAX_QUERY_TERMS:
+        parts.append(f"its first {MAX_QUERY_TERMS} of {len(terms):,} distinct terms")
+    if not parts:
+        return None
+    return f"the query is long: searching {' and '.join(parts)}"
 
 
 def _digest(text: str) -> str:

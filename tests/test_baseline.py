@@ -1,0 +1,162 @@
+"""`vaultkit check --baseline`: adopting vaultkit on a vault that already has findings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vaultkit.cli import main
+from vaultkit.starter import init_vault
+
+LEGACY_DECISION = ("---\ntype: decision\ndate: 2026-11-0{n}\nstatus: active\n---\n"
+                   "# Decision {n}\n\nWe decided {n} without writing down why.\n")
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def legacy(tmp_path):
+    root = tmp_path / "ws"
+    init_vault(root)
+    for n in range(1, 4):
+        (root / f"memory/decisions/d{n}.md").write_text(LEGACY_DECISION.format(n=n))
+    (root / "memory/semantic").mkdir(exist_ok=True)
+    (root / "memory/semantic/notes.md").write_text(
+        "# Notes\n\nSee [[nowhere]] and [[nowhere]].\n")
+    return root
+
+
+def baseline_of(root):
+    return json.loads((root / "vaultkit-baseline.json").read_text())
+
+
+def test_write_baseline_hides_every_current_finding(legacy, capsys):
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section,broken-link")
+    assert code == 1 and "Found 8 findings" in out
+    code, out, err = run(capsys, "check", str(legacy), "--write-baseline")
+    assert code == 0 and "All checks passed!" in out
+    assert "recorded" in err and "vaultkit-baseline.json" in err
+    data = baseline_of(legacy)
+    assert data["vaultkit-baseline"] == 1
+    rules = {(f["path"], f["rule"], f["count"]) for f in data["findings"]}
+    assert ("memory/semantic/notes.md", "broken-link", 2) in rules  # two identical links
+    code, out, _ = run(capsys, "check", str(legacy))
+    assert code == 0 and "All checks passed!" in out and "more in the baseline" in out
+    code, out, _ = run(capsys, "check", str(legacy), "--no-baseline",
+                       "--select", "missing-section")
+    assert code == 1 and "Found 6 findings" in out
+
+
+def test_a_new_finding_is_reported_beside_the_baselined_ones(legacy, capsys):
+    run(capsys, "check", str(legacy), "--write-baseline")
+    (legacy / "memory/decisions/d4.md").write_text(LEGACY_DECISION.format(n=4))
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section")
+    assert code == 1
+    assert "memory/decisions/d4.md" in out and "d1.md" not in out
+    assert "Found 2 findings" in out
+
+
+def test_a_third_copy_of_a_baselined_finding_is_new(legacy, capsys):
+    run(capsys, "check", str(legacy), "--write-baseline")
+    path = legacy / "memory/semantic/notes.md"
+    path.write_text(path.read_text() + "And [[nowhere]] once more.\n")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "broken-link")
+    assert out.count("VK501 broken-link") == 1
+
+
+def test_findings_survive_lines_moving(legacy, capsys):
+    run(capsys, "check", str(legacy), "--write-baseline")
+    path = legacy / "memory/semantic/notes.md"
+    path.write_text("# Notes\n\nA new first paragraph.\n\nAnother one.\n\n"
+                    "See [[nowhere]] and [[nowhere]].\n")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "broken-link")
+    assert code == 0 and "All checks passed!" in out
+
+
+def test_a_whole_vault_check_shrinks_the_baseline_when_findings_are_fixed(legacy, capsys):
+    run(capsys, "check", str(legacy), "--write-baseline")
+    before = sum(f["count"] for f in baseline_of(legacy)["findings"])
+    (legacy / "memory/decisions/d2.md").write_text(
+        LEGACY_DECISION.format(n=2) + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
+    # a run on some paths, or with a hook, only says so and changes nothing
+    code, _, err = run(capsys, "check", str(legacy / "memory/decisions"))
+    assert "2 baselined findings are fixed" in err
+    assert sum(f["count"] for f in baseline_of(legacy)["findings"]) == before
+    code, out, err = run(capsys, "check", str(legacy))
+    assert code == 0 and "2 fixed findings removed from the baseline" in err
+    after = baseline_of(legacy)["findings"]
+    assert sum(f["count"] for f in after) == before - 2
+    assert not any(f["path"] == "memory/decisions/d2.md" and f["rule"] == "missing-section"
+                   for f in after)
+    # the fixed finding coming back is new again
+    (legacy / "memory/decisions/d2.md").write_text(LEGACY_DECISION.format(n=2))
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section")
+    assert code == 1 and "memory/decisions/d2.md" in out
+
+
+def test_a_selected_run_neither_shrinks_nor_drops_other_rules(legacy, capsys):
+    run(capsys, "check", str(legacy), "--write-baseline")
+    before = baseline_of(legacy)
+    run(capsys, "check", str(legacy), "--select", "broken-link")
+    assert baseline_of(legacy) == before
+    run(capsys, "check", str(legacy), "--select", "broken-link", "--write-baseline")
+    assert baseline_of(legacy)["findings"] == before["findings"]
+
+
+def test_baseline_file_from_the_config_and_the_command_line(legacy, capsys, tmp_path):
+    (legacy / "vaultkit.toml").write_text(
+        (legacy / "vaultkit.toml").read_text() + '\nbaseline = "meta/accepted.json"\n')
+    (legacy / "meta").mkdir()
+    run(capsys, "check", str(legacy), "--write-baseline")
+    assert (legacy / "meta/accepted.json").exists()
+    assert not (legacy / "vaultkit-baseline.json").exists()
+    code, out, _ = run(capsys, "check", str(legacy))
+    assert code == 0
+    code, _, err = run(capsys, "check", str(legacy), "--baseline", str(tmp_path / "nope.json"))
+    assert code == 2 and "no such baseline" in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    ('{"findings": []}', "not a vaultkit baseline"),
+    ('{"vaultkit-baseline": 1, "findings": [{"path": "a"}]}', "lacks path, rule"),
+])
+def test_a_broken_baseline_is_a_clear_error(legacy, capsys, content, message):
+    (legacy / "vaultkit-baseline.json").write_text(content)
+    code, out, err = run(capsys, "check", str(legacy))
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_write_baseline_needs_the_whole_vault(legacy, capsys):
+    code, _, err = run(capsys, "check", str(legacy / "memory"), "--write-baseline")
+    assert code == 2 and "records the whole vault" in err
+    assert not (legacy / "vaultkit-baseline.json").exists()
+
+
+def test_git_rule_findings_are_never_baselined(legacy, capsys):
+    from vaultkit.baseline import Baseline
+    from vaultkit.diagnostics import Diagnostic
+
+    d = Diagnostic("journal-append-only", "VK601", "error", "memory/2026-01-01.md", 3, 1,
+                   "committed line changed")
+    baseline = Baseline(legacy / "b.json")
+    baseline.record([d], rules=["journal-append-only"])
+    assert baseline.entries == []
+    assert baseline.filter([d]).shown == [d]
+
+
+def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory/2026-11-30.md").write_text("# 2026-11-30\n\n## 09:00 work\n- a\n")
+    code, out, _ = run(capsys, "init", str(ws))
+    assert code == 0 and "vaultkit check --write-baseline && git add" in out
+    assert out.index("--write-baseline") < out.index("pre-commit install")
+    code, out, _ = run(capsys, "init", str(tmp_path / "fresh"))
+    assert code == 0 and "--write-baseline" not in out

@@ -1,0 +1,184 @@
+"""Every git process vaultkit starts, with the repository's command hooks switched off.
+
+A vault's repository is not trusted: its ``.git/config`` can come from a clone, a
+pulled symlink or text an agent was given. Git runs commands named in that
+configuration (``core.fsmonitor``, hooks, pagers, external diff and text-conversion
+drivers, clean/smudge filters, credential helpers, signature programs). Reading a
+vault's history must never execute any of them, so every git call goes through
+:func:`run_git`, which
+
+- sets them to nothing on the command line (``-c`` outranks every config file):
+  ``core.fsmonitor``, ``core.hooksPath=/dev/null``, ``core.pager``,
+  ``credential.helper``, ``log.showSignature``, ``commit.gpgSign``, ``protocol.allow``;
+- passes ``--no-ext-diff --no-textconv`` to ``diff`` and ``log``;
+- for the commands that read the working tree (``status``, ``diff`` without
+  ``--cached``, ``add``, ``commit``, ``mv``, ``rm``), empties every
+  ``filter.<name>.clean``, ``smudge`` and ``process`` the repository's own
+  configuration names (through ``GIT_CONFIG_COUNT``, which takes any name; the user's
+  global filters, git-lfs for one, stay);
+- ignores the system config (``GIT_CONFIG_NOSYSTEM``), never prompts
+  (``GIT_TERMINAL_PROMPT=0``), drops ``GIT_EXTERNAL_DIFF`` and never takes
+  ``index.lock`` for a read (``GIT_OPTIONAL_LOCKS=0``).
+
+``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_INDEX_FILE`` and ``GIT_PREFIX`` are kept by
+default: pre-commit runs hooks with them set (``git commit -a`` and
+``git commit -- path`` stage into a temporary index), and the hook must see that
+index. Callers that address another repository than the one being committed
+(``audit``, ``init --git``) pass ``keep_repo_env=False``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+# Repository-controlled settings that name a command, switched off. An empty
+# core.fsmonitor means "off" to every git version (a path before 2.36, a bool since).
+SAFE_CONFIG = (
+    "core.fsmonitor=",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.quotepath=off",
+    "credential.helper=",
+    "log.showSignature=false",
+    "commit.gpgSign=false",
+    "protocol.allow=never",
+    "diff.ignoreSubmodules=all",  # a submodule's own config is not read through status/diff
+)
+REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")
+_DIFF_COMMANDS = frozenset({"diff", "log", "show"})
+_FILTER_KEYS = ("clean", "smudge", "process")
+
+# (cwd, repository env) -> the filter names that repository's config defines
+_FILTERS: dict[tuple, tuple[str, ...]] = {}
+
+
+def git_env(*, keep_repo_env: bool = True, extra: dict | None = None) -> dict[str, str]:
+    """The environment of a git process (see the module docstring)."""
+    env = dict(os.environ)
+    if not keep_repo_env:
+        for name in REPO_ENV:
+            env.pop(name, None)
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_PAGER"] = "cat"
+    env["PAGER"] = "cat"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def git_command(args, *, hooks_path_visible: bool = False) -> list[str]:
+    """``git -c ... <args>``: the argument list with the command hooks off."""
+    args = list(args)
+    cmd = ["git"]
+    for setting in SAFE_CONFIG:
+        if hooks_path_visible and setting.startswith("core.hooksPath="):
+            continue  # (only `rev-parse --git-path hooks/...`, which runs nothing)
+        cmd += ["-c", setting]
+    sub = _subcommand(args)
+    if sub is not None and args[sub] in _DIFF_COMMANDS:
+        args[sub + 1:sub + 1] = ["--no-ext-diff", "--no-textconv"]
+    return cmd + args
+
+
+def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = None,
+            text: bool = False, timeout: float | None = None, keep_repo_env: bool = True,
+            hooks_path_visible: bool = False,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run git safely; returns the completed process (output captured).
+
+    Raises FileNotFoundError when git is not installed and subprocess.TimeoutExpired
+    after ``timeout`` seconds, like :func:`subprocess.run`.
+    """
+    args = list(args)
+    full_env = git_env(keep_repo_env=keep_repo_env, extra=env)
+    if _reads_worktree(args):
+        names = _filter_names(_where(args, cwd), full_env)
+        if names:
+            _add_env_config(full_env, [(f"filter.{n}.{k}", "") for n in names
+                                       for k in _FILTER_KEYS]
+                            + [(f"filter.{n}.required", "false") for n in names])
+    return subprocess.run(git_command(args, hooks_path_visible=hooks_path_visible),
+                          cwd=None if cwd is None else str(cwd), input=input,
+                          capture_output=True, text=text, env=full_env, timeout=timeout)
+
+
+def _subcommand(args: list[str]) -> int | None:
+    """Index of the git subcommand in ``args`` (after ``-C dir`` and ``-c k=v``)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-C", "-c"):
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        return i
+    return None
+
+
+def _where(args: list[str], cwd) -> str:
+    """The folder git runs in: ``cwd`` changed by each ``-C dir`` before the subcommand."""
+    where = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    sub = _subcommand(args)
+    i = 0
+    while i < (len(args) if sub is None else sub):
+        if args[i] == "-C" and i + 1 < len(args):
+            where = os.path.join(where, args[i + 1])
+            i += 2
+            continue
+        i += 1
+    return where
+
+
+def _reads_worktree(args: list[str]) -> bool:
+    sub = _subcommand(args)
+    if sub is None:
+        return False
+    name = args[sub]
+    if name == "diff":
+        return not any(a in ("--cached", "--staged") for a in args[sub + 1:])
+    return name in ("status", "add", "commit", "mv", "rm", "stash", "checkout", "reset", "restore")
+
+
+def _filter_names(cwd, env: dict) -> tuple[str, ...]:
+    """The ``filter.<name>`` drivers the repository's configuration defines."""
+    # (per folder: a repository's config does not change during one run)
+    key = (str(cwd), *(env.get(n) for n in REPO_ENV))
+    if key not in _FILTERS:
+        names: list[str] = []
+        try:
+            # (only the repository's own: a user's global filters, git-lfs say, are theirs)
+            proc = subprocess.run(
+                git_command(["config", "--show-scope", "-z", "--name-only", "--get-regexp",
+                             r"^filter\..*\.(clean|smudge|process)$"]),
+                cwd=None if cwd is None else str(cwd), capture_output=True, env=env,
+                timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            proc = None
+        if proc is not None and proc.returncode == 0:
+            fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+            for scope, item in zip(fields[::2], fields[1::2]):
+                name = item.partition(".")[2].rpartition(".")[0]
+                if scope in ("local", "worktree") and name and name not in names:
+                    names.append(name)
+        _FILTERS[key] = tuple(names)
+    return _FILTERS[key]
+
+
+def _add_env_config(env: dict, pairs: list[tuple[str, str]]) -> None:
+    """Append ``pairs`` to GIT_CONFIG_COUNT/KEY/VALUE (command-line scope, any key)."""
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
+    except ValueError:
+        count = 0
+    for key, value in pairs:
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
