@@ -265,15 +265,26 @@ class Profile:
         return out.replace("{memory}", "" if mem in ("", ".") else mem)
 
     @cached_property
-    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern], list[re.Pattern],
-                                           list[re.Pattern]]]:
-        """``(layer, paths, excludes, header regexes)``: named layers first, fallbacks last."""
+    def layer_matchers(self) -> list[tuple[LayerSpec, frozenset[str], list[tuple[str, re.Pattern]],
+                                           list[re.Pattern], list[re.Pattern]]]:
+        """``(layer, literal paths, (literal prefix, pattern) pairs, excludes, header
+        regexes)``: named layers first, fallbacks last. A path without wildcards is a set
+        lookup; a pattern's literal start rules most paths out before its regex runs."""
         ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
-        return [(layer, [(_literal_prefix(self.expand(p)), compile_pattern(self.expand(p)))
-                         for p in layer.paths],
-                 [compile_pattern(self.expand(p)) for p in layer.exclude],
-                 [re.compile(h) for h in layer.header])
-                for layer in ordered]
+        out = []
+        for layer in ordered:
+            literals, patterns = set(), []
+            for p in layer.paths:
+                full = self.expand(p)
+                prefix = _literal_prefix(full)
+                if prefix == full:
+                    literals.add(full)
+                else:
+                    patterns.append((prefix, compile_pattern(full)))
+            out.append((layer, frozenset(literals), patterns,
+                        [compile_pattern(self.expand(p)) for p in layer.exclude],
+                        [re.compile(h) for h in layer.header]))
+        return out
 
     @cached_property
     def fallback_layers(self) -> frozenset[str]:
@@ -297,17 +308,23 @@ class Profile:
     def layer_of(self, path: str, opening=None) -> str | None:
         """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
         giving the note's first content lines; without it (a path alone) they are skipped."""
-        for layer, patterns, excludes, header in self.layer_matchers:
+        for layer, literals, patterns, excludes, header in self.layer_matchers:
             if header and opening is None:
                 continue
-            for prefix, pattern in patterns:
-                # the literal start of a pattern rules most paths out without a regex
-                if path.startswith(prefix) and pattern.match(path) and _dates_real(pattern, path):
-                    if any(x.match(path) and _dates_real(x, path) for x in excludes):
+            hit = path in literals
+            if not hit:
+                for prefix, pattern in patterns:
+                    if path.startswith(prefix) and pattern.match(path) \
+                            and _dates_real(pattern, path):
+                        hit = True
                         break
-                    if header and not _opens_with(header, opening()):
-                        break
-                    return layer.name
+            if not hit:
+                continue
+            if excludes and any(x.match(path) and _dates_real(x, path) for x in excludes):
+                continue
+            if header and not _opens_with(header, opening()):
+                continue
+            return layer.name
         return None
 
     def claims(self, path: str, layer: str | None) -> bool:
