@@ -308,24 +308,42 @@ class Profile:
     def layer_of(self, path: str, opening=None) -> str | None:
         """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
         giving the note's first content lines; without it (a path alone) they are skipped."""
+        for name, header in self._path_layers(path):
+            if header:
+                if opening is None or not _opens_with(header, opening()):
+                    continue
+            return name
+        return None
+
+    @cached_property
+    def _path_memo(self) -> dict[str, tuple]:
+        return {}
+
+    def _path_layers(self, path: str) -> tuple:
+        """``(layer name, header regexes)`` of the layers whose paths claim ``path``, in
+        order, up to the first that needs no header; memoised (a run asks more than once)."""
+        memo = self._path_memo
+        hit = memo.get(path)
+        if hit is not None:
+            return hit
+        out = []
         for layer, literals, patterns, excludes, header in self.layer_matchers:
-            if header and opening is None:
-                continue
-            hit = path in literals
-            if not hit:
+            found = path in literals
+            if not found:
                 for prefix, pattern in patterns:
                     if path.startswith(prefix) and pattern.match(path) \
                             and _dates_real(pattern, path):
-                        hit = True
+                        found = True
                         break
-            if not hit:
+            if not found:
                 continue
             if excludes and any(x.match(path) and _dates_real(x, path) for x in excludes):
                 continue
-            if header and not _opens_with(header, opening()):
-                continue
-            return layer.name
-        return None
+            out.append((layer.name, header))
+            if not header:
+                break
+        memo[path] = hit = tuple(out)
+        return hit
 
     def claims(self, path: str, layer: str | None) -> bool:
         """True when ``layer`` is a named layer (not a fallback, not None)."""
