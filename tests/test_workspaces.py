@@ -348,13 +348,10 @@ def test_not_link_phrases_extend_from_vaultkit_toml(make_vault):
 
 
 def test_audit_on_a_workspace_without_obsidian(tmp_path):
-    from vaultkit.audit import run_audit
+    from vaultkit.audit import CHECK_IDS, run_audit
 
     vault = load_vault(MULTI, root=MULTI, use_cache=False)
-    (check,) = [c for c in run_audit(vault, skip={c for c in (
-        "memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
-        "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
-        "bootstrap-leftover", "index", "git-backup", "pre-commit", "unclosed-work")})]
+    (check,) = run_audit(vault, skip=set(CHECK_IDS) - {"obsidian"})
     assert check.id == "obsidian" and check.status == "pass"
 
 

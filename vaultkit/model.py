@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
-PARSER_VERSION = 5
+PARSER_VERSION = 6
 
 # Link kinds
 WIKI = "wiki"  # [[Target#sub|alias]]

@@ -265,15 +265,26 @@ class Profile:
         return out.replace("{memory}", "" if mem in ("", ".") else mem)
 
     @cached_property
-    def layer_matchers(self) -> list[tuple[LayerSpec, list[re.Pattern], list[re.Pattern],
-                                           list[re.Pattern]]]:
-        """``(layer, paths, excludes, header regexes)``: named layers first, fallbacks last."""
+    def layer_matchers(self) -> list[tuple[LayerSpec, frozenset[str], list[tuple[str, re.Pattern]],
+                                           list[re.Pattern], list[re.Pattern]]]:
+        """``(layer, literal paths, (literal prefix, pattern) pairs, excludes, header
+        regexes)``: named layers first, fallbacks last. A path without wildcards is a set
+        lookup; a pattern's literal start rules most paths out before its regex runs."""
         ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
-        return [(layer, [(_literal_prefix(self.expand(p)), compile_pattern(self.expand(p)))
-                         for p in layer.paths],
-                 [compile_pattern(self.expand(p)) for p in layer.exclude],
-                 [re.compile(h) for h in layer.header])
-                for layer in ordered]
+        out = []
+        for layer in ordered:
+            literals, patterns = set(), []
+            for p in layer.paths:
+                full = self.expand(p)
+                prefix = _literal_prefix(full)
+                if prefix == full:
+                    literals.add(full)
+                else:
+                    patterns.append((prefix, compile_pattern(full)))
+            out.append((layer, frozenset(literals), patterns,
+                        [compile_pattern(self.expand(p)) for p in layer.exclude],
+                        [re.compile(h) for h in layer.header]))
+        return out
 
     @cached_property
     def fallback_layers(self) -> frozenset[str]:
@@ -297,18 +308,42 @@ class Profile:
     def layer_of(self, path: str, opening=None) -> str | None:
         """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
         giving the note's first content lines; without it (a path alone) they are skipped."""
-        for layer, patterns, excludes, header in self.layer_matchers:
-            if header and opening is None:
-                continue
-            for prefix, pattern in patterns:
-                # the literal start of a pattern rules most paths out without a regex
-                if path.startswith(prefix) and pattern.match(path) and _dates_real(pattern, path):
-                    if any(x.match(path) and _dates_real(x, path) for x in excludes):
-                        break
-                    if header and not _opens_with(header, opening()):
-                        break
-                    return layer.name
+        for name, header in self._path_layers(path):
+            if header:
+                if opening is None or not _opens_with(header, opening()):
+                    continue
+            return name
         return None
+
+    @cached_property
+    def _path_memo(self) -> dict[str, tuple]:
+        return {}
+
+    def _path_layers(self, path: str) -> tuple:
+        """``(layer name, header regexes)`` of the layers whose paths claim ``path``, in
+        order, up to the first that needs no header; memoised (a run asks more than once)."""
+        memo = self._path_memo
+        hit = memo.get(path)
+        if hit is not None:
+            return hit
+        out = []
+        for layer, literals, patterns, excludes, header in self.layer_matchers:
+            found = path in literals
+            if not found:
+                for prefix, pattern in patterns:
+                    if path.startswith(prefix) and pattern.match(path) \
+                            and _dates_real(pattern, path):
+                        found = True
+                        break
+            if not found:
+                continue
+            if excludes and any(x.match(path) and _dates_real(x, path) for x in excludes):
+                continue
+            out.append((layer.name, header))
+            if not header:
+                break
+        memo[path] = hit = tuple(out)
+        return hit
 
     def claims(self, path: str, layer: str | None) -> bool:
         """True when ``layer`` is a named layer (not a fallback, not None)."""

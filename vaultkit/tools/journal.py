@@ -163,15 +163,15 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
     path = root / rel
-    level = _entry_level(path)
-    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
-    warnings = entry_warnings(settings, heading_line, body)
     from vaultkit.confine import make_folders, write_target
 
     # the real journal: no symlink (out of the vault, to NOW.md, to .git/config), no folder
     # symlinked out or into .git/
     make_folders(root, path.parent)
     path = write_target(root, rel)
+    level = _entry_level(path)
+    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
+    warnings = entry_warnings(settings, heading_line, body)
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
@@ -227,10 +227,10 @@ def _entry_level(path: Path) -> int:
     """The heading level the journal's entries already use: ``##`` when the file carries
     its entries at level 2 (most real journals), else the seeds' ``###``. An entry at
     another level would be read as part of the entry above it."""
+    import stat
+
     from vaultkit.entries import detect_level
     from vaultkit.parse import parse_note
-
-    import stat
 
     try:  # never blocks on a FIFO, never follows a symlink: _open_locked refuses those
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
