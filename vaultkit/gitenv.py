@@ -107,6 +107,18 @@ def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = 
                           capture_output=True, text=text, env=full_env, timeout=timeout)
 
 
+def popen_git(args, *, cwd: Path | str | None = None, stderr=subprocess.PIPE,
+              keep_repo_env: bool = True, env: dict | None = None) -> subprocess.Popen:
+    """Start git safely with its output on a pipe, to read as it comes (a long ``git log``).
+
+    The same switched-off hooks as :func:`run_git`; a history read never touches the
+    work tree, so no filter settings are needed.
+    """
+    return subprocess.Popen(git_command(args), cwd=None if cwd is None else str(cwd),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                            env=git_env(keep_repo_env=keep_repo_env, extra=env))
+
+
 def _subcommand(args: list[str]) -> int | None:
     """Index of the git subcommand in ``args`` (after ``-C dir`` and ``-c k=v``)."""
     i = 0

@@ -51,7 +51,6 @@ import fnmatch
 import hashlib
 import os
 import re
-import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,9 +78,7 @@ def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=No
 
     try:
         if stream is not None:
-            return subprocess.Popen(gitenv.git_command(args), cwd=str(cwd),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=stream, env=gitenv.git_env())
+            return gitenv.popen_git(args, cwd=cwd, stderr=stream)
         return gitenv.run_git(args, cwd=cwd, input=stdin)
     except FileNotFoundError:
         raise VaultkitError("git is not installed; history needs git") from None

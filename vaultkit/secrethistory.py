@@ -16,9 +16,7 @@ Values are never printed, only their masked form.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import time
 from dataclasses import dataclass, field
 
@@ -61,17 +59,16 @@ def scan_history(repo_dir: str, *, seconds: float = HISTORY_SECONDS) -> HistoryS
     """Every credential added by a commit reachable from a branch, newest commit first."""
     from vaultkit.secretscan import has_candidates, scan_text
 
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")}
-    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat")
-    cmd = ["git", "-C", repo_dir, "-c", "core.quotePath=false", "-c", "diff.renameLimit=2000",
+    from vaultkit.gitenv import popen_git
+
+    cmd = ["-C", repo_dir, "-c", "core.quotePath=false", "-c", "diff.renameLimit=2000",
            "log", "--branches", "--remotes", "--no-color", "--no-ext-diff", "--no-textconv",
            "-p", "-U0", "-M", "--diff-filter=AMR", "--format=%x00%H%x00%h%x00%cs%x00%s",
            "--", "*.md", "*.MD"]
     scan = HistoryScan()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=env)
+        # the repository's hooks, pager and diff drivers off; the repo's own GIT_DIR only
+        proc = popen_git(cmd, keep_repo_env=False, env={"LC_ALL": "C"})
     except OSError as exc:
         scan.error = f"git cannot be run: {exc.strerror or exc}"
         scan.complete = False
