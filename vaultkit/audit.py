@@ -74,7 +74,7 @@ class AuditContext:
     def __init__(self, vault, *, openclaw_config: str | Path | None = None,
                  agent: str | None = None, backup_max_age_hours: float | None = None,
                  now: dt.datetime | None = None):
-        from vaultkit import openclaw
+        from vaultkit.vault import openclaw
 
         self.vault = vault
         self.profile = vault.profile
@@ -131,7 +131,7 @@ class AuditContext:
         return "~/.openclaw/openclaw.json (or openclaw.json beside the workspace)"
 
     def setting(self, dotted: str):
-        from vaultkit.openclaw import setting
+        from vaultkit.vault.openclaw import setting
 
         return setting(self.config_data, dotted, self.agent)
 
@@ -139,7 +139,7 @@ class AuditContext:
 
     def git(self, *args: str) -> subprocess.CompletedProcess | None:
         """Run git in the vault root; None when git is not installed."""
-        from vaultkit.gitenv import run_git
+        from vaultkit.core.gitenv import run_git
 
         try:  # (rev-parse --git-path hooks/...: where the hook really is; it runs nothing)
             return run_git(["-C", str(self.vault.root), *args], text=True, timeout=30,
@@ -323,7 +323,7 @@ def _effectively_empty(note) -> bool:
 
 
 def check_heartbeat(ctx: AuditContext) -> Check:
-    from vaultkit.openclaw import parse_duration
+    from vaultkit.vault.openclaw import parse_duration
 
     cid = "heartbeat-distillation"
     note = ctx.bootstrap().get("HEARTBEAT.md")
@@ -421,8 +421,8 @@ def check_footprint(ctx: AuditContext) -> Check:
 
 
 def check_truncation(ctx: AuditContext) -> Check:
-    from vaultkit.openclaw import bootstrap_limits
-    from vaultkit.rules.bootstrap_truncation import simulate
+    from vaultkit.vault.openclaw import bootstrap_limits
+    from vaultkit.lint.rules.bootstrap_truncation import simulate
 
     per_file, total_limit, source = bootstrap_limits(ctx.vault, ctx.explicit_config, ctx.agent)
     # the very computation `check`'s bootstrap-truncation rule makes (UTF-16 units of the
@@ -468,7 +468,7 @@ def check_index(ctx: AuditContext) -> Check:
         return Check("index", FAIL, f"no {rel}: the agent has no entry point into its memory",
                      f"run `vaultkit index {ctx.vault.root}` to generate it")
     try:
-        from vaultkit.indexgen import render_index
+        from vaultkit.links.indexgen import render_index
     except ImportError:
         return Check("index", PASS, f"{rel} exists ({note.size:,} bytes); this vaultkit cannot "
                                     "generate the index, so freshness was not checked")
@@ -537,7 +537,7 @@ def _age(hours: float) -> str:
 def check_pre_commit(ctx: AuditContext) -> Check:
     import yaml
 
-    from vaultkit.bounded import MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular, read_text
+    from vaultkit.core.bounded import MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular, read_text
 
     top = ctx.git_top()
     base = top if isinstance(top, Path) else ctx.vault.root
@@ -670,10 +670,10 @@ def check_obsidian(ctx: AuditContext) -> Check:
         # Obsidian checks apply only where Obsidian is used
         return Check("obsidian", PASS, f"no .obsidian/ in {ctx.vault.root}: not used as an "
                                        "Obsidian vault, so the graph colours are not checked")
-    from vaultkit.obsidian import missing_colour_groups
+    from vaultkit.links.obsidian import missing_colour_groups
 
     if os.path.lexists(graph):
-        from vaultkit.bounded import LimitError, load_json, read_text
+        from vaultkit.core.bounded import LimitError, load_json, read_text
 
         try:
             load_json(read_text(graph))
@@ -799,7 +799,7 @@ def find_unclosed(vault) -> Path | None:
 def check_unclosed(ctx: AuditContext) -> Check:
     import yaml
 
-    from vaultkit.bounded import LimitError, load_yaml, read_text
+    from vaultkit.core.bounded import LimitError, load_yaml, read_text
 
     path = find_unclosed(ctx.vault)
     if path is None:
@@ -845,10 +845,10 @@ def check_unclosed(ctx: AuditContext) -> Check:
 
 def check_baseline(ctx: AuditContext) -> Check:
     """The baseline the hook reads: readable, committed, and not holding fixed findings."""
-    from vaultkit.baseline import Baseline, baseline_path
-    from vaultkit.engine import run_rules, select_rules
-    from vaultkit.errors import VaultkitError
-    from vaultkit.rule import Context
+    from vaultkit.lint.baseline import Baseline, baseline_path
+    from vaultkit.lint.engine import run_rules, select_rules
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.lint.rule import Context
 
     path = baseline_path(ctx.vault)
     rel = path.relative_to(ctx.vault.root).as_posix() if path.is_relative_to(ctx.vault.root) \
@@ -883,13 +883,13 @@ def check_baseline(ctx: AuditContext) -> Check:
 
 
 def check_history(ctx: AuditContext) -> Check:
-    from vaultkit.history import audit_history
+    from vaultkit.memory.history import audit_history
 
     return audit_history(ctx)
 
 
 def _check_secrets(ctx: AuditContext) -> Check:
-    from vaultkit.secrethistory import check_secrets
+    from vaultkit.memory.secrethistory import check_secrets
 
     return check_secrets(ctx)
 
