@@ -81,7 +81,8 @@ def collect(vault, *, now: dt.datetime | None = None) -> ReportData:
     """Run the history scan, the rules and the audit over ``vault``."""
     from vaultkit.audit import run_audit
     from vaultkit.lint.engine import run_rules, select_rules
-    from vaultkit.memory.history import history_check, scan_history
+    from vaultkit.audit.history import history_check
+    from vaultkit.memory.history import scan_history
     from vaultkit.lint.rule import Context
 
     now = now or dt.datetime.now().astimezone()
