@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.scan import TEMP_SUFFIX
+
+TEMP_SUFFIX = ".vaultkit-tmp"  # the scan skips these: an interrupted write is not content
 
 
 def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
@@ -45,6 +45,7 @@ def write_atomic(path: Path | str, data: bytes, *, mode: int | None = None,
         raise VaultkitError(f"{path}: cannot write: the folder {folder} does not exist; "
                             "create it first")
     import fcntl
+    import tempfile  # here, not at the top: the scan imports this module for TEMP_SUFFIX
 
     tmp = None
     fd = -1

@@ -17,14 +17,14 @@ graph with :func:`link_graph` (built once per vault and cached).
 
 from __future__ import annotations
 
-import gc
 import heapq
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
+
+from vaultkit.core.gcpause import gc_paused
 
 if TYPE_CHECKING:
     from vaultkit.vault.model import Link, Note
-    from vaultkit.links.resolve import Resolution
+    from vaultkit.vault.resolve import Resolution
     from vaultkit.vault.loader import Vault
 
 
@@ -177,23 +177,6 @@ class LinkGraph:
             for dst, count in sorted(targets.items()):
                 g.add_edge(src, dst, count=count, embed=(src, dst) in self.embeds)
         return g
-
-
-@contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector during a bulk build that makes no cycles.
-
-    Resolving 10,000 notes allocates tens of thousands of long-lived objects, which
-    would otherwise trigger repeated full collections over the whole parsed vault
-    (about half the resolution time).
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # Obsidian's accepted file formats besides Markdown (help: "Accepted file formats")

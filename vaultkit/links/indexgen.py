@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.links.resolve import normalize_heading
+from vaultkit.vault.resolve import normalize_heading
 
 if TYPE_CHECKING:
     from vaultkit.vault.model import Note

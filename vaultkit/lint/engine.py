@@ -105,7 +105,7 @@ class ResultsCache:
 
         from vaultkit import __version__
         from vaultkit.vault.openclaw import find_config
-        from vaultkit.vault.loader import read_cache_file
+        from vaultkit.vault.cachefile import read_cache_file
 
         self.path = vault._cache.dir / self.NAME
         self.started_ns = vault.started_ns
@@ -151,7 +151,7 @@ class ResultsCache:
             return
         import marshal
 
-        from vaultkit.vault.loader import write_cache_file
+        from vaultkit.vault.cachefile import write_cache_file
 
         try:
             write_cache_file(self.path, marshal.dumps((self.key, self.started_ns, self.results)))

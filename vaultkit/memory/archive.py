@@ -115,7 +115,7 @@ def plan(vault, keep_days: int, today: _dt.date) -> ArchivePlan:
 
 def _link_edits(vault, mapping: dict[str, str]) -> tuple[list[LinkEdit], dict[str, str]]:
     """The edits the moves in ``mapping`` need, and journals that must not move."""
-    from vaultkit.links.resolve import Resolver
+    from vaultkit.vault.resolve import Resolver
     from vaultkit.vault.loader import Vault
 
     after_notes = {}

@@ -149,7 +149,7 @@ def index_entries(vault, notes: dict) -> dict[str, list[str]]:
 
 
 def _resolver(vault, notes: dict):
-    """The vault's one resolver (vaultkit.links.resolve), returning a target path or None."""
+    """The vault's one resolver (vaultkit.vault.resolve), returning a target path or None."""
     resolver = vault.resolver
 
     def resolve(note, link):
@@ -168,7 +168,7 @@ class SearchIndex:
     """The FTS5 index of one vault's memory set."""
 
     def __init__(self, root: Path):
-        from vaultkit.vault.loader import CACHE_DIR, ensure_cache_dir
+        from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
 
         from vaultkit.core.confine import write_target
         from vaultkit.core.errors import VaultkitError
@@ -596,6 +596,6 @@ def _query(index: "SearchIndex", profile, query: str, max_results: int, min_scor
 
 
 def index_path(root: Path) -> Path:
-    from vaultkit.vault.loader import CACHE_DIR
+    from vaultkit.vault.cachefile import CACHE_DIR
 
     return root / CACHE_DIR / DB_NAME

@@ -9,7 +9,6 @@ It is stored with :mod:`marshal`, which cannot run code.
 
 from __future__ import annotations
 
-import errno
 import marshal
 import os
 import time
@@ -18,11 +17,11 @@ from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
+from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file, write_cache_file
 from vaultkit.vault.model import Attachment, Note
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
-CACHE_DIR = ".vaultkit"
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
 _RACY_NS = 2_000_000_000
 
@@ -114,7 +113,7 @@ class Vault:
 
     @cached_property
     def resolver(self):
-        from vaultkit.links.resolve import Resolver
+        from vaultkit.vault.resolve import Resolver
 
         return Resolver(self)
 
@@ -325,6 +324,22 @@ def _read_one(abs_path: str, rel: str, limit: int) -> Note:
     return parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
 
 
+def _reread(note: Note) -> Note:
+    """A lazy note whose cached blob is damaged, read and parsed again."""
+    from vaultkit.core.bounded import read_regular
+    from vaultkit.vault.parse import parse_note
+
+    try:  # the scan saw this size: never read more (nor a FIFO swapped in)
+        data = read_regular(note._source, note.size)  # type: ignore[arg-type]
+        return parse_note(note.path, data, size=note.size, mtime_ns=note.mtime_ns)
+    except (OSError, TypeError) as exc:
+        return Note(path=note.path, size=note.size, mtime_ns=note.mtime_ns,
+                    error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
+
+
+Note.reread = _reread  # the model reads a damaged cache entry again through the loader
+
+
 def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     """Parse in a worker; each note comes back marshalled (cheap to send, and the very
     bytes the cache stores), or as plain data when it could not be read."""
@@ -452,67 +467,3 @@ class _Cache:
         write_cache_file(self.path, data)
         self.entries = entries
         self.written_ns = written  # what the file now says, for a process that keeps this object
-
-
-MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
-
-
-def read_cache_file(path: Path) -> bytes:
-    """The bytes of a cache file under ``.vaultkit/``; OSError when it is missing, a symlink,
-    not a regular file or absurdly big (a cloned repository could ship any of these)."""
-    from vaultkit.core.bounded import read_regular
-
-    return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
-
-
-def write_cache_file(path: Path, data: bytes) -> bool:
-    """Replace a file under ``.vaultkit/`` (creating the folder); False when it cannot.
-
-    A cache that cannot be written is not an error: a read-only vault is still checked.
-    """
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    try:
-        ensure_cache_dir(path.parent.parent if path.parent.name != CACHE_DIR else path.parent)
-        path.parent.mkdir(exist_ok=True)
-        if os.path.islink(path.parent) or os.path.islink(path):
-            raise OSError(errno.ELOOP, "a symlink in the cache; not used", str(path))
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                     0o644)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-        return True
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
-
-
-def ensure_cache_dir(path: Path) -> None:
-    """Create ``.vaultkit/`` with a CACHEDIR.TAG and a .gitignore that ignores it all.
-
-    Raises OSError when it is a symlink: caches are never written outside the vault. Nor
-    are the two files written through a symlink: a cloned repository could ship them as
-    links to anywhere.
-    """
-    if os.path.islink(path):
-        raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
-    path.mkdir(exist_ok=True)
-    _create_new(path / "CACHEDIR.TAG", b"Signature: 8a477f597d28d172789f06886806bc55\n"
-                b"# This file is a cache directory tag created by vaultkit.\n")
-    _create_new(path / ".gitignore", b"# Automatically created by vaultkit.\n*\n")
-
-
-def _create_new(path: Path, data: bytes) -> None:
-    """Write ``data`` to a file that must not exist yet (and is never a symlink)."""
-    if os.path.lexists(path):
-        return
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                     0o644)
-    except FileExistsError:
-        return
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)

@@ -9,8 +9,8 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, ClassVar
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
 PARSER_VERSION = 5
@@ -107,6 +107,9 @@ class Note:
     _lines: list[str] | None = field(default=None, repr=False, compare=False)
     _blob: bytes | None = field(default=None, repr=False, compare=False)
     _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
+    # How a lazy note whose cached blob is damaged is read again: set by the loader, which
+    # makes lazy notes, so that the model never imports the parser.
+    reread: ClassVar[Callable[["Note"], "Note"] | None] = None
 
     # -- lazy notes from the cache -------------------------------------------------
 
@@ -138,26 +141,13 @@ class Note:
         try:
             full = Note.from_plain(marshal.loads(blob))
         except (EOFError, ValueError, TypeError):  # a damaged cache entry: read the file again
-            full = self._reparse()
+            self._blob = None  # the cache stores the note anew
+            full = Note.reread(self)  # type: ignore[misc]
         for f in _NOTE_FIELDS:
             if f not in ("path", "size", "mtime_ns", "_blob", "_source"):
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)
-
-    def _reparse(self) -> "Note":
-        from vaultkit.vault.parse import parse_note
-
-        source = self._source
-        self._blob = None  # the cache stores the note anew
-        from vaultkit.core.bounded import read_regular
-
-        try:  # the scan saw this size: never read more (nor a FIFO swapped in)
-            data = read_regular(source, self.size)  # type: ignore[arg-type]
-            return parse_note(self.path, data, size=self.size, mtime_ns=self.mtime_ns)
-        except (OSError, TypeError) as exc:
-            return Note(path=self.path, size=self.size, mtime_ns=self.mtime_ns,
-                        error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
     # -- derived views -------------------------------------------------------
 
@@ -239,7 +229,7 @@ class Note:
         )
 
 
-_NOTE_FIELDS = tuple(Note.__dataclass_fields__)
+_NOTE_FIELDS = tuple(f.name for f in fields(Note))  # not the ClassVar
 
 
 @dataclass(slots=True)

@@ -748,7 +748,7 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:
         try:
-            from vaultkit.vault.loader import read_cache_file
+            from vaultkit.vault.cachefile import read_cache_file
 
             version, profile_data, config_data = marshal.loads(read_cache_file(cache))
             if version == __version__:
@@ -787,7 +787,7 @@ def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
 def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:
     import marshal
 
-    from vaultkit.vault.loader import write_cache_file
+    from vaultkit.vault.cachefile import write_cache_file
 
     for old in cache.parent.glob("settings-*.marshal") if cache.parent.is_dir() else ():
         try:

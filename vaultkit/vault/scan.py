@@ -18,11 +18,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultkit.core.atomic import TEMP_SUFFIX
 from vaultkit.core.errors import VaultkitError
 
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
-TEMP_SUFFIX = ".vaultkit-tmp"  # vaultkit.core.atomic's temporary files
 
 
 @dataclass(slots=True)

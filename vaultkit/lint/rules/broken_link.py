@@ -1,5 +1,5 @@
 from vaultkit.lint.rule import Rule
-from vaultkit.links.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING
+from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING
 
 
 class BrokenLink(Rule):

@@ -168,7 +168,7 @@ def _resolve(resolver, kind: str, target: str, source: str) -> str | None:
 
     if kind == "wiki":
         return resolver.resolve_target(target.strip(), source) if target.strip() else None
-    from vaultkit.links.resolve import _fold
+    from vaultkit.vault.resolve import _fold
 
     target = target[1:-1] if target.startswith("<") else unquote(target)
     target = target.split("#", 1)[0]

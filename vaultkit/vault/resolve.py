@@ -128,7 +128,7 @@ class Resolver:
     """
 
     def __init__(self, vault: "Vault"):
-        from vaultkit.links.graph import gc_paused
+        from vaultkit.core.gcpause import gc_paused
 
         with gc_paused():
             self._build(vault)
