@@ -1,9 +1,8 @@
 import re
 
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.rules.lesson_in_now import prose
-from vaultkit.lint.rules.memory_size import is_bootstrap_file
 from vaultkit.vault.timeforms import PERIOD
+from vaultkit.lint.shared import is_bootstrap_file, prose
 
 _TIME = r"\[?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\]?"
 _DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{4}年\d{1,2}月\d{1,2}日)"

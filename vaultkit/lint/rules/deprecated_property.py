@@ -3,6 +3,7 @@ import re
 
 from vaultkit.lint.diagnostics import Edit, Fix
 from vaultkit.lint.rule import Rule
+from vaultkit.lint.shared import key_lines, line_span, line_starts
 
 # Dropped by Obsidian 1.9, and the property that replaces each.
 RENAMES = {"tag": "tags", "alias": "aliases", "cssclass": "cssclasses"}
@@ -15,37 +16,6 @@ _NUMBER = re.compile(r"^[-+.]?\d[\d_.eE+-]*$")
 
 
 # -- frontmatter text helpers (shared with property-link-unquoted) --------------
-
-def line_starts(text: str) -> list[int]:
-    """Offset in ``text`` of each line's first character (index 0 is line 1)."""
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
-
-
-def line_span(note, starts, line: int) -> tuple[int, int]:
-    """Offsets of line ``line``'s content (without its line ending)."""
-    start = starts[line - 1]
-    end = starts[line] - 1 if line < len(starts) else len(note.text)
-    if end > start and note.text[end - 1] == "\r":
-        end -= 1
-    return start, end
-
-
-def key_lines(note, key: str) -> tuple[int, int] | None:
-    """First and last line of a top-level property (its key line and continuation lines)."""
-    first = note.fm_keys.get(key)
-    if first is None or note.fm_span is None:
-        return None
-    later = [ln for ln in note.fm_keys.values() if ln > first]
-    last = (min(later) if later else note.fm_span[1]) - 1
-    lines = note.lines
-    while last > first and (not lines[last - 1].strip() or lines[last - 1].startswith("#")):
-        last -= 1
-    return first, last
 
 
 def comment_at(line: str) -> int:

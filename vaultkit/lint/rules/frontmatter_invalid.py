@@ -41,7 +41,7 @@ class FrontmatterInvalid(Rule):
 def _link_hint(note, line: int) -> str:
     """For ``related: [[Ada]], [[Carol]]`` (YAML reads ``[[`` as nested lists): the line
     with its links quoted, which is what Obsidian needs anyway."""
-    from vaultkit.lint.rules.property_link_unquoted import unquoted_links
+    from vaultkit.lint.shared import unquoted_links
 
     lines = note.lines
     if not 0 < line <= len(lines):

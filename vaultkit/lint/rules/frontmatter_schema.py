@@ -1,6 +1,7 @@
 import datetime as dt
 
 from vaultkit.lint.rule import Rule
+from vaultkit.lint.shared import unquoted_link
 
 _KIND_NAMES = {
     "string": "text", "date": "a date (YYYY-MM-DD)", "list": "a list", "number": "a number",
@@ -56,15 +57,6 @@ def has_kind(value, kind: str) -> bool:
     if kind == "boolean":
         return isinstance(value, bool)
     return True
-
-
-def unquoted_link(value) -> bool:
-    """True when YAML read an unquoted ``[[link]]`` in ``value`` as a nested list."""
-    if isinstance(value, list):
-        return any(isinstance(v, list) or unquoted_link(v) for v in value)
-    if isinstance(value, dict):
-        return any(unquoted_link(v) for v in value.values())
-    return False
 
 
 class FrontmatterSchema(Rule):

@@ -1,32 +1,5 @@
-import datetime as dt
-import re
-
 from vaultkit.lint.rule import Rule
-
-_LOOSE_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(.*)$")
-_DAY_WORDS = {"today", "yesterday", "tomorrow"}
-
-
-def journal_name_problem(stem: str, prefix: str) -> str | None:
-    """Why a memory-folder file named ``stem`` is a mis-named journal, or None when the
-    name does not try to be a day's journal (then it is a topic note, not this rule's)."""
-    path = f"{prefix}{stem}.md"
-    if stem.lower() in _DAY_WORDS:
-        return (f"'{path}' is not a journal name: a day's journal is {prefix}YYYY-MM-DD.md "
-                "(the runtime loads today's and yesterday's by that name)")
-    m = _LOOSE_DATE.match(stem)
-    if not m:
-        return None
-    year, month, day, rest = m.groups()
-    try:
-        date = dt.date(int(year), int(month), int(day))
-    except ValueError:
-        return f"'{path}' names no real day ({year}-{month}-{day} does not exist)"
-    canonical = f"{prefix}{date.isoformat()}.md"
-    if rest:
-        return (f"'{path}' is a timestamped or suffixed variant; append to {canonical} "
-                "instead")
-    return f"'{path}' is not zero-padded; rename it to {canonical}"
+from vaultkit.lint.shared import journal_name_problem
 
 
 class JournalFilename(Rule):

@@ -4,7 +4,7 @@ import re
 from vaultkit.vault.entries import entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.rules.missing_section import bold_label
+from vaultkit.lint.shared import bold_label
 
 _DATED = re.compile(r"[(（]\s*(\d{4})-(\d{2})-(\d{2})\s*[)）]")
 # a date written anywhere: 2026-02-13, 2026/2/13, 2026年2月13日, or 20260213 inside an id

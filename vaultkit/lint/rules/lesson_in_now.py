@@ -2,24 +2,9 @@ import re
 
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.rules.memory_size import is_bootstrap_file
+from vaultkit.lint.shared import is_bootstrap_file, prose
 
-# Bare URLs (bounded: the scheme is at most 32 characters, the rest stops at space or ">").
-_URL = re.compile(r"<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
-
-
-def prose(line: str) -> str:
-    """A line with its links, inline code, comments and URLs blanked out (offsets kept)."""
-    if "[" not in line and "`" not in line and "<" not in line and "%" not in line \
-            and "://" not in line:
-        return line
-    from vaultkit.vault.parse import mask_references  # the parser's own linear masks
-
-    line = mask_references(line)
-    if "://" in line:
-        line = _URL.sub(lambda m: " " * len(m.group(0)), line)
-    return line
 
 
 class LessonInNow(Rule):

@@ -1,12 +1,5 @@
 from vaultkit.lint.rule import Rule
-
-
-def is_bootstrap_file(ctx, note, name: str) -> bool:
-    """True for the bootstrap file ``name`` (``MEMORY.md``), in the vault or one level up."""
-    base = note.path.rsplit("/", 1)[-1]
-    if base != name or ctx.vault.layer_of(note) != "bootstrap":
-        return False
-    return "/" not in note.path or note.path == "../" + name
+from vaultkit.lint.shared import is_bootstrap_file
 
 
 def crossing_line(note, budget_bytes: int) -> int:

@@ -3,11 +3,8 @@ from functools import lru_cache
 
 from vaultkit.vault.entries import is_content
 from vaultkit.lint.rule import Rule
+from vaultkit.lint.shared import bold_label
 
-# **Label:** text, **Label**: text, **标签**：text, - **Решение:** text
-_LABEL = re.compile(
-    r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)(?P<label>[^*_\n]+?)\s*(?P<inner>[:：])?\s*(?:\*\*|__)"
-    r"\s*(?P<outer>[:：])?\s*(?P<rest>.*)$")
 _LEAD = re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*", re.UNICODE)
 
 
@@ -22,15 +19,6 @@ def _norm(text: str) -> str:
 def _names(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
     """A required section's name and aliases as compared (computed once per run)."""
     return tuple(_norm(n) for n in (name, *aliases))
-
-
-def bold_label(line: str) -> tuple[str, str] | None:
-    """``(label, rest of the line)`` for a bold label line with a colon inside or outside
-    the bold, else None."""
-    m = _LABEL.match(line)
-    if m is None or not (m.group("inner") or m.group("outer")):
-        return None
-    return m.group("label"), m.group("rest")
 
 
 class MissingSection(Rule):

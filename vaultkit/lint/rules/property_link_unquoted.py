@@ -1,41 +1,6 @@
 from vaultkit.lint.diagnostics import Edit, Fix
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.rules.deprecated_property import key_lines, line_span, line_starts
-from vaultkit.lint.rules.frontmatter_schema import unquoted_link
-
-
-def unquoted_links(line: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each ``[[...]]`` in a YAML line that is not inside quotes or a comment."""
-    out = []
-    quote = None
-    i = 0
-    n = len(line)
-    while i < n:
-        ch = line[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 2
-                continue
-            if ch == quote:
-                if quote == "'" and line.startswith("''", i):
-                    i += 2
-                    continue
-                quote = None
-            i += 1
-            continue
-        if ch in "\"'" and (i == 0 or line[i - 1] in " \t[{,:-"):
-            quote = ch
-        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
-            break
-        elif line.startswith("[[", i):
-            close = line.find("]]", i + 2)
-            inner = line[i + 2:close] if close >= 0 else ""
-            if close >= 0 and inner.strip() and "[" not in inner and "]" not in inner:
-                out.append((i, close + 2))
-                i = close + 2
-                continue
-        i += 1
-    return out
+from vaultkit.lint.shared import key_lines, line_span, line_starts, unquoted_link, unquoted_links
 
 
 def _quote(link: str) -> str:

@@ -1,6 +1,6 @@
 import re
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.rules.journal_filename import journal_name_problem
+from vaultkit.lint.shared import journal_name_problem
 
 _EXACT_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _JOURNAL_FOLDER = re.compile(r"journal|daily|diary|日记|日志|дневник", re.IGNORECASE)
