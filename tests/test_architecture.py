@@ -53,7 +53,7 @@ def test_an_upward_import_inside_a_function_breaks_a_contract(tmp_path, module, 
         fh.write(f"\n\ndef _planted():\n    {planted}\n")
     proc = _run_lint_imports(tmp_path, pythonpath=str(tmp_path))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "1 broken" in proc.stdout and broken in proc.stdout, proc.stdout
+    assert "0 broken" not in proc.stdout and broken in proc.stdout, proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,8 @@ def _contracts() -> list[dict]:
 
 
 def test_every_subpackage_is_a_layer():
-    layers = next(c for c in _contracts() if c["type"] == "layers")["layers"]
+    layers = next(c for c in _contracts()
+                  if c["type"] == "layers" and not c.get("containers"))["layers"]
     subpackages = {f"vaultkit.{p.name}" for p in PACKAGE.iterdir()
                    if (p / "__init__.py").is_file()}
     assert set(layers) == subpackages

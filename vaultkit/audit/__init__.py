@@ -35,8 +35,9 @@ from vaultkit.audit.history import check_history
 from vaultkit.audit.secrets import check_secrets
 from vaultkit.audit.unclosed import find_unclosed, unclosed_items
 
-__all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "WARN", "AuditContext", "Check", "estimate_tokens",
-           "find_unclosed", "render_json", "render_text", "run_audit", "unclosed_items"]
+__all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "WARN", "AuditContext", "Check",
+           "estimate_tokens", "find_unclosed", "render_json", "render_text", "run_audit",
+           "unclosed_items"]
 
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
 _PROTOCOL_HEADING = re.compile(r"memory\s+protocol|记忆(?:协议|规则)", re.I)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN, size_text, estimate_tokens
+from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check, estimate_tokens, size_text
 
 def _journal(ctx: AuditContext, day: dt.date):
     return ctx.vault.notes.get(f"{ctx.profile.memory_prefix}{day.isoformat()}.md")
@@ -29,8 +29,8 @@ def check_footprint(ctx: AuditContext) -> Check:
     total = sum(r["bytes"] for r in rows)
     tokens = sum(r["tokens"] or 0 for r in rows)
     n = len(rows)
-    summary = (f"{n} file{'s' * (n != 1)} load every session: {size_text(total)}, ~{tokens:,} tokens "
-               f"(bootstrap {boot_bytes:,} bytes)")
+    summary = (f"{n} file{'s' * (n != 1)} load every session: {size_text(total)}, "
+               f"~{tokens:,} tokens (bootstrap {boot_bytes:,} bytes)")
     if not rows:
         return Check("bootstrap-footprint", FAIL,
                      f"nothing loads every session: no bootstrap files in "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN
+from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
 
 def check_git_backup(ctx: AuditContext) -> Check:
     top = ctx.git_top()

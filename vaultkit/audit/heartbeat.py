@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN, RANK
+from vaultkit.audit.context import FAIL, PASS, RANK, WARN, AuditContext, Check
 
 # Words that show each part of the weekly distillation (lower-cased text, English and Chinese).
 _DISTIL_PARTS = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN
+from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
 
 def check_index(ctx: AuditContext) -> Check:
     rel = ctx.profile.expand(ctx.profile.index.path)

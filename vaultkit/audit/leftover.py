@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from vaultkit.audit.context import AuditContext, Check, PASS, WARN
+from vaultkit.audit.context import PASS, WARN, AuditContext, Check
 
 def check_leftover(ctx: AuditContext) -> Check:
     note = ctx.bootstrap().get("BOOTSTRAP.md")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
 def check_memory_dir(ctx: AuditContext) -> Check:
     prefix = ctx.profile.memory_prefix

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN
+from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
 
 def check_memory_flush(ctx: AuditContext) -> Check:
     problem = ctx.config_problem()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, size_text
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check, size_text
 
 def check_memory_md(ctx: AuditContext) -> Check:
     limit = ctx.profile.budgets.memory_md_bytes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from vaultkit.audit.context import AuditContext, Check, PASS, WARN
+from vaultkit.audit.context import PASS, WARN, AuditContext, Check
 
 def check_obsidian(ctx: AuditContext) -> Check:
     obsidian_dir = ctx.vault.root / ".obsidian"

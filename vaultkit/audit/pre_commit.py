@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
 HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-append-only",
             "vaultkit-audit")
@@ -14,7 +14,8 @@ HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-app
 def check_pre_commit(ctx: AuditContext) -> Check:
     import yaml
 
-    from vaultkit.core.bounded import MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular, read_text
+    from vaultkit.core.bounded import (MAX_CONFIG_BYTES, LimitError, load_yaml, read_regular,
+                                       read_text)
 
     top = ctx.git_top()
     base = top if isinstance(top, Path) else ctx.vault.root

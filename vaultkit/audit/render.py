@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vaultkit.audit.context import Check, FAIL, PASS, WARN
+from vaultkit.audit.context import FAIL, PASS, WARN, Check
 
 _SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
 MIN_RESERVE_FLOOR = 40000  # the seeds' survival checklist: reserveTokensFloor >= 40000
 

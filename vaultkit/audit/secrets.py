@@ -4,7 +4,8 @@ from a branch."""
 from __future__ import annotations
 
 from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
-from vaultkit.memory import secrethistory
+from vaultkit.memory.secrethistory import (HISTORY_SECONDS, LEAK_STEPS, HistoryFinding,
+                                           scan_history)
 
 
 def check_secrets(ctx: AuditContext) -> Check:
@@ -52,13 +53,13 @@ def check_secrets(ctx: AuditContext) -> Check:
 
     top = ctx.git_top()
     history_note = ""
-    found_history: list[secrethistory.HistoryFinding] = []
+    found_history: list[HistoryFinding] = []
     if top is False:
         history_note = "git is not installed: history not scanned"
     elif top is None:
         history_note = "not a git repository: no history to scan"
     else:
-        scan = secrethistory.scan_history(str(vault.root))
+        scan = scan_history(str(vault.root))
         found_history = [f for f in scan.findings if (f.kind, f.masked) not in accepted]
         if scan.error:
             history_note = f"history could not be read: {scan.error}"
@@ -66,7 +67,7 @@ def check_secrets(ctx: AuditContext) -> Check:
             history_note = (f"{scan.commits:,} commit{'s' * (scan.commits != 1)} changing "
                             "Markdown files, reachable from a branch, scanned")
             if not scan.complete:
-                history_note += (f" (cut short after {secrethistory.HISTORY_SECONDS:g} s: older commits "
+                history_note += (f" (cut short after {HISTORY_SECONDS:g} s: older commits "
                                  "not scanned)")
     if found_history:
         commits = list(dict.fromkeys(f.short for f in found_history))
@@ -81,7 +82,7 @@ def check_secrets(ctx: AuditContext) -> Check:
                             "subject": f.subject, "path": f.path, "line": f.line,
                             "found": f.describe()})
     if parts:
-        return Check("secrets", FAIL, "; ".join(parts) + f" ({history_note})", secrethistory.LEAK_STEPS,
+        return Check("secrets", FAIL, "; ".join(parts) + f" ({history_note})", LEAK_STEPS,
                      details)
     if history_note.startswith(("history could not", "git is not")) or "cut short" in history_note:
         return Check("secrets", WARN, f"no credential in the notes; {history_note}",

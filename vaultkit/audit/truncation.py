@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS
+from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
 def check_truncation(ctx: AuditContext) -> Check:
     from vaultkit.vault.openclaw import bootstrap_limits

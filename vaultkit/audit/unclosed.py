@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from vaultkit.audit.context import AuditContext, Check, FAIL, PASS, WARN
+from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
 
 STALE_DAYS = 7  # unclosed work older than this is listed
 

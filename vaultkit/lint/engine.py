@@ -57,7 +57,7 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     notes += [n for p, n in vault.external.items() if targets is None or p in targets]
     results = ResultsCache(vault) if ctx.reuse_results and vault._cache is not None else None
     out: list[Diagnostic] = []
-    from vaultkit.core.progress import Progress  # (shown on a terminal only; see vaultkit.core.progress)
+    from vaultkit.core.progress import Progress  # shown on a terminal only
 
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:

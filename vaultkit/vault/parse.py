@@ -24,8 +24,8 @@ import re
 from urllib.parse import unquote
 
 from vaultkit.core.bounded import MAX_DEPTH, MAX_YAML_NODES, yaml_problem
-from vaultkit.vault.model import (MARKDOWN, PARSER_VERSION, PROPERTY, WIKI, Heading, Link, Note,  # noqa: F401
-                            Suppression, Tag)
+from vaultkit.vault.model import (MARKDOWN, PARSER_VERSION, PROPERTY, WIKI, Heading,  # noqa: F401
+                                  Link, Note, Suppression, Tag)
 
 MAX_FRONTMATTER_CHARS = 256_000
 

@@ -48,7 +48,8 @@ def run(args) -> int:
     if args.recolor and not args.write_colors:
         raise VaultkitError("--recolor goes with --write-colors")
     if args.write_colors:
-        from vaultkit.links.obsidian import GRAPH_JSON, colour_groups, unknown_colour_keys, write_colors
+        from vaultkit.links.obsidian import (GRAPH_JSON, colour_groups, unknown_colour_keys,
+                                             write_colors)
 
         for key in unknown_colour_keys(vault.profile):
             print(f"vaultkit: warning: colors: '{key}' is neither a note type nor a layer; "
