@@ -1,3 +1,3 @@
-"""The link layer over a loaded vault: resolving links, the note graph, the generated index
-and Obsidian's graph colours.
+"""What is built from a loaded vault's resolved links: the note graph, the generated index and
+Obsidian's graph colours.
 """
