@@ -176,8 +176,8 @@ def timed(cmd: list[str], cwd: Path, runs: int) -> tuple[float, float, float]:
 
 def count_git_processes(repo: Path) -> tuple[int, dict]:
     """(git processes, events by kind) of one in-process history scan."""
-    from vaultkit.history import scan_history
-    from vaultkit.profile import load_settings
+    from vaultkit.memory.history import scan_history
+    from vaultkit.vault.profile import load_settings
 
     calls = []
     real = subprocess.Popen

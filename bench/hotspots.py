@@ -8,7 +8,7 @@
 
 cProfile sees only this process: with a cold cache vaultkit parses on a pool of worker
 processes, so the parse shows up as waiting in ``pool.map``; ``--serial`` makes the parse run
-here (it patches ``vaultkit.vault._PARALLEL_MIN``) so its own cost is visible. Imports are
+here (it patches ``vaultkit.vault.loader._PARALLEL_MIN``) so its own cost is visible. Imports are
 profiled too (the command module is imported inside the profile), as in a real run.
 Build the vault first with ``python bench/run.py`` (or ``python bench/synth.py``).
 """
@@ -43,12 +43,12 @@ def main(argv=None) -> int:
     if args.cold:
         shutil.rmtree(vault / ".vaultkit", ignore_errors=True)
     os.chdir(vault)
-    from vaultkit import cli  # the cli module itself is tiny; the rest loads under the profile
+    from vaultkit import cli
 
     if args.serial:
-        import vaultkit.vault
+        import vaultkit.vault.loader
 
-        vaultkit.vault._PARALLEL_MIN = 1 << 60
+        vaultkit.vault.loader._PARALLEL_MIN = 1 << 60
     prof = cProfile.Profile()
     sink = io.StringIO()
     t0 = time.perf_counter()

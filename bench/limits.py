@@ -39,7 +39,7 @@ def cli(root: Path, *argv: str) -> str:
 
 
 def main() -> None:
-    from vaultkit.bounded import load_json, load_json5, load_yaml, read_regular, regex_problem
+    from vaultkit.core.bounded import load_json, load_json5, load_yaml, read_regular, regex_problem
 
     base = Path(tempfile.mkdtemp(prefix="vaultkit-limits-"))
     print(f"{'case':<58} {'time':>10}  outcome")

@@ -49,7 +49,7 @@ def session_cpu(vault, runs):
     Wall time on a busy machine measures the neighbours as much as vaultkit; CPU time
     of the same work does not.
     """
-    from vaultkit.mcp_server import VaultSession
+    from vaultkit.cli.mcp_server import VaultSession
 
     session = VaultSession(vault.resolve())
     queries = iter(bench.QUERIES * (runs + 2))

@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     from mdit_py_plugins.front_matter import front_matter_plugin
     from mdit_py_plugins.tasklists import tasklists_plugin
 
-    from vaultkit.parse import parse_note
+    from vaultkit.vault.parse import parse_note
 
     notes = [(rel, data) for rel, data in synth.generate(args.size)
              if rel.endswith(".md") and not rel.startswith(".obsidian/")]

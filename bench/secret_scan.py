@@ -64,8 +64,8 @@ def fmt(t):
 
 
 def detector_figures(vault: Path) -> list[str]:
-    from vaultkit.parse import parse_note
-    from vaultkit.secretscan import has_candidates, scan_text
+    from vaultkit.vault.parse import parse_note
+    from vaultkit.vault.secretscan import has_candidates, scan_text
 
     notes = [parse_note(p.name, p.read_bytes()) for p in sorted(vault.rglob("*.md"))
              if ".vaultkit" not in p.parts]

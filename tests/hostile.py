@@ -211,10 +211,10 @@ def deny_reads(monkeypatch, *paths: Path) -> None:
 
 def vanish_after_walk(monkeypatch, path: Path) -> None:
     """Delete ``path`` after the scan lists it and before it is read."""
-    import vaultkit.scan
-    import vaultkit.vault
+    import vaultkit.vault.scan
+    import vaultkit.vault.loader
 
-    real_walk = vaultkit.scan.walk
+    real_walk = vaultkit.vault.scan.walk
 
     def walk(*args, **kwargs):
         result = real_walk(*args, **kwargs)
@@ -222,5 +222,5 @@ def vanish_after_walk(monkeypatch, path: Path) -> None:
             path.unlink()
         return result
 
-    monkeypatch.setattr(vaultkit.scan, "walk", walk)
-    monkeypatch.setattr(vaultkit.vault, "walk", walk)
+    monkeypatch.setattr(vaultkit.vault.scan, "walk", walk)
+    monkeypatch.setattr(vaultkit.vault.loader, "walk", walk)

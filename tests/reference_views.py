@@ -20,8 +20,8 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from vaultkit.model import MARKDOWN
-from vaultkit.parse import parse_note
+from vaultkit.vault.model import MARKDOWN
+from vaultkit.vault.parse import parse_note
 
 _md = (MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(footnote_plugin)
        .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)

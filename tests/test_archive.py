@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.vault import load_vault
+from vaultkit.vault.loader import load_vault
 
 TODAY = dt.date(2026, 3, 1)
 
@@ -41,7 +41,7 @@ FILES = {
 
 @pytest.fixture
 def vault_dir(make_vault, monkeypatch):
-    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: TODAY)
     root = make_vault(FILES)
     monkeypatch.chdir(root)  # archive prints paths from the current folder
     return root
@@ -127,14 +127,14 @@ def test_copy_is_verified_before_the_original_goes(vault_dir, monkeypatch, capsy
         with open(path, "wb") as fh:
             fh.write(data[:-1])
 
-    monkeypatch.setattr("vaultkit.atomic.write_atomic", bad_write)
+    monkeypatch.setattr("vaultkit.core.atomic.write_atomic", bad_write)
     code, out, err = cli(capsys, "archive", "--root", str(vault_dir))
     assert code == 2 and "does not match" in err
     assert (vault_dir / f"memory/{OLD}.md").exists() and (vault_dir / f"memory/{OLDER}.md").exists()
 
 
 def test_existing_archive_name_is_skipped(make_vault, monkeypatch, capsys):
-    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: TODAY)
     root = make_vault({f"memory/{OLD}.md": f"# {OLD}\n", f"memory/archive/{OLD}.md": "# other\n"})
     code, out, err = cli(capsys, "archive", "--root", str(root))
     assert code == 0 and "already exists" in err
@@ -149,7 +149,7 @@ def test_keep_days_window(vault_dir, capsys):
 
 
 def test_nothing_to_archive(make_vault, monkeypatch, capsys):
-    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: TODAY)
     root = make_vault({f"memory/{RECENT}.md": "# x\n"})
     code, out, err = cli(capsys, "archive", "--root", str(root))
     assert code == 0 and "Nothing to archive" in err and out == ""
@@ -176,7 +176,7 @@ def test_git_mv_inside_a_repo(vault_dir, capsys):
 
 
 def test_index_is_refreshed_when_present(vault_dir, capsys):
-    from vaultkit.indexgen import write_index
+    from vaultkit.links.indexgen import write_index
 
     write_index(load_vault(vault_dir, root=vault_dir, use_cache=False))
     index = vault_dir / "memory/INDEX.md"
@@ -184,7 +184,7 @@ def test_index_is_refreshed_when_present(vault_dir, capsys):
     code, out, err = cli(capsys, "archive", "--root", str(vault_dir))
     assert code == 0
     fresh = load_vault(vault_dir, root=vault_dir, use_cache=False)
-    from vaultkit.indexgen import render_index
+    from vaultkit.links.indexgen import render_index
 
     assert index.read_text() == render_index(fresh)
 
@@ -196,7 +196,7 @@ def test_negative_keep_days(vault_dir, capsys):
 
 def test_journal_lines_are_never_rewritten(make_vault, monkeypatch, capsys):
     """A move that would need an edit inside a journal does not happen (append-only)."""
-    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: TODAY)
     root = make_vault({
         "memory/decisions/pick.md": "---\ntype: decision\n---\n# Pick\n",
         # an old journal whose own relative link would break if it moved

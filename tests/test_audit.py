@@ -13,8 +13,8 @@ import pytest
 
 from test_init import git, isolated_env, run_cli  # noqa: F401  (isolated_env is autouse)
 from vaultkit.audit import CHECK_IDS, estimate_tokens, run_audit, unclosed_items
-from vaultkit.starter import init_vault, openclaw_snippet
-from vaultkit.vault import load_vault
+from vaultkit.cli.starter import init_vault, openclaw_snippet
+from vaultkit.vault.loader import load_vault
 
 TODAY = dt.date.today()
 
@@ -395,8 +395,8 @@ def test_memory_only_repo(tmp_path):
                    capture_output=True)
     git(memory, "remote", "add", "origin", str(tmp_path / "backup.git"))
     (top / "openclaw.json").write_text(openclaw_snippet(workspace))
-    from vaultkit.indexgen import write_index
-    from vaultkit.obsidian import write_colors
+    from vaultkit.links.indexgen import write_index
+    from vaultkit.links.obsidian import write_colors
 
     vault = load_vault(memory, use_cache=False)
     write_index(vault)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.starter import init_vault
+from vaultkit.cli.starter import init_vault
 
 LEGACY_DECISION = ("---\ntype: decision\ndate: 2026-11-0{n}\nstatus: active\n---\n"
                    "# Decision {n}\n\nWe decided {n} without writing down why.\n")
@@ -140,8 +140,8 @@ def test_write_baseline_needs_the_whole_vault(legacy, capsys):
 
 
 def test_git_rule_findings_are_never_baselined(legacy, capsys):
-    from vaultkit.baseline import Baseline
-    from vaultkit.diagnostics import Diagnostic
+    from vaultkit.lint.baseline import Baseline
+    from vaultkit.lint.diagnostics import Diagnostic
 
     d = Diagnostic("journal-append-only", "VK601", "error", "memory/2026-01-01.md", 3, 1,
                    "committed line changed")

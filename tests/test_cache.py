@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-import vaultkit.parse as parse_mod
-import vaultkit.vault as vault_mod
-from vaultkit.vault import load_vault
+import vaultkit.vault.parse as parse_mod
+import vaultkit.vault.loader as vault_mod
+from vaultkit.vault.loader import load_vault
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_findings_of_a_file_that_became_readable_are_not_reused(make_vault, monk
 
     real_os_open = os.open
 
-    def no_os_access(path, *a, **k):  # notes are read with os.open (vaultkit.bounded)
+    def no_os_access(path, *a, **k):  # notes are read with os.open (vaultkit.core.bounded)
         if str(path).endswith("semantic/a.md"):
             raise PermissionError(13, "Permission denied")
         return real_os_open(path, *a, **k)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.starter import init_vault
+from vaultkit.cli.starter import init_vault
 
 FAULTS = {
     "memory/2026-02-15-1430.md": "# 2026-02-15\n",
@@ -308,7 +308,7 @@ def test_required_version_is_reported_before_keys_this_version_does_not_know(mak
     ("~=0.1.2", "0.1.9", True), ("~=0.1.2", "0.2.0", False), (">=0.1,<0.2", "0.1.5", True),
 ])
 def test_compatible_release_specifier(spec, version, ok):
-    from vaultkit.profile import check_required_version
+    from vaultkit.vault.profile import check_required_version
 
     assert (check_required_version(spec, version) is None) == ok
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.errors import VaultkitError
-from vaultkit.obsidian import DEFAULTS, colour_groups, missing_colour_groups, write_colors
-from vaultkit.vault import load_vault
+from vaultkit.core.errors import VaultkitError
+from vaultkit.links.obsidian import DEFAULTS, colour_groups, missing_colour_groups, write_colors
+from vaultkit.vault.loader import load_vault
 
 GRAPH = ".obsidian/graph.json"
 

@@ -197,15 +197,15 @@ class _Boom:
 
 
 def _cache_file(root: Path) -> Path:
-    from vaultkit.parse import PARSER_VERSION
+    from vaultkit.vault.parse import PARSER_VERSION
 
     return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.marshal"
 
 
 def _payloads(root: Path, mark: Path) -> dict[str, bytes]:
     from vaultkit import __version__
-    from vaultkit.parse import PARSER_VERSION
-    from vaultkit.profile import load_settings
+    from vaultkit.vault.parse import PARSER_VERSION
+    from vaultkit.vault.profile import load_settings
 
     key = f"{__version__}:{PARSER_VERSION}:{load_settings(root).fingerprint}"
     code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
@@ -258,7 +258,7 @@ def test_config_profile_path_stays_inside_the_vault(make_vault, tmp_path, profil
 
 
 def test_config_profile_inside_the_vault_is_read(make_vault):
-    from vaultkit.resources import rules_dir
+    from vaultkit.core.resources import rules_dir
 
     pack = (rules_dir() / "openclaw.yaml").read_text()
     root = make_vault({"vaultkit.toml": 'profile = "packs/mine.yaml"\n', "MEMORY.md": "# M\n",
@@ -300,8 +300,8 @@ RESULTS_KINDS = ["pickle", "garbage", "code object", "key and code", "right key,
 @pytest.mark.parametrize("kind", RESULTS_KINDS)
 def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
     """The findings cache (results.marshal) is marshal too: nothing in it ever runs."""
-    from vaultkit.engine import ResultsCache
-    from vaultkit.vault import load_vault
+    from vaultkit.lint.engine import ResultsCache
+    from vaultkit.vault.loader import load_vault
 
     mark = tmp_path / "pwned"
     root = make_vault({"MEMORY.md": "# Memory\n\n- [[missing]]\n"})

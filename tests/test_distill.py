@@ -46,7 +46,7 @@ FILES = {
 
 @pytest.fixture
 def vault_dir(make_vault, monkeypatch):
-    monkeypatch.setattr("vaultkit.tools.memset.today", lambda settings: TODAY)
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: TODAY)
     return make_vault(FILES)
 
 

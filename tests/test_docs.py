@@ -54,7 +54,7 @@ def test_every_docs_page_is_in_the_site_navigation():
 
 
 def test_rule_reference_is_current():
-    proc = subprocess.run([sys.executable, "-m", "vaultkit.docsgen", "--check"], cwd=PROJECT,
+    proc = subprocess.run([sys.executable, "-m", "vaultkit.lint.docsgen", "--check"], cwd=PROJECT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 

@@ -153,7 +153,7 @@ def test_good_timezone_is_accepted(make_vault, capsys, monkeypatch):
 
 def test_audit_names_a_missing_config_the_same_way_in_every_check(tmp_path, capsys,
                                                                    monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "v")
     monkeypatch.chdir(tmp_path)
@@ -207,7 +207,7 @@ def test_distill_ignores_decision_words_inside_links(make_vault, capsys, monkeyp
 
 def test_check_and_audit_count_bootstrap_characters_the_same_way(tmp_path, capsys,
                                                                   monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "v")
     # 10,002 emoji: 10,002 code points, 20,004 UTF-16 units (what the runtime counts), plus
@@ -228,7 +228,7 @@ def test_check_and_audit_count_bootstrap_characters_the_same_way(tmp_path, capsy
 
 def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, capsys,
                                                                      monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "v")
     config = tmp_path / "openclaw.json"
@@ -254,7 +254,7 @@ DECISION_WITH_UNQUOTED_LINK = (
 
 
 def test_diff_count_and_fix_cover_the_index_a_fix_makes_stale(tmp_path, capsys, monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "v")
     vault = tmp_path / "v"
@@ -349,7 +349,7 @@ def test_other_journal_edits_around_links_are_still_refused(make_vault, after):
 # -- the starter vault's Obsidian settings put new notes where the rules accept them ---------
 
 def test_obsidian_new_notes_land_where_the_rules_accept_them(tmp_path, capsys, monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     vault = tmp_path / "v"
     init_vault(vault)
@@ -372,7 +372,7 @@ def test_obsidian_new_notes_land_where_the_rules_accept_them(tmp_path, capsys, m
 
 def test_colour_changed_in_obsidian_wins_and_only_missing_groups_are_added(tmp_path, capsys,
                                                                            monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     vault = tmp_path / "v"
     init_vault(vault)
@@ -402,7 +402,7 @@ def test_colour_changed_in_obsidian_wins_and_only_missing_groups_are_added(tmp_p
 def test_memory_churn_does_not_warn_on_day_one(tmp_path, monkeypatch):
     from test_git import findings, git
 
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     monkeypatch.setenv("GIT_AUTHOR_NAME", "t")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "t@example.com")
@@ -427,8 +427,8 @@ def test_archive_window_is_the_profiles_and_the_heartbeat_says_the_same(tmp_path
                                                                          monkeypatch):
     import re
 
-    from vaultkit.profile import load_settings
-    from vaultkit.starter import init_vault
+    from vaultkit.vault.profile import load_settings
+    from vaultkit.cli.starter import init_vault
 
     vault = tmp_path / "v"
     init_vault(vault)
@@ -448,7 +448,7 @@ def test_archive_window_is_the_profiles_and_the_heartbeat_says_the_same(tmp_path
 # -- every command takes the vault PATH the same way ---------------------------------------------
 
 def test_every_command_takes_the_vault_path_as_a_positional(tmp_path, capsys, monkeypatch):
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "pv")
     monkeypatch.chdir(tmp_path)
@@ -594,7 +594,7 @@ def test_check_of_a_file_that_is_not_a_note(make_vault, capsys, monkeypatch):
 def test_git_rules_info_line_respects_quiet(make_vault, capsys, monkeypatch):
     vault = make_vault({})
     monkeypatch.chdir(vault)
-    monkeypatch.setattr("vaultkit.gitstate._ANNOUNCED", set())
+    monkeypatch.setattr("vaultkit.vault.gitstate._ANNOUNCED", set())
     _, _, err = run(capsys, "check", "-q", "--no-cache")
     assert err == ""
     _, _, err = run(capsys, "check", "--no-cache")
@@ -652,7 +652,7 @@ def test_progress_only_on_a_terminal_and_never_in_machine_formats(make_vault, ca
                                                                   monkeypatch, argv, shown):
     import sys
 
-    from vaultkit import progress
+    from vaultkit.core import progress
 
     vault = _many_notes(make_vault)
     monkeypatch.chdir(vault)
@@ -674,7 +674,7 @@ def test_progress_only_on_a_terminal_and_never_in_machine_formats(make_vault, ca
 
 
 def test_no_progress_when_stderr_is_not_a_terminal(make_vault, capsys, monkeypatch):
-    from vaultkit import progress
+    from vaultkit.core import progress
 
     vault = _many_notes(make_vault)
     monkeypatch.chdir(vault)
@@ -715,7 +715,7 @@ def test_cron_backup_needs_vaultkit_on_its_path_and_works_with_it(tmp_path):
     import shutil
     import sys
 
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     bin_dir = os.path.dirname(sys.executable)
     if not (shutil.which("vaultkit", path=bin_dir) and shutil.which("pre-commit", path=bin_dir)):
@@ -764,7 +764,7 @@ def test_log_path_alone_with_the_entry_on_a_pipe(tmp_path, capsys, monkeypatch):
     import io
     import sys
 
-    from vaultkit.starter import init_vault
+    from vaultkit.cli.starter import init_vault
 
     init_vault(tmp_path / "pv")
     monkeypatch.chdir(tmp_path)

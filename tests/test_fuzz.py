@@ -149,7 +149,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def line_count(data: bytes) -> int:
-    from vaultkit.parse import parse_note
+    from vaultkit.vault.parse import parse_note
 
     return parse_note("x.md", data).line_count
 
@@ -248,9 +248,9 @@ def _spans_only(old: str, new: str, spans: list[tuple[int, int]]) -> bool:
 @fuzz(60)
 @given(vaults)
 def test_fix_idempotent_and_confined_to_its_spans(files):
-    from vaultkit.engine import Selection, apply_fixes, run_rules, select_rules
-    from vaultkit.rule import Context
-    from vaultkit.vault import load_vault
+    from vaultkit.lint.engine import Selection, apply_fixes, run_rules, select_rules
+    from vaultkit.lint.rule import Context
+    from vaultkit.vault.loader import load_vault
 
     with built(files) as root:
         vault = load_vault(root, root=root, use_cache=False)

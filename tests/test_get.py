@@ -8,8 +8,8 @@ import os
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.profile import load_settings
-from vaultkit.tools.get import PathRefused, confine, read_excerpt
+from vaultkit.vault.profile import load_settings
+from vaultkit.memory.get import PathRefused, confine, read_excerpt
 
 LINES = "".join(f"line {i}\n" for i in range(1, 301))
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from vaultkit import gitstate
+from vaultkit.vault import gitstate
 from vaultkit.cli import main
-from vaultkit.engine import VAULT_LEVEL_RULES, run_rules
-from vaultkit.gitstate import GitState, content_lines, first_change
-from vaultkit.rule import Context
-from vaultkit.rules import by_key
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import VAULT_LEVEL_RULES, run_rules
+from vaultkit.vault.gitstate import GitState, content_lines, first_change
+from vaultkit.lint.rule import Context
+from vaultkit.lint.rules import by_key
+from vaultkit.vault.loader import load_vault
 
 GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 J = "memory/2026-02-13.md"

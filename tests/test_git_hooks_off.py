@@ -178,7 +178,7 @@ def test_init_git_commits_without_running_the_repository_hooks(tmp_path, monkeyp
 
 
 def test_every_subprocess_goes_through_gitenv():
-    """Only vaultkit/gitenv.py starts processes: nothing can bypass the safe settings."""
+    """Only vaultkit/core/gitenv.py starts processes: nothing can bypass the safe settings."""
     offenders = []
     for path in VAULTKIT.rglob("*.py"):
         if path.name == "gitenv.py":
@@ -194,7 +194,7 @@ def test_every_subprocess_goes_through_gitenv():
 
 
 def test_safe_settings_reach_the_git_command_line():
-    from vaultkit.gitenv import git_command, git_env
+    from vaultkit.core.gitenv import git_command, git_env
 
     cmd = git_command(["diff", "--raw", "HEAD"])
     assert "core.fsmonitor=" in cmd and "core.hooksPath=/dev/null" in cmd
@@ -204,7 +204,7 @@ def test_safe_settings_reach_the_git_command_line():
 
 
 def test_repository_env_is_kept_for_hooks_and_dropped_for_other_repositories(monkeypatch):
-    from vaultkit.gitenv import git_env
+    from vaultkit.core.gitenv import git_env
 
     monkeypatch.setenv("GIT_INDEX_FILE", "/tmp/index.tmp")
     monkeypatch.setenv("GIT_EXTERNAL_DIFF", "evil")
@@ -216,7 +216,7 @@ def test_repository_env_is_kept_for_hooks_and_dropped_for_other_repositories(mon
 
 def test_only_the_repositorys_own_filters_are_switched_off(tmp_path, monkeypatch):
     """A user's global filter (git-lfs, say) is theirs and stays; the repository's goes."""
-    from vaultkit import gitenv
+    from vaultkit.core import gitenv
 
     home = tmp_path / "home"
     home.mkdir()

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.graph import link_graph
-from vaultkit.vault import load_vault
+from vaultkit.links.graph import link_graph
+from vaultkit.vault.loader import load_vault
 
 FILES = {
     "memory/INDEX.md": "[[alpha]] [[ada]] [[lonely]]\n",

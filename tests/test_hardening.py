@@ -277,7 +277,7 @@ def test_diff_shows_no_change_to_committed_journal_lines(make_vault):
 
 KILLED_WRITER = """
 import os, sys, time
-import vaultkit.atomic as atomic
+import vaultkit.core.atomic as atomic
 real_fsync = os.fsync
 def slow_fsync(fd):
     print("writing", flush=True)

@@ -11,8 +11,8 @@ import pytest
 
 import history_repo as hr
 from vaultkit.cli import main
-from vaultkit.history import lost_lines, scan_history
-from vaultkit.profile import load_settings
+from vaultkit.memory.history import lost_lines, scan_history
+from vaultkit.vault.profile import load_settings
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

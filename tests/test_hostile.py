@@ -22,7 +22,7 @@ import pytest
 
 import hostile
 from vaultkit.cli import main
-from vaultkit.parse import parse_note
+from vaultkit.vault.parse import parse_note
 
 SEM = hostile.SEM
 
@@ -303,7 +303,7 @@ def test_get_reads_no_more_than_the_size_limit(vault):
 
 
 def test_symlink_out_of_the_vault_is_not_followed(vault):
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.loader import load_vault
 
     v = load_vault(vault, root=vault, use_cache=False)
     assert f"{SEM}/outside.md" not in v.notes

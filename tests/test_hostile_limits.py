@@ -579,12 +579,12 @@ def test_every_heading_link_resolves_in_a_big_note(big_vault):
     assert any("missing" in m for p, m in broken if p == f"{SEM}/links.md")
 
 
-# -- vaultkit.bounded, directly: what is refused and what is not ---------------------------------
+# -- vaultkit.core.bounded, directly: what is refused and what is not ---------------------------------
 
 def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
     import errno
 
-    from vaultkit.bounded import ReadRefused, read_regular
+    from vaultkit.core.bounded import ReadRefused, read_regular
 
     path = tmp_path / "f.md"
     path.write_bytes(b"x" * 100)
@@ -596,7 +596,7 @@ def test_read_regular_reads_up_to_the_limit_exactly(tmp_path):
 
 
 def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
-    from vaultkit.bounded import ReadRefused, read_regular
+    from vaultkit.core.bounded import ReadRefused, read_regular
 
     os.mkfifo(tmp_path / "fifo.md")  # opening it for reading would block: it is not opened
     (tmp_path / "dir.md").mkdir()
@@ -616,7 +616,7 @@ def test_read_regular_refuses_what_is_not_a_file_without_blocking(tmp_path):
 def test_yaml_bounds():
     import yaml
 
-    from vaultkit.bounded import LimitError, load_yaml
+    from vaultkit.core.bounded import LimitError, load_yaml
 
     assert load_yaml("a: [1, {b: c}]\nd: 2020-01-01\n")["a"] == [1, {"b": "c"}]
     assert load_yaml("x: " + "[" * 99 + "]" * 99) is not None  # 100 levels with the mapping
@@ -633,7 +633,7 @@ def test_yaml_bounds():
 def test_json_and_json5_bounds():
     import json
 
-    from vaultkit.bounded import LimitError, load_json, load_json5
+    from vaultkit.core.bounded import LimitError, load_json, load_json5
 
     assert load_json('{"n": ' + "9" * 100 + "}")["n"] == int("9" * 100)
     with pytest.raises(LimitError, match="101 digits"):
@@ -651,7 +651,7 @@ def test_json_and_json5_bounds():
 
 
 def test_toml_bounds():
-    from vaultkit.bounded import LimitError, load_toml
+    from vaultkit.core.bounded import LimitError, load_toml
 
     assert load_toml("a = 1\n[b]\nc = [1, [2, [3]]]\n") == {"a": 1, "b": {"c": [1, [2, [3]]]}}
     with pytest.raises(LimitError, match="nested more than 100"):
@@ -668,7 +668,7 @@ def test_toml_bounds():
 def test_regex_problem(pattern, refused):
     import re
 
-    from vaultkit.bounded import regex_problem
+    from vaultkit.core.bounded import regex_problem
 
     assert (regex_problem(pattern, re.IGNORECASE) is not None) == refused
 
@@ -676,9 +676,9 @@ def test_regex_problem(pattern, refused):
 def test_every_bundled_phrase_regex_is_accepted():
     import re
 
-    from vaultkit.bounded import regex_problem
-    from vaultkit.profile import load_profile
-    from vaultkit.resources import rules_dir
+    from vaultkit.core.bounded import regex_problem
+    from vaultkit.vault.profile import load_profile
+    from vaultkit.core.resources import rules_dir
 
     packs = sorted(rules_dir().glob("*.yaml"))
     assert packs

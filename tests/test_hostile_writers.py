@@ -284,8 +284,8 @@ def test_log_onto_a_fifo_journal_is_refused_without_hanging(world):
 
 
 def test_writers_never_replace_a_device_or_fifo_in_the_vault(world):
-    from vaultkit.confine import write_target
-    from vaultkit.errors import VaultkitError
+    from vaultkit.core.confine import write_target
+    from vaultkit.core.errors import VaultkitError
 
     root = world["root"]
     os.mkfifo(root / "memory" / "pipe.md")
@@ -301,14 +301,14 @@ def test_writers_never_replace_a_device_or_fifo_in_the_vault(world):
                                       (".vaultkit/x", ".vaultkit"), ("notes/.obsidian/x", None),
                                       (".github/x.md", None), ("memory/x.md", None)])
 def test_protected_part(rel, part):
-    from vaultkit.confine import protected_part
+    from vaultkit.core.confine import protected_part
 
     assert protected_part(rel) == part
 
 
 def test_make_folders_checks_every_step_and_allows_owned_files(world):
-    from vaultkit.confine import make_folders, write_target
-    from vaultkit.errors import VaultkitError
+    from vaultkit.core.confine import make_folders, write_target
+    from vaultkit.core.errors import VaultkitError
 
     root = world["root"]
     link(root / "memory" / "deep", "../.git")

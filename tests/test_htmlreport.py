@@ -12,7 +12,7 @@ import pytest
 import history_repo as hr
 from browser import find_chromium, inspect_page
 from vaultkit.cli import main
-from vaultkit.htmlreport import CHART_IDS
+from vaultkit.cli.htmlreport import CHART_IDS
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -128,8 +128,8 @@ def test_credentials_quoted_in_the_page_are_masked(page):
 
 
 def test_event_table_is_capped_with_the_unrecovered_first():
-    from vaultkit.history import Event
-    from vaultkit.htmlreport import MAX_EVENT_ROWS, _events_table
+    from vaultkit.memory.history import Event
+    from vaultkit.cli.htmlreport import MAX_EVENT_ROWS, _events_table
 
     events = [Event("journal-rewrite", f"{i:040x}", 1_700_000_000 + i * 60,
                     "2026-01-01T00:00:00+00:00", "Agent <a@x>", "s", f"memory/{i}.md",

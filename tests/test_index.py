@@ -8,12 +8,12 @@ import os
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.engine import Selection, apply_fixes, run_rules, select_rules
-from vaultkit.errors import VaultkitError
-from vaultkit.indexgen import END, START, describe, render_index, write_index
-from vaultkit.parse import parse_note
-from vaultkit.rule import Context
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import Selection, apply_fixes, run_rules, select_rules
+from vaultkit.core.errors import VaultkitError
+from vaultkit.links.indexgen import END, START, describe, render_index, write_index
+from vaultkit.vault.parse import parse_note
+from vaultkit.lint.rule import Context
+from vaultkit.vault.loader import load_vault
 
 J = "### 09:00 — x\n- a\n- b\n- c\n"
 
@@ -269,8 +269,8 @@ def test_index_stale_fix_without_markers(make_vault):
 
 
 def test_starter_template_index_is_what_index_writes(tmp_path):
-    from vaultkit.resources import template_dir
-    from vaultkit.starter import init_vault, render_template
+    from vaultkit.core.resources import template_dir
+    from vaultkit.cli.starter import init_vault, render_template
 
     day = dt.date(2031, 7, 9)
     init_vault(tmp_path / "demo", today=day)

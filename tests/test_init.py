@@ -15,7 +15,7 @@ import yaml
 
 from vaultkit import __version__
 from vaultkit.cli import main
-from vaultkit.starter import GIT_FALLBACK_EMAIL, init_vault, openclaw_snippet
+from vaultkit.cli.starter import GIT_FALLBACK_EMAIL, init_vault, openclaw_snippet
 
 REPO = Path(__file__).resolve().parent.parent
 TODAY = dt.date.today()
@@ -130,8 +130,8 @@ def test_bootstrap_files_hold_the_protocols(tmp_path):
 
 
 def test_journal_has_one_entry_within_entry_rules(tmp_path):
-    from vaultkit.entries import entries
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.entries import entries
+    from vaultkit.vault.loader import load_vault
 
     root = tmp_path / "demo"
     init_vault(root, now=dt.datetime(2026, 3, 1, 14, 5))
@@ -145,7 +145,7 @@ def test_journal_has_one_entry_within_entry_rules(tmp_path):
 
 
 def test_templates_are_in_the_templates_layer(tmp_path):
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.loader import load_vault
 
     root = tmp_path / "demo"
     init_vault(root)
@@ -187,8 +187,8 @@ def test_pre_commit_config_runs_the_installed_vaultkit_with_real_hook_ids(tmp_pa
 
 
 def test_obsidian_settings_suit_the_layout(tmp_path):
-    from vaultkit.obsidian import missing_colour_groups
-    from vaultkit.vault import load_vault
+    from vaultkit.links.obsidian import missing_colour_groups
+    from vaultkit.vault.loader import load_vault
 
     root = tmp_path / "demo"
     init_vault(root)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.engine import Selection, run_rules, select_rules
-from vaultkit.rule import Context
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import Selection, run_rules, select_rules
+from vaultkit.lint.rule import Context
+from vaultkit.vault.loader import load_vault
 
 FIXTURE = Path(__file__).parent / "fixtures" / "links" / "vault"
 

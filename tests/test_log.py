@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.profile import load_settings
-from vaultkit.tools.journal import append_entry, render_entry, split_text
+from vaultkit.vault.profile import load_settings
+from vaultkit.memory.journal import append_entry, render_entry, split_text
 
 BODY = "- did the first thing\n- checked the second\n- next: the third"
 
@@ -196,7 +196,7 @@ def test_journal_moved_while_waiting_for_the_lock(make_vault, monkeypatch):
     import fcntl
     import os
 
-    from vaultkit.tools import journal
+    from vaultkit.memory import journal
 
     root = make_vault({"memory/2026-01-05.md": "# 2026-01-05\n"})
     (root / "memory/archive").mkdir()

@@ -29,7 +29,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from vaultkit.starter import init_vault  # noqa: E402
+from vaultkit.cli.starter import init_vault  # noqa: E402
 
 REALISTIC = Path(__file__).parent / "fixtures" / "rules" / "realistic"
 SEARCH = Path(__file__).parent / "fixtures" / "search" / "vault"
@@ -179,7 +179,7 @@ def test_read_only_serves_only_the_reading_tools(starter):
 # -- every tool, compared with the CLI ---------------------------------------------------------
 
 def _specs():
-    from vaultkit.mcp_server import TOOLS
+    from vaultkit.cli.mcp_server import TOOLS
 
     return {t.name: t for t in TOOLS}
 

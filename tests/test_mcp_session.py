@@ -1,7 +1,7 @@
 """vaultkit mcp without the SDK: the install hint, the lazy import, the warm vault state.
 
 These run whether or not the ``mcp`` extra is installed: the server's state
-(:class:`vaultkit.mcp_server.VaultSession`) and its path confinement need no SDK.
+(:class:`vaultkit.cli.mcp_server.VaultSession`) and its path confinement need no SDK.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultkit.mcp_server import TOOLS, ToolFailure, VaultSession, tool_specs, vault_path
+from vaultkit.cli.mcp_server import TOOLS, ToolFailure, VaultSession, tool_specs, vault_path
 
 SEARCH = Path(__file__).parent / "fixtures" / "search" / "vault"
 OLD = 1_700_000_000  # an mtime far older than any listing: warm state is trusted for it
@@ -140,7 +140,7 @@ def test_the_parse_cache_is_written_at_most_once_a_minute_and_at_close(vault):
     written = list(cache.glob("notes-*.marshal"))
     assert len(written) == 1
     # the CLI reads the vault as the server left it
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.loader import load_vault
 
     again = load_vault(vault, root=vault)
     assert "More." in again.notes["memory/people/li-na.md"].text

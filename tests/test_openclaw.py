@@ -1,11 +1,11 @@
-"""vaultkit.openclaw: discovery, JSON5 reading, agent overrides, bootstrap limits."""
+"""vaultkit.vault.openclaw: discovery, JSON5 reading, agent overrides, bootstrap limits."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultkit import openclaw
-from vaultkit.openclaw import (agent_settings, bootstrap_limits, find_config, load_openclaw,
+from vaultkit.vault import openclaw
+from vaultkit.vault.openclaw import (agent_settings, bootstrap_limits, find_config, load_openclaw,
                                parse_duration, setting)
 
 CONFIG = """{
@@ -128,7 +128,7 @@ def test_discovery_none(tmp_path):
 
 
 def test_memory_only_layout_looks_beside_the_workspace(tmp_path):
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.loader import load_vault
 
     workspace = tmp_path / "openclaw" / "workspace"
     memory = workspace / "memory"

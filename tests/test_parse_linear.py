@@ -43,7 +43,7 @@ BODIES = {
 
 PARSE = textwrap.dedent("""
     import sys, time
-    from vaultkit.parse import parse_note
+    from vaultkit.vault.parse import parse_note
     body = {expr}
     start = time.perf_counter()
     parse_note("n.md", body.encode())

@@ -2,7 +2,7 @@
 
 import pytest
 
-from vaultkit.parse import parse_note
+from vaultkit.vault.parse import parse_note
 
 BODY = (
     "---\n"            # 1

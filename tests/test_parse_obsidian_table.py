@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultkit.model import MARKDOWN, WIKI
-from vaultkit.parse import parse_note
+from vaultkit.vault.model import MARKDOWN, WIKI
+from vaultkit.vault.parse import parse_note
 
 
 def case(md, links=(), tags=(), headings=(), ids=(), code=()):

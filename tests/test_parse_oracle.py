@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultkit.parse import parse_note
+from vaultkit.vault.parse import parse_note
 
 _md = mistune.create_markdown(renderer=None, plugins=["table"])
 

@@ -93,7 +93,7 @@ def test_exactly_the_broken_links_are_reported(make_vault):
 
 
 def test_template_folders_come_from_obsidian_settings(tmp_path):
-    from vaultkit.obsidian import in_folders, template_folders
+    from vaultkit.links.obsidian import in_folders, template_folders
 
     (tmp_path / ".obsidian" / "plugins" / "templater-obsidian").mkdir(parents=True)
     assert template_folders(tmp_path) == ()
@@ -109,7 +109,7 @@ def test_template_folders_come_from_obsidian_settings(tmp_path):
 @pytest.mark.parametrize("content", ['{"folder": 3}', "not json", "[1, 2]", '{"folder": ""}',
                                      '{"folder": "../outside"}', '{"folder": "/"}'])
 def test_odd_template_settings_name_no_folder(tmp_path, content):
-    from vaultkit.obsidian import template_folders
+    from vaultkit.links.obsidian import template_folders
 
     (tmp_path / ".obsidian").mkdir()
     (tmp_path / ".obsidian" / "templates.json").write_text(content)

@@ -6,7 +6,7 @@ tags it must yield, nothing more.
 
 import pytest
 
-from vaultkit.parse import parse_note
+from vaultkit.vault.parse import parse_note
 
 
 def links_of(text):

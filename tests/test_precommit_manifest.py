@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import build_parser
-from vaultkit.rules import by_key
+from vaultkit.lint.rules import by_key
 
 MANIFEST = Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"
 

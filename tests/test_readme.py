@@ -2,15 +2,15 @@ import re
 
 from pathlib import Path
 
-from vaultkit.docsgen import RULES_PAGE, rules_page
-from vaultkit.rules import all_rules
+from vaultkit.lint.docsgen import RULES_PAGE, rules_page
+from vaultkit.lint.rules import all_rules
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_rule_reference_matches_registry():
     assert RULES_PAGE.read_text(encoding="utf-8") == rules_page(), (
-        "docs/rules.md is stale: run `python -m vaultkit.docsgen`")
+        "docs/rules.md is stale: run `python -m vaultkit.lint.docsgen`")
 
 
 def test_rule_reference_documents_every_rule():

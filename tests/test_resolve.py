@@ -1,13 +1,13 @@
-"""Link resolution, pinned case by case (see vaultkit/resolve.py for the rules)."""
+"""Link resolution, pinned case by case (see vaultkit/vault/resolve.py for the rules)."""
 
 from __future__ import annotations
 
 import pytest
 
-from vaultkit.parse import parse_note
-from vaultkit.resolve import (EXACT, EXTERNAL, M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE,
+from vaultkit.vault.parse import parse_note
+from vaultkit.vault.resolve import (EXACT, EXTERNAL, M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE,
                               RELATIVE, ROOT, SAME_FOLDER, SELF, SHORTEST, normalize_heading)
-from vaultkit.vault import load_vault
+from vaultkit.vault.loader import load_vault
 
 LAUNCH = """---
 type: decision

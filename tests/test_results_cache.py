@@ -6,7 +6,7 @@ import os
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.rules import all_rules
+from vaultkit.lint.rules import all_rules
 
 
 def _age_all(root, seconds=30):

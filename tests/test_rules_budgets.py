@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
-from vaultkit.openclaw import bootstrap_limits
-from vaultkit.rules.bootstrap_truncation import runtime_length
-from vaultkit.vault import load_vault
+from vaultkit.vault.openclaw import bootstrap_limits
+from vaultkit.lint.rules.bootstrap_truncation import runtime_length
+from vaultkit.vault.loader import load_vault
 
 
 def lines_of(n_bytes: int, width: int = 64) -> str:

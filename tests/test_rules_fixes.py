@@ -8,8 +8,8 @@ import pytest
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
 from vaultkit.cli import main
-from vaultkit.engine import apply_fixes
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import apply_fixes
+from vaultkit.vault.loader import load_vault
 
 BODY = "# Alice\n\nWorks on [[site]].  \nTrailing spaces and\ttabs stay.\n"
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
-from vaultkit.engine import Selection, run_rules, select_rules
-from vaultkit.rule import Context
-from vaultkit.starter import init_vault
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import Selection, run_rules, select_rules
+from vaultkit.lint.rule import Context
+from vaultkit.cli.starter import init_vault
+from vaultkit.vault.loader import load_vault
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "realistic"
 

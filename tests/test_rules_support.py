@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from vaultkit.engine import Selection, run_rules, select_rules
-from vaultkit.entries import entries
-from vaultkit.parse import parse_note
-from vaultkit.phrases import PhraseMatcher, matcher
-from vaultkit.profile import load_settings
-from vaultkit.rule import Context
-from vaultkit.vault import load_vault
+from vaultkit.lint.engine import Selection, run_rules, select_rules
+from vaultkit.vault.entries import entries
+from vaultkit.vault.parse import parse_note
+from vaultkit.vault.phrases import PhraseMatcher, matcher
+from vaultkit.vault.profile import load_settings
+from vaultkit.lint.rule import Context
+from vaultkit.vault.loader import load_vault
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.tools.search import chunk_text, make_snippet, search_vault
-from vaultkit.tools.text import fts_text, query_terms
-from vaultkit.vault import load_vault
+from vaultkit.memory.search import chunk_text, make_snippet, search_vault
+from vaultkit.memory.text import fts_text, query_terms
+from vaultkit.vault.loader import load_vault
 
 FIXTURE = Path(__file__).parent / "fixtures" / "search" / "vault"
 

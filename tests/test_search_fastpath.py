@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-import vaultkit.vault as vault_mod
+import vaultkit.vault.loader as vault_mod
 from vaultkit.cli import main
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.parse import parse_note
-from vaultkit.secretscan import mask, scan_text
+from vaultkit.vault.parse import parse_note
+from vaultkit.vault.secretscan import mask, scan_text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "secrets"
 
@@ -140,7 +140,7 @@ def test_known_formats_agree_with_detect_secrets():
 
 
 def test_the_format_prefilter_finds_every_literal_prefix():
-    from vaultkit.secretscan import _FORMAT_HINT, _FORMATS
+    from vaultkit.vault.secretscan import _FORMAT_HINT, _FORMATS
 
     for kind, literals, _, _ in _FORMATS:
         for literal in literals:
@@ -299,8 +299,8 @@ def test_log_accepts_placeholders(make_vault, capsys):
 
 
 def test_append_entry_refuses_for_every_caller(make_vault):
-    from vaultkit.profile import load_settings
-    from vaultkit.tools.journal import SecretRefused, append_entry
+    from vaultkit.vault.profile import load_settings
+    from vaultkit.memory.journal import SecretRefused, append_entry
 
     root = make_vault({})
     with pytest.raises(SecretRefused) as info:
@@ -350,7 +350,7 @@ def _history_vault(make_vault):
 
 def _audit_secrets(root):
     from vaultkit.audit import CHECK_IDS, run_audit
-    from vaultkit.vault import load_vault
+    from vaultkit.vault.loader import load_vault
 
     skip = set(CHECK_IDS) - {"secrets"}
     (check,) = run_audit(load_vault(root, use_cache=False), skip=skip)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultkit.starter import init_vault
+from vaultkit.cli.starter import init_vault
 
 pytestmark = pytest.mark.integration
 

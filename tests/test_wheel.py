@@ -39,6 +39,6 @@ def test_wheel_installs_and_checks_the_starter_vault(tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
     assert "All checks passed!" in check.stdout
     where = subprocess.run([str(bin_dir / "python"), "-c",
-                            "import vaultkit.resources as r; print(r.rules_dir())"],
+                            "import vaultkit.core.resources as r; print(r.rules_dir())"],
                            cwd=tmp_path, capture_output=True, text=True, check=True)
     assert str(env_dir) in where.stdout

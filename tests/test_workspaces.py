@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from test_rules_support import findings, isolated_openclaw  # noqa: F401
 
-from vaultkit.vault import load_vault
+from vaultkit.vault.loader import load_vault
 
 FIXTURES = Path(__file__).parent / "fixtures" / "workspaces"
 MULTI = FIXTURES / "multilingual"
@@ -59,8 +59,8 @@ def _copy(tmp_path, source: Path = MULTI) -> Path:
 
 def _all(root: Path, *extra_ignore: str):
     """Every rule but the git ones (the fixture copy is no repository)."""
-    from vaultkit.engine import Selection, run_rules, select_rules
-    from vaultkit.rule import Context
+    from vaultkit.lint.engine import Selection, run_rules, select_rules
+    from vaultkit.lint.rule import Context
 
     vault = load_vault(root, root=root, use_cache=False)
     rules = select_rules(vault.settings, Selection(select=["ALL"],
@@ -378,8 +378,8 @@ def test_docs_page_shows_the_real_output(tmp_path, monkeypatch, capsys):
 ])
 def test_log_appends_at_the_journals_own_entry_level(make_vault, existing, marks):
     """An entry at another level would be read as part of the entry above it."""
-    from vaultkit.profile import load_settings
-    from vaultkit.tools.journal import append_entry
+    from vaultkit.vault.profile import load_settings
+    from vaultkit.memory.journal import append_entry
 
     files = {"memory/2026-04-26.md": "# 2026-04-26\n"}
     if existing is not None:

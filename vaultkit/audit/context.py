@@ -1,0 +1,150 @@
+"""What every audit check reads and returns: :class:`AuditContext` (the vault, the OpenClaw
+config, git, the clock) and :class:`Check` (id, status, what was found, a hint).
+
+Token estimates (``bootstrap-footprint``): one token per CJK character (Han, kana, Hangul,
+full-width forms) plus one token per 4 bytes of everything else (UTF-8). It is a rough,
+tokenizer-free figure, in line with what OpenAI- and Anthropic-style tokenizers give for
+English prose (about 4 characters a token) and Chinese (about one character a token).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+
+
+RANK = {PASS: 0, WARN: 1, FAIL: 2}
+
+
+@dataclass
+class Check:
+    id: str
+    status: str
+    found: str
+    hint: str = ""
+    details: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        out = {"id": self.id, "status": self.status, "found": self.found, "hint": self.hint}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+_CJK = re.compile("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
+                  "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+                  "\U00020000-\U0003134f]")
+
+
+def estimate_tokens(text: str) -> int:
+    """One token per CJK character plus one per 4 bytes (UTF-8) of the rest."""
+    cjk = _CJK.findall(text)
+    rest = len(text.encode("utf-8")) - sum(len(c.encode("utf-8")) for c in cjk)
+    return len(cjk) + math.ceil(rest / 4)
+
+
+class AuditContext:
+    """Everything the checks read: the vault, the OpenClaw config, git, the clock."""
+
+    def __init__(self, vault, *, openclaw_config: str | Path | None = None,
+                 agent: str | None = None, backup_max_age_hours: float | None = None,
+                 now: dt.datetime | None = None):
+        from vaultkit.vault import openclaw
+
+        self.vault = vault
+        self.profile = vault.profile
+        self.agent = agent
+        self.now = now or dt.datetime.now().astimezone()
+        self.today = self.now.date()
+        self.backup_max_age_hours = (backup_max_age_hours if backup_max_age_hours is not None
+                                     else self.profile.git.backup_max_age_hours)
+        self.explicit_config = openclaw_config
+        self.config_path, self.config_source = openclaw.find_config_with_source(
+            vault, openclaw_config)
+        self.config_data: dict | None = None
+        self.config_error: tuple[str, int | None, int | None] | None = None
+        if self.config_path is not None:
+            self.config_data, self.config_error = openclaw.load_openclaw(self.config_path)
+        self._git_top: Any = None
+        self._git_top_done = False
+
+    # -- bootstrap files ----------------------------------------------------------------
+
+    def bootstrap(self) -> dict:
+        """Bootstrap file name -> Note, in injection order."""
+        return {n.path.rsplit("/", 1)[-1]: n for n in self.vault.bootstrap()}
+
+    def where_bootstrap(self) -> str:
+        """Where the bootstrap files are expected, for messages."""
+        return "the vault root" if self.profile.memory_prefix else \
+            f"the workspace ({self.vault.workspace})"
+
+    # -- openclaw.json ------------------------------------------------------------------
+
+    def config_problem(self) -> Check | None:
+        """A failed check when the config is unusable (does not parse, cannot be read)."""
+        if self.config_error is None:
+            return None
+        message, line, col = self.config_error
+        if line:
+            at = f"line {line}" + (f", column {col}" if col else "")
+            where = f"{self.config_path}:{line}" + (f":{col}" if col else "")
+            return Check("", FAIL, f"{self.config_path} does not parse ({at}): {message}",
+                         f"fix {where} (JSON5: comments, trailing commas and unquoted keys are "
+                         "fine; strings need quotes)")
+        if not self.config_path.exists():
+            return Check("", FAIL, f"{self.config_path} (from {self.config_source}) does not exist",
+                         f"create {self.config_path} or point {self.config_source} at the real "
+                         "openclaw.json")
+        return Check("", FAIL, f"{self.config_path} cannot be used: {message}",
+                     f"rewrite {self.config_path} as a UTF-8 JSON5 object")
+
+    def config_target(self) -> str:
+        """Which file a hint should tell the user to edit."""
+        if self.config_path is not None:
+            return str(self.config_path)
+        return "~/.openclaw/openclaw.json (or openclaw.json beside the workspace)"
+
+    def setting(self, dotted: str):
+        from vaultkit.vault.openclaw import setting
+
+        return setting(self.config_data, dotted, self.agent)
+
+    # -- git ------------------------------------------------------------------------------
+
+    def git(self, *args: str) -> subprocess.CompletedProcess | None:
+        """Run git in the vault root; None when git is not installed."""
+        from vaultkit.core.gitenv import run_git
+
+        try:  # (rev-parse --git-path hooks/...: where the hook really is; it runs nothing)
+            return run_git(["-C", str(self.vault.root), *args], text=True, timeout=30,
+                           keep_repo_env=False, env={"LC_ALL": "C"},
+                           hooks_path_visible=args[:2] == ("rev-parse", "--git-path"))
+        except (FileNotFoundError, PermissionError):
+            return None
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(args, 124, "", "git timed out")
+
+    def git_top(self) -> Path | None | bool:
+        """The repository's top folder; None when not a repo; False when git is missing."""
+        if not self._git_top_done:
+            self._git_top_done = True
+            proc = self.git("rev-parse", "--show-toplevel")
+            if proc is None:
+                self._git_top = False
+            elif proc.returncode != 0 or not proc.stdout.strip():
+                self._git_top = None
+            else:
+                self._git_top = Path(proc.stdout.strip())
+        return self._git_top
+
+
+def size_text(n: int) -> str:
+    return f"{n:,} bytes ({n / 1024:.1f} KB)"

@@ -1,0 +1,51 @@
+"""The audit's output: the text checklist and the JSON list."""
+
+from __future__ import annotations
+
+import json
+
+from vaultkit.audit.context import FAIL, PASS, WARN, Check
+
+_SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌"}
+
+
+_WORDS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL"}
+
+
+def render_json(checks: list[Check]) -> str:
+    return json.dumps([c.to_dict() for c in checks], indent=2, ensure_ascii=False) + "\n"
+
+
+def render_text(checks: list[Check], *, symbols: bool = False, header: str = "") -> str:
+    marks = _SYMBOLS if symbols else _WORDS
+    width = max((len(c.id) for c in checks), default=0)
+    lines = [header] if header else []
+    for c in checks:
+        lines.append(f"{marks[c.status]} {c.id.ljust(width)}  {c.found}")
+        pad = " " * (3 if symbols else 5) + " " * width
+        if c.status != PASS and c.hint:
+            lines.append(f"{pad}  → {c.hint}")
+        if c.id == "bootstrap-footprint" and c.details:
+            lines.extend(pad + "  " + row for row in _table(c.details))
+        if c.id == "secrets" and c.details:
+            lines.extend(pad + "  " + (f"commit {d['commit'][:12]} ({d['date']}) added " if
+                                       d.get("commit") else "now in ")
+                         + f"{d['path']}:{d['line']} {d['found']}" for d in c.details)
+    counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL)}
+    lines.append("")
+    lines.append(f"{len(checks)} checks: {counts[PASS]} passed, {counts[WARN]} "
+                 f"warning{'s' * (counts[WARN] != 1)}, {counts[FAIL]} failed.")
+    return "\n".join(lines) + "\n"
+
+
+def _table(rows: list[dict]) -> list[str]:
+    labels = [r["file"] + ("" if r["kind"] == "bootstrap" else f" ({r['kind']})") for r in rows]
+    width = max(len("file"), len("total"), *(len(x) for x in labels))
+    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"]
+    for label, r in zip(labels, rows):
+        tok = "?" if r["tokens"] is None else f"{r['tokens']:,}"
+        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}")
+    total_b = sum(r["bytes"] for r in rows)
+    total_t = sum(r["tokens"] or 0 for r in rows)
+    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}")
+    return out

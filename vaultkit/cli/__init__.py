@@ -1,0 +1,117 @@
+"""The ``vaultkit`` command line.
+
+Each subcommand is a module in :mod:`vaultkit.cli.commands` with ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``; heavy imports happen inside
+``run`` so that ``vaultkit --version`` and argument errors stay instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from vaultkit import __version__
+
+COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
+            "archive", "distill", "history", "recover", "report", "mcp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vaultkit",
+        description="Lint and look after an agent-memory vault (Markdown + git + Obsidian).",
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"vaultkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"vaultkit.cli.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"vaultkit.cli.commands.{name}":
+                continue
+            raise
+        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION",
+                                                                       module.HELP))
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return parser
+
+
+def add_vault_arguments(p: argparse.ArgumentParser, *, cache: bool = True) -> None:
+    """Options every command that reads a vault takes."""
+    p.add_argument("--root", metavar="DIR",
+                   help="vault root (default: nearest folder with vaultkit.toml or .obsidian/, "
+                        "else the git root, else the given folder)")
+    p.add_argument("--profile", metavar="NAME|FILE",
+                   help="rule pack to use instead of the one vaultkit.toml names")
+    if cache:
+        p.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
+        print(f"vaultkit {__version__}")
+        return 0
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
+        return int(exc.code or 0)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.vault.profile import ConfigError
+
+    # A short-lived process whose data has no reference cycles: the cyclic collector
+    # would only walk the parsed vault again and again (about a third of a warm run).
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()
+    from vaultkit.cli.commands import _common
+
+    try:
+        code = int(args.run(args) or 0)
+        _common.save_opened_vaults()
+        return code
+    except (VaultkitError, ConfigError) as exc:
+        print(f"vaultkit: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"vaultkit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("vaultkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # e.g. -o onto a full disk (/dev/full): the system's word, one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"vaultkit: error: {where}I/O error: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: say so in one line, with a way to see more
+        import os
+        import traceback
+
+        if os.environ.get("VAULTKIT_DEBUG"):
+            traceback.print_exc()
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(f"vaultkit: internal error: {type(exc).__name__}: {exc} "
+              f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}; set VAULTKIT_DEBUG=1 "
+              "for the traceback, and please report it)", file=sys.stderr)
+        return 2
+    finally:
+        _common.forget_opened_vaults()
+        from vaultkit.core import progress
+
+        progress.allow(False)
+        if collecting:
+            gc.enable()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,545 @@
+"""``vaultkit check``: lint the vault."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from vaultkit.cli import add_vault_arguments
+
+HELP = "check the vault against the profile's rules"
+DESCRIPTION = (
+    "Check the vault. The whole vault is always read (links need it); findings are "
+    "reported for the given files or folders, or for everything when none are given."
+)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to report on")
+    add_vault_arguments(p)
+    p.add_argument("--select", metavar="RULES", help="comma-separated rule names, codes or "
+                   "code prefixes to use instead of the configured set (ALL for every rule)")
+    p.add_argument("--ignore", metavar="RULES", help="comma-separated rules to leave out")
+    p.add_argument("--extend-select", metavar="RULES", help="rules to add to the selection")
+    p.add_argument("--fail-on", choices=("error", "warning"),
+                   help="lowest severity that makes the exit code 1 (default: error)")
+    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                   help="text (default), json, github (Actions annotations) or sarif (code "
+                        "scanning)")
+    p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    p.add_argument("--fix", action="store_true", help="apply the fixable rules' fixes")
+    p.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
+    p.add_argument("--statistics", action="store_true", help="count findings per rule")
+    p.add_argument("--staged", action="store_true",
+                   help="git rules compare the staged content (not the working tree) with HEAD")
+    p.add_argument("--hook", action="store_true",
+                   help="pre-commit mode: staged content, the given files plus vault-level findings")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="the baseline of accepted findings to hide (default: `baseline` in "
+                   "vaultkit.toml, else vaultkit-baseline.json at the vault root, if it exists)")
+    p.add_argument("--write-baseline", action="store_true",
+                   help="record every current finding in the baseline, so only new ones are "
+                   "reported from now on")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="report every finding, the baselined ones too")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    p.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+
+
+def _split(value):
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from vaultkit.vault import gitstate
+
+    from vaultkit.core import progress
+    from vaultkit.cli.commands._common import check_output_folder, vault_relative
+    from vaultkit.lint.engine import fail
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.lint.report import render, statistics, summary, use_colour
+
+    check_output_folder(args.output_file)  # before any work
+    gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
+    progress.allow(args.format == "text" and not args.quiet and not args.hook)
+    # hook mode: pre-commit passes the staged files (none when only deletions are staged);
+    # they are reported on, plus the vault-level findings, never the whole vault
+    paths = args.paths or ([] if args.hook else ["."])
+    existing = [p for p in paths if Path(p).exists() or args.hook]
+    for p in paths:
+        if p not in existing:
+            print(f"vaultkit: warning: {p}: no such file or folder{_nearby(p)}; skipped",
+                  file=sys.stderr)
+    if not existing and not args.hook:
+        raise VaultkitError("none of the given paths exists")
+    if not args.hook:  # (a hook gets only Markdown files from pre-commit)
+        for p in [p for p in existing if Path(p).is_file() and not p.lower().endswith(".md")]:
+            print(f"vaultkit: warning: {p}: not a note (vaultkit checks Markdown notes, "
+                  "*.md); skipped", file=sys.stderr)
+            existing.remove(p)
+        if not existing:
+            raise VaultkitError("none of the given paths is a note or a folder")
+    groups = _group_by_vault(existing, root=args.root, hook=args.hook)
+    if not groups:
+        print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
+              "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
+        return 0
+    diags: list = []
+    roots: list = []
+    failed = False
+    diffs: list[str] = []
+    fixable = 0
+    hidden: list[str] = []
+    for anchor, group in groups:
+        vault_diags, vault, planned = _check_vault(args, anchor, group, vault_relative, diffs,
+                                                   hidden)
+        fixable += planned or 0
+        diags.extend(_Located(d, vault.root) for d in vault_diags)
+        roots.append(vault.root)
+        failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        return 1 if diffs and not args.exit_zero else 0
+
+    import io
+
+    # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
+    out = sys.stdout if not args.output_file else io.StringIO()
+    if args.statistics:
+        out.write(statistics(diags))
+    else:
+        colour = args.format == "text" and not args.output_file and use_colour()
+        out.write(render(diags, args.format, colour=colour,
+                         root=str(roots[0]) if len(roots) == 1 else None,
+                         where=_where))
+    if args.format == "text" and not args.quiet and not args.statistics:
+        print(summary(diags, fixable=fixable), file=out)
+        for line in hidden:
+            print(line, file=out)
+    if out is not sys.stdout:
+        from vaultkit.core.atomic import write_output
+
+        write_output(args.output_file, out.getvalue().encode("utf-8"))
+    if args.exit_zero:
+        return 0
+    return 1 if failed else 0
+
+
+def _nearby(path: str) -> str:
+    """A "did you mean" naming files or folders beside a path that does not exist."""
+    from pathlib import Path
+
+    from vaultkit.vault.phrases import did_you_mean
+
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        names = [c.name for c in parent.iterdir() if not c.name.startswith(".")]
+    except OSError:
+        return ""
+    import difflib
+
+    # close in name (memory/decision -> memory/decisions), not in the shared folder part
+    prefix = "" if str(parent) == "." else f"{parent}/"
+    close = difflib.get_close_matches(p.name, names, n=3, cutoff=0.75)
+    return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
+
+
+class _Located:
+    """A diagnostic with the root of its vault, so paths can be shown from the current folder.
+
+    Behaves as the diagnostic for everything else (renderers, counters, fail())."""
+
+    __slots__ = ("_d", "root")
+
+    def __init__(self, d, root):
+        self._d = d
+        self.root = root
+
+    def __getattr__(self, name):
+        return getattr(self._d, name)
+
+
+def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
+    """The diagnostic's file as ruff prints it: relative to the current folder."""
+    from vaultkit.vault.scan import display_path
+
+    root = getattr(d, "root", None)
+    if root is None:
+        return d.path
+    key = (str(root), os.getcwd())
+    prefix = _prefixes.get(key)
+    if prefix is None:  # how the root is shown; every file is then the root plus its path
+        shown = display_path(root)
+        below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+        # (with the current folder below the root, each file is shown on its own)
+        prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
+        _prefixes[key] = prefix
+    if prefix is False or d.path.startswith("../"):  # the current folder is inside the vault
+        return display_path(os.path.normpath(os.path.join(root, d.path)))
+    return prefix + d.path
+
+
+def _group_by_vault(paths, *, root, hook: bool):
+    """``[(anchor, paths)]``: the given paths grouped by the vault each lies in, in order.
+
+    A path in no vault is an error (NotAVault) as for every reading command, except in a
+    hook, which gets every staged file of the repository: those outside a vault are not ours.
+    """
+    from pathlib import Path
+
+    from vaultkit.vault.scan import NotAVault, find_root
+
+    if root:
+        return [(root, paths)]
+    groups: dict = {}
+    anchors: dict = {}
+    missing = []
+    for p in paths:
+        if not Path(p).exists():  # a hook's deleted file: reported with the first vault
+            missing.append(p)
+            continue
+        try:
+            found = find_root(Path(p))
+        except NotAVault:
+            if hook:
+                continue
+            raise
+        groups.setdefault(found, []).append(p)
+        anchors.setdefault(found, p)
+    if not groups:
+        if hook:  # nothing staged in a vault: only the current folder's vault-level findings
+            try:
+                find_root(Path("."))
+            except NotAVault:
+                return []  # not in a vault at all: nothing for this hook to check
+        return [(".", missing)]
+    out = [(anchors[found], group) for found, group in groups.items()]
+    out[0][1].extend(missing)
+    return out
+
+
+def _summary_shown(args) -> bool:
+    return args.format == "text" and not args.quiet and not args.statistics
+
+
+def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
+    """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
+    findings its baseline accepts are left out, and counted in ``hidden``."""
+    from vaultkit.cli.commands._common import open_vault
+    from vaultkit.lint.engine import Selection, select_rules
+
+    vault = open_vault(args, anchor)
+    targets = _targets(vault, paths, vault_relative, hook=args.hook)
+    selection = Selection(_split(args.select), _split(args.ignore) or [],
+                          _split(args.extend_select) or [])
+    rules = select_rules(vault.settings, selection)
+    baseline = _baseline(vault, args, targets)
+    diags = _check(vault, rules, targets, args)
+    if args.write_baseline:
+        baseline.record(diags, rules=[r.name for r in rules])
+        baseline.save()
+        print(f"vaultkit: recorded {len(baseline)} finding{'s' * (len(baseline) != 1)} in "
+              f"{_shown_path(baseline.path)}; commit it with the vault", file=sys.stderr)
+
+    def shown(found):  # fixes, like reports, are only for the findings not accepted
+        return baseline.filter(found).shown if baseline is not None else found
+
+    diags, vault, planned = _check_and_fix(args, vault, rules, targets, diags, diffs, shown)
+    if baseline is None:
+        return diags, vault, planned
+    filtered = baseline.filter(diags)
+    if not args.write_baseline:
+        _shrink(baseline, filtered, rules, targets, args)
+    if filtered.hidden:
+        hidden.append(f"{filtered.hidden} more in the baseline ({_shown_path(baseline.path)}; "
+                      "`--no-baseline` shows them).")
+    return filtered.shown, vault, planned
+
+
+def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
+    """The vault's findings after --fix (if asked), and how many the fix plan fixes."""
+    visible = shown(diags)
+    if not any(d.fixable for d in visible):
+        return diags, vault, 0
+    if not (args.fix or args.diff or _summary_shown(args)):
+        return diags, vault, None  # nobody reads the planned count: skip the extra passes
+    # only fixable rules make fixes: the plan's passes run those alone (a fraction of the work)
+    fixers = [r for r in rules if r.fixable]
+    fixes = visible
+    if not any(d.fix is not None for d in visible):  # from the results cache, which keeps no fix
+        fixes = shown(_check(vault, fixers, targets, args, in_memory=True))
+    plan = FixPlan(vault, fixes,
+                   lambda v: shown(_check(v, fixers, targets, args, in_memory=True)))
+    if args.diff:
+        diffs.extend(plan.diffs())
+        return diags, vault, plan.count
+    if not args.fix:
+        return diags, vault, plan.count
+    if plan.write():
+        from vaultkit.vault.loader import load_vault
+
+        vault = load_vault(vault.root, root=vault.root, profile=args.profile,
+                           use_cache=not args.no_cache)
+        diags = _check(vault, rules, targets, args)
+    if plan.written_count:
+        n = plan.written_count
+        print(f"Fixed {n} finding{'s' * (n != 1)}.", file=sys.stderr)
+    return diags, vault, sum(1 for d in shown(diags) if d.fixable)
+
+
+def _baseline(vault, args, targets):
+    """The baseline this run reads (None with --no-baseline or when there is none)."""
+    from vaultkit.lint.baseline import Baseline, baseline_path
+    from vaultkit.core.errors import VaultkitError
+
+    if args.no_baseline:
+        if args.write_baseline:
+            raise VaultkitError("--write-baseline and --no-baseline contradict each other")
+        return None
+    if args.write_baseline and (targets is not None or args.hook):
+        raise VaultkitError("--write-baseline records the whole vault: run it without paths "
+                            "and without --hook")
+    baseline = Baseline.load(baseline_path(vault, args.baseline))
+    if args.baseline and not baseline.exists and not args.write_baseline:
+        raise VaultkitError(f"{args.baseline}: no such baseline (write one with "
+                            "`vaultkit check --write-baseline`)")
+    return baseline if baseline.exists or args.write_baseline else None
+
+
+def _shrink(baseline, filtered, rules, targets, args) -> None:
+    """A whole-vault run drops the recorded findings it no longer sees; a hook run (which
+    must not change files the commit did not stage) only says how many could go."""
+    names = [r.name for r in rules]
+    if args.hook or targets is not None or args.diff:
+        stale = baseline.stale(filtered.used, rules=names, paths=targets)
+        if stale and not args.quiet:
+            print(f"vaultkit: info: {stale} baselined finding{'s are' if stale != 1 else ' is'} "
+                  f"fixed; `vaultkit check` on the whole vault removes "
+                  f"{'them' if stale != 1 else 'it'} from {_shown_path(baseline.path)}",
+                  file=sys.stderr)
+        return
+    removed = baseline.shrink(filtered.used, rules=names, paths=None)
+    if removed:
+        baseline.save()
+        if not args.quiet:
+            print(f"vaultkit: {removed} fixed finding{'s' * (removed != 1)} removed from the "
+                  f"baseline {_shown_path(baseline.path)}", file=sys.stderr)
+
+
+def _shown_path(path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("../..") else rel
+
+
+class FixPlan:
+    """Every change ``--fix`` makes, worked out in memory before anything is written.
+
+    A fix can make another finding (a property fixed in a note changes what INDEX.md
+    should list, so the index is regenerated too), and fixes that overlapped one applied
+    wait for the next pass (as in ruff). So the passes run here, on notes parsed from the
+    fixed text, until nothing is left to fix: ``--diff`` shows this plan, the summary's
+    fixable count is its count, and ``--fix`` writes it. The three are the same set.
+    """
+
+    MAX_PASSES = 10
+
+    def __init__(self, vault, diags, recheck):
+        from vaultkit.lint.engine import apply_fixes, encode_note_text
+        from vaultkit.vault.parse import parse_note
+
+        self.vault = vault
+        self.originals: dict = {}  # path -> the note as read from disk
+        self.final: dict = {}  # path -> (text, bytes) after every pass
+        self.count = 0
+        self.per_path: dict = {}  # path -> how many findings its changes fix
+        self.written_count = 0
+        self._warned: set[str] = set()
+        current = vault
+        git = None
+        for _ in range(self.MAX_PASSES):
+            by_path: dict = {}
+            for d in diags:
+                if d.fix is not None:
+                    by_path.setdefault(d.path, []).append(d)
+            changed = {}
+            fixed = 0
+            for path, items in sorted(by_path.items()):
+                note = current.note(path)
+                if note is None or note.error:
+                    continue
+                if vault.profile.layer_of(path) in ("journal", "archive"):
+                    if git is None:
+                        from vaultkit.vault.gitstate import GitState
+
+                        git = GitState(vault)
+                    kept = _outside_committed_lines(git, path, note.text, items)
+                    if len(kept) < len(items):
+                        self._warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: "
+                                   "they would rewrite committed journal lines, and journals "
+                                   "are append-only")
+                    items = kept
+                new_text, count = apply_fixes(note, items)
+                if new_text == note.text:
+                    continue
+                self.originals.setdefault(path, vault.note(path))
+                data = encode_note_text(note, new_text)
+                changed[path] = parse_note(path, data, size=len(data), mtime_ns=note.mtime_ns)
+                self.final[path] = (new_text, data)
+                self.per_path[path] = self.per_path.get(path, 0) + count
+                fixed += count
+            if not changed:
+                break
+            self.count += fixed
+            current = _with_notes(current, changed)
+            diags = recheck(current)
+
+    def diffs(self) -> list[str]:
+        import difflib
+
+        out = []
+        for path, (text, _) in sorted(self.final.items()):
+            old = self.originals[path].text
+            if text == old:
+                continue
+            out.append("".join(difflib.unified_diff(
+                old.splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"a/{path}", tofile=f"b/{path}")))
+        return out
+
+    def _warn(self, message: str) -> None:
+        """A warning printed once per run (every pass of the plan would repeat it; a
+        process-wide memory would silence it in the next run of the same process)."""
+        if message not in self._warned:
+            self._warned.add(message)
+            print(f"vaultkit: warning: {message}", file=sys.stderr)
+
+    def write(self) -> bool:
+        """Write every planned file whose bytes are still those read; True if any was."""
+        from vaultkit.core.atomic import write_atomic
+        from vaultkit.core.confine import write_target
+        from vaultkit.lint.engine import encode_note_text
+        from vaultkit.core.errors import VaultkitError
+
+        wrote = False
+        for path, (text, data) in sorted(self.final.items()):
+            note = self.originals[path]
+            if text == note.text:
+                continue
+            try:  # never through a symlink, never outside the vault or into .git/
+                target = write_target(self.vault.root, path)
+            except VaultkitError as exc:
+                self._warn(exc.args[0].replace("not written", "not fixed"))
+                continue
+            expected = encode_note_text(note, note.text)
+            with _locked(target) as current:  # the lock `vaultkit log` appends under
+                if current != expected:  # changed since it was read: never clobber
+                    print(f"vaultkit: warning: {path} changed during the run; not fixed",
+                          file=sys.stderr)
+                    continue
+                write_atomic(target, data, root=self.vault.root)
+                wrote = True
+                self.written_count += self.per_path[path]
+        return wrote
+
+
+def _with_notes(vault, changed: dict):
+    """A copy of ``vault`` in which the ``changed`` notes replace theirs (nothing on disk)."""
+    from vaultkit.vault.loader import Vault
+
+    notes = dict(vault.notes)
+    external = dict(vault.external)
+    for path, note in changed.items():
+        (external if path in vault.external else notes)[path] = note
+    copy = Vault(vault.root, vault.settings, notes, vault.attachments, vault.problems, external)
+    copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
+    copy.started_ns = vault.started_ns
+    # facts of unchanged notes still hold; the changed ones are computed afresh
+    copy._facts = {p: f for p, f in vault._facts.items() if p not in changed}
+    return copy
+
+
+def _targets(vault, paths, vault_relative, hook=False):
+    """Vault paths to report on, or None for everything."""
+    targets: set[str] = set()
+    everything = False
+    for p in paths:
+        rel = vault_relative(vault, p)
+        if rel is None:
+            if not hook:  # a hook gets every staged file of the repo; others are not ours
+                print(f"vaultkit: warning: {p}: outside the vault at {vault.root}; skipped",
+                      file=sys.stderr)
+            continue
+        if rel == "":
+            everything = True
+            continue
+        prefix = rel.rstrip("/") + "/"
+        matched = [n for n in list(vault.notes) + list(vault.attachments)
+                   if n == rel or n.startswith(prefix)]
+        targets.update(matched or [rel])
+    return None if everything else targets
+
+
+def _check(vault, rules, targets, args, in_memory: bool = False):
+    from vaultkit.lint.engine import run_rules
+    from vaultkit.lint.rule import Context
+
+    ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
+                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
+    return run_rules(ctx, rules)
+
+
+def _outside_committed_lines(git, path: str, text: str, items: list) -> list:
+    """The fixes whose edits all lie after the journal's committed lines.
+
+    The committed lines are those of HEAD's version when the file still starts with
+    them; when it no longer does (already rewritten), every line counts as committed.
+    """
+    from vaultkit.vault.gitstate import first_change, split_lines
+
+    committed = git.committed_text(path)
+    if committed is None:
+        return items
+    if first_change(committed, text) is not None:
+        return []
+    count = len(split_lines(committed)[0])
+    end = 0
+    for _ in range(count):  # the end of the last committed line in the current text
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl + 1
+    return [d for d in items if all(e.start >= end for e in d.fix.edits)]
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Hold the exclusive lock ``log`` and ``archive`` take on a file; yield its bytes.
+
+    Without it, an entry appended between reading the file and replacing it is lost.
+    Yields None when the file was replaced meanwhile (then it is not fixed).
+    """
+    import fcntl
+    import os
+
+    from vaultkit.core.errors import VaultkitError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError as exc:
+        raise VaultkitError(f"{path}: cannot open to fix: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        yield path.read_bytes() if same else None
+    finally:
+        os.close(fd)

@@ -1,0 +1,66 @@
+"""``vaultkit get``: a bounded excerpt of one memory file (the runtime's memory_get)."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "print lines of a memory file (memory_get: 120 lines, 12,000 characters at most)"
+DESCRIPTION = (
+    "Print a bounded excerpt of one file of the memory set (MEMORY.md and memory/**/*.md): "
+    "--lines lines from line --from, at most 12,000 characters of whole lines. Paths with '..', "
+    "absolute paths, backslashes, URL-encoding and symlinks leading out are refused (exit 2). "
+    "A missing file gives empty text with --json, as the runtime does, and an error with "
+    "exit 1 in text mode."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("vault_path", nargs="?", metavar="PATH",
+                   help="the vault or a folder inside it (default: here)")
+    p.add_argument("path", metavar="FILE",
+                   help="the file's vault-relative path, e.g. memory/2026-02-15.md")
+    p.add_argument("--from", dest="start", type=int, default=1, metavar="N",
+                   help="first line, 1-based (default 1)")
+    p.add_argument("--lines", type=int, default=120, metavar="M",
+                   help="how many lines (default 120)")
+    p.add_argument("--json", action="store_true",
+                   help="print {path, text, from, lines, truncated, nextFrom} like memory_get")
+    add_vault_arguments(p, cache=False)
+
+
+def run(args) -> int:
+    import json
+
+    from vaultkit.memory.get import PathRefused, read_excerpt
+    from vaultkit.memory.memset import open_settings
+
+    if args.vault_path is not None and not __import__("os").path.isdir(args.vault_path):
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError(f"{args.vault_path}: no such folder (vaultkit get [PATH] FILE)")
+    root, settings = open_settings(args)
+    try:
+        excerpt = read_excerpt(root, settings, args.path, args.start, args.lines)
+    except PathRefused as exc:
+        if args.json:
+            print(json.dumps({"path": args.path, "text": "", "error": str(exc)},
+                             ensure_ascii=False))
+        raise
+    if args.json:
+        print(json.dumps(excerpt.to_dict(), ensure_ascii=False))
+        return 0
+    if excerpt.missing:
+        print(f"vaultkit: error: {excerpt.path}: no such file", file=sys.stderr)
+        return 1
+    sys.stdout.write(excerpt.text)
+    if excerpt.text and not excerpt.text.endswith("\n"):
+        sys.stdout.write("\n")
+    if excerpt.truncated:
+        print(f"vaultkit: {excerpt.path}: more follows; continue with --from {excerpt.next_from}",
+              file=sys.stderr)
+    for c in excerpt.credentials:
+        print(f"vaultkit: warning: {excerpt.path}:{c['line']} holds a credential: {c['kind']} "
+              f"({c['masked']}); redact it before use", file=sys.stderr)
+    return 0

@@ -1,0 +1,78 @@
+"""``vaultkit init``: write the starter vault."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "create a starter vault (never overwrites an existing file)"
+DESCRIPTION = (
+    "Write a starter vault: bootstrap files, memory/ with today's journal and INDEX.md, the "
+    "typed folders, Obsidian templates and settings, .gitignore and a .pre-commit-config.yaml "
+    "pinned to this vaultkit. Into a folder that has files it only adds what is missing and "
+    "changes no existing byte. Prints the openclaw.json settings to merge; never writes that "
+    "file.")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("dir", nargs="?", default=".", metavar="DIR", help="where (default: here)")
+    p.add_argument("--git", action="store_true",
+                   help="initialise a git repository there and make the first commit")
+    p.add_argument("--openclaw-snippet", action="store_true",
+                   help="only print the openclaw.json settings for DIR (JSON5); write nothing")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="do not list the files, only what was skipped and the snippet")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from vaultkit.cli.starter import init_vault, openclaw_snippet
+
+    target = Path(args.dir)
+    if args.openclaw_snippet:
+        sys.stdout.write(openclaw_snippet(target.resolve()))
+        return 0
+    # an agent's existing workspace: offer the baseline before the hooks go on
+    adopting = target.is_dir() and any(
+        p.suffix == ".md" for p in target.rglob("*.md") if ".git" not in p.parts)
+    result = init_vault(target, git=args.git)
+    out = sys.stdout
+    if not args.quiet:
+        for rel in result.created:
+            out.write(f"created  {rel}\n")
+    for rel in result.skipped:
+        out.write(f"skipped  {rel} ({result.reasons.get(rel, 'exists; left unchanged')})\n")
+    for note in result.notes:
+        out.write(f"note     {note}\n")
+    kept = f", {len(result.skipped)} skipped" if result.skipped else ""
+    out.write(f"\nStarter vault in {target}: {len(result.created)} files written{kept}.\n")
+    if result.git:
+        out.write(f"git: {result.git}\n")
+    config_hint = target.resolve().parent / "openclaw.json"
+    out.write("\nMerge these settings into your openclaw.json (usually ~/.openclaw/openclaw.json; "
+              f"vaultkit never edits it; `vaultkit audit` also reads {config_hint}):\n\n")
+    out.write(openclaw_snippet(target.resolve()))
+    out.write("\nNext (paste the lines in order):\n")
+    for line in next_steps(target, git_done=bool(result.git), adopting=adopting):
+        out.write(f"  {line}\n")
+    return 0
+
+
+def next_steps(target, *, git_done: bool, adopting: bool = False) -> list[str]:
+    """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
+    import shlex
+    from pathlib import Path
+
+    lines = []
+    if Path(target) != Path("."):
+        lines.append(f"cd {shlex.quote(str(target))}")
+    if not git_done:
+        lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
+                     "   # (or init --git)")
+    if adopting:  # weeks of an agent's notes: accept today's findings, block new ones
+        lines.append("vaultkit check   # what the existing notes hold today")
+        lines.append("vaultkit check --write-baseline && git add vaultkit-baseline.json"
+                     "   # accept them: the hook blocks only new ones")
+    lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit audit   # the survival checklist")
+    return lines

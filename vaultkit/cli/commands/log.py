@@ -1,0 +1,93 @@
+"""``vaultkit log``: append an entry to today's journal."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "append an 'HH:MM — Title' entry to memory/<date>.md (append-only, locked)"
+DESCRIPTION = (
+    "Append an entry to the daily journal memory/YYYY-MM-DD.md, creating it with its "
+    "'# YYYY-MM-DD' heading. One O_APPEND write under an exclusive lock per entry: concurrent "
+    "writers never interleave and nothing in the file is rewritten. Without --title the first "
+    "line of the text is the title. Date and time come from vaultkit.toml's timezone, else the "
+    "local zone. Warns (and still writes) when the entry breaks the entry rules. Refuses "
+    "(exit 1, nothing written) an entry that holds a credential, unless --allow-secret."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("vault_path", nargs="?", metavar="PATH",
+                   help="the vault or a folder inside it (default: here); comes before TEXT, "
+                        "or alone when the entry comes on standard input")
+    p.add_argument("text", nargs="?", metavar="TEXT | -",
+                   help="the entry; '-' (or nothing, with a pipe) reads standard input")
+    p.add_argument("--title", "-t", metavar="T", help="the entry's title")
+    p.add_argument("--time", metavar="HH:MM", help="the entry's time (default: now)")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="the journal's day (default: today)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secret", action="store_true",
+                   help="write the entry even when it holds a credential (a reviewed false "
+                        "positive); without it such an entry is refused with exit code 1")
+    add_vault_arguments(p, cache=False)
+
+
+def run(args) -> int:
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.memory.journal import SecretRefused, append_entry
+    from vaultkit.memory.memset import open_settings
+
+    if args.text is None and args.vault_path is not None:
+        import os
+
+        # one argument is the text, unless the entry comes on a pipe and it names a folder:
+        # `... | vaultkit log ~/vault`
+        if sys.stdin.isatty() or not os.path.isdir(args.vault_path):
+            args.text, args.vault_path = args.vault_path, None
+    _check_vault_path(args.vault_path)
+    text = args.text
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise VaultkitError(f"cannot read standard input: {exc}") from None
+    if text is None:
+        text = ""
+    if not text.strip() and not args.title:
+        raise VaultkitError("nothing to log: give a text, '-' to read standard input, or --title")
+    root, settings = open_settings(args)
+    try:
+        result = append_entry(root, settings, text=text, title=args.title, date=args.date,
+                              time=args.time, allow_secret=args.allow_secret)
+    except SecretRefused as exc:
+        if args.json:
+            import json
+
+            print(json.dumps({"refused": True, "kind": exc.finding.kind,
+                              "masked": exc.finding.masked, "error": str(exc)},
+                             ensure_ascii=False))
+        print(f"vaultkit: {exc}", file=sys.stderr)
+        return 1
+    from vaultkit.vault.scan import display_path
+
+    shown = display_path(root / result.path)  # as ruff prints paths: from the current folder
+    for warning in result.warnings:
+        print(f"vaultkit: warning: {shown}:{result.line}: {warning}", file=sys.stderr)
+    if args.json:
+        import json
+
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(f"{shown}:{result.line}: {result.heading}")
+    return 0
+
+
+def _check_vault_path(path) -> None:
+    from pathlib import Path
+
+    from vaultkit.core.errors import VaultkitError
+
+    if path is not None and not Path(path).is_dir():
+        raise VaultkitError(f"{path}: no such folder (PATH comes before the text: "
+                            "vaultkit log PATH TEXT)")

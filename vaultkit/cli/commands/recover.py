@@ -1,0 +1,74 @@
+"""``vaultkit recover``: bring back the memory a loss event in the history lost."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "bring back lost journal lines and deleted notes that `vaultkit history` lists"
+DESCRIPTION = (
+    "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
+    "or a commit), or --all of them, without rewriting history and without touching what "
+    "was written since. Lost journal lines are appended back to their journal under a "
+    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and "
+    "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
+    "restored to their path if "
+    "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
+    "new. Commit the result as usual: it passes check and the append-only hook.")
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all [--dry-run] [--json] "
+               "[--root DIR] [--profile NAME|FILE]")
+    p.add_argument("words", nargs="*", metavar="[PATH] EVENT",
+                   help="the vault (default: here), then an event id from `vaultkit history` "
+                        "(or a unique prefix of it, or a commit); with --all, only the vault")
+    p.add_argument("--all", action="store_true", help="every event not recovered yet")
+    p.add_argument("--dry-run", action="store_true", help="say what would be written; write "
+                                                          "nothing")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_vault_arguments(p, cache=False)
+
+
+def run(args) -> int:
+    from vaultkit.cli.commands.history import open_history_settings
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.memory.history import scan_history
+    from vaultkit.memory.recover import recover, select
+
+    words = list(args.words)  # [PATH] EVENT, or [PATH] with --all
+    if not (len(words) <= 1 if args.all else 1 <= len(words) <= 2):
+        raise VaultkitError("give one EVENT id from `vaultkit history` (after the vault's "
+                            "PATH, if any), or --all")
+    args.event = None if args.all else words.pop()
+    args.path = words[0] if words else "."
+    root, settings = open_history_settings(args)
+    history = scan_history(root, settings)
+    events = select(history.events, args.event, args.all)
+    results = recover(root, settings, events, dry_run=args.dry_run)
+    if args.json:
+        import json
+
+        print(json.dumps({"dryRun": args.dry_run, "recovered": [r.to_dict() for r in results]},
+                         indent=2, ensure_ascii=False))
+        return 0
+    verb = {"append": "would append" if args.dry_run else "appended",
+            "restore": "would restore" if args.dry_run else "restored"}
+    done = 0
+    for r in results:
+        e = r.event
+        if r.action == "skip":
+            if not args.all or not e.recovered:
+                print(f"{e.id} {e.kind} {e.path}: {r.reason}")
+            continue
+        done += 1
+        what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
+                else f"{e.path} as {r.path}" if r.path != e.path else e.path)
+        print(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} on {e.day})")
+    if done == 0:
+        print("nothing to recover" + (": every loss event is recovered" if args.all else ""))
+    elif not args.dry_run:
+        print(f"{done} event{'s' * (done != 1)} recovered; review the changes and commit them",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,104 @@
+"""``vaultkit search``: full-text search over the memory set (the runtime's memory_search)."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "search MEMORY.md and memory/**/*.md (index, titles and tags first, then BM25 full text)"
+DESCRIPTION = (
+    "Search the memory set (MEMORY.md and memory/**/*.md) like the runtime's memory_search: "
+    "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
+    "of about 1,600 characters, in one ranked list. The SQLite FTS5 index in .vaultkit/ is "
+    "brought up to date before every search. Chinese and other CJK text is indexed as "
+    "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
+    "snippet}]}."
+)
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_vault_arguments
+
+    p.add_argument("query", nargs="+", metavar="[PATH] QUERY",
+                   help="words to look for; a first word with a '/' that names a folder "
+                        "(./vault, ~/vault, .) is the vault to search instead (default: here)")
+    p.add_argument("--type", dest="type_name", metavar="T",
+                   help="only notes of this type (decision, lesson, person, ...)")
+    p.add_argument("--layer", metavar="L", help="only notes of this layer (journal, archive, ...)")
+    p.add_argument("--max-results", "-n", type=int, default=6, metavar="N",
+                   help="at most N results (default 6)")
+    p.add_argument("--min-score", type=float, default=0.35, metavar="S",
+                   help="drop results scoring below S, 0..1 (default 0.35)")
+    p.add_argument("--json", action="store_true", help="print memory_search-shaped JSON")
+    add_vault_arguments(p)
+
+
+def run(args) -> int:
+    import json
+
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.lint.report import use_colour
+    from vaultkit.memory.search import highlight, search_scan
+    from vaultkit.vault.loader import scan_vault
+
+    if args.max_results < 1:
+        raise VaultkitError("--max-results must be at least 1")
+    if not 0 <= args.min_score <= 1:
+        raise VaultkitError("--min-score must lie between 0 and 1")
+    from vaultkit.core import progress
+    from vaultkit.memory.search import query_cut
+
+    progress.allow(not args.json)
+    words, where = vault_path_first(args.query)
+    if not words:
+        raise VaultkitError("nothing to search for: give words after the PATH")
+    query = " ".join(words)
+    cut = query_cut(query)
+    if cut:
+        print(f"vaultkit: note: {cut}", file=sys.stderr)
+    scan = scan_vault(where, root=args.root, profile=args.profile,
+                      use_cache=not args.no_cache)
+    profile = scan.settings.profile
+    if args.type_name and args.type_name not in profile.types:
+        known = ", ".join(sorted(profile.types))
+        raise VaultkitError(f"--type {args.type_name}: unknown type (known: {known})")
+    layers = {layer.name for layer in profile.layers}
+    if args.layer and args.layer not in layers:
+        raise VaultkitError(f"--layer {args.layer}: unknown layer (known: "
+                            f"{', '.join(sorted(layers))})")
+    hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
+                       type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
+    if args.json:
+        print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        shown = query if len(query) <= 200 else query[:200] + "..."
+        print(f"No results for {shown!r}.", file=sys.stderr)
+        return 0
+    from vaultkit.vault.scan import display_path
+
+    colour = use_colour(sys.stdout)
+    out = []
+    for h in hits:
+        where = f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}"
+        if colour:
+            where = f"\x1b[1m{where}\x1b[0m"
+        out.append(f"{where}  score {h.score:.2f}")
+        body = highlight(h.snippet, h.spans, colour)
+        out.extend("    " + line for line in body.split("\n"))
+        for c in h.credentials:
+            out.append(f"    ! line {c['line']} holds a credential: {c['kind']} ({c['masked']}); "
+                       "redact it before use")
+        out.append("")
+    sys.stdout.write("\n".join(out))
+    return 0
+
+
+def vault_path_first(words: list[str]) -> tuple[list[str], str]:
+    """``(query words, vault path)``: the first word is the vault when it is written as a
+    path (``.``, ``..``, or with a '/') and names a folder; else the vault is here."""
+    import os
+
+    first = words[0]
+    if (first in (".", "..") or "/" in first or os.sep in first) and os.path.isdir(first):
+        return words[1:], first
+    return words, "."

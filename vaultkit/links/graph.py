@@ -1,0 +1,230 @@
+"""The link graph: which note links to which, built from the one resolver.
+
+Pure Python (plain dicts), so ``check`` never imports networkx; ``to_networkx()``
+builds a ``networkx.DiGraph`` on demand for export and analysis. Get the vault's
+graph with :func:`link_graph` (built once per vault and cached).
+
+- Nodes are notes and the attachments some note links to or embeds.
+- ``attachments`` are the files Obsidian shows beside notes (images, audio, video, PDF,
+  canvases, bases; not hidden ones) and any other file a note links to: ``.gitkeep``,
+  ``vaultkit.toml`` or ``unclosed_work.yaml`` are vault plumbing, not attachments.
+- An edge ``a -> b`` exists when note ``a`` has at least one link or embed that resolves
+  to ``b`` (its ``count`` is how many). A link into the note itself (``[[#Heading]]``)
+  is no edge. Unresolved links are kept aside in ``unresolved``.
+- ``inbound(path)``: the other notes that link to ``path``.
+- ``orphans()``: notes with no link in and no link out (Obsidian's graph-view meaning).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import TYPE_CHECKING, Iterable
+
+from vaultkit.core.gcpause import gc_paused
+
+if TYPE_CHECKING:
+    from vaultkit.vault.model import Link, Note
+    from vaultkit.vault.resolve import Resolution
+    from vaultkit.vault.loader import Vault
+
+
+class LinkGraph:
+    def __init__(self, vault: "Vault"):
+        self.vault = vault
+        self.out: dict[str, dict[str, int]] = {}
+        self.into: dict[str, set[str]] = {}
+        self.embeds: set[tuple[str, str]] = set()
+        self.links = 0  # internal links and embeds (external URLs not counted)
+        self.external = 0
+        self.resolved = 0
+        self._with_unresolved: list[str] = []
+        with gc_paused():
+            self._build(vault)
+
+    def _build(self, vault: "Vault") -> None:
+        # Each note's resolved links are a fact of the note and of the vault's file names
+        # (vault.names_epoch): an unchanged note in an unchanged tree costs no resolving.
+        epoch = vault.names_epoch
+        fact = vault.fact
+        for path, note in vault.notes.items():
+            if note.error:
+                continue
+            links, external, resolved, edges, unresolved = fact(
+                path, "links", lambda note=note: _note_links(vault, note), epoch=epoch)
+            self.links += links
+            self.external += external
+            self.resolved += resolved
+            if unresolved:
+                self._with_unresolved.append(path)
+            out = self.out.setdefault(path, {})
+            for target, count, embed in edges:
+                out[target] = count
+                self.into.setdefault(target, set()).add(path)
+                if embed:
+                    self.embeds.add((path, target))
+
+    @property
+    def unresolved(self) -> list[tuple["Note", "Link", "Resolution"]]:
+        """Every link that resolves to nothing, with its note and resolution."""
+        resolver = self.vault.resolver
+        out = []
+        for path in self._with_unresolved:
+            note = self.vault.notes[path]
+            for link, res in zip(note.links, resolver.resolve_all(note)):
+                if not link.external and res.path is None:
+                    out.append((note, link, res))
+        return out
+
+    # -- queries ---------------------------------------------------------------
+
+    @property
+    def attachments(self) -> list[str]:
+        """The attachments: files Obsidian shows that are not notes, and linked files."""
+        linked = {p for p in self.into if p not in self.vault.notes}
+        return sorted(linked.union(p for p in self.vault.attachments if is_attachment(p)))
+
+    @property
+    def nodes(self) -> list[str]:
+        """Every note, and every attachment some note links to, sorted."""
+        extra = {p for p in self.into if p not in self.vault.notes}
+        return sorted(list(self.vault.notes) + sorted(extra))
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(v) for v in self.out.values())
+
+    def inbound(self, path: str, exclude: Iterable[str] = ()) -> set[str]:
+        """The other notes linking to ``path``, minus ``exclude``."""
+        sources = self.into.get(path, set())
+        if exclude:
+            sources = sources - set(exclude)
+        return sources
+
+    def in_degree(self, path: str, exclude: Iterable[str] = ()) -> int:
+        sources = self.into.get(path)
+        if not sources:
+            return 0
+        n = len(sources)
+        for e in exclude:
+            if e in sources:
+                n -= 1
+        return n
+
+    def orphans(self) -> list[str]:
+        """Notes (readable ones) with no link in and no link out."""
+        return [p for p, n in self.vault.notes.items()
+                if not n.error and not self.into.get(p) and not self.out.get(p)]
+
+    def most_linked(self, n: int, exclude_sources: Iterable[str] = (),
+                    notes_only: bool = True) -> list[tuple[str, int]]:
+        """The ``n`` files the most other notes link to: ``(path, count)``, ties by path."""
+        exclude = set(exclude_sources)
+        notes = self.vault.notes
+        counts = []
+        for path, sources in self.into.items():
+            if notes_only and path not in notes:
+                continue
+            c = len(sources)
+            for e in exclude:
+                if e in sources:
+                    c -= 1
+            if c:
+                counts.append((-c, path))
+        top = heapq.nsmallest(n, counts, key=lambda t: (t[0], t[1].lower(), t[1]))
+        return [(p, -c) for c, p in top]
+
+    def components(self) -> list[list[str]]:
+        """Weakly connected components of the notes (and linked attachments), largest first."""
+        parent: dict[str, str] = {p: p for p in self.nodes}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for src, targets in self.out.items():
+            for dst in targets:
+                a, b = find(src), find(dst)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+        groups: dict[str, list[str]] = {}
+        for p in parent:
+            groups.setdefault(find(p), []).append(p)
+        return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
+
+    def node_attributes(self, path: str) -> dict:
+        vault = self.vault
+        note = vault.notes.get(path)
+        name = path.rsplit("/", 1)[-1]
+        if note is not None and name.lower().endswith(".md"):
+            name = name[:-3]
+        return {
+            "name": name,
+            "kind": "note" if note is not None else "attachment",
+            "layer": vault.layers.get(path) or ("attachment" if note is None else ""),
+            "type": vault.types.get(path) or "",
+        }
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph``: nodes carry name/kind/layer/type, edges count/embed."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for path in self.nodes:
+            g.add_node(path, **self.node_attributes(path))
+        for src, targets in sorted(self.out.items()):
+            for dst, count in sorted(targets.items()):
+                g.add_edge(src, dst, count=count, embed=(src, dst) in self.embeds)
+        return g
+
+
+# Obsidian's accepted file formats besides Markdown (help: "Accepted file formats")
+ATTACHMENT_SUFFIXES = frozenset({
+    "avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp",  # images
+    "flac", "m4a", "mp3", "ogg", "wav", "webm", "3gp",  # audio
+    "mkv", "mov", "mp4", "ogv",  # video
+    "pdf", "canvas", "base",
+})
+
+
+def is_attachment(path: str) -> bool:
+    """True for a file Obsidian lists as an attachment (by its extension; not hidden)."""
+    if any(part.startswith(".") for part in path.split("/")):
+        return False
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in ATTACHMENT_SUFFIXES
+
+
+def link_graph(vault: "Vault") -> LinkGraph:
+    """The vault's link graph, built once and kept with its resolver."""
+    resolver = vault.resolver
+    graph = getattr(resolver, "_graph", None)
+    if graph is None:
+        graph = LinkGraph(vault)
+        resolver._graph = graph
+    return graph
+
+
+def _note_links(vault: "Vault", note: "Note") -> tuple:
+    """(links, external, resolved, [(target, count, embed)], has_unresolved) for one note."""
+    links = external = resolved = 0
+    counts: dict[str, int] = {}
+    embedded: set[str] = set()
+    unresolved = False
+    for link, res in zip(note.links, vault.resolver.resolve_all(note)):
+        if link.external:
+            external += 1
+            continue
+        links += 1
+        if res.path is None:
+            unresolved = True
+            continue
+        resolved += 1
+        if res.path == note.path:
+            continue
+        counts[res.path] = counts.get(res.path, 0) + 1
+        if link.embed:
+            embedded.add(res.path)
+    edges = [(t, c, t in embedded) for t, c in counts.items()]
+    return links, external, resolved, edges, unresolved

@@ -1,0 +1,217 @@
+"""The baseline: the findings a vault already had when vaultkit was adopted.
+
+An agent's workspace that has been written for weeks has hundreds of findings on the first
+run. Fixing them all before the hook can be turned on is a week of work, and turning the
+hook off defeats it. A baseline (as in detekt, PHPStan or basedpyright) records today's
+findings so that only new ones are reported: the hook blocks new problems from the first
+day, and the old ones can be fixed at leisure.
+
+The file is plain JSON at the vault root (``vaultkit-baseline.json``, or ``baseline`` in
+``vaultkit.toml``), committed with the vault so every clone's hook and ``audit`` read the
+same one. Each entry is a finding's *fingerprint*: its rule, its file and its message with
+numbers blanked (the message names what is wrong: the link, the section, the heading), so
+that lines moving (an entry added above, a heading renumbered) do not make an old finding
+look new. Identical fingerprints in
+one file are counted, so a file with two accepted broken links reports a third.
+
+The baseline only shrinks by itself: a whole-vault ``vaultkit check`` that no longer finds
+a recorded finding removes it (and says so); ``vaultkit check --write-baseline`` records
+the current findings again. Findings of the git rules (a journal edited, a mass deletion,
+churn) describe a change being committed, not the vault, and are never baselined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from vaultkit.lint.diagnostics import Diagnostic
+from vaultkit.core.errors import VaultkitError
+
+DEFAULT_NAME = "vaultkit-baseline.json"
+FORMAT = 1
+NOT_BASELINED = frozenset({"journal-append-only", "mass-deletion", "memory-churn"})
+MAX_BYTES = 16 * 1024 * 1024
+
+_DIGITS = re.compile(r"\d+")
+
+
+def baseline_path(vault, override: str | None = None) -> Path:
+    """The baseline file a run uses: ``--baseline``, else ``baseline`` in vaultkit.toml,
+    else ``vaultkit-baseline.json`` at the vault root."""
+    configured = override or vault.settings.config.baseline
+    if configured:
+        path = Path(configured)
+        return path if path.is_absolute() or override else vault.root / path
+    return vault.root / DEFAULT_NAME
+
+
+def fingerprint(d: Diagnostic) -> str:
+    """Rule, file and the message without its numbers: no line number, no file read (a
+    hook with a baseline costs no more than one without)."""
+    key = "\0".join((d.rule, d.path, _DIGITS.sub("#", d.message)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes: a regular file only (a FIFO would hang), at most MAX_BYTES."""
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise VaultkitError(f"{path}: the baseline is not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise VaultkitError(f"{path}: the baseline is larger than {MAX_BYTES:,} bytes")
+    return data
+
+
+@dataclass
+class Entry:
+    path: str
+    rule: str
+    code: str
+    fingerprint: str
+    count: int
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "rule": self.rule, "code": self.code,
+                "fingerprint": self.fingerprint, "count": self.count, "message": self.message}
+
+
+@dataclass
+class Filtered:
+    """What a baseline did to one run's findings."""
+
+    shown: list[Diagnostic]
+    hidden: int = 0
+    used: Counter = field(default_factory=Counter)  # (path, fingerprint) -> matched
+
+
+@dataclass
+class Baseline:
+    path: Path
+    entries: list[Entry] = field(default_factory=list)
+    exists: bool = False
+
+    @classmethod
+    def load(cls, path: Path) -> "Baseline":
+        """Read a baseline; a missing file is an empty baseline, a broken one a clear error."""
+        try:
+            data = _read_regular(path)
+        except FileNotFoundError:
+            return cls(path)
+        except OSError as exc:
+            raise VaultkitError(f"{path}: cannot read the baseline: {exc.strerror or exc}") \
+                from None
+        try:
+            raw = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise VaultkitError(f"{path}: the baseline is not valid JSON ({exc}); rewrite it "
+                                "with `vaultkit check --write-baseline`") from None
+        if not isinstance(raw, dict) or raw.get("vaultkit-baseline") != FORMAT \
+                or not isinstance(raw.get("findings"), list):
+            raise VaultkitError(f"{path}: not a vaultkit baseline (format {FORMAT}); rewrite it "
+                                "with `vaultkit check --write-baseline`")
+        entries = []
+        for i, item in enumerate(raw["findings"]):
+            try:
+                entries.append(Entry(str(item["path"]), str(item["rule"]), str(item["code"]),
+                                     str(item["fingerprint"]), int(item.get("count", 1)),
+                                     str(item.get("message", ""))))
+            except (KeyError, TypeError, ValueError):
+                raise VaultkitError(f"{path}: finding {i + 1} of the baseline lacks path, rule, "
+                                    "code or fingerprint") from None
+        return cls(path, entries, exists=True)
+
+    def __len__(self) -> int:
+        return sum(e.count for e in self.entries)
+
+    def filter(self, diags: Sequence[Diagnostic]) -> Filtered:
+        """Hide the findings the baseline records (each entry as often as its count)."""
+        budget = Counter()
+        for e in self.entries:
+            budget[(e.path, e.fingerprint)] += e.count
+        result = Filtered([])
+        for d in diags:
+            if d.rule not in NOT_BASELINED and budget:
+                key = (d.path, fingerprint(d))
+                if result.used[key] < budget[key]:
+                    result.used[key] += 1
+                    result.hidden += 1
+                    continue
+            result.shown.append(d)
+        return result
+
+    def stale(self, used: Counter, *, rules: Iterable[str], paths: set[str] | None) -> int:
+        """How many recorded findings a run that covered ``rules`` on ``paths`` no longer saw."""
+        rules = set(rules)
+        return sum(max(0, e.count - used[(e.path, e.fingerprint)]) for e in self._covered(
+            rules, paths))
+
+    def shrink(self, used: Counter, *, rules: Iterable[str], paths: set[str] | None) -> int:
+        """Drop what a run covering ``rules`` on ``paths`` (None: all) no longer found."""
+        rules = set(rules)
+        covered = {id(e) for e in self._covered(rules, paths)}
+        kept, removed = [], 0
+        seen: Counter = Counter()
+        for e in self.entries:
+            if id(e) not in covered:
+                kept.append(e)
+                continue
+            key = (e.path, e.fingerprint)
+            left = max(0, used[key] - seen[key])
+            keep = min(e.count, left)
+            seen[key] += keep
+            removed += e.count - keep
+            if keep:
+                kept.append(Entry(e.path, e.rule, e.code, e.fingerprint, keep, e.message))
+        self.entries = kept
+        return removed
+
+    def _covered(self, rules: set[str], paths: set[str] | None) -> list[Entry]:
+        return [e for e in self.entries
+                if e.rule in rules and (paths is None or e.path in paths)]
+
+    def record(self, diags: Sequence[Diagnostic], *, rules: Iterable[str]) -> None:
+        """Replace the entries of ``rules`` with ``diags``; other rules' entries stay."""
+        rules = set(rules)
+        counts: Counter = Counter()
+        first: dict[tuple, Diagnostic] = {}
+        for d in diags:
+            if d.rule in NOT_BASELINED:
+                continue
+            key = (d.path, d.rule, d.code, fingerprint(d))
+            counts[key] += 1
+            first.setdefault(key, d)
+        kept = [e for e in self.entries if e.rule not in rules]
+        kept += [Entry(p, r, c, f, n, first[(p, r, c, f)].message)
+                 for (p, r, c, f), n in counts.items()]
+        self.entries = kept
+
+    def to_json(self) -> str:
+        entries = sorted(self.entries, key=lambda e: (e.path, e.code, e.fingerprint))
+        doc = {
+            "vaultkit-baseline": FORMAT,
+            "about": "Findings accepted when vaultkit was adopted: `vaultkit check` does not "
+                     "report them. Commit this file; it shrinks as they are fixed.",
+            "findings": [e.to_dict() for e in entries],
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    def save(self) -> None:
+        from vaultkit.core.atomic import write_atomic
+
+        write_atomic(self.path, self.to_json().encode("utf-8"))
+        self.exists = True

@@ -1,0 +1,280 @@
+"""Run the selected rules over a vault and produce one sorted list of diagnostics.
+
+Selection (``select``/``ignore`` from the command line over ``vaultkit.toml``),
+severity overrides, per-file ignores and suppression comments are applied here,
+once, for every rule alike.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
+from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.model import Note
+from vaultkit.lint.rule import Context, Rule
+from vaultkit.lint.rules import all_rules, known, matches, unknown_rule_message
+
+
+@dataclass
+class Selection:
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+
+
+def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
+    """The rules a run uses: command line over config over "everything"."""
+    config = settings.config
+    cli = cli or Selection()
+    select = cli.select if cli.select is not None else config.select
+    ignore = list(config.ignore) + list(cli.ignore)
+    extend = list(config.extend_select) + list(cli.extend_select)
+    for key in (cli.select or []) + list(cli.ignore) + list(cli.extend_select):
+        if not known(key):
+            raise VaultkitError(unknown_rule_message(key))
+    for key in ((config.select or []) + list(config.ignore) + list(config.extend_select)
+                + list(config.severity)
+                + [k for keys in config.per_file_ignores.values() for k in keys]):
+        if not known(key):
+            raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
+    chosen = []
+    for rule in all_rules():
+        selected = select is None or any(matches(rule, k) for k in select)
+        selected = selected or any(matches(rule, k) for k in extend)
+        if selected and not any(matches(rule, k) for k in ignore):
+            chosen.append(rule)
+    return chosen
+
+
+def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
+    vault = ctx.vault
+    targets = ctx.targets
+    notes = [n for p, n in vault.notes.items() if targets is None or p in targets]
+    notes += [n for p, n in vault.external.items() if targets is None or p in targets]
+    results = ResultsCache(vault) if ctx.reuse_results and vault._cache is not None else None
+    out: list[Diagnostic] = []
+    from vaultkit.core.progress import Progress  # shown on a terminal only
+
+    with Progress("running rules", len(rules)) as progress:
+        for rule in rules:
+            progress.advance()
+            out.extend(_run_rule(ctx, rule, notes, results, targets))
+    if results is not None:
+        results.save()
+    return _postprocess(ctx, out)
+
+
+def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnostic]:
+    """One rule's raw findings (from the results cache when it has them)."""
+    if results is not None and rule.cacheable:
+        cached = results.get(rule.name)
+        if cached is not None:
+            return cached  # _postprocess narrows them to the targets
+    if rule.scope == "vault":
+        found = list(rule.check_vault(ctx))
+    else:
+        found = []
+        check = rule.check
+        for note in notes:
+            if note.error and rule.name != "file-unreadable":
+                continue
+            found.extend(check(note, ctx))
+    if results is not None and rule.cacheable and targets is None:
+        results.put(rule.name, found)
+    return found
+
+
+class ResultsCache:
+    """Every rule's raw findings for one exact state of the vault, its config and openclaw.json.
+
+    A run over an unchanged vault reuses them instead of running the rules (like ruff's
+    cache); any changed, added or removed file, config or openclaw.json makes a new key.
+    Findings of rules that read git history are never stored. Fixes are not stored either,
+    so ``--fix`` and ``--diff`` never read this cache.
+    """
+
+    NAME = "results.marshal"
+
+    def __init__(self, vault):
+        import hashlib
+        import marshal
+
+        from vaultkit import __version__
+        from vaultkit.vault.openclaw import find_config
+        from vaultkit.vault.cachefile import read_cache_file
+
+        self.path = vault._cache.dir / self.NAME
+        self.started_ns = vault.started_ns
+        self.results: dict[str, list] = {}
+        self.fresh = False
+        try:
+            config = find_config(vault)
+            st = config.stat() if config is not None else None
+            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+        except OSError as exc:
+            config_state = f"unreadable:{exc.errno}"
+        # files that could not be read: a permission fixed changes neither size nor mtime
+        errors = "".join(f"{p}\0{n.error}\n" for p, n in vault.notes.items() if n.error)
+        self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+                                f"{config_state}|{errors}".encode("utf-8", "surrogatepass")
+                                ).hexdigest()
+        try:
+            key, computed_from_ns, results = marshal.loads(read_cache_file(self.path))
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        # findings are only as new as the listing they were computed from: a file changed
+        # in the same clock tick as that listing may still carry the same size and mtime
+        if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
+                and vault.newest_mtime_ns < computed_from_ns - 2_000_000_000):
+            self.results = results
+
+    def get(self, rule: str) -> list[Diagnostic] | None:
+        found = self.results.get(rule)
+        if found is None:
+            return None
+        try:
+            return [Diagnostic(*t) for t in found]
+        except TypeError:
+            return None
+
+    def put(self, rule: str, found: list[Diagnostic]) -> None:
+        self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, d.message,
+                               d.fixable) for d in found]
+        self.fresh = True
+
+    def save(self) -> None:
+        if not self.fresh:
+            return
+        import marshal
+
+        from vaultkit.vault.cachefile import write_cache_file
+
+        try:
+            write_cache_file(self.path, marshal.dumps((self.key, self.started_ns, self.results)))
+        except ValueError:
+            pass
+
+
+
+
+def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    config = ctx.settings.config
+    severity = {}
+    for rule in all_rules():
+        for key, level in config.severity.items():
+            if matches(rule, key):
+                severity[rule.name] = level
+    ignores = [(re.compile(fnmatch.translate(glob)), keys)
+               for glob, keys in config.per_file_ignores.items()]
+    by_rule = {r.name: r for r in all_rules()}
+    suppressed = _Suppressions(ctx.vault)
+    from vaultkit.links.obsidian import in_folders, template_folders
+
+    templates = template_folders(ctx.vault.root)  # templates are not notes: never linted
+    out = []
+    seen = set()
+    for d in diags:
+        if ctx.targets is not None and d.path not in ctx.targets and not _vault_level(d, ctx):
+            continue
+        if templates and in_folders(d.path, templates):
+            continue
+        rule = by_rule.get(d.rule)
+        if d.rule in severity:
+            d.severity = severity[d.rule]
+        if rule is not None and any(g.match(d.path) and any(matches(rule, k) for k in keys)
+                                    for g, keys in ignores):
+            continue
+        if rule is not None and suppressed.hides(d, rule):
+            continue
+        key = (d.rule, d.path, d.line, d.column, d.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _vault_level(d: Diagnostic, ctx: Context) -> bool:
+    """In hook mode, findings about the vault as a whole are shown whatever files changed."""
+    return ctx.hook and d.rule in VAULT_LEVEL_RULES
+
+
+# Findings that are about the vault, not about the file they are pinned to.
+VAULT_LEVEL_RULES = frozenset({"bootstrap-budget", "bootstrap-truncation", "index-stale",
+                               "journal-append-only", "mass-deletion", "memory-churn"})
+
+
+class _Suppressions:
+    def __init__(self, vault):
+        self.vault = vault
+        self.cache: dict[str, list] = {}
+
+    def hides(self, d: Diagnostic, rule: Rule) -> bool:
+        note = self.vault.note(d.path)
+        if note is None or not note.suppressions:
+            return False
+
+        def names(s):
+            return not s.rules or any(matches(rule, k) for k in s.rules)
+
+        line = d.line or 0
+        disabled = False
+        for s in note.suppressions:
+            if not names(s):
+                continue
+            if s.action == "disable-file":
+                return True
+            if s.action == "disable-next-line" and line == s.line + 1:
+                return True
+            if s.action == "disable" and s.line <= line:
+                disabled = True
+            elif s.action == "enable" and s.line <= line:
+                disabled = False
+        return disabled
+
+
+def fail(diags: Iterable[Diagnostic], fail_on: str) -> bool:
+    threshold = SEVERITY_RANK[fail_on]
+    return any(SEVERITY_RANK.get(d.severity, 2) >= threshold for d in diags)
+
+
+# -- fixes ---------------------------------------------------------------------
+
+def apply_fixes(note: Note, diags: Sequence[Diagnostic]) -> tuple[str, int]:
+    """The note's new text with every non-overlapping fix applied, and how many applied."""
+    edits: list[tuple[Edit, Diagnostic]] = []
+    for d in diags:
+        if d.fix is not None:
+            for e in d.fix.edits:
+                edits.append((e, d))
+    edits.sort(key=lambda pair: (pair[0].start, pair[0].end))
+    text = note.text
+    out = []
+    pos = 0
+    applied: set[int] = set()
+    skipped: set[int] = set()
+    # a fix applies whole or not at all: drop a fix if any of its edits overlaps
+    for e, d in edits:
+        if e.start < pos:
+            skipped.add(id(d))
+        pos = max(pos, e.end)
+    pos = 0
+    for e, d in edits:
+        if id(d) in skipped:
+            continue
+        out.append(text[pos:e.start])
+        out.append(e.new)
+        pos = e.end
+        applied.add(id(d))
+    out.append(text[pos:])
+    return "".join(out), len(applied)
+
+
+def encode_note_text(note: Note, text: str) -> bytes:
+    data = text.encode("utf-8")
+    return b"\xef\xbb\xbf" + data if note.bom else data

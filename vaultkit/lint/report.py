@@ -1,0 +1,159 @@
+"""Renderers of the one list of diagnostics: text, json, github, sarif."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import Sequence
+
+from vaultkit import __version__
+from vaultkit.lint.diagnostics import Diagnostic
+
+FORMATS = ("text", "json", "github", "sarif")
+
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "bold": "\033[1m", "dim": "\033[2m",
+            "cyan": "\033[36m", "reset": "\033[0m"}
+
+
+def use_colour(stream=None) -> bool:
+    import os
+
+    stream = stream or sys.stdout
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _vault_path(d: Diagnostic) -> str:
+    return d.path
+
+
+def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
+           root: str | None = None, where=_vault_path) -> str:
+    """``where(d)`` names the file in text and github output (machine formats keep the
+    vault-relative path)."""
+    if fmt == "json":
+        return json.dumps([d.to_dict() for d in diags], indent=2, ensure_ascii=False) + "\n"
+    if fmt == "github":
+        return "".join(_github(d, where(d)) + "\n" for d in diags)
+    if fmt == "sarif":
+        return json.dumps(sarif(diags, root), indent=2, ensure_ascii=False) + "\n"
+    return "".join(_text(d, colour, where(d)) + "\n" for d in diags)
+
+
+def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
+    where = f"{path or d.path}:{d.line or 1}:{d.column or 1}:"
+    if not colour:
+        return f"{where} {d.code} {d.rule} {d.message}"
+    c = _COLOURS
+    sev = c["error"] if d.severity == "error" else c["warning"]
+    fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
+    return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
+            f"{c['dim']}{d.rule}{c['reset']}{fix} {d.message}")
+
+
+def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
+    """The closing lines; ``fixable`` is how many findings ``--fix`` would fix (its plan
+    counts the ones fixing makes, such as a stale INDEX.md), else the fixable findings."""
+    if not diags:
+        return "All checks passed!"
+    errors = sum(1 for d in diags if d.severity == "error")
+    warnings = len(diags) - errors
+    shown = sum(1 for d in diags if d.fixable)
+    if fixable is None:
+        fixable = shown
+    noun = "finding" if len(diags) == 1 else "findings"
+    text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
+           f"{warnings} warning{'s' * (warnings != 1)})."
+    if fixable:
+        more = f" ({fixable - shown} of them once the others are fixed, such as a stale " \
+            "INDEX.md; `--diff` shows all)" if fixable > shown else ""
+        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`{more}."
+    return text
+
+
+def statistics(diags: Sequence[Diagnostic]) -> str:
+    counts = Counter((d.code, d.rule) for d in diags)
+    fixable = {(d.code, d.rule) for d in diags if d.fixable}
+    lines = []
+    for (code, rule), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        mark = "[*]" if (code, rule) in fixable else "   "
+        lines.append(f"{n:5d}\t{code}\t{mark} {rule}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_prop(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(d: Diagnostic, path: str | None = None) -> str:
+    level = "error" if d.severity == "error" else "warning"
+    props = [f"file={_escape_prop(path or d.path)}"]
+    if d.line:
+        props.append(f"line={d.line}")
+    if d.column:
+        props.append(f"col={d.column}")
+    props.append(f"title={_escape_prop(f'{d.code} {d.rule}')}")
+    return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {d.message}')}"
+
+
+def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
+    """A SARIF 2.1.0 log with one run; rules carry their docs' summary and help text."""
+    from vaultkit.lint.rules import all_rules
+
+    used = {d.rule for d in diags}
+    rules = [r for r in all_rules() if r.name in used]
+    index = {r.name: i for i, r in enumerate(rules)}
+    results = []
+    for d in diags:
+        region = {}
+        if d.line:
+            region["startLine"] = d.line
+            if d.column:
+                region["startColumn"] = d.column
+        location = {"physicalLocation": {"artifactLocation": {"uri": d.path,
+                                                              "uriBaseId": "VAULTROOT"}}}
+        if region:
+            location["physicalLocation"]["region"] = region
+        result = {
+            "ruleId": d.code,
+            "level": "error" if d.severity == "error" else "warning",
+            "message": {"text": d.message},
+            "locations": [location],
+        }
+        if d.rule in index:
+            result["ruleIndex"] = index[d.rule]
+        results.append(result)
+    run = {
+        "tool": {"driver": {
+            "name": "vaultkit",
+            "version": __version__,
+            "informationUri": "https://pypi.org/project/vaultkit/",
+            "rules": [{
+                "id": r.code,
+                "name": r.name,
+                "shortDescription": {"text": r.summary()},
+                "fullDescription": {"text": r.summary()},
+                "help": {"text": r.doc(), "markdown": r.doc()},
+                "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
+                "properties": {"fixable": r.fixable},
+            } for r in rules],
+        }},
+        "results": results,
+    }
+    if root:
+        from pathlib import Path
+
+        run["originalUriBaseIds"] = {"VAULTROOT": {"uri": Path(root).resolve().as_uri() + "/"}}
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    }

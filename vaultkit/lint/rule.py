@@ -1,0 +1,125 @@
+"""The base every rule module builds on, and the context rules read.
+
+A rule is one class in one module under ``vaultkit/lint/rules/``. Its docstring is its
+documentation in ruff's shape (``## What it does``, ``## Why is this bad?``,
+``## Example``); ``vaultkit rule NAME`` prints it and the README table is built
+from the registry. Rules read the parsed vault and the profile; they never read
+files themselves.
+"""
+
+from __future__ import annotations
+
+import inspect
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+from vaultkit.lint.diagnostics import Diagnostic, Fix
+
+if TYPE_CHECKING:
+    from vaultkit.vault.model import Note
+    from vaultkit.vault.loader import Vault
+
+
+# layers whose links are not checked: runtime output (session transcripts), and templates,
+# whose `[[文件名]]` are placeholders filled in when the template is used
+NOT_LINK_SOURCES = frozenset({"session", "templates"})
+
+
+class Context:
+    """What a run knows besides the vault: the options and shared, lazily built views."""
+
+    def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
+                 targets: set[str] | None = None, reuse_results: bool = False):
+        self.vault = vault
+        self.profile = vault.profile
+        self.settings = vault.settings
+        self.staged = staged
+        self.hook = hook
+        self.targets = targets  # vault-relative paths being reported on; None = all
+        self.reuse_results = reuse_results  # may findings come from the results cache?
+
+    @cached_property
+    def resolver(self):
+        return self.vault.resolver
+
+    @cached_property
+    def _not_link(self):
+        """One search per distinct ``[[...]]`` text: the phrases as one regex when they are
+        all regexes (the profile's are), else the shared phrase matcher."""
+        phrases = self.profile.phrases.not_link
+        if not phrases:
+            return None
+        if all(p.startswith("re:") for p in phrases):
+            import re
+
+            return re.compile("|".join(f"(?:{p[3:]})" for p in phrases), re.IGNORECASE).search
+        from vaultkit.vault.phrases import matcher
+
+        return matcher(phrases).find
+
+    @cached_property
+    def _not_link_memo(self) -> dict[str, bool]:
+        return {}
+
+    def link_source(self, note) -> bool:
+        """Whether ``note``'s links are checked: not for session transcripts (runtime
+        output holding `[[reply_to_current]]` directives and raw turns)."""
+        return self.vault.layer_of(note) not in NOT_LINK_SOURCES
+
+    def is_link(self, link) -> bool:
+        """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
+        directives, scraped ``[[email&#160;protected]]``, JSON arrays outside code."""
+        find = self._not_link
+        if find is None or link.kind != "wiki":
+            return True
+        inner = link.raw.lstrip("!")[2:-2].strip()  # as written: [[email&#160;protected]]
+        memo = self._not_link_memo
+        hit = memo.get(inner)
+        if hit is None:
+            hit = memo[inner] = find(inner) is None
+        return hit
+
+    @cached_property
+    def git(self):
+        from vaultkit.vault.gitstate import GitState
+
+        return GitState(self.vault, staged=self.staged or self.hook)
+
+
+class Rule:
+    """Base class. Subclasses set the class attributes and override a check method."""
+
+    name: ClassVar[str]
+    code: ClassVar[str]
+    severity: ClassVar[str] = "error"
+    fixable: ClassVar[bool] = False
+    #: "note" rules run per note (only on the notes being reported on);
+    #: "vault" rules run once and may report anywhere.
+    scope: ClassVar[str] = "note"
+    #: False for rules whose findings depend on more than the vault's files and config
+    #: (git history): their results are never reused from the results cache.
+    cacheable: ClassVar[bool] = True
+
+    def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def diag(self, path: str, line: int | None, column: int | None, message: str,
+             fix: Fix | None = None) -> Diagnostic:
+        return Diagnostic(self.name, self.code, self.severity, path, line, column, message,
+                          fixable=self.fixable and fix is not None, fix=fix)
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """First sentence of the "What it does" section."""
+        doc = cls.doc()
+        marker = "## What it does"
+        body = doc.split(marker, 1)[1] if marker in doc else doc
+        text = " ".join(body.strip().split("\n\n", 1)[0].split())
+        return text.split(". ")[0].rstrip(".") + "."

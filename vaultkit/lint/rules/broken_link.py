@@ -1,0 +1,81 @@
+from vaultkit.lint.rule import Rule
+from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING
+
+
+class BrokenLink(Rule):
+    """
+    ## What it does
+    Reports a link or embed whose target does not exist: no note or attachment the link
+    resolves to (Obsidian's rules: exact path, then the note's own folder, then the
+    shortest path; case-insensitive), or a `#Heading` (chained `#H1#H2` too) or `#^block`
+    the target note does not have. The finding points at the link's line and column and
+    names what is missing. Links inside code, comments and math are never links;
+    external URLs are not checked; links that hold `{{placeholders}}` are skipped.
+    Templates (their links are placeholders, `[[文件名]]`) and session transcripts
+    (runtime output) are not link sources, and `[[...]]`
+    text the profile's `not_link` phrases match is no link: OpenClaw's
+    `[[reply_to_current]]` directive, scraped `[[email&#160;protected]]`, JSON arrays
+    `[["a","b"]]` written outside code.
+
+    ## Why is this bad?
+    The agent follows links from INDEX.md and from note to note; a broken link is a dead
+    end it cannot see, and in Obsidian it silently creates an empty note when clicked. A
+    link to a note that is planned but not yet written is still reported (as a warning)
+    so that it is not forgotten.
+
+    ## Example
+    ```
+    memory/decisions/pricing.md:12:5: VK501 broken-link no note 'launch-plan' in the vault
+    memory/decisions/pricing.md:14:1: VK501 broken-link 'memory/projects/launch.md' has no heading 'Risks'
+    ```
+
+    Fix the target, create the note, or rename the heading. Links that differ only in
+    case resolve (`[[Launch Plan]]` opens `launch plan.md`).
+    """
+
+    name = "broken-link"
+    code = "VK501"
+    severity = "warning"
+
+    def check(self, note, ctx):
+        if not note.links or note.path.startswith("../") or not ctx.link_source(note):
+            return
+        for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
+            if res.missing is None:
+                continue
+            if not ctx.is_link(link):
+                continue
+            if "{{" in link.target or "{{" in link.subpath:
+                continue  # a template placeholder, filled in when the template is used
+            what = "embed" if link.embed else "link"
+            if res.missing == M_HEADING:
+                where = "this note" if res.path == note.path else f"'{res.path}'"
+                msg = (f"{where} has no heading '{res.detail}' ({what} {link.raw})"
+                       f"{_heading_hint(ctx.vault.note(res.path), res.detail)}")
+            elif res.missing == M_BLOCK:
+                where = "this note" if res.path == note.path else f"'{res.path}'"
+                msg = f"{where} has no block '{res.detail}' ({what} {link.raw})"
+            elif res.missing == M_ATTACHMENT:
+                msg = f"no attachment '{link.target}' in the vault ({what} {link.raw})"
+            else:
+                msg = f"no note '{link.target}' in the vault ({what} {link.raw})"
+            yield self.diag(note.path, link.line, link.column or 1, msg)
+
+
+def _heading_hint(target, wanted: str) -> str:
+    """A "did you mean" naming the target's headings that hold the wanted words (a
+    journal's ``### 09:10 — Kickoff`` for ``#Kickoff``), else the closest ones."""
+    if target is None or not target.headings:
+        return ""
+    texts = list(dict.fromkeys(h.text for h in target.headings))
+    low = wanted.lower().strip()
+    holding = [t for t in texts if low and low in t.lower()]
+    if holding:
+        named = " or ".join(f"'{t}'" for t in holding[:3])
+        return f"; did you mean {named}?"
+    from vaultkit.vault.phrases import did_you_mean
+
+    return did_you_mean(wanted, texts)
+
+
+RULE = BrokenLink

@@ -1,0 +1,90 @@
+import re
+
+from vaultkit.lint.rule import Rule
+from vaultkit.vault.timeforms import PERIOD
+from vaultkit.lint.shared import is_bootstrap_file, prose
+
+_TIME = r"\[?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\]?"
+_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{4}年\d{1,2}月\d{1,2}日)"
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
+# A heading that is a time stamp (### 14:30 — ...) or a day (## 2026-02-13, ## 2026年2月13日).
+# also behind a bracket or a period word: ## 【21:30 · 复盘】, ## 上午 09:00 - Heartbeat
+_TIME_HEAD = re.compile(rf"^[\[【(（~≈约\s]*(?:{PERIOD}\s*[\[【(（~≈约\s]*)?{_TIME}"
+                        rf"(?=\s|$|[—–\-|:,.·】)）\]])")
+_DATE_HEAD = re.compile(rf"^\[?{_DATE}\]?(?!\d)")
+# A list item or line that starts with a time and a separator: "- 14:30 — deployed v2".
+_TIME_ITEM = re.compile(
+    rf"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*)?{_TIME}(?:\*\*)?\s*(?:[—–|]|-\s|:\s)")
+# A date-and-time stamp anywhere: 2026-02-13 14:30, 2026-02-13T14:30.
+_STAMP = re.compile(rf"(?<!\d){_DATE}[ T]?{_TIME}(?!\d)")
+
+
+def record_kind(line: str) -> str | None:
+    """Why ``line`` looks like a journal record, or None."""
+    m = _HEADING.match(line)
+    if m:
+        text = m.group(2).strip()
+        if _TIME_HEAD.match(text):
+            return "a time-stamped entry heading"
+        if _DATE_HEAD.match(text):
+            return "a date heading"
+    elif _TIME_ITEM.match(line):
+        return "a time-stamped entry"
+    if _STAMP.search(line):
+        return "a date-and-time stamp"
+    return None
+
+
+class DailyRecordInMemory(Rule):
+    """
+    ## What it does
+    Reports journal records in `MEMORY.md`: time-stamped entries, date headings and
+    date-and-time stamps. That is a time-stamped entry heading
+    (`### 14:30 — deployed v2`), a date heading (`## 2026-02-13`, `## 2026年2月13日`),
+    a list item or line that starts with a time (`- 14:30 — restarted the gateway`),
+    and a date-and-time stamp anywhere (`2026-02-13 14:30`). Points at the line.
+
+    A time inside a sentence ("the backup runs at 23:00") and a dated durable entry
+    (`## Use printf >> for memory writes (2026-02-13)`) are not records. Links, inline
+    code, code blocks and comments are not looked at.
+
+    ## Why is this bad?
+    MEMORY.md is long-term wisdom, injected into every session and capped at 10 KB. Daily
+    records belong in `memory/YYYY-MM-DD.md`, which is append-only and searched; copied
+    into MEMORY.md they crowd out the durable facts and grow it past its budget. The
+    seeds: "don't put daily records in MEMORY.md".
+
+    ## Example
+    ```markdown
+    ## approved_durable_entries
+    ### 14:30 — Fixed the cron timezone
+    ```
+
+    ```
+    MEMORY.md:2:1: VK402 daily-record-in-memory MEMORY.md holds a time-stamped entry heading; journal records go to memory/YYYY-MM-DD.md, MEMORY.md keeps only what is durable
+    ```
+    """
+
+    name = "daily-record-in-memory"
+    code = "VK402"
+    severity = "error"
+
+    def check(self, note, ctx):
+        if not is_bootstrap_file(ctx, note, "MEMORY.md"):
+            return
+        journal = ctx.profile.expand("{memory}/YYYY-MM-DD.md")
+        lines = note.lines
+        for number in range(note.body_start, note.line_count + 1):
+            if note.in_code(number):
+                continue
+            line = lines[number - 1]
+            if not line.strip() or not any(c.isdigit() for c in line):
+                continue
+            kind = record_kind(prose(line))
+            if kind:
+                yield self.diag(note.path, number, 1,
+                                f"MEMORY.md holds {kind}; journal records go to {journal}, "
+                                "MEMORY.md keeps only what is durable")
+
+
+RULE = DailyRecordInMemory

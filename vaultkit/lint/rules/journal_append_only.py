@@ -1,0 +1,181 @@
+import re
+
+from vaultkit.vault.gitstate import first_change, split_lines
+from vaultkit.lint.rule import Rule
+
+# the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
+_WIKI_TARGET = re.compile(r"!?\[\[([^\]|#\n]*)")
+_MD_TARGET = re.compile(r"\]\((<[^>\n]*>|[^)\s]*)")
+
+_KEEP_LAYERS = ("journal", "archive")
+
+
+def _quote(line: str, width: int = 60) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= width else line[:width - 1] + "…")
+
+
+class JournalAppendOnly(Rule):
+    """
+    ## What it does
+    Reports a journal (`memory/YYYY-MM-DD.md`) whose committed version is not a prefix of
+    its new version: a past line edited, reordered or removed, or the journal deleted
+    or moved anywhere but `memory/archive/`. It points at the first line that differs
+    from HEAD. The new version is the staged one with `--staged` and in the pre-commit
+    hook, otherwise the working tree's. Line endings do not count, and a missing final
+    newline in HEAD is tolerated (text appended onto the last line is still an append).
+    A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
+    as long as its lines are kept. Outside a git repository, or before the first
+    commit, there is nothing to compare with and the rule says once that it skipped.
+
+    A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
+    the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
+    old journals included. A changed line is accepted when it differs from HEAD only
+    in link targets, each new target resolves to a note and each old one no longer
+    resolves (the note it named is gone): the journal still says what it said, and its
+    links keep working. Any other difference on the line is reported as before.
+
+    ## Why is this bad?
+    The journal is the most complete record the agent has, and it is only ever
+    appended to (`printf >> memory/YYYY-MM-DD.md`). A rewrite is how memory gets lost:
+    one cron run that used Write instead of appending wiped twelve hours of entries.
+    Catching it before the commit keeps the lost lines one `git show HEAD:...` away.
+
+    ## Example
+    ```
+    memory/2026-02-13.md:4:1: VK601 journal-append-only line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
+    memory/2026-02-14.md:1:1: VK601 journal-append-only journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    ```
+    """
+
+    name = "journal-append-only"
+    code = "VK601"
+    severity = "error"
+    scope = "vault"
+    cacheable = False  # depends on git history, not only on the files
+
+    def check_vault(self, ctx):
+        git = ctx.git
+        changes = git.changes  # a failing `git diff` makes git unavailable too
+        if not git.available:
+            git.notice()
+            return
+        side = "staged" if git.staged else "now"
+        for change in changes:
+            if change.old is None or git.layer_of(change.old) != "journal":
+                continue
+            if change.status not in ("M", "T", "R", "D"):
+                continue
+            head_ref = f"HEAD:{change.old_repo}"
+            if change.status == "D" or change.new is None:
+                old = git.head_text(change)
+                if old is not None and any(first_change(old, text) is None
+                                           for _, text in git.archived_copies(change)):
+                    continue  # moved into the archive with its lines kept
+                yield self.diag(change.old, None, None,
+                                "journal deleted; journals are append-only: restore it with "
+                                f"`git checkout HEAD -- {change.old_repo}`")
+                continue
+            if change.status == "R" and git.layer_of(change.new) not in _KEEP_LAYERS:
+                yield self.diag(change.new, None, None,
+                                f"journal {change.old} moved to {change.new}, out of the "
+                                "journal and the archive; journals stay where they are or move "
+                                f"into the archive (git mv {change.new_repo} "
+                                f"{change.old_repo})")
+                continue
+            if change.old_oid == change.new_oid:
+                continue
+            old = git.head_text(change)
+            new = git.new_text(change)
+            if old is None or new is None:
+                continue
+            where = first_unsafe_change(old, new, ctx.vault, change.new)
+            if where is None:
+                continue
+            line, was, now = where
+            moved = f" (moved from {change.old})" if change.new != change.old else ""
+            hint = (f"journals are append-only: restore the committed lines (git show "
+                    f"{head_ref}) and add new text at the end")
+            if now is None:
+                removed = split_lines(old)[0][line - 1:]
+                gone = len(removed)
+                was = next((r for r in removed if r.strip()), was)
+                yield self.diag(change.new, line, 1,
+                                f"{gone} committed line{'s' * (gone != 1)} removed from line "
+                                f"{line} on{moved} (HEAD: {_quote(was)}); {hint}")
+            else:
+                yield self.diag(change.new, line, 1,
+                                f"line {line} differs from the committed journal{moved} "
+                                f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def first_unsafe_change(old: str, new: str, vault, source: str):
+    """:func:`first_change`, passing over lines that only follow a rename's link rewrite."""
+    old_lines, old_final = split_lines(old)
+    new_lines, _ = split_lines(new)
+    start = 0
+    while True:
+        where = first_change("\n".join(old_lines[start:]) + ("\n" if old_final else ""),
+                             "\n".join(new_lines[start:]) + "\n")
+        if where is None:
+            return None
+        line, was, now = where
+        if now is None or not is_rename_rewrite(was, now, vault, source):
+            return start + line, was, now
+        start += line
+
+
+def _targets(line: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of each link target in a line, in order."""
+    found = [(m.start(1), m.end(1), "wiki") for m in _WIKI_TARGET.finditer(line)]
+    found += [(m.start(1), m.end(1), "md") for m in _MD_TARGET.finditer(line)]
+    return sorted(found)
+
+
+def is_rename_rewrite(was: str, now: str, vault, source: str) -> bool:
+    """True when ``now`` differs from ``was`` only in link targets, each new one resolving
+    to a note of ``vault`` and each old one resolving to nothing any more."""
+    old_t, new_t = _targets(was), _targets(now)
+    if not old_t or len(old_t) != len(new_t):
+        return False
+    skeleton = []
+    for line, targets in ((was, old_t), (now, new_t)):
+        parts, pos = [], 0
+        for a, b, kind in targets:
+            parts.append(line[pos:a])
+            parts.append(f"\0{kind}")
+            pos = b
+        parts.append(line[pos:])
+        skeleton.append("".join(parts))
+    if skeleton[0] != skeleton[1]:
+        return False
+    resolver = vault.resolver
+    changed = False
+    for (a, b, kind), (c, d, _) in zip(old_t, new_t):
+        before, after = was[a:b], now[c:d]
+        if before == after:
+            continue
+        changed = True
+        if _resolve(resolver, kind, after, source) is None:
+            return False
+        if _resolve(resolver, kind, before, source) is not None:
+            return False  # the old target still opens a note: a different link, not a rename
+    return changed
+
+
+def _resolve(resolver, kind: str, target: str, source: str) -> str | None:
+    from urllib.parse import unquote
+
+    if kind == "wiki":
+        return resolver.resolve_target(target.strip(), source) if target.strip() else None
+    from vaultkit.vault.resolve import _fold
+
+    target = target[1:-1] if target.startswith("<") else unquote(target)
+    target = target.split("#", 1)[0]
+    if not target or ":" in target:  # a URL (https:, mailto:, obsidian:) is no note
+        return None
+    folder = _fold(source.rsplit("/", 1)[0]) if "/" in source else ""
+    return resolver._resolve_markdown(folder, target).path
+
+
+RULE = JournalAppendOnly

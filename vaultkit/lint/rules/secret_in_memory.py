@@ -1,0 +1,71 @@
+from vaultkit.lint.rule import Rule
+from vaultkit.vault.secretscan import DETECTOR_VERSION, Finding, scan_text
+
+
+class SecretInMemory(Rule):
+    """
+    ## What it does
+    Reports a credential written into a note: an API key, token, password, private key or
+    secret, with its kind and a masked form (`sk-ant-…Q3xz`), never the value itself.
+
+    Two kinds of evidence count. **Known formats**: Telegram bot tokens (also inside a
+    Bot API URL), Anthropic (`sk-ant-…`), OpenRouter (`sk-or-v1-…`), OpenAI (`sk-proj-…`)
+    and other `sk-` provider keys, NVIDIA (`nvapi-…`), GitHub (`ghp_…`, `github_pat_…`), Google OAuth client secrets
+    (`GOCSPX-…`) and API keys (`AIza…`), JSON Web Tokens, AWS access keys, Slack, Stripe,
+    Hugging Face and Groq tokens, PEM private-key blocks and passwords inside URLs
+    (`postgres://user:…@host`). **Keyword-anchored values**: a value after a label such as
+    `password`, `api key`, `token`, `secret`, `client secret`, `Authorization: Bearer`,
+    `密码`, `口令`, `密钥`, `令牌`, `пароль`, `токен`, `ключ API` — in a Markdown table
+    (`| **API Key** | `…` |`, or a table whose header names the column), an assignment
+    (`export X_API_KEY="…"`, `Environment=DB_PASSWORD=…`), JSON or YAML (`"api_key": "…"`),
+    a header (`-H "X-MBX-APIKEY: …"`) or a bullet (`- 用户: root | 密码: …`). Such a value
+    must look like a credential: long enough, mixed letters and digits (or symbols, for a
+    password), not a word, number, path, URL, model name or identifier.
+
+    Not reported: placeholders and test values (`sk-xxx`, `<YOUR_KEY>`, `${OPENAI_API_KEY}`,
+    `****`, `AKIA…EXAMPLE`, `changeme`, `test1234`), references to where a secret is kept
+    (`env:BOT_TOKEN`, `~/.config/bot.token`, `1Password`), anything inside a code block
+    marked as an example (`Example`, `e.g.`, `示例`, `пример` on its fence line or the
+    three lines above it) and a labelled value on a line that calls itself an example
+    (`password: P@ssw0rd (example)`), values in words of a language (`密码：已改`), dates,
+    UUIDs, git SHAs and hashes that no credential label precedes, and `data:…;base64,`
+    images. A reviewed false positive is accepted with
+    `<!-- vaultkit-disable-next-line secret-in-memory -->` above the line.
+
+    Each note is scanned once per content; the result is cached with the note, so the commit
+    hook scans only the files that changed.
+
+    ## Why is this bad?
+    Memory is pushed to a remote every night and read into every session. In 7 of 13 public
+    OpenClaw workspaces live-looking credentials sat in Markdown notes on a public remote.
+    A credential belongs in the runtime's config or environment; once committed it must be
+    rotated, because history keeps it (`vaultkit audit` lists the commits, see its `secrets`
+    check).
+
+    ## Example
+    ```markdown
+    - Alerts bot: 7412398560:AAF… (the whole token)
+    ```
+
+    ```
+    MEMORY.md:3:16: VK701 secret-in-memory Telegram bot token (…x9Qa) in memory; remove it, rotate it, keep it in the runtime's config or environment
+    ```
+    """
+
+    name = "secret-in-memory"
+    code = "VK701"
+    severity = "error"
+
+    def check(self, note, ctx):
+        found = ctx.vault.fact(note.path, "secrets",
+                               lambda: [f.to_plain() for f in scan_text(note.text,
+                                                                         note.code_ranges)],
+                               epoch=DETECTOR_VERSION)
+        for plain in found:
+            finding = Finding(*plain)
+            yield self.diag(note.path, finding.line, finding.column,
+                            f"{finding.describe()} in memory; remove it, rotate it, keep it in "
+                            "the runtime's config or environment")
+
+
+RULE = SecretInMemory

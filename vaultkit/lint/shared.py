@@ -1,0 +1,165 @@
+"""What several rules share: frontmatter line offsets, unquoted links in properties, bootstrap
+file names, journal names, bold labels and prose.
+
+A rule module never imports another rule module (an import-linter contract); what two rules
+both need lives here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+
+# -- frontmatter lines and properties ----------------------------------------------------------
+
+def line_starts(text: str) -> list[int]:
+    """Offset in ``text`` of each line's first character (index 0 is line 1)."""
+    starts = [0]
+    pos = text.find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return starts
+
+
+def line_span(note, starts, line: int) -> tuple[int, int]:
+    """Offsets of line ``line``'s content (without its line ending)."""
+    start = starts[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(note.text)
+    if end > start and note.text[end - 1] == "\r":
+        end -= 1
+    return start, end
+
+
+def key_lines(note, key: str) -> tuple[int, int] | None:
+    """First and last line of a top-level property (its key line and continuation lines)."""
+    first = note.fm_keys.get(key)
+    if first is None or note.fm_span is None:
+        return None
+    later = [ln for ln in note.fm_keys.values() if ln > first]
+    last = (min(later) if later else note.fm_span[1]) - 1
+    lines = note.lines
+    while last > first and (not lines[last - 1].strip() or lines[last - 1].startswith("#")):
+        last -= 1
+    return first, last
+
+
+def unquoted_link(value) -> bool:
+    """True when YAML read an unquoted ``[[link]]`` in ``value`` as a nested list."""
+    if isinstance(value, list):
+        return any(isinstance(v, list) or unquoted_link(v) for v in value)
+    if isinstance(value, dict):
+        return any(unquoted_link(v) for v in value.values())
+    return False
+
+
+def unquoted_links(line: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each ``[[...]]`` in a YAML line that is not inside quotes or a comment."""
+    out = []
+    quote = None
+    i = 0
+    n = len(line)
+    while i < n:
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 2
+                continue
+            if ch == quote:
+                if quote == "'" and line.startswith("''", i):
+                    i += 2
+                    continue
+                quote = None
+            i += 1
+            continue
+        if ch in "\"'" and (i == 0 or line[i - 1] in " \t[{,:-"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            break
+        elif line.startswith("[[", i):
+            close = line.find("]]", i + 2)
+            inner = line[i + 2:close] if close >= 0 else ""
+            if close >= 0 and inner.strip() and "[" not in inner and "]" not in inner:
+                out.append((i, close + 2))
+                i = close + 2
+                continue
+        i += 1
+    return out
+
+
+# -- bootstrap files ---------------------------------------------------------------------------
+
+def is_bootstrap_file(ctx, note, name: str) -> bool:
+    """True for the bootstrap file ``name`` (``MEMORY.md``), in the vault or one level up."""
+    base = note.path.rsplit("/", 1)[-1]
+    if base != name or ctx.vault.layer_of(note) != "bootstrap":
+        return False
+    return "/" not in note.path or note.path == "../" + name
+
+
+# -- journal names -----------------------------------------------------------------------------
+
+DAY_WORDS = {"today", "yesterday", "tomorrow"}
+
+
+LOOSE_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(.*)$")
+
+
+def journal_name_problem(stem: str, prefix: str) -> str | None:
+    """Why a memory-folder file named ``stem`` is a mis-named journal, or None when the
+    name does not try to be a day's journal (then it is a topic note, not this rule's)."""
+    path = f"{prefix}{stem}.md"
+    if stem.lower() in DAY_WORDS:
+        return (f"'{path}' is not a journal name: a day's journal is {prefix}YYYY-MM-DD.md "
+                "(the runtime loads today's and yesterday's by that name)")
+    m = LOOSE_DATE.match(stem)
+    if not m:
+        return None
+    year, month, day, rest = m.groups()
+    try:
+        date = dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return f"'{path}' names no real day ({year}-{month}-{day} does not exist)"
+    canonical = f"{prefix}{date.isoformat()}.md"
+    if rest:
+        return (f"'{path}' is a timestamped or suffixed variant; append to {canonical} "
+                "instead")
+    return f"'{path}' is not zero-padded; rename it to {canonical}"
+
+
+# -- bold labels -------------------------------------------------------------------------------
+
+# **Label:** text, **Label**: text, **标签**：text, - **Решение:** text
+BOLD_LABEL = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)(?P<label>[^*_\n]+?)\s*(?P<inner>[:：])?\s*(?:\*\*|__)"
+    r"\s*(?P<outer>[:：])?\s*(?P<rest>.*)$")
+
+
+def bold_label(line: str) -> tuple[str, str] | None:
+    """``(label, rest of the line)`` for a bold label line with a colon inside or outside
+    the bold, else None."""
+    m = BOLD_LABEL.match(line)
+    if m is None or not (m.group("inner") or m.group("outer")):
+        return None
+    return m.group("label"), m.group("rest")
+
+
+# -- prose -------------------------------------------------------------------------------------
+
+# Bare URLs (bounded: the scheme is at most 32 characters, the rest stops at space or ">").
+URL = re.compile(r"<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?")
+
+
+def prose(line: str) -> str:
+    """A line with its links, inline code, comments and URLs blanked out (offsets kept)."""
+    if "[" not in line and "`" not in line and "<" not in line and "%" not in line \
+            and "://" not in line:
+        return line
+    from vaultkit.vault.parse import mask_references  # the parser's own linear masks
+
+    line = mask_references(line)
+    if "://" in line:
+        line = URL.sub(lambda m: " " * len(m.group(0)), line)
+    return line
+

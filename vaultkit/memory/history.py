@@ -1,0 +1,751 @@
+"""Memory forensics: the losses a vault's git history holds, found in one pass.
+
+:func:`scan_history` reads the history of the vault's memory files with one ``git log``
+(``--raw -M --numstat``: every change with its blob ids, renames paired, lines added and
+deleted per file), then reads the blob sizes it needs with one ``git cat-file
+--batch-check`` and the blob contents with one ``git cat-file --batch``: four git
+processes in all (with the ``rev-parse`` that finds the repository), whatever the number
+of commits or notes. Only changes that removed lines are read in full.
+
+The events it reports, newest first:
+
+``journal-rewrite``
+    A journal (``memory/YYYY-MM-DD.md``) whose committed lines were removed or rewritten:
+    the old version is not a prefix of the new one, and lines of it are gone (a reorder
+    loses nothing; text appended onto a last line without its newline is an append).
+``mass-deletion``
+    A structured, knowledge or bootstrap file that lost the profile's share of its
+    non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
+    emptied. ``MEMORY.md`` has its own kind, ``memory-shrink``: the curated layer cut past
+    the same limit in one commit, or over the commits of one day (it should change at most
+    once a day; a cut spread over several commits is still a cut), then named by the day's
+    last commit.
+``note-deleted``
+    A journal, structured, knowledge or bootstrap note deleted (or moved out of the vault,
+    or into ``.trash/``) without a move into the archive: nothing of the same name was
+    added to the archive layer in the same commit.
+``bootstrap-truncated``
+    A period during which a bootstrap file was longer than the runtime's per-file limit
+    (``bootstrapMaxChars``, 20,000 characters by default, counted as the runtime counts):
+    from the commit that took it over the limit to the one that brought it back, or until
+    now. Characters lost is the most the file was over.
+
+Renames and moves into the archive are not losses; neither are the files the profile
+lists as rewritten or deleted by design (``git: mass_deletion_exempt``: ``NOW.md``,
+``BOOTSTRAP.md``), nor ``memory/INDEX.md`` (generated). Merge commits are skipped (their
+changes are in the commits they merge).
+
+Each event says whether it was *recovered* since, judged on the working tree: every lost
+non-blank line is back in the file (where it lives now, after later renames) or in the
+recovery note, or the note is back at its path or beside it (``vaultkit recover``'s
+marker counts too). A truncation period is recovered when it ended.
+
+With ``since``, ``git log --since`` limits the pass: losses are per commit and exact; a
+truncation period is seen only if the file changed inside the window.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import hashlib
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Iterator
+
+from vaultkit.core.errors import VaultkitError
+
+KINDS = ("journal-rewrite", "memory-shrink", "mass-deletion", "note-deleted",
+         "bootstrap-truncated")
+MEMORY_MD = "MEMORY.md"
+# a knowledge note: lines that have no journal to go back to
+RECOVERY_NOTE = "semantic/recovered.md"
+MARKER = "vaultkit-recovered"  # <!-- vaultkit-recovered <commit> <path> -->
+_LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge")
+_NULL = "0" * 40
+
+def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=None):
+    """Run one git command through :mod:`vaultkit.core.gitenv` (the repository's command hooks,
+    pager, fsmonitor, external diff and textconv drivers switched off).
+
+    With ``stream`` (a file for its standard error), return the running process to read
+    its output from as it comes; otherwise the completed process."""
+    from vaultkit.core import gitenv
+
+    try:
+        if stream is not None:
+            return gitenv.popen_git(args, cwd=cwd, stderr=stream)
+        return gitenv.run_git(args, cwd=cwd, input=stdin)
+    except FileNotFoundError:
+        raise VaultkitError("git is not installed; history needs git") from None
+    except OSError as exc:
+        raise VaultkitError(f"git could not be run: {exc.strerror or exc}") from None
+
+
+@dataclass
+class Event:
+    kind: str
+    commit: str
+    timestamp: int
+    date: str  # the author date, ISO 8601 in the author's zone
+    author: str
+    subject: str
+    path: str  # vault path at the time of the loss
+    lines: int = 0  # non-blank lines lost
+    bytes: int = 0
+    chars: int = 0  # bootstrap-truncated: the most characters over the limit
+    limit: int = 0
+    current: str | None = None  # where the file is now (after later renames)
+    recovered: bool = False
+    lost: list[str] = field(default_factory=list, repr=False)  # the lost lines, in order
+    blob: bytes | None = field(default=None, repr=False)  # note-deleted: the deleted file
+    before: int = 0  # non-blank lines before the commit
+    end_commit: str | None = None  # bootstrap-truncated: the commit that ended the period
+    end_date: str | None = None
+    days: float = 0.0
+    span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha1(f"{self.kind}\0{self.commit}\0{self.path}".encode()).hexdigest()
+        return digest[:10]
+
+    @property
+    def day(self) -> str:
+        return self.date[:10]
+
+    @property
+    def recoverable(self) -> bool:
+        return self.kind != "bootstrap-truncated"
+
+    def describe(self) -> str:
+        """What was lost, in a phrase."""
+        s = "s" * (self.lines != 1)
+        if self.kind == "journal-rewrite":
+            return f"{self.lines} journal line{s} ({self.bytes:,} bytes) removed or rewritten"
+        if self.kind in ("memory-shrink", "mass-deletion"):
+            over = f" over {self.span} commits that day" if self.span > 1 else ""
+            return (f"{self.lines} of its {self.before} non-blank lines ({self.bytes:,} bytes) "
+                    f"deleted{over}")
+        if self.kind == "note-deleted":
+            return f"deleted with {self.lines} non-blank line{s} ({self.bytes:,} bytes)"
+        until = f"until {self.end_date[:10]}" if self.end_date else "until now"
+        return (f"over the runtime's {self.limit:,}-character limit for {self.days:.1f} days "
+                f"({until}), up to {self.chars:,} characters cut")
+
+    def to_dict(self) -> dict:
+        out = {"id": self.id, "kind": self.kind, "commit": self.commit, "date": self.date,
+               "author": self.author, "subject": self.subject, "path": self.path,
+               "current": self.current, "lines": self.lines, "bytes": self.bytes,
+               "recovered": self.recovered}
+        if self.kind == "bootstrap-truncated":
+            out.update(chars=self.chars, limit=self.limit, endCommit=self.end_commit,
+                       endDate=self.end_date, days=round(self.days, 2))
+            del out["lines"], out["bytes"]
+        elif self.kind != "note-deleted":
+            out["before"] = self.before
+        if self.span > 1:
+            out["commits"] = self.span  # the day's commits; ``commit`` is the last
+        return out
+
+
+@dataclass
+class Commit:
+    sha: str
+    timestamp: int
+    date: str
+    author: str
+    subject: str
+    changes: list = field(default_factory=list)  # [_Change]
+
+
+@dataclass
+class _Change:
+    status: str
+    old: str | None  # vault paths; None outside the vault
+    new: str | None
+    old_oid: str
+    new_oid: str
+    added: int | None = None  # numstat; None for binary files
+    deleted: int | None = None
+
+
+@dataclass
+class History:
+    """What :func:`scan_history` found, and the series the HTML report draws."""
+
+    events: list[Event]
+    commits: int
+    head: str | None
+    memory_bytes: list[tuple[int, int]] = field(default_factory=list)  # (time, bytes)
+    bootstrap_bytes: list[tuple[int, int]] = field(default_factory=list)
+    layer_counts: list[tuple[int, dict[str, int]]] = field(default_factory=list)
+    journal_days: Counter = field(default_factory=Counter)  # day -> journal lines added
+    max_chars: int = 20000
+    limits_source: str = ""
+
+
+# -- reading the history ----------------------------------------------------------------
+
+class _Repo:
+    """Where the vault sits in its repository (paths both ways), from one ``rev-parse``."""
+
+    def __init__(self, root: Path, settings):
+        from vaultkit.vault.gitstate import GitState
+
+        stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
+        self.state = GitState(stub)  # type: ignore[arg-type]
+        if not self.state.available:
+            raise VaultkitError(f"history needs git: {self.state.reason}")
+        self.settings = settings
+        self.profile = settings.profile
+        self.root = root
+        self._vault_paths: dict[str, str | None] = {}  # a path recurs in many commits
+        self._layers: dict[str, str | None] = {}
+
+    def vault_path(self, repo_path: str) -> str | None:
+        try:
+            return self._vault_paths[repo_path]
+        except KeyError:
+            path = self._vault_paths[repo_path] = self._vault_path(repo_path)
+            return path
+
+    def _vault_path(self, repo_path: str) -> str | None:
+        path = self.state.vault_path(repo_path)
+        if path is None:
+            return None
+        if not path.startswith("../"):
+            from vaultkit.vault.scan import SKIP_DIRS
+
+            if any(p in SKIP_DIRS for p in path.split("/")[:-1]) or \
+                    self.settings.is_excluded(path):
+                return None  # .trash/ and excluded folders: out of the vault
+        return path
+
+    def layer_of(self, path: str) -> str | None:
+        try:
+            return self._layers[path]
+        except KeyError:
+            layer = self._layers[path] = self.state.layer_of(path)
+            return layer
+
+    def pathspecs(self) -> list[str]:
+        return self.state._pathspecs()
+
+
+def _tokens(stream) -> Iterator[bytes]:
+    """The NUL-separated fields of a stream, as they arrive (parsing overlaps git's work)."""
+    rest = b""
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        fields = (rest + chunk).split(b"\0")
+        rest = fields.pop()
+        yield from fields
+    if rest:
+        yield rest
+
+
+def _parse_log(tokens, repo: _Repo) -> list[Commit]:
+    """Commits of ``git log -z --raw --numstat`` with the header format of ``scan_history``."""
+    tokens = iter(tokens)
+    commits: list[Commit] = []
+    current: Commit | None = None
+    pending: dict[str, _Change] = {}  # repo path (new side) -> change, for numstat
+    raw: list = []
+    for token in tokens:
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x1e"):
+            sha, stamp, date, author, subject = token[1:].decode(
+                "utf-8", "replace").split("\x1f", 4)
+            current = Commit(sha, int(stamp), date, author, subject)
+            commits.append(current)
+            pending = {}
+            raw = current.changes
+            continue
+        if current is None or not token:
+            continue
+        if token.startswith(b":"):
+            parts = token[1:].decode("ascii", "replace").split()
+            status = parts[4][:1] if len(parts) >= 5 else "?"
+            count = 2 if status in ("R", "C") else 1
+            paths = [os.fsdecode(next(tokens, b"")) for _ in range(count)]
+            old_repo, new_repo = (paths[0], paths[-1]) if paths else (None, None)
+            if status == "A":
+                old_repo = None
+            elif status == "D":
+                new_repo = None
+            change = _Change(status, repo.vault_path(old_repo) if old_repo else None,
+                             repo.vault_path(new_repo) if new_repo else None,
+                             parts[2] if len(parts) > 2 else _NULL,
+                             parts[3] if len(parts) > 3 else _NULL)
+            pending[new_repo or old_repo or ""] = change
+            if change.old is not None or change.new is not None:
+                raw.append(change)
+            continue
+        fields = token.split(b"\t", 2)
+        if len(fields) == 3:  # numstat: added, deleted, path (empty: a rename follows)
+            path = os.fsdecode(fields[2])
+            if not path:  # old path, then new path
+                next(tokens, b"")
+                path = os.fsdecode(next(tokens, b""))
+            change = pending.get(path)
+            if change is not None:
+                change.added = int(fields[0]) if fields[0].isdigit() else None
+                change.deleted = int(fields[1]) if fields[1].isdigit() else None
+    return commits
+
+
+def _read_blobs(root: Path, oids: list[str], *, sizes_only: bool = False) -> dict:
+    """``{oid: bytes}`` (or ``{oid: size}``) for ``oids``, with one ``git cat-file``."""
+    oids = [o for o in dict.fromkeys(oids) if o and o != _NULL]
+    if not oids:
+        return {}
+    mode = "--batch-check" if sizes_only else "--batch"
+    proc = run_git(["cat-file", mode], root, stdin="".join(o + "\n" for o in oids).encode())
+    out = proc.stdout
+    result: dict = {}
+    pos, end = 0, len(out)
+    while pos < end:
+        eol = out.find(b"\n", pos)
+        if eol < 0:
+            break
+        header = out[pos:eol].decode("ascii", "replace").split()
+        pos = eol + 1
+        if len(header) != 3:  # "<oid> missing"
+            continue
+        oid, size = header[0], int(header[2])
+        if sizes_only:
+            result[oid] = size
+        else:
+            result[oid] = out[pos:pos + size]
+            pos += size + 1
+    return result
+
+
+# -- comparing versions -----------------------------------------------------------------
+
+def _text(data: bytes | None) -> str:
+    from vaultkit.vault.gitstate import decode
+
+    return "" if data is None else decode(data)
+
+
+_LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
+
+
+def _without_targets(line: str) -> str:
+    return _LINK_TARGET.sub(lambda m: m.group(1) or m.group(2), line)
+
+
+def lost_lines(old: str, new: str) -> list[str]:
+    """Lines of ``old``, in order, that ``new`` no longer holds (as a multiset: a line
+    that moved is kept; one of two equal lines removed is lost once).
+
+    A line whose only change is in link targets is kept too: renaming a note in Obsidian
+    rewrites the links to it everywhere, journals included, and nothing is lost."""
+    from vaultkit.vault.gitstate import split_lines
+
+    remaining = Counter(split_lines(new)[0])
+    out = []
+    for line in split_lines(old)[0]:
+        if remaining[line] > 0:
+            remaining[line] -= 1
+        else:
+            out.append(line)
+    if out and any("[[" in line or "](" in line for line in out):
+        relinked = Counter(_without_targets(line) for line, n in remaining.items()
+                           for _ in range(n) if "[[" in line or "](" in line)
+        kept = []
+        for line in out:
+            bare = _without_targets(line) if ("[[" in line or "](" in line) else None
+            if bare is not None and relinked[bare] > 0:
+                relinked[bare] -= 1
+            else:
+                kept.append(line)
+        out = kept
+    return out
+
+
+def _without(lines: list[str], elsewhere: Counter) -> list[str]:
+    """``lines`` minus those ``elsewhere`` holds (multiset)."""
+    if not elsewhere:
+        return lines
+    elsewhere = Counter(elsewhere)
+    out = []
+    for line in lines:
+        if line.strip() and elsewhere[line] > 0:
+            elsewhere[line] -= 1
+        else:
+            out.append(line)
+    return out
+
+
+def _nonblank(lines) -> list[str]:
+    return [line for line in lines if line.strip()]
+
+
+def _bytes_of(lines) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+# -- the pass -----------------------------------------------------------------------------
+
+def scan_history(root: Path, settings, *, since: str | None = None,
+                 max_chars: int | None = None, limits_source: str = "") -> History:
+    """Every memory-loss event in the vault's history (see the module docs), newest first."""
+    repo = _Repo(root, settings)
+    state = repo.state
+    if not state.has_head:
+        return History([], 0, None, max_chars=max_chars or 0, limits_source=limits_source)
+    if max_chars is None:
+        from vaultkit.vault.openclaw import bootstrap_limits
+
+        workspace = root if settings.profile.memory_prefix else root.parent
+        max_chars, _, limits_source = bootstrap_limits(SimpleNamespace(
+            root=root, profile=settings.profile, settings=settings, workspace=workspace))
+    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+            "--no-abbrev", "--no-color",
+            "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
+    if since:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
+            since = since.strip() + "T00:00:00"  # git reads a bare date as that day at this hour
+        args.append(f"--since={since}")
+    args += ["HEAD", "--", *repo.pathspecs()]
+    import tempfile
+
+    with tempfile.TemporaryFile() as errors:
+        proc = run_git(args, state.toplevel, stream=errors)
+        try:
+            commits = _parse_log(_tokens(proc.stdout), repo)
+        finally:
+            proc.stdout.close()
+            code = proc.wait()
+        if code != 0:
+            errors.seek(0)
+            detail = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise VaultkitError("git log failed: " + (detail[0] if detail else "no message"))
+    return _analyse(repo, commits, max_chars, limits_source)
+
+
+def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) -> History:
+    profile = repo.profile
+    ratio = profile.git.mass_deletion_ratio
+    exempt = [re.compile(fnmatch.translate(p)) for p in profile.git.mass_deletion_exempt]
+    index_path = profile.expand(profile.index.path) if profile.index else ""
+    memory_md = MEMORY_MD if profile.memory_prefix else "../" + MEMORY_MD
+
+    def lossy(path: str | None) -> str | None:
+        """The layer of a memory file whose losses count, else None."""
+        if path is None or not path.lower().endswith(".md") or path == index_path:
+            return None
+        layer = repo.layer_of(path)
+        if layer not in _LOSS_LAYERS:
+            return None
+        if any(p.match(path.removeprefix("../")) for p in exempt):
+            return None
+        return layer
+
+    # first walk: what to read, the series that need no blob
+    line_counts: dict[str, int] = {}
+    candidates: list[tuple[int, str, _Change, str]] = []  # (commit index, kind, change, layer)
+    renames: list[tuple[int, str, str]] = []
+    layer_now: Counter = Counter()
+    layer_series: list[tuple[int, dict[str, int]]] = []
+    journal_days: Counter = Counter()
+    bootstrap_steps: list[tuple[int, str, str | None]] = []  # (commit index, path, oid)
+    first_oids: dict[str, str] = {}
+    seen: set[str] = set()
+    # MEMORY.md per author day: [oid before the day's first change, (index, last change),
+    # commits, lines deleted]; cut in several commits of one day, it is cut all the same
+    memory_days: dict[str, list] = {}
+    for index, commit in enumerate(commits):
+        archive_names = {c.new.rsplit("/", 1)[-1] for c in commit.changes
+                         if c.new is not None and c.status in ("A", "R", "C")
+                         and repo.layer_of(c.new) == "archive"}
+        for c in commit.changes:
+            old_layer = repo.layer_of(c.old) if c.old else None
+            new_layer = repo.layer_of(c.new) if c.new else None
+            if c.status != "A" and c.old is not None and c.old.lower().endswith(".md"):
+                layer_now[old_layer] -= 1
+            if c.new is not None and c.status != "D" and c.new.lower().endswith(".md"):
+                layer_now[new_layer] += 1
+            if old_layer == "bootstrap":
+                if c.old not in seen:  # its version before the first commit read
+                    first_oids[c.old] = c.old_oid
+                if c.new != c.old:
+                    bootstrap_steps.append((index, c.old, None))
+            if new_layer == "bootstrap":
+                bootstrap_steps.append((index, c.new, c.new_oid))
+            seen.update(p for p in (c.old, c.new) if p)
+            if c.old == memory_md and c.new == memory_md and lossy(c.old):
+                day = memory_days.setdefault(commit.date[:10], [c.old_oid, None, 0, 0])
+                day[1], day[2], day[3] = (index, c), day[2] + 1, day[3] + (c.deleted or 0)
+            if new_layer == "journal" and c.added:
+                journal_days[commit.date[:10]] += c.added
+            known = line_counts.pop(c.old, None) if c.old else None
+            if c.new is not None and c.added is not None:
+                base = 0 if c.status == "A" else known
+                if base is not None:
+                    line_counts[c.new] = base + c.added - (c.deleted or 0)
+            if c.status == "R" and c.old != c.new and c.old is not None and c.new is not None:
+                renames.append((index, c.old, c.new))
+            layer = lossy(c.old)
+            if layer is None or c.status in ("A", "C"):
+                continue
+            if c.new is None:  # deleted, or moved out of the vault
+                if c.old.rsplit("/", 1)[-1] in archive_names:
+                    continue  # an archive move git did not pair up
+                candidates.append((index, "note-deleted", c, layer))
+                continue
+            if c.status == "R" and new_layer == "archive":
+                if c.deleted:
+                    candidates.append((index, "journal-rewrite" if layer == "journal"
+                                       else "mass-deletion", c, layer))
+                continue
+            if not c.deleted:
+                continue
+            if layer == "journal":
+                candidates.append((index, "journal-rewrite", c, layer))
+            elif known is None or c.deleted >= ratio * known / 2:
+                candidates.append((index, "memory-shrink" if c.old == memory_md
+                                   else "mass-deletion", c, layer))
+        layer_series.append((commit.timestamp, {k: v for k, v in layer_now.items() if k}))
+
+    for day, (first_oid, (index, last), count, deleted) in memory_days.items():
+        if count > 1 and deleted:
+            span = _Change("M", memory_md, memory_md, first_oid, last.new_oid)
+            candidates.append((index, "memory-shrink-day", span, "bootstrap"))
+
+    # second: sizes of every bootstrap version, contents of what may be a loss
+    sizes = _read_blobs(repo.state.toplevel, [o for _, _, o in bootstrap_steps if o]
+                        + list(first_oids.values()), sizes_only=True)
+    wanted = []
+    for _, kind, c, _ in candidates:
+        wanted.append(c.old_oid)
+        if kind != "note-deleted":
+            wanted.append(c.new_oid)
+    wanted += [o for o, size in sizes.items() if size > max_chars]
+    # lines a cut moved into another note of the same commit are not lost: read those notes
+    moved_into: dict[int, list[tuple[str, str]]] = {}
+    for index, kind, _, _ in candidates:
+        if kind != "journal-rewrite" and index not in moved_into:
+            moved_into[index] = [(c.new, c.new_oid) for c in commits[index].changes
+                                 if c.new is not None and c.status != "D"
+                                 and c.new.lower().endswith(".md")]
+            wanted += [oid for _, oid in moved_into[index]]
+    blobs = _read_blobs(repo.state.toplevel, wanted)
+
+    def lines_of(oid: str) -> list[str]:
+        return _text(blobs.get(oid)).replace("\r\n", "\n").split("\n")
+
+    moved_all: dict[int, Counter] = {}  # per commit: the lines of every note it wrote
+
+    def moved(index: int, path: str) -> Counter:
+        """Lines the other notes written by commit ``index`` hold (all but ``path``)."""
+        if index not in moved_all:
+            moved_all[index] = Counter(line for _, oid in moved_into.get(index, [])
+                                       for line in lines_of(oid))
+        own = [oid for p, oid in moved_into.get(index, []) if p == path]
+        if not own:
+            return moved_all[index]
+        return moved_all[index] - Counter(line for oid in own for line in lines_of(oid))
+
+    events: list[Event] = []
+    for index, kind, c, layer in candidates:
+        commit = commits[index]
+        old = _text(blobs.get(c.old_oid))
+        span = 1
+        if kind == "memory-shrink-day":
+            kind, span = "memory-shrink", memory_days[commit.date[:10]][2]
+        event = Event(kind, commit.sha, commit.timestamp, commit.date, commit.author,
+                      commit.subject, c.old, current=c.old, span=span)
+        if kind == "note-deleted":
+            nonblank = _nonblank(old.splitlines())
+            if not nonblank or not _nonblank(_without(old.splitlines(), moved(index, c.old))):
+                continue  # empty, or every line went into another note
+            event.lines, event.before = len(nonblank), len(nonblank)
+            event.bytes = len(blobs.get(c.old_oid) or b"")
+            event.blob = blobs.get(c.old_oid)
+            event.lost = old.splitlines()
+            event.path = event.current = c.old
+        else:
+            from vaultkit.vault.gitstate import content_lines, first_change
+
+            new = _text(blobs.get(c.new_oid))
+            if c.old_oid not in blobs or c.new_oid not in blobs:
+                continue
+            if kind == "journal-rewrite":
+                if first_change(old, new) is None:
+                    continue  # an append (onto a last line without its newline, too)
+                lost = lost_lines(old, new)
+            else:
+                before, after = content_lines(old), content_lines(new)
+                if before == 0 or (after > 0 and before - after < ratio * before):
+                    continue
+                lost = _without(lost_lines(old, new), moved(index, c.new))
+                if after > 0 and len(_nonblank(lost)) < ratio * before:
+                    continue  # most of the cut went into another note
+                event.before = before
+            nonblank = _nonblank(lost)
+            if not nonblank:
+                continue
+            event.before = event.before or content_lines(old)
+            event.lost, event.lines, event.bytes = lost, len(nonblank), _bytes_of(lost)
+            event.current = c.new
+        event.current = _follow(event.current, index, renames)
+        events.append(event)
+
+    # a day's cut is reported once: not when one of its commits already is
+    single = {e.day for e in events if e.kind == "memory-shrink" and e.span == 1}
+    events = [e for e in events if not (e.span > 1 and e.day in single)]
+    events += _truncation_periods(commits, bootstrap_steps, first_oids, sizes, blobs,
+                                  max_chars)
+    memory_series, bootstrap_series = _size_series(commits, bootstrap_steps, first_oids, sizes,
+                                                   memory_md)
+    for event in events:
+        event.recovered = _is_recovered(repo, event)
+    events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
+    return History(events, len(commits), commits[-1].sha if commits else None,
+                   memory_series, bootstrap_series, layer_series, journal_days, max_chars,
+                   source)
+
+
+def _follow(path: str | None, index: int, renames: list[tuple[int, str, str]]) -> str | None:
+    """Where ``path`` went through the renames made after commit ``index``."""
+    for at, old, new in renames:
+        if at > index and old == path:
+            path = new
+    return path
+
+
+def _size_series(commits, steps, first_oids, sizes, memory_md):
+    """``(time, bytes)`` of MEMORY.md and of the whole bootstrap set after each change."""
+    current = {p: sizes.get(o, 0) for p, o in first_oids.items()}
+    memory, total = [], []
+    for index, path, oid in steps:
+        current[path] = sizes.get(oid, 0) if oid else 0
+        stamp = commits[index].timestamp
+        if path == memory_md:
+            memory.append((stamp, current[path]))
+        total.append((stamp, sum(current.values())))
+    return memory, total
+
+
+def _truncation_periods(commits, steps, first_oids, sizes, blobs, max_chars) -> list[Event]:
+    from vaultkit.lint.rules.bootstrap_truncation import runtime_length
+
+    def length(oid: str | None) -> int:
+        if not oid or sizes.get(oid, 0) <= max_chars:  # a UTF-16 unit needs a byte or more
+            return 0
+        return runtime_length(_text(blobs.get(oid)))
+
+    open_periods: dict[str, Event] = {}
+    out: list[Event] = []
+    now = int(dt.datetime.now(dt.timezone.utc).timestamp())
+    for path, oid in first_oids.items():  # over already when the window began
+        over = length(oid) - max_chars
+        if over > 0 and commits:
+            first = commits[0]
+            open_periods[path] = Event("bootstrap-truncated", first.sha, first.timestamp,
+                                       first.date, first.author, first.subject, path,
+                                       chars=over, limit=max_chars, current=path)
+    for index, path, oid in steps:
+        commit = commits[index]
+        over = length(oid) - max_chars
+        period = open_periods.get(path)
+        if over > 0:
+            if period is None:
+                open_periods[path] = Event("bootstrap-truncated", commit.sha, commit.timestamp,
+                                           commit.date, commit.author, commit.subject, path,
+                                           chars=over, limit=max_chars, current=path)
+            else:
+                period.chars = max(period.chars, over)
+        elif period is not None:
+            period.end_commit, period.end_date = commit.sha, commit.date
+            period.days = (commit.timestamp - period.timestamp) / 86400
+            out.append(open_periods.pop(path))
+    for period in open_periods.values():
+        period.days = (now - period.timestamp) / 86400
+        out.append(period)
+    return out
+
+
+# -- recovered since? ------------------------------------------------------------------------
+
+def file_on_disk(root: Path, vault_path: str) -> Path:
+    return (root.parent / vault_path[3:]) if vault_path.startswith("../") else root / vault_path
+
+
+def recovery_note(profile) -> str:
+    return profile.memory_prefix + RECOVERY_NOTE
+
+
+def beside(path: str, commit: str) -> str:
+    """Where a deleted note goes back when its path is taken: ``name.recovered-<sha7>.md``."""
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}.recovered-{commit[:7]}.{ext}" if dot else f"{path}.recovered-{commit[:7]}"
+
+
+def marker(event: Event) -> str:
+    return f"<!-- {MARKER} {event.commit} {event.path} -->"
+
+
+READ_LIMIT = 16 * 1024 * 1024  # a memory file larger than this is not read back
+
+
+def _read(path: Path) -> str | None:
+    """A file's text, or None when it is missing, unreadable or not a regular file."""
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        return read_regular(path, READ_LIMIT).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _holds(text: str | None, lines: list[str]) -> bool:
+    if text is None:
+        return False
+    have = Counter(text.replace("\r\n", "\n").split("\n"))
+    need = Counter(_nonblank(lines))
+    return all(have[line] >= k for line, k in need.items())
+
+
+def missing_lines(text: str | None, lost: list[str]) -> list[str]:
+    """The lost lines ``text`` does not hold (blank lines between them kept)."""
+    have = Counter((text or "").replace("\r\n", "\n").split("\n"))
+    out = []
+    for line in lost:
+        if not line.strip():
+            out.append(line)
+        elif have[line] > 0:
+            have[line] -= 1
+        else:
+            out.append(line)
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def _is_recovered(repo: _Repo, event: Event) -> bool:
+    if event.kind == "bootstrap-truncated":
+        return event.end_commit is not None
+    root = repo.root
+    if event.kind == "note-deleted":
+        for place in (event.path, beside(event.path, event.commit)):
+            if _holds(_read(file_on_disk(root, place)), event.lost):
+                return True
+        return False
+    texts = [_read(file_on_disk(root, event.current or event.path)),
+             _read(root / recovery_note(repo.profile))]
+    if any(t is not None and marker(event) in t for t in texts):
+        return True
+    return not _nonblank(missing_lines("\n".join(t for t in texts if t), event.lost))

@@ -1,0 +1,329 @@
+"""Append entries to the daily journal, the way ``printf >>`` does, only safer.
+
+One entry is one ``write(2)`` on a descriptor opened with ``O_APPEND``, made while
+holding an exclusive ``flock`` on the journal, so concurrent writers (heartbeat,
+cron, a person) never interleave or lose a line, and nothing already in the file is
+ever rewritten. The file is created with its ``# YYYY-MM-DD`` heading; a file whose
+last line lacks its newline gets one at the front of the same write. CRLF journals
+get CRLF entries.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fcntl
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultkit.core.errors import VaultkitError
+
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+DASH = "\u2014"  # the seeds' "### 14:30 — Title"
+
+
+@dataclass
+class LogResult:
+    path: str  # vault-relative
+    created: bool
+    line: int  # line of the entry's heading
+    heading: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "heading": self.heading,
+                "created": self.created, "warnings": self.warnings}
+
+
+def parse_when(settings, date: str | None, time: str | None) -> tuple[_dt.date, str]:
+    from vaultkit.memory.memset import vault_zone
+
+    now = _dt.datetime.now(vault_zone(settings))
+    day = now.date()
+    if date is not None:
+        try:
+            day = _dt.date.fromisoformat(date)
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+                raise ValueError
+        except ValueError:
+            raise VaultkitError(f"--date {date!r}: not a calendar date written "
+                                "YYYY-MM-DD") from None
+    hhmm = now.strftime("%H:%M")
+    if time is not None:
+        m = _TIME.match(time.strip())
+        if not m:
+            raise VaultkitError(f"--time {time!r}: not a time written HH:MM (00:00 to 23:59)")
+        hhmm = f"{int(m.group(1)):02d}:{m.group(2)}"
+    return day, hhmm
+
+
+def split_text(text: str, title: str | None) -> tuple[str, list[str]]:
+    """``(title, body lines)``: without ``--title`` the first non-blank line is the title."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if title is None:
+        if not lines:
+            raise VaultkitError("nothing to log: give a text, or --title, or pipe text with '-'")
+        title = lines.pop(0).strip().lstrip("#").strip()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    title = " ".join(title.split())
+    if not title:
+        raise VaultkitError("the entry needs a title (--title, or a first line of text)")
+    return title, [ln.rstrip() for ln in lines]
+
+
+def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n",
+                 level: int = 3) -> str:
+    """``\\n### HH:MM — Title\\n\\nbody\\n`` (the seeds' printf shape); ``level`` is
+    the heading level of the journal's own entries (``##`` in most real journals)."""
+    parts = ["", f"{'#' * level} {hhmm} {DASH} {title}"]
+    if body:
+        parts += [""] + body
+    return newline.join(parts) + newline
+
+
+def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
+    """What the entry rules would say about this entry (length, filler)."""
+    from vaultkit.vault.entries import entries, weight
+    from vaultkit.vault.parse import parse_note
+    from vaultkit.vault.phrases import matcher
+
+    budgets = settings.profile.budgets
+    text = "# day\n\n" + heading_line + "\n\n" + "\n".join(body) + "\n"
+    note = parse_note("memory/entry.md", text.encode("utf-8"))
+    level = len(heading_line) - len(heading_line.lstrip("#"))
+    found = [e for e in entries(note, level)]
+    out = []
+    if not found:
+        return out
+    entry = found[0]
+    if any(h.level <= level and h.line > entry.start for h in note.headings):
+        out.append(f"the text holds headings of level 1-{level}; they end this entry and "
+                   f"start another section (use '{'#' * (level + 1)}' or plain lines)")
+    n = entry.nonblank
+    if n > budgets.entry_max_lines:
+        out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"
+                   f"{budgets.entry_max_lines} lines (move detail to a topic note and link it)")
+    elif n < budgets.entry_min_lines and weight(entry.body) < budgets.entry_min_chars:
+        out.append(f"entry-too-short: {n} line{'s' * (n != 1)}; an entry of "
+                   f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
+                   "why and what next")
+    filler = matcher(settings.profile.phrases.filler)
+    from vaultkit.memory.distill import is_filler
+
+    if filler and is_filler(filler, entry):
+        out.append("filler-entry: nothing but filler; skip writing when there is nothing worth "
+                   "recording")
+    return out
+
+
+class SecretRefused(VaultkitError):
+    """The entry holds a credential: nothing was written (``log`` exits 1)."""
+
+    def __init__(self, finding):
+        from vaultkit.vault.secretscan import REFUSAL_ADVICE
+
+        self.finding = finding
+        super().__init__(f"refused: the entry holds a {finding.describe()}; {REFUSAL_ADVICE}; "
+                         "nothing written")
+
+
+def append_entry(root: Path, settings, *, text: str, title: str | None = None,
+                 date: str | None = None, time: str | None = None,
+                 allow_secret: bool = False) -> LogResult:
+    """Append one entry to ``memory/<date>.md``; returns where it went and any warnings.
+
+    Raises :class:`SecretRefused`, writing nothing, when the text or title holds a
+    credential (see :mod:`vaultkit.vault.secretscan`), unless ``allow_secret``.
+    """
+    day, hhmm = parse_when(settings, date, time)
+    for part in (text, title or ""):
+        if "\x00" in part:  # one NUL would make the whole day's journal unreadable
+            raise VaultkitError("the entry contains a NUL byte; nothing written")
+        try:
+            part.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that were not UTF-8 on standard input
+            raise VaultkitError("the entry is not valid UTF-8 text; nothing written") from None
+    limit = settings.profile.budgets.max_file_bytes
+    if len(text) + len(title or "") > limit:  # (characters: at most the bytes, so cheap)
+        raise VaultkitError(f"the entry is over the {limit:,}-byte limit of a journal "
+                            "(budgets.max_file_bytes); nothing written: shorten it, or put "
+                            "the detail in a note and link it")
+    if not allow_secret:
+        from vaultkit.vault.secretscan import first_secret
+
+        finding = first_secret(f"{title or ''}\n{text}")
+        if finding is not None:
+            raise SecretRefused(finding)
+    title, body = split_text(text, title)
+    rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
+    path = root / rel
+    from vaultkit.core.confine import make_folders, write_target
+
+    # the real journal: no symlink (out of the vault, to NOW.md, to .git/config), no folder
+    # symlinked out or into .git/
+    make_folders(root, path.parent)
+    path = write_target(root, rel)
+    level = _entry_level(path)
+    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
+    warnings = entry_warnings(settings, heading_line, body)
+    fd = _open_locked(path, rel)
+    try:
+        size = os.fstat(fd).st_size
+        created = size == 0
+        newline = "\n"
+        prefix = ""
+        lines_before = 0
+        if created:
+            prefix = f"# {day.isoformat()}\n"
+        else:
+            head = os.pread(fd, 4096, 0)
+            if b"\r\n" in head and head.count(b"\r\n") == head.count(b"\n"):
+                newline = "\r\n"
+            last = os.pread(fd, 1, size - 1)
+            if last != b"\n":
+                prefix = newline
+            lines_before = _count_lines(fd, size, rel)
+        data = (prefix + render_entry(hhmm, title, body, newline, level)).encode("utf-8")
+        if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
+            raise VaultkitError(
+                f"{rel}: the entry ({len(data):,} bytes) would take the journal "
+                f"({size:,} bytes) over the {limit:,}-byte limit (budgets.max_file_bytes); "
+                "nothing written: shorten it, or put the detail in a note and link it")
+        view = memoryview(data)
+        try:
+            while view:  # one write(2) for a regular file; the loop only guards a short write
+                written = os.write(fd, view)
+                view = view[written:]
+        except BaseException:  # still locked: take back a partial entry (disk full, signal)
+            os.ftruncate(fd, size)
+            if created:
+                os.unlink(path)
+            raise
+        fcntl.flock(fd, fcntl.LOCK_UN)  # the write is in; others may append while we sync
+        os.fsync(fd)
+    except OSError as exc:
+        raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
+    except VaultkitError:
+        if created:  # (an empty journal made for an entry that was refused)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        raise
+    finally:
+        os.close(fd)  # closing also releases the lock on every error path
+    # the entry opens with a blank line; a missing final newline only completes the last line
+    line = lines_before + (1 if created else 0) + 2
+    return LogResult(rel, created, line, heading_line, warnings)
+
+
+def _entry_level(path: Path) -> int:
+    """The heading level the journal's entries already use: ``##`` when the file carries
+    its entries at level 2 (most real journals), else the seeds' ``###``. An entry at
+    another level would be read as part of the entry above it."""
+    import stat
+
+    from vaultkit.vault.entries import detect_level
+    from vaultkit.vault.parse import parse_note
+
+    try:  # never blocks on a FIFO, never follows a symlink: _open_locked refuses those
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return 3
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 3
+        data = os.pread(fd, 1 << 20, 0)
+    except OSError:
+        return 3
+    finally:
+        os.close(fd)
+    level = detect_level(parse_note(str(path), data))
+    return 2 if level == 2 else 3
+
+
+def _open_locked(path: Path, rel: str) -> int:
+    """The journal opened for appending and exclusively locked.
+
+    Once the lock is held, the descriptor must still be the file at ``path``: ``archive``
+    moves a journal while holding the same lock, and a writer that opened it just before
+    would otherwise append to the moved (or removed) file. Then it opens the path again.
+    """
+    import errno
+    import stat
+    from vaultkit.core.bounded import not_regular
+
+    for _ in range(20):
+        try:  # a FIFO or device named like a journal is never opened, let alone written
+            why = not_regular(os.stat(path).st_mode)
+        except FileNotFoundError:
+            why = None
+        except OSError as exc:
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        if why:
+            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
+        try:
+            # O_NOFOLLOW: a symlink put there since the check is refused, not followed;
+            # O_NONBLOCK: a FIFO put there never blocks the open
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                         | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise VaultkitError(f"{rel}: is a symlink; vaultkit never writes through one, "
+                                    "nothing written") from None
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise VaultkitError(f"{rel}: is not a regular file; nothing written")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            now = os.stat(path)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                if not_regular(held.st_mode):  # swapped in since the check above
+                    os.close(fd)
+                    raise VaultkitError(f"{rel}: not a regular file; nothing written")
+                return fd
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            os.close(fd)
+            raise VaultkitError(f"{rel}: cannot lock: {exc.strerror or exc}") from None
+        os.close(fd)
+    raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")
+
+
+def _count_lines(fd: int, size: int, rel: str = "") -> int:
+    """Lines in the file (a last line without its newline counts).
+
+    Raises VaultkitError when the file is not UTF-8: appending UTF-8 to it would make a
+    file in two encodings that no reader decodes.
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    count = 0
+    offset = 0
+    last = b"\n"
+    try:
+        while offset < size:
+            chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+            if not chunk:
+                break
+            decoder.decode(chunk)
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+            offset += len(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise VaultkitError(f"{rel}: not valid UTF-8 (near byte {offset + exc.start + 1:,}); "
+                            "nothing appended: convert the file to UTF-8 first") from None
+    return count + (0 if last == b"\n" else 1)

@@ -1,0 +1,226 @@
+"""Bring back what the history says was lost, without rewriting history or new work.
+
+What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memory.history`):
+
+``journal-rewrite``
+    The lost lines are appended to the journal, where it is now (archived or not), under
+    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` carrying the comment
+    ``<!-- vaultkit-recovered <commit> <path> -->``. Only lines the journal does not hold
+    any more are appended, in their old order; entries written since stay untouched
+    above. The append is one ``O_APPEND`` write under the journal's lock, like
+    ``vaultkit log``, so it passes the append-only hook. A journal that no longer exists
+    gets its lines in the recovery note instead.
+``memory-shrink``, ``mass-deletion``
+    The lost lines go to the recovery note, ``memory/semantic/recovered.md``
+    (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
+    <commit> on <date>`` with the same marker: the curated file itself is not rewritten
+    (its budget may be why it was cut). Move what is still true back by hand.
+``note-deleted``
+    The note's last committed bytes are restored to its path when that is free, else
+    beside it as ``<name>.recovered-<sha7>.md``; written atomically.
+``bootstrap-truncated``
+    Nothing to bring back: the lines were in the file all along, the runtime cut them.
+
+Idempotent: an event already recovered (its lines are back, its marker is present, or
+its note is back) is skipped, so a second run writes nothing. Each write is atomic (one
+locked append that is taken back if it fails, or a temporary file renamed into place);
+events are recovered oldest first, so a run that stops half-way is finished by running
+it again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultkit.core.errors import VaultkitError
+from vaultkit.memory.history import (Event, beside, file_on_disk, marker, missing_lines,
+                              recovery_note)
+
+RECOVERY_NOTE_HEAD = (
+    "# Recovered memory\n\n"
+    "Lines `vaultkit recover` brought back from the git history, each block under the file "
+    "and commit that lost them. Move what is still true to where it belongs, then delete "
+    "the block.\n")
+
+
+@dataclass
+class Recovery:
+    event: Event
+    action: str  # "append", "restore", "skip"
+    path: str | None  # the vault path written (or that would be)
+    lines: int = 0  # non-blank lines brought back
+    reason: str = ""  # for "skip"
+
+    def to_dict(self) -> dict:
+        return {"id": self.event.id, "kind": self.event.kind, "commit": self.event.commit,
+                "action": self.action, "path": self.path, "lines": self.lines,
+                "reason": self.reason}
+
+
+def select(events: list[Event], wanted: str | None, everything: bool) -> list[Event]:
+    """The events an ``EVENT`` argument (an id or commit, or a unique prefix) or ``--all``
+    names, oldest first (so that later losses of one file append after earlier ones)."""
+    if everything:
+        chosen = list(events)
+    else:
+        key = (wanted or "").strip().lower()
+        if not re.fullmatch(r"[0-9a-f]{4,40}", key):
+            raise VaultkitError(f"{wanted!r}: give an event id from `vaultkit history` (or "
+                                "its first four characters or more), or --all")
+        chosen = [e for e in events if e.id.startswith(key)]
+        if not chosen:
+            chosen = [e for e in events if e.commit.startswith(key)]
+        if not chosen:
+            raise VaultkitError(f"{wanted}: no such loss event in the history (see "
+                                "`vaultkit history` for the ids)")
+        if len({e.id for e in chosen}) > 1 and any(e.id.startswith(key) for e in chosen):
+            ids = ", ".join(e.id for e in chosen)
+            raise VaultkitError(f"{wanted}: ambiguous, matches events {ids}")
+    return sorted(chosen, key=lambda e: e.timestamp)
+
+
+def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
+            now: dt.datetime | None = None) -> list[Recovery]:
+    """Recover ``events`` (see the module docs); with ``dry_run`` only say what would be done."""
+    from vaultkit.memory.memset import vault_zone
+
+    now = now or dt.datetime.now(vault_zone(settings))
+    profile = settings.profile
+    out = []
+    for event in events:
+        if event.kind == "bootstrap-truncated":
+            out.append(Recovery(event, "skip", event.path, reason=(
+                "nothing to bring back: the lines stayed in the file; the runtime cut them "
+                "while it was over the limit" + ("" if event.recovered else
+                                                  " (trim it: see `vaultkit check`)"))))
+            continue
+        if event.recovered:
+            out.append(Recovery(event, "skip", event.current or event.path,
+                                reason="already recovered"))
+            continue
+        if event.kind == "note-deleted":
+            out.append(_restore(root, event, dry_run))
+            continue
+        target = event.current if event.kind == "journal-rewrite" else None
+        if target is not None and not file_on_disk(root, target).is_file():
+            target = None  # the journal is gone since: its lines go to the recovery note
+        note = target or recovery_note(profile)
+        path = file_on_disk(root, note)
+        current = _read_text(path)
+        lines = missing_lines(current, event.lost)
+        count = sum(1 for line in lines if line.strip())
+        if count == 0:
+            out.append(Recovery(event, "skip", note, reason="already recovered"))
+            continue
+        if target is not None:
+            block = _journal_block(event, lines, now)
+        else:
+            block = _note_block(event, lines)
+        if not dry_run:
+            head = RECOVERY_NOTE_HEAD if target is None else ""
+            _append(root, note, block, head)
+        out.append(Recovery(event, "append", note, count))
+    return out
+
+
+def _journal_block(event: Event, lines: list[str], now: dt.datetime) -> str:
+    from vaultkit.memory.journal import DASH
+
+    n = sum(1 for line in lines if line.strip())
+    who = event.author.split(" <", 1)[0]
+    return "\n".join([
+        "", f"### {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on {now:%Y-%m-%d}",
+        marker(event),
+        f"- {n} line{'s' * (n != 1)} that commit {event.commit[:10]} ({event.day}, {who}: "
+        f"{event.subject!r}) removed from this journal, brought back by `vaultkit recover`.",
+        "- They follow below as they were written; later entries stay above as they are.",
+        "- Review them and move anything still open into today's journal.",
+        "", *lines]) + "\n"
+
+
+def _note_block(event: Event, lines: list[str]) -> str:
+    return "\n".join([
+        "", f"## From {event.path.removeprefix('../')}, cut by {event.commit[:10]} on "
+            f"{event.day}", marker(event),
+        f"Commit {event.commit[:10]} ({event.author.split(' <', 1)[0]}: {event.subject!r}) "
+        f"removed these lines from {event.path.removeprefix('../')}.",
+        "", *lines]) + "\n"
+
+
+def _read_text(path: Path) -> str | None:
+    from vaultkit.core.bounded import read_regular
+    from vaultkit.memory.history import READ_LIMIT
+
+    try:
+        return read_regular(path, READ_LIMIT).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise VaultkitError(f"{path}: cannot read: {exc.strerror or exc}; nothing "
+                            "written") from None
+
+
+def _confined(root: Path, rel: str) -> tuple[Path, str]:
+    """``(root, path)`` a write of the vault path ``rel`` is confined to: the vault, or
+    the workspace for a bootstrap file above a memory-only vault (``../MEMORY.md``)."""
+    if rel.startswith("../"):
+        return root.parent, rel[3:]
+    return root, rel
+
+
+def _append(root: Path, rel: str, block: str, head: str) -> None:
+    """Append ``block`` (creating the file with ``head``) in one locked O_APPEND write."""
+    from vaultkit.core.confine import make_folders, write_target
+    from vaultkit.memory.journal import _open_locked
+
+    base, inner = _confined(root, rel)
+    # no symlink (out of the vault, into .git/, onto another note), no FIFO or device
+    make_folders(base, (base / inner).parent)
+    path = write_target(base, inner)
+    fd = _open_locked(path, rel)
+    try:
+        size = os.fstat(fd).st_size
+        newline = "\n"
+        prefix = head
+        if size:
+            start = os.pread(fd, 4096, 0)
+            if b"\r\n" in start and start.count(b"\r\n") == start.count(b"\n"):
+                newline = "\r\n"
+            prefix = "" if os.pread(fd, 1, size - 1) == b"\n" else "\n"
+        data = (prefix + block).replace("\n", newline).encode("utf-8")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except BaseException:  # take back a partial block; the file is as it was
+            os.ftruncate(fd, size)
+            if size == 0:
+                os.unlink(path)
+            raise
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.fsync(fd)
+    except OSError as exc:
+        raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
+    from vaultkit.core.atomic import write_atomic
+
+    count = sum(1 for line in event.lost if line.strip())
+    for rel in (event.path, beside(event.path, event.commit)):
+        path = file_on_disk(root, rel)
+        if os.path.lexists(path):
+            continue
+        if not dry_run:
+            base, inner = _confined(root, rel)
+            write_atomic(base / inner, event.blob or b"", root=base)
+        return Recovery(event, "restore", rel, count)
+    return Recovery(event, "skip", event.path,
+                    reason=f"{event.path} and {beside(event.path, event.commit)} are both taken")

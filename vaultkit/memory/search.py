@@ -1,0 +1,601 @@
+"""Full-text search over the memory set, the runtime's ``memory_search`` without vectors.
+
+The index is SQLite FTS5 in ``.vaultkit/search.sqlite``. Before every search it is
+brought up to date: a file whose size or mtime changed (or whose text changed within
+the racy two-second window after it was indexed) is re-chunked, a new file is added,
+a deleted one removed, so a search never serves a stale note.
+
+Chunks follow the runtime: about 1,600 characters with 320 characters of overlap,
+split on line boundaries (a longer line is cut into pieces), with 1-based
+``startLine``/``endLine``. CJK text is indexed as character bigrams (see
+:mod:`vaultkit.memory.text`).
+
+Ranking fuses the seeds' retrieval levels into one list. Level 1 is what a person
+scans first: the note's title (file name, ``title``/``aliases``), headings, tags,
+path, and the line of ``INDEX.md`` that links to it. Levels 2–3 are the full text,
+ranked by FTS5's BM25. Each candidate chunk gets
+
+    score = 0.55 · text coverage + 0.25 · level-1 coverage + 0.20 · BM25 / best BM25
+
+where *coverage* is the share of the query's idf weight (BM25's idf per term) whose
+terms occur in the chunk, or in the note's level-1 text. Every part lies in 0..1, so
+the score does too, and it is absolute rather than relative to the other hits: a
+chunk holding every query term scores at least 0.55, one holding none of them at most
+0.45 (a level-1 match alone). The default ``--min-score 0.35`` (the runtime's) thus
+asks for roughly half the query's weight in the text, or a level-1 match with some
+text support. A CJK bigram that occurs nowhere in the vault (most are spans across
+two words of the question) does not count against coverage. ``INDEX.md`` itself is
+searchable, but its score is multiplied by 0.6: its lines already count as level-1 text
+of the notes they link to, so those notes rank above the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultkit.core.errors import VaultkitError
+from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
+
+DB_NAME = "search.sqlite"
+SCHEMA = 4  # bump whenever the tables or fts_text() change
+CHUNK_CHARS = 1600
+OVERLAP_CHARS = 320
+SNIPPET_CHARS = 700
+DEFAULT_MAX_RESULTS = 6
+DEFAULT_MIN_SCORE = 0.35
+_RACY_NS = 2_000_000_000
+_W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
+_CANDIDATES = 200
+INDEX_FACTOR = 0.6  # INDEX.md's lines already lift the notes they link to
+
+
+@dataclass
+class Hit:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    spans: list[tuple[int, int]]  # highlight spans within the snippet
+    # credentials the snippet holds: served as stored, marked so a runtime can redact them
+    credentials: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+               "score": round(self.score, 4), "snippet": self.snippet}
+        if self.credentials:
+            out["holdsCredential"] = True
+            out["credentials"] = self.credentials
+        return out
+
+
+# -- chunking --------------------------------------------------------------------
+
+def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
+               overlap: int = OVERLAP_CHARS) -> list[tuple[int, int, str]]:
+    """``(startLine, endLine, text)`` chunks of about ``max_chars`` on line boundaries."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    chunks: list[tuple[int, int, str]] = []
+    current: list[tuple[int, str]] = []
+    size = 0
+
+    def flush() -> None:
+        if current and any(seg.strip() for _, seg in current):
+            chunks.append((current[0][0], current[-1][0], "\n".join(s for _, s in current)))
+
+    for number, line in enumerate(lines, 1):
+        pieces = [line] if len(line) <= max_chars else [
+            line[i:i + max_chars] for i in range(0, len(line), max_chars)]
+        for piece in pieces:
+            need = len(piece) + 1
+            if current and size + need > max_chars:
+                flush()
+                kept: list[tuple[int, str]] = []
+                acc = 0
+                for item in reversed(current):
+                    if acc >= overlap:
+                        break
+                    kept.insert(0, item)
+                    acc += len(item[1]) + 1
+                while kept and acc + need > max_chars:
+                    acc -= len(kept.pop(0)[1]) + 1
+                current, size = kept, acc
+            current.append((number, piece))
+            size += need
+    flush()
+    return chunks
+
+
+# -- level-1 text ------------------------------------------------------------------
+
+def level1_text(note, index_lines: list[str]) -> str:
+    """Title, aliases, headings, tags, path and INDEX.md lines of one note, one per line."""
+    parts = [note.name, note.path]
+    fm = note.frontmatter if isinstance(note.frontmatter, dict) else {}
+    for key in ("title", "description"):
+        if isinstance(fm.get(key), str):
+            parts.append(fm[key])
+    aliases = fm.get("aliases")
+    if isinstance(aliases, list):
+        parts += [a for a in aliases if isinstance(a, str)]
+    parts += [h.text for h in note.headings]
+    parts += ["#" + t.name for t in note.tags]
+    parts += index_lines
+    return "\n".join(p for p in parts if p)
+
+
+def index_entries(vault, notes: dict) -> dict[str, list[str]]:
+    """``{target path: [INDEX.md lines that link to it]}``."""
+    index_path = vault.profile.expand(vault.profile.index.path)
+    index = notes.get(index_path)
+    if index is None or not index.links:
+        return {}
+    resolve = _resolver(vault, notes)
+    out: dict[str, list[str]] = {}
+    lines = index.lines
+    for link in index.links:
+        target = resolve(index, link)
+        if target and target != index_path and 0 < link.line <= len(lines):
+            line = lines[link.line - 1].strip()
+            out.setdefault(target, []).append(line)
+    return out
+
+
+def _resolver(vault, notes: dict):
+    """The vault's one resolver (vaultkit.vault.resolve), returning a target path or None."""
+    resolver = vault.resolver
+
+    def resolve(note, link):
+        if link.external:
+            return None
+        try:
+            return resolver.resolve(note, link).path
+        except Exception:  # a resolver problem must not break search
+            return None
+    return resolve
+
+
+# -- the index ----------------------------------------------------------------------
+
+class SearchIndex:
+    """The FTS5 index of one vault's memory set."""
+
+    def __init__(self, root: Path):
+        from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
+
+        from vaultkit.core.confine import write_target
+        from vaultkit.core.errors import VaultkitError
+
+        folder = root / CACHE_DIR
+        try:
+            ensure_cache_dir(folder)
+            self.path: Path | None = folder / DB_NAME
+            rel = f"{CACHE_DIR}/{DB_NAME}"
+            sidecars = [rel + s for s in ("", "-wal", "-shm", "-journal")]
+            for name in sidecars:  # SQLite opens these too: none may lead elsewhere
+                write_target(root, name, owned=sidecars)
+                if os.path.lexists(root / name) and not os.path.isfile(root / name):
+                    raise OSError(f"{name}: not a regular file")
+            if self.path.exists() and not os.access(self.path, os.W_OK):
+                self.path = None
+        except (OSError, VaultkitError):
+            self.path = None  # a read-only vault: index in memory for this one search
+        self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        if self.path is None:
+            db = sqlite3.connect(":memory:", isolation_level=None)
+            self._create(db)
+            return db
+        for attempt in (1, 2):
+            db = None
+            try:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                    self._create(db)
+                return db
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if "fts5" in text or "no such module" in text:
+                    raise VaultkitError(f"this Python's SQLite ({sqlite3.sqlite_version}) lacks "
+                                        "FTS5, which search needs") from None
+                if attempt == 2 or "locked" in text or "busy" in text:
+                    raise VaultkitError(f"{self.path}: {exc}") from None
+            except sqlite3.DatabaseError:
+                if attempt == 2:
+                    raise VaultkitError(f"{self.path}: the search index is damaged and could "
+                                        "not be rebuilt; delete it") from None
+            if db is not None:
+                db.close()
+            # damaged or unreadable: start again from nothing (it is only a cache)
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(str(self.path) + suffix)
+                except OSError:
+                    pass
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _create(db: sqlite3.Connection) -> None:
+        """(Re)create the tables, unless another process did while this one waited."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA:
+                db.execute("COMMIT")
+                return
+            for table in ("files", "chunks", "chunk_fts", "meta_fts", "state"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            # what the index was last brought up to date with (see search_scan)
+            db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT)")
+            db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
+            db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
+                       "start_line INTEGER, end_line INTEGER, text TEXT)")
+            db.execute("CREATE INDEX chunks_file ON chunks(file)")
+            db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
+                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+            db.execute("CREATE VIRTUAL TABLE meta_fts USING fts5(body, "
+                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+            db.execute(f"PRAGMA user_version={SCHEMA}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- keeping it current --------------------------------------------------------
+
+    def synced_with(self) -> tuple[str, int]:
+        """The vault state the index was last synced with, and when (ns)."""
+        row = self.db.execute("SELECT value FROM state WHERE key='vault'").fetchone()
+        if not row:
+            return "", 0
+        key, _, when = row[0].rpartition("|")
+        return key, int(when) if when.isdigit() else 0
+
+    def mark_synced(self, key: str, when: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
+                        (f"{key}|{when}",))
+
+    def sync(self, vault, notes: dict, state: tuple[str, int] | None = None) -> dict[str, int]:
+        """Bring the index up to date with ``{path: Note}``; returns counts of what changed.
+
+        ``state`` (key, listing time) is recorded in the same transaction, so the index can
+        never be marked with a state newer than its content.
+        """
+        from vaultkit.memory.text import fts_text
+
+        db = self.db
+        now = time.time_ns()
+        stats = {"added": 0, "updated": 0, "removed": 0}
+        index_map = index_entries(vault, notes)
+        progress = None
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            known = {row[1]: row for row in db.execute(
+                "SELECT id, path, size, mtime_ns, hash, indexed_ns, meta FROM files")}
+            for path, row in known.items():
+                note = notes.get(path)
+                if note is None or note.error:
+                    self._drop(row[0])
+                    stats["removed"] += 1
+            from vaultkit.core.progress import Progress
+
+            progress = Progress("indexing notes", len(notes)).__enter__()
+            for path, note in notes.items():
+                progress.advance()
+                if note.error:
+                    continue
+                row = known.get(path)
+                meta = level1_text(note, index_map.get(path, []))
+                if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
+                    if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
+                        if row[6] != meta:
+                            db.execute("UPDATE files SET meta=? WHERE id=?", (meta, row[0]))
+                            db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
+                            db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
+                                       (row[0], fts_text(meta)))
+                        continue
+                if row is not None:
+                    self._drop(row[0])
+                    stats["updated"] += 1
+                else:
+                    stats["added"] += 1
+                cur = db.execute(
+                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (path, note.size, note.mtime_ns, _digest(note.text), now, meta))
+                fid = cur.lastrowid
+                db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
+                for start, end, text in chunk_text(note.text):
+                    cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text) "
+                                     "VALUES (?, ?, ?, ?)", (fid, start, end, text)).lastrowid
+                    db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
+                               (cid, fts_text(text)))
+            progress.__exit__(None, None, None)
+            if state is not None:
+                self.mark_synced(*state)
+            db.execute("COMMIT")
+        except BaseException:
+            if progress is not None:
+                progress.__exit__(None, None, None)  # erase the line before the error
+            db.execute("ROLLBACK")
+            raise
+        return stats
+
+    def _drop(self, fid: int) -> None:
+        db = self.db
+        # chunk_fts is contentless (the text lives once, in chunks): a row is removed by
+        # giving FTS5 the exact tokens it was indexed with.
+        rows = db.execute("SELECT id, text FROM chunks WHERE file=?", (fid,)).fetchall()
+        db.executemany("INSERT INTO chunk_fts(chunk_fts, rowid, body) VALUES ('delete', ?, ?)",
+                       [(cid, fts_text(text)) for cid, text in rows])
+        db.execute("DELETE FROM chunks WHERE file=?", (fid,))
+        db.execute("DELETE FROM meta_fts WHERE rowid=?", (fid,))
+        db.execute("DELETE FROM files WHERE id=?", (fid,))
+
+    # -- querying -----------------------------------------------------------------------
+
+    def search(self, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
+               min_score: float = DEFAULT_MIN_SCORE, allow=None,
+               demote: frozenset[str] = frozenset()) -> list[Hit]:
+        terms = bounded_terms(query)
+        if not terms:
+            return []
+        self.db.execute("BEGIN")  # one snapshot, whatever other processes commit meanwhile
+        try:
+            return self._search(terms, max_results, min_score, allow, demote)
+        finally:
+            self.db.execute("COMMIT")
+
+    def _search(self, terms, max_results, min_score, allow, demote) -> list[Hit]:
+        db = self.db
+        total = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if not total:
+            return []
+        for t in terms:
+            t.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
+                              (t.fts,)).fetchone()[0]
+        set_idf(terms, total)
+        # A CJK bigram found nowhere is most likely a span across two words of the question.
+        weighted = [t for t in terms if t.df or not t.cjk]
+        if not weighted:
+            return []
+        weight = sum(t.idf for t in weighted)
+        match = " OR ".join(t.fts for t in weighted)
+        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
+
+        bm25: dict[int, float] = {}
+        for rowid, rank in db.execute(
+                "SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
+                "ORDER BY bm25(chunk_fts) LIMIT ?", (match, limit)):
+            bm25[rowid] = -rank
+        meta_files = [r[0] for r in db.execute(
+            "SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? ORDER BY bm25(meta_fts) LIMIT ?",
+            (match, limit))]
+
+        rows: dict[int, tuple] = {}
+        if bm25:
+            marks = ",".join("?" * len(bm25))
+            for row in db.execute(
+                    f"SELECT c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id "
+                    f"FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN ({marks})",
+                    list(bm25)):
+                rows[row[0]] = row
+        have_file = {row[6] for row in rows.values()}
+        for fid in meta_files:
+            if fid in have_file:
+                continue
+            row = db.execute(
+                "SELECT c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id "
+                "FROM chunks c JOIN files f ON f.id = c.file WHERE f.id = ? "
+                "ORDER BY c.start_line LIMIT 1", (fid,)).fetchone()
+            if row is not None:
+                rows[row[0]] = row
+
+        best = max(bm25.values(), default=0.0) or 1.0
+        scored = []
+        for cid, (_, path, start, end, text, meta, _fid) in rows.items():
+            if allow is not None and not allow(path):
+                continue
+            cov = sum(t.idf for t in weighted if t.pattern.search(text)) / weight
+            meta_cov = sum(t.idf for t in weighted if t.pattern.search(meta)) / weight
+            rel = max(0.0, bm25.get(cid, 0.0)) / best
+            score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * rel
+            if path in demote:
+                score *= INDEX_FACTOR
+            score = min(1.0, max(0.0, score))
+            if score >= min_score:
+                scored.append((score, path, start, end, text))
+        scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+
+        hits: list[Hit] = []
+        taken: dict[str, list[tuple[int, int]]] = {}
+        for score, path, start, end, text in scored:
+            if any(start <= e and s <= end for s, e in taken.get(path, [])):
+                continue  # overlaps a better chunk of the same note
+            taken.setdefault(path, []).append((start, end))
+            snippet, spans = make_snippet(text, terms)
+            from vaultkit.vault.secretscan import credentials_in
+
+            hits.append(Hit(path, start, end, score, snippet, spans,
+                            credentials_in(snippet, start, text)))
+            if len(hits) >= max_results:
+                break
+        return hits
+
+    def close(self) -> None:
+        self.db.close()
+
+
+# A query is a question, not a document: every term costs one FTS lookup and one pattern
+# run over every candidate chunk (a 1 MB query of 60,000 words once took 46 s and 220 MB).
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_TERMS = 32
+
+
+def bounded_terms(query: str) -> list[Term]:
+    """The terms searched for: those of the first MAX_QUERY_CHARS characters, at most
+    MAX_QUERY_TERMS of them, in query order."""
+    return query_terms(query[:MAX_QUERY_CHARS])[:MAX_QUERY_TERMS]
+
+
+def query_cut(query: str) -> str | None:
+    """What :func:`bounded_terms` leaves out of ``query``, said in one line, or None."""
+    parts = []
+    if len(query) > MAX_QUERY_CHARS:
+        parts.append(f"its first {MAX_QUERY_CHARS:,} of {len(query):,} characters")
+    terms = query_terms(query[:MAX_QUERY_CHARS])
+    if len(terms) > MAX_QUERY_TERMS:
+        parts.append(f"its first {MAX_QUERY_TERMS} of {len(terms):,} distinct terms")
+    if not parts:
+        return None
+    return f"the query is long: searching {' and '.join(parts)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# -- snippets ----------------------------------------------------------------------
+
+def make_snippet(text: str, terms: list[Term],
+                 limit: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
+    """At most ``limit`` characters of the chunk, cut on a word boundary, around the matches."""
+    text = text.replace("\r\n", "\n")
+    spans = match_spans(text, terms)
+    start = 0
+    if len(text) > limit and spans:
+        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        best = (-1, 0)
+        for s in starts:
+            if s > len(text) - 1:
+                break
+            keys = {text[a:b].lower() for a, b in spans if s <= a and b <= s + limit}
+            if len(keys) > best[0]:
+                best = (len(keys), s)
+        start = best[1]
+    piece = text[start:]
+    if len(piece) > limit:
+        cut = _word_cut(piece, limit)
+        piece = piece[:cut]
+    piece = piece.rstrip()
+    local = [(max(a - start, 0), min(b - start, len(piece))) for a, b in spans
+             if a - start < len(piece) and b - start > 0]
+    return piece, local
+
+
+def _word_cut(text: str, limit: int) -> int:
+    """The largest cut ≤ limit that does not split a Latin word."""
+    import re
+
+    from vaultkit.memory.text import WORDISH
+
+    word = re.compile(f"[{WORDISH}]")
+    cut = limit
+    floor = max(1, limit - 120)
+    while cut > floor:
+        if not (word.match(text[cut - 1]) and word.match(text[cut])):
+            return cut
+        cut -= 1
+    return limit
+
+
+def highlight(snippet: str, spans: list[tuple[int, int]], colour: bool) -> str:
+    if not spans:
+        return snippet
+    on, off = ("\x1b[1;33m", "\x1b[0m") if colour else ("**", "**")
+    out = []
+    pos = 0
+    for a, b in spans:
+        out.append(snippet[pos:a])
+        out.append(on + snippet[a:b] + off)
+        pos = b
+    out.append(snippet[pos:])
+    return "".join(out)
+
+
+# -- the whole operation -----------------------------------------------------------
+
+def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
+                 min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
+                 layer: str | None = None) -> list[Hit]:
+    """Update the index from the loaded vault, then search it."""
+    from vaultkit.memory.memset import memory_notes
+
+    index = SearchIndex(vault.root)
+    try:
+        index.sync(vault, memory_notes(vault))
+        return _query(index, vault.profile, query, max_results, min_score, type_name, layer)
+    finally:
+        index.close()
+
+
+def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
+                min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
+                layer: str | None = None, use_cache: bool = True,
+                index: "SearchIndex | None" = None, load=None) -> list[Hit]:
+    """Search, reading the vault only when a file changed since the index was last synced.
+
+    ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size and mtime; when
+    that listing and the configuration are what the index was synced with, and no file
+    is young enough to have changed within the same clock tick, the notes are not read
+    at all. Otherwise the vault is loaded and the index brought up to date first, so a
+    deleted or edited note is never served stale.
+
+    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open and a
+    ``load(scan) -> Vault`` that reuses the notes it already parsed.
+    """
+    from vaultkit.memory.memset import memory_notes
+
+    key = f"{scan.settings.fingerprint}:{scan.digest}"
+    owned = index is None
+    if owned:
+        index = SearchIndex(scan.root)
+    try:
+        synced, when = index.synced_with()
+        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS:
+            if load is None:
+                from vaultkit.vault.loader import load_vault
+
+                vault = load_vault(scan=scan, use_cache=use_cache)
+            else:
+                vault = load(scan)
+            index.sync(vault, memory_notes(vault), (key, scan.started_ns))
+        return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
+                      layer)
+    finally:
+        if owned:
+            index.close()
+
+
+def _query(index: "SearchIndex", profile, query: str, max_results: int, min_score: float,
+           type_name: str | None, layer: str | None) -> list[Hit]:
+    allow = None
+    if type_name or layer:
+        def allow(path: str) -> bool:
+            if type_name and profile.type_of(path) != type_name:
+                return False
+            if layer:
+                got = "bootstrap" if path.startswith("../") else profile.layer_of(path)
+                if got is None and path == "MEMORY.md":
+                    got = "bootstrap"
+                if got != layer:
+                    return False
+            return True
+    demote = frozenset({profile.expand(profile.index.path)})
+    return index.search(query, max_results=max_results, min_score=min_score, allow=allow,
+                        demote=demote)
+
+
+def index_path(root: Path) -> Path:
+    from vaultkit.vault.cachefile import CACHE_DIR
+
+    return root / CACHE_DIR / DB_NAME

@@ -1,0 +1,246 @@
+"""Entries: the units journals and lesson files are made of.
+
+An *entry* is a section headed at one level: the heading line and every line under it
+up to the next heading of the same or a higher level. Deeper headings belong to the
+entry (``###`` only ever subdivides an ``##`` entry). Headings come from the parser, so
+a ``###`` inside fenced code is never an entry.
+
+    >>> for e in entries(note, 3):
+    ...     e.heading.text, e.start, e.end, e.nonblank
+
+``body`` holds the entry's lines after the heading line (a setext underline is
+skipped); ``nonblank`` counts the body lines that hold something other than
+whitespace or a one-line comment (``<!-- ... -->``, ``%% ... %%``), so a
+suppression comment does not make an entry longer. ``text`` is the body joined
+with ``\\n``.
+
+Journals are written many ways, so their entries are found per file
+(:func:`journal_entries`, for an ``entry_level`` of ``auto``): the entry level is the
+shallowest heading level below the title that is not a bare day heading
+(``## 2026-04-27``); a section that is a day, or that holds a bullet log with times
+(``- 14:30 did X``), is a *log* whose bullet items are its entries, and bullets outside
+every entry (a journal of bullets only) form a log too. Logs are judged as a whole:
+their items are not measured line by line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vaultkit.vault.model import Heading, Note
+from vaultkit.vault.timeforms import BULLET, is_day_heading, is_timed_item
+
+_COMMENT_LINE = re.compile(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_NOT_TEXT = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*_`~#>|]+")
+
+HEADING, LOG = "heading", "log"
+
+
+@dataclass(slots=True)
+class Entry:
+    heading: Heading | None  # None for a log of bullets outside every entry
+    start: int  # line of the heading, or of the first item (1-based)
+    end: int  # last line of the entry, inclusive (trailing blank lines excluded)
+    body_start: int  # line of body[0]
+    body: list[str]  # the lines after the heading, without line endings
+    nonblank: int  # body lines with content (comments-only lines do not count)
+    kind: str = HEADING  # HEADING: an entry; LOG: a bullet log whose items are the entries
+    items: list["Item"] = field(default_factory=list)  # a log's bullet items
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.body)
+
+    @property
+    def label(self) -> str:
+        """What a message calls the entry: its heading, or its first item."""
+        if self.heading is not None:
+            return self.heading.text
+        first = self.items[0].lines[0].strip() if self.items and self.items[0].lines else ""
+        return first[:60]
+
+    def lines(self):
+        """``(line number, text)`` for every body line."""
+        return enumerate(self.body, self.body_start)
+
+
+@dataclass(slots=True)
+class Item:
+    """One bullet of a log: the bullet line and its continuation lines and sub-bullets."""
+
+    start: int
+    lines: list[str]
+    nonblank: int
+
+
+def is_content(line: str) -> bool:
+    """True for a line holding something besides whitespace and a one-line comment."""
+    return bool(line.strip()) and not _COMMENT_LINE.match(line)
+
+
+def weight(lines) -> int:
+    """How much an entry says: characters of text, with list markers and emphasis left
+    out, runs of spaces counted once, and a CJK character counted as three (it carries
+    about a word)."""
+    total = 0
+    for line in lines:
+        if not is_content(line):
+            continue
+        text = " ".join(_NOT_TEXT.sub("", line).split())
+        total += len(text) + 2 * len(_CJK.findall(text))
+    return total
+
+
+def entries(note: Note, level: int) -> list[Entry]:
+    """The entries of ``note`` headed at ``level``, in file order."""
+    out: list[Entry] = []
+    lines = note.lines
+    for section in note.sections(level):
+        head = section.heading
+        first = section.start + 1
+        raw = lines[head.line - 1] if head.line - 1 < len(lines) else ""
+        if not raw.lstrip().startswith("#") and first <= section.end \
+                and _SETEXT.match(lines[first - 1]):
+            first += 1  # setext heading: its underline is part of the heading
+        end = section.end
+        while end >= first and not lines[end - 1].strip():
+            end -= 1
+        body = lines[first - 1:end] if end >= first else []
+        nonblank = sum(1 for s in body if is_content(s))
+        out.append(Entry(head, section.start, max(end, section.start), first, body, nonblank))
+    return out
+
+
+def detect_level(note: Note) -> int | None:
+    """The heading level that carries a journal's entries: the shallowest level among the
+    headings below the title (a lone ``#`` heading) that are not bare day headings; the day
+    headings' own level when there is nothing else; None when there are no such headings."""
+    heads = note.headings
+    h1 = [h for h in heads if h.level == 1]
+    if len(h1) == 1:
+        heads = [h for h in heads if h is not h1[0]]
+    if not heads:
+        return None
+    events = [h.level for h in heads if not is_day_heading(h.text)]
+    return min(events) if events else min(h.level for h in heads)
+
+
+def _items(lines: list[str], first: int, last: int, code) -> list[Item]:
+    """Top-level bullet items on lines ``first``..``last`` (1-based, inclusive)."""
+    out: list[Item] = []
+    current: Item | None = None
+    blank = False
+    base = None  # indentation of the log's own bullets; deeper ones are sub-items
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if code(number):
+            if current is not None:
+                current.lines.append(line)
+                current.nonblank += 1
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if BULLET.match(line) and (base is None or indent <= base or current is None):
+            base = indent if base is None else base
+            current = Item(number, [line], 1)
+            out.append(current)
+            blank = False
+        elif not line.strip():
+            blank = True
+        elif current is not None and (line[:1] in " \t" or not blank) \
+                and not line.lstrip().startswith("#"):
+            current.lines.append(line)  # continuation: indented, or lazy right after it
+            current.nonblank += is_content(line)
+        else:
+            current = None
+    return out
+
+
+def _log(note: Note, head: Heading | None, first: int, last: int,
+         require_timed: int) -> Entry | None:
+    """A log over lines ``first``..``last`` when it holds bullet items (at least
+    ``require_timed`` of them starting with a time)."""
+    lines = note.lines
+    last = min(last, len(lines))
+    while last >= first and not lines[last - 1].strip():
+        last -= 1
+    if last < first:
+        return None
+    items = _items(lines, first, last, note.in_code)
+    if not items or sum(1 for i in items if is_timed_item(i.lines[0])) < require_timed:
+        return None
+    body = lines[first - 1:last]
+    start = head.line if head is not None else items[0].start
+    return Entry(head, start, last, first, body, sum(1 for s in body if is_content(s)),
+                 LOG, items)
+
+
+def journal_entries(note: Note) -> list[Entry]:
+    """A journal's entries and logs, found from the file itself (see the module doc)."""
+    level = detect_level(note)
+    heads = note.headings
+    title = [h for h in heads if h.level == 1]
+    start = title[0].line + 1 if len(title) == 1 and level != 1 else note.body_start
+    out: list[Entry] = []
+    covered: list[tuple[int, int]] = []
+    if level is not None:
+        for e in entries(note, level):
+            covered.append((e.start, e.end))
+            if is_day_heading(e.heading.text):
+                log = _log(note, e.heading, e.body_start, e.end, 0)
+                if log is not None:
+                    out.append(log)
+                continue  # a bare day with prose, or nothing: no event to measure
+            log = _log(note, e.heading, e.body_start, e.end, 2)
+            out.append(log if log is not None else e)
+    # bullets outside every entry: under a day heading above the entries, or a file of
+    # bullets only
+    gaps, pos = [], start
+    for s, e in sorted(covered):
+        if s > pos:
+            gaps.append((pos, s - 1))
+        pos = max(pos, e + 1)
+    if pos <= note.line_count:
+        gaps.append((pos, note.line_count))
+    for s, e in gaps:
+        inner = [h for h in heads if s <= h.line <= e]
+        head = inner[-1] if inner and is_day_heading(inner[-1].text) else None
+        first = (head.line + 1) if head is not None else s
+        log = _log(note, head, first, e, 0)
+        if log is not None:
+            out.append(log)
+    out.sort(key=lambda e: e.start)
+    return out
+
+
+def note_entries(vault, note: Note) -> list[Entry]:
+    """The entries the entry rules judge in ``note``: per file for an ``auto`` entry level
+    (journals), else the headings at the configured level; none for other notes. Sections
+    the runtime writes (the profile's ``runtime_section`` phrases) are left out."""
+    level = entry_level(vault, note)
+    if level == "auto":
+        found = journal_entries(note)
+    else:
+        found = entries(note, level) if level else []
+    if found and vault.profile.phrases.runtime_section:
+        from vaultkit.vault.phrases import matcher
+
+        runtime = matcher(vault.profile.phrases.runtime_section)
+        found = [e for e in found if e.heading is None or not runtime.only(e.heading.text)]
+    return found
+
+
+def entry_level(vault, note: Note) -> int | str | None:
+    """The entry heading level for ``note``: its type's ``entry_level``, else its layer's
+    (a number, or ``auto``)."""
+    profile = vault.profile
+    type_name = vault.type_of(note)
+    if type_name and type_name in profile.types:
+        level = profile.types[type_name].entry_level
+        if level:
+            return level
+    layer_name = vault.layer_of(note)
+    layer = profile.layer(layer_name) if layer_name else None
+    return layer.entry_level if layer else None

@@ -1,0 +1,438 @@
+"""What git knows about the vault: HEAD, the index and the working tree (``ctx.git``).
+
+The git rules (``journal-append-only``, ``mass-deletion``, ``memory-churn``) compare
+the new content of each memory file with its committed version. The new content is
+the staged one (``check --staged``, and always in hook mode, where the commit being
+made is what matters) or the working tree's.
+
+Everything goes through the ``git`` command, in few processes, because the hook runs
+on every commit of vaults with ten thousand notes:
+
+1. ``git rev-parse``: the repository, where the vault sits in it, whether HEAD exists;
+2. ``git diff --raw -M`` of HEAD against the index (or the working tree): which files
+   changed, were deleted or renamed, with the blob ids of both sides;
+3. ``git cat-file --batch``: the blobs of the files the rules look at, in one go;
+4. ``git log`` (``memory-churn`` only): the recent commits that touched MEMORY.md.
+
+Paths are kept in two forms: repository paths (relative to the repository root, what
+git prints) and vault paths (relative to the vault root, what diagnostics show). The
+vault may be a subfolder of the repository, and in the memory-only layout the
+bootstrap files one level up are vault paths ``../NAME.md``, inside the repository
+only when the repository is the whole workspace. The other way round, a workspace vault
+whose memory folder is its own repository (the seeds' ``cd memory && git commit``) is
+found too: its repository paths are vault paths under ``memory/``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vaultkit.vault.loader import Vault
+
+NULL_OID = "0" * 40
+GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
+
+# Vault roots whose "git rules skipped" line was already printed in this process.
+_ANNOUNCED: set[str] = set()
+# `check -q` prints findings only: the command sets QUIET[0] for its run
+QUIET = [False]
+
+
+@dataclass(slots=True)
+class Change:
+    """One entry of the diff against HEAD, in vault paths (None: outside the vault)."""
+
+    status: str  # M A D R C T U (the letter only)
+    old: str | None  # vault path in HEAD (None for A)
+    new: str | None  # vault path in the new version (None for D)
+    old_repo: str | None  # the same, relative to the repository root
+    new_repo: str | None
+    old_oid: str
+    new_oid: str  # NULL_OID when git did not hash it (working-tree side)
+
+
+class GitState:
+    """The git side of one run. Build it once per run (``Context.git`` does)."""
+
+    def __init__(self, vault: "Vault", staged: bool = False):
+        self.vault = vault
+        self.staged = staged
+        self.root = Path(vault.root)
+        self.reason: str | None = None  # why git is unavailable
+        self.toplevel: Path | None = None
+        self.prefix = ""  # the vault root relative to the repository root, with '/'
+        # the repository root relative to the vault root, when the repository is the
+        # vault's memory folder (the seeds' `cd memory && git commit`, seen from the workspace)
+        self.down = ""
+        self.head: str | None = None
+        self._probe()
+
+    # -- running git -------------------------------------------------------------
+
+    def _run(self, args: list[str], *, cwd: Path | None = None,
+             stdin: bytes | None = None) -> subprocess.CompletedProcess:
+        from vaultkit.core.gitenv import run_git
+
+        # (run_git keeps GIT_INDEX_FILE: a hook sees the index being committed; it never
+        # takes index.lock, which the commit holds)
+        return run_git(args, cwd=cwd or self.toplevel or self.root, input=stdin)
+
+    def _probe(self) -> None:
+        self._probe_at(self.root)
+        memory = self.vault.profile.memory_prefix
+        if self.reason is not None and memory and (self.root / memory / ".git").exists():
+            reason = self.reason
+            self.reason = None
+            self._probe_at(self.root / memory)
+            if self.reason is None and self.prefix == "":
+                self.down = memory
+            else:
+                self.reason, self.toplevel, self.prefix, self.head = reason, None, "", None
+
+    def _probe_at(self, folder: Path) -> None:
+        try:
+            proc = self._run(["rev-parse", "--show-toplevel", "--show-prefix",
+                              "--verify", "-q", "HEAD^{commit}"], cwd=folder)
+        except FileNotFoundError:
+            self.reason = "git is not installed"
+            return
+        except OSError as exc:
+            self.reason = f"git could not be run ({exc.strerror or exc})"
+            return
+        lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if proc.returncode not in (0, 1) or len(lines) < 2:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = err[0].removeprefix("fatal: ") if err else "git rev-parse failed"
+            if "not a git repository" in detail:
+                self.reason = f"{self.root} is not in a git repository"
+            else:
+                self.reason = f"git: {detail}"
+            return
+        self.toplevel = Path(lines[0])
+        self.prefix = lines[1]
+        if self.prefix and not self.prefix.endswith("/"):
+            self.prefix += "/"
+        if proc.returncode == 0 and len(lines) >= 3:
+            self.head = lines[2].strip()
+
+    @property
+    def available(self) -> bool:
+        """True when the vault is inside a git work tree and git runs."""
+        return self.reason is None
+
+    @property
+    def has_head(self) -> bool:
+        """False before the first commit: nothing is committed to compare with."""
+        return self.head is not None
+
+    def notice(self) -> None:  # (not with `check -q`: see QUIET)
+        """Say once per run (per vault, per process) that the git rules were skipped."""
+        if self.reason is None or QUIET[0]:
+            return
+        key = str(self.root)
+        if key in _ANNOUNCED:
+            return
+        _ANNOUNCED.add(key)
+        print(f"vaultkit: info: git rules ({', '.join(GIT_RULES)}) skipped: {self.reason}",
+              file=sys.stderr)
+
+    # -- paths -------------------------------------------------------------------
+
+    @cached_property
+    def _external(self) -> dict[str, str]:
+        """Repository path -> vault path of bootstrap files above a memory-only vault root."""
+        profile = self.vault.profile
+        if profile.memory_prefix or self.toplevel is None or not self.prefix:
+            return {}
+        parent = self.prefix.rstrip("/").rpartition("/")[0]
+        base = parent + "/" if parent else ""
+        return {base + name: "../" + name for name in profile.bootstrap_files}
+
+    def vault_path(self, repo_path: str) -> str | None:
+        """The vault path of a repository path, or None when it is outside the vault."""
+        if self.down:
+            return self.down + repo_path
+        if repo_path.startswith(self.prefix):
+            return repo_path[len(self.prefix):]
+        return self._external.get(repo_path)
+
+    def repo_path(self, vault_path: str) -> str | None:
+        """The repository path of a vault path, or None when git cannot see it."""
+        if not self.available:
+            return None
+        if self.down:
+            return vault_path[len(self.down):] if vault_path.startswith(self.down) else None
+        if vault_path.startswith("../"):
+            for repo, vp in self._external.items():
+                if vp == vault_path:
+                    return repo
+            return None
+        return self.prefix + vault_path
+
+    def _pathspecs(self) -> list[str]:
+        if not self.prefix:
+            return []
+        return [":(top,literal)" + p for p in [self.prefix, *self._external]]
+
+    # -- the diff against HEAD ------------------------------------------------------
+
+    @cached_property
+    def changes(self) -> list[Change]:
+        """Files that differ from HEAD (staged or working tree), renames detected."""
+        if not self.available or not self.has_head:
+            return []
+        args = ["diff", "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--no-ext-diff",
+                "--no-textconv", "--ignore-submodules"]
+        if self.staged:
+            args.append("--cached")
+        args += ["HEAD", "--", *self._pathspecs()]
+        proc = self._run(args)
+        if proc.returncode != 0:
+            self.reason = "git diff failed: " + proc.stderr.decode("utf-8", "replace").strip()
+            return []
+        return self._parse_raw(proc.stdout)
+
+    def _parse_raw(self, out: bytes) -> list[Change]:
+        fields = out.split(b"\0")
+        changes: list[Change] = []
+        i = 0
+        while i < len(fields):
+            meta = fields[i]
+            if not meta.startswith(b":"):
+                i += 1
+                continue
+            parts = meta[1:].decode("ascii", "replace").split()
+            if len(parts) < 5:
+                i += 1
+                continue
+            old_oid, new_oid, status = parts[2], parts[3], parts[4][:1]
+            if status in ("R", "C"):
+                if i + 2 >= len(fields):
+                    break
+                old_repo = os.fsdecode(fields[i + 1])
+                new_repo = os.fsdecode(fields[i + 2])
+                i += 3
+            else:
+                if i + 1 >= len(fields):
+                    break
+                old_repo = new_repo = os.fsdecode(fields[i + 1])
+                i += 2
+            if status == "A":
+                old_repo = None
+            elif status == "D":
+                new_repo = None
+            old = self.vault_path(old_repo) if old_repo is not None else None
+            new = self.vault_path(new_repo) if new_repo is not None else None
+            if old is None and new is None:
+                continue
+            changes.append(Change(status, old, new, old_repo, new_repo, old_oid, new_oid))
+        return changes
+
+    @cached_property
+    def by_new_path(self) -> dict[str, Change]:
+        return {c.new: c for c in self.changes if c.new is not None}
+
+    # -- contents -----------------------------------------------------------------
+
+    def relevant(self, change: Change) -> bool:
+        """Changes whose HEAD side the git rules read: a committed memory file that changed."""
+        if change.old is None or change.status in ("A", "C", "U"):
+            return False
+        if not change.old.lower().endswith(".md"):
+            return False
+        return self.layer_of(change.old) in ("journal", "bootstrap", "structured", "knowledge")
+
+    def layer_of(self, vault_path: str) -> str | None:
+        if vault_path.startswith("../"):
+            return "bootstrap"
+        return self.vault.profile.layer_of(vault_path)
+
+    @cached_property
+    def _archive_adds(self) -> dict[str, list[Change]]:
+        """Files added in the archive layer, by file name (a move git did not pair up)."""
+        out: dict[str, list[Change]] = {}
+        for c in self.changes:
+            if c.status == "A" and c.new is not None and self.layer_of(c.new) == "archive":
+                out.setdefault(c.new.rsplit("/", 1)[-1], []).append(c)
+        return out
+
+    def archived_copies(self, change: Change) -> list[tuple[str, str]]:
+        """``(vault path, text)`` of archive files named like a deleted file: where a move
+        that git did not detect as a rename (content changed, an untracked new copy) went."""
+        name = (change.old or "").rsplit("/", 1)[-1]
+        out = []
+        for c in self._archive_adds.get(name, []):
+            text = self.new_text(c)
+            if text is not None:
+                out.append((c.new, text))
+        if not self.staged:  # an untracked copy is not in the diff; the vault has it
+            seen = {path for path, _ in out}
+            for path, layer in self.vault.layers.items():
+                if layer == "archive" and path.rsplit("/", 1)[-1] == name and path not in seen:
+                    note = self.vault.note(path)
+                    if note is not None and not note.error:
+                        out.append((path, note.text))
+        return out
+
+    @cached_property
+    def _blobs(self) -> dict[str, bytes]:
+        """Every blob the rules need, read with one ``git cat-file --batch``."""
+        wanted: list[str] = []
+        for c in self.changes:
+            if not self.relevant(c):
+                continue
+            if c.old_oid != NULL_OID:
+                wanted.append(c.old_oid)
+            if self.staged and c.new_oid != NULL_OID and c.new is not None:
+                wanted.append(c.new_oid)
+            if self.staged and c.new is None:  # deleted: an archived copy may be added
+                name = (c.old or "").rsplit("/", 1)[-1]
+                wanted += [a.new_oid for a in self._archive_adds.get(name, [])
+                           if a.new_oid != NULL_OID]
+        wanted = list(dict.fromkeys(wanted))
+        if not wanted:
+            return {}
+        proc = self._run(["cat-file", "--batch"], stdin="".join(o + "\n" for o in wanted).encode())
+        return _parse_batch(proc.stdout)
+
+    def committed_text(self, vault_path: str) -> str | None:
+        """The HEAD text of one file (None when not committed or git is unavailable)."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.has_head:
+            return None
+        proc = self._run(["cat-file", "--batch"], stdin=f"HEAD:{repo}\n".encode())
+        if proc.returncode != 0:
+            return None
+        blobs = _parse_batch(proc.stdout)
+        return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
+
+    def head_text(self, change: Change) -> str | None:
+        """The committed (HEAD) text of the change's old path, decoded like a note."""
+        data = self._blobs.get(change.old_oid)
+        return None if data is None else decode(data)
+
+    def new_text(self, change: Change) -> str | None:
+        """The new text: the staged blob, or the working-tree note as the vault parsed it."""
+        if change.new is None:
+            return None
+        if self.staged:
+            if change.new_oid == change.old_oid and change.old_oid != NULL_OID:
+                return self.head_text(change)
+            data = self._blobs.get(change.new_oid)
+            if data is not None:
+                return decode(data)
+            # an unhashed side (intent-to-add, or a symlink): fall back to the working tree
+        note = self.vault.note(change.new)
+        if note is None or note.error:
+            return None
+        return note.text
+
+    # -- history ------------------------------------------------------------------
+
+    def commit_days(self, vault_path: str, days: int, *,
+                    now: _dt.datetime | None = None) -> list[str]:
+        """The author day (``YYYY-MM-DD``, in the author's zone) of each non-merge commit
+        that changed ``vault_path`` in the last ``days`` days, newest first.
+
+        The commit that created the file does not count: writing it is not changing it
+        (a starter vault's first commit plus one edit is no churn)."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.has_head:
+            return []
+        now = now or _dt.datetime.now(_dt.timezone.utc)
+        since = now - _dt.timedelta(days=days)
+        proc = self._run(["log", "--no-merges", "--diff-filter=MT",
+                          f"--since={since.isoformat()}",
+                          "--format=%at %ad", "--date=short", "HEAD", "--",
+                          ":(top,literal)" + repo])
+        if proc.returncode != 0:
+            return []
+        cutoff = since.timestamp()
+        out = []
+        for line in proc.stdout.decode("ascii", "replace").splitlines():
+            stamp, _, day = line.partition(" ")
+            try:
+                if int(stamp) >= cutoff:
+                    out.append(day.strip())
+            except ValueError:
+                continue
+        return out
+
+
+def decode(data: bytes) -> str:
+    """Blob bytes as text the way the parser decodes files (BOM dropped, CRLF kept)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", "replace")
+
+
+def _parse_batch(out: bytes) -> dict[str, bytes]:
+    blobs: dict[str, bytes] = {}
+    pos = 0
+    n = len(out)
+    while pos < n:
+        eol = out.find(b"\n", pos)
+        if eol < 0:
+            break
+        header = out[pos:eol].decode("ascii", "replace").split()
+        pos = eol + 1
+        if len(header) != 3:  # "<oid> missing" and the like
+            continue
+        oid, _kind, size = header
+        try:
+            length = int(size)
+        except ValueError:
+            break
+        blobs[oid] = out[pos:pos + length]
+        pos += length + 1
+    return blobs
+
+
+# -- comparing texts ---------------------------------------------------------------------
+
+def split_lines(text: str) -> tuple[list[str], bool]:
+    """Lines without endings (CRLF and LF alike) and whether the text ended with one."""
+    text = text.replace("\r\n", "\n")
+    final = text.endswith("\n")
+    lines = text.split("\n")
+    if final:
+        lines.pop()
+    elif lines == [""]:
+        lines = []
+    return lines, final
+
+
+def first_change(old: str, new: str) -> tuple[int, str, str | None] | None:
+    """Where ``new`` stops extending ``old`` line by line, or None when it does.
+
+    Returns ``(line, old_line, new_line)``, 1-based, ``new_line`` None when the new
+    text ends before that line. Line endings do not count (a CRLF/LF conversion is not
+    an edit), and a missing final newline in ``old`` is tolerated: its last line may
+    go on in the new text (``printf >>`` onto a file without a final newline).
+    """
+    old_lines, old_final = split_lines(old)
+    new_lines, _ = split_lines(new)
+    last = len(old_lines) - 1
+    for i, line in enumerate(old_lines):
+        if i >= len(new_lines):
+            return i + 1, line, None
+        now = new_lines[i]
+        if now == line:
+            continue
+        if i == last and not old_final and now.startswith(line):
+            continue
+        return i + 1, line, now
+    return None
+
+
+def content_lines(text: str) -> int:
+    """Non-blank lines: what mass-deletion counts."""
+    return sum(1 for line in text.splitlines() if line.strip())

@@ -1,0 +1,871 @@
+"""Rule packs (``rules/*.yaml``) and ``vaultkit.toml``, validated with pydantic.
+
+A profile says where each layer lives, what each note type's frontmatter must
+hold, the budgets and the phrase lists. ``vaultkit.toml`` picks a profile and
+adjusts it: rule selection, severities, per-file ignores, excludes, budget
+overrides, extra phrases, extra layers and types. Anything malformed raises
+:class:`ConfigError` with one line naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import hashlib
+import os
+import re
+from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from vaultkit import __version__
+from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
+
+CONFIG_NAME = "vaultkit.toml"
+MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
+Severity = Literal["error", "warning"]
+# Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
+# profile or config is read afresh; a run whose files are unchanged rebuilds them from
+# the settings cache without importing pydantic at all.
+_STRICT = {"extra": "forbid"}
+
+
+class ConfigError(Exception):
+    """A profile or config file that cannot be used. The message is one line."""
+
+
+_SEP = "\x1f"  # separates a field name from its message in __post_init__ errors
+
+
+def _invalid(name: str, message: str) -> ValueError:
+    """An error about one field, found in ``__post_init__`` (reported as ``parent.name``)."""
+    return ValueError(f"{name}{_SEP}{message}")
+
+
+def _in_vault(value: str, name: str) -> str:
+    """A vault-relative path or pattern: nothing absolute, no '..' (config stays in the vault)."""
+    if value.startswith(("/", "~")) or "\\" in value or re.match(r"^[A-Za-z]:", value) \
+            or ".." in value.split("/"):
+        raise _invalid(name, f"path {value!r} leaves the vault; give a path relative to the "
+                             "vault root without '..'")
+    from vaultkit.core.confine import protected_part
+
+    part = protected_part(value)
+    if part is not None:  # (vaultkit never writes there, and never reads notes from there)
+        raise _invalid(name, f"path {value!r} lies in {part}/, where vaultkit never reads "
+                             "notes or writes; choose a path outside it")
+    return value
+
+
+@dataclass
+class PropertySpec:
+    __pydantic_config__ = _STRICT
+    type: Literal["string", "date", "list", "number", "boolean", "any"] = "any"
+    items: Literal["string", "date", "number", "any"] = "any"
+    required: bool = False
+    enum: list[str] | None = None
+
+
+@dataclass
+class TypeSpec:
+    __pydantic_config__ = _STRICT
+    folder: str
+    properties: dict[str, PropertySpec] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)  # required `## ` sections
+    optional_sections: list[str] = field(default_factory=list)
+    entry_level: int | None = None  # heading level of entries (lessons: 2)
+    # other names a required section goes by (other languages, other wording):
+    # {"Context": ["Background", "背景", "Контекст"]}
+    section_aliases: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        _in_vault(self.folder, "folder")
+
+
+@dataclass
+class LayerSpec:
+    """Where one layer lives.
+
+    ``paths`` claim files by path pattern, minus ``exclude``. A layer with ``header``
+    claims only the files among them whose opening lines (blank lines and HTML comments
+    skipped) match those regexes in order: the session-memory transcripts are known by
+    their ``# Session:`` header, not by their name. A ``fallback`` layer claims what no
+    other layer does (topical folders in the memory tree, the agent's working area);
+    placement rules treat its files as unclaimed and report them only under
+    ``strict-placement``. ``entry_level`` is a heading level or ``auto`` (found per file).
+    """
+
+    __pydantic_config__ = _STRICT
+    name: str
+    paths: list[str]
+    description: str = ""
+    entry_level: int | str | None = None
+    exclude: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)
+    fallback: bool = False
+
+    def __post_init__(self):
+        for p in self.paths + self.exclude:
+            _in_vault(p, "paths")
+        if isinstance(self.entry_level, str) and self.entry_level != "auto":
+            raise _invalid("entry_level", f"must be a heading level (1-6) or 'auto', got "
+                                          f"{self.entry_level!r}")
+        for regex in self.header:
+            try:
+                re.compile(regex)
+            except re.error as exc:
+                raise _invalid("header", f"regex {regex!r} does not compile: {exc}") from None
+
+
+def _at_least(obj, low: float, *names: str) -> None:
+    for name in names:
+        if getattr(obj, name) < low:
+            raise _invalid(name, f"must be at least {low:g}")
+
+
+@dataclass
+class Budgets:
+    __pydantic_config__ = _STRICT
+    memory_md_bytes: int = 10240
+    bootstrap_total_bytes: int = 20480
+    bootstrap_max_chars: int = 20000
+    bootstrap_total_max_chars: int = 60000
+    session_footprint_bytes: int = 15360
+    index_bytes: int = 8192
+    entry_min_lines: int = 3
+    entry_max_lines: int = 15
+    # an entry under entry_min_lines is still fine when its text is this long (one full
+    # line can say what happened, why and what next); a CJK character counts as three
+    entry_min_chars: int = 100
+    max_file_bytes: int = 10 * 1024 * 1024
+    journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
+
+    def __post_init__(self):
+        _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
+                  "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
+                  "entry_min_lines", "entry_min_chars", "journal_keep_days")
+        _at_least(self, 1, "entry_max_lines", "max_file_bytes")
+
+
+@dataclass
+class Phrases:
+    __pydantic_config__ = _STRICT
+    lesson: list[str] = field(default_factory=list)
+    filler: list[str] = field(default_factory=list)
+    decision: list[str] = field(default_factory=list)
+    preference: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # time-bound wording in MEMORY.md (`distill`)
+    # bold labels that date a lesson or decision entry: **Date:**, **发生时间：**, **Дата:**
+    date_label: list[str] = field(default_factory=list)
+    # `[[...]]` that are not links: runtime directives, scraped text, JSON arrays
+    not_link: list[str] = field(default_factory=list)
+    # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
+    runtime_section: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
+                     "not_link", "runtime_section"):
+            for phrase in getattr(self, name):
+                if phrase.startswith("re:"):
+                    try:
+                        re.compile(phrase[3:])
+                    except re.error as exc:
+                        raise _invalid(name, f"regex {phrase[3:]!r} does not compile: "
+                                             f"{exc}") from None
+                    from vaultkit.core.bounded import regex_problem
+
+                    # run on every note and every logged entry: no exponential backtracking
+                    slow = regex_problem(phrase[3:], re.IGNORECASE)
+                    if slow:
+                        raise _invalid(name, f"regex {phrase[3:]!r} can take exponential time: "
+                                             f"{slow}")
+
+
+@dataclass
+class IndexSettings:
+    __pydantic_config__ = _STRICT
+    path: str = "{memory}/INDEX.md"
+    order: list[str] = field(default_factory=lambda: [
+        "decision", "lesson", "person", "project", "preference", "knowledge"])
+    recent_days: int = 7
+    most_linked: int = 10
+
+    def __post_init__(self):
+        _in_vault(self.path, "path")
+        _at_least(self, 0, "recent_days", "most_linked")
+        if self.recent_days > MAX_DAYS:
+            raise _invalid("recent_days", f"must be at most {MAX_DAYS:,}")
+
+
+@dataclass
+class GitSettings:
+    __pydantic_config__ = _STRICT
+    mass_deletion_ratio: float = 0.5
+    churn_days: int = 14
+    backup_max_age_hours: float = 36
+    # memory files rewritten or deleted by design; mass-deletion leaves them alone
+    mass_deletion_exempt: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if not 0 < self.mass_deletion_ratio <= 1:
+            raise _invalid("mass_deletion_ratio", "must be greater than 0 and at most 1")
+        _at_least(self, 1, "churn_days")
+        if self.churn_days > MAX_DAYS:  # git's --since and Python's dates end at year 1
+            raise _invalid("churn_days", f"must be at most {MAX_DAYS:,}")
+        if not 0 < self.backup_max_age_hours < float("inf"):
+            raise _invalid("backup_max_age_hours", "must be a positive number of hours")
+
+
+@dataclass
+class Profile:
+    __pydantic_config__ = _STRICT
+    name: str
+    layers: list[LayerSpec]
+    description: str = ""
+    memory_dir: str = "memory"
+    bootstrap_files: list[str] = field(default_factory=list)
+    common_properties: dict[str, PropertySpec] = field(default_factory=dict)
+    types: dict[str, TypeSpec] = field(default_factory=dict)
+    budgets: Budgets = field(default_factory=Budgets)
+    phrases: Phrases = field(default_factory=Phrases)
+    colors: dict[str, str] = field(default_factory=dict)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    git: GitSettings = field(default_factory=GitSettings)
+    # report every file no named layer claims (fallback layers included) as unknown-location
+    strict_placement: bool = False
+    # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
+    # copies inside the workspace, vendored trees
+    skip_folders: list[str] = field(default_factory=list)
+    # frontmatter keys read as another when it is absent: {"type": ["category"]}
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in self.bootstrap_files:
+            if not name or "/" in name or "\\" in name or name in (".", ".."):
+                raise _invalid("bootstrap_files", f"{name!r} must be a plain file name "
+                                                  "(the files sit in the workspace folder)")
+        for key, colour in self.colors.items():
+            if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+                raise _invalid(f"colors.{key}", f"must be '#rrggbb', got {colour!r}")
+        _in_vault(self.memory_dir, "memory_dir")
+        for folder in self.skip_folders:
+            _in_vault(folder, "skip_folders")
+            if any(c in folder for c in "*?[") or not folder.strip("/"):
+                raise _invalid("skip_folders", f"{folder!r} must be a folder path without "
+                                               "wildcards (use exclude in vaultkit.toml for "
+                                               "patterns)")
+
+    # -- derived ---------------------------------------------------------------
+
+    def expand(self, pattern: str) -> str:
+        """Put ``memory_dir`` into a pattern and normalise it."""
+        mem = self.memory_dir.strip("/")
+        out = pattern.replace("{memory}/", "" if mem in ("", ".") else mem + "/")
+        return out.replace("{memory}", "" if mem in ("", ".") else mem)
+
+    @cached_property
+    def layer_matchers(self) -> list[tuple[LayerSpec, frozenset[str], list[tuple[str, re.Pattern]],
+                                           list[re.Pattern], list[re.Pattern]]]:
+        """``(layer, literal paths, (literal prefix, pattern) pairs, excludes, header
+        regexes)``: named layers first, fallbacks last. A path without wildcards is a set
+        lookup; a pattern's literal start rules most paths out before its regex runs."""
+        ordered = [x for x in self.layers if not x.fallback] + [x for x in self.layers if x.fallback]
+        out = []
+        for layer in ordered:
+            literals, patterns = set(), []
+            for p in layer.paths:
+                full = self.expand(p)
+                prefix = _literal_prefix(full)
+                if prefix == full:
+                    literals.add(full)
+                else:
+                    patterns.append((prefix, compile_pattern(full)))
+            out.append((layer, frozenset(literals), patterns,
+                        [compile_pattern(self.expand(p)) for p in layer.exclude],
+                        [re.compile(h) for h in layer.header]))
+        return out
+
+    @cached_property
+    def fallback_layers(self) -> frozenset[str]:
+        return frozenset(x.name for x in self.layers if x.fallback)
+
+    @cached_property
+    def header_lines(self) -> int:
+        """How many opening lines a header layer looks at (0: no layer needs content)."""
+        return max((len(x.header) for x in self.layers), default=0)
+
+    @cached_property
+    def type_folders(self) -> dict[str, str]:
+        """Vault-relative folder -> type name."""
+        return {self.expand(spec.folder).strip("/"): name for name, spec in self.types.items()}
+
+    @property
+    def memory_prefix(self) -> str:
+        mem = self.memory_dir.strip("/")
+        return "" if mem in ("", ".") else mem + "/"
+
+    def layer_of(self, path: str, opening=None) -> str | None:
+        """The layer claiming ``path``. Layers known by a header need ``opening``, a callable
+        giving the note's first content lines; without it (a path alone) they are skipped."""
+        for name, header in self._path_layers(path):
+            if header:
+                if opening is None or not _opens_with(header, opening()):
+                    continue
+            return name
+        return None
+
+    @cached_property
+    def _path_memo(self) -> dict[str, tuple]:
+        return {}
+
+    def _path_layers(self, path: str) -> tuple:
+        """``(layer name, header regexes)`` of the layers whose paths claim ``path``, in
+        order, up to the first that needs no header; memoised (a run asks more than once)."""
+        memo = self._path_memo
+        hit = memo.get(path)
+        if hit is not None:
+            return hit
+        out = []
+        for layer, literals, patterns, excludes, header in self.layer_matchers:
+            found = path in literals
+            if not found:
+                for prefix, pattern in patterns:
+                    if path.startswith(prefix) and pattern.match(path) \
+                            and _dates_real(pattern, path):
+                        found = True
+                        break
+            if not found:
+                continue
+            if excludes and any(x.match(path) and _dates_real(x, path) for x in excludes):
+                continue
+            out.append((layer.name, header))
+            if not header:
+                break
+        memo[path] = hit = tuple(out)
+        return hit
+
+    def claims(self, path: str, layer: str | None) -> bool:
+        """True when ``layer`` is a named layer (not a fallback, not None)."""
+        return layer is not None and layer not in self.fallback_layers
+
+    def type_of(self, path: str) -> str | None:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        return self.type_folders.get(folder)
+
+    def property_key(self, frontmatter: dict, key: str) -> str | None:
+        """The key ``frontmatter`` gives ``key``'s value under: ``key`` itself, else the
+        first of its ``property_aliases`` present (``category`` for ``type``), else None."""
+        if key in frontmatter:
+            return key
+        for alias in self.property_aliases.get(key, ()):
+            if alias in frontmatter:
+                return alias
+        return None
+
+    def layer(self, name: str) -> LayerSpec | None:
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        return None
+
+
+_DATE_RE = r"(?P<date{n}>\d{{4}}-\d{{2}}-\d{{2}})"
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The part of a layer path pattern before its first wildcard or token."""
+    cut = len(pattern)
+    for token in ("*", "?", "{date}", "{time}"):
+        at = pattern.find(token)
+        if at >= 0:
+            cut = min(cut, at)
+    return pattern[:cut]
+
+
+def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:
+    if len(lines) < len(header):
+        return False
+    return all(regex.search(line) for regex, line in zip(header, lines))
+
+
+# Layer path patterns: the one place their syntax is read.
+_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
+
+
+def pattern_tokens(pattern: str) -> list[str]:
+    """Split a layer path pattern into ``**/``, ``**``, ``*``, ``?``, ``{date}``, ``{time}`` and single
+    literal characters; :func:`compile_pattern` and the Obsidian graph queries render them."""
+    return _TOKEN.findall(pattern)
+
+
+def compile_pattern(pattern: str) -> re.Pattern:
+    """Compile a layer path pattern: ``*``, ``**``, ``?``, ``{date}`` and ``{time}`` (a clock
+    time written HHMM); case-sensitive."""
+    out = []
+    dates = 0
+    for token in pattern_tokens(pattern):
+        if token == "{date}":
+            out.append(_DATE_RE.format(n=dates))
+            dates += 1
+        else:
+            out.append(_PY_REGEX.get(token) or re.escape(token))
+    return re.compile("".join(out) + r"\Z")
+
+
+_PY_REGEX = {"**/": r"(?:[^/]+/)*", "**": r".*", "*": r"[^/]*", "?": r"[^/]",
+             "{time}": r"(?:[01]\d|2[0-3])[0-5]\d"}
+
+
+def _dates_real(pattern: re.Pattern, path: str) -> bool:
+    if "date0" not in pattern.groupindex:
+        return True
+    m = pattern.match(path)
+    for name in pattern.groupindex:
+        if name.startswith("date"):
+            try:
+                _dt.date.fromisoformat(m.group(name))
+            except ValueError:
+                return False
+    return True
+
+
+# -- vaultkit.toml ----------------------------------------------------------------
+
+@dataclass
+class ConfigFile:
+    """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
+
+    __pydantic_config__ = _STRICT
+    profile: str = "openclaw"
+    required_version: str | None = None  # e.g. ">=0.1.0" or ">=0.1,<0.3" (like ruff's)
+    memory_dir: str | None = None
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    fail_on: Severity = "error"
+    timezone: str | None = None
+    baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    budgets: dict[str, int] = field(default_factory=dict)
+    phrases: dict[str, list[str]] = field(default_factory=dict)
+    layers: list[LayerSpec] = field(default_factory=list)
+    types: dict[str, TypeSpec] = field(default_factory=dict)
+    colors: dict[str, str] = field(default_factory=dict)
+    git: dict[str, float] = field(default_factory=dict)
+    index: dict[str, Any] = field(default_factory=dict)
+    strict_placement: bool | None = None
+    property_aliases: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.timezone:  # checked with the rest, not first by the command that uses it
+            _check_timezone(self.timezone)
+
+
+def _check_timezone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise _invalid("timezone", f"unknown time zone {name!r} (use an IANA name such as "
+                                   "'Asia/Shanghai')") from None
+
+
+# vaultkit.toml spells multi-word keys in kebab-case
+_KEBAB = {f.replace("_", "-"): f for f in ("memory_dir", "extend_select", "per_file_ignores",
+                                            "fail_on", "required_version", "strict_placement",
+                                            "property_aliases")}
+
+
+def check_required_version(spec: str, version: str = __version__) -> str | None:
+    """Why ``version`` does not satisfy ``spec`` (``==X``, ``>=X``, ``<X``, comma-joined), or None."""
+    if len(spec) > 200:  # (Python will not even convert an integer of 4,300 digits)
+        raise ConfigError(f"{CONFIG_NAME}: required-version: {len(spec):,} characters; "
+                          "a version specifier is short (e.g. \">=0.1.0\")")
+
+    def parts(v: str) -> tuple[int, ...]:
+        nums = re.findall(r"\d+", v)
+        if not nums:
+            raise ConfigError(f"{CONFIG_NAME}: required-version: {spec!r} is not a version "
+                              "specifier (e.g. \">=0.1.0\")")
+        out = tuple(int(n) for n in nums[:3])
+        return out + (0,) * (3 - len(out))
+
+    have = parts(version)
+    for clause in (c.strip() for c in spec.split(",") if c.strip()):
+        m = re.fullmatch(r"(==|>=|<=|!=|>|<|~=)?\s*v?([\d.]+)", clause)
+        if not m:
+            raise ConfigError(f"{CONFIG_NAME}: required-version: {clause!r} is not a version "
+                              "specifier (e.g. \">=0.1.0\")")
+        op, want = m.group(1) or "==", parts(m.group(2))
+        # ~=X.Y means >=X.Y, ==X.*; ~=X.Y.Z means >=X.Y.Z, ==X.Y.* (PEP 440)
+        fixed = max(1, len([p for p in m.group(2).split(".") if p]) - 1)
+        ok = {"==": have == want, ">=": have >= want, "<=": have <= want, "!=": have != want,
+              ">": have > want, "<": have < want,
+              "~=": have >= want and have[:fixed] == want[:fixed]}[op]
+        if not ok:
+            return (f"{CONFIG_NAME} requires vaultkit {spec}, but this is vaultkit {version}; "
+                    "install a matching version (pip install 'vaultkit" + spec.replace(" ", "")
+                    + "')")
+    return None
+
+
+class Settings:
+    """A profile with a vault's ``vaultkit.toml`` applied: everything a run needs."""
+
+    def __init__(self, profile: Profile, config: ConfigFile, fingerprint: str,
+                 config_path: Path | None = None):
+        self.profile = profile
+        self.config = config
+        self.fingerprint = fingerprint
+        self.config_path = config_path
+
+    @cached_property
+    def exclude_patterns(self) -> list[re.Pattern]:
+        return [re.compile(fnmatch.translate(p.rstrip("/"))) for p in self.config.exclude]
+
+    @cached_property
+    def skip_folders(self) -> frozenset[str]:
+        return frozenset(p.strip("/") for p in self.profile.skip_folders)
+
+    @cached_property
+    def _nested_skip(self) -> bool:
+        return any("/" in p for p in self.skip_folders)
+
+    @property
+    def excludes_anything(self) -> bool:
+        return bool(self.config.exclude or self.profile.skip_folders)
+
+    def is_excluded(self, rel: str) -> bool:
+        skip = self.skip_folders
+        if skip:  # the walker asks per folder, so one or two set lookups do
+            if rel in skip or rel.partition("/")[0] in skip:
+                return True
+            if self._nested_skip and any(rel[:i] in skip for i in _slash_positions(rel)):
+                return True
+        for pattern in self.exclude_patterns:
+            if pattern.match(rel) or any(pattern.match(rel[:i]) for i in _slash_positions(rel)):
+                return True
+        return False
+
+
+def _slash_positions(rel: str):
+    i = rel.find("/")
+    while i >= 0:
+        yield i
+        i = rel.find("/", i + 1)
+
+
+def _validate(cls, data, source: str):
+    """Validate plain data into dataclass ``cls`` with pydantic (imported only here)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return _adapter(cls, TypeAdapter).validate_python(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(source, exc)) from None
+
+
+_ADAPTERS: dict = {}
+
+
+def _adapter(cls, factory):
+    if cls not in _ADAPTERS:
+        _ADAPTERS[cls] = factory(cls)
+    return _ADAPTERS[cls]
+
+
+def _format_validation(source: str, exc) -> str:
+    err = exc.errors()[0]
+    # name keys as the user writes them: kebab-case in vaultkit.toml
+    kebab = source.endswith(".toml")
+    where = ".".join(str(p).replace("_", "-") if kebab and isinstance(p, str) else str(p)
+                     for p in err["loc"]) or "(top level)"
+    if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+        return f"{source}: unknown key '{where}'"
+    if err["type"] == "missing_argument":
+        return f"{source}: {where}: required key missing"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if _SEP in msg:
+        name, msg = msg.split(_SEP, 1)
+        name = name.replace("_", "-") if kebab else name
+        where = f"{where}.{name}" if where != "(top level)" else name
+    if where == "(top level)" and err["type"] in ("dataclass_type", "dataclass_args_type"):
+        msg = "must be a mapping of keys"
+    return f"{source}: {where}: {msg}"
+
+
+def _build(cls, data):
+    """Rebuild a dataclass tree from data that was validated before (the settings cache)."""
+    hints = _hints(cls)
+    kwargs = {}
+    for f in fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _build_value(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _build_value(hint, value):
+    import typing
+
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin is Annotated:
+        return _build_value(args[0], value)
+    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
+        return _build(hint, value)
+    if origin is list and args:
+        return [_build_value(args[0], v) for v in value]
+    if origin is dict and len(args) == 2:
+        return {k: _build_value(args[1], v) for k, v in value.items()}
+    if args and type(None) in args:  # X | None
+        inner = [a for a in args if a is not type(None)]
+        return _build_value(inner[0], value) if len(inner) == 1 else value
+    return value
+
+
+_HINTS: dict = {}
+
+
+def _hints(cls):
+    if cls not in _HINTS:
+        import typing
+
+        _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+    return _HINTS[cls]
+
+
+def _read_yaml(path: Path) -> dict:
+    import yaml
+
+    from vaultkit.core.bounded import LimitError, load_yaml, read_text
+
+    try:
+        data = load_yaml(read_text(path))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: rule pack not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read rule pack: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read rule pack: {exc}") from None
+    except LimitError as exc:
+        raise ConfigError(f"{path}: rule pack not read: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: "
+                          f"{getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a rule pack must be a mapping")
+    return data
+
+
+def find_profile(name: str, base: Path | None) -> Path:
+    """A bundled pack by name, or a path relative to the vault root."""
+    from vaultkit.core.resources import rules_dir
+
+    if name.endswith((".yaml", ".yml")) or "/" in name:
+        path = Path(name)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        return path
+    path = rules_dir() / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in rules_dir().glob("*.yaml")))
+        raise ConfigError(f"unknown profile '{name}' (bundled: {known})")
+    return path
+
+
+def load_profile(path: Path) -> Profile:
+    return _validate(Profile, _read_yaml(path), str(path))
+
+
+def _read_config(path: Path) -> dict:
+    import tomllib
+
+    from vaultkit.core.bounded import LimitError, load_toml, read_regular
+
+    try:
+        data = load_toml(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except LimitError as exc:
+        raise ConfigError(f"{path}: not read: {exc}") from None
+    out = {}
+    for key, value in data.items():
+        if key in _KEBAB:
+            key = _KEBAB[key]
+        elif "_" in key and key.replace("_", "-") in _KEBAB:
+            raise ConfigError(f"{path.name}: unknown key '{key}' (did you mean "
+                              f"'{key.replace('_', '-')}'?)")
+        out[key] = value
+    # the same spelling inside [[layers]] and [types.NAME] (entry-level, optional-sections)
+    for layer in out.get("layers", []) if isinstance(out.get("layers"), list) else []:
+        if isinstance(layer, dict):
+            _snake_keys(layer)
+    types = out.get("types")
+    if isinstance(types, dict):
+        for spec in types.values():
+            if isinstance(spec, dict):
+                _snake_keys(spec)
+    return out
+
+
+def _snake_keys(table: dict) -> None:
+    for key in [k for k in table if isinstance(k, str) and "-" in k]:
+        table[key.replace("-", "_")] = table.pop(key)
+
+
+def load_config(path: Path) -> ConfigFile:
+    return _validate(ConfigFile, _read_config(path), path.name)
+
+
+def load_settings(root: Path, profile_override: str | None = None, *,
+                  use_cache: bool = True) -> Settings:
+    settings = _load_settings(root, profile_override, use_cache=use_cache)
+    spec = settings.config.required_version
+    if spec:
+        problem = check_required_version(spec)
+        if problem:
+            raise ConfigError(problem)
+    return settings
+
+
+def _load_settings(root: Path, profile_override: str | None = None, *,
+                   use_cache: bool = True) -> Settings:
+    """Read ``vaultkit.toml`` (if any) at ``root`` and the profile it names.
+
+    The validated result is cached under ``.vaultkit/`` keyed by vaultkit's version and
+    the bytes of both files, so an unchanged configuration is not validated again.
+    """
+    import marshal
+
+    config_path = root / CONFIG_NAME
+    digest = hashlib.sha1(__version__.encode())
+    config_bytes = None
+    if os.path.lexists(config_path):
+        from vaultkit.core.bounded import read_regular
+
+        try:  # (a FIFO or a device here would hang every command, not be "no config")
+            config_bytes = read_regular(config_path, MAX_CONFIG_BYTES)
+        except FileNotFoundError:
+            pass  # a broken symlink: no config, as before
+        except OSError as exc:
+            raise ConfigError(f"{config_path}: cannot read: {exc.strerror or exc}") from None
+        digest.update(config_bytes)
+    # the pack a config names can only be known by reading the config: read it cheaply
+    name = profile_override or _profile_name(config_path, config_bytes)
+    profile_path = find_profile(name, root)
+    if profile_override is None and (name.endswith((".yaml", ".yml")) or "/" in name):
+        real, base = profile_path.resolve(), root.resolve()
+        if real != base and base not in real.parents:
+            raise ConfigError(f"{CONFIG_NAME}: profile: {name!r} leaves the vault; "
+                              "keep the rule pack inside it (or pass --profile)")
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        digest.update(read_regular(profile_path, MAX_CONFIG_BYTES))
+    except OSError as exc:
+        raise ConfigError(f"{profile_path}: cannot read rule pack: {exc.strerror}") from None
+    digest.update(str(profile_path).encode())
+    fingerprint = digest.hexdigest()[:16]
+    cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
+    if use_cache:
+        try:
+            from vaultkit.vault.cachefile import read_cache_file
+
+            version, profile_data, config_data = marshal.loads(read_cache_file(cache))
+            if version == __version__:
+                return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
+                                fingerprint, config_path if config_bytes is not None else None)
+        except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+            pass
+    if config_bytes is not None:
+        config = load_config(config_path)
+    else:
+        config, config_path = ConfigFile(), None
+    profile = load_profile(profile_path)
+    profile = _apply(profile, config, config_path.name if config_path else CONFIG_NAME)
+    if use_cache:
+        _save_settings(root, cache, profile, config)
+    return Settings(profile, config, fingerprint, config_path)
+
+
+def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
+    """The pack the config names; a ``required-version`` it fails is reported first, before
+    anything else in a config written for another vaultkit can fail."""
+    if config_bytes is None:
+        return ConfigFile.profile
+    raw = _read_config(config_path)
+    spec = raw.get("required_version")
+    if isinstance(spec, str):
+        problem = check_required_version(spec)
+        if problem:
+            raise ConfigError(problem)
+    value = raw.get("profile", ConfigFile.profile)
+    if not isinstance(value, str):
+        raise ConfigError(f"{CONFIG_NAME}: profile: must be a pack name or a path")
+    return value
+
+
+def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:
+    import marshal
+
+    from vaultkit.vault.cachefile import write_cache_file
+
+    for old in cache.parent.glob("settings-*.marshal") if cache.parent.is_dir() else ():
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    try:
+        data = marshal.dumps((__version__, asdict(profile), asdict(config)))
+    except ValueError:  # a value marshal cannot store: validate again next time
+        return
+    write_cache_file(cache, data)
+
+
+def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
+    data = asdict(profile)
+    if config.memory_dir is not None:
+        data["memory_dir"] = config.memory_dir
+    if config.strict_placement is not None:
+        data["strict_placement"] = config.strict_placement
+    for key, aliases in config.property_aliases.items():
+        data["property_aliases"][key] = list(aliases)
+    budget_names = [f.name for f in fields(Budgets)]
+    for key, value in config.budgets.items():
+        name = key.replace("-", "_")
+        if name not in budget_names:
+            raise ConfigError(f"{source}: budgets: unknown budget '{key}' "
+                              f"(known: {', '.join(f.replace('_', '-') for f in budget_names)})")
+        data["budgets"][name] = value
+    phrase_names = [f.name for f in fields(Phrases)]
+    for key, values in config.phrases.items():
+        name = key.replace("-", "_")
+        if name not in phrase_names:
+            raise ConfigError(f"{source}: phrases: unknown list '{key}' "
+                              f"(known: {', '.join(phrase_names)})")
+        data["phrases"][name] = list(data["phrases"][name]) + list(values)
+    extra_names = {layer.name for layer in config.layers}
+    data["layers"] = [asdict(layer) for layer in config.layers] + [
+        layer for layer in data["layers"] if layer["name"] not in extra_names]
+    for name, spec in config.types.items():
+        data["types"][name] = asdict(spec)
+    data["colors"].update(config.colors)
+    for key, value in config.git.items():
+        data["git"][key.replace("-", "_")] = value
+    for key, value in config.index.items():
+        data["index"][key.replace("-", "_")] = value
+    return _validate(Profile, data, source)

@@ -1,0 +1,266 @@
+"""Find the vault root and list its files without leaving it.
+
+The walk never follows a symlink whose target lies outside the vault or inside a
+skipped folder (a journal linked to ``.git/config``), never enters the same folder
+twice (symlink loops), and skips ``.git/``,
+``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
+not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports,
+and so does a Markdown file that is not a regular file (a FIFO would block every reader,
+a device such as ``/dev/zero`` never ends) and a name that is not valid UTF-8 (no link,
+index or search result could name it); other non-regular files are left out.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultkit.core.atomic import TEMP_SUFFIX
+from vaultkit.core.errors import VaultkitError
+
+SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
+ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
+
+
+@dataclass(slots=True)
+class FileEntry:
+    rel: str  # vault-relative, '/' separated
+    abs: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(slots=True)
+class ScanProblem:
+    rel: str
+    message: str
+
+
+# What makes a folder a vault. vaultkit.toml and .obsidian/ say so outright; an OpenClaw
+# workspace without either is still recognised by its bootstrap files or its memory/ folder.
+BOOTSTRAP_MARKERS = ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                     "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md")
+MEMORY_MARKER = "memory"
+
+
+class NotAVault(VaultkitError):
+    """A folder (and every folder above it, up to the repository) holds no vault marker."""
+
+    def __init__(self, start: Path):
+        shown = display_path(start)
+        where = start if shown == "." else shown
+        super().__init__(
+            f"{where}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file such as "
+            "MEMORY.md, or memory/ folder here or above); create one with `vaultkit init`")
+
+
+def display_path(path: Path | str) -> str:
+    """``path`` as the user would type it: relative to the current folder when inside it."""
+    path = Path(path)
+    try:
+        here = Path.cwd()
+    except OSError:
+        return str(path)
+    absolute = path if path.is_absolute() else here / path
+    try:
+        rel = os.path.relpath(absolute, here)
+    except ValueError:
+        return str(path)
+    if rel == "." or not rel.startswith(".."):
+        return rel
+    return str(absolute)
+
+
+def has_strong_marker(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in ROOT_MARKERS)
+
+
+def is_vault(folder: Path) -> bool:
+    """True when ``folder`` holds a vault marker (vaultkit.toml, .obsidian/, a bootstrap
+    file, or memory/)."""
+    if has_strong_marker(folder):
+        return True
+    if any((folder / name).is_file() for name in BOOTSTRAP_MARKERS):
+        return True
+    return (folder / MEMORY_MARKER).is_dir()
+
+
+def find_root(start: Path) -> Path:
+    """The vault ``start`` lies in; raises :class:`NotAVault` when it lies in none.
+
+    The nearest folder at or above ``start`` with vaultkit.toml or .obsidian/ wins; else
+    the nearest with a bootstrap file or a memory/ folder. The search stops at the git
+    root: a repository is the outermost a vault can be.
+    """
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    chain = []
+    for folder in (start, *start.parents):
+        chain.append(folder)
+        if (folder / ".git").exists():
+            break
+    for folder in chain:
+        if has_strong_marker(folder):
+            return folder
+    for folder in chain:
+        if is_vault(folder):
+            return folder
+    raise NotAVault(start)
+
+
+def require_vault(root: Path) -> Path:
+    """``root`` (given with --root) when it is a vault folder; else :class:`NotAVault`."""
+    if root.is_dir() and not is_vault(root):
+        raise NotAVault(root)
+    return root
+
+
+def git_toplevel(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProblem]]:
+    """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
+
+    ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
+    """
+    files: list[FileEntry] = []
+    problems: list[ScanProblem] = []
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            problems.append(ScanProblem(prefix.rstrip("/") or ".", f"folder not readable: "
+                                        f"{exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = prefix + name
+            if not _decodable(name):
+                what = "folder" if _is_dir(entry) else "file"
+                problems.append(ScanProblem(printable(rel), f"{what} name is not valid UTF-8; "
+                                            "not read (rename it)"))
+                continue
+            try:
+                is_link = entry.is_symlink()
+                if is_link:
+                    target = os.path.realpath(entry.path)
+                    if not _inside(target, root_real):
+                        problems.append(ScanProblem(rel, f"symlink points outside the vault "
+                                                    f"({os.readlink(entry.path)}); not followed"))
+                        continue
+                    hidden = _hidden(os.path.relpath(target, root_real))
+                    if hidden is not None:  # e.g. a journal linked to .git/config
+                        problems.append(ScanProblem(rel, f"symlink into {hidden}/ "
+                                                    f"({os.readlink(entry.path)}); not followed"))
+                        continue
+                    if not os.path.exists(target):
+                        what = "symlink loop" if _loops(entry.path) else "broken symlink"
+                        problems.append(ScanProblem(rel, f"{what}; not followed"))
+                        continue
+                is_dir = entry.is_dir()
+            except OSError as exc:
+                problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            if is_dir:
+                if name in SKIP_DIRS or (is_excluded is not None and is_excluded(rel)):
+                    continue
+                real = os.path.realpath(entry.path)
+                if real in seen_dirs:
+                    if is_link:
+                        problems.append(ScanProblem(rel, "symlink loop (folder already scanned); "
+                                                    "not followed"))
+                    continue
+                seen_dirs.add(real)
+                stack.append((entry.path, rel + "/"))
+                continue
+            if name.endswith(TEMP_SUFFIX):  # an interrupted atomic write is not content
+                if name.startswith("."):
+                    from vaultkit.core.atomic import remove_stale_temp
+
+                    remove_stale_temp(entry.path)  # (if its writer was killed)
+                continue
+            if is_excluded is not None and is_excluded(rel):
+                continue
+            try:
+                st = entry.stat()
+            except OSError as exc:  # deleted during the scan, or a dangling link
+                problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                if name.lower().endswith(".md"):
+                    from vaultkit.core.bounded import not_regular
+
+                    problems.append(ScanProblem(rel, not_regular(st.st_mode)))
+                continue
+            files.append(FileEntry(rel, entry.path, st.st_size, st.st_mtime_ns))
+    files.sort(key=lambda f: f.rel)
+    return files, problems
+
+
+def _decodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.fsdecode kept the raw bytes as lone surrogates
+        return False
+    return True
+
+
+def printable(text: str) -> str:
+    """A path with undecodable bytes shown as ``\\xNN`` (it can be printed and stored)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _is_dir(entry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+def _hidden(rel: str) -> str | None:
+    """The skipped folder a vault path lies in (``.git`` at any depth), or None.
+
+    A symlink leads into such a folder only to reach what the walk never reads, so it
+    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
+    """
+    parts = rel.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        low = part.casefold()
+        if low == ".git" or (i == 0 and low in SKIP_DIRS):
+            return part
+    return None
+
+
+def _loops(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
+    """Run git in ``root`` (command hooks off, see vaultkit.core.gitenv); bytes output."""
+    import subprocess
+
+    from vaultkit.core.gitenv import run_git
+
+    proc = run_git(["-C", str(root), *args])
+    if check and proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
+    return proc
