@@ -3,8 +3,6 @@ loading a profile, a config or the parse cache never runs code."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import marshal
 import os
@@ -12,19 +10,11 @@ import pickle
 from pathlib import Path
 
 import pytest
+from cli_invoke import invoke
 
-from vaultkit.cli import main
 
 SECRET = "outside-secret-9c2e"
 
-
-def invoke(argv, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

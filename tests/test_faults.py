@@ -19,10 +19,8 @@ write and the rename.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import errno
-import io
 import os
 import signal
 import subprocess
@@ -30,8 +28,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_invoke import invoke
 
-from vaultkit.cli import main
 
 TODAY = dt.date.today()
 OLD = (TODAY - dt.timedelta(days=40)).isoformat()
@@ -76,14 +74,6 @@ def temp_files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
                   if "tmp" in p.name.lower() and p.is_file())
 
-
-def invoke(argv, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _enospc() -> OSError:

@@ -21,18 +21,15 @@ every property.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
 
-import pytest
+from cli_invoke import invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from vaultkit.cli import main
 
 LONG = int(os.environ.get("VAULTKIT_FUZZ_EXAMPLES", "0") or 0)
 
@@ -124,13 +121,7 @@ def built(files: dict[str, bytes]):
         yield root
 
 
-def run(argv, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
+run = invoke  # (the name the properties below use)
 
 
 def ok(rc, err, allowed=(0, 1)):

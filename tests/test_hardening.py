@@ -3,8 +3,6 @@ oversized log entries, --fix on committed journals, interrupted writes, index li
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import stat
 import subprocess
@@ -13,19 +11,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from cli_invoke import invoke
 
-from vaultkit.cli import main
 
 TIMEOUT = 60
 
-
-def invoke(argv, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
 
 
 def run(argv, cwd: Path) -> subprocess.CompletedProcess:

@@ -1159,7 +1159,7 @@ def _mask_inline_footnotes(text: str) -> str:
     and ``^[a](b)`` is a footnote, not a link)."""
     chars = None
     stack: list[int] = []  # positions of open "[", negative for footnote openers
-    k, n = 0, len(text)
+    k = 0
     while True:
         m = _BRACKET.search(text, k)
         if not m:
@@ -1189,7 +1189,7 @@ def _markdown_links(t: str) -> list[tuple[int, int, bool, str, str]]:
     out = []
     openers: list[tuple[int, bool]] = []  # (position of "[", is image)
     floor = 0  # link openers below this index are inactive: no link inside a link
-    k, n = 0, len(t)
+    k = 0
     while True:
         m = _BRACKET.search(t, k)
         if not m:

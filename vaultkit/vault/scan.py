@@ -17,9 +17,13 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vaultkit.core.atomic import TEMP_SUFFIX
 from vaultkit.core.errors import VaultkitError
+
+if TYPE_CHECKING:
+    import subprocess
 
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")

@@ -262,7 +262,7 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         line = _DATA_URI.sub(lambda m: " " * len(m.group(0)), line)
     spans: list[tuple[int, int]] = []
     done = -1
-    run_start = run_checked = -1  # line[run_start:run_checked] is one run of token characters
+    run_checked = -1  # up to here the current run of token characters was tried from its start
     for hint in _FORMAT_HINT.finditer(line):
         h = hint.start()
         if h < done:
@@ -275,7 +275,6 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
             at = h
             while at > 0 and line[at - 1] in _ID_CHARS and h - at < 256:
                 at -= 1
-            run_start = at
             if at != h:
                 m = _regex("format").match(line, at)
         run_checked = h
