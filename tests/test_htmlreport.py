@@ -102,6 +102,26 @@ def test_report_outside_git_still_draws_every_chart(tmp_path, capsys):
     assert "no git history" in text
 
 
+def test_notes_in_any_layer_are_drawn(tmp_path):
+    """Regression: notes only in layers the chart did not name (topical folders, session
+    transcripts, a layer from vaultkit.toml) made the layer chart an internal error."""
+    vault = tmp_path / "vault"
+    (vault / "memory/research").mkdir(parents=True)
+    (vault / "vaultkit.toml").write_text(
+        '[[layers]]\nname = "recipes"\npaths = ["cook/*.md"]\n', encoding="utf-8")
+    (vault / "memory/research/vector-dbs.md").write_text("# Vector stores\n\nCompared.\n")
+    (vault / "cook").mkdir()
+    (vault / "cook/bread.md").write_text("# Bread\n\nFlour, water, salt.\n")
+    subprocess.run(["git", "init", "-q", str(vault)], check=True)
+    subprocess.run(["git", "-C", str(vault), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(vault), "-c", "user.name=t", "-c", "user.email=t@x",
+                    "commit", "-qm", "notes"], check=True)
+    out = tmp_path / "r.html"
+    assert main(["report", str(vault), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "topics (1)" in text and "recipes (1)" in text
+
+
 def test_output_errors_are_clear(built, tmp_path, capsys):
     assert main(["report", str(built.path), "-o", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
@@ -125,6 +145,37 @@ def test_credentials_quoted_in_the_page_are_masked(page):
         assert secret not in text
     assert "sk-o…[masked]" in text and "1234…[masked]" in text
     assert text.count("[masked]") >= 3
+
+
+def test_credentials_the_detector_finds_are_masked_in_the_page():
+    """Regression: a key in a table column, after `Bearer` or after a keyword the page's own
+    patterns did not know was shown whole in the findings' context."""
+    from vaultkit.cli.htmlreport import mask_secrets
+
+    key = "a2db61c6dd000423fa5de133c404f999abe7249cafd859e970bc7cb82062b197"
+    bearer = "EuooyitqKhtrNIS2pXFxF7w7B0IEMDF7"
+    aws = "6p4rWLHlKPW7mu3kG4WdP2dAhZlyJ9LPMFeTLDpT"
+    text = (f"| Exchange | API Key |\n|---|---|\n| Kraken | `{key}` |\n\n"
+            f"- Sent with `Authorization: Bearer {bearer}`\n"
+            f"aws_secret_access_key = {aws}\n")
+    shown = mask_secrets(text)
+    for secret in (key, bearer, aws):
+        assert secret not in shown
+    assert "| Kraken |" in shown and "Authorization: Bearer" in shown
+
+
+def test_findings_context_masks_a_key_whose_column_header_is_outside_it(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "memory").mkdir(parents=True)
+    key = "a2db61c6dd000423fa5de133c404f999abe7249cafd859e970bc7cb82062b197"
+    (vault / "memory/exchanges.md").write_text(
+        "# Exchanges\n\n| Exchange | API Key | Note |\n|---|---|---|\n"
+        "| Binance | 9005441a-6a28-4170-5386-6d94740a1408 | spot |\n"
+        f"| Kraken | `{key}` | read-only |\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    assert main(["report", str(vault), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "secret-in-memory" in text and key not in text
 
 
 def test_event_table_is_capped_with_the_unrecovered_first():

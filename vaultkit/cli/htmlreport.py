@@ -41,9 +41,14 @@ from dataclasses import dataclass
 from vaultkit.core.errors import VaultkitError
 
 CHART_IDS = ("chart-sizes", "chart-layers", "chart-losses", "chart-journal", "chart-findings")
-LAYER_ORDER = ("journal", "archive", "structured", "knowledge", "bootstrap")
-LAYER_COLOURS = {"journal": "#868e96", "archive": "#ced4da", "structured": "#1971c2",
-                 "knowledge": "#0c8599", "bootstrap": "#f76707"}
+LAYER_ORDER = ("journal", "session", "dated", "archive", "structured", "knowledge", "topics",
+               "dreaming", "bootstrap", "working")
+LAYER_COLOURS = {"journal": "#868e96", "session": "#adb5bd", "dated": "#5c940d",
+                 "archive": "#ced4da", "structured": "#1971c2", "knowledge": "#0c8599",
+                 "topics": "#66d9e8", "dreaming": "#9775fa", "bootstrap": "#f76707",
+                 "working": "#ffd43b"}
+# layers a profile or vaultkit.toml adds: drawn after the known ones, in these colours
+OTHER_COLOURS = ("#e64980", "#74b816", "#4263eb", "#f59f00", "#495057")
 KIND_COLOURS = {"journal-rewrite": "#c92a2a", "memory-shrink": "#e8590c",
                 "mass-deletion": "#f08c00", "note-deleted": "#862e9c",
                 "bootstrap-truncated": "#1864ab"}
@@ -190,11 +195,17 @@ def chart_layers(data: ReportData) -> str:
         step = len(counts) // MAX_POINTS + 1
         counts = counts[::step] + ([counts[-1]] if (len(counts) - 1) % step else [])
     times = _times(t for t, _ in counts) + [data.generated]
-    layers = [name for name in LAYER_ORDER if any(c.get(name) for _, c in counts)]
+    present = {name for _, c in counts for name, n in c.items() if n}
+    layers = [n for n in LAYER_ORDER if n in present] + sorted(present - set(LAYER_ORDER))
+    if not layers:
+        _empty(ax, "no notes in the history")
+        return _svg(fig, "notes per layer: none")
+    others = iter(OTHER_COLOURS * len(layers))
+    colours = [LAYER_COLOURS.get(n) or next(others) for n in layers]
     rows = [[max(c.get(name, 0), 0) for _, c in counts] for name in layers]
     rows = [r + r[-1:] for r in rows]
     ax.stackplot(times, rows, labels=[f"{n} ({r[-1]})" for n, r in zip(layers, rows)],
-                 colors=[LAYER_COLOURS[n] for n in layers], step="post", alpha=0.9)
+                 colors=colours, step="post", alpha=0.9)
     ax.set_ylabel("notes")
     _dates_axis(ax)
     _style(ax)
@@ -322,8 +333,23 @@ _ASSIGNED = re.compile(r"(?i)((?:password|passwd|secret|token|api[_ -]?key|密�
                        r"\s*[`'\"]?)([^\s`'\"|]{6,})")
 
 
+_VALUE = re.compile(r"[^\s`'\"|<>]+")
+
+
 def mask_secrets(text: str) -> str:
-    """``text`` with credential-looking strings replaced by their first four characters."""
+    """``text`` with every credential the ``secret-in-memory`` detector finds masked, and
+    anything of a credential's shape too (a shared page masks more than the rule reports:
+    a test value is still not for sharing)."""
+    from vaultkit.vault.secretscan import scan_text
+
+    lines = text.split("\n")
+    for f in sorted(scan_text(text), key=lambda f: (f.line, -f.column)):
+        line = lines[f.line - 1]
+        m = _VALUE.match(line, f.column - 1)
+        if m is not None and not m.group(0).startswith("-----"):  # (a PEM block: below)
+            shown = "[masked]" if f.label else m.group(0)[:4] + "…[masked]"
+            lines[f.line - 1] = line[:m.start()] + shown + line[m.end():]
+    text = "\n".join(lines)
     text = _SECRET.sub(lambda m: m.group(0)[:4] + "…[masked]", text)
     return _ASSIGNED.sub(lambda m: m.group(1) + "[masked]", text)
 
@@ -525,9 +551,10 @@ def _top_findings(data: ReportData, md) -> str:
                    f"{_e(mask_secrets(d.message))}")
         note = data.vault.note(d.path) or data.vault.external.get(d.path)
         if note is not None and not note.error:
-            lines = note.text.splitlines()
+            # masked as a whole note: a table's header names the column a key sits in
+            lines = mask_secrets(note.text.replace("\r\n", "\n")).split("\n")
             at = (d.line or 1) - 1
-            context = mask_secrets("\n".join(lines[max(0, at - 2):at + 3]).strip())
+            context = "\n".join(lines[max(0, at - 2):at + 3]).strip()
             if context:
                 out.append(f"<div class=\"context\">{md(context)}</div>")
         out.append("</div>")
