@@ -10,32 +10,23 @@ from vaultkit.memory.secrethistory import (HISTORY_SECONDS, LEAK_STEPS, HistoryF
 
 def check_secrets(ctx: AuditContext) -> Check:
     """The audit check: the working tree through the rule, history through :func:`scan_history`."""
-    from vaultkit.lint.engine import run_rules
     from vaultkit.core.errors import VaultkitError
+    from vaultkit.lint.baseline import Baseline, baseline_path
+    from vaultkit.lint.engine import run_rules
     from vaultkit.lint.rule import Context
     from vaultkit.lint.rules.secret_in_memory import RULE
-    from vaultkit.vault.secretscan import DETECTOR_VERSION, Finding, scan_text
+    from vaultkit.vault.secretscan import secrets_of
 
     vault = ctx.vault
-    rule = RULE()
-    current = run_rules(Context(vault), [rule])
+    current = run_rules(Context(vault), [RULE()])
     try:  # a finding the baseline accepts was reviewed (the baseline check reports a bad file)
-        from vaultkit.lint.baseline import Baseline, baseline_path
-
         current = Baseline.load(baseline_path(vault)).filter(current).shown
-    except (ImportError, VaultkitError):
+    except VaultkitError:
         pass
     # what the tree holds but a suppression comment or config accepts: reviewed, so its
     # history is not reported either
-    raw = set()
-    for path, note in vault.notes.items():
-        if note.error:
-            continue
-        facts = vault.fact(path, "secrets", lambda n=note: [
-            f.to_plain() for f in scan_text(n.text, n.code_ranges)], epoch=DETECTOR_VERSION)
-        for plain in facts:
-            f = Finding(*plain)
-            raw.add((path, f.line, f.kind, f.masked))
+    raw = {(path, f.line, f.kind, f.masked) for path, note in vault.notes.items()
+           if not note.error for f in secrets_of(vault, note)}
     reported = {(d.path, d.line) for d in current}
     accepted = {(kind, masked) for path, line, kind, masked in raw
                 if (path, line) not in reported}

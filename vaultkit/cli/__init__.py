@@ -42,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 def add_vault_arguments(p: argparse.ArgumentParser, *, cache: bool = True) -> None:
     """Options every command that reads a vault takes."""
     p.add_argument("--root", metavar="DIR",
-                   help="vault root (default: nearest folder with vaultkit.toml or .obsidian/, "
-                        "else the git root, else the given folder)")
+                   help="vault root (default: the nearest folder, up to the git root, with "
+                        "vaultkit.toml or .obsidian/, else one with a bootstrap file or memory/)")
     p.add_argument("--profile", metavar="NAME|FILE",
                    help="rule pack to use instead of the one vaultkit.toml names")
     if cache:

@@ -169,9 +169,6 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     # symlinked out or into .git/
     make_folders(root, path.parent)
     path = write_target(root, rel)
-    level = _entry_level(path)
-    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
-    warnings = entry_warnings(settings, heading_line, body)
     fd = _open_locked(path, rel)
     try:
         size = os.fstat(fd).st_size
@@ -179,9 +176,11 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         newline = "\n"
         prefix = ""
         lines_before = 0
+        level = 3
         if created:
             prefix = f"# {day.isoformat()}\n"
         else:
+            level = _entry_level(os.pread(fd, 1 << 20, 0), rel)  # read under the lock
             head = os.pread(fd, 4096, 0)
             if b"\r\n" in head and head.count(b"\r\n") == head.count(b"\n"):
                 newline = "\r\n"
@@ -189,6 +188,8 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             if last != b"\n":
                 prefix = newline
             lines_before = _count_lines(fd, size, rel)
+        heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
+        warnings = entry_warnings(settings, heading_line, body)
         data = (prefix + render_entry(hhmm, title, body, newline, level)).encode("utf-8")
         if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
             raise VaultkitError(
@@ -223,29 +224,14 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     return LogResult(rel, created, line, heading_line, warnings)
 
 
-def _entry_level(path: Path) -> int:
+def _entry_level(data: bytes, rel: str) -> int:
     """The heading level the journal's entries already use: ``##`` when the file carries
     its entries at level 2 (most real journals), else the seeds' ``###``. An entry at
     another level would be read as part of the entry above it."""
-    import stat
-
     from vaultkit.vault.entries import detect_level
     from vaultkit.vault.parse import parse_note
 
-    try:  # never blocks on a FIFO, never follows a symlink: _open_locked refuses those
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return 3
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return 3
-        data = os.pread(fd, 1 << 20, 0)
-    except OSError:
-        return 3
-    finally:
-        os.close(fd)
-    level = detect_level(parse_note(str(path), data))
-    return 2 if level == 2 else 3
+    return 2 if detect_level(parse_note(rel, data)) == 2 else 3
 
 
 def _open_locked(path: Path, rel: str) -> int:

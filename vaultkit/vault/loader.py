@@ -357,13 +357,13 @@ def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
 def _worker_facts(note: Note) -> bytes:
     """Facts computed where the note is parsed, so a cold run spreads them over the cores:
     the credential scan (``secret-in-memory``) reads every line of every note."""
-    from vaultkit.vault.secretscan import DETECTOR_VERSION, scan_text
+    from vaultkit.vault.secretscan import DETECTOR_VERSION, FACT, scan_note
 
     try:
-        found = [f.to_plain() for f in scan_text(note.text, note.code_ranges)]
+        found = scan_note(note)
     except Exception:  # never lose the parse over it: the rule scans the note itself
         return b""
-    return marshal.dumps({"secrets": (DETECTOR_VERSION, found)})
+    return marshal.dumps({FACT: (DETECTOR_VERSION, found)})
 
 
 def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> list[Note]:

@@ -123,13 +123,6 @@ def require_vault(root: Path) -> Path:
     return root
 
 
-def git_toplevel(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
 def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProblem]]:
     """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
 

@@ -504,6 +504,21 @@ def _dedupe(found: list[Finding]) -> list[Finding]:
     return out
 
 
+FACT = "secrets"  # the per-note fact the loader's workers, the rule and the audit share
+
+
+def scan_note(note) -> list[tuple]:
+    """A parsed note's credentials as plain data (a cacheable fact); example code blocks
+    are skipped."""
+    return [f.to_plain() for f in scan_text(note.text, note.code_ranges)]
+
+
+def secrets_of(vault, note) -> list[Finding]:
+    """A note's credentials, scanned once per content (kept in the cache beside the note)."""
+    return [Finding(*plain) for plain in
+            vault.fact(note.path, FACT, lambda: scan_note(note), epoch=DETECTOR_VERSION)]
+
+
 def first_secret(text: str) -> Finding | None:
     """The first credential in ``text``, or None: what writers refuse."""
     found = scan_text(text)

@@ -1,5 +1,4 @@
 from vaultkit.lint.rule import Rule
-from vaultkit.vault.secretscan import DETECTOR_VERSION, Finding, scan_text
 
 
 class SecretInMemory(Rule):
@@ -57,15 +56,11 @@ class SecretInMemory(Rule):
     severity = "error"
 
     def check(self, note, ctx):
-        found = ctx.vault.fact(note.path, "secrets",
-                               lambda: [f.to_plain() for f in scan_text(note.text,
-                                                                         note.code_ranges)],
-                               epoch=DETECTOR_VERSION)
-        for plain in found:
-            finding = Finding(*plain)
+        from vaultkit.vault.secretscan import secrets_of  # (only when a note is checked)
+
+        for finding in secrets_of(ctx.vault, note):
             yield self.diag(note.path, finding.line, finding.column,
                             f"{finding.describe()} in memory; remove it, rotate it, keep it in "
                             "the runtime's config or environment")
-
 
 RULE = SecretInMemory
