@@ -108,6 +108,7 @@ class Event:
     end_date: str | None = None
     days: float = 0.0
     span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
+    source: str = "commit"  # "snapshot": lost between commits, found in vaultkit's snapshots
 
     @property
     def id(self) -> str:
@@ -150,6 +151,8 @@ class Event:
             out["before"] = self.before
         if self.span > 1:
             out["commits"] = self.span  # the day's commits; ``commit`` is the last
+        if self.source != "commit":
+            out["source"] = self.source
         return out
 
 
@@ -749,3 +752,73 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
     if any(t is not None and marker(event) in t for t in texts):
         return True
     return not _nonblank(missing_lines("\n".join(t for t in texts if t), event.lost))
+
+
+# -- between commits: vaultkit's snapshots ---------------------------------------------------
+
+class _SnapshotRepo(_Repo):
+    """:class:`_Repo` for the snapshot chain: its paths are vault paths already."""
+
+    def __init__(self, root: Path, settings, store):
+        self.state = SimpleNamespace(toplevel=store.cwd)
+        self.settings = settings
+        self.profile = settings.profile
+        self.root = root
+        self.store = store
+        self._vault_paths = {}
+        self._layers = {}
+
+    def _vault_path(self, repo_path: str) -> str | None:
+        from vaultkit.vault.snapshots import vault_path_of
+
+        path = vault_path_of(repo_path)
+        if not path.startswith("../") and self.settings.is_excluded(path):
+            return None
+        return path
+
+    def layer_of(self, path: str) -> str | None:
+        try:
+            return self._layers[path]
+        except KeyError:
+            layer = "bootstrap" if path.startswith("../") else self.profile.layer_of(path)
+            self._layers[path] = layer
+            return layer
+
+    def pathspecs(self) -> list[str]:
+        return []
+
+
+def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
+                         record: bool = True) -> list[Event]:
+    """The losses between commits: the same events as :func:`scan_history` (but truncation
+    periods) found in vaultkit's snapshot chain (:mod:`vaultkit.vault.snapshots`), each
+    with ``source`` ``"snapshot"``. Empty when the vault has no snapshots.
+
+    With ``record`` a snapshot of the files as they are now is taken first, so a loss
+    since the last snapshot is found too (the files are only read; the snapshot goes to
+    the private ref)."""
+    from vaultkit.vault.snapshots import open_store
+
+    store = open_store(root, settings)
+    if store is None:
+        return []
+    if record:
+        store.snapshot(prune=False)
+    if store.head() is None:
+        return []
+    repo = _SnapshotRepo(root, settings, store)
+    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+            "--no-abbrev", "--no-color",
+            "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
+    if since:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
+            since = since.strip() + "T00:00:00"
+        args.append(f"--since={since}")
+    args.append(store.ref)
+    proc = store.git(args)
+    commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
+    history = _analyse(repo, commits, 1 << 62, "")
+    events = [e for e in history.events if e.kind != "bootstrap-truncated"]
+    for event in events:
+        event.source = "snapshot"
+    return events

@@ -455,6 +455,8 @@ class ConfigFile:
     types: dict[str, TypeSpec] = field(default_factory=dict)
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
+    # snapshots between commits (keep-days, interval): read by vaultkit.vault.snapshots
+    snapshots: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
     strict_placement: bool | None = None
     property_aliases: dict[str, list[str]] = field(default_factory=dict)

@@ -60,12 +60,29 @@ def check_since(since: str | None) -> str | None:
     return text
 
 
-def run(args) -> int:
-    from vaultkit.memory.history import scan_history
+def scan_all(root, settings, since=None):
+    """The git history's losses and, when the vault has snapshots, those between commits
+    (a snapshot of the files as they are now is recorded first), newest first."""
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
 
+    between = scan_snapshot_losses(root, settings, since=since)
+    try:
+        history = scan_history(root, settings, since=since)
+    except VaultkitError:
+        if not between:
+            raise
+        history = History([], 0, None)  # a folder without git, kept by snapshots only
+    if between:
+        history.events = sorted(history.events + between, key=lambda e: e.timestamp,
+                                reverse=True)
+    return history
+
+
+def run(args) -> int:
     since = check_since(args.since)
     root, settings = open_history_settings(args)
-    history = scan_history(root, settings, since=since)
+    history = scan_all(root, settings, since=since)
     if args.format == "json":
         import json
 
@@ -84,9 +101,13 @@ def render_text(history) -> str:
         state = "recovered" if e.recovered else (
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
-        out.append(f"{e.date[:16].replace('T', ' ')}  {e.commit[:10]}  {e.kind}  {where}")
+        commit = e.commit[:10] if e.source == "commit" else f"snapshot {e.commit[:10]}"
+        out.append(f"{e.date[:16].replace('T', ' ')}  {commit}  {e.kind}  {where}")
         out.append(f"    {e.describe()}")
-        out.append(f"    by {e.author}: {e.subject!r}")
+        if e.source == "commit":
+            out.append(f"    by {e.author}: {e.subject!r}")
+        else:
+            out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")
     open_count = sum(1 for e in events if not e.recovered)
     if out:

@@ -32,9 +32,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from vaultkit.cli.commands.history import open_history_settings
+    from vaultkit.cli.commands.history import open_history_settings, scan_all
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import scan_history
     from vaultkit.memory.recover import recover, select
 
     words = list(args.words)  # [PATH] EVENT, or [PATH] with --all
@@ -44,7 +43,7 @@ def run(args) -> int:
     args.event = None if args.all else words.pop()
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
-    history = scan_history(root, settings)
+    history = scan_all(root, settings)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
     if args.json:

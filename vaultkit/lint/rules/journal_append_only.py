@@ -1,5 +1,7 @@
 import re
+import sys
 
+from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 
@@ -59,7 +61,44 @@ class JournalAppendOnly(Rule):
         changes = git.changes  # a failing `git diff` makes git unavailable too
         if not git.available:
             git.notice()
+        else:
+            yield from self._against_head(ctx, git, changes)
+        yield from self._against_snapshots(ctx, git)
+
+    def _against_snapshots(self, ctx, git):
+        """Journals whose new text lacks lines a snapshot since the last commit held."""
+        from vaultkit.vault.snapshots import clock, journal_losses, open_store
+
+        vault = ctx.vault
+        try:
+            store = open_store(vault.root, vault.settings, git_state=git)
+            if store is None:
+                return
+            since = git.head_time() if git.available else None
+            if git.available and git.staged:
+                texts = git.index_texts
+            else:
+                def texts(path):
+                    note = vault.note(path) if not path.startswith("../") \
+                        else vault.external.get(path)
+                    return None if note is None or note.error else note.text
+            losses = journal_losses(store, texts, since=since,
+                                    is_journal=lambda p: git.layer_of(p) == "journal")
+        except VaultkitError as exc:
+            print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
+        side = "staged" if git.available and git.staged else "current"
+        for loss in losses:
+            n = len(loss.lines)
+            first = next((line for line in loss.lines if line.strip()), loss.lines[0])
+            yield self.diag(loss.path, None, None,
+                            f"{n} line{'s' * (n != 1)} lost since the snapshot at "
+                            f"{clock(loss.since)} ({snapshot_short(loss.commit)}) are not in "
+                            f"the {side} journal (first: {_quote(first)}); committing it would "
+                            "seal the loss: bring them back with `vaultkit recover --all` "
+                            "(`vaultkit history` lists them), then stage the journal again")
+
+    def _against_head(self, ctx, git, changes):
         side = "staged" if git.staged else "now"
         for change in changes:
             if change.old is None or git.layer_of(change.old) != "journal":
@@ -107,6 +146,10 @@ class JournalAppendOnly(Rule):
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
                                 f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def snapshot_short(commit: str) -> str:
+    return f"snapshot {commit[:10]}"
 
 
 def first_unsafe_change(old: str, new: str, vault, source: str):
