@@ -15,7 +15,7 @@ from typing import Sequence
 from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
-            "archive", "distill", "history", "recover", "report", "mcp")
+            "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -60,7 +60,7 @@ BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git r
 WORKSPACE_PREFIX = ".workspace/"  # store path of a bootstrap file above a memory-only vault
 RACY_NS = 2_000_000_000  # a file this close to the snapshot's start is read again next time
 DEFAULT_KEEP_DAYS = 30
-DEFAULT_INTERVAL_MIN = 60
+DEFAULT_INTERVAL_MIN = 10
 _IDENTITY = {"GIT_AUTHOR_NAME": "vaultkit", "GIT_AUTHOR_EMAIL": "vaultkit@localhost",
              "GIT_COMMITTER_NAME": "vaultkit", "GIT_COMMITTER_EMAIL": "vaultkit@localhost"}
 _SETTINGS_KEYS = {"keep_days": 1, "interval": 1}  # name -> lowest value
@@ -205,6 +205,32 @@ class Store:
     def lock_path(self) -> Path:
         return self.meta / (self.ref.rsplit("/", 1)[-1] + ".lock")
 
+    @property
+    def checked_path(self) -> Path:
+        """Touched by every snapshot run (changed or not): when snapshots last ran."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".checked")
+
+    @property
+    def events_path(self) -> Path:
+        """The watcher's event log (JSON lines) that ``history`` and ``audit`` read."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".events.jsonl")
+
+    def last_run(self) -> float | None:
+        """When a snapshot last ran (seconds since the epoch), None if never."""
+        try:
+            return os.stat(self.checked_path).st_mtime
+        except OSError:
+            return None
+
+    def recorded(self) -> dict[str, str]:
+        """``{store path: blob}`` of the newest snapshot (from the table when it is current)."""
+        head = self.head()
+        if head is None:
+            return {}
+        table = self._load_table()
+        entries = table["entries"] if table.get("commit") == head else self._tree_entries(head)
+        return {p: e[2] for p, e in entries.items() if e[2]}
+
     def exists(self) -> bool:
         """True when this vault has snapshots (checked without running git)."""
         return self.table_path.is_file() or self.head() is not None
@@ -300,9 +326,19 @@ class Store:
                               "entries": new_entries})
             if prune:
                 result.pruned = self._prune(head, now)
+            self._touch_checked()
             return result
         finally:
             os.close(fd)
+
+    def _touch_checked(self) -> None:
+        try:
+            fd = os.open(self.checked_path, os.O_WRONLY | os.O_CREAT
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            os.close(fd)
+            os.utime(self.checked_path)
+        except OSError:
+            pass
 
     def _tree_entries(self, commit: str) -> dict[str, list]:
         proc = self.git(["ls-tree", "-r", "-z", "--full-tree", commit])
