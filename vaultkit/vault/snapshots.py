@@ -180,7 +180,7 @@ class Store:
         from vaultkit.core.gitenv import run_git
 
         extra = dict(env or {})
-        if self.bare:
+        if self.bare and args[0] != "init":
             extra["GIT_DIR"] = str(self.cwd)
         try:
             proc = run_git(args, cwd=self.cwd, input=input, keep_repo_env=not self.bare,
@@ -614,7 +614,11 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
                                 f"{exc.strerror or exc}") from None
         if os.path.islink(bare):
             raise VaultkitError(f"{bare}: is a symlink; the snapshot store is not used")
-        store.git(["init", "--bare", "--quiet", str(bare)])
+        store.cwd = bare.parent  # (the store's folder does not exist yet)
+        try:
+            store.git(["init", "--bare", "--quiet", str(bare)])
+        finally:
+            store.cwd = bare
     return store
 
 
