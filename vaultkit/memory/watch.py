@@ -309,6 +309,7 @@ class Watcher:
             return not path.endswith(".vaultkit-tmp")
 
         last_full = time.monotonic()
+        first = True  # a write between the first round and the watch being set up
         try:
             for changes in watchfiles.watch(*paths, watch_filter=wanted, stop_event=stop,
                                             debounce=1600, step=200, rust_timeout=1000,
@@ -316,9 +317,10 @@ class Watcher:
                                             ignore_permission_denied=True):
                 if self._gone():
                     return 1
-                if changes or time.monotonic() - last_full >= interval:
+                if changes or first or time.monotonic() - last_full >= interval:
                     self._safe_step()
                     last_full = time.monotonic()
+                    first = False
                 if deadline is not None and time.monotonic() >= deadline:
                     return 0
         except (OSError, RuntimeError) as exc:
