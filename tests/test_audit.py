@@ -58,6 +58,10 @@ def ws(good_template, tmp_path):
     """A fresh copy of the good workspace folder (vault in ws/demo, config in ws/)."""
     target = tmp_path / "ws"
     shutil.copytree(good_template, target, symlinks=True)
+    # snapshots between commits, kept by the starter heartbeat's `vaultkit snapshot` step
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(target / "demo")]) == 0
     return target
 
 
@@ -218,6 +222,12 @@ CASES = [
         commit_all(ws / "demo", "delete")),
      "history", "warn", ["1 memory-loss event", "note-deleted memory/semantic/payments.md"],
      "vaultkit recover"),
+    ("snapshots none", lambda ws: (shutil.rmtree(ws / "demo/.git/vaultkit"), git(
+        ws / "demo", "update-ref", "-d", "refs/vaultkit/snapshots")),
+     "snapshots", "fail", ["no snapshots", "would seal the loss"], "vaultkit watch --service"),
+    ("snapshots nothing keeps them", lambda ws: _heartbeat(ws, (
+        ws / "demo/HEARTBEAT.md").read_text().replace("vaultkit snapshot", "vaultkit index")),
+     "snapshots", "warn", ["nothing keeps them running"], "--service cron --install"),
     ("secrets committed", lambda ws: (
         _write(ws / "demo/memory/semantic/bots.md",
                "# Bots\n\n- alerts: 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n"),
@@ -402,6 +412,9 @@ def test_memory_only_repo(tmp_path):
     write_index(vault)
     write_colors(vault)
     commit_all(memory, "backup")
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(memory)]) == 0  # the workspace's heartbeat keeps it
     checks = audit(memory)
     assert statuses(checks) == dict.fromkeys(CHECK_IDS, "pass"), \
         {k: c.found for k, c in checks.items() if c.status != "pass"}
@@ -459,7 +472,7 @@ def test_json_output(ws, capsys):
 
 def test_skip(ws, capsys):
     shutil.rmtree(ws / "demo/.git")
-    code, out, _ = run_cli("audit", ws / "demo", "--skip", "git-backup,pre-commit",
+    code, out, _ = run_cli("audit", ws / "demo", "--skip", "git-backup,pre-commit,snapshots",
                            "--format", "json", capsys=capsys)
     assert code == 0
     assert "git-backup" not in {c["id"] for c in json.loads(out)}
