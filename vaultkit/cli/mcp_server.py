@@ -189,7 +189,8 @@ TOOLS = (
                            "endLine": {"type": "integer"}, "heading": {"type": "string"},
                            "created": {"type": "boolean"},
                            "warnings": {"type": "array", "items": {"type": "string"}},
-                           "findings": {"type": "array", "items": _FINDING}},
+                           "findings": {"type": "array", "items": _FINDING},
+                           "snapshot": {"type": ["string", "null"]}},
             "required": ["path", "line", "endLine", "heading", "created", "warnings",
                          "findings"],
         },
@@ -441,8 +442,21 @@ class VaultSession:
         text, title = args.get("text", ""), args.get("title")
         if not text.strip() and not (title or "").strip():
             raise ToolFailure("nothing to log: give a text (and optionally a title)")
-        return append_entry(self.root, self.settings(), text=text, title=title,
-                            date=args.get("date"), time=args.get("time"))
+        result = append_entry(self.root, self.settings(), text=text, title=title,
+                              date=args.get("date"), time=args.get("time"))
+        result.snapshot = self.snapshot()
+        return result
+
+    def snapshot(self) -> str | None:
+        """A snapshot after each write (:mod:`vaultkit.vault.snapshots`): the new commit, or
+        None when nothing changed or it could not be taken (the entry is written either way)."""
+        from vaultkit.vault.snapshots import open_store
+
+        try:
+            return open_store(self.root, self.settings(), create=True).snapshot().commit
+        except (VaultkitError, ConfigError, OSError) as exc:
+            print(f"vaultkit mcp: warning: no snapshot after memory_log: {exc}", file=sys.stderr)
+            return None
 
     def entry_findings(self, args: dict, result) -> dict:
         """What the note rules say about the entry ``append`` just wrote."""
@@ -460,7 +474,8 @@ class VaultSession:
                     if d.path == result.path and (
                         d.line is None and result.created
                         or d.line is not None and result.line <= d.line <= end)]
-        return {**result.to_dict(), "endLine": end, "findings": findings}
+        return {**result.to_dict(), "endLine": end, "findings": findings,
+                "snapshot": getattr(result, "snapshot", None)}
 
     def vault_check(self, args: dict) -> dict:
         from vaultkit.lint.engine import Selection, fail, run_rules, select_rules
