@@ -83,15 +83,38 @@ def run(args) -> int:
     since = check_since(args.since)
     root, settings = open_history_settings(args)
     history = scan_all(root, settings, since=since)
+    watched = watch_events(root, settings, since)
     if args.format == "json":
         import json
 
         print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events]},
-                         indent=2, ensure_ascii=False))
+                          "events": [e.to_dict() for e in history.events],
+                          "watch": watched}, indent=2, ensure_ascii=False))
         return 0
     sys.stdout.write(render_text(history))
+    restored = sum(1 for e in watched if e.get("kind") == "journal-restored")
+    if restored:
+        print(f"vaultkit watch restored {restored} journal loss{'es' * (restored != 1)} as they "
+              "happened (the snapshot events above say recovered)")
     return 0
+
+
+def watch_events(root, settings, since: str | None) -> list[dict]:
+    """What `vaultkit watch` logged (losses restored or reported), from ``since`` on."""
+    import datetime as dt
+
+    from vaultkit.memory.watch import read_events
+    from vaultkit.vault.snapshots import open_store
+
+    store = open_store(root, settings)
+    if store is None:
+        return []
+    start = None
+    if since:
+        when = dt.datetime.fromisoformat(since)
+        start = (when if when.tzinfo else when.astimezone()).timestamp()
+    return [e for e in read_events(store, since=start) if e.get("kind") not in ("started",
+                                                                                "stopped")]
 
 
 def render_text(history) -> str:
