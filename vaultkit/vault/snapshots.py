@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import stat
 import subprocess
@@ -102,13 +101,13 @@ def vault_path_of(path: str) -> str:
     return "../" + path[len(WORKSPACE_PREFIX):] if path.startswith(WORKSPACE_PREFIX) else path
 
 
-def is_memory_file(profile, rel: str) -> bool:
+def is_memory_file(profile, rel: str, prefix: str | None = None) -> bool:
     """A vault path whose file snapshots record (Markdown, in the memory or the bootstrap)."""
     if not rel.lower().endswith(".md"):
         return False
     if rel.startswith("../"):
         return rel[3:] in profile.bootstrap_files
-    prefix = profile.memory_prefix
+    prefix = profile.memory_prefix if prefix is None else prefix
     if not prefix or rel.startswith(prefix):
         return True
     return profile.layer_of(rel) in ("bootstrap", "journal", "archive", "structured",
@@ -116,25 +115,53 @@ def is_memory_file(profile, rel: str) -> bool:
 
 
 def memory_files(root: Path, settings) -> dict[str, tuple[str, int, int]]:
-    """``{store path: (absolute path, size, mtime_ns)}`` of the files a snapshot records."""
-    from vaultkit.vault.scan import walk
+    """``{store path: (absolute path, size, mtime_ns)}`` of the files a snapshot records.
+
+    Its own walk, one ``lstat`` per Markdown file and none for anything else: it never
+    follows a symlink (file or folder), skips the folders the scan skips
+    (:data:`vaultkit.vault.scan.SKIP_DIRS`) and the configured excludes."""
+    from vaultkit.vault.scan import SKIP_DIRS
 
     profile = settings.profile
+    prefix = profile.memory_prefix
     limit = profile.budgets.max_file_bytes
-    files, _ = walk(root, settings.is_excluded if settings.excludes_anything else None)
+    excluded = settings.is_excluded if settings.excludes_anything else None
     out: dict[str, tuple[str, int, int]] = {}
-    candidates = [(f.rel, f.abs) for f in files if is_memory_file(profile, f.rel)]
-    if not profile.memory_prefix:
-        candidates += [("../" + name, str(root.parent / name)) for name in
-                       profile.bootstrap_files]
-    for rel, path in candidates:
+    stack = [(str(root), "")]
+    while stack:
+        folder, base = stack.pop()
         try:
-            st = os.lstat(path)  # (the walk follows in-vault symlinks: a snapshot does not)
+            with os.scandir(folder) as it:
+                entries = list(it)
         except OSError:
-            continue
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            continue
-        out[store_path(rel)] = (path, st.st_size, st.st_mtime_ns)
+            continue  # unreadable (check's file-unreadable says so); gone meanwhile
+        for entry in entries:
+            name = entry.name
+            rel = base + name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in SKIP_DIRS and (excluded is None or not excluded(rel)):
+                        stack.append((entry.path, rel + "/"))
+                    continue
+                if not entry.is_file(follow_symlinks=False) or not name[-3:].lower() == ".md":
+                    continue
+                if not is_memory_file(profile, rel, prefix) or \
+                        (excluded is not None and excluded(rel)):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if st.st_size <= limit:
+                out[rel] = (entry.path, st.st_size, st.st_mtime_ns)
+    if not prefix:  # the bootstrap files one folder up from a memory-only vault
+        for name in profile.bootstrap_files:
+            path = str(root.parent / name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size <= limit:
+                out[store_path("../" + name)] = (path, st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -170,6 +197,11 @@ class Store:
         self.meta = meta  # the folder of the stat table and the lock
         self.ref = ref
         self.bare = bare
+
+    @property
+    def refs_dir(self) -> Path:
+        """The repository's common git folder (where ``refs/`` is)."""
+        return self.cwd if self.bare else self.meta.parent
 
     @property
     def where(self) -> str:
@@ -238,26 +270,39 @@ class Store:
     def head(self) -> str | None:
         if self.bare and not (self.cwd / "HEAD").is_file():
             return None
+        loose = self.refs_dir / self.ref
+        try:  # git's own file for the ref (written by update-ref); else ask git
+            with open(loose, "rb") as fh:
+                value = fh.read(100).decode("ascii").strip()
+            if len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value):
+                return value
+        except (OSError, UnicodeDecodeError):
+            pass
         proc = self.git(["rev-parse", "-q", "--verify", self.ref + "^{commit}"], check=False)
         out = proc.stdout.decode("ascii", "replace").strip()
         return out if proc.returncode == 0 and out else None
 
     def _load_table(self) -> dict:
+        import marshal
+
         try:
             from vaultkit.core.bounded import read_regular
 
-            data = json.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
-            if isinstance(data, dict) and isinstance(data.get("entries"), dict):
+            data = marshal.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
+            if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
+                    and data.get("ref") == self.ref:
                 return data
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError, TypeError):
             pass
         return {"commit": None, "entries": {}}
 
     def _save_table(self, table: dict) -> None:
+        import marshal
+
         tmp = self.table_path.with_name(self.table_path.name + f".tmp{os.getpid()}")
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(table, fh, separators=(",", ":"))
+            with open(tmp, "wb") as fh:
+                fh.write(marshal.dumps(table))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.table_path)
@@ -322,10 +367,17 @@ class Store:
                     return result  # nothing to record, and no chain yet
                 commit = self._commit(new_entries, head, changed, removed, now)
                 result.commit = head = commit
-            self._save_table({"version": 1, "ref": self.ref, "commit": head,
-                              "entries": new_entries})
-            if prune:
+            moment = (now or dt.datetime.now(dt.timezone.utc)).timestamp()
+            checked = table.get("pruneChecked", 0) if table.get("commit") == head else 0
+            due = prune and not (0 <= moment - checked < 86400)  # at most once a day
+            if due:
                 result.pruned = self._prune(head, now)
+                head = self.head()
+                checked = moment
+            if result.commit is not None or new_entries != entries or due \
+                    or table.get("commit") != head:
+                self._save_table({"version": 2, "ref": self.ref, "commit": head,
+                                  "entries": new_entries, "pruneChecked": checked})
             self._touch_checked()
             return result
         finally:
@@ -436,10 +488,6 @@ class Store:
             args = ["commit-tree", str(tree), "-F", "-"] + (["-p", parent] if parent else [])
             parent = self.git(args, input=body, env=env).stdout.decode().strip()
         self._move_ref(str(parent), head)
-        table = self._load_table()
-        if table.get("commit") == head:
-            table["commit"] = parent
-            self._save_table(table)
         return len(chain) - len(kept)
 
     # -- reading -------------------------------------------------------------------
