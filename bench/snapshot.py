@@ -27,6 +27,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import functools
 import time
 from pathlib import Path
 
@@ -39,6 +40,7 @@ ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.
            GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com",
            GIT_CONFIG_NOSYSTEM="1")
 VAULTKIT = [sys.executable, "-m", "vaultkit"]
+print = functools.partial(print, flush=True)  # noqa: A001 (a long run shows its progress)
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -98,10 +100,15 @@ def proc_cpu(pid: int) -> float:
 
 def bench_watch(root: Path, idle: float, runs: int) -> tuple[float, list[float]]:
     journal = journal_of(root)
+    subprocess.run([*VAULTKIT, "snapshot", "--quiet", str(root)], env=ENV, check=True)
+    checked = root / ".git" / "vaultkit" / "snapshots.checked"
+    begun = time.time()
     watch = subprocess.Popen([*VAULTKIT, "watch", str(root)], cwd=root, env=ENV,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(5)  # its first full round over the vault
+        while checked.stat().st_mtime < begun:  # its first round over the vault
+            time.sleep(0.1)
+        time.sleep(3)  # and the file events set up
         start = proc_cpu(watch.pid)
         time.sleep(idle)
         idle_cpu = proc_cpu(watch.pid) - start
@@ -118,7 +125,7 @@ def bench_watch(root: Path, idle: float, runs: int) -> tuple[float, list[float]]
             delays.append(time.perf_counter() - t0)
             time.sleep(2)
         return idle_cpu, delays
-    finally:
+    finally:  # (only the process this benchmark started)
         watch.terminate()
         watch.wait(30)
 

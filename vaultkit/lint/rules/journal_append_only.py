@@ -28,7 +28,13 @@ class JournalAppendOnly(Rule):
     newline in HEAD is tolerated (text appended onto the last line is still an append).
     A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
     as long as its lines are kept. Outside a git repository, or before the first
-    commit, there is nothing to compare with and the rule says once that it skipped.
+    commit, there is no HEAD to compare with and the rule says once that it skipped.
+
+    Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
+    `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
+    snapshot taken since the last commit held is reported once, naming how many lines and
+    the snapshot, whether or not the journal was ever committed. This works before the
+    first commit and in a folder without git. Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
     the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
@@ -41,12 +47,15 @@ class JournalAppendOnly(Rule):
     The journal is the most complete record the agent has, and it is only ever
     appended to (`printf >> memory/YYYY-MM-DD.md`). A rewrite is how memory gets lost:
     one cron run that used Write instead of appending wiped twelve hours of entries.
-    Catching it before the commit keeps the lost lines one `git show HEAD:...` away.
+    Catching it before the commit keeps the lost lines one `git show HEAD:...` away. A
+    journal never committed is lost for good by the commit that stores its overwritten
+    version, unless a snapshot kept the lines.
 
     ## Example
     ```
     memory/2026-02-13.md:4:1: VK601 journal-append-only line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    memory/2026-02-15.md:1:1: VK601 journal-append-only 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
     ```
     """
 
