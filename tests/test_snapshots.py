@@ -381,3 +381,40 @@ def test_bad_snapshot_settings_are_a_clear_error(tmp_path):
     (root / "vaultkit.toml").write_text("[snapshots]\nkeep = 3\n", encoding="utf-8")
     rc, _, err = invoke(["snapshot"], root)
     assert rc == 2 and "unknown setting 'keep'" in err
+
+
+def test_push_is_explicit_and_sends_the_ref_only(tmp_path):
+    root = make(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    (root / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\ntouch pushed-hook-ran\n")
+    (root / ".git" / "hooks" / "pre-push").chmod(0o755)
+    rc, out, _ = invoke(["snapshot"], root)
+    assert rc == 0
+    assert git(remote, "for-each-ref").stdout == ""  # nothing leaves without --push
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, err
+    refs = git(remote, "for-each-ref", "--format=%(refname)").stdout.split()
+    assert refs == [REF]  # the snapshots only: no branch, no tag
+    assert not (root / "pushed-hook-ran").exists()  # the repository's hooks never run
+    rc, _, err = invoke(["snapshot", "--push", str(tmp_path / "nowhere.git")], root)
+    assert rc == 2 and "push to" in err and "failed" in err
+
+
+def test_readme_commands_run_as_written(tmp_path, monkeypatch):
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Memory between commits")
+    section = readme[start:readme.index("\n## ", start + 3)]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    commands = [line.split("#", 1)[0].split() for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [["vaultkit", "snapshot"], ["vaultkit", "watch"],
+                                         ["vaultkit", "watch"]]
+    root = make(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for command in commands:
+        rc, out, err = invoke(command[1:], root)
+        assert rc == 0, (command, err)
+    assert "*/15 * * * *" in out and "vaultkit snapshot --quiet" in out
+    assert store_of(root, create=False).head() is not None

@@ -241,3 +241,54 @@ def test_service_command_prints_and_install_asks(tmp_path, monkeypatch):
     assert rc == 2 and "confirm with --yes" in err
     rc, _, err = invoke(["watch", "--install"], root)
     assert rc == 2 and "--install goes with --service" in err
+
+
+def test_watch_and_snapshot_beside_log_fix_archive_and_commit_lose_nothing(tmp_path):
+    root = make(tmp_path)
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    old = (dt.date.today() - dt.timedelta(days=60)).isoformat()
+    old_text = f"# {old}\n\n### 09:00 — Old day\n- kept through the archive move\n- and this\n"
+    (root / "memory" / f"{old}.md").write_text(old_text, encoding="utf-8")
+    (root / "memory" / "INDEX.md").write_text("# Index\n\nstale\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "first"], cwd=root, env=env, check=True)
+    watch = subprocess.Popen([sys.executable, "-m", "vaultkit", "watch", "--poll", "0.2",
+                              str(root)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    try:
+        vk = [sys.executable, "-m", "vaultkit"]
+        jobs = [subprocess.Popen([*vk, "log", str(root), f"entry {i}: what happened, why it "
+                                  "mattered and what comes next, in one line"], env=env)
+                for i in range(4)]
+        jobs.append(subprocess.Popen([*vk, "check", "--fix", "--select", "index-stale",
+                                      str(root)], env=env, stdout=subprocess.DEVNULL))
+        jobs.append(subprocess.Popen([*vk, "archive", str(root)], env=env,
+                                     stdout=subprocess.DEVNULL))
+        jobs += [subprocess.Popen([*vk, "snapshot", "-q", str(root)], env=env)
+                 for _ in range(2)]
+        for job in jobs:
+            job.wait(120)
+        subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+        subprocess.run(["git", "commit", "-qm", "nightly"], cwd=root, env=env, check=True)
+        time.sleep(1.5)  # a few more polling rounds
+    finally:
+        watch.terminate()
+        out, _ = watch.communicate(timeout=30)
+    assert watch.returncode == 0, out
+    journal = (root / JOURNAL).read_text(encoding="utf-8")
+    assert all(f"entry {i}:" in journal for i in range(4))
+    archived = next((root / "memory" / "archive").rglob(f"{old}.md"))
+    assert archived.read_text(encoding="utf-8") == old_text
+    every = [p.read_text(encoding="utf-8") for p in root.rglob("*.md") if ".git" not in p.parts]
+    assert not any("Restored by vaultkit watch" in t for t in every), out  # nothing was lost
+    # --fix writes INDEX.md whole or not at all (it refuses when a note changed meanwhile)
+    assert (root / "memory" / "INDEX.md").read_text(encoding="utf-8").startswith(
+        "# Index\n\nstale\n")
+    committed = subprocess.run(["git", "show", f"HEAD:{JOURNAL}"], cwd=root,
+                               capture_output=True, text=True).stdout
+    assert committed == journal
+    store = Watcher(root, load_settings(root), out=lambda line: None).store
+    store.snapshot()
+    recorded = store.recorded()
+    assert store.blobs([recorded[JOURNAL]])[recorded[JOURNAL]].decode() == journal

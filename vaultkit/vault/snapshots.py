@@ -260,6 +260,16 @@ class Store:
         except OSError:
             return None
 
+    def has_ref_file(self) -> bool:
+        """Whether git holds the ref, read from its files (loose, or in packed-refs)."""
+        if (self.refs_dir / self.ref).is_file():
+            return True
+        try:
+            with open(self.refs_dir / "packed-refs", "rb") as fh:
+                return any(line.rstrip().endswith(b" " + self.ref.encode()) for line in fh)
+        except OSError:
+            return False
+
     def recorded(self) -> dict[str, str]:
         """``{store path: blob}`` of the newest snapshot (from the table when it is current)."""
         head = self.head()
@@ -656,8 +666,8 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
                 ref = f"{REF}-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
             store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
                           bare=False)
-            if not create and not store.table_path.is_file() and store.head() is None:
-                return None
+            if not create and not store.table_path.is_file() and not store.has_ref_file():
+                return None  # (no git process spent on a vault without snapshots)
             return store
     bare = root / ".vaultkit" / BARE_STORE
     store = Store(root, settings, cwd=bare, meta=bare / "vaultkit", ref=REF, bare=True)
