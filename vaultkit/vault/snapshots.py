@@ -264,6 +264,8 @@ class Store:
         """Whether git holds the ref, read from its files (loose, or in packed-refs)."""
         if (self.refs_dir / self.ref).is_file():
             return True
+        if (self.refs_dir / "reftable").is_dir():  # git's other ref store: ask git
+            return self.head() is not None
         try:
             with open(self.refs_dir / "packed-refs", "rb") as fh:
                 return any(line.rstrip().endswith(b" " + self.ref.encode()) for line in fh)
