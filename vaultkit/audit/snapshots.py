@@ -110,9 +110,10 @@ def _keepers(root: Path, workspace: Path, name: str, store) -> list[str]:
 
 
 def _in_crontab(root: Path, name: str) -> bool:
+    from vaultkit.core.gitenv import run_program
+
     try:
-        proc = subprocess.run(["crontab", "-l"], capture_output=True, text=True, timeout=5,
-                              stdin=subprocess.DEVNULL)
+        proc = run_program(["crontab", "-l"], timeout=5)
     except (OSError, subprocess.TimeoutExpired):
         return False
     if proc.returncode != 0:

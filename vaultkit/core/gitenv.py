@@ -130,6 +130,16 @@ def popen_git(args, *, cwd: Path | str | None = None, stderr=subprocess.PIPE,
                             env=git_env(keep_repo_env=keep_repo_env, extra=env))
 
 
+def run_program(args: list[str], *, input: str | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess:
+    """A program other than git that the user asked vaultkit to use (``crontab``,
+    ``systemctl --user``, ``launchctl`` for ``vaultkit watch --service``), as text, never
+    through a shell. Raises OSError when it cannot start, subprocess.TimeoutExpired."""
+    return subprocess.run(list(args), input=input, capture_output=True, text=True,
+                          timeout=timeout, stdin=None if input is not None
+                          else subprocess.DEVNULL)
+
+
 def _global_helpers() -> list[str]:
     try:
         proc = subprocess.run(["git", "config", "--global", "--get-all", "credential.helper"],

@@ -417,18 +417,19 @@ def install_service(kind: str, text: str, target: str | None) -> list[str]:
     """Install what :func:`service_text` made; returns what was done, line by line."""
     import subprocess
 
+    from vaultkit.core.gitenv import run_program
+
     done = []
     if kind == "cron":
         try:
-            proc = subprocess.run(["crontab", "-l"], capture_output=True, text=True, timeout=30)
+            proc = run_program(["crontab", "-l"], timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise VaultkitError(f"crontab could not be run: {exc}") from None
         current = proc.stdout if proc.returncode == 0 else ""
         if text.strip() in current:
             return ["the crontab already holds this line; nothing changed"]
         new = current + ("" if not current or current.endswith("\n") else "\n") + text
-        proc = subprocess.run(["crontab", "-"], input=new, capture_output=True, text=True,
-                              timeout=30)
+        proc = run_program(["crontab", "-"], input=new, timeout=30)
         if proc.returncode != 0:
             raise VaultkitError(f"crontab refused the line: {proc.stderr.strip()}")
         return ["added the line to your crontab (crontab -l shows it)"]
@@ -445,7 +446,7 @@ def install_service(kind: str, text: str, target: str | None) -> list[str]:
         commands = [["launchctl", "load", "-w", str(path)]]
     for cmd in commands:
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            proc = run_program(cmd, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as exc:
             done.append(f"could not run {' '.join(cmd)} ({exc}); run it yourself")
             break

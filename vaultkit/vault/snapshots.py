@@ -636,6 +636,44 @@ def snapshot_message(changed, removed) -> str:
     return subject + "\n\n" + "\n".join(body) + "\n"
 
 
+def _git_dirs(toplevel: Path) -> tuple[Path, Path] | None:
+    """``(git dir, common git dir)`` of the work tree at ``toplevel``.
+
+    Read from the files git keeps (``.git/``, or a ``.git`` file naming the git dir and its
+    ``commondir``), as git itself finds them; ``git rev-parse`` only when those do not
+    settle it (``GIT_DIR`` set, an unusual layout)."""
+    import os as _os
+
+    dotgit = toplevel / ".git"
+    if not _os.environ.get("GIT_DIR") and not _os.environ.get("GIT_COMMON_DIR"):
+        try:
+            if dotgit.is_dir() and not dotgit.is_symlink():
+                return dotgit, dotgit
+            if dotgit.is_file():
+                text = dotgit.read_text("utf-8", "surrogateescape").strip()
+                if text.startswith("gitdir:"):
+                    git_dir = (toplevel / text[7:].strip()).resolve()
+                    common = git_dir
+                    if (git_dir / "commondir").is_file():
+                        common = (git_dir / (git_dir / "commondir").read_text(
+                            "utf-8", "surrogateescape").strip()).resolve()
+                    if (common / "objects").is_dir():
+                        return git_dir, common
+        except OSError:
+            pass
+    from vaultkit.core.gitenv import run_git
+
+    try:
+        proc = run_git(["rev-parse", "--path-format=absolute", "--git-dir",
+                        "--git-common-dir"], cwd=toplevel)
+    except OSError as exc:
+        raise VaultkitError(f"git could not be run: {exc}") from None
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode == 0 and len(lines) >= 2:
+        return Path(lines[0]), Path(lines[1])
+    return None
+
+
 def open_store(root: Path, settings, *, create: bool = False, git_state=None) -> Store | None:
     """The vault's snapshot store; None when it has none and ``create`` is False.
 
@@ -650,21 +688,16 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
         stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
         state = GitState(stub)  # type: ignore[arg-type]
     if state.available and state.toplevel is not None:
-        from vaultkit.core.gitenv import run_git
-
-        try:
-            proc = run_git(["rev-parse", "--path-format=absolute", "--git-dir",
-                            "--git-common-dir"], cwd=state.toplevel)
-        except OSError as exc:
-            raise VaultkitError(f"git could not be run: {exc}") from None
-        lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-        if proc.returncode == 0 and len(lines) >= 2:
-            git_dir, common = Path(lines[0]), Path(lines[1])
+        dirs = _git_dirs(Path(state.toplevel))
+        if dirs is not None:
+            git_dir, common = dirs
             where = state.prefix if not state.down else "down:" + state.down
             linked = git_dir != common
             ref = REF
             if where or linked:
-                key = f"{git_dir if linked else ''}\0{where}"
+                # (a linked worktree by its name, .git/worktrees/<name>: the same however
+                # the path is spelt)
+                key = f"{git_dir.name if linked else ''}\0{where}"
                 ref = f"{REF}-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
             store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
                           bare=False)
