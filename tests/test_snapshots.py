@@ -418,3 +418,30 @@ def test_readme_commands_run_as_written(tmp_path, monkeypatch):
         assert rc == 0, (command, err)
     assert "*/15 * * * *" in out and "vaultkit snapshot --quiet" in out
     assert store_of(root, create=False).head() is not None
+
+
+def test_a_small_memory_md_cut_between_commits_is_listed_unless_moved(tmp_path):
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(10)),
+                                    encoding="utf-8")
+    store = store_of(root)
+    store.snapshot()
+    # two lines moved into a topic note in one step: no loss
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(8)),
+                                    encoding="utf-8")
+    with open(root / "memory/semantic/deploys.md", "a", encoding="utf-8") as fh:
+        fh.write("- durable 8\n- durable 9\n")
+    store.snapshot()
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert json.loads(out)["events"] == []
+    # one line cut, not moved: far from half the file, still a loss
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(7)),
+                                    encoding="utf-8")
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    events = json.loads(out)["events"]
+    assert [(e["kind"], e["path"], e["lines"], e["source"]) for e in events] == [
+        ("memory-shrink", "MEMORY.md", 1, "snapshot")]
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "- durable 7" in (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert all(e["recovered"] for e in json.loads(out)["events"])

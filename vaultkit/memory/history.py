@@ -819,6 +819,48 @@ def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
     commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
     history = _analyse(repo, commits, 1 << 62, "")
     events = [e for e in history.events if e.kind != "bootstrap-truncated"]
+    events += _memory_cuts(repo, commits, {(e.commit, e.path) for e in events})
     for event in events:
         event.source = "snapshot"
+        event.recovered = event.recovered or _is_recovered(repo, event)
+    events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
+
+
+def _memory_cuts(repo: _Repo, commits: list[Commit], known: set) -> list[Event]:
+    """MEMORY.md cuts between snapshots smaller than the mass-deletion limit: every durable
+    line removed without going into another note of the same snapshot is a loss (the watch
+    judges the same way)."""
+    memory_md = MEMORY_MD if repo.profile.memory_prefix else "../" + MEMORY_MD
+    cuts = [(i, c) for i, commit in enumerate(commits) for c in commit.changes
+            if c.old == memory_md and c.new == memory_md and c.deleted
+            and (commit.sha, memory_md) not in known]
+    if not cuts:
+        return []
+    wanted = []
+    for i, c in cuts:
+        wanted += [c.old_oid, c.new_oid]
+        wanted += [o.new_oid for o in commits[i].changes
+                   if o.new is not None and o.new != memory_md and o.status != "D"]
+    blobs = _read_blobs(repo.state.toplevel, wanted)
+    out = []
+    for i, c in cuts:
+        commit = commits[i]
+        if c.old_oid not in blobs or c.new_oid not in blobs:
+            continue
+        old, new = _text(blobs[c.old_oid]), _text(blobs[c.new_oid])
+        elsewhere = Counter(line for o in commit.changes
+                            if o.new is not None and o.new != memory_md and o.status != "D"
+                            for line in _text(blobs.get(o.new_oid)).replace("\r\n", "\n")
+                            .split("\n"))
+        lost = _without(lost_lines(old, new), elsewhere)
+        if not _nonblank(lost):
+            continue
+        from vaultkit.vault.gitstate import content_lines
+
+        event = Event("memory-shrink", commit.sha, commit.timestamp, commit.date,
+                      commit.author, commit.subject, memory_md, current=memory_md)
+        event.lost, event.lines, event.bytes = lost, len(_nonblank(lost)), _bytes_of(lost)
+        event.before = content_lines(old)
+        out.append(event)
+    return out
