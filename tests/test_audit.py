@@ -53,6 +53,12 @@ def good_template(tmp_path_factory):
     return base / "ws"
 
 
+def run_snapshot(ws: Path) -> None:
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(ws / "demo")]) == 0
+
+
 @pytest.fixture
 def ws(good_template, tmp_path):
     """A fresh copy of the good workspace folder (vault in ws/demo, config in ws/)."""
@@ -228,6 +234,12 @@ CASES = [
     ("snapshots nothing keeps them", lambda ws: _heartbeat(ws, (
         ws / "demo/HEARTBEAT.md").read_text().replace("vaultkit snapshot", "vaultkit index")),
      "snapshots", "warn", ["nothing keeps them running"], "--service cron --install"),
+    ("snapshots loss not recovered", lambda ws: (
+        _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\n- a\n- b\n- c\n- d\n"),
+        run_snapshot(ws), _write(ws / "demo/memory/semantic/payments.md", "# Payments\n"),
+        run_snapshot(ws)),
+     "snapshots", "warn", ["1 loss between commits not recovered", "mass-deletion"],
+     "vaultkit recover --all"),
     ("secrets committed", lambda ws: (
         _write(ws / "demo/memory/semantic/bots.md",
                "# Bots\n\n- alerts: 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n"),

@@ -47,6 +47,20 @@ def check_snapshots(ctx: AuditContext) -> Check:
     if reported:
         extra += (f"; {reported} loss{'es' * (reported != 1)} reported in 30 days "
                   "(`vaultkit history` lists them)")
+    try:
+        from vaultkit.memory.history import scan_snapshot_losses
+
+        open_losses = [e for e in scan_snapshot_losses(root, vault.settings, record=False)
+                       if not e.recovered and e.timestamp >= now - 30 * 86400]
+    except Exception:  # noqa: BLE001 (a store git cannot read: the rest still says something)
+        open_losses = []
+    if open_losses:
+        listed = "; ".join(f"{e.kind} {e.path} before the snapshot of {e.date[:16]} ({e.id})"
+                           for e in open_losses[:3])
+        return Check("snapshots", WARN,
+                     f"{len(open_losses)} loss{'es' * (len(open_losses) != 1)} between commits "
+                     f"not recovered: {listed}", "run `vaultkit recover --all` (see `vaultkit "
+                     "history` first), review and commit")
     found = (f"{len(chain)} snapshot{'s' * (len(chain) != 1)} on {store.ref}, last run "
              f"{_age(age_min)} ago" if age_min is not None else "no snapshot run yet")
     if not keepers:

@@ -60,13 +60,14 @@ def check_since(since: str | None) -> str | None:
     return text
 
 
-def scan_all(root, settings, since=None):
+def scan_all(root, settings, since=None, *, record: bool = True):
     """The git history's losses and, when the vault has snapshots, those between commits
-    (a snapshot of the files as they are now is recorded first), newest first."""
+    (with ``record``, a snapshot of the files as they are now is recorded first), newest
+    first."""
     from vaultkit.core.errors import VaultkitError
     from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
 
-    between = scan_snapshot_losses(root, settings, since=since)
+    between = scan_snapshot_losses(root, settings, since=since, record=record)
     try:
         history = scan_history(root, settings, since=since)
     except VaultkitError:

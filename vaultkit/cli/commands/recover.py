@@ -43,7 +43,8 @@ def run(args) -> int:
     args.event = None if args.all else words.pop()
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
-    history = scan_all(root, settings)
+    # (--dry-run writes nothing, not even a snapshot: a loss since the last one is not seen)
+    history = scan_all(root, settings, record=not args.dry_run)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
     if args.json:
