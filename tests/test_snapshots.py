@@ -445,3 +445,32 @@ def test_a_small_memory_md_cut_between_commits_is_listed_unless_moved(tmp_path):
     assert "- durable 7" in (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
     rc, out, _ = invoke(["history", "--format", "json"], root)
     assert all(e["recovered"] for e in json.loads(out)["events"])
+
+
+def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_path):
+    root = make(tmp_path)
+    topic = root / "memory" / "semantic" / "today.md"  # written today, never committed
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write("".join(f"- rule {i}\n" for i in range(10)))
+    store = store_of(root)
+    store.snapshot()
+    rc, out, _ = invoke(["check", "--select", "mass-deletion"], root)
+    assert rc == 0, out  # growing is no loss
+    topic.write_text("# Today\n\n- finding 0\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n- rule 0\n",
+                                    encoding="utf-8")  # HEAD had 2 lines: no cut against it
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
+    assert rc == 1
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion lost 9 of its 11 non-blank "
+            "lines since the snapshot at") in out
+    assert "MEMORY.md:1:1: VK602 mass-deletion lost 9 of its 12 non-blank lines since" in out
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0
+    note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
+    assert all(f"- finding {i}" in note for i in range(1, 10))
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
+    assert rc == 0, out  # the cut lines are kept in the recovery note: the commit may go

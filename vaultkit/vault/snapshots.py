@@ -779,6 +779,20 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) ->
     return out
 
 
+def recorded_texts(store: Store, *, since: int | None, wanted) -> dict[str, list[tuple[str, int, str]]]:
+    """``{vault path: [(snapshot, time, text), ...]}``, oldest first: every version of the
+    files ``wanted(vault path)`` accepts that the snapshots since ``since`` recorded."""
+    from vaultkit.vault.gitstate import decode
+
+    versions = store.versions(since=since, wanted=wanted)
+    blobs = store.blobs([oid for _, _, _, oid in versions])
+    out: dict[str, list[tuple[str, int, str]]] = {}
+    for commit, when, path, oid in versions:
+        if oid in blobs:
+            out.setdefault(path, []).append((commit, when, decode(blobs[oid])))
+    return out
+
+
 def clock(stamp: int, zone=None) -> str:
     """``HH:MM`` of a snapshot (``YYYY-MM-DD HH:MM`` when not today), in ``zone``."""
     when = dt.datetime.fromtimestamp(stamp, zone or dt.datetime.now().astimezone().tzinfo)
