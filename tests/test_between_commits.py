@@ -133,3 +133,29 @@ def test_with_watch_running_the_checkpoints_come_back_and_the_commit_passes(make
         out, _ = watcher.communicate(timeout=30)
     assert watcher.returncode == 0, out
     assert "lost lines restored at the end" in out, out
+
+
+def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recovered(make_repo):
+    vault = _vault(make_repo)
+    topic = "memory/semantic/payments.md"
+    findings = [f"- Finding {i}: card retries are capped at three per hour\n" for i in range(8)]
+    vault.write(topic, "# Payments\n\n" + "".join(findings))
+    memory = vault.read("MEMORY.md")
+    rules = [f"- Durable rule {i}: deploys go through staging first\n" for i in range(12)]
+    vault.write("MEMORY.md", memory + "".join(rules))
+    _vaultkit(vault, "snapshot", "--quiet")  # the morning's cron snapshot
+    vault.write(topic, "# Payments\n\n" + findings[0])  # the evening's Write
+    vault.write("MEMORY.md", memory)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert f"{topic}:1:1: VK602 mass-deletion lost 7 of its 9 non-blank lines since the " \
+           "snapshot at" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion lost 12 of its" in out, out
+    history = _vaultkit(vault, "history").stdout
+    assert "mass-deletion  " + topic in history and "memory-shrink  MEMORY.md" in history
+    _vaultkit(vault, "recover", "--all")
+    kept = vault.read("memory/semantic/recovered.md")
+    assert all(f.strip() in kept for f in findings[1:]) and all(r.strip() in kept for r in rules)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
