@@ -58,6 +58,12 @@ def main() -> None:
     if os.path.exists("/dev/zero"):
         timed("read /dev/zero", lambda: read_regular("/dev/zero", 1 << 20))
     timed("config regex (a+)+$ checked", lambda: regex_problem("(a+)+$"))
+    from vaultkit.vault.parse import parse_note
+
+    for lines in (1_000, 2_000):  # 1 MB and 4 MB: once 11 s and over a minute (cubic)
+        nested = "".join("  " * i + "- x\n" for i in range(lines)).encode()
+        timed(f"parse: a list one level deeper per line ({len(nested) / 1e6:.0f} MB)",
+              lambda: f"{parse_note('n.md', nested).line_count:,} lines")
 
     root = base / "vault"
     (root / ".obsidian").mkdir(parents=True)
