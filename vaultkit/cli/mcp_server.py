@@ -162,8 +162,8 @@ TOOLS = (
         name="memory_log",
         title="Append to today's journal",
         description=(
-            "Append one entry to the daily journal memory/YYYY-MM-DD.md as '### HH:MM — "
-            "Title' (append-only, under the journal's lock: nothing already written is "
+            "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
+            "Title', a heading at the level of the journal's own entries (append-only, under the journal's lock: nothing already written is "
             "touched). Write 3-15 lines: what happened, why, what next; no filler, no "
             "credentials. Returns where the entry went (path, line .. endLine) and "
             "`findings`: what the vault's rules say about this entry (too short, filler, "
@@ -557,13 +557,29 @@ class VaultSession:
                         "the memory index: where to look first"))
         return out
 
+    def _served(self, path: str) -> str:
+        """The text of the file at vault path ``path`` as it is now, read like ``get``
+        reads: bounded, a regular file with no other hard link (a name outside the vault)."""
+        from vaultkit.core.bounded import read_regular
+        from vaultkit.vault.parse import parse_note
+
+        file = self.root / path if not path.startswith("../") else self.root.parent / path[3:]
+        limit = self.settings().profile.budgets.max_file_bytes
+        try:
+            note = parse_note(path, read_regular(file, limit, sole_link=True))
+        except OSError as exc:
+            raise ToolFailure(f"{path}: {exc.strerror or exc}") from None
+        if note.error:
+            raise ToolFailure(f"{path}: {note.error}")
+        return note.text
+
     def read_resource(self, uri: str) -> str:
         for known, path, _ in self.resources():
             if known == uri:
                 note = self._vault.note(path)
                 if note is None or note.error:
                     raise ToolFailure(f"{path}: {note.error if note else 'gone'}")
-                return note.text
+                return self._served(path)
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
 
 

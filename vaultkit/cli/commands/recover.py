@@ -45,6 +45,8 @@ def run(args) -> int:
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
     history = scan_history(root, settings)
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
     if args.json:
