@@ -163,8 +163,8 @@ def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("configured", ["../outside.json", "ABSOLUTE", ".git/info/x.json",
-                                        ".obsidian/x.json", ".vaultkit/x.json", "memory/../../x.json",
-                                        "sub/.git/x.json"])
+                                        ".obsidian/x.json", ".vaultkit/x.json",
+                                        "memory/../../x.json", "sub/.git/x.json"])
 def test_a_configured_baseline_outside_the_vault_or_in_git_is_a_config_error(
         legacy, capsys, tmp_path, configured):
     if configured == "ABSOLUTE":

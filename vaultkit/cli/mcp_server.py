@@ -163,8 +163,8 @@ TOOLS = (
         title="Append to today's journal",
         description=(
             "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
-            "Title', a heading at the level of the journal's own entries (append-only, under the journal's lock: nothing already written is "
-            "touched). Write 3-15 lines: what happened, why, what next; no filler, no "
+            "Title', a heading at the level of the journal's own entries (append-only, "
+            "under the journal's lock: nothing already written is touched). Write 3-15 lines: what happened, why, what next; no filler, no "
             "credentials. Returns where the entry went (path, line .. endLine) and "
             "`findings`: what the vault's rules say about this entry (too short, filler, "
             "...), so you can follow up with a better entry."),

@@ -4,7 +4,8 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
 
 ``journal-rewrite``
     The lost lines are appended to the journal, where it is now (archived or not), under
-    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` carrying the comment
+    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` (at the journal's
+    own entry level: ``##`` when its entries are ``##``) carrying the comment
     ``<!-- vaultkit-recovered <commit> <path> -->``. Only lines the journal does not hold
     any more are appended, in their old order; entries written since stay untouched
     above. The append is one ``O_APPEND`` write under the journal's lock, like
@@ -22,10 +23,10 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
     Nothing to bring back: the lines were in the file all along, the runtime cut them.
 
 Idempotent: an event already recovered (its lines are back, or its note is back; the
-marker comment proves nothing by itself) is skipped, so a second run writes nothing. Each write is atomic (one
-locked append that is taken back if it fails, or a temporary file renamed into place);
-events are recovered oldest first, so a run that stops half-way is finished by running
-it again.
+marker comment proves nothing by itself) is skipped, so a second run writes nothing.
+Each write is atomic (one locked append that is taken back if it fails, or a temporary
+file renamed into place); events are recovered oldest first, so a run that stops
+half-way is finished by running it again.
 """
 
 from __future__ import annotations
