@@ -242,3 +242,31 @@ def test_log_and_init_start_a_journal_at_the_level_the_other_journals_use(tmp_pa
     text = (root / "memory/2026-02-05.md").read_text()
     assert "\n## " in text and "\n### " not in text
 
+
+
+# -- issue 27: the report agrees with graph and shows frontmatter as frontmatter -----------
+
+def test_report_counts_attachments_as_graph_does_and_shows_frontmatter_as_yaml(tmp_path):
+    import re
+
+    pytest.importorskip("mistune")
+    pytest.importorskip("matplotlib")
+    root = tmp_path / "ws"
+    code, _, err = invoke(["init", str(root)], tmp_path)
+    assert code == 0, err
+    (root / "memory/decisions/flat.md").write_text(
+        "---\ntype: decision\ndate: 2026-02-01\nstatus: someday\n---\n# Flat pricing\n\n"
+        "## Context\nAsked.\n\n## Decision\nFlat.\n\n## Alternatives Considered\n- Seats\n")
+    (root / "memory/img").mkdir()
+    (root / "memory/img/chart.png").write_bytes(b"\x89PNG\r\n")
+    code, out, _ = invoke(["graph", str(root)], tmp_path)
+    graph_count = int(re.search(r"attachments\s+(\d+)", out).group(1))
+    assert graph_count == 1  # the image; vaultkit.toml, unclosed_work.yaml, .gitkeep are not
+    page = tmp_path / "r.html"
+    code, _, err = invoke(["report", str(root), "-o", str(page)], tmp_path)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert f"{graph_count} attachments" in html
+    assert "status: someday" in html
+    assert not re.search(r"<h\d[^>]*>[^<]*status: someday", html)  # never a heading
+    assert re.search(r'<pre class="frontmatter"><code>[^<]*status: someday', html)
