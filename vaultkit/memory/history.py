@@ -781,7 +781,22 @@ def beside(path: str, commit: str) -> str:
 
 
 def marker(event: Event) -> str:
-    return f"<!-- {MARKER} {event.commit} {event.path} -->"
+    """The comment recover writes above what it brings back (it proves nothing: see
+    :func:`_is_recovered`); the path is :func:`quoted` and cannot close the comment."""
+    return f"<!-- {MARKER} {event.commit} {quoted(event.path).replace('--', '- -')} -->"
+
+
+def quoted(text: str) -> str:
+    """Text from git's metadata (a commit subject, an author's name) as it may be written
+    into memory: a credential in it is never written (the whole text is replaced by what
+    holds it, masked: ``log`` refuses exactly this), and control characters are escaped."""
+    from vaultkit.vault.secretscan import first_secret
+
+    found = first_secret(text)
+    if found is not None:
+        return f"[not quoted: it holds a {found.describe()}]"
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
 
 
 READ_LIMIT = 16 * 1024 * 1024  # a memory file larger than this is not read back

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.memory.history import (Event, beside, file_on_disk, marker, missing_lines,
-                              recovery_note)
+                                     quoted, recovery_note)
 
 RECOVERY_NOTE_HEAD = (
     "# Recovered memory\n\n"
@@ -152,19 +152,6 @@ def _entry_level_of(text: str | None, rel: str, folder: Path) -> int:
     from vaultkit.memory.journal import _entry_level
 
     return _entry_level((text or "").encode("utf-8"), rel, folder)
-
-
-def quoted(text: str) -> str:
-    """Text from git's metadata (a commit subject, an author's name) as it may be written
-    into memory: a credential in it is never written (the whole text is replaced by what
-    holds it, masked: ``log`` refuses exactly this), and control characters are escaped."""
-    from vaultkit.vault.secretscan import first_secret
-
-    found = first_secret(text)
-    if found is not None:
-        return f"[not quoted: it holds a {found.describe()}]"
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
 
 
 def _journal_block(event: Event, lines: list[str], now: dt.datetime, level: int = 3) -> str:
