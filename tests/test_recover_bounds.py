@@ -270,3 +270,30 @@ def test_report_counts_attachments_as_graph_does_and_shows_frontmatter_as_yaml(t
     assert "status: someday" in html
     assert not re.search(r"<h\d[^>]*>[^<]*status: someday", html)  # never a heading
     assert re.search(r'<pre class="frontmatter"><code>[^<]*status: someday', html)
+
+
+# -- recover never writes back a credential a commit removed -------------------------------
+
+def test_recover_brings_back_the_lines_but_not_a_removed_credential(tmp_path):
+    repo = new_repo(tmp_path)
+    leaked = f"- CI token {TOKEN} for the deploy job"
+    repo.write(JOURNAL, "# 2026-02-01\n\n### 09:00 — Release\n" + "\n".join(ENTRIES)
+               + f"\n{leaked}\n")
+    repo.commit("first", f"{hr.day(0)}T10:00:00")
+    repo.write(JOURNAL, "# 2026-02-01\n\n### 09:00 — Summary\n- Release done\n")
+    repo.commit("scrub", f"{hr.day(1)}T10:00:00")
+    repo.write("memory/decisions/keys.md", f"# Keys\n\n- Vendor: acme\n{leaked}\n")
+    repo.commit("keys", f"{hr.day(2)}T10:00:00")
+    repo.git("rm", "-q", "memory/decisions/keys.md")
+    repo.commit("drop keys", f"{hr.day(3)}T10:00:00")
+    code, out, err = invoke(["recover", ".", "--all"], repo.path)
+    assert code == 0, err
+    journal, note = repo.read(JOURNAL), repo.read("memory/decisions/keys.md")
+    assert all(line in journal for line in ENTRIES) and "- Vendor: acme" in note
+    for text in (journal, note):
+        assert TOKEN not in text and "a line holding a GitHub token (ghp_…" in text
+    assert all(e.recovered for e in history(repo).events)
+    before = {p: repo.read(p) for p in (JOURNAL, "memory/decisions/keys.md")}
+    code, out, _ = invoke(["recover", ".", "--all"], repo.path)
+    assert code == 0 and "nothing to recover" in out
+    assert {p: repo.read(p) for p in before} == before

@@ -799,6 +799,31 @@ def quoted(text: str) -> str:
                    for ch in text)
 
 
+def credential_lines(lines: list[str]) -> dict[str, str]:
+    """``{line: placeholder}`` for the lost lines that hold a credential the detector
+    recognises (scanned together, so a table's header still names a column). ``recover``
+    writes the placeholder instead (a commit may have removed the line to remove the
+    credential; ``log`` refuses to write one), and such a line does not count when an
+    event's recovery is judged."""
+    from vaultkit.vault.secretscan import has_candidates, scan_text
+
+    text = "\n".join(lines)
+    if not has_candidates(text):
+        return {}
+    out: dict[str, str] = {}
+    for found in scan_text(text):
+        line = lines[found.line - 1]
+        out.setdefault(line, f"<!-- vaultkit recover: a line holding a {found.describe()} "
+                             "is not brought back; credentials stay out of memory -->")
+    return out
+
+
+def _judged(lines: list[str]) -> list[str]:
+    """The lost lines whose presence proves a recovery: all but those with a credential."""
+    withheld = credential_lines(lines)
+    return [line for line in lines if line not in withheld] if withheld else lines
+
+
 READ_LIMIT = 16 * 1024 * 1024  # a memory file larger than this is not read back
 
 
@@ -844,11 +869,11 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
     root = repo.root
     if event.kind == "note-deleted":
         for place in (event.path, beside(event.path, event.commit)):
-            if _holds(_read(file_on_disk(root, place)), event.lost):
+            if _holds(_read(file_on_disk(root, place)), _judged(event.lost)):
                 return True
         return False
     texts = [_read(file_on_disk(root, event.current or event.path)),
              _read(root / recovery_note(repo.profile))]
     # proven by the lost lines being there, never by recover's marker comment: a marker
     # is text anyone (an agent tidying MEMORY.md) can write without bringing anything back
-    return not _nonblank(missing_lines("\n".join(t for t in texts if t), event.lost))
+    return not _nonblank(missing_lines("\n".join(t for t in texts if t), _judged(event.lost)))

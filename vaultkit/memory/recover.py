@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.memory.history import (Event, beside, file_on_disk, marker, missing_lines,
-                                     quoted, recovery_note)
+from vaultkit.memory.history import (Event, beside, credential_lines, file_on_disk, marker,
+                                     missing_lines, quoted, recovery_note)
 
 RECOVERY_NOTE_HEAD = (
     "# Recovered memory\n\n"
@@ -112,11 +112,17 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
         note = target or recovery_note(profile)
         path = file_on_disk(root, note)
         current = _read_text(path)
-        lines = missing_lines(current, event.lost)
-        count = sum(1 for line in lines if line.strip())
+        withheld = credential_lines(event.lost)  # never written back: a placeholder instead
+        lines = [withheld.get(line, line) for line in missing_lines(current, event.lost)]
+        count = sum(1 for line in lines if line.strip() and line not in withheld.values())
         if count == 0:
-            out.append(Recovery(event, "skip", note, reason="already recovered"))
+            out.append(Recovery(event, "skip", note, reason="already recovered" + (
+                f" (lines holding a credential are not brought back: {len(withheld)})"
+                if withheld else "")))
             continue
+        if withheld:  # a placeholder an earlier run wrote is not written again
+            lines = [line for line in lines if line not in withheld.values()
+                     or line not in (current or "")]
         limit = profile.budgets.max_file_bytes
         if target is not None:
             def block(level: int, event=event, lines=lines) -> str:
@@ -220,6 +226,21 @@ def _append(root: Path, rel: str, block, head: str, limit: int, too_big) -> None
     append_locked(base, inner, rel, render, limit, too_big)
 
 
+def _without_credentials(event: Event) -> bytes:
+    """The deleted note's bytes, as they were but for the lines holding a credential,
+    which become a placeholder comment (see :func:`credential_lines`)."""
+    data = event.blob or b""
+    withheld = credential_lines(event.lost)
+    if not withheld:
+        return data
+    text = data.decode("utf-8", "replace")
+    out = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        out.append(withheld.get(body, body) + line[len(body):])
+    return "".join(out).encode("utf-8")
+
+
 def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
     from vaultkit.core.atomic import write_atomic
 
@@ -230,7 +251,7 @@ def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
             continue
         if not dry_run:
             base, inner = _confined(root, rel)
-            write_atomic(base / inner, event.blob or b"", root=base)
+            write_atomic(base / inner, _without_credentials(event), root=base)
         return Recovery(event, "restore", rel, count)
     return Recovery(event, "skip", event.path,
                     reason=f"{event.path} and {beside(event.path, event.commit)} are both taken")
