@@ -88,13 +88,20 @@ _BREAK = re.compile(r"(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>\s?|\||```|~~~|---)")
 
 def entry_starts(lines: list[str]) -> list[bool]:
     """For each line, whether an entry may start there: a heading, a top-level list item,
-    a quote, table or fence line, or the first line after a blank one. A chunk boundary
-    falls only there (unless one entry alone is longer than a chunk)."""
+    a quote, table or fence line, or the first line after a blank one, except the first
+    block under a heading, which stays with it. A chunk boundary falls only there (unless one entry alone is longer than a chunk)."""
     out = []
     prev_blank = True
+    under_heading = False  # a heading keeps the first block below it
     for line in lines:
         blank = not line.strip()
-        out.append(not blank and (prev_blank or bool(_BREAK.match(line))))
+        heading = bool(_HEADING.match(line))
+        start = not blank and (prev_blank or bool(_BREAK.match(line)))
+        if start and under_heading and not heading:
+            start = False
+        out.append(start)
+        if not blank:
+            under_heading = heading
         prev_blank = blank
     return out
 
