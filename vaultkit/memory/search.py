@@ -471,8 +471,9 @@ class SearchIndex:
             t.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
                               (t.fts,)).fetchone()[0]
         set_idf(terms, total)
-        # A CJK bigram found nowhere is most likely a span across two words of the question.
-        weighted = [t for t in terms if t.df or not t.cjk]
+        # A CJK bigram found nowhere is most likely a span across two words of the question;
+        # a relative date no journal holds says nothing about the chunks either.
+        weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
         weight = sum(t.idf for t in weighted)
@@ -557,15 +558,14 @@ MAX_QUERY_TERMS = 32
 def bounded_terms(query: str, today: dt.date | None = None) -> list[Term]:
     """The terms searched for: those of the first MAX_QUERY_CHARS characters, at most
     MAX_QUERY_TERMS of them, in query order. A relative date ("yesterday", "last week",
-    "上个月", "вчера") is resolved against ``today`` (default: the local date) and searched
-    as the dates it means, found by the journals' and entries' date words."""
+    "上个月", "вчера") is resolved against ``today`` (default: the local date) and also
+    searched as the dates it means, found by the journals' and entries' date words."""
     text = query[:MAX_QUERY_CHARS]
     from vaultkit.memory.dates import relative_dates
 
     found = relative_dates(text, today or dt.date.today())
     extra: dict[str, Term] = {}
     for phrase, _words, keys in found:
-        text = text.replace(phrase, " ")
         extra.setdefault(" ".join(keys), _date_term(phrase, keys))
     terms = query_terms(text)[:MAX_QUERY_TERMS]
     return (list(extra.values()) + terms)[:MAX_QUERY_TERMS]
@@ -575,7 +575,10 @@ def _date_term(phrase: str, keys: list[str]) -> Term:
     """A term that finds any of ``keys`` (ISO days, months or years) in indexed text."""
     fts = " OR ".join('"' + " ".join(k.split("-")) + '"' for k in keys)
     pattern = re.compile("(?<![0-9])(?:" + "|".join(re.escape(k) for k in keys) + ")")
-    return Term(phrase.lower(), f"({fts})", False, pattern)
+    term = Term(f"{phrase.lower()} ({' '.join(keys[:1])}{'…' if len(keys) > 1 else ''})",
+                f"({fts})", False, pattern)
+    term.date = True
+    return term
 
 
 _RECENT = re.compile(r"\b(?:latest|most recent(?:ly)?|recently|newest|last time|lately)\b|"
