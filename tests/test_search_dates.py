@@ -165,3 +165,14 @@ def test_default_keeps_a_hit_that_matches_one_query_word(vault):
     hits = search_vault(load_vault(vault, root=vault), "which chain broke during the ride")
     assert hits and hits[0].path == "memory/2023-11-20.md"
     assert hits[0].score < 0.35
+
+
+def test_a_word_the_vault_never_uses_is_respelled_from_its_vocabulary(tmp_path):
+    root = make_vault(tmp_path / "v", {
+        "2023-06-01.md": "# 2023-06-01\n\n- We went to the music festival downtown.\n",
+        "2023-06-02.md": "# 2023-06-02\n\n- Talked about education plans.\n"})
+    index_hits = search_vault(load_vault(root, root=root), "fesetival", min_score=0.0)
+    assert [h.path for h in index_hits] == ["memory/2023-06-01.md"]  # one edit away
+    assert paths(root, "educaton")[0] == "memory/2023-06-02.md"  # a shared stem
+    assert paths(root, "musical")[0] == "memory/2023-06-01.md"
+    assert paths(root, "zebra") == []  # nothing near: nothing found

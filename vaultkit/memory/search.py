@@ -54,7 +54,8 @@ DEFAULT_MIN_SCORE = 0.0
 _RACY_NS = 2_000_000_000
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
-INDEX_FACTOR = 0.6  # INDEX.md's lines already lift the notes they link to
+INDEX_FACTOR = 0.6
+  # INDEX.md's lines already lift the notes they link to
 
 
 @dataclass
@@ -290,6 +291,7 @@ class SearchIndex:
         except (OSError, VaultkitError):
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
+        self._vocab = False  # temp.chunk_vocab made (see _respelled)
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
@@ -470,15 +472,67 @@ class SearchIndex:
         for t in terms:
             t.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
                               (t.fts,)).fetchone()[0]
+        terms = [self._respelled(t) if _respellable(t) else t for t in terms]
         set_idf(terms, total)
         # A CJK bigram found nowhere is most likely a span across two words of the question;
         # a relative date no journal holds says nothing about the chunks either.
         weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
+        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
+        scored = self._rank(weighted, limit, allow, demote, recent)
+        scored = [s for s in scored if s[0] >= min_score]
+
+        hits: list[Hit] = []
+        taken: dict[str, list[tuple[int, int]]] = {}
+        for score, path, start, end, text, _cid in scored:
+            if any(start <= e and s <= end for s, e in taken.get(path, [])):
+                continue  # overlaps a better chunk of the same note
+            taken.setdefault(path, []).append((start, end))
+            snippet, spans, first, last = snippet_window(text, terms)
+            from vaultkit.vault.secretscan import credentials_in
+
+            hits.append(Hit(path, start, end, score, snippet, spans,
+                            credentials_in(snippet, start, text),
+                            start + first, start + last))
+            if len(hits) >= max_results:
+                break
+        return hits
+
+    def _respelled(self, term: Term) -> Term:
+        """A query word the vault never uses, replaced by the vault's own words that are
+        most likely meant: those sharing all but its last three letters (``political`` →
+        ``politics``, ``educaton`` → ``education``) or one edit away (``fesetival`` →
+        ``festival``); at most two, the most used first. The word itself when none."""
+        db = self.db
+        if not self._vocab:
+            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab "
+                       "USING fts5vocab(main, chunk_fts, row)")
+            self._vocab = True
+        key = term.key
+        found = []
+        for word, docs in db.execute("SELECT term, doc FROM temp.chunk_vocab "
+                                     "WHERE term >= ? AND term < ?", (key[0], chr(ord(key[0]) + 1))):
+            if word.isalpha() and (_common_prefix(key, word) >= max(4, len(key) - 3)
+                                   or (len(key) >= 5 and _within_one_edit(key, word))):
+                found.append((docs, word))
+        if not found:
+            return term
+        found.sort(key=lambda f: (-f[0], f[1]))
+        words = [w for _d, w in found[:2]]
+        fts = " OR ".join(f'"{w}"' for w in words)
+        pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w])",
+                             re.IGNORECASE)
+        out = Term(f"{key}→{'/'.join(words)}", f"({fts})", False, pattern)
+        out.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
+                            (out.fts,)).fetchone()[0]
+        return out
+
+    def _rank(self, weighted, limit, allow, demote, recent) -> list[list]:
+        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first."""
+        db = self.db
         weight = sum(t.idf for t in weighted)
         match = " OR ".join(t.fts for t in weighted)
-        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
 
         bm25: dict[int, float] = {}
         for rowid, rank in db.execute(
@@ -526,24 +580,8 @@ class SearchIndex:
             scored.append([score, path, start, end, text, cid])
         if recent:
             _favour_recent(scored, days)
-        scored = [s for s in scored if s[0] >= min_score]
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-
-        hits: list[Hit] = []
-        taken: dict[str, list[tuple[int, int]]] = {}
-        for score, path, start, end, text, _cid in scored:
-            if any(start <= e and s <= end for s, e in taken.get(path, [])):
-                continue  # overlaps a better chunk of the same note
-            taken.setdefault(path, []).append((start, end))
-            snippet, spans, first, last = snippet_window(text, terms)
-            from vaultkit.vault.secretscan import credentials_in
-
-            hits.append(Hit(path, start, end, score, snippet, spans,
-                            credentials_in(snippet, start, text),
-                            start + first, start + last))
-            if len(hits) >= max_results:
-                break
-        return hits
+        return scored
 
     def close(self) -> None:
         self.db.close()
@@ -614,6 +652,29 @@ def query_cut(query: str) -> str | None:
     if not parts:
         return None
     return f"the query is long: searching {' and '.join(parts)}"
+
+
+def _respellable(term: Term) -> bool:
+    """A Latin query word of four letters or more that no chunk holds."""
+    return not term.df and not term.cjk and not term.date and len(term.key) >= 4 \
+        and term.key.isalpha()
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with one letter changed, added or dropped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    i = _common_prefix(a, b)
+    return a[i + 1:] == b[i + 1:] or a[i:] == b[i + 1:] or a[i + 1:] == b[i:]
 
 
 def _indexed(text: str, ctx: str | None) -> str:
