@@ -95,6 +95,8 @@ def test_day_words_and_time_words():
         assert w in words
     assert dates.time_words("14:30") == "14:30 2:30 pm afternoon"
     assert dates.time_words("Decisions") == ""
+    assert dates.time_words("09:05 — Deploy") == "09:05 9:05 am morning"
+    assert dates.time_words("10.5.2023") == ""  # a date, not a time
     assert dates.date_of_path("memory/2023-02-30.md") is None  # not a day
     assert dates.date_of_path("memory/notes.md") is None
 
@@ -176,3 +178,18 @@ def test_a_word_the_vault_never_uses_is_respelled_from_its_vocabulary(tmp_path):
     assert paths(root, "educaton")[0] == "memory/2023-06-02.md"  # a shared stem
     assert paths(root, "musical")[0] == "memory/2023-06-01.md"
     assert paths(root, "zebra") == []  # nothing near: nothing found
+
+
+def test_a_chunk_far_below_its_heading_still_carries_it():
+    from vaultkit.memory.search import chunk_contexts
+
+    text = "# 2023-10-04\n\n## 14:30 Garden\n\n" + "\n".join(
+        f"- note {i} " + "z" * 80 for i in range(60)) + "\n"
+    lines = text.split("\n")
+    chunks = chunk_text(text)
+    contexts = chunk_contexts(lines, chunks, dt.date(2023, 10, 4))
+    assert len(chunks) > 2 and len(contexts) == len(chunks)
+    last = contexts[-1]
+    assert "14:30 Garden" in last and "2:30 pm afternoon" in last and "2023-10-04" in last and "# 2023" not in chunks[-1][2]
+    assert "2023-10-04" in last.split("\n")[1]  # the title heading, nearest level 1
+    assert chunk_contexts(lines, chunks, None)[-1].split("\n")[0] == "2023-10-04"

@@ -70,8 +70,9 @@ def day_words(day: dt.date) -> str:
 
 
 def time_words(hhmm: str) -> str:
-    """``14:30`` → ``14:30 2:30 pm afternoon``; '' when it is not a time of day."""
-    m = re.fullmatch(r"([01]?\d|2[0-3])[:.]([0-5]\d)", hhmm.strip())
+    """``14:30`` (or a heading that starts with it, ``14:30 — Deploy``) → ``14:30 2:30 pm
+    afternoon``; '' when it does not start with a time of day."""
+    m = re.match(r"([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d:.]\d)", hhmm.strip())
     if not m:
         return ""
     h, mm = int(m.group(1)), m.group(2)

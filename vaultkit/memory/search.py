@@ -176,41 +176,38 @@ def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
     return chunks
 
 
-def chunk_context(path: str, lines: list[str], start: int, end: int,
-                  day: "dt.date | None") -> str:
-    """Words a chunk is also found by: the journal's day spelled out, the headings it sits
-    under, entry times as words, and the relative dates in it resolved against the day."""
+def chunk_contexts(lines: list[str], chunks: list[tuple[int, int, str]],
+                   day: "dt.date | None") -> list[str]:
+    """For each chunk, the words it is also found by: the journal's day spelled out, the
+    headings it sits under (nearest of each level, as words for an entry time such as
+    ``## 14:30``), entry times inside it, and the relative dates in it resolved against
+    the day. One pass over the lines, whatever their number."""
     from vaultkit.memory import dates
 
-    parts = []
-    if day is not None:
-        parts.append(dates.day_words(day))
-    # the headings above the chunk, nearest of each level
-    seen_level = 7
-    trail = []
-    for i in range(start - 2, -1, -1):
-        m = _HEADING.match(lines[i])
-        if m and len(m.group(1)) < seen_level:
-            seen_level = len(m.group(1))
-            trail.append(m.group(2).strip())
-            if seen_level == 1:
-                break
-    for i in range(start - 1, min(end, len(lines))):
-        m = _HEADING.match(lines[i])
-        if m:
-            spoken = dates.time_words(m.group(2))
-            if spoken:
-                parts.append(spoken)
-    for head in reversed(trail):
-        parts.append(head)
-        spoken = dates.time_words(head)
-        if spoken:
-            parts.append(spoken)
-    if day is not None:
-        body = "\n".join(lines[start - 1:end])
-        for _phrase, words, _keys in dates.relative_dates(body, day):
-            parts.append(words)
-    return "\n".join(dict.fromkeys(p for p in parts if p))
+    day_text = dates.day_words(day) if day is not None else ""
+    stack: list[tuple[int, str]] = []  # (level, text) of the headings above the line
+    pos = 0  # lines[:pos] are on the stack
+    out = []
+    for start, end, text in chunks:
+        while pos < start - 1:
+            m = _HEADING.match(lines[pos])
+            if m:
+                level = len(m.group(1))
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, m.group(2).strip()))
+            pos += 1
+        parts = [day_text]
+        for _level, head in stack:
+            parts += [head, dates.time_words(head)]
+        for line in text.split("\n"):
+            m = _HEADING.match(line)
+            if m:
+                parts.append(dates.time_words(m.group(2)))
+        if day is not None:
+            parts += [words for _phrase, words, _keys in dates.relative_dates(text, day)]
+        out.append("\n".join(dict.fromkeys(p for p in parts if p)))
+    return out
 
 
 _HEADING = re.compile(r"(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -418,10 +415,10 @@ class SearchIndex:
                     (path, note.size, note.mtime_ns, _digest(note.text), now, meta))
                 fid = cur.lastrowid
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
-                day = date_of_path(path)
                 lines = note.text.replace("\r\n", "\n").split("\n")
-                for start, end, text in chunk_text(note.text):
-                    ctx = chunk_context(path, lines, start, end, day)
+                chunks = chunk_text(note.text)
+                contexts = chunk_contexts(lines, chunks, date_of_path(path))
+                for (start, end, text), ctx in zip(chunks, contexts):
                     cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx) "
                                      "VALUES (?, ?, ?, ?, ?)",
                                      (fid, start, end, text, ctx)).lastrowid
