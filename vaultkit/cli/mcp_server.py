@@ -96,8 +96,10 @@ TOOLS = (
             "Mandatory recall step: search MEMORY.md and memory/**/*.md before answering "
             "questions about prior work, decisions, dates, people, preferences or todos. "
             "Ranks INDEX.md entries, titles, headings, tags and paths first, then BM25 full "
-            "text (CJK as character bigrams). Returns the top snippets (at most 700 "
-            "characters) with path and 1-based line range; read more with memory_get."),
+            "text (CJK as character bigrams); journal dates match as words (October 2023, "
+            "yesterday). Returns the top snippets (at most 700 characters, whole lines "
+            "around the best match) with path, the chunk's 1-based line range and the "
+            "snippet's own; read more with memory_get."),
         input_schema={
             "type": "object",
             "properties": {
@@ -105,7 +107,7 @@ TOOLS = (
                           "description": "what to look for, in words"},
                 "maxResults": {"type": "integer", "minimum": 1, "maximum": 100, "default": 6,
                                "description": "at most this many results"},
-                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.35,
+                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
                              "description": "drop results scoring below this (0..1)"},
                 "type": {"type": "string", "minLength": 1,
                          "description": "only notes of this type (decision, lesson, person, ...)"},
@@ -121,7 +123,9 @@ TOOLS = (
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "startLine": {"type": "integer"},
                                "endLine": {"type": "integer"}, "score": {"type": "number"},
-                               "snippet": {"type": "string"}},
+                               "snippet": {"type": "string"},
+                               "snippetStartLine": {"type": "integer"},
+                               "snippetEndLine": {"type": "integer"}},
                 "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
             "required": ["results"],
         },
@@ -421,7 +425,7 @@ class VaultSession:
             raise ToolFailure(f"layer {layer!r}: unknown layer (known: "
                               f"{', '.join(sorted(layers))})")
         hits = search_scan(scan, args["query"], max_results=args.get("maxResults", 6),
-                           min_score=args.get("minScore", 0.35), type_name=type_name,
+                           min_score=args.get("minScore", 0.0), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
                            load=self.vault)
         self.save_later()
