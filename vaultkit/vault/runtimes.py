@@ -287,7 +287,8 @@ def _chain(files: _Files) -> list[Path]:
 
 def detected(vault) -> list[str]:
     """The runtimes that apply: ``runtimes`` from vaultkit.toml, else those whose marker
-    files exist in the workspace (``detect``); an ``AGENTS.md`` alone means Codex."""
+    files exist in the workspace (``detect``; ``openclaw.json`` also in its parent folder),
+    OpenClaw for a vault with its memory folder; an ``AGENTS.md`` alone means Codex."""
     profile = vault.profile
     if profile.runtimes_enabled is not None:
         return list(profile.runtimes_enabled)
@@ -299,6 +300,11 @@ def detected(vault) -> list[str]:
                                                 and os.path.isfile(ws.parent / marker)):
                 out.append(name)
                 break
+    if not profile.memory_prefix or os.path.isdir(Path(vault.root) / profile.memory_dir):
+        # a memory folder (or a memory-only vault) is OpenClaw's layout
+        for name, spec in profile.runtimes.items():
+            if spec.loader == "workspace-set" and name not in out:
+                out.append(name)
     if not out:
         for name, spec in profile.runtimes.items():
             if spec.loader == "project-docs" and any(os.path.isfile(ws / n) for n in spec.files):
@@ -866,3 +872,48 @@ def contexts(vault, names: list[str] | None = None, session: str | None = None, 
         out.append(load_context(vault, name, session if spec.sessions else None,
                                 openclaw_config=openclaw_config, agent=agent))
     return out
+
+
+def for_vault(vault, session: str | None = None) -> list[RuntimeContext]:
+    """:func:`contexts` of the detected runtimes, computed once per loaded vault (the rules
+    that read it share one simulation)."""
+    memo = vault.__dict__.setdefault("_runtime_contexts", {})
+    if session not in memo:
+        memo[session] = contexts(vault, None, session)
+    return memo[session]
+
+
+def outside_state(vault) -> str:
+    """Size and mtime of every file the runtimes may read that is not a note of the vault
+    (``.claude/``, ``.codex``, instruction files in the folders above the vault up to the
+    git root): what a cached result of the rules that read them depends on besides the
+    notes."""
+    root, ws = Path(vault.root), Path(vault.workspace)
+    paths: list[Path] = [ws / ".codex", ws / ".claude", ws.parent / "openclaw.json"]
+    claude = ws / ".claude"
+    if claude.is_dir():
+        for dirpath, dirnames, filenames in os.walk(claude):
+            dirnames.sort()
+            paths.extend(Path(dirpath) / n for n in sorted(filenames))
+    names = {n for spec in vault.profile.runtimes.values() for n in spec.files}
+    top = git_root(ws)
+    here = ws
+    while top is not None and here != top and here.parent != here:
+        here = here.parent
+        paths.extend(here / n for n in sorted(names))
+        if here == top:
+            break
+    if root != ws:
+        paths.extend(ws / n for n in sorted(names))
+    for spec in vault.profile.runtimes.values():
+        found = auto_memory_path(vault, spec) if spec.loader == "claude-memory" else None
+        if found is not None:
+            paths.append(found)
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            out.append(f"{path}:-")
+    return "\n".join(out)
