@@ -38,7 +38,11 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
     return "\n".join(lines) + "\n"
 
 
-def _table(rows: list[dict]) -> list[str]:
+def _table(all_rows: list[dict]) -> list[str]:
+    rows = [r for r in all_rows if not r["kind"].startswith("runtime:")]
+    loaded = [r for r in all_rows if r["kind"].startswith("runtime:")]
+    if not rows:
+        return _runtime_table(loaded)
     labels = [r["file"] + ("" if r["kind"] == "bootstrap" else f" ({r['kind']})") for r in rows]
     width = max(len("file"), len("total"), *(len(x) for x in labels))
     out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"]
@@ -48,4 +52,15 @@ def _table(rows: list[dict]) -> list[str]:
     total_b = sum(r["bytes"] for r in rows)
     total_t = sum(r["tokens"] or 0 for r in rows)
     out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}")
+    return out + _runtime_table(loaded)
+
+
+def _runtime_table(rows: list[dict]) -> list[str]:
+    """Per runtime, what it loads: its files with the units it injects of each."""
+    out = []
+    for runtime in dict.fromkeys(r["runtime"] for r in rows):
+        mine = [r for r in rows if r["runtime"] == runtime]
+        unit = "bytes" if mine[0]["unit"] == "bytes" else "chars"
+        files = ", ".join(f"{r['file']} {r['units']:,}" for r in mine)
+        out.append(f"{runtime} loads {sum(r['units'] for r in mine):,} {unit}: {files}")
     return out

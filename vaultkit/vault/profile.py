@@ -132,7 +132,9 @@ class Budgets:
     # counted as the runtime counts (UTF-16 units), not a runtime limit. The old name
     # bootstrap-total-bytes is read as this one.
     bootstrap_guideline_chars: int = 20480
-    session_footprint_bytes: int = 15360
+    # the seeds' "a typical session loads ~15KB": OpenClaw's injected bootstrap files plus
+    # today's and yesterday's journal, in UTF-16 units (old name: session-footprint-bytes)
+    session_guideline_chars: int = 15360
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
@@ -144,7 +146,7 @@ class Budgets:
 
     def __post_init__(self):
         _at_least(self, 0, "memory_md_bytes", "bootstrap_guideline_chars",
-                  "session_footprint_bytes", "index_bytes",
+                  "session_guideline_chars", "index_bytes",
                   "entry_min_lines", "entry_min_chars", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
@@ -945,8 +947,9 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
     budget_names = [f.name for f in fields(Budgets)]
     for key, value in config.budgets.items():
         name = key.replace("-", "_")
-        if name == "bootstrap_total_bytes":  # the name before the budget was counted in chars
-            name = "bootstrap_guideline_chars"
+        # the names before these guidelines were counted as the runtime counts
+        name = {"bootstrap_total_bytes": "bootstrap_guideline_chars",
+                "session_footprint_bytes": "session_guideline_chars"}.get(name, name)
         moved = _MOVED_BUDGETS.get(name)
         if moved and moved[0] in data["runtimes"]:  # now the OpenClaw runtime's limits
             data["runtimes"][moved[0]][moved[1]] = value
