@@ -41,20 +41,31 @@ def check_footprint(ctx: AuditContext) -> Check:
                          "kind": label})
     runtimes = ctx.runtimes()
     per_runtime = []
+    by_path = {r["file"]: r for r in rows}
     for rc in runtimes:
         per_runtime.append(f"{rc.label} {rc.total:,} {_unit(rc)} in {len(rc.loaded)} "
                            f"file{'s' * (len(rc.loaded) != 1)} (~{rc.tokens:,} tokens, "
                            f"{rc.share:.1%} of a {rc.window_tokens:,}-token window)")
         for p in rc.loaded:
-            rows.append({"file": p.path, "bytes": None, "tokens": estimate_tokens(p.injected),
-                         "kind": f"runtime:{rc.runtime}", "runtime": rc.runtime,
-                         "units": p.injected_length, "unit": rc.unit})
+            if p.role == "missing":
+                continue
+            row = by_path.get(p.path)
+            if row is None:  # a file only this runtime loads (CLAUDE.md, an import, ...)
+                note = ctx.vault.note(p.path)
+                row = by_path[p.path] = {
+                    "file": p.path, "bytes": note.size if note is not None else
+                    len(p.injected.encode("utf-8", "surrogatepass")),
+                    "tokens": estimate_tokens(p.injected), "kind": "runtime"}
+                rows.append(row)
+            # what each runtime loads of the file, in its own unit ("utf16" or "bytes")
+            row.setdefault("loaded", {})[rc.runtime] = {"units": p.injected_length,
+                                                       "unit": rc.unit}
     if not rows:
         return Check("bootstrap-footprint", FAIL,
                      f"nothing loads every session: no bootstrap files in "
                      f"{ctx.where_bootstrap()}",
                      "create MEMORY.md, AGENTS.md, SOUL.md and USER.md (`vaultkit init`)")
-    file_rows = [r for r in rows if not r["kind"].startswith("runtime:")]
+    file_rows = [r for r in rows if r["kind"] in ("bootstrap", "today", "yesterday")]
     total = sum(r["bytes"] for r in file_rows)
     summary = "at session start: " + ("; ".join(per_runtime) if per_runtime else
                                       f"{len(file_rows)} files, {size_text(total)}")

@@ -38,29 +38,27 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
     return "\n".join(lines) + "\n"
 
 
-def _table(all_rows: list[dict]) -> list[str]:
-    rows = [r for r in all_rows if not r["kind"].startswith("runtime:")]
-    loaded = [r for r in all_rows if r["kind"].startswith("runtime:")]
-    if not rows:
-        return _runtime_table(loaded)
-    labels = [r["file"] + ("" if r["kind"] == "bootstrap" else f" ({r['kind']})") for r in rows]
+def _table(rows: list[dict]) -> list[str]:
+    """The footprint table: each file's bytes and tokens, then what each runtime loads of it
+    in the runtime's unit (chars: UTF-16 units; "-": that runtime does not load it)."""
+    labels = [r["file"] + ("" if r["kind"] in ("bootstrap", "runtime") else f" ({r['kind']})")
+              for r in rows]
+    runtimes = list(dict.fromkeys(name for r in rows for name in r.get("loaded", {})))
+    units = {name: next(r["loaded"][name]["unit"] for r in rows if name in r.get("loaded", {}))
+             for name in runtimes}
+    heads = [f"{name} {'bytes' if units[name] == 'bytes' else 'chars'}" for name in runtimes]
     width = max(len("file"), len("total"), *(len(x) for x in labels))
-    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"]
+    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"
+           + "".join(f"  {h:>{max(9, len(h))}}" for h in heads)]
     for label, r in zip(labels, rows):
         tok = "?" if r["tokens"] is None else f"{r['tokens']:,}"
-        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}")
+        cells = "".join(
+            f"  {(format(r['loaded'][n]['units'], ',') if n in r.get('loaded', {}) else '-'):>{max(9, len(h))}}"
+            for n, h in zip(runtimes, heads))
+        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}{cells}")
     total_b = sum(r["bytes"] for r in rows)
     total_t = sum(r["tokens"] or 0 for r in rows)
-    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}")
-    return out + _runtime_table(loaded)
-
-
-def _runtime_table(rows: list[dict]) -> list[str]:
-    """Per runtime, what it loads: its files with the units it injects of each."""
-    out = []
-    for runtime in dict.fromkeys(r["runtime"] for r in rows):
-        mine = [r for r in rows if r["runtime"] == runtime]
-        unit = "bytes" if mine[0]["unit"] == "bytes" else "chars"
-        files = ", ".join(f"{r['file']} {r['units']:,}" for r in mine)
-        out.append(f"{runtime} loads {sum(r['units'] for r in mine):,} {unit}: {files}")
+    totals = "".join(f"  {sum(r['loaded'][n]['units'] for r in rows if n in r.get('loaded', {})):>{max(9, len(h))},}"
+                     for n, h in zip(runtimes, heads))
+    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}{totals}")
     return out

@@ -12,7 +12,7 @@ Charts, in order (each a ``<figure class="chart">`` with an id):
 
 ``chart-sizes``
     MEMORY.md and the whole bootstrap set, in bytes, after every commit that changed
-    them, against their budgets (``budgets.memory_md_bytes``, ``bootstrap_total_bytes``),
+    them, against their budgets (``budgets.memory_md_bytes``, ``bootstrap_guideline_chars``),
     with the loss events marked on the timeline.
 ``chart-layers``
     Notes per layer over the history (journal, archive, structured, knowledge, bootstrap).
@@ -160,7 +160,8 @@ def chart_sizes(data: ReportData) -> str:
         return _svg(fig, "MEMORY.md and bootstrap sizes: no history")
     end = data.generated
     for series, budget, colour, label in (
-            (history.bootstrap_bytes, budgets.bootstrap_total_bytes, "#f76707", "bootstrap set"),
+            (history.bootstrap_bytes, budgets.bootstrap_guideline_chars, "#f76707",
+             "bootstrap set"),
             (history.memory_bytes, budgets.memory_md_bytes, "#1971c2", "MEMORY.md")):
         if not series:
             continue
