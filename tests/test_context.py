@@ -454,3 +454,46 @@ def test_skill_frontmatter_limits(make_vault):
     assert "may hold only lowercase letters" in got[0].message
     assert got[1].message == "description is 1,025 characters, over the Agent Skills limit of 1,024"
     assert got[2].message.startswith("name 'websearch' does not match its folder 'web-search'")
+
+
+# -- the model is data; what it depends on is in the cache key -----------------------------------
+
+def test_old_budget_names_set_the_runtime_limits(make_vault):
+    root = make_vault({"SOUL.md": "s" * 3001,
+                       "vaultkit.toml": "[budgets]\nbootstrap-max-chars = 3000\n"})
+    ctx = loaded(root, "openclaw")
+    assert ctx.per_file_max == 3000 and ctx.pieces[1].cut == "middle"
+    (root / "vaultkit.toml").write_text("[runtime.openclaw]\nper-file-max = 4000\n")
+    assert not loaded(root, "openclaw").cut
+
+
+def test_import_depth_is_a_profile_edit(make_vault):
+    chain = {"CLAUDE.md": "@h1.md\n", "vaultkit.toml": "[runtime.claude-code]\nimport-max-depth = 5\n"}
+    for n in range(1, 6):
+        chain[f"h{n}.md"] = f"hop {n}\n" + (f"@h{n + 1}.md\n" if n < 5 else "")
+    root = make_vault(chain)
+    assert "h5.md" in [p.path for p in loaded(root, "claude-code").pieces]
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('[runtime.gemini]\nfiles = ["GEMINI.md"]\n', "runtime: unknown runtime 'gemini'"),
+    ("[runtime.codex]\ntotal-max = -1\n", "runtimes.codex.total-max: must be at least 0"),
+    ("[runtime.openclaw]\nsessions = { cron = [\"NOW.md\"] }\n", "NOW.md not in files"),
+    ("[runtime.codex]\nloader = \"magic\"\n", "loader"),
+])
+def test_a_bad_runtime_setting_is_one_clear_line(make_vault, toml, message):
+    root = make_vault({"vaultkit.toml": toml, "AGENTS.md": "# A\n"})
+    code, _, err = context(root)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_results_cache_sees_files_outside_the_notes(make_vault):
+    # .claude/ is not a note folder: the cached findings must still follow its files
+    root = make_vault({"AGENTS.md": "# Rules\n", "CLAUDE.md": "# Claude\n"})
+    code, out, _ = invoke(["check", str(root), "--select", "agents-md-shadowed"], root)
+    assert code == 0 and "VK307 agents-md-shadowed" in out  # a warning
+    assert (root / ".vaultkit").is_dir()  # the results are cached
+    write(root, {".claude/CLAUDE.md": "@../AGENTS.md\n"})
+    code, out, _ = invoke(["check", str(root), "--select", "agents-md-shadowed"], root)
+    assert code == 0 and "agents-md-shadowed" not in out
