@@ -488,12 +488,28 @@ def test_a_bad_runtime_setting_is_one_clear_line(make_vault, toml, message):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_results_cache_sees_files_outside_the_notes(make_vault):
-    # .claude/ is not a note folder: the cached findings must still follow its files
-    root = make_vault({"AGENTS.md": "# Rules\n", "CLAUDE.md": "# Claude\n"})
-    code, out, _ = invoke(["check", str(root), "--select", "agents-md-shadowed"], root)
-    assert code == 0 and "VK307 agents-md-shadowed" in out  # a warning
-    assert (root / ".vaultkit").is_dir()  # the results are cached
-    write(root, {".claude/CLAUDE.md": "@../AGENTS.md\n"})
-    code, out, _ = invoke(["check", str(root), "--select", "agents-md-shadowed"], root)
-    assert code == 0 and "agents-md-shadowed" not in out
+def test_results_cache_sees_files_above_the_vault(tmp_path):
+    # Codex reads AGENTS.md in the folders above the vault, which are no notes: the cached
+    # findings must still follow them
+    import os
+    import time
+
+    root = _repo(tmp_path, {"repo/AGENTS.md": "r" * 32000,
+                            "repo/vault/AGENTS.md": "v" * 100 + "\n",
+                            "repo/vault/vaultkit.toml": 'runtimes = ["codex"]\n'})
+
+    past = time.time() - 600  # old enough that the results cache trusts the listing
+
+    def age(*paths):
+        for path in paths:
+            os.utime(path, (past, past))
+
+    age(tmp_path / "repo" / "AGENTS.md", root / "AGENTS.md", root / "vaultkit.toml",
+        root / ".obsidian", root)
+    check = ["check", str(root), "--select", "bootstrap-truncation"]
+    assert invoke(check, root)[0] == 0
+    assert (root / ".vaultkit" / "cache" / "results.marshal").is_file()
+    (tmp_path / "repo" / "AGENTS.md").write_text("r" * 32700)  # leaves 68 bytes for ours
+    age(tmp_path / "repo" / "AGENTS.md")  # nothing in the vault changed
+    code, out, _ = invoke(check, root)
+    assert code == 1 and "AGENTS.md: Codex loads 68 of its 101 bytes" in out

@@ -884,17 +884,15 @@ def for_vault(vault, session: str | None = None) -> list[RuntimeContext]:
 
 
 def outside_state(vault) -> str:
-    """Size and mtime of every file the runtimes may read that is not a note of the vault
-    (``.claude/``, ``.codex``, instruction files in the folders above the vault up to the
-    git root): what a cached result of the rules that read them depends on besides the
-    notes."""
+    """Size and mtime of every file the runtimes may read outside the vault's listing (the
+    instruction files in the folders above the vault up to the git root, a workspace above
+    a memory-only vault, the detection markers there): what a cached result of the rules
+    that read them depends on besides the vault's own files (``.claude/`` is inside)."""
     root, ws = Path(vault.root), Path(vault.workspace)
-    paths: list[Path] = [ws / ".codex", ws / ".claude", ws.parent / "openclaw.json"]
-    claude = ws / ".claude"
-    if claude.is_dir():
-        for dirpath, dirnames, filenames in os.walk(claude):
-            dirnames.sort()
-            paths.extend(Path(dirpath) / n for n in sorted(filenames))
+    paths: list[Path] = [ws.parent / "openclaw.json"]
+    if root != ws:
+        paths += [ws / ".codex", ws / ".claude", ws / ".claude" / "settings.json",
+                  ws / ".claude" / "settings.local.json"]
     names = {n for spec in vault.profile.runtimes.values() for n in spec.files}
     top = git_root(ws)
     here = ws
