@@ -438,6 +438,22 @@ def test_skills_that_will_not_load(make_vault):
     assert got[2].message.startswith("no description")
 
 
+def test_skill_name_and_compatibility_one_under_and_over(make_vault):
+    name64, name65 = "a" * 64, "a" * 65
+    root = make_vault({
+        f"skills/{name64}/SKILL.md": f"---\nname: {name64}\ndescription: x\n"
+                                    f"compatibility: {'c' * 500}\n---\n",
+        f"skills/{name65}/SKILL.md": f"---\nname: {name65}\ndescription: x\n"
+                                    f"compatibility: {'c' * 501}\n---\n",
+    })
+    got = diagnostics(root, "skill-frontmatter")
+    assert [(d.path, d.line) for d in got] == [(f"skills/{name65}/SKILL.md", 2),
+                                               (f"skills/{name65}/SKILL.md", 4)]
+    assert got[0].message == "name is 65 characters, over the Agent Skills limit of 64"
+    assert got[1].message == ("compatibility is 501 characters, over the Agent Skills limit "
+                              "of 500")
+
+
 def test_skill_frontmatter_limits(make_vault):
     ok = "d" * 1024
     root = make_vault({
@@ -513,3 +529,16 @@ def test_results_cache_sees_files_above_the_vault(tmp_path):
     age(tmp_path / "repo" / "AGENTS.md")  # nothing in the vault changed
     code, out, _ = invoke(check, root)
     assert code == 1 and "AGENTS.md: Codex loads 68 of its 101 bytes" in out
+
+
+def test_memory_only_vault_reads_the_workspace_above(make_vault):
+    root = make_vault({"vaultkit.toml": 'memory-dir = "."\n', "2026-02-15.md": "# d\n"},
+                      root_name="ws/memory")
+    write(root.parent, {"AGENTS.md": "# Rules\n", "SOUL.md": "# Soul\n",
+                        "CLAUDE.md": "@AGENTS.md\n"})
+    vault = load_vault(root, root=root, use_cache=False)
+    assert detected(vault) == ["openclaw", "claude-code"]
+    openclaw, claude = contexts(vault)
+    assert [p.path for p in openclaw.loaded][:2] == ["../AGENTS.md", "../SOUL.md"]
+    assert [p.path for p in claude.loaded] == ["../AGENTS.md", "../CLAUDE.md"]
+    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'TOOLS.md'}"
