@@ -542,3 +542,15 @@ def test_memory_only_vault_reads_the_workspace_above(make_vault):
     assert [p.path for p in openclaw.loaded][:2] == ["../AGENTS.md", "../SOUL.md"]
     assert [p.path for p in claude.loaded] == ["../AGENTS.md", "../CLAUDE.md"]
     assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'TOOLS.md'}"
+
+
+def test_a_pack_without_runtimes_gets_the_bundled_ones(make_vault):
+    from vaultkit.core.resources import rules_dir
+
+    pack = (rules_dir() / "openclaw.yaml").read_text(encoding="utf-8")
+    old = pack.split("\nruntimes:", 1)[0] + "\n"  # a pack from before runtimes were data
+    root = make_vault({"old.yaml": old, "vaultkit.toml": 'profile = "old.yaml"\n',
+                       "SOUL.md": "s" * 20001})
+    assert findings(root, "bootstrap-truncation") == [("bootstrap-truncation", "SOUL.md", 1)]
+    (root / "old.yaml").write_text(old + "runtimes: {}\n", encoding="utf-8")
+    assert findings(root, "bootstrap-truncation") == []

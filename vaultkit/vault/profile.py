@@ -779,7 +779,16 @@ def find_profile(name: str, base: Path | None) -> Path:
 
 
 def load_profile(path: Path) -> Profile:
-    return _validate(Profile, _read_yaml(path), str(path))
+    data = _read_yaml(path)
+    if "runtimes" not in data:
+        # a pack written before runtimes were data (or a copy of one) gets the bundled
+        # pack's; `runtimes: {}` says none
+        from vaultkit.core.resources import rules_dir
+
+        bundled = rules_dir() / "openclaw.yaml"
+        if bundled.is_file() and bundled.resolve() != Path(path).resolve():
+            data["runtimes"] = _read_yaml(bundled).get("runtimes", {})
+    return _validate(Profile, data, str(path))
 
 
 def _read_config(path: Path) -> dict:

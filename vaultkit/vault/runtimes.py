@@ -809,7 +809,9 @@ def load_codex(vault, spec, files: _Files) -> RuntimeContext:
                          window_tokens=spec.context_window_tokens)
     remaining = total
     for folder in _chain(files):
-        path = next((folder / n for n in spec.files if os.path.lexists(folder / n)), None)
+        # (a regular file or a symlink, as Codex accepts; a folder of that name is skipped)
+        path = next((folder / n for n in spec.files
+                     if os.path.isfile(folder / n) or os.path.islink(folder / n)), None)
         if path is None:
             continue
         rel = files.rel(path)
