@@ -105,6 +105,9 @@ def render_text(found, show: bool, *, detected: bool = True) -> str:
         if limits:
             lines.append(f"  limits: {', '.join(limits)} ({ctx.limits_source})")
         width = max([len(p.path) for p in ctx.pieces] + [4])
+        if ctx.pieces:
+            lines.append(f"      {'file':<{width}}  {'length':>8}  {'loaded':>8}  "
+                         f"({unit}; loaded: what goes into context, markers included)")
         for n, p in enumerate(ctx.pieces, 1):
             what = p.role if not p.via else f"import from {p.via}"
             if p.cut == "dropped":
