@@ -232,22 +232,36 @@ class Watcher:
         return None
 
     def _restore(self, path: str, lost: list[str], commit: str) -> None:
-        from vaultkit.memory.history import MARKER
+        """Append the lost lines through ``log``'s appending writer, at the journal's entry
+        level; a line holding a credential comes back as ``recover``'s placeholder."""
+        from vaultkit.memory.history import MARKER, credential_lines
         from vaultkit.memory.journal import DASH
         from vaultkit.memory.memset import vault_zone
         from vaultkit.memory.recover import _append
 
         now = dt.datetime.now(vault_zone(self.settings))
+        withheld = credential_lines(lost)
+        lines = [withheld.get(line, line) for line in lost]
         n = len(_nonblank(lost))
-        block = "\n".join([
-            "", f"### {now:%H:%M} {DASH} {JOURNAL_HEADING}",
-            f"<!-- {MARKER} {commit} {path} -->",
-            f"- {n} line{'s' * (n != 1)} removed from this journal at {now:%H:%M:%S} "
-            f"(snapshot {commit[:10]}), put back by `vaultkit watch`: journals are "
-            "append-only.",
-            "- They follow below as they were written.",
-            "", *lost]) + "\n"
-        _append(self.root, path, block, "")
+
+        def block(level: int) -> str:
+            return "\n".join([
+                "", f"{'#' * level} {now:%H:%M} {DASH} {JOURNAL_HEADING}",
+                f"<!-- {MARKER} {commit} {path} -->",
+                f"- {n} line{'s' * (n != 1)} removed from this journal at {now:%H:%M:%S} "
+                f"(snapshot {commit[:10]}), put back by `vaultkit watch`: journals are "
+                "append-only.",
+                "- They follow below as they were written.",
+                "", *lines]) + "\n"
+
+        limit = self.profile.budgets.max_file_bytes
+
+        def too_big(data: int, size: int) -> str:
+            return (f"{path}: the {data:,} bytes to put back would take it ({size:,} bytes) "
+                    f"over the {limit:,}-byte limit (budgets.max_file_bytes); not restored: "
+                    "`vaultkit recover --all` puts them in the recovery note")
+
+        _append(self.root, path, block, "", limit, too_big)
 
     # -- the loop ------------------------------------------------------------------
 

@@ -774,6 +774,13 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) ->
                         lost_seen[line] = extra
             if missing:
                 newest = (commit, when)
+        if lost:  # a line holding a credential is never brought back: not counted
+            from vaultkit.vault.secretscan import has_candidates, scan_text
+
+            text_lost = "\n".join(lost)
+            if has_candidates(text_lost):
+                secret = {lost[f.line - 1] for f in scan_text(text_lost)}
+                lost = [line for line in lost if line not in secret]
         if lost and newest is not None:
             out.append(JournalLoss(path, lost, newest[1], newest[0]))
     return out

@@ -90,9 +90,12 @@ def run(args) -> int:
 
         print(json.dumps({"commits": history.commits, "head": history.head,
                           "events": [e.to_dict() for e in history.events],
-                          "watch": watched}, indent=2, ensure_ascii=False))
+                          "warnings": history.warnings, "watch": watched},
+                         indent=2, ensure_ascii=False))
         return 0
     sys.stdout.write(render_text(history))
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     restored = sum(1 for e in watched if e.get("kind") == "journal-restored")
     if restored:
         print(f"vaultkit watch restored {restored} journal loss{'es' * (restored != 1)} as they "
