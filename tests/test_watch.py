@@ -292,3 +292,18 @@ def test_watch_and_snapshot_beside_log_fix_archive_and_commit_lose_nothing(tmp_p
     store.snapshot()
     recorded = store.recorded()
     assert store.blobs([recorded[JOURNAL]])[recorded[JOURNAL]].decode() == journal
+
+
+def test_a_lost_line_holding_a_credential_comes_back_as_a_placeholder(tmp_path):
+    root = make(tmp_path)
+    w, _ = watcher(root)
+    key = "5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O"  # a Telegram bot token's shape
+    append(root, f"\n### 10:00 — Bot\n- set up the alerts bot\n- token {key}\n")
+    w.step()
+    (root / JOURNAL).write_text("# Summary\n", encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    assert "- set up the alerts bot" in text and key not in text
+    assert "is not brought back; credentials stay out of memory" in text
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out  # the withheld line is not a loss the commit would seal
