@@ -307,3 +307,42 @@ def test_a_lost_line_holding_a_credential_comes_back_as_a_placeholder(tmp_path):
     assert "is not brought back; credentials stay out of memory" in text
     rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
     assert rc == 0, out  # the withheld line is not a loss the commit would seal
+
+
+def test_install_writes_the_service_and_runs_its_manager(tmp_path, monkeypatch):
+    """--install --yes, with stand-ins for crontab and systemctl on PATH (the real ones are
+    the user's: a test never touches them)."""
+    root = make(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    table = tmp_path / "crontab.txt"
+    calls = tmp_path / "systemctl.log"
+    (bin_dir / "crontab").write_text(
+        f'#!/bin/sh\nif [ "$1" = "-l" ]; then cat "{table}" 2>/dev/null || exit 1; '
+        f'else cat > "{table}"; fi\n')
+    (bin_dir / "systemctl").write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\n')
+    for tool in ("crontab", "systemctl"):
+        (bin_dir / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    table.write_text("0 23 * * * nightly-backup\n")
+    rc, out, err = invoke(["watch", "--service", "cron", "--install", "--yes"], root)
+    assert rc == 0, err
+    lines = table.read_text().splitlines()
+    assert lines[0] == "0 23 * * * nightly-backup"  # the user's own lines are kept
+    assert "vaultkit snapshot --quiet" in lines[1] and len(lines) == 2
+    rc, out, _ = invoke(["watch", "--service", "cron", "--install", "--yes"], root)
+    assert "already holds this line" in out and len(table.read_text().splitlines()) == 2
+    rc, out, err = invoke(["watch", "--service", "systemd", "--install", "--yes"], root)
+    assert rc == 0, err
+    units = list((tmp_path / "home/.config/systemd/user").glob("vaultkit-watch-*.service"))
+    assert len(units) == 1 and "-m vaultkit watch" in units[0].read_text()
+    assert calls.read_text().splitlines() == [
+        "--user daemon-reload", f"--user enable --now {units[0].name}"]
+    # and the audit now sees what keeps the snapshots running
+    invoke(["snapshot", "-q"], root)
+    from vaultkit.audit import run_audit
+    from vaultkit.vault.loader import load_vault
+
+    check = next(c for c in run_audit(load_vault(root, use_cache=False)) if c.id == "snapshots")
+    assert check.status == "pass" and "systemd unit" in check.found and "crontab" in check.found
