@@ -8,7 +8,7 @@ DESCRIPTION = (
     "the git history against their budgets, notes per layer, journal activity per day, "
     "findings per rule, the memory-loss events on the timeline, then the audit, the top "
     "findings with their context and the head of MEMORY.md. Needs the report extra: "
-    "pip install 'vaultkit[report]' (matplotlib, mistune).")
+    "pip install 'vaultkit-lint[report]' (matplotlib, mistune).")
 
 
 def add_arguments(p) -> None:
