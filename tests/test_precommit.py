@@ -193,7 +193,7 @@ def test_staged_edit_of_yesterdays_journal_is_refused(make_repo, hook):
     vault.git("add", rel)
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert f"{rel}:5:1: VK601 journal-append-only line 5 differs" in out, out
+    assert f"{rel}:5:1: VK601 journal-append-only error: line 5 differs" in out, out
     assert vault.head() == before
 
 
@@ -242,7 +242,7 @@ def test_deleted_journal_is_refused_though_no_file_is_passed(make_repo):
     vault.git("rm", "-q", f"memory/{YESTERDAY}.md")
     ok, out = vault.commit("backup: delete")
     assert not ok
-    assert f"memory/{YESTERDAY}.md:1:1: VK601 journal-append-only journal deleted" in out, out
+    assert f"memory/{YESTERDAY}.md:1:1: VK601 journal-append-only error: journal deleted" in out, out
 
 
 def test_journal_archived_with_git_mv_commits(make_repo):
@@ -263,7 +263,7 @@ def test_rewrite_halving_memory_md_is_refused(make_repo):
     vault.git("add", "MEMORY.md")
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert "MEMORY.md:1:1: VK602 mass-deletion lost" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost" in out, out
     assert vault.head() == before
 
 
@@ -290,7 +290,7 @@ def test_nightly_backup_through_the_readme_config(make_repo):
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode != 0
     assert vault.head() == before
-    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only 5 committed lines removed "
+    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only error: 5 committed lines removed "
             "from line 12 on (HEAD: '### 22:00 — Late note')") in proc.stdout + proc.stderr
 
 
@@ -464,7 +464,7 @@ def test_key_appended_to_a_journal_is_refused_then_commits_once_removed(make_rep
     vault.git("add", rel)
     ok, out = vault.commit("backup: alerts bot")
     assert not ok
-    assert f"{rel}:17:9: VK701 secret-in-memory Telegram bot token (…7U4O) in memory" in out, out
+    assert f"{rel}:17:9: VK701 secret-in-memory error: Telegram bot token (…7U4O) in memory" in out, out
     assert token not in out and "AAbeuEchs" not in out
     assert vault.head() == before
     vault.write(rel, YESTERDAY_JOURNAL + entry)

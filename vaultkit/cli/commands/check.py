@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 
-from vaultkit.cli import add_vault_arguments
+from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
 HELP = "check the vault against the profile's rules"
 DESCRIPTION = (
@@ -24,10 +24,11 @@ def add_arguments(p) -> None:
     p.add_argument("--extend-select", metavar="RULES", help="rules to add to the selection")
     p.add_argument("--fail-on", choices=("error", "warning"),
                    help="lowest severity that makes the exit code 1 (default: error)")
-    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
-                   help="text (default), json, github (Actions annotations) or sarif (code "
-                        "scanning)")
-    p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    add_format_arguments(p, ("text", "json", "github", "sarif"),
+                         help="text (default), json, github (Actions annotations) or sarif "
+                              "(code scanning)")
+    add_output_argument(p, help="write the report to FILE")
+    p.set_defaults(writes_output=True)  # (-o is the report only; the summary is stderr's)
     p.add_argument("--fix", action="store_true", help="apply the fixable rules' fixes")
     p.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
@@ -64,7 +65,7 @@ def run(args) -> int:
     from vaultkit.core.errors import VaultkitError
     from vaultkit.lint.report import render, statistics, summary, use_colour
 
-    check_output_folder(args.output_file)  # before any work
+    check_output_folder(args.output)  # before any work
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
@@ -109,11 +110,11 @@ def run(args) -> int:
     import io
 
     # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
-    out = sys.stdout if not args.output_file else io.StringIO()
+    out = sys.stdout if not args.output else io.StringIO()
     if args.statistics:
         out.write(statistics(diags))
     else:
-        colour = args.format == "text" and not args.output_file and use_colour()
+        colour = args.format == "text" and not args.output and use_colour()
         out.write(render(diags, args.format, colour=colour,
                          root=str(roots[0]) if len(roots) == 1 else None,
                          where=_where))
@@ -124,7 +125,7 @@ def run(args) -> int:
     if out is not sys.stdout:
         from vaultkit.core.atomic import write_output
 
-        write_output(args.output_file, out.getvalue().encode("utf-8"))
+        write_output(args.output, out.getvalue().encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if failed else 0

@@ -12,12 +12,13 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_output_argument, add_vault_arguments
 
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
-    p.add_argument("-o", "--output", default="report.html", metavar="FILE",
-                   help="the page to write (default: report.html)")
+    add_output_argument(p, default="report.html",
+                        help="the page to write (default: report.html)")
+    p.set_defaults(writes_output=True)
     add_vault_arguments(p)
 
 
