@@ -211,7 +211,7 @@ CASES = [
         '{"vaultkit-baseline": 1, "findings": [{"path": "NOW.md", "rule": "lesson-in-now", '
         '"code": "VK401", "fingerprint": "0123456789abcdef0123", "count": 1}]}'),
      "baseline", "warn", ["accepts 1 finding in 1 file", "1 of them is fixed"],
-     "to shrink the baseline"),
+     "vaultkit check --shrink-baseline"),
     ("history note deleted", lambda ws: (
         _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\nCards are checked.\n"),
         commit_all(ws / "demo", "add"), (ws / "demo/memory/semantic/payments.md").unlink(),

@@ -414,10 +414,16 @@ def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
     assert not ok and "memory/decisions/new.md" in out and "legacy-" not in out, out
     vault.git("rm", "-q", "--cached", "memory/decisions/new.md")
     (vault.path / "memory/decisions/new.md").unlink()
-    # fixing a baselined finding shrinks the baseline on the next whole-vault check
+    # fixing a baselined finding: a plain check leaves the committed file alone, the
+    # explicit --shrink-baseline shrinks it
     vault.write("memory/decisions/legacy-7.md", LEGACY.format(day=8, n=7)
                 + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
     proc = _run([sys.executable, "-m", "vaultkit", "check"], vault.path, vault.env, check=False)
+    assert "2 baselined findings are fixed" in proc.stderr, proc.stderr
+    assert sum(f["count"] for f in json.loads(vault.read("vaultkit-baseline.json"))["findings"]) \
+        == 200
+    proc = _run([sys.executable, "-m", "vaultkit", "check", "--shrink-baseline"], vault.path,
+                vault.env, check=False)
     assert "2 fixed findings removed from the baseline" in proc.stderr, proc.stderr
     data = json.loads(vault.read("vaultkit-baseline.json"))
     assert sum(f["count"] for f in data["findings"]) == 198

@@ -42,6 +42,9 @@ def add_arguments(p) -> None:
     p.add_argument("--write-baseline", action="store_true",
                    help="record every current finding in the baseline, so only new ones are "
                    "reported from now on")
+    p.add_argument("--shrink-baseline", action="store_true",
+                   help="remove from the baseline the recorded findings this whole-vault run "
+                        "no longer finds (a plain run only says how many)")
     p.add_argument("--no-baseline", action="store_true",
                    help="report every finding, the baselined ones too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
@@ -118,7 +121,11 @@ def run(args) -> int:
         out.write(render(diags, args.format, colour=colour,
                          root=str(roots[0]) if len(roots) == 1 else None,
                          where=_where))
-    if args.format == "text" and not args.quiet and not args.statistics:
+    # a hook run with nothing to report prints nothing: pre-commit shows the check hook's
+    # output on every commit (verbose, so warnings are seen), and "All checks passed!"
+    # under every commit is noise
+    if args.format == "text" and not args.quiet and not args.statistics \
+            and not (args.hook and not diags):
         print(summary(diags, fixable=fixable), file=out)
         for line in hidden:
             print(line, file=out)
@@ -300,13 +307,22 @@ def _baseline(vault, args, targets):
     from vaultkit.core.errors import VaultkitError
 
     if args.no_baseline:
-        if args.write_baseline:
-            raise VaultkitError("--write-baseline and --no-baseline contradict each other")
+        if args.write_baseline or args.shrink_baseline:
+            option = "--write-baseline" if args.write_baseline else "--shrink-baseline"
+            raise VaultkitError(f"{option} and --no-baseline contradict each other")
         return None
-    if args.write_baseline and (targets is not None or args.hook):
-        raise VaultkitError("--write-baseline records the whole vault: run it without paths "
-                            "and without --hook")
+    if args.write_baseline and args.shrink_baseline:
+        raise VaultkitError("--write-baseline records the findings anew; --shrink-baseline "
+                            "only removes fixed ones: give one of them")
+    for option, given in (("--write-baseline", args.write_baseline),
+                          ("--shrink-baseline", args.shrink_baseline)):
+        if given and (targets is not None or args.hook or args.diff):
+            raise VaultkitError(f"{option} records the whole vault: run it without paths, "
+                                "--hook and --diff")
     baseline = Baseline.load(baseline_path(vault, args.baseline))
+    if args.shrink_baseline and not baseline.exists:
+        raise VaultkitError(f"{_shown_path(baseline.path)}: no baseline to shrink (write one "
+                            "with `vaultkit check --write-baseline`)")
     if args.baseline and not baseline.exists and not args.write_baseline:
         raise VaultkitError(f"{args.baseline}: no such baseline (write one with "
                             "`vaultkit check --write-baseline`)")
@@ -314,14 +330,15 @@ def _baseline(vault, args, targets):
 
 
 def _shrink(baseline, filtered, rules, targets, args) -> None:
-    """A whole-vault run drops the recorded findings it no longer sees; a hook run (which
-    must not change files the commit did not stage) only says how many could go."""
+    """``--shrink-baseline`` drops the recorded findings the run no longer sees; any other
+    run (CI, a hook: the committed file must not change under them) only says how many
+    could go."""
     names = [r.name for r in rules]
-    if args.hook or targets is not None or args.diff:
+    if not args.shrink_baseline:
         stale = baseline.stale(filtered.used, rules=names, paths=targets)
         if stale and not args.quiet:
             print(f"vaultkit: info: {stale} baselined finding{'s are' if stale != 1 else ' is'} "
-                  f"fixed; `vaultkit check` on the whole vault removes "
+                  f"fixed; `vaultkit check --shrink-baseline` removes "
                   f"{'them' if stale != 1 else 'it'} from {_shown_path(baseline.path)}",
                   file=sys.stderr)
         return
@@ -331,6 +348,9 @@ def _shrink(baseline, filtered, rules, targets, args) -> None:
         if not args.quiet:
             print(f"vaultkit: {removed} fixed finding{'s' * (removed != 1)} removed from the "
                   f"baseline {_shown_path(baseline.path)}", file=sys.stderr)
+    elif not args.quiet:
+        print(f"vaultkit: info: every finding in {_shown_path(baseline.path)} is still there; "
+              "nothing removed", file=sys.stderr)
 
 
 def _shown_path(path) -> str:
