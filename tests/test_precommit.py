@@ -311,23 +311,54 @@ def test_vault_with_only_warnings_commits_and_prints_them(make_repo):
 
 # -- INDEX.md ----------------------------------------------------------------------------
 
-def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
-    vault = make_repo(("vaultkit-index",))
-    vault.write("memory/decisions/community-first.md",
-                "---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
-                "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
-                "Grow the community before the course.\n")
-    vault.git("add", "-A")
+DECISION = ("---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
+            "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
+            "Grow the community before the course.\n")
+
+
+def test_a_new_note_commits_in_one_run_with_the_regenerated_index(make_repo):
+    """The index hook rewrites INDEX.md and stages it: one `git commit`, the fresh index in it."""
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL + "\nnot staged: kept aside\n")
+    vault.git("add", "memory/decisions/community-first.md")
     before = vault.read("memory/INDEX.md")
     ok, out = vault.commit("decision")
+    assert ok, out
+    assert re.search(r"vaultkit index\.+Passed", out), out
+    committed = vault.git("show", "HEAD:memory/INDEX.md").stdout
+    assert committed != before and "community-first" in committed
+    assert vault.read("memory/INDEX.md") == committed
+    # the unstaged edit elsewhere is still unstaged, the rest is clean
+    assert vault.git("status", "--porcelain").stdout == f" M memory/{YESTERDAY}.md\n"
+
+
+@pytest.mark.parametrize("how", [["-a"], ["--", "memory/decisions/community-first.md"]])
+def test_the_index_is_staged_into_a_commit_through_a_temporary_index(make_repo, how):
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.git("add", "-N", "memory/decisions/community-first.md")  # known to git, not staged
+    proc = vault.git("commit", "-m", "decision", *how, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "community-first" in vault.git("show", "HEAD:memory/INDEX.md").stdout
+
+
+def test_an_unstaged_index_of_ones_own_stops_the_commit_with_what_to_do(make_repo):
+    """pre-commit sets the unstaged INDEX.md aside and restores it after the hooks: the hook
+    must not stage over it (the restore would fail); it says to stage it instead."""
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.index()  # INDEX.md regenerated on disk, only the note staged
+    mine = vault.read("memory/INDEX.md")
+    vault.git("add", "memory/decisions/community-first.md")
+    ok, out = vault.commit("decision")
     assert not ok
-    assert "files were modified by this hook" in out, out
-    after = vault.read("memory/INDEX.md")
-    assert after != before and "community-first" in after
+    assert "An unexpected error" not in out, out
+    assert "memory/INDEX.md has changes that are not staged; stage them" in out, out
+    assert vault.read("memory/INDEX.md") == mine  # the user's file, as it was
     vault.git("add", "memory/INDEX.md")
     ok, out = vault.commit("decision")
     assert ok, out
-    assert vault.read("memory/INDEX.md") == after
 
 
 # -- the hooks page's configurations work as written -------------------------------------------
@@ -364,10 +395,7 @@ def test_readme_config_commits_a_clean_vault_and_refuses_an_edit(make_repo, name
     vault.write(journal, YESTERDAY_JOURNAL)
     vault.git("add", "-A")
     ok, out = vault.commit("backup: first")
-    if not ok:  # a hook that writes (INDEX.md, graph colours) stops the first commit once
-        vault.git("add", "-A")
-        ok, out = vault.commit("backup: first")
-    assert ok, out
+    assert ok, out  # in one run: the index hook stages the INDEX.md it rewrites
     vault.write(journal, YESTERDAY_JOURNAL.replace("v1.2", "v1.3"))
     vault.git("add", "-A")
     ok, out = vault.commit("backup: rewrite")
