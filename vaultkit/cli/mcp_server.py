@@ -262,11 +262,11 @@ TOOLS = (
             "properties": {"checks": {"type": "array", "items": {
                 "type": "object",
                 "properties": {"id": {"type": "string"},
-                               "status": {"type": "string", "enum": ["pass", "warn", "fail"]},
+                               "status": {"type": "string", "enum": ["pass", "warn", "fail", "unknown"]},
                                "found": {"type": "string"}, "hint": {"type": "string"}},
                 "required": ["id", "status", "found", "hint"]}},
                 "passed": {"type": "integer"}, "warned": {"type": "integer"},
-                "failed": {"type": "integer"}},
+                "failed": {"type": "integer"}, "unknown": {"type": "integer"}},
             "required": ["checks", "passed", "warned", "failed"],
         },
         read_only=True, destructive=False, idempotent=True, run="vault_audit",
@@ -508,7 +508,7 @@ class VaultSession:
         return targets
 
     def vault_audit(self, args: dict) -> dict:
-        from vaultkit.audit import CHECK_IDS, FAIL, PASS, WARN, run_audit
+        from vaultkit.audit import CHECK_IDS, FAIL, PASS, UNKNOWN, WARN, run_audit
         from vaultkit.cli.commands.audit import _check_agent
 
         skip = set(args.get("skip", []))
@@ -527,7 +527,8 @@ class VaultSession:
         return {"checks": [c.to_dict() for c in checks],
                 "passed": sum(c.status == PASS for c in checks),
                 "warned": sum(c.status == WARN for c in checks),
-                "failed": sum(c.status == FAIL for c in checks)}
+                "failed": sum(c.status == FAIL for c in checks),
+                "unknown": sum(c.status == UNKNOWN for c in checks)}
 
     def vault_index(self, args: dict) -> dict:
         import difflib
