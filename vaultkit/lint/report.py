@@ -138,7 +138,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
         "tool": {"driver": {
             "name": "vaultkit",
             "version": __version__,
-            "informationUri": "https://pypi.org/project/vaultkit/",
+            "informationUri": "https://pypi.org/project/vaultkit-lint/",
             "rules": [{
                 "id": r.code,
                 "name": r.name,
