@@ -98,3 +98,20 @@ def test_an_intended_deletion_is_accepted_for_one_commit_without_no_verify(tmp_p
     (root / "SOUL.md").unlink()
     run(root, "git", "add", "-A", env=env)
     assert run(root, "git", "commit", "-m", "drop SOUL.md", env=env).returncode != 0
+
+
+def test_outside_a_commit_the_index_hook_writes_and_does_not_stage(tmp_path):
+    """`pre-commit run --all-files` (and pre-commit.ci) make no commit: the rewritten
+    INDEX.md stays unstaged, so pre-commit reports it as changed (pre-commit.ci's autofix)."""
+    root, env = _vault_with_hooks(tmp_path)
+    (root / "memory" / "lessons").mkdir(exist_ok=True)
+    (root / "memory" / "lessons" / "deploys.md").write_text(LESSON, encoding="utf-8")
+    run(root, "git", "add", "-A", env=env)
+    env = {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+    proc = run(root, sys.executable, "-m", "pre_commit", "run", "--all-files", "vaultkit-index",
+               env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "files were modified by this hook" in out, out
+    assert "rewritten, not staged: no commit is being made" in out
+    status = run(root, "git", "status", "--porcelain", "memory/INDEX.md", env=env).stdout
+    assert status.startswith("AM") or status.startswith(" M") or status.startswith("MM"), status

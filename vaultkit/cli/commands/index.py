@@ -11,8 +11,10 @@ DESCRIPTION = (
     "Write memory/INDEX.md between <!-- vaultkit:index:start --> and "
     "<!-- vaultkit:index:end -->; text outside the markers is kept byte for byte. "
     "With --check, write nothing, print the diff and exit 1 when the index is stale. With "
-    "--stage (the pre-commit hook), also `git add` the file when it was rewritten, so the "
-    "commit that made it stale carries the fresh index and goes through in one run."
+    "--stage (the pre-commit hook), also `git add` the file when it was rewritten during a "
+    "`git commit`, so the commit that made it stale carries the fresh index and goes through "
+    "in one run; outside a commit (`pre-commit run --all-files`, pre-commit.ci) it is only "
+    "written."
 )
 
 
@@ -23,8 +25,8 @@ def add_arguments(p) -> None:
     p.add_argument("--check", action="store_true",
                    help="write nothing; print the diff and exit 1 when INDEX.md is stale")
     p.add_argument("--stage", action="store_true",
-                   help="when INDEX.md was rewritten, also stage it (git add) for the commit "
-                        "being made: the pre-commit hook's mode")
+                   help="when INDEX.md was rewritten during a `git commit` (git's pre-commit "
+                        "hook), also stage it (git add) for that commit: the hook's mode")
 
 
 def run(args) -> int:
@@ -70,6 +72,15 @@ def run(args) -> int:
     _report_left_out(vault)
     print(f"{'Wrote' if changed else 'Unchanged:'} {shown}", file=sys.stderr)
     if args.stage and changed:
+        import os
+
+        if not os.environ.get("GIT_INDEX_FILE"):
+            # no commit is being made (`pre-commit run --all-files`, pre-commit.ci, by hand):
+            # leave the rewrite unstaged, so pre-commit reports the file as changed and
+            # pre-commit.ci commits it as its autofix
+            print(f"vaultkit: {shown} rewritten, not staged: no commit is being made",
+                  file=sys.stderr)
+            return 0
         return _stage(vault.root / path, shown)
     return 0
 
