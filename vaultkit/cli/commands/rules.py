@@ -19,7 +19,7 @@ def add_arguments(p) -> None:
 
 
 def table_markdown() -> str:
-    """The README's rule table, generated from the registry."""
+    """The rule table (`vaultkit rules --format markdown`), generated from the registry."""
     from vaultkit.lint.rules import all_rules
 
     lines = ["| code | name | default | fix | what it reports |", "|---|---|---|---|---|"]
