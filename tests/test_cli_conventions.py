@@ -150,3 +150,15 @@ def test_search_takes_the_vault_from_an_option_never_from_a_bare_word(tmp_path):
         assert [r["path"] for r in json.loads(out)["results"]] == ["memory/semantic/queue.md"]
     code, _, err = invoke(["search", "-C", "nowhere", "x"], here)
     assert code == 2 and "--vault nowhere: no such folder" in err
+
+
+def test_index_stage_outside_a_commit_and_with_check(starter, monkeypatch):
+    monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
+    code, _, err = invoke(["index", "--stage", "--check"], starter)
+    assert code == 2 and "--stage and --check contradict each other" in err
+    (starter / "memory" / "semantic").mkdir(parents=True, exist_ok=True)
+    (starter / "memory" / "semantic" / "queue.md").write_text("# Queue\n\nNightly.\n",
+                                                              encoding="utf-8")
+    code, _, err = invoke(["index", "--stage"], starter)  # no commit being made: written only
+    assert code == 0 and "rewritten, not staged: no commit is being made" in err
+    assert "queue" in (starter / "memory" / "INDEX.md").read_text(encoding="utf-8")

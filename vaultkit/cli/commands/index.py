@@ -39,6 +39,10 @@ def run(args) -> int:
 
     from vaultkit.core import progress
 
+    if args.stage and args.check:
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError("--stage and --check contradict each other (--check writes nothing)")
     progress.allow(True)  # (stderr on a terminal only; the diff of --check is on stdout)
     vault = open_vault(args, args.path)
     path = index_path(vault)
@@ -57,10 +61,6 @@ def run(args) -> int:
         sys.stdout.write("".join(diff))
         print(f"{shown} is stale; run `vaultkit index`.", file=sys.stderr)
         return 1
-    if args.stage and args.check:
-        from vaultkit.core.errors import VaultkitError
-
-        raise VaultkitError("--stage and --check contradict each other (--check writes nothing)")
     if args.stage and _stashed_by_pre_commit(vault.root / path):
         # pre-commit put the user's own unstaged INDEX.md aside and restores it after the
         # hooks; a staged rewrite would make that restore fail: say what to do instead
