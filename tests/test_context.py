@@ -423,6 +423,7 @@ metadata:
 
 def test_skills_that_will_not_load(make_vault):
     root = make_vault({
+        "SOUL.md": "# Soul\n",  # an OpenClaw workspace
         "skills/weather/SKILL.md": WEATHER,  # OpenClaw's nested metadata: valid
         "skills/tools/git-helper/SKILL.md": "---\nname: git-helper\ndescription: Git.\n---\n",
         "skills/deploy/SKILL.md": "# Deploy\nNo frontmatter at all.\n",
@@ -434,7 +435,7 @@ def test_skills_that_will_not_load(make_vault):
     assert [(d.path, d.line) for d in got] == [("skills/broken/SKILL.md", 1),
                                                ("skills/deploy/SKILL.md", 1),
                                                ("skills/quiet/SKILL.md", 1)]
-    assert got[1].message.startswith("no frontmatter: the runtime skips this skill")
+    assert got[1].message.startswith("no frontmatter: OpenClaw skips this skill")
     assert got[2].message.startswith("no description")
 
 
@@ -452,6 +453,17 @@ def test_skill_name_and_compatibility_one_under_and_over(make_vault):
     assert got[0].message == "name is 65 characters, over the Agent Skills limit of 64"
     assert got[1].message == ("compatibility is 501 characters, over the Agent Skills limit "
                               "of 500")
+
+
+def test_skills_without_frontmatter_are_fine_where_openclaw_does_not_apply(make_vault):
+    # a Claude Code plugin repository: Claude Code takes the folder's name and the first
+    # paragraph (code.claude.com/docs/en/skills); nothing here is OpenClaw's
+    root = make_vault({"CLAUDE.md": "# Plugin\n", "skills/deploy/SKILL.md": "Deploy it.\n"},
+                      root_name="plugin")
+    assert findings(root, "skill-not-loaded") == []
+    (root / "SOUL.md").write_text("# Soul\n")  # now an OpenClaw workspace
+    assert findings(root, "skill-not-loaded") == [("skill-not-loaded",
+                                                   "skills/deploy/SKILL.md", 1)]
 
 
 def test_skill_frontmatter_limits(make_vault):

@@ -22,7 +22,9 @@ class SkillFrontmatter(Rule):
     under its `name` whatever the folder is called ("The folder path is for organization
     only"), but node-hosted skills require the folder to match, and an over-long skills
     list is cut by shortening descriptions (`skills.limits.maxSkillsPromptChars`, whose
-    default could not be verified, so it is not simulated).
+    default could not be verified, so it is not simulated); code.claude.com/docs/en/skills:
+    Claude Code's `name` is "Lowercase letters, numbers, and hyphens only (max 64
+    characters)".
 
     ## Why is this bad?
     A client that follows the specification refuses or renames the skill, and a long
