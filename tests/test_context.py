@@ -474,8 +474,13 @@ def test_skill_frontmatter_limits(make_vault):
         "skills/at-limit/SKILL.md": f"---\nname: at-limit\ndescription: {ok}\n---\n",
         "skills/over/SKILL.md": f"---\nname: over\ndescription: {ok}d\n---\n",
         "skills/weather/SKILL.md": WEATHER,
+        ".claude/skills/review/SKILL.md": "---\nname: Review\ndescription: Review.\n---\n",
+        ".claude/skills/plain/SKILL.md": "Review the diff.\n",  # all fields optional there
     })
     got = diagnostics(root, "skill-frontmatter")
+    claude = [d for d in got if d.path.startswith(".claude/")]
+    got = [d for d in got if not d.path.startswith(".claude/")]
+    assert [(d.path, d.line) for d in claude] == [(".claude/skills/review/SKILL.md", 2)] * 2
     assert [(d.path, d.line) for d in got] == [("skills/Bad_Name/SKILL.md", 2),
                                                ("skills/over/SKILL.md", 3),
                                                ("skills/web-search/SKILL.md", 2)]

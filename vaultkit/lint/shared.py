@@ -168,14 +168,15 @@ def prose(line: str) -> str:
 # -- skills (skill-not-loaded, skill-frontmatter) -------------------------------------------
 
 SKILL_ROOTS = ("skills/",)  # workspace skill roots inside the vault (OpenClaw: <workspace>/skills)
+CLAUDE_SKILL_ROOTS = (".claude/skills/",)  # Claude Code's project skills
 SKILL_MAX_DEPTH = 6  # OpenClaw finds SKILL.md up to 6 levels below a root
 
 
-def skill_folder(path: str) -> str | None:
-    """The folder name of a workspace skill's ``SKILL.md``, or None for any other file."""
+def skill_folder(path: str, roots: tuple[str, ...] = SKILL_ROOTS) -> str | None:
+    """The folder name of a skill's ``SKILL.md`` under one of ``roots``, or None."""
     if not path.endswith("/SKILL.md"):
         return None
-    for root in SKILL_ROOTS:
+    for root in roots:
         if path.startswith(root):
             parts = path[len(root):].split("/")
             if 2 <= len(parts) <= SKILL_MAX_DEPTH + 1:
