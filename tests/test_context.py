@@ -430,6 +430,8 @@ def test_skills_that_will_not_load(make_vault):
         "skills/broken/SKILL.md": "---\nname: broken\ndescription: never closed\n",
         "skills/quiet/SKILL.md": "---\nname: quiet\n---\nBody.\n",
         "skills/deploy/notes.md": "# not a skill file\n",
+        # inside a skill's folder OpenClaw looks no further: a template, not a skill
+        "skills/weather/templates/new/SKILL.md": "# {{name}}\n",
     })
     got = diagnostics(root, "skill-not-loaded")
     assert [(d.path, d.line) for d in got] == [("skills/broken/SKILL.md", 1),

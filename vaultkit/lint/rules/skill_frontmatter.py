@@ -48,7 +48,7 @@ class SkillFrontmatter(Rule):
         from vaultkit.lint.shared import (CLAUDE_SKILL_ROOTS, SKILL_ROOTS, skill_folder,
                                           skill_frontmatter)
 
-        folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS)
+        folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS, ctx.vault)
         if folder is None:
             return
         data, problem, _ = skill_frontmatter(note)

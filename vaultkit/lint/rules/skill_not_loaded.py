@@ -39,7 +39,7 @@ class SkillNotLoaded(Rule):
         from vaultkit.lint.shared import skill_folder, skill_frontmatter
         from vaultkit.vault.runtimes import applies
 
-        folder = skill_folder(note.path)
+        folder = skill_folder(note.path, vault=ctx.vault)
         if folder is None or not applies(ctx.vault, "workspace-set"):
             return
         data, problem, line = skill_frontmatter(note)
