@@ -468,6 +468,8 @@ code { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
           padding: 8px 16px; }
 .image, .link { color: #1864ab; }
 .context h1, .context h2, .context h3, .context h4 { font-size: 15px; margin: 4px 0; }
+.context pre.frontmatter { background: #f8f9fa; border-radius: 4px; padding: 4px 8px;
+                           margin: 4px 0; white-space: pre-wrap; font-size: 13px; }
 .hint { color: var(--muted); font-size: 13px; }
 footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 @media print {
@@ -510,8 +512,11 @@ def render_html(data: ReportData) -> str:
                  f"{_e(vault.profile.name)} · {_e(head)} · generated "
                  f"{data.generated:%Y-%m-%d %H:%M %Z} by vaultkit {_e(__version__)}</p>"
                  "</header>")
+    from vaultkit.links.graph import link_graph
+
+    attachments = len(link_graph(vault).attachments)  # what `vaultkit graph` counts
     tiles = [
-        ("notes", f"{len(vault.notes):,}", "", f"{len(vault.attachments):,} attachments"),
+        ("notes", f"{len(vault.notes):,}", "", f"{attachments:,} attachments"),
         ("findings", f"{errors + warnings:,}", "bad" if errors else "warn" if warnings else
          "good", f"{_n(errors, 'error')}, {_n(warnings, 'warning')}"),
         ("memory lost, not recovered", f"{len(open_events)}", "bad" if open_events else "good",
@@ -609,11 +614,27 @@ def _top_findings(data: ReportData, md) -> str:
         if note is not None and not note.error:
             # masked as a whole note: a table's header names the column a key sits in
             lines = mask_secrets(note.text.replace("\r\n", "\n")).split("\n")
-            at = (d.line or 1) - 1
-            context = "\n".join(lines[max(0, at - 2):at + 3]).strip()
+            context = _context(note, lines, (d.line or 1) - 1, md)
             if context:
-                out.append(f"<div class=\"context\">{md(context)}</div>")
+                out.append(f"<div class=\"context\">{context}</div>")
         out.append("</div>")
+    return "".join(out)
+
+
+def _context(note, lines: list[str], at: int, md) -> str:
+    """The lines around line ``at`` (0-based) as HTML: frontmatter as the YAML it is (as
+    Markdown, ``key: value`` over its closing ``---`` would be a bold heading), the rest
+    rendered as Markdown."""
+    first, last = max(0, at - 2), min(len(lines), at + 3)
+    fm_last = note.fm_span[1] if note.fm_span else 0  # 1-based line of the closing '---'
+    out = []
+    if first < fm_last:
+        yaml = "\n".join(lines[first:min(last, fm_last)]).strip("\n")
+        if yaml.strip():
+            out.append(f"<pre class=\"frontmatter\"><code>{_e(yaml)}</code></pre>")
+    body = "\n".join(lines[max(first, fm_last):last]).strip()
+    if body:
+        out.append(md(body))
     return "".join(out)
 
 

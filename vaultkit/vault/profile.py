@@ -557,6 +557,11 @@ class ConfigFile:
     def __post_init__(self):
         if self.timezone:  # checked with the rest, not first by the command that uses it
             _check_timezone(self.timezone)
+        if self.baseline is not None:  # written by `check`: confined like every write
+            _in_vault(self.baseline, "baseline")
+            if not self.baseline.strip("/. "):
+                raise _invalid("baseline", f"path {self.baseline!r} names no file; give a "
+                                           "file such as vaultkit-baseline.json")
 
 
 def _check_timezone(name: str) -> None:

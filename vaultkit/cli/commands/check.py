@@ -305,7 +305,7 @@ def _baseline(vault, args, targets):
     if args.write_baseline and (targets is not None or args.hook):
         raise VaultkitError("--write-baseline records the whole vault: run it without paths "
                             "and without --hook")
-    baseline = Baseline.load(baseline_path(vault, args.baseline))
+    baseline = Baseline.load(baseline_path(vault, args.baseline), vault.root)
     if args.baseline and not baseline.exists and not args.write_baseline:
         raise VaultkitError(f"{args.baseline}: no such baseline (write one with "
                             "`vaultkit check --write-baseline`)")
