@@ -11,8 +11,8 @@ DESCRIPTION = (
     "loaded of it in the runtime's own unit (UTF-16 units or bytes), what is cut and where, "
     "the total and an estimate of its share of the model's context window. --show prints "
     "the loaded text itself with the cut markers the runtime writes. Which runtimes apply "
-    "is detected from the files present (openclaw.json or SOUL.md, CLAUDE.md or .claude/, "
-    "AGENTS.override.md or .codex/, an AGENTS.md alone) unless vaultkit.toml says "
+    "is detected from the files present (openclaw.json, SOUL.md or memory/; CLAUDE.md or .claude/; "
+    "AGENTS.override.md or .codex/, or an AGENTS.md alone) unless vaultkit.toml says "
     "`runtimes = [...]`. Exit 0; 1 when a runtime cuts a file.")
 
 
