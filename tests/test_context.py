@@ -423,18 +423,21 @@ metadata:
 
 def test_skills_that_will_not_load(make_vault):
     root = make_vault({
+        "SOUL.md": "# Soul\n",  # an OpenClaw workspace
         "skills/weather/SKILL.md": WEATHER,  # OpenClaw's nested metadata: valid
         "skills/tools/git-helper/SKILL.md": "---\nname: git-helper\ndescription: Git.\n---\n",
         "skills/deploy/SKILL.md": "# Deploy\nNo frontmatter at all.\n",
         "skills/broken/SKILL.md": "---\nname: broken\ndescription: never closed\n",
         "skills/quiet/SKILL.md": "---\nname: quiet\n---\nBody.\n",
         "skills/deploy/notes.md": "# not a skill file\n",
+        # inside a skill's folder OpenClaw looks no further: a template, not a skill
+        "skills/weather/templates/new/SKILL.md": "# {{name}}\n",
     })
     got = diagnostics(root, "skill-not-loaded")
     assert [(d.path, d.line) for d in got] == [("skills/broken/SKILL.md", 1),
                                                ("skills/deploy/SKILL.md", 1),
                                                ("skills/quiet/SKILL.md", 1)]
-    assert got[1].message.startswith("no frontmatter: the runtime skips this skill")
+    assert got[1].message.startswith("no frontmatter: OpenClaw skips this skill")
     assert got[2].message.startswith("no description")
 
 
@@ -454,6 +457,17 @@ def test_skill_name_and_compatibility_one_under_and_over(make_vault):
                               "of 500")
 
 
+def test_skills_without_frontmatter_are_fine_where_openclaw_does_not_apply(make_vault):
+    # a Claude Code plugin repository: Claude Code takes the folder's name and the first
+    # paragraph (code.claude.com/docs/en/skills); nothing here is OpenClaw's
+    root = make_vault({"CLAUDE.md": "# Plugin\n", "skills/deploy/SKILL.md": "Deploy it.\n"},
+                      root_name="plugin")
+    assert findings(root, "skill-not-loaded") == []
+    (root / "SOUL.md").write_text("# Soul\n")  # now an OpenClaw workspace
+    assert findings(root, "skill-not-loaded") == [("skill-not-loaded",
+                                                   "skills/deploy/SKILL.md", 1)]
+
+
 def test_skill_frontmatter_limits(make_vault):
     ok = "d" * 1024
     root = make_vault({
@@ -462,8 +476,13 @@ def test_skill_frontmatter_limits(make_vault):
         "skills/at-limit/SKILL.md": f"---\nname: at-limit\ndescription: {ok}\n---\n",
         "skills/over/SKILL.md": f"---\nname: over\ndescription: {ok}d\n---\n",
         "skills/weather/SKILL.md": WEATHER,
+        ".claude/skills/review/SKILL.md": "---\nname: Review\ndescription: Review.\n---\n",
+        ".claude/skills/plain/SKILL.md": "Review the diff.\n",  # all fields optional there
     })
     got = diagnostics(root, "skill-frontmatter")
+    claude = [d for d in got if d.path.startswith(".claude/")]
+    got = [d for d in got if not d.path.startswith(".claude/")]
+    assert [(d.path, d.line) for d in claude] == [(".claude/skills/review/SKILL.md", 2)] * 2
     assert [(d.path, d.line) for d in got] == [("skills/Bad_Name/SKILL.md", 2),
                                                ("skills/over/SKILL.md", 3),
                                                ("skills/web-search/SKILL.md", 2)]

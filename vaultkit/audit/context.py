@@ -18,9 +18,12 @@ from typing import Any
 from vaultkit.vault.runtimes import estimate_tokens  # noqa: F401  (the one estimate, re-exported)
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
+# what a check cannot judge because what it reads is not visible (no openclaw.json found):
+# not wrong, and never a failed audit
+UNKNOWN = "unknown"
 
 
-RANK = {PASS: 0, WARN: 1, FAIL: 2}
+RANK = {PASS: 0, UNKNOWN: 1, WARN: 1, FAIL: 2}
 
 
 @dataclass
@@ -104,6 +107,21 @@ class AuditContext:
                          "openclaw.json")
         return Check("", FAIL, f"{self.config_path} cannot be used: {message}",
                      f"rewrite {self.config_path} as a UTF-8 JSON5 object")
+
+    def config_unknown(self, check_id: str, what: str, default: str) -> Check | None:
+        """An ``unknown`` check when no openclaw.json is visible: where it was looked for,
+        and how to point at it. None when there is a config to read."""
+        if self.config_path is not None:
+            return None
+        from vaultkit.vault.openclaw import ENV_VAR, config_candidates
+
+        places = ", ".join(f"{path} ({where})" for path, where in config_candidates(self.vault))
+        return Check(check_id, UNKNOWN,
+                     f"unknown: no openclaw.json found, so {what} cannot be read (looked for "
+                     f"{places}; ${ENV_VAR} is not set); the runtime's default is {default}",
+                     "point the audit at the config the agent runs with: vaultkit audit "
+                     f"--openclaw-config PATH, or {ENV_VAR}=PATH; no config yet? `vaultkit "
+                     "init --openclaw-snippet` prints the settings to put in one")
 
     def config_target(self) -> str:
         """Which file a hint should tell the user to edit."""

@@ -82,7 +82,7 @@ def _need_extra():
         import mistune  # noqa: F401
     except ImportError as exc:
         raise VaultkitError(f"vaultkit report needs the report extra ({exc.name} is missing): "
-                            "pip install 'vaultkit[report]'") from None
+                            "pip install 'vaultkit-lint[report]'") from None
     matplotlib.use("Agg", force=True)
     return matplotlib
 

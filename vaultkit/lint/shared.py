@@ -168,18 +168,26 @@ def prose(line: str) -> str:
 # -- skills (skill-not-loaded, skill-frontmatter) -------------------------------------------
 
 SKILL_ROOTS = ("skills/",)  # workspace skill roots inside the vault (OpenClaw: <workspace>/skills)
+CLAUDE_SKILL_ROOTS = (".claude/skills/",)  # Claude Code's project skills
 SKILL_MAX_DEPTH = 6  # OpenClaw finds SKILL.md up to 6 levels below a root
 
 
-def skill_folder(path: str) -> str | None:
-    """The folder name of a workspace skill's ``SKILL.md``, or None for any other file."""
+def skill_folder(path: str, roots: tuple[str, ...] = SKILL_ROOTS, vault=None) -> str | None:
+    """The folder name of a skill's ``SKILL.md`` under one of ``roots``, or None. With
+    ``vault``, a ``SKILL.md`` inside another skill's folder is no skill (OpenClaw stops
+    looking below a folder holding one)."""
     if not path.endswith("/SKILL.md"):
         return None
-    for root in SKILL_ROOTS:
+    for root in roots:
         if path.startswith(root):
             parts = path[len(root):].split("/")
-            if 2 <= len(parts) <= SKILL_MAX_DEPTH + 1:
-                return parts[-2]
+            if not 2 <= len(parts) <= SKILL_MAX_DEPTH + 1:
+                return None
+            if vault is not None:
+                for depth in range(1, len(parts) - 1):
+                    if vault.note(root + "/".join(parts[:depth]) + "/SKILL.md") is not None:
+                        return None
+            return parts[-2]
     return None
 
 

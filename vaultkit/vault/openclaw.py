@@ -70,6 +70,12 @@ def find_config_with_source(vault, path: str | Path | None = None) -> tuple[Path
     return None, "not found"
 
 
+def config_candidates(vault) -> list[tuple[Path, str]]:
+    """Where an ``openclaw.json`` is looked for when neither ``--openclaw-config`` nor
+    ``$OPENCLAW_CONFIG_PATH`` names one, in order: ``[(path, what the place is)]``."""
+    return _candidates(vault)
+
+
 def find_config(vault, path: str | Path | None = None) -> Path | None:
     """The ``openclaw.json`` that applies to ``vault`` (a Vault or its root folder), or None.
 

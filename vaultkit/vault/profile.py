@@ -610,7 +610,7 @@ def check_required_version(spec: str, version: str = __version__) -> str | None:
               "~=": have >= want and have[:fixed] == want[:fixed]}[op]
         if not ok:
             return (f"{CONFIG_NAME} requires vaultkit {spec}, but this is vaultkit {version}; "
-                    "install a matching version (pip install 'vaultkit" + spec.replace(" ", "")
+                    "install a matching version (pip install 'vaultkit-lint" + spec.replace(" ", "")
                     + "')")
     return None
 

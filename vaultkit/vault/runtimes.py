@@ -876,6 +876,15 @@ def contexts(vault, names: list[str] | None = None, session: str | None = None, 
     return out
 
 
+def applies(vault, loader: str) -> bool:
+    """True when a runtime with this ``loader`` applies to ``vault`` (memoised per vault)."""
+    memo = vault.__dict__.get("_runtimes_detected")
+    if memo is None:
+        memo = vault.__dict__["_runtimes_detected"] = {
+            vault.profile.runtimes[n].loader for n in detected(vault)}
+    return loader in memo
+
+
 def for_vault(vault, session: str | None = None) -> list[RuntimeContext]:
     """:func:`contexts` of the detected runtimes, computed once per loaded vault (the rules
     that read it share one simulation)."""

@@ -11,13 +11,13 @@ DESCRIPTION = (
     "loaded of it in the runtime's own unit (UTF-16 units or bytes), what is cut and where, "
     "the total and an estimate of its share of the model's context window. --show prints "
     "the loaded text itself with the cut markers the runtime writes. Which runtimes apply "
-    "is detected from the files present (openclaw.json or SOUL.md, CLAUDE.md or .claude/, "
-    "AGENTS.override.md or .codex/, an AGENTS.md alone) unless vaultkit.toml says "
+    "is detected from the files present (openclaw.json, SOUL.md or memory/; CLAUDE.md or .claude/; "
+    "AGENTS.override.md or .codex/, or an AGENTS.md alone) unless vaultkit.toml says "
     "`runtimes = [...]`. Exit 0; 1 when a runtime cuts a file.")
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("vault", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
@@ -29,9 +29,8 @@ def add_arguments(p) -> None:
                         "(default: main)")
     p.add_argument("--show", action="store_true",
                    help="print the loaded text of each file, with the runtime's cut markers")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or json")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE")
+    add_format_arguments(p, ("text", "json"))
+    add_output_argument(p)
     p.add_argument("--openclaw-config", metavar="PATH",
                    help="openclaw.json to read the bootstrap limits from (default: "
                         "$OPENCLAW_CONFIG_PATH, else openclaw.json in the vault's parent "
@@ -44,11 +43,10 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     import json
 
-    from vaultkit.cli.commands._common import check_output_folder, open_vault
+    from vaultkit.cli.commands._common import open_vault
     from vaultkit.core.errors import VaultkitError
     from vaultkit.vault.runtimes import contexts, detected
 
-    check_output_folder(args.output)
     vault = open_vault(args, args.vault)
     known = list(vault.profile.runtimes)
     if args.runtime:
@@ -72,12 +70,7 @@ def run(args) -> int:
         out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     else:
         out = render_text(found, args.show, detected=args.runtime is None)
-    if args.output:
-        from vaultkit.core.atomic import write_output
-
-        write_output(args.output, out.encode("utf-8"))
-    else:
-        sys.stdout.write(out)
+    sys.stdout.write(out)  # -o FILE: written whole by the command line's one output path
     return 1 if any(c.cut for c in found) else 0
 
 

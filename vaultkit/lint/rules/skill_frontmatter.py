@@ -8,7 +8,8 @@ COMPATIBILITY_MAX = 500
 class SkillFrontmatter(Rule):
     """
     ## What it does
-    Reports a workspace skill (`skills/**/SKILL.md`) whose frontmatter breaks the Agent
+    Reports a skill (`skills/**/SKILL.md`, Claude Code's `.claude/skills/*/SKILL.md`) whose
+    frontmatter breaks the Agent
     Skills limits: a `name` that does not match its folder, is over 64 characters, or
     holds anything but lowercase letters, digits and single hyphens (not at either end);
     a `description` over 1,024 characters; a `compatibility` over 500. A skill whose
@@ -22,7 +23,9 @@ class SkillFrontmatter(Rule):
     under its `name` whatever the folder is called ("The folder path is for organization
     only"), but node-hosted skills require the folder to match, and an over-long skills
     list is cut by shortening descriptions (`skills.limits.maxSkillsPromptChars`, whose
-    default could not be verified, so it is not simulated).
+    default could not be verified, so it is not simulated); code.claude.com/docs/en/skills:
+    Claude Code's `name` is "Lowercase letters, numbers, and hyphens only (max 64
+    characters)".
 
     ## Why is this bad?
     A client that follows the specification refuses or renames the skill, and a long
@@ -31,7 +34,7 @@ class SkillFrontmatter(Rule):
 
     ## Example
     ```
-    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter name 'websearch' does not match its folder 'web-search' (the Agent Skills specification requires it; OpenClaw lists the skill as 'websearch')
+    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter name 'websearch' does not match its folder 'web-search' (the Agent Skills specification requires it; the runtimes list the skill as 'websearch')
     ```
     """
 
@@ -42,9 +45,10 @@ class SkillFrontmatter(Rule):
     def check(self, note, ctx):
         import re
 
-        from vaultkit.lint.shared import skill_folder, skill_frontmatter
+        from vaultkit.lint.shared import (CLAUDE_SKILL_ROOTS, SKILL_ROOTS, skill_folder,
+                                          skill_frontmatter)
 
-        folder = skill_folder(note.path)
+        folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS, ctx.vault)
         if folder is None:
             return
         data, problem, _ = skill_frontmatter(note)
@@ -64,7 +68,7 @@ class SkillFrontmatter(Rule):
             if name != folder:
                 yield self.diag(note.path, line, 1, f"name {name!r} does not match its "
                                 f"folder {folder!r} (the Agent Skills specification requires "
-                                f"it; OpenClaw lists the skill as {name!r})")
+                                f"it; the runtimes list the skill as {name!r})")
         for key, limit in (("description", DESCRIPTION_MAX),
                            ("compatibility", COMPATIBILITY_MAX)):
             value = data.get(key)
