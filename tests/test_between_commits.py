@@ -57,7 +57,7 @@ def test_nightly_commit_of_an_overwritten_journal_is_refused_and_recovered(make_
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and vault.head() == before, out
-    assert f"{JOURNAL}:1:1: VK601 journal-append-only 24 lines lost since the snapshot at " \
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 24 lines lost since the snapshot at " \
            in out, out
     assert "`vaultkit recover --all`" in out
     # the snapshots are the only copy; nothing of the user's repository moved
@@ -149,9 +149,9 @@ def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recove
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
-    assert f"{topic}:1:1: VK602 mass-deletion lost 7 of its 9 non-blank lines since the " \
+    assert f"{topic}:1:1: VK602 mass-deletion error: lost 7 of its 9 non-blank lines since the " \
            "snapshot at" in out, out
-    assert "MEMORY.md:1:1: VK602 mass-deletion lost 12 of its" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost 12 of its" in out, out
     history = _vaultkit(vault, "history").stdout
     assert "mass-deletion  " + topic in history and "memory-shrink  MEMORY.md" in history
     _vaultkit(vault, "recover", "--all")

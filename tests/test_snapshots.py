@@ -280,7 +280,7 @@ def test_check_compares_a_journal_with_the_snapshots_since_the_last_commit(tmp_p
     (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
     rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
     assert rc == 1
-    assert f"{JOURNAL}:1:1: VK601 journal-append-only 18 lines lost since the snapshot at" in out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at" in out
     assert "vaultkit recover --all" in out
     # the summary snapshotted too: the older snapshots still hold the lines
     store.snapshot()
@@ -464,9 +464,9 @@ def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_pat
     git(root, "add", "-A")
     rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
     assert rc == 1
-    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion lost 9 of its 11 non-blank "
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 non-blank "
             "lines since the snapshot at") in out
-    assert "MEMORY.md:1:1: VK602 mass-deletion lost 9 of its 12 non-blank lines since" in out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since" in out
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
     note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
