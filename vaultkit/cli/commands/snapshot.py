@@ -18,7 +18,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("vault_path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
@@ -31,7 +31,8 @@ def add_arguments(p) -> None:
                         "memory file as it was, credentials pasted into a note included")
     p.add_argument("--no-prune", action="store_true",
                    help="keep snapshots older than [snapshots] keep-days this time")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_arguments(p, ("text", "json"))
+    add_output_argument(p)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print nothing unless something went wrong (for cron)")
     add_vault_arguments(p, cache=False)
@@ -50,7 +51,7 @@ def run(args) -> int:
         report = store.size_report() if store is not None else {
             "ref": None, "store": None, "snapshots": 0, "oldest": None, "newest": None,
             "objects": 0, "bytes": 0, "keepDays": snapshot_settings(settings).keep_days}
-        if args.json:
+        if args.format == "json":
             import json
 
             print(json.dumps(report, indent=2))
@@ -69,7 +70,7 @@ def run(args) -> int:
     store = open_store(root, settings, create=True)
     result = store.snapshot(prune=not args.no_prune)
     pushed = store.push(args.push) if args.push else None
-    if args.json:
+    if args.format == "json":
         import json
 
         out = result.to_dict()
