@@ -162,3 +162,21 @@ def test_index_stage_outside_a_commit_and_with_check(starter, monkeypatch):
     code, _, err = invoke(["index", "--stage"], starter)  # no commit being made: written only
     assert code == 0 and "rewritten, not staged: no commit is being made" in err
     assert "queue" in (starter / "memory" / "INDEX.md").read_text(encoding="utf-8")
+
+
+def test_get_and_log_take_the_vault_from_an_option_too(tmp_path):
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    code, out, err = invoke(["get", "-C", str(vault), "MEMORY.md", "--lines", "1"], tmp_path)
+    assert code == 0 and out.startswith("#"), err
+    code, _, err = invoke(["get", "-C", str(vault), str(vault), "MEMORY.md"], tmp_path)
+    assert code == 2 and "-C names the vault" in err
+    # `log -C DIR TEXT`: a text that happens to name a folder here is still the text
+    (tmp_path / "notes").mkdir()
+    code, out, err = invoke(["log", "-C", str(vault), "--date", "2026-01-02", "--format", "json",
+                             "notes"], tmp_path)
+    assert code == 0, err
+    assert json.loads(out)["path"] == "memory/2026-01-02.md"
+    assert "notes" in (vault / "memory" / "2026-01-02.md").read_text(encoding="utf-8")
+    code, _, err = invoke(["log", "-C", str(tmp_path / "nope"), "x"], tmp_path)
+    assert code == 2 and "--vault" in err and "no such folder" in err
