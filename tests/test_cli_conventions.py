@@ -126,6 +126,10 @@ def test_init_in_an_existing_repository_does_not_say_git_init(tmp_path):
     assert code == 0
     assert "git init" not in out
     assert "git add . && git commit" in out
+    # a vault in a subfolder of a repository is told which repository it commits into
+    code, out, _ = invoke(["init", "sub"], repo)
+    assert code == 0 and "git init" not in out
+    assert f"into the repository at {repo.resolve()}" in out
     # a folder outside any repository still gets the git init line
     fresh = tmp_path / "fresh"
     code, out, _ = invoke(["init", str(fresh)], tmp_path)
