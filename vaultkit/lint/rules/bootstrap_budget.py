@@ -26,7 +26,7 @@ class BootstrapBudget(Rule):
 
     ## Example
     ```
-    AGENTS.md:1:1: VK302 bootstrap-budget bootstrap files total 23,901 bytes (23.3 KB), over the 20,480-byte budget by 3,421 (budgets.bootstrap_total_bytes): AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
+    AGENTS.md:1:1: VK302 bootstrap-budget error: bootstrap files total 23,901 bytes (23.3 KB), over the 20,480-byte budget by 3,421 (budgets.bootstrap_total_bytes): AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
     ```
     """
 

@@ -70,7 +70,7 @@ class BootstrapTruncation(Rule):
 
     ## Example
     ```
-    AGENTS.md:288:1: VK303 bootstrap-truncation AGENTS.md is 24,310 characters, over the runtime's per-file limit of 20,000 (the profile's budgets; no openclaw.json found): the agent silently loses 4,310 characters from the middle, lines 288-341 (keeps the first 15,000 and the last 5,000)
+    AGENTS.md:288:1: VK303 bootstrap-truncation error: AGENTS.md is 24,310 characters, over the runtime's per-file limit of 20,000 (the profile's budgets; no openclaw.json found): the agent silently loses 4,310 characters from the middle, lines 288-341 (keeps the first 15,000 and the last 5,000)
     ```
     """
 
