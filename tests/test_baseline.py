@@ -167,6 +167,46 @@ def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):
     assert code == 0 and "--write-baseline" not in out
 
 
+@pytest.mark.parametrize("configured", ["../outside.json", "ABSOLUTE", ".git/info/x.json",
+                                        ".obsidian/x.json", ".vaultkit/x.json",
+                                        "memory/../../x.json", "sub/.git/x.json"])
+def test_a_configured_baseline_outside_the_vault_or_in_git_is_a_config_error(
+        legacy, capsys, tmp_path, configured):
+    if configured == "ABSOLUTE":
+        configured = str(tmp_path / "abs.json")
+    (legacy / "vaultkit.toml").write_text(
+        (legacy / "vaultkit.toml").read_text() + f"\nbaseline = {json.dumps(configured)}\n")
+    before = sorted(p for p in tmp_path.rglob("*") if ".git/objects" not in str(p))
+    for argv in (["check", str(legacy), "--write-baseline"], ["check", str(legacy)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2, (out, err)
+        assert "baseline" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    assert sorted(p for p in tmp_path.rglob("*") if ".git/objects" not in str(p)) == before
+
+
+def test_a_baseline_is_never_written_outside_the_vault_or_through_a_symlink(
+        legacy, capsys, tmp_path):
+    outside = tmp_path / "outside.json"
+    # --baseline (a hook's args come from a cloned .pre-commit-config.yaml too)
+    code, _, err = run(capsys, "check", str(legacy), "--write-baseline",
+                       "--baseline", str(outside))
+    assert code == 2 and "leads out of the vault" in err and not outside.exists()
+    code, _, err = run(capsys, "check", str(legacy), "--write-baseline",
+                       "--baseline", str(legacy / ".git" / "b.json"))
+    assert code == 2 and ".git/" in err and not (legacy / ".git" / "b.json").exists()
+    # the default baseline, a symlink out of the vault: --shrink-baseline refuses too
+    run(capsys, "check", str(legacy), "--write-baseline")
+    outside.write_text((legacy / "vaultkit-baseline.json").read_text())
+    (legacy / "vaultkit-baseline.json").unlink()
+    (legacy / "vaultkit-baseline.json").symlink_to(outside)
+    kept = outside.read_text()
+    (legacy / "memory/decisions/d1.md").unlink()  # fixed: the shrink wants to write
+    code, _, err = run(capsys, "check", str(legacy), "--shrink-baseline")
+    assert code == 2 and "symlink" in err and len(err.strip().splitlines()) == 1
+    assert outside.read_text() == kept
+
+
 # -- first week: the baseline survives a renamed heading, changes only when asked ---------------
 
 JOURNAL = ("# 2026-11-20\n\n## 09:10 — Deploy\n- shipped\n\n## 11:00 — Standup\n- talked\n\n"

@@ -220,11 +220,11 @@ def test_check_and_audit_count_bootstrap_characters_the_same_way(tmp_path, capsy
     _, out, _ = run(capsys, "check", "--select", "VK303", "--format", "json", "--no-cache")
     found = json.loads(out)
     assert [d["path"] for d in found] == ["MEMORY.md"]
-    assert "20,004 characters" in found[0]["message"]
+    assert "of its 20,004 chars" in found[0]["message"]
     _, out, _ = run(capsys, "audit", "--format", "json")
     truncation = {c["id"]: c for c in json.loads(out)}["bootstrap-truncation"]
     assert truncation["status"] == "fail"
-    assert "MEMORY.md is 20,004 characters" in truncation["found"]
+    assert "of the 20,004 chars of MEMORY.md" in truncation["found"]
 
 
 def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, capsys,

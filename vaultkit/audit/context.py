@@ -10,12 +10,12 @@ English prose (about 4 characters a token) and Chinese (about one character a to
 from __future__ import annotations
 
 import datetime as dt
-import math
-import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from vaultkit.vault.runtimes import estimate_tokens  # noqa: F401  (the one estimate, re-exported)
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 # what a check cannot judge because what it reads is not visible (no openclaw.json found):
@@ -39,18 +39,6 @@ class Check:
         if self.details:
             out["details"] = self.details
         return out
-
-
-_CJK = re.compile("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
-                  "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
-                  "\U00020000-\U0003134f]")
-
-
-def estimate_tokens(text: str) -> int:
-    """One token per CJK character plus one per 4 bytes (UTF-8) of the rest."""
-    cjk = _CJK.findall(text)
-    rest = len(text.encode("utf-8")) - sum(len(c.encode("utf-8")) for c in cjk)
-    return len(cjk) + math.ceil(rest / 4)
 
 
 class AuditContext:
@@ -77,12 +65,23 @@ class AuditContext:
             self.config_data, self.config_error = openclaw.load_openclaw(self.config_path)
         self._git_top: Any = None
         self._git_top_done = False
+        self._runtimes: list | None = None
 
     # -- bootstrap files ----------------------------------------------------------------
 
     def bootstrap(self) -> dict:
         """Bootstrap file name -> Note, in injection order."""
         return {n.path.rsplit("/", 1)[-1]: n for n in self.vault.bootstrap()}
+
+    def runtimes(self) -> list:
+        """What each runtime present loads at session start (vaultkit.vault.runtimes), with
+        this audit's openclaw.json and agent; computed once."""
+        if self._runtimes is None:
+            from vaultkit.vault.runtimes import contexts
+
+            self._runtimes = contexts(self.vault, None, None, openclaw_config=self.explicit_config,
+                                      agent=self.agent)
+        return self._runtimes
 
     def where_bootstrap(self) -> str:
         """Where the bootstrap files are expected, for messages."""

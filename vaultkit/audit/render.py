@@ -40,13 +40,26 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
 
 
 def _table(rows: list[dict]) -> list[str]:
-    labels = [r["file"] + ("" if r["kind"] == "bootstrap" else f" ({r['kind']})") for r in rows]
+    """The footprint table: each file's bytes and tokens, then what each runtime loads of it
+    in the runtime's unit (chars: UTF-16 units; "-": that runtime does not load it)."""
+    labels = [r["file"] + ("" if r["kind"] in ("bootstrap", "runtime") else f" ({r['kind']})")
+              for r in rows]
+    runtimes = list(dict.fromkeys(name for r in rows for name in r.get("loaded", {})))
+    units = {name: next(r["loaded"][name]["unit"] for r in rows if name in r.get("loaded", {}))
+             for name in runtimes}
+    heads = [f"{name} {'bytes' if units[name] == 'bytes' else 'chars'}" for name in runtimes]
     width = max(len("file"), len("total"), *(len(x) for x in labels))
-    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"]
+    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"
+           + "".join(f"  {h:>{max(9, len(h))}}" for h in heads)]
     for label, r in zip(labels, rows):
         tok = "?" if r["tokens"] is None else f"{r['tokens']:,}"
-        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}")
+        cells = "".join(
+            f"  {(format(r['loaded'][n]['units'], ',') if n in r.get('loaded', {}) else '-'):>{max(9, len(h))}}"
+            for n, h in zip(runtimes, heads))
+        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}{cells}")
     total_b = sum(r["bytes"] for r in rows)
     total_t = sum(r["tokens"] or 0 for r in rows)
-    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}")
+    totals = "".join(f"  {sum(r['loaded'][n]['units'] for r in rows if n in r.get('loaded', {})):>{max(9, len(h))},}"
+                     for n, h in zip(runtimes, heads))
+    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}{totals}")
     return out

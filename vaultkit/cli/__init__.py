@@ -14,7 +14,8 @@ from typing import Sequence
 
 from vaultkit import __version__
 
-COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
+COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
+            "search", "get",
             "archive", "distill", "history", "recover", "report", "mcp")
 
 

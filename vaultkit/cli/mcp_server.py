@@ -96,8 +96,10 @@ TOOLS = (
             "Mandatory recall step: search MEMORY.md and memory/**/*.md before answering "
             "questions about prior work, decisions, dates, people, preferences or todos. "
             "Ranks INDEX.md entries, titles, headings, tags and paths first, then BM25 full "
-            "text (CJK as character bigrams). Returns the top snippets (at most 700 "
-            "characters) with path and 1-based line range; read more with memory_get."),
+            "text (CJK as character bigrams); journal dates match as words (October 2023, "
+            "yesterday). Returns the top snippets (at most 700 characters, whole lines "
+            "around the best match) with path, the chunk's 1-based line range and the "
+            "snippet's own; read more with memory_get."),
         input_schema={
             "type": "object",
             "properties": {
@@ -105,7 +107,7 @@ TOOLS = (
                           "description": "what to look for, in words"},
                 "maxResults": {"type": "integer", "minimum": 1, "maximum": 100, "default": 6,
                                "description": "at most this many results"},
-                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.35,
+                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
                              "description": "drop results scoring below this (0..1)"},
                 "type": {"type": "string", "minLength": 1,
                          "description": "only notes of this type (decision, lesson, person, ...)"},
@@ -121,7 +123,9 @@ TOOLS = (
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "startLine": {"type": "integer"},
                                "endLine": {"type": "integer"}, "score": {"type": "number"},
-                               "snippet": {"type": "string"}},
+                               "snippet": {"type": "string"},
+                               "snippetStartLine": {"type": "integer"},
+                               "snippetEndLine": {"type": "integer"}},
                 "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
             "required": ["results"],
         },
@@ -162,9 +166,9 @@ TOOLS = (
         name="memory_log",
         title="Append to today's journal",
         description=(
-            "Append one entry to the daily journal memory/YYYY-MM-DD.md as '### HH:MM — "
-            "Title' (append-only, under the journal's lock: nothing already written is "
-            "touched). Write 3-15 lines: what happened, why, what next; no filler, no "
+            "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
+            "Title', a heading at the level of the journal's own entries (append-only, "
+            "under the journal's lock: nothing already written is touched). Write 3-15 lines: what happened, why, what next; no filler, no "
             "credentials. Returns where the entry went (path, line .. endLine) and "
             "`findings`: what the vault's rules say about this entry (too short, filler, "
             "...), so you can follow up with a better entry."),
@@ -424,7 +428,7 @@ class VaultSession:
             raise ToolFailure(f"layer {layer!r}: unknown layer (known: "
                               f"{', '.join(sorted(layers))})")
         hits = search_scan(scan, args["query"], max_results=args.get("maxResults", 6),
-                           min_score=args.get("minScore", 0.35), type_name=type_name,
+                           min_score=args.get("minScore", 0.0), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
                            load=self.vault)
         self.save_later()
@@ -569,13 +573,29 @@ class VaultSession:
                         "the memory index: where to look first"))
         return out
 
+    def _served(self, path: str) -> str:
+        """The text of the file at vault path ``path`` as it is now, read like ``get``
+        reads: bounded, a regular file with no other hard link (a name outside the vault)."""
+        from vaultkit.core.bounded import read_regular
+        from vaultkit.vault.parse import parse_note
+
+        file = self.root / path if not path.startswith("../") else self.root.parent / path[3:]
+        limit = self.settings().profile.budgets.max_file_bytes
+        try:
+            note = parse_note(path, read_regular(file, limit, sole_link=True))
+        except OSError as exc:
+            raise ToolFailure(f"{path}: {exc.strerror or exc}") from None
+        if note.error:
+            raise ToolFailure(f"{path}: {note.error}")
+        return note.text
+
     def read_resource(self, uri: str) -> str:
         for known, path, _ in self.resources():
             if known == uri:
                 note = self._vault.note(path)
                 if note is None or note.error:
                     raise ToolFailure(f"{path}: {note.error if note else 'gone'}")
-                return note.text
+                return self._served(path)
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
 
 

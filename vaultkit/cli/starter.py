@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import subprocess
 from contextlib import suppress as _suppress
 from dataclasses import dataclass, field
@@ -110,6 +111,11 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
         if (src.name.endswith(_RENDERED_SUFFIXES) or src.name.startswith(".")) \
                 and not rel.startswith(_NOT_RENDERED):
             data = render_template(data, today, now)
+        if src.name == "TODAY.md":  # the first entry at the level the journals there use
+            from vaultkit.memory.journal import workspace_entry_level
+
+            if workspace_entry_level((root / rel).parent, Path(rel).name) == 2:
+                data = re.sub(rb"(?m)^### ", b"## ", data)
         try:
             with open(dest, "xb"):  # claim the name: fails if it appeared meanwhile
                 pass

@@ -127,14 +127,17 @@ class Baseline:
     path: Path
     entries: list[Entry] = field(default_factory=list)
     exists: bool = False
+    root: Path | None = None  # the vault: where :meth:`save` may write
 
     @classmethod
-    def load(cls, path: Path) -> "Baseline":
-        """Read a baseline; a missing file is an empty baseline, a broken one a clear error."""
+    def load(cls, path: Path, root: Path | None = None) -> "Baseline":
+        """Read a baseline; a missing file is an empty baseline, a broken one a clear error.
+
+        ``root`` is the vault it belongs to: :meth:`save` writes only inside it."""
         try:
             data = _read_regular(path)
         except FileNotFoundError:
-            return cls(path)
+            return cls(path, root=root)
         except OSError as exc:
             raise VaultkitError(f"{path}: cannot read the baseline: {exc.strerror or exc}") \
                 from None
@@ -156,7 +159,7 @@ class Baseline:
             except (KeyError, TypeError, ValueError):
                 raise VaultkitError(f"{path}: finding {i + 1} of the baseline lacks path, rule, "
                                     "code or fingerprint") from None
-        return cls(path, entries, exists=True)
+        return cls(path, entries, exists=True, root=root)
 
     def __len__(self) -> int:
         return sum(e.count for e in self.entries)
@@ -237,7 +240,13 @@ class Baseline:
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def save(self) -> None:
+        """Write the baseline atomically, confined to the vault like every other write
+        (:mod:`vaultkit.core.confine`): never outside it, through a symlink, or into
+        ``.git/``, ``.obsidian/`` or ``.vaultkit/``, wherever ``--baseline`` or a cloned
+        ``vaultkit.toml`` points. Raises VaultkitError, writing nothing, otherwise."""
         from vaultkit.core.atomic import write_atomic
 
-        write_atomic(self.path, self.to_json().encode("utf-8"))
+        if self.root is None:
+            raise VaultkitError(f"{self.path}: the baseline's vault is not known; not written")
+        write_atomic(self.path, self.to_json().encode("utf-8"), root=self.root)
         self.exists = True

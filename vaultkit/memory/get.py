@@ -152,7 +152,7 @@ def read_excerpt(root: Path, settings, requested: str, start: int = 1,
 
     limit = settings.profile.budgets.max_file_bytes
     try:  # never more than the size limit into memory, never a FIFO or a device
-        data = read_regular(path, limit)
+        data = read_regular(path, limit, sole_link=True)  # no hard link to elsewhere
     except FileNotFoundError:
         return Excerpt(rel, "", start, 0, False, None, missing=True)
     except IsADirectoryError:

@@ -319,7 +319,7 @@ def _baseline(vault, args, targets):
         if given and (targets is not None or args.hook or args.diff):
             raise VaultkitError(f"{option} records the whole vault: run it without paths, "
                                 "--hook and --diff")
-    baseline = Baseline.load(baseline_path(vault, args.baseline))
+    baseline = Baseline.load(baseline_path(vault, args.baseline), vault.root)
     if args.shrink_baseline and not baseline.exists:
         raise VaultkitError(f"{_shown_path(baseline.path)}: no baseline to shrink (write one "
                             "with `vaultkit check --write-baseline`)")

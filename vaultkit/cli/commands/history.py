@@ -70,10 +70,13 @@ def run(args) -> int:
         import json
 
         print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events]},
+                          "events": [e.to_dict() for e in history.events],
+                          "warnings": history.warnings},
                          indent=2, ensure_ascii=False))
         return 0
     sys.stdout.write(render_text(history))
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -9,7 +9,8 @@ DESCRIPTION = (
     "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
     "or a commit), or --all of them, without rewriting history and without touching what "
     "was written since. Lost journal lines are appended back to their journal under a "
-    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and "
+    "'HH:MM — Recovered from <commit> on <date>' entry at the journal's own heading level "
+    "(## or ###); lines cut from MEMORY.md and "
     "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
     "restored to their path if "
     "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
@@ -46,6 +47,8 @@ def run(args) -> int:
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
     history = scan_history(root, settings)
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
     if args.format == "json":

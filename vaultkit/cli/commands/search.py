@@ -8,10 +8,12 @@ HELP = "search MEMORY.md and memory/**/*.md (index, titles and tags first, then 
 DESCRIPTION = (
     "Search the memory set (MEMORY.md and memory/**/*.md) like the runtime's memory_search: "
     "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
-    "of about 1,600 characters, in one ranked list. The SQLite FTS5 index in .vaultkit/ is "
+    "of about 1,600 characters that never cut an entry, in one ranked list. A journal's date "
+    "is searchable as words (October 2023, Wednesday, 2023年10月, октябрь), and relative "
+    "dates (yesterday, last week) in queries and entries are resolved. The SQLite FTS5 index in .vaultkit/ is "
     "brought up to date before every search. Chinese and other CJK text is indexed as "
     "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
-    "snippet}]}."
+    "snippet, snippetStartLine, snippetEndLine}]}."
 )
 
 
@@ -31,8 +33,9 @@ def add_arguments(p) -> None:
     p.add_argument("--layer", metavar="L", help="only notes of this layer (journal, archive, ...)")
     p.add_argument("--max-results", "-n", type=int, default=6, metavar="N",
                    help="at most N results (default 6)")
-    p.add_argument("--min-score", type=float, default=0.35, metavar="S",
-                   help="drop results scoring below S, 0..1 (default 0.35)")
+    p.add_argument("--min-score", type=float, default=0.0, metavar="S",
+                   help="drop results scoring below S, 0..1 (default 0: keep every result "
+                        "that matches a query word; 0.55 asks for every query word)")
     add_format_arguments(p, ('text', 'json'), help="text (default) or json, shaped as memory_search's answer")
     add_output_argument(p)
     add_vault_arguments(p)
