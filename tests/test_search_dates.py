@@ -190,6 +190,7 @@ def test_a_chunk_far_below_its_heading_still_carries_it():
     contexts = chunk_contexts(lines, chunks, dt.date(2023, 10, 4))
     assert len(chunks) > 2 and len(contexts) == len(chunks)
     last = contexts[-1]
-    assert "14:30 Garden" in last and "2:30 pm afternoon" in last and "2023-10-04" in last and "# 2023" not in chunks[-1][2]
+    assert "14:30 Garden" in last and "2:30 pm afternoon" in last and "2023-10-04" in last
+    assert "# 2023" not in chunks[-1][2]
     assert "2023-10-04" in last.split("\n")[1]  # the title heading, nearest level 1
     assert chunk_contexts(lines, chunks, None)[-1].split("\n")[0] == "2023-10-04"
