@@ -83,7 +83,9 @@ def run(args) -> int:
     colour = use_colour(sys.stdout)
     out = []
     for h in hits:
-        where = f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}"
+        # the lines printed below (the snippet's), so an editor opens where the text is
+        where = (f"{display_path(scan.root / h.path)}:"
+                 f"{h.snippet_start or h.start_line}-{h.snippet_end or h.end_line}")
         if colour:
             where = f"\x1b[1m{where}\x1b[0m"
         out.append(f"{where}  score {h.score:.2f}")
