@@ -184,6 +184,16 @@ def _git(target: Path, *args: str, env: dict | None = None) -> subprocess.Comple
         raise VaultkitError("--git: git is not installed") from None
 
 
+def git_toplevel(target: Path) -> str | None:
+    """The top folder of the git repository ``target`` lies in, or None (no repository, no
+    git)."""
+    try:
+        top = _git(target, "rev-parse", "--show-toplevel")
+    except VaultkitError:
+        return None
+    return top.stdout.strip() or None if top.returncode == 0 else None
+
+
 def _git_first_commit(target: Path) -> str:
     """``git init`` (unless ``target`` already is a repository's top) and commit everything."""
     top = _git(target, "rev-parse", "--show-toplevel")

@@ -735,14 +735,14 @@ def _size_series(commits, steps, first_oids, sizes, memory_md):
 
 
 def _truncation_periods(commits, steps, first_oids, sizes, blobs, max_chars) -> list[Event]:
-    from vaultkit.lint.rules.bootstrap_truncation import runtime_length
+    from vaultkit.vault.runtimes import js_trim_end, u16len
 
     def length(oid: str | None) -> int:
         if not oid or sizes.get(oid, 0) <= max_chars:  # a UTF-16 unit needs a byte or more
             return 0
         if oid not in blobs:  # over the read bound (or missing): at least a unit per 4 bytes
             return sizes[oid] // 4
-        return runtime_length(_text(blobs.get(oid)))
+        return u16len(js_trim_end(_text(blobs.get(oid))))  # as OpenClaw counts
 
     open_periods: dict[str, Event] = {}
     out: list[Event] = []

@@ -18,7 +18,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all [--dry-run] [--json] "
                "[--root DIR] [--profile NAME|FILE]")
@@ -28,7 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument("--all", action="store_true", help="every event not recovered yet")
     p.add_argument("--dry-run", action="store_true", help="say what would be written; write "
                                                           "nothing")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     add_vault_arguments(p, cache=False)
 
 
@@ -50,7 +51,7 @@ def run(args) -> int:
         print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
-    if args.json:
+    if args.format == "json":
         import json
 
         print(json.dumps({"dryRun": args.dry_run, "recovered": [r.to_dict() for r in results]},
