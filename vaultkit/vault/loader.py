@@ -103,8 +103,12 @@ class Vault:
 
     def bootstrap(self) -> list[Note]:
         """Bootstrap files that exist, in the runtime's injection order."""
-        found = {n.path.rsplit("/", 1)[-1]: n for n in self.notes_in("bootstrap")
-                 if "/" not in n.path or n.path.startswith("../")}
+        # only files at the root (or beside a memory-only vault) count: the layer of those
+        # few is looked up, not of every note
+        found = {p: n for p, n in self.notes.items()
+                 if "/" not in p and self._layer(p) == "bootstrap"}
+        found.update(self.external)
+        found = {p.rsplit("/", 1)[-1]: n for p, n in found.items()}
         order = self.profile.bootstrap_files or sorted(found)
         return [found[name] for name in order if name in found]
 
