@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -194,6 +194,9 @@ class Scan:
     # when the listing began: anything derived from these files is only as new as this,
     # so caches record it (not the time they were written) for their same-tick checks
     started_ns: int = 0
+    # the real path of every folder listed (and of the workspace, for bootstrap files
+    # outside a memory-only vault): where a change would change this listing
+    folders: list[str] = field(default_factory=list)
 
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -206,9 +209,12 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
-    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None)
+    folders: list[str] = []
+    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None,
+                           folders)
     external = []
     if not settings.profile.memory_prefix:
+        folders.append(os.path.realpath(root_path.parent))
         for name in settings.profile.bootstrap_files:
             try:
                 st = os.stat(root_path.parent / name)
@@ -216,7 +222,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 continue
             external.append(("../" + name, st.st_size, st.st_mtime_ns))
     digest, newest = _state(files, problems, external)
-    return Scan(root_path, settings, files, problems, digest, newest, started)
+    return Scan(root_path, settings, files, problems, digest, newest, started, folders)
 
 
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,

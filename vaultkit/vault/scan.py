@@ -141,7 +141,13 @@ def _tool_cache(name: str) -> bool:
 
 def in_skipped_folder(rel: str) -> bool:
     """True when the vault path ``rel`` lies in a folder :func:`skipped_folder` names."""
-    return any(skipped_folder(part) for part in rel.split("/")[:-1])
+    slash = rel.rfind("/")
+    if slash < 0:
+        return False
+    folder = rel[:slash]
+    if "." not in folder and "node_modules" not in folder:  # (every other name has a dot)
+        return False
+    return any(skipped_folder(part) for part in folder.split("/"))
 
 
 def is_cache_tag(path: str) -> bool:
@@ -153,18 +159,21 @@ def is_cache_tag(path: str) -> bool:
         return False
 
 
-def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProblem]]:
+def walk(root: Path, is_excluded=None, folders: list[str] | None = None
+         ) -> tuple[list[FileEntry], list[ScanProblem]]:
     """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
 
     ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
+    ``folders`` (optional) gets the real path of every folder listed: those whose changes
+    change the listing (see vaultkit.vault.freshness).
     """
     files: list[FileEntry] = []
     problems: list[ScanProblem] = []
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
-    stack = [(str(root), "")]
+    stack = [(str(root), "", root_real)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, folder_real = stack.pop()
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
@@ -175,6 +184,8 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
         if prefix and any(e.name == CACHEDIR_TAG for e in entries) and \
                 is_cache_tag(os.path.join(folder, CACHEDIR_TAG)):
             continue  # a tool's cache: its churn is not the vault's
+        if folders is not None:
+            folders.append(folder_real)
         for entry in entries:
             name = entry.name
             rel = prefix + name
@@ -214,7 +225,7 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                                                     "not followed"))
                     continue
                 seen_dirs.add(real)
-                stack.append((entry.path, rel + "/"))
+                stack.append((entry.path, rel + "/", real))
                 continue
             if name.endswith(TEMP_SUFFIX):  # an interrupted atomic write is not content
                 if name.startswith("."):
