@@ -276,3 +276,18 @@ def test_an_older_cache_format_is_removed_not_read(make_vault):
     vault.save_cache()
     assert not old.exists()
     assert len(list(cache_dir.glob("notes-*.marshal"))) == 1
+
+
+def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, counting):
+    root = _vault(make_vault)
+    load_vault(root)
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    cache.write_bytes(b"\x00garbage\xff" * 10)
+    capsys.readouterr()
+    counting.clear()
+    vault = load_vault(root)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "warning:" in err and cache.name in err and "Traceback" not in err
+    assert len(counting) == 2 and len(vault.notes) == 2
+    load_vault(root)  # rebuilt: read without a word
+    assert capsys.readouterr().err == ""

@@ -457,11 +457,22 @@ class _Cache:
         self.written_ns = 0
         self.started_ns = 0  # set by load_vault: when this run listed the files
         try:
-            data = marshal.loads(read_cache_file(self.path))
-            if isinstance(data, tuple) and len(data) == 3 and data[0] == self.key:
+            raw = read_cache_file(self.path)
+        except OSError:
+            return  # none yet, or not a regular file (never read): written anew
+        try:
+            data = marshal.loads(raw)
+        except (EOFError, ValueError, TypeError):
+            data = None
+        if isinstance(data, tuple) and len(data) == 3 and isinstance(data[1], int) \
+                and isinstance(data[2], dict):
+            if data[0] == self.key:  # (another key: another version or config, not damage)
                 self.written_ns, self.entries = data[1], data[2]
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
+            return
+        import sys
+
+        print(f"vaultkit: warning: {CACHE_DIR}/cache/{self.path.name} is damaged; every note "
+              "is read again and the cache rebuilt", file=sys.stderr)
 
     def get(self, f: FileEntry, limit: int | None = None) -> tuple[Note, dict] | None:
         entry = self.entries.get(f.rel)
