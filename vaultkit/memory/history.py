@@ -226,9 +226,9 @@ class _Repo:
         if path is None:
             return None
         if not path.startswith("../"):
-            from vaultkit.vault.scan import SKIP_DIRS
+            from vaultkit.vault.scan import in_skipped_folder
 
-            if any(p in SKIP_DIRS for p in path.split("/")[:-1]) or \
+            if in_skipped_folder(path) or \
                     self.settings.is_excluded(path):
                 return None  # .trash/ and excluded folders: out of the vault
         return path
