@@ -53,9 +53,9 @@ class JournalAppendOnly(Rule):
 
     ## Example
     ```
-    memory/2026-02-13.md:4:1: VK601 journal-append-only line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
-    memory/2026-02-14.md:1:1: VK601 journal-append-only journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
-    memory/2026-02-15.md:1:1: VK601 journal-append-only 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
+    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
+    memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
     ```
     """
 
