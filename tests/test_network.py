@@ -63,6 +63,7 @@ ARGVS = [
     ["snapshot", "--report", "."],
     ["watch", "--service", "cron", "."],  # the loop itself: tests/test_watch.py
     ["report", ".", "-o", "report.html"],
+    ["context", ".", "--show"],
 ]
 
 
