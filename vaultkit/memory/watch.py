@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.fswatch import have_watchfiles, missing_message, unavailable_message
 
 JOURNAL_HEADING = "Restored by vaultkit watch"
 
@@ -279,13 +280,9 @@ class Watcher:
                                "path": "", "detail": f"pid {os.getpid()}"})
         self.step()
         try:
-            if poll is None:
-                try:
-                    import watchfiles  # noqa: F401
-                except ImportError:
-                    self.out("vaultkit: watchfiles is not installed (pip install "
-                             "'vaultkit[watch]'): polling every 2 s instead of file events")
-                    poll = 2.0
+            if poll is None and not have_watchfiles():
+                self.out(missing_message(2.0))
+                poll = 2.0
             if poll is None:
                 code = self._events(stop, interval, deadline)
                 if code is not None:
@@ -305,9 +302,7 @@ class Watcher:
 
     def _events(self, stop, interval, deadline) -> int | None:
         """Wait on file events; None when they failed and polling should take over."""
-        import watchfiles
-
-        from vaultkit.vault.scan import SKIP_DIRS
+        from vaultkit.vault.fswatch import EventsUnavailable, event_batches, skipped
 
         root = str(self.root)
         paths = [root]
@@ -316,19 +311,13 @@ class Watcher:
                       if (self.root.parent / n).is_file()]
 
         def wanted(_change, path: str) -> bool:
-            rel = os.path.relpath(path, root)
-            parts = rel.split(os.sep)
-            if any(p in SKIP_DIRS for p in parts):
-                return False
-            return not path.endswith(".vaultkit-tmp")
+            return not skipped(root, path)
 
         last_full = time.monotonic()
         first = True  # a write between the first round and the watch being set up
         try:
-            for changes in watchfiles.watch(*paths, watch_filter=wanted, stop_event=stop,
-                                            debounce=1600, step=200, rust_timeout=1000,
-                                            yield_on_timeout=True, raise_interrupt=False,
-                                            ignore_permission_denied=True):
+            for changes in event_batches(paths, wanted=wanted, stop=stop, debounce=1600,
+                                         step=200, timeout=1000):
                 if self._gone():
                     return 1
                 if changes or first or time.monotonic() - last_full >= interval:
@@ -337,11 +326,10 @@ class Watcher:
                     first = False
                 if deadline is not None and time.monotonic() >= deadline:
                     return 0
-        except (OSError, RuntimeError) as exc:
+        except (OSError, RuntimeError, EventsUnavailable) as exc:
             if self._gone():
                 return 1
-            self.out(f"vaultkit: file events unavailable ({exc}); polling every 2 s instead "
-                     "(on Linux, raise the limit: sysctl fs.inotify.max_user_watches=524288)")
+            self.out(unavailable_message(exc, 2.0))
             return None
         return 0
 

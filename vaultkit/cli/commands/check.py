@@ -49,6 +49,12 @@ def add_arguments(p) -> None:
                    help="report every finding, the baselined ones too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
     p.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    p.add_argument("-w", "--watch", action="store_true",
+                   help="check again after each change to the vault's notes or settings, "
+                        "until Ctrl-C")
+    p.add_argument("--poll", type=float, metavar="SECONDS",
+                   help="with --watch: look for changes every SECONDS instead of waiting "
+                        "on file events")
 
 
 def _split(value):
@@ -58,6 +64,18 @@ def _split(value):
 
 
 def run(args) -> int:
+    if args.watch:
+        from vaultkit.cli.commands._check_watch import watch
+
+        return watch(args, _check_once)
+    if args.poll is not None:
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError("--poll goes with --watch")
+    return _check_once(args)
+
+
+def _check_once(args) -> int:
     from pathlib import Path
 
     from vaultkit.vault import gitstate
@@ -284,6 +302,8 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
         diffs.extend(plan.diffs())
         return diags, vault
     if plan.write():
+        if getattr(args, "written", None) is not None:  # --watch: these are no change
+            args.written.extend(plan.written_paths)
         from vaultkit.vault.loader import load_vault
 
         vault = load_vault(vault.root, root=vault.root, profile=args.profile,
@@ -377,6 +397,7 @@ class FixPlan:
         self.final: dict = {}  # path -> (text, bytes) after every pass
         self.per_path: dict = {}  # path -> how many findings its changes fix
         self.written_count = 0
+        self.written_paths: list = []
         self._warned: set[str] = set()
         current = vault
         git = None
@@ -461,6 +482,7 @@ class FixPlan:
                     continue
                 write_atomic(target, data, root=self.vault.root)
                 wrote = True
+                self.written_paths.append(target)
                 self.written_count += self.per_path[path]
         return wrote
 

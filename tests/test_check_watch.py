@@ -1,0 +1,184 @@
+"""`vaultkit check --watch`: a check now and after each batch of changes, on the event source
+of `vaultkit watch` (vaultkit.vault.fswatch); Ctrl-C ends it with exit 0."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_invoke import invoke
+from vaultkit.vault.fswatch import Changes
+
+HEADER = "vaultkit check: "
+
+
+def make(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "memory").mkdir()
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- a rule\n", encoding="utf-8")
+    (root / "memory" / "topic.md").write_text("# Topic\n\nSee [[MEMORY]].\n", encoding="utf-8")
+    return root
+
+
+class Running:
+    """``vaultkit check --watch ...`` in a subprocess, its output in files."""
+
+    def __init__(self, root: Path, args, env=None):
+        self.out = open(root.parent / "out.txt", "w+b")
+        self.err = open(root.parent / "err.txt", "w+b")
+        self.proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "check", "--watch",
+                                      *args], cwd=root, stdout=self.out, stderr=self.err,
+                                     env=env or os.environ.copy())
+
+    def text(self) -> tuple[str, str]:
+        read = lambda f: Path(f.name).read_text(encoding="utf-8")  # noqa: E731
+        return read(self.out), read(self.err)
+
+    def wait_for(self, check, what: str, timeout: float = 45) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if check(*self.text()):
+                return
+            assert self.proc.poll() is None, f"exited early: {self.text()}"
+            time.sleep(0.1)
+        pytest.fail(f"no {what} within {timeout} s: {self.text()}")
+
+    def runs(self) -> int:
+        return self.text()[1].count(HEADER)
+
+    def interrupt(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(30)
+        finally:
+            self.out.close()
+            self.err.close()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _watch_through_a_finding(root: Path, running: Running) -> None:
+    running.wait_for(lambda o, e: "watching" in e and "All checks passed!" in o, "first run")
+    note = root / "memory" / "topic.md"
+    note.write_text("# Topic\n\nSee [[nowhere-note]].\n", encoding="utf-8")
+    running.wait_for(lambda o, e: "nowhere-note" in o and e.count("watching") == 2,
+                     "the finding")
+    note.write_text("# Topic\n\nSee [[MEMORY]].\n", encoding="utf-8")
+    running.wait_for(lambda o, e: e.count("watching") == 3, "the run after the fix")
+    out, err = running.text()
+    runs = out.split("All checks passed!")
+    assert len(runs) == 3 and "nowhere-note" in runs[1]  # passed, the finding, passed again
+    assert "memory/topic.md changed" in err
+
+
+@pytest.mark.parametrize("mode", [["--poll", "0.1"], []], ids=["polling", "file-events"])
+def test_a_finding_comes_and_goes_then_ctrl_c_exits_0(tmp_path, mode):
+    root = make(tmp_path)
+    running = Running(root, [*mode, "--select", "broken-link"])
+    try:
+        _watch_through_a_finding(root, running)
+        code = running.interrupt()
+    finally:
+        running.kill()
+    out, err = running.text()
+    assert code == 0, err
+    assert "Traceback" not in err and "interrupted" not in err and "KeyboardInterrupt" not in err
+    assert "watchfiles is not installed" not in err
+
+
+def test_without_watchfiles_it_says_so_once_and_polls(tmp_path):
+    root = make(tmp_path)
+    block = tmp_path / "block"
+    (block / "watchfiles").mkdir(parents=True)
+    (block / "watchfiles" / "__init__.py").write_text("raise ImportError('not here')\n")
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join([str(block), env.get("PYTHONPATH", "")])
+    running = Running(root, ["--select", "broken-link"], env=env)
+    try:
+        _watch_through_a_finding(root, running)
+        code = running.interrupt()
+    finally:
+        running.kill()
+    err = running.text()[1]
+    assert code == 0 and "Traceback" not in err
+    assert err.count("watchfiles is not installed") == 1
+
+
+@pytest.mark.parametrize("mode", [["--poll", "0.1"], []], ids=["polling", "file-events"])
+def test_fixes_and_cache_writes_start_no_run(tmp_path, mode):
+    root = make(tmp_path)
+    assert invoke(["index"], root)[0] == 0
+    running = Running(root, [*mode, "--fix", "--select", "index-stale"])
+    try:
+        running.wait_for(lambda o, e: "watching" in e, "first run")
+        index = root / "memory" / "INDEX.md"
+        fresh = index.read_text(encoding="utf-8")
+        index.write_text(fresh.replace("## Most linked", "## Stale"), encoding="utf-8")
+        running.wait_for(lambda o, e: "Fixed 1 finding" in e and e.count("watching") == 2,
+                         "the fix")
+        assert running.text()[1].count("Fixed") == 1
+        assert index.read_text(encoding="utf-8") == fresh
+        assert (root / ".vaultkit" / "cache").is_dir()  # its own writes, as a real run makes
+        # another change: the run after it is the next one (the fix's write of INDEX.md
+        # and the cache writes in between started none)
+        (root / "MEMORY.md").write_text("# MEMORY\n\n- a rule\n- another\n", encoding="utf-8")
+        running.wait_for(lambda o, e: "MEMORY.md changed" in e and "watching" in
+                         e.split("MEMORY.md changed")[1], "the run after MEMORY.md")
+        err = running.text()[1]
+        assert running.runs() == 3, err
+        assert f"{HEADER}MEMORY.md changed\n" in err  # and not "MEMORY.md changed and 1 more"
+        assert running.interrupt() == 0
+    finally:
+        running.kill()
+
+
+def test_its_own_writes_are_no_change(tmp_path):
+    root = make(tmp_path)
+    stop = threading.Event()
+    changes = Changes(root, watched=lambda rel: rel.endswith(".md"), stop=stop, poll=0.01)
+    changes.begin()
+    for rel in (".vaultkit/cache/results", ".git/index", ".ruff_cache/x", ".trash/a.md",
+                "memory/topic.md.vaultkit-tmp"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x", encoding="utf-8")
+    assert changes.walk() == changes.table  # caches, git and temporary files: no change
+    note = root / "memory" / "topic.md"
+    note.write_text("# Topic\n\nchanged by --fix\n", encoding="utf-8")
+    changes.mark([note])  # what the run wrote itself
+    assert changes.walk() == changes.table
+    (root / "memory" / "other.md").write_text("# Other\n", encoding="utf-8")
+    assert changes.wait() == ["memory/other.md"]
+    (root / "image.png").write_bytes(b"png")  # an attachment appearing counts (links)
+    assert changes.wait() == ["image.png"]
+
+
+@pytest.mark.parametrize("extra,option", [
+    (["--hook"], "--hook"), (["--write-baseline"], "--write-baseline"),
+    (["--shrink-baseline"], "--shrink-baseline"), (["-o", "report.txt"], "-o/--output"),
+    (["--diff"], "--diff"), (["--staged"], "--staged")])
+def test_combinations_that_make_no_sense_are_refused(tmp_path, extra, option):
+    root = make(tmp_path)
+    code, out, err = invoke(["check", "--watch", *extra], root)
+    assert code == 2 and out == ""
+    assert err.startswith(f"vaultkit: error: --watch and {option} do not go together")
+    assert err.count("\n") == 1
+    assert not (root / "report.txt").exists()
+
+
+def test_poll_needs_watch_and_a_positive_interval(tmp_path):
+    root = make(tmp_path)
+    code, _, err = invoke(["check", "--poll", "1"], root)
+    assert code == 2 and err == "vaultkit: error: --poll goes with --watch\n"
+    code, _, err = invoke(["check", "--watch", "--poll", "0"], root)
+    assert code == 2 and err == "vaultkit: error: --poll: give a number of seconds above 0\n"
