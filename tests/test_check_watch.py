@@ -182,3 +182,21 @@ def test_poll_needs_watch_and_a_positive_interval(tmp_path):
     assert code == 2 and err == "vaultkit: error: --poll goes with --watch\n"
     code, _, err = invoke(["check", "--watch", "--poll", "0"], root)
     assert code == 2 and err == "vaultkit: error: --poll: give a number of seconds above 0\n"
+
+
+def test_a_run_that_cannot_check_is_reported_and_the_watch_goes_on(tmp_path):
+    root = make(tmp_path)
+    running = Running(root, ["--poll", "0.1", "--select", "broken-link"])
+    try:
+        running.wait_for(lambda o, e: "watching" in e, "first run")
+        (root / "vaultkit.toml").write_text("[[[half-edited\n", encoding="utf-8")
+        running.wait_for(lambda o, e: "exit 2: could not check" in e, "the config error")
+        (root / "vaultkit.toml").write_text("", encoding="utf-8")
+        running.wait_for(lambda o, e: e.count("watching") == 3, "the run after the repair")
+        code = running.interrupt()
+    finally:
+        running.kill()
+    out, err = running.text()
+    assert code == 0 and "Traceback" not in err
+    assert "vaultkit: error: " in err and "not valid TOML" in err
+    assert out.count("All checks passed!") == 2  # before and after; none from the failed run
