@@ -200,3 +200,25 @@ def test_a_run_that_cannot_check_is_reported_and_the_watch_goes_on(tmp_path):
     assert code == 0 and "Traceback" not in err
     assert "vaultkit: error: " in err and "not valid TOML" in err
     assert out.count("All checks passed!") == 2  # before and after; none from the failed run
+
+
+@pytest.mark.parametrize("mode", [["--poll", "0.1"], []], ids=["polling", "file-events"])
+def test_a_memory_only_vault_watches_its_bootstrap_files_one_folder_up(tmp_path, mode):
+    ws = tmp_path / "ws"
+    (ws / "memory" / ".obsidian").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# MEMORY\n\n- a rule\n", encoding="utf-8")
+    (ws / "AGENTS.md").write_text("# AGENTS\n", encoding="utf-8")
+    (ws / "memory" / "vaultkit.toml").write_text('memory-dir = "."\n', encoding="utf-8")
+    (ws / "unrelated.md").write_text("# not the vault's\n", encoding="utf-8")
+    root = ws / "memory"
+    running = Running(root, [*mode, "--select", "broken-link"])
+    try:
+        running.wait_for(lambda o, e: "watching" in e, "first run")
+        (ws / "unrelated.md").write_text("# still not\n", encoding="utf-8")  # no run
+        (ws / "AGENTS.md").write_text("# AGENTS\n\nSee [[nowhere-note]].\n", encoding="utf-8")
+        running.wait_for(lambda o, e: e.count("watching") == 2, "the run after AGENTS.md")
+        err = running.text()[1]
+        assert f"{HEADER}../AGENTS.md changed\n" in err, err
+        assert running.interrupt() == 0
+    finally:
+        running.kill()

@@ -76,7 +76,8 @@ Table = dict  # vault-relative path -> (mtime_ns, size), or None for a file only
 
 
 class Changes:
-    """Batches of changes to the files ``watched`` picks under ``root``.
+    """Batches of changes to the files ``watched`` picks under ``root`` (and the
+    ``extra`` files elsewhere).
 
     :meth:`begin` records the files as they are before a run, :meth:`mark` adds the paths
     the run wrote itself after it; :meth:`wait` blocks until a file differs from that record (content
@@ -87,8 +88,12 @@ class Changes:
 
     def __init__(self, root, *, watched: Callable[[str], bool], stop,
                  poll: float | None = None, fallback: float = 1.0, out=print,
-                 debounce: int = 300):
+                 debounce: int = 300, extra=()):
         self.root = str(root)
+        # files outside the root that count too (a memory-only vault's bootstrap files
+        # one folder up), known by their path from the root ("../AGENTS.md")
+        self.extra = [os.path.relpath(os.path.abspath(p), self.root).replace(os.sep, "/")
+                      for p in extra]
         self.watched = watched
         self.stop = stop
         self.out = out
@@ -132,6 +137,8 @@ class Changes:
                     table[rel] = self._entry(rel, entry.stat(follow_symlinks=False))
                 except OSError:
                     continue
+        for rel in self.extra:
+            self._refresh(table, rel)
         return table
 
     def begin(self) -> None:
@@ -198,11 +205,15 @@ class Changes:
         root = self.root
 
         def wanted(_change, path: str) -> bool:
+            if not path.startswith(root + os.sep):  # an extra file (or its folder's)
+                return os.path.relpath(path, root).replace(os.sep, "/") in self.extra
             return not skipped(root, path, caches=True)
 
         fresh = self._events is None
         if fresh:
-            self._events = event_batches([root], wanted=wanted, stop=self.stop,
+            paths = [root] + [os.path.join(root, rel) for rel in self.extra
+                              if os.path.isfile(os.path.join(root, rel))]
+            self._events = event_batches(paths, wanted=wanted, stop=self.stop,
                                          debounce=self.debounce, step=50,
                                          raise_interrupt=True)
         try:

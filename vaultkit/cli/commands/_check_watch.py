@@ -58,6 +58,21 @@ def _root(args):
     return roots.pop()
 
 
+def _outside(root, args) -> list:
+    """The files a check reads outside the vault: a memory-only vault's bootstrap files,
+    one folder up (none when the settings cannot be read; the first run says why)."""
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.vault.profile import ConfigError, load_settings
+
+    try:
+        profile = load_settings(root, args.profile).profile
+    except (ConfigError, VaultkitError, OSError, ValueError):
+        return []
+    if profile.memory_prefix:
+        return []
+    return [root.parent / name for name in profile.bootstrap_files]
+
+
 def _say(line: str = "") -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -93,7 +108,8 @@ def watch(args, check_once) -> int:
     clear = sys.stdout.isatty() and args.format == "text"
     changes = None
     try:
-        changes = Changes(root, watched=watched, stop=stop, poll=args.poll, out=_say)
+        changes = Changes(root, watched=watched, stop=stop, poll=args.poll, out=_say,
+                          extra=_outside(root, args))
         reason = "first run"
         while True:
             changes.begin()
