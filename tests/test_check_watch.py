@@ -222,3 +222,40 @@ def test_a_memory_only_vault_watches_its_bootstrap_files_one_folder_up(tmp_path,
         assert running.interrupt() == 0
     finally:
         running.kill()
+
+
+def test_the_screen_is_cleared_on_a_terminal_only(tmp_path):
+    import pty
+    import select
+
+    root = make(tmp_path)
+    master, slave = pty.openpty()
+    err = open(tmp_path / "err.txt", "w+b")
+    proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "check", "--watch", "--poll",
+                             "0.1", "--select", "broken-link"], cwd=root, stdout=slave,
+                            stderr=err, env={**os.environ, "NO_COLOR": "1"})
+    os.close(slave)
+    seen = b""
+    try:
+        end = time.monotonic() + 45
+        while b"All checks passed!" not in seen and time.monotonic() < end:
+            if select.select([master], [], [], 0.2)[0]:
+                seen += os.read(master, 4096)
+        assert seen.startswith(b"\x1b[2J\x1b[H") and b"All checks passed!" in seen, seen
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+        err.close()
+    # and not into a file (the other tests' stdout)
+    root2 = make(tmp_path / "b")
+    running = Running(root2, ["--poll", "0.1", "--select", "broken-link"])
+    try:
+        running.wait_for(lambda o, e: "watching" in e, "first run")
+        assert running.interrupt() == 0
+    finally:
+        running.kill()
+    assert "\x1b" not in running.text()[0]
