@@ -171,12 +171,23 @@ def test_masks():
 
 
 def test_example_block_only_when_marked():
-    key = "sk-or-v1-" + "4c2e8a0f6b1d3e5a7c9e1f3a5b7d9c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c"
-    fenced = f"# Setup\n\n```bash\nexport OPENROUTER_API_KEY={key}\n```\n"
-    example = f"# Setup\n\nExample:\n\n```bash\nexport OPENROUTER_API_KEY={key}\n```\n"
+    value = "Wq8#vT2pLm9x"
+    fenced = f"# Setup\n\n```bash\nexport DB_PASSWORD={value}\n```\n"
+    example = f"# Setup\n\nExample:\n\n```bash\nexport DB_PASSWORD={value}\n```\n"
     for text, expected in ((fenced, 1), (example, 0)):
         note = parse_note("x.md", text.encode())
         assert len(scan_text(note.text, note.code_ranges)) == expected
+
+
+def test_an_example_block_does_not_excuse_a_well_formed_token():
+    """Live keys sat in "config examples": only a made-up looking token is excused there."""
+    live = "sk-or-v1-" + "4c2e8a0f6b1d3e5a7c9e1f3a5b7d9c1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c"
+    made_up = "sk-or-v1-" + "0123456789abcdef" * 4
+    for key, expected in ((live, 1), (made_up, 0)):
+        for marker in ("Example:", "## 配置示例", "e.g. the gateway's environment"):
+            text = f"# Setup\n\n{marker}\n\n```bash\nexport OPENROUTER_API_KEY={key}\n```\n"
+            note = parse_note("x.md", text.encode())
+            assert len(scan_text(note.text, note.code_ranges)) == expected
 
 
 # -- the rule -----------------------------------------------------------------------------
@@ -424,14 +435,14 @@ def _memory_vault(make_vault):
     })
 
 
-def test_search_json_marks_a_snippet_holding_a_credential(make_vault, capsys):
+def test_search_json_masks_and_marks_a_snippet_holding_a_credential(make_vault, capsys):
     root = _memory_vault(make_vault)
     assert main(["search", "alerts", "digest", "--json", "--root", str(root),
                  "--min-score", "0"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     by_path = {r["path"]: r for r in results}
     leak = by_path["memory/2026-02-14.md"]
-    assert "5145683452:AA" in leak["snippet"]  # served as stored
+    assert "5145683452:AA" not in leak["snippet"] and "…7U4O" in leak["snippet"]  # masked
     assert leak["holdsCredential"] is True
     assert leak["credentials"] == [{"line": 5, "kind": "Telegram bot token", "masked": "…7U4O"}]
     clean = by_path["memory/2026-02-15.md"]
@@ -445,7 +456,7 @@ def test_search_text_marks_the_line(make_vault, capsys):
     assert "! line 5 holds a credential: Telegram bot token (…7U4O)" in out
 
 
-def test_get_json_marks_the_excerpt(make_vault, capsys):
+def test_get_masks_and_marks_the_excerpt(make_vault, capsys):
     root = _memory_vault(make_vault)
     assert main(["get", "memory/2026-02-14.md", "--json", "--root", str(root)]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -456,12 +467,14 @@ def test_get_json_marks_the_excerpt(make_vault, capsys):
     assert "holdsCredential" not in json.loads(capsys.readouterr().out)
     assert main(["get", "memory/2026-02-14.md", "--root", str(root)]) == 0
     captured = capsys.readouterr()
-    assert TOKEN_LINE in captured.out
+    assert TOKEN_LINE not in captured.out and "- alerts bot: …7U4O" in captured.out
     assert "memory/2026-02-14.md:5 holds a credential: Telegram bot token (…7U4O)" in captured.err
 
 
 HOSTILE_UNITS = ["sk-", ".eyJ", "123456789:AA", "ghp_", "token: ", "password=x1y2z3w4 ",
-                 "| api key | ", "a_" * 50 + "secret="]
+                 "| api key | ", "a_" * 50 + "secret=", "password is ",
+                 "| Binance api key x | a | b | ", "SG.", "AccountKey=",
+                 "https://hooks.slack.com/services/", "redis://:"]
 
 
 # (ids by position: a test name never shows a credential-shaped string)
@@ -502,5 +515,8 @@ def test_a_code_block_of_many_keys_is_judged_once():
     found = scan_text(note.text, note.code_ranges)
     assert time.process_time() - started < 10
     assert len(found) == 20_000
-    example = parse_note("b.md", f"# Keys\n\nExample:\n\n```\n{block}```\n".encode())
+    labelled = "DB_PASSWORD=Kq8vT2#pLm9\n" * 20_000
+    example = parse_note("b.md", f"# Keys\n\nExample:\n\n```\n{labelled}```\n".encode())
+    started = time.process_time()
     assert scan_text(example.text, example.code_ranges) == []
+    assert time.process_time() - started < 10

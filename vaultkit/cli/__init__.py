@@ -73,7 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     from vaultkit.cli.commands import _common
+    from vaultkit.vault.outbound import Stream
 
+    # the output boundary: every line the command prints has its credentials masked and its
+    # control characters neutralised, whatever module printed it
+    streams = (sys.stdout, sys.stderr)
+    sys.stdout, sys.stderr = Stream(sys.stdout), Stream(sys.stderr)
     try:
         code = int(args.run(args) or 0)
         _common.save_opened_vaults()
@@ -105,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "for the traceback, and please report it)", file=sys.stderr)
         return 2
     finally:
+        sys.stdout, sys.stderr = streams
         _common.forget_opened_vaults()
         from vaultkit.core import progress
 

@@ -1,8 +1,17 @@
-"""The one list every command reports: diagnostics, and the fixes some carry."""
+"""The one list every command reports: diagnostics, and the fixes some carry.
+
+Whatever a rule quotes (a title, a link target, a property value) passes the output
+boundary (:mod:`vaultkit.vault.outbound`): a message is one line without control characters
+from the moment it is set, and :meth:`Diagnostic.to_dict` and every writer (the report
+formats, the baseline, the results cache, MCP) mask credentials in what they write, in one
+prefilter pass over all of it. No rule can put a credential or a terminal escape into any
+report, baseline, cache or MCP result."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from vaultkit.vault.outbound import neutralise
 
 SEVERITY_RANK = {"warning": 1, "error": 2}
 
@@ -34,6 +43,11 @@ class Diagnostic:
     fixable: bool = False
     fix: Fix | None = field(default=None, compare=False)
 
+    def __setattr__(self, name, value):
+        if name == "message":  # one line, no control character (masked by the writers)
+            value = neutralise(value, one_line=True)
+        object.__setattr__(self, name, value)
+
     def sort_key(self):
         return (self.path, self.line or 0, self.column or 0, self.code)
 
@@ -42,7 +56,7 @@ class Diagnostic:
             "rule": self.rule,
             "code": self.code,
             "severity": self.severity,
-            "path": self.path,
+            "path": neutralise(self.path, one_line=True),
             "line": self.line,
             "column": self.column,
             "message": self.message,
