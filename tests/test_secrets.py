@@ -43,6 +43,16 @@ EXPECTED = {
                      (7, "token", "令牌")],
     "ru-server.md": [(3, "password", "Пароль"), (4, "API key", "API-ключ"),
                      (5, "token", "токен")],
+    # a live token in a "config example" (a heading, a fence's lead-in, a label saying so)
+    "example-config.md": [(8, "sk- API key", ""), (11, "GitLab token", ""),
+                          (13, "xAI API key", "")],
+    "service-formats.md": [(3, "npm token", ""), (4, "SendGrid API key", ""),
+                           (5, "Azure storage account key", ""), (6, "Slack webhook URL", ""),
+                           (7, "password in a URL", "")],
+    "wide-table.md": [(5, "API key", "Binance API key (spot, main account)")],
+    "oauth-tokens.md": [(5, "token", "access_token"), (6, "token", "refresh_token")],
+    "prose.md": [(3, "password", "password"), (4, "API key", "api key"), (5, "password", "密码"),
+                 (6, "password", "Пароль")],
 }
 
 
@@ -77,7 +87,7 @@ def test_masked_form_never_holds_the_value(name):
         assert "…" in f.masked
 
 
-@pytest.mark.parametrize("name", ["placeholders.md", "lookalikes.md"])
+@pytest.mark.parametrize("name", ["placeholders.md", "lookalikes.md", "code-identifiers.md"])
 def test_placeholders_and_lookalikes_give_nothing(name):
     assert _scan(FIXTURES / "clean" / name) == []
 
@@ -110,7 +120,12 @@ def test_placeholders_and_lookalikes_give_nothing(name):
     "- The API key for Moonshot: MOONSHOT_API_KEY in the gateway env",
     "- password: P@ssw0rd (example from the docs)",
     "### 14:30 — API key — rotated",
-])
+    "secret_number = random.randint(1, 100)",
+    "- token_budget = 120000_tokens_per_day_v2",
+    'Culture=neutral, PublicKeyToken=b77a5c561934e089',
+    "- the solve: GET /flag?token=4f9a2c7e1b3d5f8a0c6e&user=guest",
+    "- The password is correct now, and the api key is rotated.",
+], ids=lambda text: f"len{len(text)}")
 def test_more_non_secrets(text):
     assert scan_text(text) == []
 

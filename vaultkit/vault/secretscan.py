@@ -105,7 +105,8 @@ _KEY_AT_PATTERN = (
     r"(?:[:=：]|=>|\||[ \t]+(?:是|为|—|–|is[ \t])|(?<=[密码令牌钥证据])(?:是|为))[ \t]*"
     r"[*_`\"'\[(]*[ \t]*"
     r"(?:(?:Bearer|Basic|Token|token|bearer)[ \t]+)?"
-    r"(?P<v>[^\s|`\"']{1,513})")  # longer is no credential (see _plausible)
+    r"(?P<v>[^\s|`\"'\u3000-\u303f\uff00-\uffef]{1,513})")  # (CJK punctuation ends it; longer
+    # is no credential: see _plausible)
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # The prefilters: one pass each over a whole note, both anchored on characters that are

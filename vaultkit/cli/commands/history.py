@@ -67,26 +67,30 @@ def run(args) -> int:
     root, settings = open_history_settings(args)
     history = scan_history(root, settings, since=since)
     if args.format == "json":
-        import json
+        from vaultkit.vault.outbound import dumps
 
-        print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events]},
-                         indent=2, ensure_ascii=False))
+        print(dumps({"commits": history.commits, "head": history.head,
+                     "events": [e.to_dict() for e in history.events]}, indent=2))
         return 0
     sys.stdout.write(render_text(history))
     return 0
 
 
 def render_text(history) -> str:
+    """The events as text; what the history quotes (paths, authors, subjects) passes the
+    output boundary: an ESC in a commit's author never reaches the terminal."""
+    from vaultkit.vault.outbound import clean_line
+
     events = history.events
     out = []
     for e in events:
         state = "recovered" if e.recovered else (
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
+        where = clean_line(where)
         out.append(f"{e.date[:16].replace('T', ' ')}  {e.commit[:10]}  {e.kind}  {where}")
-        out.append(f"    {e.describe()}")
-        out.append(f"    by {e.author}: {e.subject!r}")
+        out.append(f"    {clean_line(e.describe())}")
+        out.append(f"    by {clean_line(e.author)}: {clean_line(e.subject)!r}")
         out.append(f"    {state}  [id {e.id}]")
     open_count = sum(1 for e in events if not e.recovered)
     if out:

@@ -68,18 +68,21 @@ def run(args) -> int:
     hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
                        type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
     if args.json:
-        print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        from vaultkit.vault.outbound import dumps
+
+        print(dumps({"results": [h.to_dict() for h in hits]}, indent=2))
         return 0
     if not hits:
         shown = query if len(query) <= 200 else query[:200] + "..."
         print(f"No results for {shown!r}.", file=sys.stderr)
         return 0
+    from vaultkit.vault.outbound import clean_line
     from vaultkit.vault.scan import display_path
 
     colour = use_colour(sys.stdout)
     out = []
     for h in hits:
-        where = f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}"
+        where = clean_line(f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}")
         if colour:
             where = f"\x1b[1m{where}\x1b[0m"
         out.append(f"{where}  score {h.score:.2f}")
