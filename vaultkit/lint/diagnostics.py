@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vaultkit.vault.outbound import neutralise
+from vaultkit.vault.outbound import one_line
 
 SEVERITY_RANK = {"warning": 1, "error": 2}
 
@@ -45,7 +45,7 @@ class Diagnostic:
 
     def __setattr__(self, name, value):
         if name == "message":  # one line, no control character (masked by the writers)
-            value = neutralise(value, one_line=True)
+            value = one_line(value)
         object.__setattr__(self, name, value)
 
     def sort_key(self):
@@ -56,7 +56,7 @@ class Diagnostic:
             "rule": self.rule,
             "code": self.code,
             "severity": self.severity,
-            "path": neutralise(self.path, one_line=True),
+            "path": one_line(self.path),
             "line": self.line,
             "column": self.column,
             "message": self.message,

@@ -52,7 +52,7 @@ def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
 
 
 def _cell(text: str) -> str:
-    return outbound.neutralise(text, one_line=True)
+    return outbound.one_line(text)
 
 
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:

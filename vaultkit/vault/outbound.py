@@ -73,10 +73,20 @@ def mask_credentials(text: str) -> str:
     return _mask(text)
 
 
+# A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
+# the detector reads the text with these blanked, as the terminal would show it (a value
+# right after "\x1b[2J" starts a token there).
+_SEQUENCE = re.compile(f"(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*"
+                       f"(?:\x07|\x1b\\\\|\x9c)?|\x1b[ -~]?|[{_CONTROL}]")
+
+
 def _mask(text: str) -> str:
     from vaultkit.vault.secretscan import _MAX_PER_LINE, scan_text
 
-    found = scan_text(text)
+    probe = text
+    if _UNSAFE_JSON.search(text) is not None:
+        probe = _SEQUENCE.sub(lambda m: " " * len(m.group(0)), text)
+    found = scan_text(probe)
     if not found:
         return text
     lines = text.split("\n")
@@ -117,7 +127,7 @@ def clean(text: str) -> str:
     characters but newline and tab neutralised."""
     if not text:
         return text
-    return mask_credentials(neutralise(text))
+    return neutralise(mask_credentials(text))
 
 
 def clean_line(text: str) -> str:
@@ -125,7 +135,7 @@ def clean_line(text: str) -> str:
     credentials masked, every control character (newline and tab too) neutralised."""
     if not text:
         return text
-    return mask_credentials(neutralise(text, one_line=True))
+    return neutralise(mask_credentials(text), one_line=True)
 
 
 def mask_values(text: str, values) -> str:
@@ -148,14 +158,24 @@ def mask_values(text: str, values) -> str:
     return text
 
 
+def one_line(text: str) -> str:
+    """A one-line field made safe to hold until a writer masks it in one batch: unchanged
+    when it has no control character (the common case: one C-speed search), else cleaned
+    now (masked first: once a control becomes an escape such as ``\\u0007``, a value glued
+    to it no longer reads as a credential)."""
+    if not text or _UNSAFE_LINE.search(text) is None:
+        return text
+    return clean_line(text)
+
+
 def clean_many(items, *, one_line: bool = False) -> list[str]:
     """Many strings cleaned at the cost of one prefilter pass when none holds a candidate."""
     from vaultkit.vault.secretscan import has_candidates
 
-    items = [neutralise(s, one_line=one_line) for s in items]
-    if not has_candidates("\n".join(items)):
-        return items
-    return [mask_credentials(s) for s in items]
+    items = list(items)
+    if has_candidates("\n".join(items)):  # (masked before a control becomes an escape
+        items = [mask_credentials(s) for s in items]  # glued to the value)
+    return [neutralise(s, one_line=one_line) for s in items]
 
 
 def clean_tree(value, *, one_line: bool = False):
@@ -218,6 +238,7 @@ def terminal(text: str) -> str:
     of anything quoted from a vault) and a progress line's carriage return."""
     if not text:
         return text
+    text = mask_credentials(text)
     if _UNSAFE_TEXT.search(text) is not None:
         if "\x1b" in text and _OWN_SGR.search(text):
             parts = _OWN_SGR.split(text)
@@ -229,7 +250,7 @@ def terminal(text: str) -> str:
             text = "".join(out)
         else:
             text = neutralise(text)
-    return mask_credentials(text)
+    return text
 
 
 class Stream:
