@@ -312,7 +312,7 @@ def test_a_layer_name_with_dollars_is_drawn_as_text(make_vault, tmp_path, capsys
     pytest.importorskip("mistune")
     root = make_vault({
         "AGENTS.md": "# Agents\n", "MEMORY.md": "# Memory\n",
-        "vaultkit.toml": '[[layers]]\nname = "$\\\\frac{1}{$cost$"\npaths = ["notes/**"]\n',
+        "vaultkit.toml": '[[layers]]\nname = "bad $\\\\nosuch{x$ layer"\npaths = ["notes/**"]\n',
         "notes/a.md": "# A\n"})
     _git(root, "init", "-q")
     _git(root, "add", "-A")
@@ -321,4 +321,5 @@ def test_a_layer_name_with_dollars_is_drawn_as_text(make_vault, tmp_path, capsys
     code = main(["report", str(root), "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 0, err
-    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "bad $\\nosuch{x$ layer" in page
