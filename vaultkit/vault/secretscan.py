@@ -167,6 +167,8 @@ def _regex(name: str) -> re.Pattern:
         return re.compile(_FORMAT_PATTERN)
     if name == "key":
         return re.compile(_KEY_AT_PATTERN, re.IGNORECASE)
+    if name == "keyword":
+        return re.compile(_alternation(_GROUP_OF), re.IGNORECASE)
     return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE)
 
 
@@ -245,7 +247,8 @@ def scan_text(text: str, code_ranges=()) -> list[Finding]:
             if lines is None:
                 lines = text.replace("\r\n", "\n").split("\n")
             found += _table_column(lines, lineno)
-            found += _table_row(line, lineno)
+            if not found:  # (a row whose label the keyword path read needs no second look)
+                found += _table_row(line, lineno)
         out.extend(found)
     if out and code_ranges:
         if lines is None:
@@ -620,10 +623,11 @@ def _table_row(row: str, lineno: int) -> list[Finding]:
     if _EXAMPLE.search(row):
         return out
     cells = _cells(row)
+    keyword = _regex("keyword")
     for i, (_, cell) in enumerate(cells):
         if len(out) >= _MAX_PER_LINE:
             break
-        if len(cell) > 120:
+        if len(cell) > 120 or not keyword.search(cell):
             continue
         kind, label = _kind_of(cell)
         if kind is None or len(cell.split()) > 6 or _not_a_label(cell, 0, label):
