@@ -43,11 +43,6 @@ class Diagnostic:
     fixable: bool = False
     fix: Fix | None = field(default=None, compare=False)
 
-    def __setattr__(self, name, value):
-        if name == "message":  # one line, no control character (masked by the writers)
-            value = one_line(value)
-        object.__setattr__(self, name, value)
-
     def sort_key(self):
         return (self.path, self.line or 0, self.column or 0, self.code)
 
@@ -62,3 +57,17 @@ class Diagnostic:
             "message": self.message,
             "fixable": self.fixable,
         }
+
+
+def _guard_message(cls) -> None:
+    """Every assignment of ``message`` (the constructor's too) passes :func:`one_line`:
+    one line, no control character. The slot keeps the value; a property guards it."""
+    slot = cls.__dict__["message"]
+
+    def set_message(self, value):
+        slot.__set__(self, one_line(value))
+
+    cls.message = property(slot.__get__, set_message, doc="one line, no control character")
+
+
+_guard_message(Diagnostic)

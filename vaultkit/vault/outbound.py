@@ -163,7 +163,7 @@ def one_line(text: str) -> str:
     when it has no control character (the common case: one C-speed search), else cleaned
     now (masked first: once a control becomes an escape such as ``\\u0007``, a value glued
     to it no longer reads as a credential)."""
-    if not text or _UNSAFE_LINE.search(text) is None:
+    if not text or text.isprintable() or _UNSAFE_LINE.search(text) is None:
         return text
     return clean_line(text)
 
