@@ -56,15 +56,18 @@ def _cell(text: str) -> str:
 
 
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
+    """``path:line:col: CODE rule severity: message``: the severity is written out, so the
+    errors (which fail the run) are told from the warnings without colour too."""
     where = f"{path or _cell(d.path)}:{d.line or 1}:{d.column or 1}:"
     message = _cell(d.message)
+    level = "error" if d.severity == "error" else "warning"
     if not colour:
-        return f"{where} {d.code} {d.rule} {message}"
+        return f"{where} {d.code} {d.rule} {level}: {message}"
     c = _COLOURS
-    sev = c["error"] if d.severity == "error" else c["warning"]
+    sev = c[level]
     fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
     return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
-            f"{c['dim']}{d.rule}{c['reset']}{fix} {message}")
+            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {message}")
 
 
 def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
@@ -148,7 +151,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
         "tool": {"driver": {
             "name": "vaultkit",
             "version": __version__,
-            "informationUri": "https://pypi.org/project/vaultkit/",
+            "informationUri": "https://pypi.org/project/vaultkit-lint/",
             "rules": [{
                 "id": r.code,
                 "name": r.name,

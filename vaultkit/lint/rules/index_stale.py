@@ -8,8 +8,9 @@ class IndexStale(Rule):
     Reports `memory/INDEX.md` when it differs from what `vaultkit index` would write:
     the generated region between `<!-- vaultkit:index:start -->` and
     `<!-- vaultkit:index:end -->` is out of date, the markers are missing, or the file
-    does not exist. The fix regenerates the region (or the whole file when the markers
-    are missing); text outside the markers is kept byte for byte.
+    does not exist. The fix regenerates the region; text outside the markers is kept byte
+    for byte. A hand-written INDEX.md without the markers is kept whole, and the generated
+    region is appended after it; a missing file is created.
 
     A note whose file name no link can reach (a `#` or `|` in it, say: every wikilink and
     Markdown link to it would break) is left out of the index and reported here as a
@@ -22,8 +23,8 @@ class IndexStale(Rule):
 
     ## Example
     ```
-    memory/INDEX.md:5:1: VK504 index-stale INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
-    memory/semantic/a#b.md: VK504 index-stale left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
+    memory/INDEX.md:5:1: VK504 index-stale error: INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
+    memory/semantic/a#b.md: VK504 index-stale warning: left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
     ```
 
     Run `vaultkit index` (or `vaultkit check --fix`). Commit it with the notes it lists.
