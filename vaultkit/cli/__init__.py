@@ -92,8 +92,10 @@ def _run_into_file(args) -> int:
     with contextlib.redirect_stdout(buffer):
         code = int(args.run(args) or 0)
     from vaultkit.core.atomic import write_output
+    from vaultkit.vault.outbound import clean
 
-    write_output(args.output, buffer.getvalue().encode("utf-8"))
+    # (the output boundary: a file gets what the terminal would)
+    write_output(args.output, clean(buffer.getvalue()).encode("utf-8"))
     return code
 
 

@@ -42,7 +42,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import json
 
     from vaultkit.core.errors import VaultkitError
     from vaultkit.lint.report import use_colour
