@@ -83,10 +83,11 @@ _SEQUENCE = re.compile(f"(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b\\]|\x9d)[^\x
 def _mask(text: str) -> str:
     from vaultkit.vault.secretscan import _MAX_PER_LINE, scan_text
 
-    probe = text
-    if _UNSAFE_JSON.search(text) is not None:
-        probe = _SEQUENCE.sub(lambda m: " " * len(m.group(0)), text)
-    found = scan_text(probe)
+    if _UNSAFE_JSON.search(text) is None:
+        found = _disjoint(scan_text(text))  # (a label's value may hold a token's span)
+    else:  # read as a terminal would show it, and with each control a mere gap
+        found = _disjoint(scan_text(_SEQUENCE.sub(lambda m: " " * len(m.group(0)), text))
+                          + scan_text(_UNSAFE_JSON.sub(" ", text)))
     if not found:
         return text
     lines = text.split("\n")
@@ -97,7 +98,7 @@ def _mask(text: str) -> str:
     for f in sorted(found, key=lambda f: (f.line, -f.column)):
         line = lines[f.line - 1]
         start = f.column - 1
-        end = start + max(f.length, 1)
+        end = min(len(line), start + max(f.length, 1))
         while end > start + 1 and line[end - 1] == "\\":
             end -= 1  # never cut an escape in two (JSON text: ``\"``)
         lines[f.line - 1] = line[:start] + f.masked + line[end:]
@@ -122,12 +123,30 @@ def _mask(text: str) -> str:
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=\\n]+")
 
 
+def _disjoint(found: list) -> list:
+    """Findings of two readings of one text without overlaps (the longer span wins)."""
+    out: list = []
+    for f in sorted(found, key=lambda f: (f.line, f.column, -f.length)):
+        if out and out[-1].line == f.line and f.column < out[-1].column + out[-1].length:
+            continue
+        out.append(f)
+    return out
+
+
+def _settled(text: str, one_line: bool) -> str:
+    """Mask, neutralise, and mask again what the neutralised text shows (``\\u009b:ghp_…``
+    reads as a token once the control is an escape, not before)."""
+    masked = mask_credentials(text)
+    out = neutralise(masked, one_line=one_line)
+    return out if out is masked else mask_credentials(out)
+
+
 def clean(text: str) -> str:
     """Text with lines (a snippet, an excerpt, a report): credentials masked, control
     characters but newline and tab neutralised."""
     if not text:
         return text
-    return neutralise(mask_credentials(text))
+    return _settled(text, False)
 
 
 def clean_line(text: str) -> str:
@@ -135,7 +154,7 @@ def clean_line(text: str) -> str:
     credentials masked, every control character (newline and tab too) neutralised."""
     if not text:
         return text
-    return neutralise(mask_credentials(text), one_line=True)
+    return _settled(text, True)
 
 
 def mask_values(text: str, values) -> str:
@@ -173,8 +192,8 @@ def clean_many(items, *, one_line: bool = False) -> list[str]:
     from vaultkit.vault.secretscan import has_candidates
 
     items = list(items)
-    if has_candidates("\n".join(items)):  # (masked before a control becomes an escape
-        items = [mask_credentials(s) for s in items]  # glued to the value)
+    if has_candidates("\n".join(items)):
+        return [_settled(s, one_line) for s in items]
     return [neutralise(s, one_line=one_line) for s in items]
 
 
@@ -250,6 +269,7 @@ def terminal(text: str) -> str:
             text = "".join(out)
         else:
             text = neutralise(text)
+        text = mask_credentials(text)  # (what the escapes now show)
     return text
 
 
