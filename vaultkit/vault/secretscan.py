@@ -337,10 +337,14 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         spans.append((m.start(), m.end()))
         if finding is not None:
             out.append(finding)
-    if not _KEYWORD_MAYBE.search(line):
+    if not _KEYWORD_MAYBE.search(line) and " is " not in line:
         return out
     low = _lowered(line)
-    for at in _keyword_positions(low):
+    last = len(line) - 1
+    positions = [last - (hint.end() - 1) for hint in _KEYWORD_HINT.finditer(low[::-1])]
+    if " is " in low:
+        positions += _prose_positions(low, positions)
+    for at in positions:
         if len(out) >= _MAX_PER_LINE:
             break
         m = _regex("key").match(line, at)
@@ -367,31 +371,24 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
     return out
 
 
-def _keyword_positions(low: str):
-    """Where a keyword that a separator (or a prose " is ") follows starts in a lower-cased
-    line, last first."""
-    last = len(low) - 1
-    seen = set()
-    for hint in _KEYWORD_HINT.finditer(low[::-1]):
-        at = last - (hint.end() - 1)
-        seen.add(at)
-        yield at
-    if " is " not in low:
-        return
+def _prose_positions(low: str, taken: list[int]) -> list[int]:
+    """Where a keyword that a prose " is " follows starts in a lower-cased line."""
+    out = []
+    seen = set(taken)
     for hint in _PROSE_HINT.finditer(low):
         for word in _PROSE_WORDS:
             at = hint.start() - len(word)
             if at >= 0 and at not in seen and low.startswith(word, at):
                 seen.add(at)
-                yield at
+                out.append(at)
+    return out
 
 
 # Words after a keyword that name something else than the credential: secret_number,
 # token_count, password_policy, api_key_env, PublicKeyToken (public by design).
-_NOT_SECRET_TAIL = re.compile(
-    r"[_.\-]?(?:number|num|count|len|length|size|limit|max|min|type|name|field|hint|policy|"
-    r"prompt|label|file|path|env|var|ref|url|uri|ttl|timeout|expiry|expires|budget|usage|"
-    r"header|param)s?$", re.IGNORECASE)
+_NOT_SECRET_TAILS = tuple(
+    "number num count len length size limit max min type name field hint policy prompt label "
+    "file path env var ref url uri ttl timeout expiry expire budget usage header param".split())
 
 
 def _not_a_label(line: str, key_start: int, key: str) -> bool:
@@ -401,7 +398,7 @@ def _not_a_label(line: str, key_start: int, key: str) -> bool:
         return True  # .NET PublicKeyToken, public_key: published on purpose
     if key_start > 0 and line[key_start - 1] in "?&" and low in ("token", "t", "tok"):
         return True  # a URL's ?token= (CTF and share links in write-ups)
-    return bool(_NOT_SECRET_TAIL.search(low.strip("*_`\"'[] \t")))
+    return low.strip("*_`\"'[] \t").rstrip("s").endswith(_NOT_SECRET_TAILS)
 
 
 _TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
@@ -410,7 +407,7 @@ _TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
 _ID_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
 _JWT_GROUP = f"k{[f[0] for f in _FORMATS].index('JSON Web Token')}"
 _MAX_PER_LINE = 64  # a line holding more is reported by its first 64
-_KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]| is ")
+_KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
 
 
 def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Finding | None:
