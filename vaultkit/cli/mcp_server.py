@@ -331,6 +331,8 @@ class VaultSession:
         self._settings_read = 0
         self._settings_lock = threading.Lock()
         self._saved_at = _monotonic()
+        self._scan = None
+        self._freshness = None
 
     # -- current state ---------------------------------------------------------------
 
@@ -363,9 +365,23 @@ class VaultSession:
         return settings
 
     def scan(self):
+        """The vault's listing: the last one while file events say nothing changed (a warm
+        call does not list 10,000 files), else a new one (see vaultkit.vault.freshness)."""
+        from vaultkit.vault.freshness import Freshness
         from vaultkit.vault.loader import scan_vault
 
-        return scan_vault(self.root, root=self.root, settings=self.settings())
+        settings = self.settings()
+        last = self._scan
+        if self._freshness is None:
+            self._freshness = Freshness()
+        fresh = self._freshness
+        if last is not None and last.settings is settings and fresh.unchanged():
+            return last
+        fresh.before_listing(last.folders if last is not None else ())
+        scan = scan_vault(self.root, root=self.root, settings=settings)
+        fresh.after_listing(scan.folders)
+        self._scan = scan
+        return scan
 
     def vault(self, scan=None):
         """The vault as it is now: the warm one when nothing changed, else reloaded."""
@@ -403,6 +419,8 @@ class VaultSession:
         return self._index
 
     def close(self) -> None:
+        if self._freshness is not None:
+            self._freshness.close()
         if self._vault is not None:
             try:
                 self._vault.save_cache()

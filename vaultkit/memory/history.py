@@ -2,10 +2,13 @@
 
 :func:`scan_history` reads the history of the vault's memory files with one ``git log``
 (``--raw -M --numstat``: every change with its blob ids, renames paired, lines added and
-deleted per file), then reads the blob sizes it needs with one ``git cat-file
---batch-check`` and the blob contents with one ``git cat-file --batch``: four git
+deleted per file), then reads the blob sizes it needs with two ``git cat-file
+--batch-check`` and the blob contents with one ``git cat-file --batch``: five git
 processes in all (with the ``rev-parse`` that finds the repository), whatever the number
-of commits or notes. Only changes that removed lines are read in full.
+of commits or notes. Only changes that removed lines are read in full, and no version
+over ``budgets.max_file_bytes`` is loaded (:func:`_bounded_blobs`); a version over it or
+missing from the store is a warning in :attr:`History.warnings`, and a ``git log`` that
+stops on a missing object is read again as :func:`scan_history` describes.
 
 The events it reports, newest first:
 
@@ -223,9 +226,9 @@ class _Repo:
         if path is None:
             return None
         if not path.startswith("../"):
-            from vaultkit.vault.scan import SKIP_DIRS
+            from vaultkit.vault.scan import in_skipped_folder
 
-            if any(p in SKIP_DIRS for p in path.split("/")[:-1]) or \
+            if in_skipped_folder(path) or \
                     self.settings.is_excluded(path):
                 return None  # .trash/ and excluded folders: out of the vault
         return path
@@ -238,10 +241,16 @@ class _Repo:
             return layer
 
     def pathspecs(self) -> list[str]:
+        """The vault (and the bootstrap files above a memory-only vault), as literal
+        paths: git skips every other folder of the repository."""
+        return self.state._pathspecs()
+
+    def markdown_pathspecs(self) -> list[str]:
         """The Markdown files of the vault (and the bootstrap files above a memory-only
-        vault): the only files history judges, so the only blobs ``git log --numstat``
-        reads. An image or a binary whose object is missing (a partial or shallow clone, a
-        damaged store) is never read, and never stops the pass."""
+        vault): the only files history judges. Read with these, an image or a binary whose
+        object is missing (a partial or shallow clone, a damaged store) is never read, and
+        never stops the pass; but git then matches every path of every commit (several
+        times slower), so they are only used when the plain read hit a missing object."""
         prefix = "" if self.state.down else self.state.prefix
         escaped = re.sub(r"([*?\[\]\\])", r"\\\1", prefix)
         external = [":(top,literal)" + p for p in self.state._external]
@@ -462,14 +471,16 @@ def scan_history(root: Path, settings, *, since: str | None = None,
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
             since = since.strip() + "T00:00:00"  # git reads a bare date as that day at this hour
         args.append(f"--since={since}")
-    args += ["HEAD", "--", *repo.pathspecs()]
-    commits, failure = _log(repo, args)
+    commits, failure = _log(repo, args + ["HEAD", "--", *repo.pathspecs()])
+    if failure is not None and _MISSING.search(failure):
+        # an object is missing: perhaps one history does not judge (an image, a binary)
+        commits, failure = _log(repo, args + ["HEAD", "--", *repo.markdown_pathspecs()])
     warnings = []
     if failure is not None and _MISSING.search(failure):
-        # an object --numstat (or rename detection) needs is missing: read the changes
-        # without them; every change is then judged from the versions that can be read
-        commits, again = _log(repo, [a for a in args if a not in ("--numstat", "-M")]
-                              + ["--no-renames"])
+        # a Markdown version --numstat (or rename detection) needs is missing: read the
+        # changes without them; each is then judged from the versions that can be read
+        plain = [a for a in args if a not in ("--numstat", "-M")] + ["--no-renames"]
+        commits, again = _log(repo, plain + ["HEAD", "--", *repo.markdown_pathspecs()])
         if again is not None:
             raise VaultkitError("git log failed: " + again)
         warnings.append(f"git could not read every version ({failure}); lines were counted "

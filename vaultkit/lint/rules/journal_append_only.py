@@ -43,8 +43,8 @@ class JournalAppendOnly(Rule):
 
     ## Example
     ```
-    memory/2026-02-13.md:4:1: VK601 journal-append-only line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
-    memory/2026-02-14.md:1:1: VK601 journal-append-only journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
+    memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
     ```
     """
 

@@ -4,7 +4,7 @@ import re
 
 from vaultkit.vault.gitstate import content_lines
 from vaultkit.lint.rule import Rule
-from vaultkit.vault.scan import SKIP_DIRS
+from vaultkit.vault.scan import in_skipped_folder
 
 _LAYERS = ("bootstrap", "structured", "knowledge")
 
@@ -130,7 +130,7 @@ def _gone(vault, path: str | None) -> bool:
         return True
     if path.startswith("../"):
         return False
-    if any(part in SKIP_DIRS for part in path.split("/")[:-1]):
+    if in_skipped_folder(path):
         return True
     return vault.settings.is_excluded(path)
 
