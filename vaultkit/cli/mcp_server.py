@@ -682,7 +682,21 @@ def vault_path(root: Path, requested: str) -> str:
 def _error(message: str):
     from mcp.types import CallToolResult, TextContent
 
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    from vaultkit.vault.outbound import clean
+
+    return CallToolResult(content=[TextContent(type="text", text=clean(message))], is_error=True)
+
+
+def _result(result: dict):
+    """A tool's result through the output boundary: every string in it (snippets, excerpts,
+    messages, paths) with credentials masked and control characters neutralised."""
+    from mcp.types import CallToolResult, TextContent
+
+    from vaultkit.vault.outbound import clean_tree, json_safe
+
+    result = clean_tree(result)
+    return CallToolResult(content=[TextContent(type="text", text=json_safe(json.dumps(
+        result, ensure_ascii=False)))], structured_content=result)
 
 
 def _schema_errors(schema: dict, arguments: Any) -> list[str]:
@@ -723,6 +737,8 @@ def build_server(session: VaultSession, *, read_only: bool = False):
                            ReadResourceResult, Resource, TextContent, TextResourceContents,
                            Tool, ToolAnnotations)
 
+    from vaultkit.vault.outbound import clean, clean_line
+
     specs = {t.name: t for t in tool_specs(read_only)}
     hidden = {t.name for t in TOOLS} - set(specs)
     vault_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultkit-vault")
@@ -762,17 +778,17 @@ def build_server(session: VaultSession, *, read_only: bool = False):
             traceback.print_exc(file=sys.stderr)
             return _error(f"{name}: internal error: {type(exc).__name__}: {exc} (please "
                           "report it)")
-        return CallToolResult(content=[TextContent(type="text", text=json.dumps(
-            result, ensure_ascii=False))], structured_content=result)
+        return _result(result)
 
     async def list_resources(ctx, params) -> ListResourcesResult:
         try:
             found = await on_vault_thread(session.resources)
         except (VaultkitError, ConfigError, FileNotFoundError) as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+            raise MCPError(code=INVALID_PARAMS, message=clean_line(str(exc))) from None
         return ListResourcesResult(resources=[
-            Resource(uri=uri, name=path.rsplit("/", 1)[-1] if path.startswith("../") else path,
-                     description=desc, mime_type="text/markdown")
+            Resource(uri=uri, name=clean_line(path.rsplit("/", 1)[-1] if path.startswith("../")
+                                              else path),
+                     description=clean_line(desc), mime_type="text/markdown")
             for uri, path, desc in found])
 
     async def read_resource(ctx, params) -> ReadResourceResult:
@@ -780,9 +796,9 @@ def build_server(session: VaultSession, *, read_only: bool = False):
         try:
             text = await on_vault_thread(session.read_resource, uri)
         except (ToolFailure, VaultkitError, ConfigError, FileNotFoundError) as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+            raise MCPError(code=INVALID_PARAMS, message=clean_line(str(exc))) from None
         return ReadResourceResult(contents=[
-            TextResourceContents(uri=uri, text=text, mime_type="text/markdown")])
+            TextResourceContents(uri=uri, text=clean(text), mime_type="text/markdown")])
 
     server = Server(SERVER_NAME, version=__version__, title="vaultkit",
                     instructions=INSTRUCTIONS, on_list_tools=list_tools,

@@ -9,6 +9,7 @@ from typing import Sequence
 
 from vaultkit import __version__
 from vaultkit.lint.diagnostics import Diagnostic
+from vaultkit.vault import outbound
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -34,28 +35,39 @@ def _vault_path(d: Diagnostic) -> str:
 def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
            root: str | None = None, where=_vault_path) -> str:
     """``where(d)`` names the file in text and github output (machine formats keep the
-    vault-relative path)."""
+    vault-relative path).
+
+    Every format passes the output boundary (:mod:`vaultkit.vault.outbound`): each cell is
+    one line without control characters, and credentials are masked in one pass over the
+    whole output (JSON formats: over every string before serialising)."""
     if fmt == "json":
-        return json.dumps([d.to_dict() for d in diags], indent=2, ensure_ascii=False) + "\n"
-    if fmt == "github":
-        return "".join(_github(d, where(d)) + "\n" for d in diags)
+        return outbound.dumps([d.to_dict() for d in diags], indent=2) + "\n"
     if fmt == "sarif":
-        return json.dumps(sarif(diags, root), indent=2, ensure_ascii=False) + "\n"
-    return "".join(_text(d, colour, where(d)) + "\n" for d in diags)
+        return outbound.dumps(sarif(diags, root), indent=2) + "\n"
+    if fmt == "github":
+        out = "".join(_github(d, _cell(where(d))) + "\n" for d in diags)
+    else:
+        out = "".join(_text(d, colour, _cell(where(d))) + "\n" for d in diags)
+    return outbound.mask_credentials(out)
+
+
+def _cell(text: str) -> str:
+    return outbound.one_line(text)
 
 
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
     """``path:line:col: CODE rule severity: message``: the severity is written out, so the
     errors (which fail the run) are told from the warnings without colour too."""
-    where = f"{path or d.path}:{d.line or 1}:{d.column or 1}:"
+    where = f"{path or _cell(d.path)}:{d.line or 1}:{d.column or 1}:"
+    message = _cell(d.message)
     level = "error" if d.severity == "error" else "warning"
     if not colour:
-        return f"{where} {d.code} {d.rule} {level}: {d.message}"
+        return f"{where} {d.code} {d.rule} {level}: {message}"
     c = _COLOURS
     sev = c[level]
     fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
     return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
-            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {d.message}")
+            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {message}")
 
 
 def summary(diags: Sequence[Diagnostic]) -> str:
@@ -100,7 +112,8 @@ def _github(d: Diagnostic, path: str | None = None) -> str:
     if d.column:
         props.append(f"col={d.column}")
     props.append(f"title={_escape_prop(f'{d.code} {d.rule}')}")
-    return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {d.message}')}"
+    message = _cell(d.message)
+    return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {message}')}"
 
 
 def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:

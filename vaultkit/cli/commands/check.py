@@ -129,7 +129,9 @@ def run(args) -> int:
     if out is not sys.stdout:
         from vaultkit.core.atomic import write_output
 
-        write_output(args.output, out.getvalue().encode("utf-8"))
+        from vaultkit.vault.outbound import clean
+
+        write_output(args.output, clean(out.getvalue()).encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if failed else 0
