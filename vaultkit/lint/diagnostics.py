@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SEVERITY_RANK = {"warning": 1, "error": 2}
+# "info": a suggestion, shown but never failing a run (not even with --fail-on warning)
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from vaultkit.lint.diagnostics import Diagnostic
 
 FORMATS = ("text", "json", "github", "sarif")
 
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "bold": "\033[1m", "dim": "\033[2m",
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[34m", "bold": "\033[1m", "dim": "\033[2m",
             "cyan": "\033[36m", "reset": "\033[0m"}
 
 
@@ -49,7 +49,7 @@ def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
     if not colour:
         return f"{where} {d.code} {d.rule} {d.message}"
     c = _COLOURS
-    sev = c["error"] if d.severity == "error" else c["warning"]
+    sev = c.get(d.severity, c["warning"])
     fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
     return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
             f"{c['dim']}{d.rule}{c['reset']}{fix} {d.message}")
@@ -61,13 +61,15 @@ def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
-    warnings = len(diags) - errors
+    infos = sum(1 for d in diags if d.severity == "info")
+    warnings = len(diags) - errors - infos
     shown = sum(1 for d in diags if d.fixable)
     if fixable is None:
         fixable = shown
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
-           f"{warnings} warning{'s' * (warnings != 1)})."
+           f"{warnings} warning{'s' * (warnings != 1)}" \
+           + (f", {infos} info" if infos else "") + ")."
     if fixable:
         more = f" ({fixable - shown} of them once the others are fixed, such as a stale " \
             "INDEX.md; `--diff` shows all)" if fixable > shown else ""
@@ -94,7 +96,7 @@ def _escape_prop(s: str) -> str:
 
 
 def _github(d: Diagnostic, path: str | None = None) -> str:
-    level = "error" if d.severity == "error" else "warning"
+    level = {"error": "error", "info": "notice"}.get(d.severity, "warning")
     props = [f"file={_escape_prop(path or d.path)}"]
     if d.line:
         props.append(f"line={d.line}")
@@ -102,6 +104,9 @@ def _github(d: Diagnostic, path: str | None = None) -> str:
         props.append(f"col={d.column}")
     props.append(f"title={_escape_prop(f'{d.code} {d.rule}')}")
     return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {d.message}')}"
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
@@ -124,7 +129,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
             location["physicalLocation"]["region"] = region
         result = {
             "ruleId": d.code,
-            "level": "error" if d.severity == "error" else "warning",
+            "level": _SARIF_LEVEL.get(d.severity, "warning"),
             "message": {"text": d.message},
             "locations": [location],
         }
@@ -142,7 +147,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
                 "shortDescription": {"text": r.summary()},
                 "fullDescription": {"text": r.summary()},
                 "help": {"text": r.doc(), "markdown": r.doc()},
-                "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
+                "defaultConfiguration": {"level": _SARIF_LEVEL.get(r.severity, "warning")},
                 "properties": {"fixable": r.fixable},
             } for r in rules],
         }},

@@ -24,7 +24,7 @@ from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule pa
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 # Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
 # profile or config is read afresh; a run whose files are unchanged rebuilds them from
 # the settings cache without importing pydantic at all.
@@ -135,8 +135,8 @@ class Budgets:
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
-    # an entry under entry_min_lines is still fine when its text is this long (one full
-    # line can say what happened, why and what next); a CJK character counts as three
+    # an entry under entry_min_lines is still fine when its text (heading words and body)
+    # is this long: one line can say what happened; a CJK character counts as three
     entry_min_chars: int = 100
     max_file_bytes: int = 10 * 1024 * 1024
     journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
@@ -162,10 +162,17 @@ class Phrases:
     not_link: list[str] = field(default_factory=list)
     # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
     runtime_section: list[str] = field(default_factory=list)
+    # journal sections about the day, not events in it (## Next Step, ## 遗留问题): not entries
+    topic_section: list[str] = field(default_factory=list)
+    # `[text](url)` targets that are placeholders, never files: url, link, path, ...
+    placeholder_link: list[str] = field(default_factory=list)
+    # labels before a date that stamp a file, not record a day: last updated, archived at
+    stamp_label: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
-                     "not_link", "runtime_section"):
+                     "not_link", "runtime_section", "topic_section", "placeholder_link",
+                     "stamp_label"):
             for phrase in getattr(self, name):
                 if phrase.startswith("re:"):
                     try:
@@ -445,7 +452,7 @@ class ConfigFile:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
-    fail_on: Severity = "error"
+    fail_on: Literal["error", "warning"] = "error"
     timezone: str | None = None
     baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
     severity: dict[str, Severity] = field(default_factory=dict)
