@@ -206,6 +206,37 @@ class IndexSettings:
 
 
 @dataclass
+class LinkSettings:
+    """How ``broken-link`` judges links.
+
+    ``forward_links``: ``report`` (a link to a note that does not exist yet is reported)
+    or ``allow`` (it is a deliberate forward link, as Obsidian shows it grey; a missing
+    heading, block or attachment is still reported). ``exclude``: globs of notes whose
+    links are not checked (vendored packages and generated sites copied into the vault).
+    """
+
+    __pydantic_config__ = _STRICT
+    forward_links: Literal["report", "allow"] = "report"
+    exclude: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        for p in self.exclude:
+            _in_vault(p, "exclude")
+
+    @cached_property
+    def exclude_patterns(self) -> list[re.Pattern]:
+        return [re.compile(fnmatch.translate(p)) for p in self.exclude]
+
+    def excluded(self, path: str) -> bool:
+        """True for a note whose links are not checked: it matches a glob, or lies in a
+        folder that does (``tmp/**`` covers ``tmp/pkg/README.md``)."""
+        pats = self.exclude_patterns
+        return bool(pats) and any(p.match(path) or any(p.match(path[:i] + "/")
+                                                       for i in _slash_positions(path))
+                                  for p in pats)
+
+
+@dataclass
 class GitSettings:
     __pydantic_config__ = _STRICT
     mass_deletion_ratio: float = 0.5
@@ -239,6 +270,7 @@ class Profile:
     colors: dict[str, str] = field(default_factory=dict)
     index: IndexSettings = field(default_factory=IndexSettings)
     git: GitSettings = field(default_factory=GitSettings)
+    links: LinkSettings = field(default_factory=LinkSettings)
     # report every file no named layer claims (fallback layers included) as unknown-location
     strict_placement: bool = False
     # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
@@ -463,6 +495,8 @@ class ConfigFile:
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+    # [links] forward-links = "allow" | "report"; exclude = [...] (added to the profile's)
+    links: dict[str, Any] = field(default_factory=dict)
     strict_placement: bool | None = None
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
 
@@ -875,4 +909,12 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
         data["git"][key.replace("-", "_")] = value
     for key, value in config.index.items():
         data["index"][key.replace("-", "_")] = value
+    for key, value in config.links.items():
+        name = key.replace("-", "_")
+        if name == "exclude" and isinstance(value, list):
+            value = list(data["links"]["exclude"]) + value
+        elif name not in ("forward_links",):
+            raise ConfigError(f"{source}: links: unknown key '{key}' (known: forward-links, "
+                              "exclude)")
+        data["links"][name] = value
     return _validate(Profile, data, source)

@@ -82,7 +82,7 @@ class DailyRecordInMemory(Rule):
 
     name = "daily-record-in-memory"
     code = "VK402"
-    severity = "error"
+    severity = "warning"
 
     def check(self, note, ctx):
         if not is_bootstrap_file(ctx, note, "MEMORY.md"):

@@ -76,7 +76,7 @@ class MissingSection(Rule):
 
     name = "missing-section"
     code = "VK204"
-    severity = "error"
+    severity = "warning"
 
     def check(self, note, ctx):
         type_name = ctx.vault.type_of(note)
