@@ -476,7 +476,8 @@ class ConfigFile:
     """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
 
     __pydantic_config__ = _STRICT
-    profile: str = "openclaw"
+    # a bundled pack or a path; None: chosen by what the folder is (detect_profile)
+    profile: str | None = None
     required_version: str | None = None  # e.g. ">=0.1.0" or ">=0.1,<0.3" (like ruff's)
     memory_dir: str | None = None
     select: list[str] | None = None
@@ -847,17 +848,29 @@ def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
     """The pack the config names; a ``required-version`` it fails is reported first, before
     anything else in a config written for another vaultkit can fail."""
     if config_bytes is None:
-        return ConfigFile.profile
+        return detect_profile(config_path.parent)
     raw = _read_config(config_path)
     spec = raw.get("required_version")
     if isinstance(spec, str):
         problem = check_required_version(spec)
         if problem:
             raise ConfigError(problem)
-    value = raw.get("profile", ConfigFile.profile)
+    value = raw.get("profile")
+    if value is None:
+        return detect_profile(config_path.parent, raw.get("memory_dir") is not None)
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_NAME}: profile: must be a pack name or a path")
     return value
+
+
+def detect_profile(root: Path, memory_dir_set: bool = False) -> str:
+    """The bundled pack for what the folder is: ``openclaw`` for an agent workspace (a
+    bootstrap file such as AGENTS.md or MEMORY.md, a ``memory/`` folder, a ``memory-dir``
+    in vaultkit.toml, or a ``memory/`` repo whose parent holds the bootstrap files),
+    ``obsidian`` for any other folder of notes (a plain Obsidian vault)."""
+    from vaultkit.vault.scan import is_workspace
+
+    return "openclaw" if memory_dir_set or is_workspace(root) else "obsidian"
 
 
 def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:

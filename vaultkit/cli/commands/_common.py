@@ -13,9 +13,11 @@ def open_vault(args, path: str | Path = "."):
     path = Path(path)
     if not path.exists():
         raise VaultkitError(f"{path}: no such file or folder")
+    # a folder named on the command line (not the default ".") is a vault when it holds notes
     vault = load_vault(path, root=getattr(args, "root", None),
                        profile=getattr(args, "profile", None),
-                       use_cache=not getattr(args, "no_cache", False), save=False)
+                       use_cache=not getattr(args, "no_cache", False), save=False,
+                       named=str(path) != "." and path.is_dir())
     _OPENED.append(vault)
     return vault
 

@@ -204,8 +204,8 @@ def _group_by_vault(paths, *, root, hook: bool):
         if not Path(p).exists():  # a hook's deleted file: reported with the first vault
             missing.append(p)
             continue
-        try:
-            found = find_root(Path(p))
+        try:  # a folder named on the command line that holds notes is a vault
+            found = find_root(Path(p), named=p != "." and Path(p).is_dir())
         except NotAVault:
             if hook:
                 continue

@@ -11,7 +11,8 @@ class IndexStale(Rule):
     does not exist. The fix regenerates the region (or the whole file when the markers
     are missing); text outside the markers is kept byte for byte.
 
-    Severity follows what is at stake. A generated region that is out of date is an
+    Only a profile with an `index` layer keeps an index (`openclaw` does; the `obsidian`
+    profile of a plain vault does not). Severity follows what is at stake. A generated region that is out of date is an
     error: the index the agent reads first is wrong. A workspace without INDEX.md, or
     with a hand-written one that has no generated region, follows another convention
     (many keep their own index, or none): that is a suggestion (`info`), shown but never
@@ -48,6 +49,8 @@ class IndexStale(Rule):
         from vaultkit.links.indexgen import index_path, region_span, render_index
 
         vault = ctx.vault
+        if vault.profile.layer("index") is None:
+            return  # a profile without an index layer (a plain Obsidian vault) keeps none
         path = index_path(vault)
         note = vault.notes.get(path)
         if note is not None and note.error:
