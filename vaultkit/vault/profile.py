@@ -228,12 +228,13 @@ class LinkSettings:
         return [re.compile(fnmatch.translate(p)) for p in self.exclude]
 
     def excluded(self, path: str) -> bool:
-        """True for a note whose links are not checked: it matches a glob, or lies in a
-        folder that does (``tmp/**`` covers ``tmp/pkg/README.md``)."""
+        """True for a note whose links are not checked: it matches a glob (``tmp/**``
+        covers ``tmp/pkg/README.md``, ``**/vendor/**`` covers ``vendor/a.md`` too)."""
         pats = self.exclude_patterns
-        return bool(pats) and any(p.match(path) or any(p.match(path[:i] + "/")
-                                                       for i in _slash_positions(path))
-                                  for p in pats)
+        if not pats:
+            return False
+        # '**/' also matches no folder at all: **/vendor/** covers vendor/a.md
+        return any(p.match(path) or p.match("/" + path) for p in pats)
 
 
 @dataclass
