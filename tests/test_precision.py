@@ -89,8 +89,10 @@ def test_a_plain_vault_named_on_the_command_line_is_a_vault(tmp_path, capsys, mo
     assert "Found 4 findings (1 error, 3 warnings)." in out
     assert main(["check", "--root", str(root), str(root), "--no-cache"]) == 1
     capsys.readouterr()
-    # not named (the current folder, found by walking up): still not a vault
     monkeypatch.chdir(root)
+    assert main(["check", ".", "--no-cache"]) == 1  # "." named is named too
+    capsys.readouterr()
+    # not named (the current folder, found by walking up): still not a vault
     assert main(["check", "--no-cache"]) == 2
     assert "not a vault" in capsys.readouterr().err
 
