@@ -153,7 +153,7 @@ def test_headings_inside_the_text_still_warn(make_vault, capsys):
 
 
 def test_refusal_as_json(make_vault, capsys):
-    root = make_vault({})
+    root = make_vault({"memory/2026-02-14.md": "# 2026-02-14\n"})
     code, out, err = run_cli(capsys, "log", "HEARTBEAT_OK", "--json", "--root", str(root))
     assert code == 1
     assert json.loads(out)["rule"] == "filler-entry" and json.loads(out)["refused"] is True
