@@ -58,6 +58,12 @@ def main() -> None:
     if os.path.exists("/dev/zero"):
         timed("read /dev/zero", lambda: read_regular("/dev/zero", 1 << 20))
     timed("config regex (a+)+$ checked", lambda: regex_problem("(a+)+$"))
+    from vaultkit.vault.parse import parse_note
+
+    for lines in (1_000, 2_000):  # 1 MB and 4 MB: once 11 s and over a minute (cubic)
+        nested = "".join("  " * i + "- x\n" for i in range(lines)).encode()
+        timed(f"parse: a list one level deeper per line ({len(nested) / 1e6:.0f} MB)",
+              lambda: f"{parse_note('n.md', nested).line_count:,} lines")
 
     root = base / "vault"
     (root / ".obsidian").mkdir(parents=True)
@@ -71,10 +77,54 @@ def main() -> None:
     timed("search: 60,000-word query", lambda: cli(root, "search", "--root", ".", "limits", *words))
     (root / "memory" / "unclosed_work.yaml").write_text(ALIAS_BOMB)
     timed("audit: alias bomb in unclosed_work.yaml", lambda: cli(root, "audit", "."))
+    history_rewrite(base, 68)  # before the bound: 561 MB and 6.8 s on the same machine
     import shutil
 
     shutil.rmtree(base, ignore_errors=True)
 
+
+def history_rewrite(base: Path, megabytes: int) -> None:
+    """``vaultkit history`` on a repository whose journal of ``megabytes`` MB was rewritten
+    (its first line removed): time and the peak memory of the vaultkit process. Each side
+    of the rewrite is over budgets.max_file_bytes, so neither is loaded (it once took
+    801 MB for 68 MB, and a MemoryError for 137 MB)."""
+    repo = base / f"history-{megabytes}"
+    (repo / ".obsidian").mkdir(parents=True)
+    (repo / "memory").mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.com"}
+
+    def git(*argv: str) -> None:
+        subprocess.run(["git", *argv], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    # written by a child process: Linux keeps a process's peak memory across exec, so
+    # this process must never hold the journal, or every process it starts would seem big
+    write = ("import sys; line = '- a journal line of some length, as agents write them\\n'; "
+             "n = int(sys.argv[2]) * 1_000_000 // len(line); open(sys.argv[1], 'w').write("
+             "'# 2026-01-05\\n\\n## 10:00 ' + sys.argv[3] + '\\n' + line * (n - int("
+             "sys.argv[4])))")
+    journal = str(repo / "memory" / "2026-01-05.md")
+    subprocess.run([sys.executable, "-c", write, journal, str(megabytes), "first", "0"],
+                   check=True)
+    git("add", "-A")
+    git("commit", "-qm", "first")
+    subprocess.run([sys.executable, "-c", write, journal, str(megabytes), "rewritten", "1"],
+                   check=True)
+    git("commit", "-qam", "rewrite")
+    probe = ("import resource as r, sys; from vaultkit.cli import main; rc = main(['history', "
+             "'.']); print(f'exit {rc}, peak', r.getrusage(r.RUSAGE_SELF).ru_maxrss // 1024, "
+             "'MB (git:', r.getrusage(r.RUSAGE_CHILDREN).ru_maxrss // 1024, 'MB)', "
+             "file=sys.stderr)")
+
+    def run() -> str:
+        proc = subprocess.run([sys.executable, "-c", probe], cwd=repo, capture_output=True,
+                              timeout=600, env={**os.environ, "PYTHONPATH": str(
+                                  Path(__file__).resolve().parent.parent)})
+        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return tail[-1] if tail else f"exit {proc.returncode}"
+
+    timed(f"history: a {megabytes} MB journal rewritten (the vaultkit process)", run)
 
 if __name__ == "__main__":
     main()

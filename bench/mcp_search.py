@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        print("bench: needs the MCP SDK: pip install 'vaultkit[mcp]'", file=sys.stderr)
+        print("bench: needs the MCP SDK: pip install 'vaultkit-lint[mcp]'", file=sys.stderr)
         return 2
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)

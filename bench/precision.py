@@ -67,7 +67,7 @@ TRUE = {
         ("property-link-unquoted", "memory/projects/memory-system.md", 4),
         ("memory-size", "MEMORY.md", 44),
         ("bootstrap-budget", "AGENTS.md", 1),
-        ("bootstrap-truncation", "AGENTS.md", 47),
+        ("bootstrap-truncation", "AGENTS.md", 28),
         ("entry-too-long", "memory/2026-02-14.md", 8),
         ("entry-too-short", "memory/2026-02-15.md", 13),
         ("lesson-in-now", "NOW.md", 8),

@@ -124,7 +124,7 @@ CASES = [
         ws, "{agents: {defaults: {compaction: {reserveTokensFloor: 40000}}}}"),
      "memory-flush", "warn", ["only the runtime default (true), not set"], "enabled: true"),
     ("memory-flush no config", lambda ws: (ws / "openclaw.json").unlink(),
-     "memory-flush", "warn", ["no openclaw.json found", "only the runtime default"],
+     "memory-flush", "unknown", ["unknown: no openclaw.json found", "the runtime's default is true"],
      "vaultkit init"),
     ("reserve-floor 20000 in JSON5", lambda ws: _config(ws, BAD_FLOOR),
      "reserve-floor", "fail", ["reserveTokensFloor is 20,000", "below 40,000"],
@@ -132,10 +132,13 @@ CASES = [
     ("reserve-floor unset", lambda ws: _config(ws, "{agents: {defaults: {}}}"),
      "reserve-floor", "fail", ["only the runtime default 20,000"], "to 40000"),
     ("reserve-floor no config", lambda ws: (ws / "openclaw.json").unlink(),
-     "reserve-floor", "fail", ["runtime default 20,000", "no openclaw.json found"], "40000"),
+     "reserve-floor", "unknown", ["no openclaw.json found", "default is 20,000", "looked for",
+                                  "openclaw.json (the vault's parent folder)"],
+     "--openclaw-config PATH, or OPENCLAW_CONFIG_PATH=PATH"),
     ("agents-protocol missing", lambda ws: _write(
         ws / "demo/AGENTS.md", "# AGENTS\n\n## Memory Protocol\n- Read the files.\n"),
-     "agents-protocol", "fail", ["never tells the agent to run memory_search"], "memory_search"),
+     "agents-protocol", "warn", ["'Memory Protocol' heading (line 3)",
+                                 "never tells the agent to run memory_search"], "memory_search"),
     ("agents-protocol no AGENTS.md", lambda ws: (ws / "demo/AGENTS.md").unlink(),
      "agents-protocol", "fail", ["no AGENTS.md"], "Memory Protocol"),
     ("heartbeat empty", lambda ws: _heartbeat(ws, "# HEARTBEAT\n\n## Tasks\n\n"),
@@ -150,19 +153,20 @@ CASES = [
         ws, openclaw_snippet(ws / "demo").replace('every: "1h"', 'every: "0m"')),
      "heartbeat-distillation", "fail", ['the heartbeat is disabled', '"0m"'], '"1h"'),
     ("footprint over 15 KB", lambda ws: _write(ws / "demo/USER.md", "# USER\n" + "u" * 12000),
-     "bootstrap-footprint", "warn", ["over the seed's ~15 KB"], "USER.md"),
+     "bootstrap-footprint", "warn", ["over the ~15 KB a typical session should load"],
+     "USER.md"),
     ("footprint bootstrap over 20 KB", lambda ws: _write(ws / "demo/SOUL.md",
                                                          "# SOUL\n" + "s" * 19000),
-     "bootstrap-footprint", "fail", ["pass the 20,480-byte budget"], "SOUL.md"),
+     "bootstrap-footprint", "warn", ["over the 20,480 guideline"], "SOUL.md"),
     ("truncation per file", lambda ws: _config(
         ws, openclaw_snippet(ws / "demo").replace("workspace:", "bootstrapMaxChars: 1000,\n"
                                                                 "      workspace:")),
-     "bootstrap-truncation", "fail", ["AGENTS.md is", "over bootstrapMaxChars 1,000",
-                                      "silently loses"], "cut AGENTS.md below 1,000"),
+     "bootstrap-truncation", "fail", ["of AGENTS.md (over the per-file limit of 1,000",
+                                      "silently loses"], "cut AGENTS.md below 1,000 chars"),
     ("truncation total", lambda ws: _config(
         ws, openclaw_snippet(ws / "demo").replace("workspace:", "bootstrapTotalMaxChars: 3000,\n"
                                                                 "      workspace:")),
-     "bootstrap-truncation", "fail", ["over bootstrapTotalMaxChars 3,000"], "below 3,000"),
+     "bootstrap-truncation", "fail", ["of the total limit of 3,000"], "below 3,000"),
     ("leftover BOOTSTRAP.md", lambda ws: _write(ws / "demo/BOOTSTRAP.md", "# First run\n"),
      "bootstrap-leftover", "warn", ["BOOTSTRAP.md is still there"], "git rm BOOTSTRAP.md"),
     ("index missing", lambda ws: (ws / "demo/memory/INDEX.md").unlink(),
@@ -211,7 +215,7 @@ CASES = [
         '{"vaultkit-baseline": 1, "findings": [{"path": "NOW.md", "rule": "lesson-in-now", '
         '"code": "VK401", "fingerprint": "0123456789abcdef0123", "count": 1}]}'),
      "baseline", "warn", ["accepts 1 finding in 1 file", "1 of them is fixed"],
-     "to shrink the baseline"),
+     "vaultkit check --shrink-baseline"),
     ("history note deleted", lambda ws: (
         _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\nCards are checked.\n"),
         commit_all(ws / "demo", "add"), (ws / "demo/memory/semantic/payments.md").unlink(),
@@ -433,7 +437,9 @@ def test_text_output_words_off_a_terminal(ws, capsys):
     n = len(CHECK_IDS)
     assert f"{n} checks: {n} passed, 0 warnings, 0 failed." in out
     table = [ln.strip() for ln in lines if ln.strip().startswith(("file ", "total "))]
-    assert table[0].split() == ["file", "bytes", "~tokens"] and table[1].startswith("total")
+    # each runtime present adds a column: what it loads of each file, in its own unit
+    assert table[0].split() == ["file", "bytes", "~tokens", "openclaw", "chars"]
+    assert table[1].startswith("total")
 
 
 def test_text_output_symbols(ws, capsys):
@@ -525,3 +531,52 @@ def test_obsidian_checks_only_where_obsidian_is_used(ws):
     assert "not used as an Obsidian vault" in check.found
     _write(ws / "demo/.obsidian/app.json", "{}")  # opened once: now the colours are checked
     assert audit(ws / "demo")["obsidian"].status == "warn"
+
+
+# -- first week: verdicts that are right -----------------------------------------------------
+
+# OpenClaw's stock AGENTS.md memory headings, as its template writes them (our own words below
+# them): docs/reference/templates/AGENTS.md, an older and the current version
+STOCK_OLD = ("# AGENTS.md - Your Workspace\n\n## Every Session\n\n1. Read SOUL.md.\n"
+             "2. Read the journal of today and yesterday.\n\n## Memory\n\n"
+             "- Daily notes: memory/YYYY-MM-DD.md\n- Long-term: MEMORY.md\n\n"
+             "### 📝 Write It Down!\n\n- Files survive restarts.\n\n## Safety\n\n- Ask first.\n")
+STOCK_NEW = ("# AGENTS.md - Your Workspace\n\n## Session Startup\n\nUse the startup context.\n\n"
+             "## Memory\n\nYou wake up fresh each session.\n\n"
+             "### MEMORY.md - Your Long-Term Memory\n\n- Main session only.\n\n"
+             "### Write It Down\n\nMental notes do not survive a restart.\n")
+
+
+@pytest.mark.parametrize("text, headings", [
+    (STOCK_OLD, ["'Every Session' (line 3)", "'Memory' (line 8)", "'📝 Write It Down!' (line 13)"]),
+    (STOCK_NEW, ["'Session Startup' (line 3)", "'Memory' (line 7)", "'Write It Down' (line 15)"]),
+])
+def test_the_stock_memory_section_is_recognised_and_the_search_rule_named(ws, text, headings):
+    _write(ws / "demo/AGENTS.md", text)
+    check = audit(ws / "demo")["agents-protocol"]
+    assert check.status == "warn", check
+    assert "OpenClaw's stock memory section" in check.found
+    for heading in headings:
+        assert heading in check.found, (heading, check.found)
+    assert "not the search-before-acting rule" in check.found
+    assert "no memory protocol" not in check.found
+    assert check.hint.startswith("add to the 'Memory' section: \"- ALWAYS run memory_search")
+
+
+def test_no_memory_section_at_all_still_fails(ws):
+    _write(ws / "demo/AGENTS.md", "# AGENTS\n\n## Tools\n- Use the skills.\n")
+    check = audit(ws / "demo")["agents-protocol"]
+    assert check.status == "fail" and "holds no memory protocol" in check.found
+
+
+def test_no_visible_config_is_unknown_not_failed(ws, capsys):
+    (ws / "openclaw.json").unlink()
+    code, out, _ = run_cli("audit", ws / "demo", "--symbols", "never", capsys=capsys)
+    assert "FAIL reserve-floor" not in out and "FAIL memory-flush" not in out
+    for cid in ("reserve-floor", "memory-flush"):
+        line = next(ln for ln in out.splitlines() if ln.startswith(f"???? {cid}"))
+        assert str(ws / "openclaw.json") in line and "~/.openclaw" not in line.split("(")[0]
+    assert out.rstrip().endswith("failed, 2 unknown.")
+    assert code == 0, out  # nothing else fails in the good workspace: unknown fails no audit
+    code, out, _ = run_cli("audit", ws / "demo", "--format", "json", capsys=capsys)
+    assert {c["id"]: c["status"] for c in json.loads(out)}["reserve-floor"] == "unknown"

@@ -80,16 +80,21 @@ def test_findings_survive_lines_moving(legacy, capsys):
     assert code == 0 and "All checks passed!" in out
 
 
-def test_a_whole_vault_check_shrinks_the_baseline_when_findings_are_fixed(legacy, capsys):
+def test_only_shrink_baseline_shrinks_the_baseline_when_findings_are_fixed(legacy, capsys):
     run(capsys, "check", str(legacy), "--write-baseline")
+    committed = (legacy / "vaultkit-baseline.json").read_bytes()
     before = sum(f["count"] for f in baseline_of(legacy)["findings"])
     (legacy / "memory/decisions/d2.md").write_text(
         LEGACY_DECISION.format(n=2) + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
-    # a run on some paths, or with a hook, only says so and changes nothing
+    # a run on some paths, a hook, and a plain whole-vault run (CI) only say so: the
+    # committed file never changes under them
     code, _, err = run(capsys, "check", str(legacy / "memory/decisions"))
     assert "2 baselined findings are fixed" in err
-    assert sum(f["count"] for f in baseline_of(legacy)["findings"]) == before
     code, out, err = run(capsys, "check", str(legacy))
+    assert code == 0 and "2 baselined findings are fixed; `vaultkit check --shrink-baseline` " \
+        "removes them" in err
+    assert (legacy / "vaultkit-baseline.json").read_bytes() == committed
+    code, out, err = run(capsys, "check", str(legacy), "--shrink-baseline")
     assert code == 0 and "2 fixed findings removed from the baseline" in err
     after = baseline_of(legacy)["findings"]
     assert sum(f["count"] for f in after) == before - 2
@@ -163,3 +168,99 @@ def test_init_offers_the_baseline_on_an_existing_workspace(tmp_path, capsys):
     assert out.index("--write-baseline") < out.index("pre-commit install")
     code, out, _ = run(capsys, "init", str(tmp_path / "fresh"))
     assert code == 0 and "--write-baseline" not in out
+
+
+@pytest.mark.parametrize("configured", ["../outside.json", "ABSOLUTE", ".git/info/x.json",
+                                        ".obsidian/x.json", ".vaultkit/x.json",
+                                        "memory/../../x.json", "sub/.git/x.json"])
+def test_a_configured_baseline_outside_the_vault_or_in_git_is_a_config_error(
+        legacy, capsys, tmp_path, configured):
+    if configured == "ABSOLUTE":
+        configured = str(tmp_path / "abs.json")
+    (legacy / "vaultkit.toml").write_text(
+        (legacy / "vaultkit.toml").read_text() + f"\nbaseline = {json.dumps(configured)}\n")
+    before = sorted(p for p in tmp_path.rglob("*") if ".git/objects" not in str(p))
+    for argv in (["check", str(legacy), "--write-baseline"], ["check", str(legacy)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2, (out, err)
+        assert "baseline" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    assert sorted(p for p in tmp_path.rglob("*") if ".git/objects" not in str(p)) == before
+
+
+def test_a_baseline_is_never_written_outside_the_vault_or_through_a_symlink(
+        legacy, capsys, tmp_path):
+    outside = tmp_path / "outside.json"
+    # --baseline (a hook's args come from a cloned .pre-commit-config.yaml too)
+    code, _, err = run(capsys, "check", str(legacy), "--write-baseline",
+                       "--baseline", str(outside))
+    assert code == 2 and "leads out of the vault" in err and not outside.exists()
+    code, _, err = run(capsys, "check", str(legacy), "--write-baseline",
+                       "--baseline", str(legacy / ".git" / "b.json"))
+    assert code == 2 and ".git/" in err and not (legacy / ".git" / "b.json").exists()
+    # the default baseline, a symlink out of the vault: --shrink-baseline refuses too
+    run(capsys, "check", str(legacy), "--write-baseline")
+    outside.write_text((legacy / "vaultkit-baseline.json").read_text())
+    (legacy / "vaultkit-baseline.json").unlink()
+    (legacy / "vaultkit-baseline.json").symlink_to(outside)
+    kept = outside.read_text()
+    (legacy / "memory/decisions/d1.md").unlink()  # fixed: the shrink wants to write
+    code, _, err = run(capsys, "check", str(legacy), "--shrink-baseline")
+    assert code == 2 and "symlink" in err and len(err.strip().splitlines()) == 1
+    assert outside.read_text() == kept
+
+
+# -- first week: the baseline survives a renamed heading, changes only when asked ---------------
+
+JOURNAL = ("# 2026-11-20\n\n## 09:10 — Deploy\n- shipped\n\n## 11:00 — Standup\n- talked\n\n"
+           "## 15:30 — Review of the launch plan\n- Went through the plan line by line.\n"
+           "- Moved the launch to Tuesday.\n- Ada owns the rollback.\n")
+
+
+def test_an_entrys_baselined_finding_survives_a_heading_rename(legacy, capsys):
+    journal = legacy / "memory/2026-11-20.md"
+    journal.write_text(JOURNAL)
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "entry-too-short")
+    assert code == 0 and out.count("VK305 entry-too-short") == 2
+    run(capsys, "check", str(legacy), "--write-baseline")
+    journal.write_text(JOURNAL.replace("09:10 — Deploy", "09:10 — Deployed v1.3 to production"))
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "entry-too-short")
+    assert "VK305" not in out and "All checks passed!" in out
+    # a third short entry is new: the two accepted ones are counted
+    journal.write_text(journal.read_text() + "\n## 17:00 — Wrap-up\n- done\n")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "entry-too-short")
+    assert out.count("VK305 entry-too-short") == 1
+
+
+def test_a_baseline_written_before_names_were_blanked_still_matches(legacy, capsys):
+    from vaultkit.lint.baseline import legacy_fingerprint
+    from vaultkit.lint.diagnostics import Diagnostic
+
+    (legacy / "memory/2026-11-20.md").write_text(JOURNAL)
+    _, out, _ = run(capsys, "check", str(legacy), "--format", "json")
+    # as the earlier version wrote them: one entry per message, the heading in the hash
+    data = {"vaultkit-baseline": 1, "findings": [
+        {"path": f["path"], "rule": f["rule"], "code": f["code"], "count": 1,
+         "message": f["message"],
+         "fingerprint": legacy_fingerprint(Diagnostic(f["rule"], f["code"], f["severity"],
+                                                      f["path"], 1, 1, f["message"]))}
+        for f in json.loads(out) if f["rule"] not in ("journal-append-only", "mass-deletion")]}
+    assert sum(f["rule"] == "entry-too-short" for f in data["findings"]) == 2
+    (legacy / "vaultkit-baseline.json").write_text(json.dumps(data))
+    code, out, _ = run(capsys, "check", str(legacy))
+    assert code == 0 and "All checks passed!" in out
+
+
+def test_shrink_baseline_needs_a_baseline_and_the_whole_vault(legacy, capsys):
+    code, _, err = run(capsys, "check", str(legacy), "--shrink-baseline")
+    assert code == 2 and "no baseline to shrink" in err
+    run(capsys, "check", str(legacy), "--write-baseline")
+    for extra, message in ((["--no-baseline"], "contradict"),
+                           (["--write-baseline"], "give one of them"),
+                           (["--hook"], "records the whole vault")):
+        code, _, err = run(capsys, "check", str(legacy), "--shrink-baseline", *extra)
+        assert code == 2 and message in err, extra
+    code, _, err = run(capsys, "check", str(legacy / "memory"), "--shrink-baseline")
+    assert code == 2 and "records the whole vault" in err
+    code, _, err = run(capsys, "check", str(legacy), "--shrink-baseline")
+    assert code == 0 and "nothing removed" in err

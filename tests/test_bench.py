@@ -248,3 +248,38 @@ def test_bench_scripts_do_not_shadow_modules():
     names = {p.stem for p in BENCH.glob("*.py")}
     assert not names & set(sys.stdlib_module_names)
     assert not names & set(packages_distributions())  # installed packages' import names
+
+
+def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidence(tmp_path):
+    import locomo
+
+    out = tmp_path / "out"
+    root = out / "conv-x"
+    (root / "memory").mkdir(parents=True)
+    (root / ".vaultkit").mkdir()
+    (root / "MEMORY.md").write_text("# MEMORY\n\nConversations.\n")
+    turns = [f"- **Ann**: filler remark number {i} about the weather and nothing else"
+             for i in range(40)]
+    turns[3] = "- **Ann**: I adopted a greyhound called Pixel"
+    turns[30] = "- **Bob**: the kayak trip is booked"
+    (root / "memory" / "2023-05-08.md").write_text(
+        "# 2023-05-08\n\n## 13:56\n\n" + "\n".join(turns) + "\n")
+    line = {f"D1:{i}": ["memory/2023-05-08.md", 5 + i] for i in range(40)}
+    (root / "turnmap.json").write_text(json.dumps({"turns": line}))
+    qa = [
+        {"conv": "conv-x", "question": "What dog did Ann adopt? greyhound", "evidence": ["D1:3"],
+         "category": 4},
+        {"conv": "conv-x", "question": "When is the kayak trip?", "evidence": ["D1:30; D1:3"],
+         "category": 1},
+        {"conv": "conv-x", "question": "Which violin concerto?", "evidence": ["D1:9"],
+         "category": 3},
+        {"conv": "conv-x", "question": "adversarial", "evidence": ["D1:1"], "category": 5},
+    ]
+    assert locomo.evidence_ids(qa[1]) == ["D1:30", "D1:3"]
+    res = locomo.measure(out, qa, min_score=None)
+    table = res["table"]
+    assert table["all 1-4"]["n"] == 3  # category 5 is not counted
+    assert table["single-hop"]["range@5"] == 100.0 and table["single-hop"]["snip@5"] == 100.0
+    assert table["multi-hop"]["range@10"] == 100.0 and table["multi-hop"]["all@10"] < 100.0
+    assert table["open-domain"]["range@10"] == 0.0  # no word in common: not found
+    assert res["chars@5"] > 0 and res["empty"] == 1

@@ -61,7 +61,7 @@ def test_text_format(faulty, capsys, monkeypatch):
     monkeypatch.chdir(faulty)
     _, out, _ = run(capsys, "check", "--select", FOUNDATION)
     lines = out.splitlines()
-    assert ("memory/decisions/pricing.md:3:1: VK002 frontmatter-invalid frontmatter is not "
+    assert ("memory/decisions/pricing.md:3:1: VK002 frontmatter-invalid error: frontmatter is not "
             "valid YAML") in out
     assert any(ln.startswith("memory/2026-02-30.md:1:1: VK102 journal-filename ") for ln in lines)
     assert lines[-1] == "Found 6 findings (5 errors, 1 warning)."

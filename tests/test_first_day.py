@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -219,11 +220,11 @@ def test_check_and_audit_count_bootstrap_characters_the_same_way(tmp_path, capsy
     _, out, _ = run(capsys, "check", "--select", "VK303", "--format", "json", "--no-cache")
     found = json.loads(out)
     assert [d["path"] for d in found] == ["MEMORY.md"]
-    assert "20,004 characters" in found[0]["message"]
+    assert "of its 20,004 chars" in found[0]["message"]
     _, out, _ = run(capsys, "audit", "--format", "json")
     truncation = {c["id"]: c for c in json.loads(out)}["bootstrap-truncation"]
     assert truncation["status"] == "fail"
-    assert "MEMORY.md is 20,004 characters" in truncation["found"]
+    assert "of the 20,004 chars of MEMORY.md" in truncation["found"]
 
 
 def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, capsys,
@@ -480,12 +481,24 @@ def test_every_command_takes_the_vault_path_as_a_positional(tmp_path, capsys, mo
 # -- `vaultkit rules` fits 80 columns; every option has help text -------------------------------
 
 def test_rules_fits_an_80_column_terminal(capsys):
+    from vaultkit.lint.rules import all_rules
+
     code, out, _ = run(capsys, "rules")
     assert code == 0
     lines = out.splitlines()
     assert len(lines) >= 20
     assert max(len(line) for line in lines) <= 80
-    assert all(line[:5].startswith("VK") for line in lines)
+    # every summary is there whole, wrapped at words under its column: never cut to
+    # "Reports a Markdown file…"
+    blocks = re.split(r"\n(?=VK\d{3} )", out.rstrip("\n"))
+    rules = all_rules()
+    assert [b[:5] for b in blocks] == [r.code for r in rules]
+    for block, rule in zip(blocks, rules):
+        head, *rest = block.split("\n")
+        column = 5 + 2 + max(len(r.name) for r in rules) + 2 + 7 + 2 + 3 + 2  # code name sev fix
+        words = " ".join([head[column:], *(line.strip() for line in rest)]).split()
+        assert words == rule.summary().split(), rule.name
+        assert all(line.startswith(" " * column) for line in rest), rule.name
     # summaries stay whole where there is no terminal to fit
     _, out, _ = run(capsys, "rules", "--format", "json")
     assert all(not r["summary"].endswith("…") for r in json.loads(out))

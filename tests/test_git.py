@@ -498,7 +498,7 @@ def test_hook_cli_without_file_names_sees_staged_deletions(repo, monkeypatch, ca
     git(repo, "rm", "-q", J)
     code, out, _ = hook_cli(repo, monkeypatch, capsys, "--select", ",".join(GIT_RULES))
     assert code == 1
-    assert f"{J}:1:1: VK601 journal-append-only journal deleted" in out
+    assert f"{J}:1:1: VK601 journal-append-only error: journal deleted" in out
 
 
 def test_hook_cli_uses_the_index_and_reports_file_and_line(repo, monkeypatch, capsys):
@@ -507,7 +507,7 @@ def test_hook_cli_uses_the_index_and_reports_file_and_line(repo, monkeypatch, ca
     write(repo, J, JOURNAL)  # hook mode reads the staged version, not this
     code, out, _ = hook_cli(repo, monkeypatch, capsys, J)
     assert code == 1
-    assert f"{J}:5:1: VK601 journal-append-only line 5 differs" in out
+    assert f"{J}:5:1: VK601 journal-append-only error: line 5 differs" in out
 
 
 def test_hook_cli_passed_files_outside_the_vault_are_quiet(tmp_path, monkeypatch, capsys):

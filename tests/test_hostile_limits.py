@@ -226,7 +226,7 @@ def test_staged_undecodable_file_name_fails_the_hook(fresh_vault):
         proc = subprocess.run([sys.executable, "-m", "vaultkit", *argv, name, b"MEMORY.md"],
                               cwd=fresh_vault, capture_output=True, timeout=TIMEOUT)
         assert_clean(proc, allowed=(1,))
-        assert (f"\n{SEM}/bad-\\xff-name.md:1:1: VK001 file-unreadable file name is not "
+        assert (f"\n{SEM}/bad-\\xff-name.md:1:1: VK001 file-unreadable error: file name is not "
                 "valid UTF-8").encode() in b"\n" + proc.stdout, proc.stdout
 
 

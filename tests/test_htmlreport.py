@@ -134,7 +134,7 @@ def test_missing_extra_is_named(tmp_path):
             f"sys.exit(main(['report', {str(tmp_path)!r}, '-o', {str(tmp_path / 'r.html')!r}]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert "pip install 'vaultkit[report]'" in proc.stderr
+    assert "pip install 'vaultkit-lint[report]'" in proc.stderr
     assert not (tmp_path / "r.html").exists()
 
 

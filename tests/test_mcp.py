@@ -718,3 +718,25 @@ def test_every_tool_survives_the_hostile_vault(tmp_path):
     assert check["findings"] == cli_json(vault, "check", "--format", "json")
     assert not any(hostile.OUTSIDE_SECRET in t for t in texts)
     assert not (hostile.sentinel_dir(vault) / hostile.SENTINEL).exists()
+
+
+def test_vault_check_honours_the_baseline_as_check_does(starter):
+    """An accepted finding neither shows nor fails: `failed` agrees with check's exit code."""
+    (starter / "NOW.md").write_text((starter / "NOW.md").read_text()
+                                    + "\n## Lessons learned\n- never deploy on a Friday\n")
+    assert subprocess.run([sys.executable, "-m", "vaultkit", "check", "--write-baseline"],
+                          cwd=starter, capture_output=True, timeout=120).returncode == 0
+    check = subprocess.run([sys.executable, "-m", "vaultkit", "check"], cwd=starter,
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout
+
+    async def script(client):
+        return (await client.call_tool("vault_check", {}),
+                await client.call_tool("vault_check", {"select": ["lesson-in-now"]}))
+
+    whole, selected = talk(starter, script)
+    for result in (whole, selected):
+        data = structured(result)
+        assert data["failed"] is False and data["findings"] == []
+        assert data["baselined"] >= 1
+    assert structured(whole)["findings"] == cli_json(starter, "check", "--format", "json")

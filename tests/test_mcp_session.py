@@ -37,7 +37,7 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1  # one line
-    assert "pip install 'vaultkit[mcp]'" in proc.stderr
+    assert "pip install 'vaultkit-lint[mcp]'" in proc.stderr
 
 
 def test_the_cli_never_imports_the_sdk_unless_serving(tmp_path):

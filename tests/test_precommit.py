@@ -193,7 +193,7 @@ def test_staged_edit_of_yesterdays_journal_is_refused(make_repo, hook):
     vault.git("add", rel)
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert f"{rel}:5:1: VK601 journal-append-only line 5 differs" in out, out
+    assert f"{rel}:5:1: VK601 journal-append-only error: line 5 differs" in out, out
     assert vault.head() == before
 
 
@@ -242,7 +242,7 @@ def test_deleted_journal_is_refused_though_no_file_is_passed(make_repo):
     vault.git("rm", "-q", f"memory/{YESTERDAY}.md")
     ok, out = vault.commit("backup: delete")
     assert not ok
-    assert f"memory/{YESTERDAY}.md:1:1: VK601 journal-append-only journal deleted" in out, out
+    assert f"memory/{YESTERDAY}.md:1:1: VK601 journal-append-only error: journal deleted" in out, out
 
 
 def test_journal_archived_with_git_mv_commits(make_repo):
@@ -263,7 +263,7 @@ def test_rewrite_halving_memory_md_is_refused(make_repo):
     vault.git("add", "MEMORY.md")
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert "MEMORY.md:1:1: VK602 mass-deletion lost" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost" in out, out
     assert vault.head() == before
 
 
@@ -290,7 +290,7 @@ def test_nightly_backup_through_the_readme_config(make_repo):
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode != 0
     assert vault.head() == before
-    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only 5 committed lines removed "
+    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only error: 5 committed lines removed "
             "from line 12 on (HEAD: '### 22:00 — Late note')") in proc.stdout + proc.stderr
 
 
@@ -311,23 +311,54 @@ def test_vault_with_only_warnings_commits_and_prints_them(make_repo):
 
 # -- INDEX.md ----------------------------------------------------------------------------
 
-def test_stale_index_is_regenerated_and_the_retry_commits(make_repo):
-    vault = make_repo(("vaultkit-index",))
-    vault.write("memory/decisions/community-first.md",
-                "---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
-                "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
-                "Grow the community before the course.\n")
-    vault.git("add", "-A")
+DECISION = ("---\ndate: 2026-02-08\ntype: decision\nstatus: active\ntags: [community]\n---\n"
+            "# Build community first\n\n## Context\nNo trust yet.\n\n## Decision\n"
+            "Grow the community before the course.\n")
+
+
+def test_a_new_note_commits_in_one_run_with_the_regenerated_index(make_repo):
+    """The index hook rewrites INDEX.md and stages it: one `git commit`, the fresh index in it."""
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL + "\nnot staged: kept aside\n")
+    vault.git("add", "memory/decisions/community-first.md")
     before = vault.read("memory/INDEX.md")
     ok, out = vault.commit("decision")
+    assert ok, out
+    assert re.search(r"vaultkit index\.+Passed", out), out
+    committed = vault.git("show", "HEAD:memory/INDEX.md").stdout
+    assert committed != before and "community-first" in committed
+    assert vault.read("memory/INDEX.md") == committed
+    # the unstaged edit elsewhere is still unstaged, the rest is clean
+    assert vault.git("status", "--porcelain").stdout == f" M memory/{YESTERDAY}.md\n"
+
+
+@pytest.mark.parametrize("how", [["-a"], ["--", "memory/decisions/community-first.md"]])
+def test_the_index_is_staged_into_a_commit_through_a_temporary_index(make_repo, how):
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.git("add", "-N", "memory/decisions/community-first.md")  # known to git, not staged
+    proc = vault.git("commit", "-m", "decision", *how, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "community-first" in vault.git("show", "HEAD:memory/INDEX.md").stdout
+
+
+def test_an_unstaged_index_of_ones_own_stops_the_commit_with_what_to_do(make_repo):
+    """pre-commit sets the unstaged INDEX.md aside and restores it after the hooks: the hook
+    must not stage over it (the restore would fail); it says to stage it instead."""
+    vault = make_repo(("vaultkit-index", "vaultkit-check"))
+    vault.write("memory/decisions/community-first.md", DECISION)
+    vault.index()  # INDEX.md regenerated on disk, only the note staged
+    mine = vault.read("memory/INDEX.md")
+    vault.git("add", "memory/decisions/community-first.md")
+    ok, out = vault.commit("decision")
     assert not ok
-    assert "files were modified by this hook" in out, out
-    after = vault.read("memory/INDEX.md")
-    assert after != before and "community-first" in after
+    assert "An unexpected error" not in out, out
+    assert "memory/INDEX.md has changes that are not staged; stage them" in out, out
+    assert vault.read("memory/INDEX.md") == mine  # the user's file, as it was
     vault.git("add", "memory/INDEX.md")
     ok, out = vault.commit("decision")
     assert ok, out
-    assert vault.read("memory/INDEX.md") == after
 
 
 # -- the hooks page's configurations work as written -------------------------------------------
@@ -364,10 +395,7 @@ def test_readme_config_commits_a_clean_vault_and_refuses_an_edit(make_repo, name
     vault.write(journal, YESTERDAY_JOURNAL)
     vault.git("add", "-A")
     ok, out = vault.commit("backup: first")
-    if not ok:  # a hook that writes (INDEX.md, graph colours) stops the first commit once
-        vault.git("add", "-A")
-        ok, out = vault.commit("backup: first")
-    assert ok, out
+    assert ok, out  # in one run: the index hook stages the INDEX.md it rewrites
     vault.write(journal, YESTERDAY_JOURNAL.replace("v1.2", "v1.3"))
     vault.git("add", "-A")
     ok, out = vault.commit("backup: rewrite")
@@ -414,10 +442,16 @@ def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
     assert not ok and "memory/decisions/new.md" in out and "legacy-" not in out, out
     vault.git("rm", "-q", "--cached", "memory/decisions/new.md")
     (vault.path / "memory/decisions/new.md").unlink()
-    # fixing a baselined finding shrinks the baseline on the next whole-vault check
+    # fixing a baselined finding: a plain check leaves the committed file alone, the
+    # explicit --shrink-baseline shrinks it
     vault.write("memory/decisions/legacy-7.md", LEGACY.format(day=8, n=7)
                 + "\n## Context\nWhy.\n\n## Decision\nWhat.\n")
     proc = _run([sys.executable, "-m", "vaultkit", "check"], vault.path, vault.env, check=False)
+    assert "2 baselined findings are fixed" in proc.stderr, proc.stderr
+    assert sum(f["count"] for f in json.loads(vault.read("vaultkit-baseline.json"))["findings"]) \
+        == 200
+    proc = _run([sys.executable, "-m", "vaultkit", "check", "--shrink-baseline"], vault.path,
+                vault.env, check=False)
     assert "2 fixed findings removed from the baseline" in proc.stderr, proc.stderr
     data = json.loads(vault.read("vaultkit-baseline.json"))
     assert sum(f["count"] for f in data["findings"]) == 198
@@ -464,7 +498,7 @@ def test_key_appended_to_a_journal_is_refused_then_commits_once_removed(make_rep
     vault.git("add", rel)
     ok, out = vault.commit("backup: alerts bot")
     assert not ok
-    assert f"{rel}:17:9: VK701 secret-in-memory Telegram bot token (…7U4O) in memory" in out, out
+    assert f"{rel}:17:9: VK701 secret-in-memory error: Telegram bot token (…7U4O) in memory" in out, out
     assert token not in out and "AAbeuEchs" not in out
     assert vault.head() == before
     vault.write(rel, YESTERDAY_JOURNAL + entry)

@@ -23,7 +23,7 @@ def hooks():
 # id: (entry, pass_filenames, always_run, types, stages)
 EXPECTED = {
     "vaultkit-check": ("vaultkit check --hook", True, True, ["markdown"], []),
-    "vaultkit-index": ("vaultkit index", False, True, ["file"], []),
+    "vaultkit-index": ("vaultkit index --stage", False, True, ["file"], []),
     "vaultkit-colors": ("vaultkit graph --write-colors", False, True, ["file"], []),
     "vaultkit-append-only": ("vaultkit check --hook --select "
                              "journal-append-only,mass-deletion,memory-churn",

@@ -34,8 +34,20 @@ def tour_steps() -> list[tuple[str, str | None]]:
 
 def test_the_tour_has_steps():
     steps = tour_steps()
-    assert steps[0][0].startswith("vaultkit init demo")
+    commands = [command for command, _ in steps]
+    # the vault goes outside the checkout (git refuses --git inside this repository)
+    assert commands[0] == "vaultkit init ~/demo --git"
+    assert "cd ~/demo" in commands
     assert sum(1 for _, out in steps if out) >= 3
+    # the tour installs pre-commit, commits a new note through the hooks and reads history
+    assert any(c.startswith("pip install pre-commit") and "pre-commit install" in c
+               for c in commands)
+    assert any(c.startswith("git add -A && git commit") for c in commands)
+    assert "vaultkit history" in commands
+
+
+def test_the_readme_says_to_install_pre_commit():
+    assert "pip install pre-commit" in README.read_text(encoding="utf-8")
 
 
 def run_tour(tmp_path: Path):
@@ -45,10 +57,12 @@ def run_tour(tmp_path: Path):
                GIT_COMMITTER_EMAIL="tour@example.com", GIT_CONFIG_GLOBAL=os.devnull,
                PATH=str(Path(VAULTKIT).parent) + os.pathsep + os.environ.get("PATH", ""))
     env.pop("OPENCLAW_CONFIG_PATH", None)
+    env["PRE_COMMIT_HOME"] = str(tmp_path / ".cache" / "pre-commit")
     cwd = tmp_path
     for command, expected in tour_steps():
         if command.startswith("cd "):
-            cwd = cwd / shlex.split(command)[1]
+            target = shlex.split(command)[1]
+            cwd = Path(env["HOME"] + target[1:]) if target.startswith("~") else cwd / target
             continue
         proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                               text=True, timeout=120)
@@ -61,6 +75,13 @@ def test_readme_tour_prints_what_the_readme_shows(tmp_path):
     for command, expected, actual in run_tour(tmp_path):
         if expected is not None:
             assert actual == expected, command
+        if command.startswith("git add -A && git commit"):  # through the hooks, in one go
+            assert "Failed" not in actual, actual
+    demo = tmp_path / "demo"
+    assert (demo / ".git" / "hooks" / "pre-commit").is_file()  # the tour installed the hooks
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=demo, capture_output=True,
+                            text=True, check=True).stdout
+    assert status == ""  # the regenerated INDEX.md went into that one commit
 
 
 if __name__ == "__main__":  # `python tests/test_readme_tour.py`: show the tour's real output

@@ -6,7 +6,6 @@ import pytest
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
 from vaultkit.vault.openclaw import bootstrap_limits
-from vaultkit.lint.rules.bootstrap_truncation import runtime_length
 from vaultkit.vault.loader import load_vault
 
 
@@ -61,22 +60,45 @@ def test_memory_size_memory_only_layout(make_vault, tmp_path):
 
 
 # -- bootstrap-budget -------------------------------------------------------------------
+# What OpenClaw injects into a main session, counted as it counts (UTF-16 units of the
+# right-trimmed text), against the design notes' 20 KB guideline (20,480).
 
-def test_bootstrap_budget_reports_on_the_largest_and_lists_every_size(make_vault):
+def test_bootstrap_budget_reports_on_the_largest_and_lists_every_share(make_vault):
+    # each file loses its last newline to the runtime's trim: 8,999 + 7,999 + 1,999 + 1,499
     root = make_vault({"AGENTS.md": lines_of(9000), "MEMORY.md": lines_of(8000),
                        "SOUL.md": lines_of(2000), "USER.md": lines_of(1500),
                        "memory/2026-02-15.md": lines_of(9000)})  # journals are not bootstrap
     (d,) = diagnostics(root, "bootstrap-budget")
-    assert (d.rule, d.path, d.line) == ("bootstrap-budget", "AGENTS.md", 1)
-    assert d.message == ("bootstrap files total 20,500 bytes (20.0 KB), over the 20,480-byte "
-                         "budget by 20 (budgets.bootstrap_total_bytes): AGENTS.md 9,000, "
-                         "MEMORY.md 8,000, SOUL.md 2,000, USER.md 1,500")
+    assert (d.rule, d.path, d.line, d.severity) == ("bootstrap-budget", "AGENTS.md", 1, "warning")
+    assert d.message == ("OpenClaw injects 20,496 chars from the bootstrap files into a main "
+                         "session, over the 20,480 guideline (budgets.bootstrap_guideline_chars) "
+                         "by 16: AGENTS.md 8,999, MEMORY.md 7,999, SOUL.md 1,999, USER.md 1,499")
 
 
-def test_bootstrap_budget_under_budget(make_vault):
+def test_bootstrap_budget_leaves_out_now_md_which_openclaw_does_not_inject(make_vault):
+    # the old count (bytes of every file, NOW.md included) was 26,000: over
     root = make_vault({"AGENTS.md": lines_of(9000), "MEMORY.md": lines_of(8000),
-                       "NOW.md": lines_of(3480)})
+                       "NOW.md": lines_of(9000)})
     assert findings(root, "bootstrap-budget") == []
+
+
+def test_bootstrap_budget_counts_characters_not_bytes(make_vault):
+    # 7,200 Chinese characters are 21,600 UTF-8 bytes: the old byte count reported them
+    text = ("会话可丢，状态不可丢。" * 8 + "\n") * 80
+    root = make_vault({"AGENTS.md": text, "MEMORY.md": "# MEMORY\n"})
+    assert len(text.encode()) > 20480 > len(text)
+    assert findings(root, "bootstrap-budget") == []
+
+
+def test_bootstrap_budget_one_unit_under_and_over(make_vault):
+    under = make_vault({"SOUL.md": "x" * 15000, "USER.md": "y" * 5480}, root_name="under")
+    assert findings(under, "bootstrap-budget") == []
+    over = make_vault({"SOUL.md": "x" * 15000, "USER.md": "y" * 5481}, root_name="over")
+    assert findings(over, "bootstrap-budget") == [("bootstrap-budget", "SOUL.md", 1)]
+    # what is injected is counted: a file over the runtime's 20,000 per-file limit counts
+    # for the 20,000 or so the runtime keeps of it, not for its length
+    cut = make_vault({"SOUL.md": "x" * 25000}, root_name="cut")
+    assert findings(cut, "bootstrap-budget") == []
 
 
 def test_bootstrap_budget_memory_only_layout(make_vault):
@@ -85,36 +107,53 @@ def test_bootstrap_budget_memory_only_layout(make_vault):
     (root.parent / "MEMORY.md").write_text(lines_of(9000))
     (d,) = diagnostics(root, "bootstrap-budget")
     assert d.path == "../AGENTS.md"
-    assert "../AGENTS.md 12,000, ../MEMORY.md 9,000" in d.message
+    assert "../AGENTS.md 11,999, ../MEMORY.md 8,999" in d.message
 
 
-def test_bootstrap_budget_from_vaultkit_toml(make_vault):
+@pytest.mark.parametrize("key", ["bootstrap-guideline-chars", "bootstrap-total-bytes"])
+def test_bootstrap_budget_from_vaultkit_toml(make_vault, key):
     root = make_vault({"AGENTS.md": lines_of(9000), "MEMORY.md": lines_of(8000),
-                       "vaultkit.toml": "[budgets]\nbootstrap-total-bytes = 30000\n"})
+                       "SOUL.md": lines_of(9000), "vaultkit.toml": f"[budgets]\n{key} = 30000\n"})
     assert findings(root, "bootstrap-budget") == []
+    (root / "vaultkit.toml").write_text(f"[budgets]\n{key} = 20000\n")
+    assert findings(root, "bootstrap-budget") == [("bootstrap-budget", "AGENTS.md", 1)]
 
 
 # -- bootstrap-truncation -----------------------------------------------------------------
+# Hand-derived from OpenClaw's trimBootstrapContent (src/agents/embedded-agent-helpers/
+# bootstrap.ts): for a file of length L over a limit M the marker is
+# "\n" + "[...truncated, read NAME for full content...]" + "\n" + "…(truncated NAME: kept
+# H+T chars of L)…" + "\n", joined to head and tail by one "\n" each; the content budget is
+# M - len(marker) - 2, of which 75% is head and 25% tail (floored).
 
 def test_truncation_per_file_says_what_is_lost(make_vault):
-    root = make_vault({"AGENTS.md": lines_of(25600, width=100)})  # 256 lines of 100 chars
+    # SOUL.md: 256 lines of 100 characters, 25,599 once trimmed. The marker for "SOUL.md"
+    # is 1 + 48 + 1 + 53 + 1 = 104 units, so the budget is 20,000 - 104 - 2 = 19,894:
+    # head 14,920 (line 150 is the first not whole), tail 4,973 (from char 20,626, line 207)
+    root = make_vault({"SOUL.md": lines_of(25600, width=100)})
     (d,) = diagnostics(root, "bootstrap-truncation")
-    # kept: first 15,000 and last 5,000 characters; lost: 5,600 from line 151 on
-    assert (d.path, d.line) == ("AGENTS.md", 151)
+    assert (d.path, d.line) == ("SOUL.md", 150)
     source = bootstrap_limits(load_vault(root, root=root, use_cache=False))[2]
     assert "no openclaw.json" in source
     assert d.message == (
-        f"AGENTS.md is 25,599 characters, over the runtime's per-file limit of 20,000 ({source}): "
-        "the agent silently loses 5,599 characters from the middle, lines 151-206 (keeps the "
-        "first 15,000 and the last 5,000)")
+        f"SOUL.md: OpenClaw loads 19,893 of its 25,599 chars (over the per-file limit of "
+        f"20,000; {source}): lines 150-207 are never loaded")
 
 
 def test_truncation_counts_characters_not_bytes(make_vault):
     cjk = ("会话可丢，状态不可丢。" * 9 + "\n") * 150  # 14,999 characters once trimmed, 44,700 bytes
     root = make_vault({"MEMORY.md": cjk})
-    assert runtime_length(cjk) == 14999
+    assert len(cjk.rstrip()) == 14999
     assert len(cjk.encode()) == 44700
     assert findings(root, "bootstrap-truncation") == []
+
+
+def test_truncation_counts_an_emoji_as_two_units(make_vault):
+    # 10,000 emoji are 20,000 UTF-16 units: at the limit; one more and the file is cut
+    at = make_vault({"SOUL.md": "😀" * 10000 + "\n"}, root_name="at")
+    assert findings(at, "bootstrap-truncation") == []
+    over = make_vault({"SOUL.md": "😀" * 10000 + "a\n"}, root_name="over")
+    assert findings(over, "bootstrap-truncation") == [("bootstrap-truncation", "SOUL.md", 1)]
 
 
 def test_truncation_ignores_trailing_whitespace(make_vault):
@@ -122,8 +161,16 @@ def test_truncation_ignores_trailing_whitespace(make_vault):
     assert findings(root, "bootstrap-truncation") == []
 
 
+def test_truncation_per_file_limit_one_unit_under_and_over(make_vault):
+    under = make_vault({"USER.md": "u" * 20000}, root_name="under")
+    assert findings(under, "bootstrap-truncation") == []
+    over = make_vault({"USER.md": "u" * 20001}, root_name="over")
+    assert findings(over, "bootstrap-truncation") == [("bootstrap-truncation", "USER.md", 1)]
+
+
 def test_truncation_limits_from_openclaw_json(make_vault, tmp_path):
-    root = make_vault({"AGENTS.md": lines_of(12000, width=100), "SOUL.md": lines_of(9000)})
+    root = make_vault({"AGENTS.md": "a\n", "SOUL.md": lines_of(12000, width=100),
+                       "TOOLS.md": "t\n", "IDENTITY.md": "i\n", "USER.md": lines_of(9000)})
     (tmp_path / "openclaw.json").write_text("""// JSON5, as OpenClaw reads it
 {
   agents: {
@@ -135,29 +182,35 @@ def test_truncation_limits_from_openclaw_json(make_vault, tmp_path):
 }
 """)
     got = diagnostics(root, "bootstrap-truncation")
-    assert [(d.path, d.line) for d in got] == [("AGENTS.md", 76), ("SOUL.md", 59)]
-    agents, soul = got
-    assert "over the runtime's per-file limit of 10,000" in agents.message
-    assert str(tmp_path / "openclaw.json") in agents.message
-    assert "agents.defaults.bootstrapMaxChars" in agents.message
-    assert "loses 1,999 characters" in agents.message
-    # SOUL.md comes after AGENTS.md: 5,000 of the 15,000 total are left for it
-    assert "only 5,000 of the total limit of 15,000 are left" in soul.message
-    assert "loses 3,999 characters" in soul.message
+    # SOUL.md (11,999): marker 1 + 48 + 1 + 52 + 1 = 103 ("…(truncated SOUL.md: kept
+    # 7421+2473 chars of 11999)…"), budget 10,000 - 103 - 2 = 9,895: head 7,421 (line 75),
+    # tail 2,473 (from char 9,526, line 96); 9,999 injected.
+    # USER.md (8,999) then gets 15,000 - 1 - 9,999 - 1 - 1 = 4,998: marker 1 + 48 + 1 + 51
+    # + 1 = 102, budget 4,998 - 102 - 2 = 4,894, head 3,670 (line 58), tail 1,223 (from
+    # char 7,776, line 122); 4,997 injected
+    assert [(d.path, d.line) for d in got] == [("SOUL.md", 75), ("USER.md", 58)]
+    soul, user = got
+    assert "loads 9,894 of its 11,999 chars (over the per-file limit of 10,000" in soul.message
+    assert str(tmp_path / "openclaw.json") in soul.message
+    assert "agents.defaults.bootstrapMaxChars" in soul.message
+    assert "lines 75-96 are never loaded" in soul.message
+    assert "loads 4,893 of its 8,999 chars (only 4,998 of the total limit of 15,000 " \
+           "were left" in user.message
+    assert "lines 58-122 are never loaded" in user.message
 
 
 def test_truncation_drops_files_past_the_total(make_vault, tmp_path):
     root = make_vault({"AGENTS.md": lines_of(15000), "SOUL.md": lines_of(16000),
-                       "USER.md": "# USER\nName: Ray\n"})
+                       "TOOLS.md": "t\n", "IDENTITY.md": "i\n", "USER.md": "# USER\nName: Ray\n"})
     (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": '
                                             "30000}}}")
     got = diagnostics(root, "bootstrap-truncation")
-    assert [(d.path, d.line) for d in got] == [("SOUL.md", 176), ("USER.md", 1)]
-    assert "USER.md is dropped whole" in got[1].message
-    assert "all 16 characters are silently lost" in got[1].message
-    # SOUL.md: 15,999 characters, 15,001 of the total left after AGENTS.md's 14,999
-    assert "only 15,001 of the total limit of 30,000 are left" in got[0].message
-    assert "loses 998 characters" in got[0].message
+    # AGENTS.md 14,999 loads whole; SOUL.md gets the 15,001 left and its cut fills 15,000 of
+    # them; with 1 unit left (under 64) TOOLS.md, IDENTITY.md and USER.md are dropped whole
+    assert [d.path for d in got] == ["IDENTITY.md", "SOUL.md", "TOOLS.md", "USER.md"]
+    assert "only 15,001 of the total limit of 30,000 were left" in got[1].message
+    assert got[3].message == ("USER.md: OpenClaw drops all 16 chars of it (under 64 units "
+                              "of the total limit (30,000) were left)")
 
 
 def test_truncation_near_miss_under_limits(make_vault, tmp_path):
@@ -167,6 +220,20 @@ def test_truncation_near_miss_under_limits(make_vault, tmp_path):
     # an openclaw.json that does not parse falls back to the defaults, no crash
     (tmp_path / "openclaw.json").write_text("{ agents: ")
     assert findings(root, "bootstrap-truncation") == []
+
+
+def test_truncation_by_codex_byte_budget(make_vault):
+    # 12,000 Chinese characters: 36,000 bytes, over Codex's 32,768; OpenClaw counts 12,000
+    text = ("状态不可丢。" * 20 + "\n") * 100
+    root = make_vault({"AGENTS.md": text, "vaultkit.toml": 'runtimes = ["openclaw", "codex"]\n'})
+    (d,) = diagnostics(root, "bootstrap-truncation")
+    # 32,768 bytes = 91 lines of 361 bytes (32,851 > 32,768 > 32,490): line 91 is cut
+    assert (d.path, d.line) == ("AGENTS.md", 91)
+    assert d.message == ("AGENTS.md: Codex loads 32,768 of its 36,100 bytes (past the 32,768-"
+                         "byte budget (project_doc_max_bytes)): lines 91-100 are never loaded")
+    root2 = make_vault({"AGENTS.md": text, "vaultkit.toml": 'runtimes = ["openclaw"]\n'},
+                       root_name="no-codex")
+    assert findings(root2, "bootstrap-truncation") == []
 
 
 # -- entry-too-long / entry-too-short -------------------------------------------------------

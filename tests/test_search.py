@@ -121,9 +121,15 @@ def test_json_shape_matches_memory_search(vault_dir, capsys):
     data = json.loads(out)
     assert list(data) == ["results"] and data["results"]
     for r in data["results"]:
-        assert list(r) == ["path", "startLine", "endLine", "score", "snippet"]
+        assert list(r) == ["path", "startLine", "endLine", "score", "snippet",
+                           "snippetStartLine", "snippetEndLine"]
         assert 0 <= r["score"] <= 1 and 1 <= r["startLine"] <= r["endLine"]
         assert len(r["snippet"]) <= 700
+        # the snippet's own lines lie inside the chunk and are exactly what it shows
+        assert r["startLine"] <= r["snippetStartLine"] <= r["snippetEndLine"] <= r["endLine"]
+        shown = (vault_dir / r["path"]).read_text().split("\n")[
+            r["snippetStartLine"] - 1:r["snippetEndLine"]]
+        assert "\n".join(shown).rstrip() == r["snippet"]
     top = data["results"][0]
     assert top["path"] == "memory/lessons/deployment.md"
     lines = (vault_dir / top["path"]).read_text().split("\n")

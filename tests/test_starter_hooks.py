@@ -47,3 +47,71 @@ def test_starter_hooks_guard_the_journal(tmp_path):
     out = refused.stdout + refused.stderr
     assert refused.returncode != 0
     assert f"memory/{today.isoformat()}.md:" in out and "VK601 journal-append-only" in out
+
+
+def _vault_with_hooks(tmp_path):
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), NO_COLOR="1",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    env.pop("VAULTKIT_ACCEPT_DELETION", None)
+    root = tmp_path / "vault"
+    init_vault(root, git=True, today=dt.date.today())
+    assert run(root, sys.executable, "-m", "pre_commit", "install", env=env).returncode == 0
+    return root, env
+
+
+LESSON = ("---\ntype: lesson\ndate: 2026-12-01\n---\n# Deploys\n\n"
+          "## 2026-12-01 — No Friday deploys\n- We broke production on a Friday.\n"
+          "- Deploy early in the week.\n- Keep a rollback ready.\n")
+
+
+def test_adding_a_note_takes_one_commit_and_a_clean_commit_is_quiet(tmp_path):
+    root, env = _vault_with_hooks(tmp_path)
+    (root / "memory" / "lessons").mkdir(exist_ok=True)
+    (root / "memory" / "lessons" / "deploys.md").write_text(LESSON, encoding="utf-8")
+    (root / "MEMORY.md").write_text((root / "MEMORY.md").read_text(encoding="utf-8")
+                                    + "\nSee [[lessons/deploys]].\n", encoding="utf-8")
+    run(root, "git", "add", "-A", env=env)
+    ok = run(root, "git", "commit", "-m", "a lesson", env=env)
+    out = ok.stdout + ok.stderr
+    assert ok.returncode == 0, out
+    assert "[[deploys]]" in run(root, "git", "show", "HEAD:memory/INDEX.md", env=env).stdout
+    assert run(root, "git", "status", "--porcelain", env=env).stdout == ""
+    assert "All checks passed!" not in out  # nothing to report: only the hook's line
+    assert "vaultkit check" in out and "Passed" in out
+
+
+def test_an_intended_deletion_is_accepted_for_one_commit_without_no_verify(tmp_path):
+    root, env = _vault_with_hooks(tmp_path)
+    (root / "USER.md").unlink()
+    run(root, "git", "add", "-A", env=env)
+    refused = run(root, "git", "commit", "-m", "drop USER.md", env=env)
+    out = refused.stdout + refused.stderr
+    assert refused.returncode != 0
+    assert "VK602 mass-deletion" in out and "--no-verify" not in out
+    assert "VAULTKIT_ACCEPT_DELETION=USER.md git commit" in out
+    accepted = run(root, "git", "commit", "-m", "drop USER.md",
+                   env=dict(env, VAULTKIT_ACCEPT_DELETION="USER.md"))
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    # the next commit is guarded again
+    (root / "SOUL.md").unlink()
+    run(root, "git", "add", "-A", env=env)
+    assert run(root, "git", "commit", "-m", "drop SOUL.md", env=env).returncode != 0
+
+
+def test_outside_a_commit_the_index_hook_writes_and_does_not_stage(tmp_path):
+    """`pre-commit run --all-files` (and pre-commit.ci) make no commit: the rewritten
+    INDEX.md stays unstaged, so pre-commit reports it as changed (pre-commit.ci's autofix)."""
+    root, env = _vault_with_hooks(tmp_path)
+    (root / "memory" / "lessons").mkdir(exist_ok=True)
+    (root / "memory" / "lessons" / "deploys.md").write_text(LESSON, encoding="utf-8")
+    run(root, "git", "add", "-A", env=env)
+    env = {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+    proc = run(root, sys.executable, "-m", "pre_commit", "run", "--all-files", "vaultkit-index",
+               env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "files were modified by this hook" in out, out
+    assert "rewritten, not staged: no commit is being made" in out
+    status = run(root, "git", "status", "--porcelain", "memory/INDEX.md", env=env).stdout
+    assert status.startswith("AM") or status.startswith(" M") or status.startswith("MM"), status

@@ -15,7 +15,7 @@ def test_wheel_installs_and_checks_the_starter_vault(tmp_path):
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
                    check=True, capture_output=True)
-    wheel = next(dist.glob("vaultkit-*.whl"))
+    wheel = next(dist.glob("vaultkit_lint-*.whl"))  # the distribution name (vaultkit-lint)
 
     import zipfile
 

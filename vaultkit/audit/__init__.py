@@ -1,8 +1,8 @@
 """The survival checklist: is this vault and its OpenClaw setup safe against memory loss?
 
 One module per check, each a function of an :class:`~vaultkit.audit.context.AuditContext`
-returning a :class:`~vaultkit.audit.context.Check` with an id, a status (``pass``, ``warn`` or
-``fail``), what it found, and a one-line hint saying how to fix it. :func:`run_audit` runs them
+returning a :class:`~vaultkit.audit.context.Check` with an id, a status (``pass``, ``warn``,
+``fail``, or ``unknown`` when what it reads is not visible), what it found, and a one-line hint saying how to fix it. :func:`run_audit` runs them
 all in the order of :data:`CHECK_IDS`; :mod:`vaultkit.audit.render` prints them. A check module
 imports only :mod:`vaultkit.audit.context` from this package, never another check.
 """
@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check, estimate_tokens
+from vaultkit.audit.context import (FAIL, PASS, UNKNOWN, WARN, AuditContext, Check,
+                                    estimate_tokens)
 from vaultkit.audit.render import render_json, render_text
 from vaultkit.audit.memory_md import check_memory_md
 from vaultkit.audit.memory_dir import check_memory_dir
@@ -35,7 +36,7 @@ from vaultkit.audit.history import check_history
 from vaultkit.audit.secrets import check_secrets
 from vaultkit.audit.unclosed import find_unclosed, unclosed_items
 
-__all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "WARN", "AuditContext", "Check",
+__all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "UNKNOWN", "WARN", "AuditContext", "Check",
            "estimate_tokens", "find_unclosed", "render_json", "render_text", "run_audit",
            "unclosed_items"]
 

@@ -33,7 +33,7 @@ def check_baseline(ctx: AuditContext) -> Check:
     if stale:
         return Check("baseline", WARN, f"{held}, but {stale:,} of them "
                                        f"{'is' if stale == 1 else 'are'} fixed",
-                     f"run `vaultkit check {ctx.vault.root}` to shrink the baseline, then "
+                     f"run `vaultkit check --shrink-baseline {ctx.vault.root}`, then "
                      f"commit {rel}")
     if ctx.git_top():
         tracked = ctx.git("ls-files", "--error-unmatch", "--", str(path))

@@ -10,17 +10,20 @@ English prose (about 4 characters a token) and Chinese (about one character a to
 from __future__ import annotations
 
 import datetime as dt
-import math
-import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vaultkit.vault.runtimes import estimate_tokens  # noqa: F401  (the one estimate, re-exported)
+
 PASS, WARN, FAIL = "pass", "warn", "fail"
+# what a check cannot judge because what it reads is not visible (no openclaw.json found):
+# not wrong, and never a failed audit
+UNKNOWN = "unknown"
 
 
-RANK = {PASS: 0, WARN: 1, FAIL: 2}
+RANK = {PASS: 0, UNKNOWN: 1, WARN: 1, FAIL: 2}
 
 
 @dataclass
@@ -36,18 +39,6 @@ class Check:
         if self.details:
             out["details"] = self.details
         return out
-
-
-_CJK = re.compile("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
-                  "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
-                  "\U00020000-\U0003134f]")
-
-
-def estimate_tokens(text: str) -> int:
-    """One token per CJK character plus one per 4 bytes (UTF-8) of the rest."""
-    cjk = _CJK.findall(text)
-    rest = len(text.encode("utf-8")) - sum(len(c.encode("utf-8")) for c in cjk)
-    return len(cjk) + math.ceil(rest / 4)
 
 
 class AuditContext:
@@ -74,12 +65,23 @@ class AuditContext:
             self.config_data, self.config_error = openclaw.load_openclaw(self.config_path)
         self._git_top: Any = None
         self._git_top_done = False
+        self._runtimes: list | None = None
 
     # -- bootstrap files ----------------------------------------------------------------
 
     def bootstrap(self) -> dict:
         """Bootstrap file name -> Note, in injection order."""
         return {n.path.rsplit("/", 1)[-1]: n for n in self.vault.bootstrap()}
+
+    def runtimes(self) -> list:
+        """What each runtime present loads at session start (vaultkit.vault.runtimes), with
+        this audit's openclaw.json and agent; computed once."""
+        if self._runtimes is None:
+            from vaultkit.vault.runtimes import contexts
+
+            self._runtimes = contexts(self.vault, None, None, openclaw_config=self.explicit_config,
+                                      agent=self.agent)
+        return self._runtimes
 
     def where_bootstrap(self) -> str:
         """Where the bootstrap files are expected, for messages."""
@@ -105,6 +107,21 @@ class AuditContext:
                          "openclaw.json")
         return Check("", FAIL, f"{self.config_path} cannot be used: {message}",
                      f"rewrite {self.config_path} as a UTF-8 JSON5 object")
+
+    def config_unknown(self, check_id: str, what: str, default: str) -> Check | None:
+        """An ``unknown`` check when no openclaw.json is visible: where it was looked for,
+        and how to point at it. None when there is a config to read."""
+        if self.config_path is not None:
+            return None
+        from vaultkit.vault.openclaw import ENV_VAR, config_candidates
+
+        places = ", ".join(f"{path} ({where})" for path, where in config_candidates(self.vault))
+        return Check(check_id, UNKNOWN,
+                     f"unknown: no openclaw.json found, so {what} cannot be read (looked for "
+                     f"{places}; ${ENV_VAR} is not set); the runtime's default is {default}",
+                     "point the audit at the config the agent runs with: vaultkit audit "
+                     f"--openclaw-config PATH, or {ENV_VAR}=PATH; no config yet? `vaultkit "
+                     "init --openclaw-snippet` prints the settings to put in one")
 
     def config_target(self) -> str:
         """Which file a hint should tell the user to edit."""

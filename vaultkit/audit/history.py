@@ -31,16 +31,30 @@ def history_check(history: history_scan.History, now: dt.datetime):
     cutoff = (now - dt.timedelta(days=AUDIT_DAYS)).timestamp()
     lost = [e for e in history.events
             if e.recoverable and not e.recovered and e.timestamp >= cutoff]
+    unread = ""
+    if history.warnings:  # versions over the read bound or missing: not judged
+        shown = "; ".join(history.warnings[:3])
+        more = f"; +{len(history.warnings) - 3} more" if len(history.warnings) > 3 else ""
+        unread = (f"{len(history.warnings)} change{'s' * (len(history.warnings) != 1)} not "
+                  f"judged: {shown}{more}")
     if not lost:
+        read = (f"({history.commits} commit{'s' * (history.commits != 1)} read)")
+        if unread:
+            return Check("history", WARN,
+                         f"no unrecovered memory loss found in the last {AUDIT_DAYS} days "
+                         f"{read}, but {unread}",
+                         "see `vaultkit history`; fetch the missing objects (`git fetch "
+                         "--unshallow`, a full clone) or look at the oversized versions by "
+                         "hand")
         return Check("history", PASS,
-                     f"no unrecovered memory loss in the last {AUDIT_DAYS} days "
-                     f"({history.commits} commit{'s' * (history.commits != 1)} read)")
+                     f"no unrecovered memory loss in the last {AUDIT_DAYS} days {read}")
     listed = "; ".join(f"{e.kind} {e.path} in {e.commit[:10]} on {e.day} ({e.id})"
                        for e in lost[:5])
     more = f"; +{len(lost) - 5} more" if len(lost) > 5 else ""
     hint = (f"vaultkit recover {lost[0].id}" if len(lost) == 1 else "vaultkit recover --all")
     return Check("history", WARN,
                  f"{len(lost)} memory-loss event{'s' * (len(lost) != 1)} in the last "
-                 f"{AUDIT_DAYS} days not recovered: {listed}{more}",
+                 f"{AUDIT_DAYS} days not recovered: {listed}{more}"
+                 + (f"; {unread}" if unread else ""),
                  f"run `{hint}` (see `vaultkit history` first), review and commit",
                  [e.to_dict() for e in lost])

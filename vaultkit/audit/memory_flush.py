@@ -11,15 +11,12 @@ def check_memory_flush(ctx: AuditContext) -> Check:
     if problem:
         problem.id = "memory-flush"
         return problem
+    unknown = ctx.config_unknown("memory-flush", "memoryFlush.enabled", "true (flush on)")
+    if unknown:
+        return unknown
     key = "compaction.memoryFlush.enabled"
     value, where = ctx.setting(key)
     target = ctx.config_target()
-    if ctx.config_path is None:
-        return Check("memory-flush", WARN,
-                     "no openclaw.json found, so memoryFlush.enabled is only the runtime default "
-                     "(true), not set",
-                     f"create {target} with agents.defaults.compaction.memoryFlush.enabled: true "
-                     "(`vaultkit init` prints the snippet)")
     if where is None:
         return Check("memory-flush", WARN,
                      f"memoryFlush.enabled is only the runtime default (true), not set in "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from vaultkit.audit.context import FAIL, PASS, WARN, Check
+from vaultkit.audit.context import FAIL, PASS, UNKNOWN, WARN, Check
 
-_SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌"}
+_SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌", UNKNOWN: "❔"}
 
 
-_WORDS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL"}
+_WORDS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL", UNKNOWN: "????"}
 
 
 def render_json(checks: list[Check]) -> str:
@@ -31,21 +31,35 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
             lines.extend(pad + "  " + (f"commit {d['commit'][:12]} ({d['date']}) added " if
                                        d.get("commit") else "now in ")
                          + f"{d['path']}:{d['line']} {d['found']}" for d in c.details)
-    counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL)}
+    counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL, UNKNOWN)}
     lines.append("")
+    unknown = f", {counts[UNKNOWN]} unknown" if counts[UNKNOWN] else ""
     lines.append(f"{len(checks)} checks: {counts[PASS]} passed, {counts[WARN]} "
-                 f"warning{'s' * (counts[WARN] != 1)}, {counts[FAIL]} failed.")
+                 f"warning{'s' * (counts[WARN] != 1)}, {counts[FAIL]} failed{unknown}.")
     return "\n".join(lines) + "\n"
 
 
 def _table(rows: list[dict]) -> list[str]:
-    labels = [r["file"] + ("" if r["kind"] == "bootstrap" else f" ({r['kind']})") for r in rows]
+    """The footprint table: each file's bytes and tokens, then what each runtime loads of it
+    in the runtime's unit (chars: UTF-16 units; "-": that runtime does not load it)."""
+    labels = [r["file"] + ("" if r["kind"] in ("bootstrap", "runtime") else f" ({r['kind']})")
+              for r in rows]
+    runtimes = list(dict.fromkeys(name for r in rows for name in r.get("loaded", {})))
+    units = {name: next(r["loaded"][name]["unit"] for r in rows if name in r.get("loaded", {}))
+             for name in runtimes}
+    heads = [f"{name} {'bytes' if units[name] == 'bytes' else 'chars'}" for name in runtimes]
     width = max(len("file"), len("total"), *(len(x) for x in labels))
-    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"]
+    out = [f"{'file'.ljust(width)}  {'bytes':>7}  {'~tokens':>7}"
+           + "".join(f"  {h:>{max(9, len(h))}}" for h in heads)]
     for label, r in zip(labels, rows):
         tok = "?" if r["tokens"] is None else f"{r['tokens']:,}"
-        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}")
+        cells = "".join(
+            f"  {(format(r['loaded'][n]['units'], ',') if n in r.get('loaded', {}) else '-'):>{max(9, len(h))}}"
+            for n, h in zip(runtimes, heads))
+        out.append(f"{label.ljust(width)}  {r['bytes']:>7,}  {tok:>7}{cells}")
     total_b = sum(r["bytes"] for r in rows)
     total_t = sum(r["tokens"] or 0 for r in rows)
-    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}")
+    totals = "".join(f"  {sum(r['loaded'][n]['units'] for r in rows if n in r.get('loaded', {})):>{max(9, len(h))},}"
+                     for n, h in zip(runtimes, heads))
+    out.append(f"{'total'.ljust(width)}  {total_b:>7,}  {total_t:>7,}{totals}")
     return out

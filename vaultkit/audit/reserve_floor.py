@@ -14,6 +14,10 @@ def check_reserve_floor(ctx: AuditContext) -> Check:
     if problem:
         problem.id = "reserve-floor"
         return problem
+    unknown = ctx.config_unknown("reserve-floor", "reserveTokensFloor",
+                                 f"20,000, and the checklist needs at least {MIN_RESERVE_FLOOR:,}")
+    if unknown:
+        return unknown
     value, where = ctx.setting("compaction.reserveTokensFloor")
     target = ctx.config_target()
     key = where or "agents.defaults.compaction.reserveTokensFloor"
@@ -22,8 +26,7 @@ def check_reserve_floor(ctx: AuditContext) -> Check:
                      f"{where} is {json.dumps(value)}, not a number ({ctx.config_path})",
                      f"set {key} to {MIN_RESERVE_FLOOR} in {target}")
     if where is None:
-        source = ("no openclaw.json found" if ctx.config_path is None
-                  else f"not set in {ctx.config_path}")
+        source = f"not set in {ctx.config_path}"
         return Check("reserve-floor", FAIL,
                      f"reserveTokensFloor is only the runtime default {value:,} ({source}); "
                      f"the checklist needs at least {MIN_RESERVE_FLOOR:,} so the memory flush "

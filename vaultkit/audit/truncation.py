@@ -1,37 +1,41 @@
-"""The audit check ``bootstrap-truncation``: no bootstrap file is cut by the runtime's limits."""
+"""The audit check ``bootstrap-truncation``: no runtime present cuts a file it loads.
+
+The very simulation ``vaultkit context`` prints and ``check``'s ``bootstrap-truncation`` and
+``auto-memory-cut`` rules report (vaultkit.vault.runtimes), with this audit's
+openclaw.json and agent, so the three never disagree.
+"""
 
 from __future__ import annotations
 
-
 from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
 
-def check_truncation(ctx: AuditContext) -> Check:
-    from vaultkit.vault.openclaw import bootstrap_limits
-    from vaultkit.lint.rules.bootstrap_truncation import simulate
 
-    per_file, total_limit, source = bootstrap_limits(ctx.vault, ctx.explicit_config, ctx.agent)
-    # the very computation `check`'s bootstrap-truncation rule makes (UTF-16 units of the
-    # right-trimmed text, injection order), so the two never disagree
-    files = [note for note in ctx.bootstrap().values() if not note.error]
-    plan = simulate(files, per_file, total_limit)
-    over = [(note.path, length) for note, length, kept in plan if length > per_file]
-    total = sum(length for _, length, _ in plan)
-    cut_by_total = [note.path for note, length, kept in plan if kept < min(length, per_file)]
-    found = []
-    hints = []
-    for path, chars in over:
-        found.append(f"{path} is {chars:,} characters, over bootstrapMaxChars {per_file:,}: the "
-                     f"agent silently loses about {chars - per_file:,} from its middle")
-        hints.append(f"cut {path} below {per_file:,} characters")
-    if cut_by_total:
-        found.append(f"the bootstrap files total {total:,} characters, over "
-                     f"bootstrapTotalMaxChars {total_limit:,}: the files injected last are cut "
-                     f"({', '.join(cut_by_total)})")
-        hints.append(f"bring the set below {total_limit:,} characters")
+def check_truncation(ctx: AuditContext) -> Check:
+    runtimes = ctx.runtimes()
+    found, hints, seen = [], [], []
+    for rc in runtimes:
+        unit = "bytes" if rc.unit == "bytes" else "chars"
+        seen.append(f"{rc.label} ({rc.limits_source})" if rc.limits_source else rc.label)
+        for p in rc.cut:
+            if p.cut == "dropped":
+                found.append(f"{rc.label} drops {p.path} whole ({p.reason}): all {p.length:,} "
+                             f"{unit} are lost")
+            else:
+                found.append(f"{rc.label} loads {p.kept:,} of the {p.length:,} {unit} of "
+                             f"{p.path} ({p.reason}): the agent silently loses "
+                             f"{p.lost:,} {unit}, from line {p.first_lost_line}")
+            limit = rc.per_file_max if p.cut == "middle" and rc.per_file_max else rc.total_max
+            if p.role == "auto memory":
+                hints.append(f"shorten {p.path} to one line per entry and move detail into "
+                             "topic files")
+            elif limit:
+                hints.append(f"cut {p.path} below {limit:,} {unit}")
     if found:
-        return Check("bootstrap-truncation", FAIL, "; ".join(found) + f"; limits from {source}",
-                     "; ".join(hints) + " (move detail into memory/semantic/ or "
-                     "memory/procedural/, which memory_search still finds)")
+        return Check("bootstrap-truncation", FAIL, "; ".join(found),
+                     "; ".join(dict.fromkeys(hints)) + " (move detail into memory/semantic/ or "
+                     "memory/procedural/, which memory_search still finds; `vaultkit context` "
+                     "shows each cut)")
+    if not runtimes:
+        return Check("bootstrap-truncation", PASS, "no runtime detected: nothing is loaded")
     return Check("bootstrap-truncation", PASS,
-                 f"every bootstrap file is within {per_file:,} characters and the set "
-                 f"({total:,}) within {total_limit:,}; limits from {source}")
+                 "no runtime cuts a file it loads: " + "; ".join(seen))

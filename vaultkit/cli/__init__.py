@@ -14,7 +14,8 @@ from typing import Sequence
 
 from vaultkit import __version__
 
-COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "log", "search", "get",
+COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
+            "search", "get",
             "archive", "distill", "history", "recover", "report", "mcp")
 
 
@@ -50,6 +51,52 @@ def add_vault_arguments(p: argparse.ArgumentParser, *, cache: bool = True) -> No
         p.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
 
 
+# Old spellings of a --format value, still accepted (`--format md` is `--format markdown`).
+FORMAT_ALIASES = {"md": "markdown"}
+
+
+def add_format_arguments(p: argparse.ArgumentParser, formats: Sequence[str], *,
+                         default: str | None = None, help: str | None = None) -> None:
+    """The one way every command chooses its output (ruff's convention):
+    ``--format`` (alias ``--output-format``) with the command's ``formats``; ``--json`` is
+    kept as the old spelling of ``--format json``."""
+    default = default or formats[0]
+    p.add_argument("--format", "--output-format", dest="format", default=default,
+                   choices=tuple(formats), metavar="{" + ",".join(formats) + "}",
+                   type=lambda value: FORMAT_ALIASES.get(value, value),
+                   help=help or f"output format: {', '.join(formats)} (default: {default})")
+    if "json" in formats:
+        p.add_argument("--json", dest="format", action="store_const", const="json",
+                       help="the same as --format json")
+
+
+def add_output_argument(p: argparse.ArgumentParser, *, help: str | None = None,
+                        default: str | None = None) -> None:
+    """``-o/--output FILE`` (alias ``--output-file``): the command's output goes to FILE,
+    written whole and atomically at the end, instead of to standard output."""
+    p.add_argument("-o", "--output", "--output-file", dest="output", metavar="FILE",
+                   default=default,
+                   help=help or "write the output to FILE instead of standard output")
+
+
+def _run_into_file(args) -> int:
+    """Run the command with standard output collected and written to ``-o FILE`` at the end
+    (only when the command ran; an error writes nothing)."""
+    import contextlib
+    import io
+
+    from vaultkit.cli.commands._common import check_output_folder
+
+    check_output_folder(args.output)  # before any work
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = int(args.run(args) or 0)
+    from vaultkit.core.atomic import write_output
+
+    write_output(args.output, buffer.getvalue().encode("utf-8"))
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
@@ -75,7 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vaultkit.cli.commands import _common
 
     try:
-        code = int(args.run(args) or 0)
+        if getattr(args, "output", None) and not getattr(args, "writes_output", False):
+            code = _run_into_file(args)
+        else:
+            code = int(args.run(args) or 0)
         _common.save_opened_vaults()
         return code
     except (VaultkitError, ConfigError) as exc:

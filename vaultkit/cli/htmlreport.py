@@ -12,7 +12,7 @@ Charts, in order (each a ``<figure class="chart">`` with an id):
 
 ``chart-sizes``
     MEMORY.md and the whole bootstrap set, in bytes, after every commit that changed
-    them, against their budgets (``budgets.memory_md_bytes``, ``bootstrap_total_bytes``),
+    them, against their budgets (``budgets.memory_md_bytes``, ``bootstrap_guideline_chars``),
     with the loss events marked on the timeline.
 ``chart-layers``
     Notes per layer over the history (journal, archive, structured, knowledge, bootstrap).
@@ -21,6 +21,10 @@ Charts, in order (each a ``<figure class="chart">`` with an id):
 ``chart-journal``
     Journal activity per day as a calendar (lines added to journals, the last year of
     history).
+``chart-footprint``
+    What each runtime present loads at session start (``vaultkit context``): one bar per
+    runtime, a segment per file, in the runtime's unit, with its total limit, the part it
+    cuts hatched, and OpenClaw's bootstrap guideline.
 ``chart-findings``
     Today's findings per rule, coloured by severity.
 
@@ -40,7 +44,8 @@ from dataclasses import dataclass
 
 from vaultkit.core.errors import VaultkitError
 
-CHART_IDS = ("chart-sizes", "chart-layers", "chart-losses", "chart-journal", "chart-findings")
+CHART_IDS = ("chart-sizes", "chart-layers", "chart-losses", "chart-journal", "chart-footprint",
+             "chart-findings")
 LAYER_ORDER = ("journal", "session", "dated", "archive", "structured", "knowledge", "topics",
                "dreaming", "bootstrap", "working")
 LAYER_COLOURS = {"journal": "#868e96", "session": "#adb5bd", "dated": "#5c940d",
@@ -77,7 +82,7 @@ def _need_extra():
         import mistune  # noqa: F401
     except ImportError as exc:
         raise VaultkitError(f"vaultkit report needs the report extra ({exc.name} is missing): "
-                            "pip install 'vaultkit[report]'") from None
+                            "pip install 'vaultkit-lint[report]'") from None
     matplotlib.use("Agg", force=True)
     return matplotlib
 
@@ -160,7 +165,8 @@ def chart_sizes(data: ReportData) -> str:
         return _svg(fig, "MEMORY.md and bootstrap sizes: no history")
     end = data.generated
     for series, budget, colour, label in (
-            (history.bootstrap_bytes, budgets.bootstrap_total_bytes, "#f76707", "bootstrap set"),
+            (history.bootstrap_bytes, budgets.bootstrap_guideline_chars, "#f76707",
+             "bootstrap set"),
             (history.memory_bytes, budgets.memory_md_bytes, "#1971c2", "MEMORY.md")):
         if not series:
             continue
@@ -291,6 +297,53 @@ def chart_journal(data: ReportData) -> str:
     return _svg(fig, "journal activity per day")
 
 
+def chart_footprint(data: ReportData) -> str:
+    from vaultkit.vault.runtimes import for_vault
+
+    runtimes = for_vault(data.vault)
+    fig, ax = _figure(0.9 + 0.55 * max(1, len(runtimes)))
+    if not runtimes:
+        _empty(ax, "no runtime detected: nothing is loaded at session start")
+        return _svg(fig, "session-start footprint: no runtime")
+    palette = ("#1971c2", "#f76707", "#2f9e44", "#9c36b5", "#0c8599", "#e03131", "#f59f00",
+               "#5c940d")
+    labels = []
+    for row, rc in enumerate(runtimes):
+        unit = "bytes" if rc.unit == "bytes" else "chars"
+        limit = rc.total_max or 0
+        scale = max([rc.total, limit, 1] + [p.length for p in rc.pieces])
+        left = 0.0
+        for n, piece in enumerate(p for p in rc.pieces if p.injected):
+            width = piece.injected_length / scale
+            ax.barh(row, width, left=left, color=palette[n % len(palette)], height=0.6,
+                    edgecolor="white", linewidth=0.5)
+            if width > 0.08:
+                ax.text(left + width / 2, row, piece.path.rsplit("/", 1)[-1], ha="center",
+                        va="center", fontsize=7, color="white")
+            left += width
+        lost = sum(p.lost for p in rc.pieces)
+        if lost:
+            ax.barh(row, min(lost / scale, 1.0 - left) if left < 1 else 0, left=left,
+                    color="white", edgecolor="#c92a2a", hatch="//", height=0.6)
+        if limit:
+            ax.plot([limit / scale] * 2, [row - 0.4, row + 0.4], color="#c92a2a", linewidth=1.5)
+        guideline = data.vault.profile.budgets.bootstrap_guideline_chars
+        if rc.session == "main" and rc.unit == "utf16":
+            ax.plot([guideline / scale] * 2, [row - 0.4, row + 0.4], color="#495057",
+                    linewidth=1, linestyle="--")
+        labels.append(f"{rc.label}: {rc.total:,} {unit}"
+                      + (f", {lost:,} cut" if lost else "")
+                      + f" (~{rc.tokens:,} tokens, {rc.share:.1%} of the window)")
+    ax.set_yticks(range(len(runtimes)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.02)
+    ax.set_xticks([])
+    _style(ax)
+    ax.set_title("bars to scale per runtime · red line: total limit · dashed: the 20 KB "
+                 "guideline · hatched: cut", fontsize=8, color="#495057", loc="right")
+    return _svg(fig, "what each runtime loads at session start")
+
+
 def chart_findings(data: ReportData) -> str:
     counts = Counter((d.rule, d.severity) for d in data.diagnostics)
     rules = sorted({r for r, _ in counts}, key=lambda r: -sum(
@@ -415,6 +468,8 @@ code { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
           padding: 8px 16px; }
 .image, .link { color: #1864ab; }
 .context h1, .context h2, .context h3, .context h4 { font-size: 15px; margin: 4px 0; }
+.context pre.frontmatter { background: #f8f9fa; border-radius: 4px; padding: 4px 8px;
+                           margin: 4px 0; white-space: pre-wrap; font-size: 13px; }
 .hint { color: var(--muted); font-size: 13px; }
 footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 @media print {
@@ -457,8 +512,11 @@ def render_html(data: ReportData) -> str:
                  f"{_e(vault.profile.name)} · {_e(head)} · generated "
                  f"{data.generated:%Y-%m-%d %H:%M %Z} by vaultkit {_e(__version__)}</p>"
                  "</header>")
+    from vaultkit.links.graph import link_graph
+
+    attachments = len(link_graph(vault).attachments)  # what `vaultkit graph` counts
     tiles = [
-        ("notes", f"{len(vault.notes):,}", "", f"{len(vault.attachments):,} attachments"),
+        ("notes", f"{len(vault.notes):,}", "", f"{attachments:,} attachments"),
         ("findings", f"{errors + warnings:,}", "bad" if errors else "warn" if warnings else
          "good", f"{_n(errors, 'error')}, {_n(warnings, 'warning')}"),
         ("memory lost, not recovered", f"{len(open_events)}", "bad" if open_events else "good",
@@ -483,6 +541,9 @@ def render_html(data: ReportData) -> str:
     parts.append(figure("chart-losses", "Memory loss events", chart_losses(data)))
     parts.append(figure("chart-journal", "Journal activity per day (lines added)",
                         chart_journal(data)))
+    parts.append("<h2>Session start</h2>")
+    parts.append(figure("chart-footprint", "What each runtime loads at session start "
+                        "(vaultkit context)", chart_footprint(data)))
     parts.append("<h2>Findings per rule</h2>")
     parts.append(figure("chart-findings", "Findings of `vaultkit check` today",
                         chart_findings(data)))
@@ -553,11 +614,27 @@ def _top_findings(data: ReportData, md) -> str:
         if note is not None and not note.error:
             # masked as a whole note: a table's header names the column a key sits in
             lines = mask_secrets(note.text.replace("\r\n", "\n")).split("\n")
-            at = (d.line or 1) - 1
-            context = "\n".join(lines[max(0, at - 2):at + 3]).strip()
+            context = _context(note, lines, (d.line or 1) - 1, md)
             if context:
-                out.append(f"<div class=\"context\">{md(context)}</div>")
+                out.append(f"<div class=\"context\">{context}</div>")
         out.append("</div>")
+    return "".join(out)
+
+
+def _context(note, lines: list[str], at: int, md) -> str:
+    """The lines around line ``at`` (0-based) as HTML: frontmatter as the YAML it is (as
+    Markdown, ``key: value`` over its closing ``---`` would be a bold heading), the rest
+    rendered as Markdown."""
+    first, last = max(0, at - 2), min(len(lines), at + 3)
+    fm_last = note.fm_span[1] if note.fm_span else 0  # 1-based line of the closing '---'
+    out = []
+    if first < fm_last:
+        yaml = "\n".join(lines[first:min(last, fm_last)]).strip("\n")
+        if yaml.strip():
+            out.append(f"<pre class=\"frontmatter\"><code>{_e(yaml)}</code></pre>")
+    body = "\n".join(lines[max(first, fm_last):last]).strip()
+    if body:
+        out.append(md(body))
     return "".join(out)
 
 

@@ -96,8 +96,10 @@ TOOLS = (
             "Mandatory recall step: search MEMORY.md and memory/**/*.md before answering "
             "questions about prior work, decisions, dates, people, preferences or todos. "
             "Ranks INDEX.md entries, titles, headings, tags and paths first, then BM25 full "
-            "text (CJK as character bigrams). Returns the top snippets (at most 700 "
-            "characters) with path and 1-based line range; read more with memory_get."),
+            "text (CJK as character bigrams); journal dates match as words (October 2023, "
+            "yesterday). Returns the top snippets (at most 700 characters, whole lines "
+            "around the best match) with path, the chunk's 1-based line range and the "
+            "snippet's own; read more with memory_get."),
         input_schema={
             "type": "object",
             "properties": {
@@ -105,7 +107,7 @@ TOOLS = (
                           "description": "what to look for, in words"},
                 "maxResults": {"type": "integer", "minimum": 1, "maximum": 100, "default": 6,
                                "description": "at most this many results"},
-                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.35,
+                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
                              "description": "drop results scoring below this (0..1)"},
                 "type": {"type": "string", "minLength": 1,
                          "description": "only notes of this type (decision, lesson, person, ...)"},
@@ -121,7 +123,9 @@ TOOLS = (
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "startLine": {"type": "integer"},
                                "endLine": {"type": "integer"}, "score": {"type": "number"},
-                               "snippet": {"type": "string"}},
+                               "snippet": {"type": "string"},
+                               "snippetStartLine": {"type": "integer"},
+                               "snippetEndLine": {"type": "integer"}},
                 "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
             "required": ["results"],
         },
@@ -162,14 +166,15 @@ TOOLS = (
         name="memory_log",
         title="Append to today's journal",
         description=(
-            "Append one entry to the daily journal memory/YYYY-MM-DD.md as '### HH:MM — "
-            "Title' (append-only, under the journal's lock: nothing already written is "
-            "touched). Write one line, or 3-15 lines: what happened, why, what next; no "
-            "filler, no credentials. Only entries the vault's rules accept are written: a "
-            "title with a body too short to stand apart is written as one line ('Title: "
-            "text'); an entry over 15 lines or holding only filler is refused with the "
-            "reason. Returns where the entry went (path, line .. endLine) and `findings`: "
-            "what the vault's rules say about the note at this entry (a broken link, ...)."),
+            "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
+            "Title', a heading at the level of the journal's own entries (append-only, "
+            "under the journal's lock: nothing already written is touched). Write one "
+            "line, or 3-15 lines: what happened, why, what next; no filler, no credentials. "
+            "Only entries the vault's rules accept are written: a title with a body too "
+            "short to stand apart is written as one line ('Title: text'); an entry over 15 "
+            "lines or holding only filler is refused with the reason. Returns where the "
+            "entry went (path, line .. endLine) and `findings`: what the vault's rules say "
+            "about the note at this entry (a broken link, ...)."),
         input_schema={
             "type": "object",
             "properties": {
@@ -205,7 +210,9 @@ TOOLS = (
             "bootstrap budgets, INDEX.md freshness, ...) and return the findings as "
             "`vaultkit check --format json` does: rule, code, severity, path, line, column, "
             "message. The whole vault is always read; findings are reported for `paths` "
-            "(files or folders, vault-relative) or for everything. Writes nothing."),
+            "(files or folders, vault-relative) or for everything. Like `vaultkit check`, "
+            "findings the vault's baseline accepts (vaultkit-baseline.json, or `baseline` in "
+            "vaultkit.toml) are left out and counted in `baselined`. Writes nothing."),
         input_schema={
             "type": "object",
             "properties": {
@@ -227,7 +234,8 @@ TOOLS = (
             "type": "object",
             "properties": {"findings": {"type": "array", "items": _FINDING},
                            "errors": {"type": "integer"}, "warnings": {"type": "integer"},
-                           "failed": {"type": "boolean"}},
+                           "failed": {"type": "boolean"},
+                           "baselined": {"type": "integer"}},
             "required": ["findings", "errors", "warnings", "failed"],
         },
         read_only=True, destructive=False, idempotent=True, run="vault_check",
@@ -261,11 +269,11 @@ TOOLS = (
             "properties": {"checks": {"type": "array", "items": {
                 "type": "object",
                 "properties": {"id": {"type": "string"},
-                               "status": {"type": "string", "enum": ["pass", "warn", "fail"]},
+                               "status": {"type": "string", "enum": ["pass", "warn", "fail", "unknown"]},
                                "found": {"type": "string"}, "hint": {"type": "string"}},
                 "required": ["id", "status", "found", "hint"]}},
                 "passed": {"type": "integer"}, "warned": {"type": "integer"},
-                "failed": {"type": "integer"}},
+                "failed": {"type": "integer"}, "unknown": {"type": "integer"}},
             "required": ["checks", "passed", "warned", "failed"],
         },
         read_only=True, destructive=False, idempotent=True, run="vault_audit",
@@ -423,7 +431,7 @@ class VaultSession:
             raise ToolFailure(f"layer {layer!r}: unknown layer (known: "
                               f"{', '.join(sorted(layers))})")
         hits = search_scan(scan, args["query"], max_results=args.get("maxResults", 6),
-                           min_score=args.get("minScore", 0.35), type_name=type_name,
+                           min_score=args.get("minScore", 0.0), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
                            load=self.vault)
         self.save_later()
@@ -472,11 +480,19 @@ class VaultSession:
         rules = select_rules(vault.settings, selection)
         diags = run_rules(Context(vault, targets=targets, reuse_results=self.use_cache), rules)
         self.save_later()
+        from vaultkit.lint.baseline import Baseline, baseline_path
+
+        # the baseline `vaultkit check` reads: what it accepts is neither reported nor failing
+        baseline = Baseline.load(baseline_path(vault))
+        hidden = 0
+        if baseline.exists:
+            filtered = baseline.filter(diags)
+            diags, hidden = filtered.shown, filtered.hidden
         fail_on = args.get("failOn") or vault.settings.config.fail_on
         return {"findings": [d.to_dict() for d in diags],
                 "errors": sum(d.severity == "error" for d in diags),
                 "warnings": sum(d.severity == "warning" for d in diags),
-                "failed": fail(diags, fail_on)}
+                "failed": fail(diags, fail_on), "baselined": hidden}
 
     def _targets(self, vault, paths):
         """Vault paths to report on (None: everything); refuses anything outside the vault."""
@@ -496,7 +512,7 @@ class VaultSession:
         return targets
 
     def vault_audit(self, args: dict) -> dict:
-        from vaultkit.audit import CHECK_IDS, FAIL, PASS, WARN, run_audit
+        from vaultkit.audit import CHECK_IDS, FAIL, PASS, UNKNOWN, WARN, run_audit
         from vaultkit.cli.commands.audit import _check_agent
 
         skip = set(args.get("skip", []))
@@ -515,7 +531,8 @@ class VaultSession:
         return {"checks": [c.to_dict() for c in checks],
                 "passed": sum(c.status == PASS for c in checks),
                 "warned": sum(c.status == WARN for c in checks),
-                "failed": sum(c.status == FAIL for c in checks)}
+                "failed": sum(c.status == FAIL for c in checks),
+                "unknown": sum(c.status == UNKNOWN for c in checks)}
 
     def vault_index(self, args: dict) -> dict:
         import difflib
@@ -556,13 +573,29 @@ class VaultSession:
                         "the memory index: where to look first"))
         return out
 
+    def _served(self, path: str) -> str:
+        """The text of the file at vault path ``path`` as it is now, read like ``get``
+        reads: bounded, a regular file with no other hard link (a name outside the vault)."""
+        from vaultkit.core.bounded import read_regular
+        from vaultkit.vault.parse import parse_note
+
+        file = self.root / path if not path.startswith("../") else self.root.parent / path[3:]
+        limit = self.settings().profile.budgets.max_file_bytes
+        try:
+            note = parse_note(path, read_regular(file, limit, sole_link=True))
+        except OSError as exc:
+            raise ToolFailure(f"{path}: {exc.strerror or exc}") from None
+        if note.error:
+            raise ToolFailure(f"{path}: {note.error}")
+        return note.text
+
     def read_resource(self, uri: str) -> str:
         for known, path, _ in self.resources():
             if known == uri:
                 note = self._vault.note(path)
                 if note is None or note.error:
                     raise ToolFailure(f"{path}: {note.error if note else 'gone'}")
-                return note.text
+                return self._served(path)
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
 
 

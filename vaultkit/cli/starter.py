@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import subprocess
 from contextlib import suppress as _suppress
 from dataclasses import dataclass, field
@@ -110,6 +111,11 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
         if (src.name.endswith(_RENDERED_SUFFIXES) or src.name.startswith(".")) \
                 and not rel.startswith(_NOT_RENDERED):
             data = render_template(data, today, now)
+        if src.name == "TODAY.md":  # the first entry at the level the journals there use
+            from vaultkit.memory.journal import workspace_entry_level
+
+            if workspace_entry_level((root / rel).parent, Path(rel).name) == 2:
+                data = re.sub(rb"(?m)^### ", b"## ", data)
         try:
             with open(dest, "xb"):  # claim the name: fails if it appeared meanwhile
                 pass
@@ -176,6 +182,16 @@ def _git(target: Path, *args: str, env: dict | None = None) -> subprocess.Comple
                        env=env)
     except FileNotFoundError:
         raise VaultkitError("--git: git is not installed") from None
+
+
+def git_toplevel(target: Path) -> str | None:
+    """The top folder of the git repository ``target`` lies in, or None (no repository, no
+    git)."""
+    try:
+        top = _git(target, "rev-parse", "--show-toplevel")
+    except VaultkitError:
+        return None
+    return top.stdout.strip() or None if top.returncode == 0 else None
 
 
 def _git_first_commit(target: Path) -> str:

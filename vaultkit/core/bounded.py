@@ -69,12 +69,30 @@ def not_regular(mode: int) -> str | None:
     return f"not a regular file ({_kind(mode)}); not read"
 
 
-def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool = True) -> bytes:
+def linked_elsewhere(st) -> str | None:
+    """Why a file of this ``os.stat`` result is neither appended to nor served, or None.
+
+    A regular file with more than one hard link has another name that may lie anywhere on
+    the same file system (``~/.ssh/``, ``~/.openclaw/credentials``): appending to it
+    would write there, serving it would show what is there. Nothing about the vault's copy
+    tells where the other name is, so every such file is refused.
+    """
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return (f"has {st.st_nlink} hard links (another name for it may lie outside the "
+                "vault); vaultkit neither appends to nor serves such a file (copy it to a "
+                "file of its own)")
+    return None
+
+
+def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool = True,
+                 sole_link: bool = False) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them.
 
     Raises :class:`ReadRefused` (an OSError) for a FIFO, device, socket or folder, and for
     a file over ``limit`` bytes; other OSErrors (missing, permission) pass through.
     ``follow_symlinks=False`` refuses a symlink at ``path`` itself (ELOOP).
+    ``sole_link=True`` (what is served: ``get``, MCP resources) refuses a file with more
+    than one hard link (EMLINK): its other name may be outside the vault.
     """
     st = os.stat(path, follow_symlinks=follow_symlinks)
     if stat.S_ISLNK(st.st_mode):
@@ -91,6 +109,10 @@ def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool =
         why = not_regular(st.st_mode)
         if why:
             raise ReadRefused(errno.EINVAL, why, os.fspath(path))
+        if sole_link:
+            linked = linked_elsewhere(st)
+            if linked:
+                raise ReadRefused(errno.EMLINK, linked + "; not read", os.fspath(path))
         if st.st_size > limit:
             raise ReadRefused(errno.EFBIG, too_big(st.st_size, limit), os.fspath(path))
         chunks = []

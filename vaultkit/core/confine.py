@@ -154,3 +154,70 @@ def prepare(root: Path | str, path: Path | str, *, owned: Iterable[str] = ()) ->
     given = Path(path) if os.path.isabs(path) else Path(root) / path
     make_folders(root, given.parent, owned=owned)
     return write_target(root, given, owned=owned)
+
+
+def open_append(path: Path | str, rel: str) -> int:
+    """``path`` (a real path from :func:`write_target`) opened for appending, created if
+    missing, and exclusively locked (``flock``): the one open of every appending writer
+    (``log``, ``recover``, MCP ``memory_log``).
+
+    Refused with VaultkitError, nothing written: a FIFO or device (checked before the open,
+    which never blocks), a symlink put there since the check (``O_NOFOLLOW``), and a file
+    with more than one hard link (:func:`linked_elsewhere`). Once the lock is held, the
+    descriptor must still be the file at ``path``: ``archive`` moves a journal while
+    holding the same lock, and a writer that opened it just before would otherwise append
+    to the moved (or removed) file; then it opens the path again.
+    """
+    import errno
+    import fcntl
+
+    from vaultkit.core.bounded import linked_elsewhere, not_regular
+
+    for _ in range(20):
+        try:  # a FIFO or device named like a journal is never opened, let alone written
+            why = not_regular(os.stat(path).st_mode)
+        except FileNotFoundError:
+            why = None
+        except OSError as exc:
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        if why:
+            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
+        try:
+            # O_NOFOLLOW: a symlink put there since the check is refused, not followed;
+            # O_NONBLOCK: a FIFO put there never blocks the open
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+                         | getattr(os, "O_CLOEXEC", 0) | NOFOLLOW, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise VaultkitError(f"{rel}: is a symlink; vaultkit never writes through one, "
+                                    "nothing written") from None
+            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
+                from None
+        try:
+            held = os.fstat(fd)
+            if not stat.S_ISREG(held.st_mode):
+                os.close(fd)
+                raise VaultkitError(f"{rel}: is not a regular file; nothing written")
+            linked = linked_elsewhere(held)
+            if linked:
+                os.close(fd)
+                raise VaultkitError(f"{rel}: {linked}; nothing written")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            now = os.stat(path)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                why = not_regular(held.st_mode) or linked_elsewhere(held)
+                if why:  # swapped in, or linked, since the checks above
+                    os.close(fd)
+                    raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}"
+                                        + ("" if "nothing written" in why else
+                                           "; nothing written"))
+                return fd
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            os.close(fd)
+            raise VaultkitError(f"{rel}: cannot lock: {exc.strerror or exc}") from None
+        os.close(fd)
+    raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")

@@ -9,14 +9,18 @@ day, and the old ones can be fixed at leisure.
 The file is plain JSON at the vault root (``vaultkit-baseline.json``, or ``baseline`` in
 ``vaultkit.toml``), committed with the vault so every clone's hook and ``audit`` read the
 same one. Each entry is a finding's *fingerprint*: its rule, its file and its message with
-numbers blanked (the message names what is wrong: the link, the section, the heading), so
-that lines moving (an entry added above, a heading renumbered) do not make an old finding
-look new. Identical fingerprints in
-one file are counted, so a file with two accepted broken links reports a third.
+numbers blanked (the message names what is wrong: the link, the missing section), so that
+lines moving (an entry added above, a heading renumbered) do not make an old finding look
+new. The name of the journal or lessons entry a finding is about is blanked too: it says
+where the problem is, not what it is, so renaming an entry's heading keeps its accepted
+finding accepted. Identical fingerprints in one file are counted, so a file with two
+accepted broken links reports a third, and a file with two accepted short entries a third.
+Entries recorded before names were blanked still match by their old fingerprint.
 
-The baseline only shrinks by itself: a whole-vault ``vaultkit check`` that no longer finds
-a recorded finding removes it (and says so); ``vaultkit check --write-baseline`` records
-the current findings again. Findings of the git rules (a journal edited, a mass deletion,
+A run never rewrites the committed file by itself (CI and hooks must not dirty the tree):
+a whole-vault ``vaultkit check`` that no longer finds recorded findings says how many, and
+``vaultkit check --shrink-baseline`` removes them; ``vaultkit check --write-baseline``
+records the current findings again. Findings of the git rules (a journal edited, a mass deletion,
 churn) describe a change being committed, not the vault, and are never baselined.
 """
 
@@ -51,10 +55,29 @@ def baseline_path(vault, override: str | None = None) -> Path:
     return vault.root / DEFAULT_NAME
 
 
+# "entry '09:10 — Deploy' has 2 non-blank lines", "log item '…' has", "entry '## X' is dated":
+# the entry's name, as the entry rules write it
+_ENTRY_NAME = re.compile(r"\b(?:entry|log item) '(.+?)' (?=has |holds |is dated )")
+
+
 def fingerprint(d: Diagnostic) -> str:
-    """Rule, file and the message without its numbers: no line number, no file read (a
-    hook with a baseline costs no more than one without)."""
-    key = "\0".join((d.rule, d.path, _DIGITS.sub("#", d.message)))
+    """Rule, file and the message without its numbers and without the name of the entry it
+    is about: no line number, no heading, no file read (a hook with a baseline costs no
+    more than one without)."""
+    message = d.message
+    m = _ENTRY_NAME.search(message)
+    if m:  # every mention: "entry 'X' has no date; write it as 'X (YYYY-MM-DD)'"
+        message = message.replace(m.group(1), "\x00name\x00")
+    return _digest(d.rule, d.path, message)
+
+
+def legacy_fingerprint(d: Diagnostic) -> str:
+    """The fingerprint of baselines written before entry names were blanked."""
+    return _digest(d.rule, d.path, d.message)
+
+
+def _digest(rule: str, path: str, message: str) -> str:
+    key = "\0".join((rule, path, _DIGITS.sub("#", message)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
@@ -104,14 +127,17 @@ class Baseline:
     path: Path
     entries: list[Entry] = field(default_factory=list)
     exists: bool = False
+    root: Path | None = None  # the vault: where :meth:`save` may write
 
     @classmethod
-    def load(cls, path: Path) -> "Baseline":
-        """Read a baseline; a missing file is an empty baseline, a broken one a clear error."""
+    def load(cls, path: Path, root: Path | None = None) -> "Baseline":
+        """Read a baseline; a missing file is an empty baseline, a broken one a clear error.
+
+        ``root`` is the vault it belongs to: :meth:`save` writes only inside it."""
         try:
             data = _read_regular(path)
         except FileNotFoundError:
-            return cls(path)
+            return cls(path, root=root)
         except OSError as exc:
             raise VaultkitError(f"{path}: cannot read the baseline: {exc.strerror or exc}") \
                 from None
@@ -133,7 +159,7 @@ class Baseline:
             except (KeyError, TypeError, ValueError):
                 raise VaultkitError(f"{path}: finding {i + 1} of the baseline lacks path, rule, "
                                     "code or fingerprint") from None
-        return cls(path, entries, exists=True)
+        return cls(path, entries, exists=True, root=root)
 
     def __len__(self) -> int:
         return sum(e.count for e in self.entries)
@@ -147,6 +173,9 @@ class Baseline:
         for d in diags:
             if d.rule not in NOT_BASELINED and budget:
                 key = (d.path, fingerprint(d))
+                if result.used[key] >= budget[key]:  # an entry of an older baseline?
+                    old = (d.path, legacy_fingerprint(d))
+                    key = old if result.used[old] < budget[old] else key
                 if result.used[key] < budget[key]:
                     result.used[key] += 1
                     result.hidden += 1
@@ -211,7 +240,13 @@ class Baseline:
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def save(self) -> None:
+        """Write the baseline atomically, confined to the vault like every other write
+        (:mod:`vaultkit.core.confine`): never outside it, through a symlink, or into
+        ``.git/``, ``.obsidian/`` or ``.vaultkit/``, wherever ``--baseline`` or a cloned
+        ``vaultkit.toml`` points. Raises VaultkitError, writing nothing, otherwise."""
         from vaultkit.core.atomic import write_atomic
 
-        write_atomic(self.path, self.to_json().encode("utf-8"))
+        if self.root is None:
+            raise VaultkitError(f"{self.path}: the baseline's vault is not known; not written")
+        write_atomic(self.path, self.to_json().encode("utf-8"), root=self.root)
         self.exists = True

@@ -119,9 +119,13 @@ class ResultsCache:
             config_state = f"unreadable:{exc.errno}"
         # files that could not be read: a permission fixed changes neither size nor mtime
         errors = "".join(f"{p}\0{n.error}\n" for p, n in vault.notes.items() if n.error)
+        from vaultkit.vault.runtimes import outside_state
+
+        # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
+        runtimes = outside_state(vault)
         self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                                f"{config_state}|{errors}".encode("utf-8", "surrogatepass")
-                                ).hexdigest()
+                                f"{config_state}|{errors}|{runtimes}".encode(
+                                    "utf-8", "surrogatepass")).hexdigest()
         try:
             key, computed_from_ns, results = marshal.loads(read_cache_file(self.path))
         except (OSError, EOFError, ValueError, TypeError):
@@ -206,6 +210,7 @@ def _vault_level(d: Diagnostic, ctx: Context) -> bool:
 
 # Findings that are about the vault, not about the file they are pinned to.
 VAULT_LEVEL_RULES = frozenset({"bootstrap-budget", "bootstrap-truncation", "index-stale",
+                               "import-problem", "agents-md-shadowed", "auto-memory-cut",
                                "journal-append-only", "mass-deletion", "memory-churn"})
 
 

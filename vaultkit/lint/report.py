@@ -45,14 +45,17 @@ def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
 
 
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
+    """``path:line:col: CODE rule severity: message``: the severity is written out, so the
+    errors (which fail the run) are told from the warnings without colour too."""
     where = f"{path or d.path}:{d.line or 1}:{d.column or 1}:"
+    level = d.severity if d.severity in ("error", "info") else "warning"
     if not colour:
-        return f"{where} {d.code} {d.rule} {d.message}"
+        return f"{where} {d.code} {d.rule} {level}: {d.message}"
     c = _COLOURS
-    sev = c.get(d.severity, c["warning"])
+    sev = c[level]
     fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
     return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
-            f"{c['dim']}{d.rule}{c['reset']}{fix} {d.message}")
+            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {d.message}")
 
 
 def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
@@ -140,7 +143,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
         "tool": {"driver": {
             "name": "vaultkit",
             "version": __version__,
-            "informationUri": "https://pypi.org/project/vaultkit/",
+            "informationUri": "https://pypi.org/project/vaultkit-lint/",
             "rules": [{
                 "id": r.code,
                 "name": r.name,

@@ -2,7 +2,7 @@
 
 A rule is one class in one module under ``vaultkit/lint/rules/``. Its docstring is its
 documentation in ruff's shape (``## What it does``, ``## Why is this bad?``,
-``## Example``); ``vaultkit rule NAME`` prints it and the README table is built
+``## Example``); ``vaultkit rule NAME`` prints it and the rule table (docs/rules.md) is built
 from the registry. Rules read the parsed vault and the profile; they never read
 files themselves.
 """

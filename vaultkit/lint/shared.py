@@ -163,3 +163,82 @@ def prose(line: str) -> str:
         line = URL.sub(lambda m: " " * len(m.group(0)), line)
     return line
 
+
+
+# -- skills (skill-not-loaded, skill-frontmatter) -------------------------------------------
+
+SKILL_ROOTS = ("skills/",)  # workspace skill roots inside the vault (OpenClaw: <workspace>/skills)
+CLAUDE_SKILL_ROOTS = (".claude/skills/",)  # Claude Code's project skills
+SKILL_MAX_DEPTH = 6  # OpenClaw finds SKILL.md up to 6 levels below a root
+
+
+def skill_folder(path: str, roots: tuple[str, ...] = SKILL_ROOTS, vault=None) -> str | None:
+    """The folder name of a skill's ``SKILL.md`` under one of ``roots``, or None. With
+    ``vault``, a ``SKILL.md`` inside another skill's folder is no skill (OpenClaw stops
+    looking below a folder holding one)."""
+    if not path.endswith("/SKILL.md"):
+        return None
+    for root in roots:
+        if path.startswith(root):
+            parts = path[len(root):].split("/")
+            if not 2 <= len(parts) <= SKILL_MAX_DEPTH + 1:
+                return None
+            if vault is not None:
+                for depth in range(1, len(parts) - 1):
+                    if vault.note(root + "/".join(parts[:depth]) + "/SKILL.md") is not None:
+                        return None
+            return parts[-2]
+    return None
+
+
+def skill_frontmatter(note) -> tuple[dict, str, int]:
+    """``(fields, problem, line)`` of a skill's frontmatter as OpenClaw reads it: YAML, else
+    single-line ``key: value`` lines with a nested ``metadata`` block read as JSON5. The
+    problem is "" when the fields could be read."""
+    if isinstance(note.frontmatter, dict) and not note.fm_error:
+        return note.frontmatter, "", 1
+    lines = note.lines
+    if not lines or lines[0].strip() != "---":
+        return {}, "no frontmatter", 1
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return {}, "the frontmatter block never closes", 1
+    data = _single_line_fields(lines[1:end])
+    if data is not None:
+        return data, "", 1
+    if note.fm_error:
+        message, line = note.fm_error
+        return {}, f"frontmatter is not valid YAML ({message})", line
+    return {}, "the frontmatter is not a mapping of keys", 1
+
+
+def _single_line_fields(block: list[str]) -> dict | None:
+    from vaultkit.core.bounded import load_json5
+
+    out: dict = {}
+    i = 0
+    while i < len(block):
+        line = block[i]
+        m = re.match(r"^([A-Za-z0-9_-]+):\s*(.*)$", line)
+        if not m:
+            if line.strip() and not line.startswith((" ", "\t", "#")):
+                return None
+            i += 1
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key == "metadata" and not value:
+            nested = []
+            i += 1
+            while i < len(block) and (block[i].startswith((" ", "\t")) or not block[i].strip()):
+                nested.append(block[i])
+                i += 1
+            try:
+                out[key] = load_json5("\n".join(nested))
+            except Exception:
+                return None
+            continue
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        out[key] = value
+        i += 1
+    return out

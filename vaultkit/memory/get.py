@@ -78,9 +78,9 @@ def _vault_path_guess(root: Path, settings, rel: str) -> str | None:
         guesses.append(f"{here.replace(os.sep, '/')}/{rel}")
     if settings.profile.memory_prefix:
         guesses.append(settings.profile.memory_prefix + rel)
-    usable = [g for g in guesses if in_memory_set(settings, g)]
-    existing = [g for g in usable if (root / g).is_file()]
-    return (existing or usable or [None])[0]
+    # only a file that is there: a guess naming nothing (memory/AGENTS.md) misleads
+    existing = [g for g in guesses if in_memory_set(settings, g) and (root / g).is_file()]
+    return (existing or [None])[0]
 
 
 def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
@@ -118,6 +118,9 @@ def confine(root: Path, settings, requested: str) -> tuple[str, Path]:
         if guess:
             hint = (f"; paths are relative to the vault root, not to the current folder: "
                     f"did you mean {guess}?")
+        elif rel and "/" not in rel and (root / rel).is_file():  # AGENTS.md, SOUL.md, ...
+            hint = (f"; {rel} is a file of the vault (a bootstrap file the runtime injects), "
+                    "not memory the memory tools read")
         raise PathRefused(f"{p!r}: not in the memory set (MEMORY.md and {where}**/*.md); "
                           f"refused{hint}")
     path = file_of(root, settings, rel)
@@ -149,7 +152,7 @@ def read_excerpt(root: Path, settings, requested: str, start: int = 1,
 
     limit = settings.profile.budgets.max_file_bytes
     try:  # never more than the size limit into memory, never a FIFO or a device
-        data = read_regular(path, limit)
+        data = read_regular(path, limit, sole_link=True)  # no hard link to elsewhere
     except FileNotFoundError:
         return Excerpt(rel, "", start, 0, False, None, missing=True)
     except IsADirectoryError:

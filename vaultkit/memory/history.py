@@ -38,8 +38,9 @@ changes are in the commits they merge).
 
 Each event says whether it was *recovered* since, judged on the working tree: every lost
 non-blank line is back in the file (where it lives now, after later renames) or in the
-recovery note, or the note is back at its path or beside it (``vaultkit recover``'s
-marker counts too). A truncation period is recovered when it ended.
+recovery note, or the note is back at its path or beside it. ``vaultkit recover``'s
+marker comment proves nothing (anyone can write one): only the lines count. A truncation
+period is recovered when it ended.
 
 With ``since``, ``git log --since`` limits the pass: losses are per commit and exact; a
 truncation period is seen only if the file changed inside the window.
@@ -173,6 +174,7 @@ class _Change:
     new_oid: str
     added: int | None = None  # numstat; None for binary files
     deleted: int | None = None
+    counted: bool = True  # False: git could not count lines (an object missing)
 
 
 @dataclass
@@ -188,6 +190,8 @@ class History:
     journal_days: Counter = field(default_factory=Counter)  # day -> journal lines added
     max_chars: int = 20000
     limits_source: str = ""
+    # versions not judged: over the size bound, or missing from the object store
+    warnings: list[str] = field(default_factory=list)
 
 
 # -- reading the history ----------------------------------------------------------------
@@ -235,7 +239,14 @@ class _Repo:
             return layer
 
     def pathspecs(self) -> list[str]:
-        return self.state._pathspecs()
+        """The Markdown files of the vault (and the bootstrap files above a memory-only
+        vault): the only files history judges, so the only blobs ``git log --numstat``
+        reads. An image or a binary whose object is missing (a partial or shallow clone, a
+        damaged store) is never read, and never stops the pass."""
+        prefix = "" if self.state.down else self.state.prefix
+        escaped = re.sub(r"([*?\[\]\\])", r"\\\1", prefix)
+        external = [":(top,literal)" + p for p in self.state._external]
+        return [f":(top,glob,icase){escaped}**/*.md", *external]
 
 
 def _tokens(stream) -> Iterator[bytes]:
@@ -303,7 +314,9 @@ def _parse_log(tokens, repo: _Repo) -> list[Commit]:
 
 
 def _read_blobs(root: Path, oids: list[str], *, sizes_only: bool = False) -> dict:
-    """``{oid: bytes}`` (or ``{oid: size}``) for ``oids``, with one ``git cat-file``."""
+    """``{oid: bytes}`` (or ``{oid: size}``) for ``oids``, with one ``git cat-file``;
+    an object missing from the store is left out. Read contents only of blobs whose size
+    :func:`_bounded_blobs` checked first."""
     oids = [o for o in dict.fromkeys(oids) if o and o != _NULL]
     if not oids:
         return {}
@@ -327,6 +340,36 @@ def _read_blobs(root: Path, oids: list[str], *, sizes_only: bool = False) -> dic
             result[oid] = out[pos:pos + size]
             pos += size + 1
     return result
+
+
+def _bounded_blobs(root: Path, wanted: dict[str, tuple[str, str]], limit: int,
+                   sizes: dict[str, int], warnings: list[str]) -> dict[str, bytes]:
+    """The contents of the ``wanted`` blobs (``{oid: (commit, path)}``), each read only
+    after its size is known (``git cat-file --batch-check``, recorded in ``sizes``) to be
+    at most ``limit`` bytes (``budgets.max_file_bytes``, the bound of a note on disk).
+
+    A version over the limit is never loaded: the pass once took 801 MB for a 68 MB
+    journal rewrite and ran out of memory on a 137 MB one. It, and a version missing from
+    the object store, is a warning naming the commit and the path; the change it belongs
+    to is not judged."""
+    todo = [o for o in wanted if o and o != _NULL]
+    unknown = [o for o in todo if o not in sizes]
+    sizes.update(_read_blobs(root, unknown, sizes_only=True))
+    readable = []
+    for oid in todo:
+        commit, path = wanted[oid]
+        size = sizes.get(oid)
+        if size is None:
+            warnings.append(f"{path} in {commit[:10]}: git object {oid[:10]} is missing from "
+                            "the repository (a partial or shallow clone, or a damaged "
+                            "store); that change is not judged")
+        elif size > limit:
+            warnings.append(f"{path} in {commit[:10]}: a version of {size:,} bytes, over the "
+                            f"{limit:,}-byte limit (budgets.max_file_bytes); not read, that "
+                            "change is not judged")
+        else:
+            readable.append(oid)
+    return _read_blobs(root, readable)
 
 
 # -- comparing versions -----------------------------------------------------------------
@@ -410,7 +453,10 @@ def scan_history(root: Path, settings, *, since: str | None = None,
         workspace = root if settings.profile.memory_prefix else root.parent
         max_chars, _, limits_source = bootstrap_limits(SimpleNamespace(
             root=root, profile=settings.profile, settings=settings, workspace=workspace))
-    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+    # a version over the read bound is not diffed either: git counts it as binary ("-"),
+    # and its change is read (and warned about) like any change git could not count
+    args = ["-c", f"core.bigFileThreshold={settings.profile.budgets.max_file_bytes}",
+            "log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
             "--no-abbrev", "--no-color",
             "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
     if since:
@@ -418,10 +464,37 @@ def scan_history(root: Path, settings, *, since: str | None = None,
             since = since.strip() + "T00:00:00"  # git reads a bare date as that day at this hour
         args.append(f"--since={since}")
     args += ["HEAD", "--", *repo.pathspecs()]
+    commits, failure = _log(repo, args)
+    warnings = []
+    if failure is not None and _MISSING.search(failure):
+        # an object --numstat (or rename detection) needs is missing: read the changes
+        # without them; every change is then judged from the versions that can be read
+        commits, again = _log(repo, [a for a in args if a not in ("--numstat", "-M")]
+                              + ["--no-renames"])
+        if again is not None:
+            raise VaultkitError("git log failed: " + again)
+        warnings.append(f"git could not read every version ({failure}); lines were counted "
+                        "from the versions that could be read, renames were not followed")
+        for commit in commits:
+            for change in commit.changes:
+                change.counted = False
+    elif failure is not None:
+        raise VaultkitError("git log failed: " + failure)
+    history = _analyse(repo, commits, max_chars, limits_source)
+    history.warnings[:0] = warnings
+    return history
+
+
+_MISSING = re.compile(r"unable to read|missing (blob|object)|bad object|could not read",
+                      re.IGNORECASE)
+
+
+def _log(repo: _Repo, args: list[str]) -> tuple[list[Commit], str | None]:
+    """The commits of one ``git log``, and git's first error line when it failed."""
     import tempfile
 
     with tempfile.TemporaryFile() as errors:
-        proc = run_git(args, state.toplevel, stream=errors)
+        proc = run_git(args, repo.state.toplevel, stream=errors)
         try:
             commits = _parse_log(_tokens(proc.stdout), repo)
         finally:
@@ -430,8 +503,8 @@ def scan_history(root: Path, settings, *, since: str | None = None,
         if code != 0:
             errors.seek(0)
             detail = errors.read().decode("utf-8", "replace").strip().splitlines()
-            raise VaultkitError("git log failed: " + (detail[0] if detail else "no message"))
-    return _analyse(repo, commits, max_chars, limits_source)
+            return commits, (detail[0] if detail else "no message")
+    return commits, None
 
 
 def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) -> History:
@@ -504,16 +577,17 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                     continue  # an archive move git did not pair up
                 candidates.append((index, "note-deleted", c, layer))
                 continue
+            uncounted = not c.counted or c.deleted is None  # git did not count its lines
             if c.status == "R" and new_layer == "archive":
-                if c.deleted:
+                if c.deleted or uncounted:
                     candidates.append((index, "journal-rewrite" if layer == "journal"
                                        else "mass-deletion", c, layer))
                 continue
-            if not c.deleted:
+            if not c.deleted and not uncounted:
                 continue
             if layer == "journal":
                 candidates.append((index, "journal-rewrite", c, layer))
-            elif known is None or c.deleted >= ratio * known / 2:
+            elif known is None or uncounted or c.deleted >= ratio * known / 2:
                 candidates.append((index, "memory-shrink" if c.old == memory_md
                                    else "mass-deletion", c, layer))
         layer_series.append((commit.timestamp, {k: v for k, v in layer_now.items() if k}))
@@ -526,12 +600,21 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     # second: sizes of every bootstrap version, contents of what may be a loss
     sizes = _read_blobs(repo.state.toplevel, [o for _, _, o in bootstrap_steps if o]
                         + list(first_oids.values()), sizes_only=True)
-    wanted = []
-    for _, kind, c, _ in candidates:
-        wanted.append(c.old_oid)
+    wanted: dict[str, tuple[str, str]] = {}  # oid -> (commit, path) it is read for
+    for index, kind, c, _ in candidates:
+        sha = commits[index].sha
+        if kind == "memory-shrink-day":  # (its old side is the day's first version)
+            wanted.setdefault(c.old_oid, (sha, f"{c.old} (before that day)"))
+        else:
+            wanted.setdefault(c.old_oid, (sha, f"{c.old} (before)"))
         if kind != "note-deleted":
-            wanted.append(c.new_oid)
-    wanted += [o for o, size in sizes.items() if size > max_chars]
+            wanted.setdefault(c.new_oid, (sha, str(c.new)))
+    where = {oid: (commits[i].sha, path) for i, path, oid in bootstrap_steps if oid}
+    where.update({oid: (commits[0].sha, f"{path} (before)") for path, oid in first_oids.items()
+                  if commits})
+    for oid, size in sizes.items():
+        if size > max_chars:
+            wanted.setdefault(oid, where.get(oid, ("", oid)))
     # lines a cut moved into another note of the same commit are not lost: read those notes
     moved_into: dict[int, list[tuple[str, str]]] = {}
     for index, kind, _, _ in candidates:
@@ -539,8 +622,11 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
             moved_into[index] = [(c.new, c.new_oid) for c in commits[index].changes
                                  if c.new is not None and c.status != "D"
                                  and c.new.lower().endswith(".md")]
-            wanted += [oid for _, oid in moved_into[index]]
-    blobs = _read_blobs(repo.state.toplevel, wanted)
+            for path, oid in moved_into[index]:
+                wanted.setdefault(oid, (commits[index].sha, path))
+    warnings: list[str] = []
+    blobs = _bounded_blobs(repo.state.toplevel, wanted, profile.budgets.max_file_bytes,
+                           sizes, warnings)
 
     def lines_of(oid: str) -> list[str]:
         return _text(blobs.get(oid)).replace("\r\n", "\n").split("\n")
@@ -614,7 +700,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return History(events, len(commits), commits[-1].sha if commits else None,
                    memory_series, bootstrap_series, layer_series, journal_days, max_chars,
-                   source)
+                   source, warnings)
 
 
 def _follow(path: str | None, index: int, renames: list[tuple[int, str, str]]) -> str | None:
@@ -639,12 +725,14 @@ def _size_series(commits, steps, first_oids, sizes, memory_md):
 
 
 def _truncation_periods(commits, steps, first_oids, sizes, blobs, max_chars) -> list[Event]:
-    from vaultkit.lint.rules.bootstrap_truncation import runtime_length
+    from vaultkit.vault.runtimes import js_trim_end, u16len
 
     def length(oid: str | None) -> int:
         if not oid or sizes.get(oid, 0) <= max_chars:  # a UTF-16 unit needs a byte or more
             return 0
-        return runtime_length(_text(blobs.get(oid)))
+        if oid not in blobs:  # over the read bound (or missing): at least a unit per 4 bytes
+            return sizes[oid] // 4
+        return u16len(js_trim_end(_text(blobs.get(oid))))  # as OpenClaw counts
 
     open_periods: dict[str, Event] = {}
     out: list[Event] = []
@@ -694,7 +782,47 @@ def beside(path: str, commit: str) -> str:
 
 
 def marker(event: Event) -> str:
-    return f"<!-- {MARKER} {event.commit} {event.path} -->"
+    """The comment recover writes above what it brings back (it proves nothing: see
+    :func:`_is_recovered`); the path is :func:`quoted` and cannot close the comment."""
+    return f"<!-- {MARKER} {event.commit} {quoted(event.path).replace('--', '- -')} -->"
+
+
+def quoted(text: str) -> str:
+    """Text from git's metadata (a commit subject, an author's name) as it may be written
+    into memory: a credential in it is never written (the whole text is replaced by what
+    holds it, masked: ``log`` refuses exactly this), and control characters are escaped."""
+    from vaultkit.vault.secretscan import first_secret
+
+    found = first_secret(text)
+    if found is not None:
+        return f"[not quoted: it holds a {found.describe()}]"
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
+def credential_lines(lines: list[str]) -> dict[str, str]:
+    """``{line: placeholder}`` for the lost lines that hold a credential the detector
+    recognises (scanned together, so a table's header still names a column). ``recover``
+    writes the placeholder instead (a commit may have removed the line to remove the
+    credential; ``log`` refuses to write one), and such a line does not count when an
+    event's recovery is judged."""
+    from vaultkit.vault.secretscan import has_candidates, scan_text
+
+    text = "\n".join(lines)
+    if not has_candidates(text):
+        return {}
+    out: dict[str, str] = {}
+    for found in scan_text(text):
+        line = lines[found.line - 1]
+        out.setdefault(line, f"<!-- vaultkit recover: a line holding a {found.describe()} "
+                             "is not brought back; credentials stay out of memory -->")
+    return out
+
+
+def _judged(lines: list[str]) -> list[str]:
+    """The lost lines whose presence proves a recovery: all but those with a credential."""
+    withheld = credential_lines(lines)
+    return [line for line in lines if line not in withheld] if withheld else lines
 
 
 READ_LIMIT = 16 * 1024 * 1024  # a memory file larger than this is not read back
@@ -742,11 +870,11 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
     root = repo.root
     if event.kind == "note-deleted":
         for place in (event.path, beside(event.path, event.commit)):
-            if _holds(_read(file_on_disk(root, place)), event.lost):
+            if _holds(_read(file_on_disk(root, place)), _judged(event.lost)):
                 return True
         return False
     texts = [_read(file_on_disk(root, event.current or event.path)),
              _read(root / recovery_note(repo.profile))]
-    if any(t is not None and marker(event) in t for t in texts):
-        return True
-    return not _nonblank(missing_lines("\n".join(t for t in texts if t), event.lost))
+    # proven by the lost lines being there, never by recover's marker comment: a marker
+    # is text anyone (an agent tidying MEMORY.md) can write without bringing anything back
+    return not _nonblank(missing_lines("\n".join(t for t in texts if t), _judged(event.lost)))

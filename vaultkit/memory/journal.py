@@ -187,46 +187,87 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
             raise SecretRefused(finding)
     title, body = split_text(text, title)
     rel = f"{settings.profile.memory_prefix}{day.isoformat()}.md"
-    path = root / rel
-    from vaultkit.core.confine import make_folders, write_target
+    made: dict = {}
 
-    # the real journal: no symlink (out of the vault, to NOW.md, to .git/config), no folder
-    # symlinked out or into .git/
-    make_folders(root, path.parent)
-    path = write_target(root, rel)
-    fd = _open_locked(path, rel)
+    def render(target: "Appending") -> bytes:
+        prefix = f"# {day.isoformat()}\n" if target.created else ""
+        # read under the lock; a journal with no entry yet takes its neighbours' level
+        level = _entry_level(target.head(1 << 20), rel, (root / rel).parent)
+        if not target.created:
+            made["lines_before"] = _count_lines(target.fd, target.size, rel)
+            prefix = target.separator
+        # written only as `check` accepts it: too little becomes one line, too long or
+        # filler is refused (EntryRefused, under the lock: nothing written)
+        shaped, lines, made["warnings"] = shape_entry(settings, level, hhmm, title, body)
+        made["heading"] = f"{'#' * level} {hhmm} {DASH} {shaped}"
+        made["body"] = lines
+        return (prefix + render_entry(hhmm, shaped, lines, target.newline, level)).encode("utf-8")
+
+    def too_big(data: int, size: int) -> str:  # past the limit the day's journal is unreadable
+        return (f"{rel}: the entry ({data:,} bytes) would take the journal ({size:,} bytes) "
+                f"over the {limit:,}-byte limit (budgets.max_file_bytes); nothing written: "
+                "shorten it, or put the detail in a note and link it")
+
+    created = append_locked(root, rel, rel, render, limit, too_big)
+    # the entry opens with a blank line; a missing final newline only completes the last line
+    line = made.get("lines_before", 0) + (1 if created else 0) + 2
+    return LogResult(rel, created, line, made["heading"], made["warnings"],
+                     line + (1 + len(made["body"]) if made["body"] else 0))
+
+
+@dataclass
+class Appending:
+    """The file an :func:`append_locked` writer is about to append to, read under its lock."""
+
+    fd: int
+    size: int
+    newline: str  # "\r\n" in a CRLF file
+    separator: str  # the newline that completes a last line without one, else ""
+
+    @property
+    def created(self) -> bool:
+        return self.size == 0
+
+    def head(self, n: int) -> bytes:
+        return os.pread(self.fd, n, 0)
+
+
+def append_locked(base: Path, inner: str, rel: str, render, limit: int, too_big) -> bool:
+    """Append ``render(Appending)`` to ``base/inner`` (shown as ``rel``) in one locked
+    ``O_APPEND`` write: the one writer of ``log``, ``recover`` and MCP ``memory_log``.
+
+    The file and its folders are confined to ``base`` (:mod:`vaultkit.core.confine`: no
+    symlink out of the vault or into ``.git/``, no FIFO or device, no file with other hard
+    links); it is created when missing. Nothing is written when the file would go over
+    ``limit`` bytes (``budgets.max_file_bytes``: past it the file is unreadable):
+    VaultkitError with ``too_big(bytes to append, current size)``. A partial write (disk
+    full, a signal) is taken back under the lock; a file created for an append that was
+    refused is removed. Returns whether the file was empty (created).
+    """
+    from vaultkit.core.confine import make_folders, open_append, write_target
+
+    make_folders(base, (base / inner).parent)
+    path = write_target(base, inner)
+    fd = open_append(path, rel)
+    created = False
     try:
         size = os.fstat(fd).st_size
         created = size == 0
-        newline = "\n"
-        prefix = ""
-        lines_before = 0
-        level = 3
-        if created:
-            prefix = f"# {day.isoformat()}\n"
-        else:
-            level = _entry_level(os.pread(fd, 1 << 20, 0), rel)  # read under the lock
+        newline, separator = "\n", ""
+        if size:
             head = os.pread(fd, 4096, 0)
             if b"\r\n" in head and head.count(b"\r\n") == head.count(b"\n"):
                 newline = "\r\n"
-            last = os.pread(fd, 1, size - 1)
-            if last != b"\n":
-                prefix = newline
-            lines_before = _count_lines(fd, size, rel)
-        title, body, warnings = shape_entry(settings, level, hhmm, title, body)
-        heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
-        data = (prefix + render_entry(hhmm, title, body, newline, level)).encode("utf-8")
-        if size + len(data) > limit:  # past the limit the whole day's journal is unreadable
-            raise VaultkitError(
-                f"{rel}: the entry ({len(data):,} bytes) would take the journal "
-                f"({size:,} bytes) over the {limit:,}-byte limit (budgets.max_file_bytes); "
-                "nothing written: shorten it, or put the detail in a note and link it")
+            if os.pread(fd, 1, size - 1) != b"\n":
+                separator = newline
+        data = render(Appending(fd, size, newline, separator))
+        if size + len(data) > limit:
+            raise VaultkitError(too_big(len(data), size))
         view = memoryview(data)
         try:
             while view:  # one write(2) for a regular file; the loop only guards a short write
-                written = os.write(fd, view)
-                view = view[written:]
-        except BaseException:  # still locked: take back a partial entry (disk full, signal)
+                view = view[os.write(fd, view):]
+        except BaseException:  # still locked: take back a partial write (disk full, signal)
             os.ftruncate(fd, size)
             if created:
                 os.unlink(path)
@@ -236,7 +277,7 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     except OSError as exc:
         raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
     except VaultkitError:
-        if created:  # (an empty journal made for an entry that was refused)
+        if created:  # (an empty file made for an append that was refused)
             try:
                 os.unlink(path)
             except OSError:
@@ -244,73 +285,48 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         raise
     finally:
         os.close(fd)  # closing also releases the lock on every error path
-    # the entry opens with a blank line; a missing final newline only completes the last line
-    line = lines_before + (1 if created else 0) + 2
-    return LogResult(rel, created, line, heading_line, warnings,
-                     line + (1 + len(body) if body else 0))
+    return created
 
 
-def _entry_level(data: bytes, rel: str) -> int:
+def _entry_level(data: bytes, rel: str, folder: Path | None = None) -> int:
     """The heading level the journal's entries already use: ``##`` when the file carries
     its entries at level 2 (most real journals), else the seeds' ``###``. An entry at
-    another level would be read as part of the entry above it."""
+    another level would be read as part of the entry above it. A journal with no entry yet
+    (new, or only its title) takes the level of the latest other journal in ``folder``."""
     from vaultkit.vault.entries import detect_level
     from vaultkit.vault.parse import parse_note
 
-    return 2 if detect_level(parse_note(rel, data)) == 2 else 3
+    level = detect_level(parse_note(rel, data)) if data else None
+    if level is None and folder is not None:
+        return workspace_entry_level(folder, rel.rsplit("/", 1)[-1])
+    return 2 if level == 2 else 3
 
 
-def _open_locked(path: Path, rel: str) -> int:
-    """The journal opened for appending and exclusively locked.
+_JOURNAL_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 
-    Once the lock is held, the descriptor must still be the file at ``path``: ``archive``
-    moves a journal while holding the same lock, and a writer that opened it just before
-    would otherwise append to the moved (or removed) file. Then it opens the path again.
-    """
-    import errno
-    import stat
-    from vaultkit.core.bounded import not_regular
 
-    for _ in range(20):
-        try:  # a FIFO or device named like a journal is never opened, let alone written
-            why = not_regular(os.stat(path).st_mode)
-        except FileNotFoundError:
-            why = None
-        except OSError as exc:
-            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
-                from None
-        if why:
-            raise VaultkitError(f"{rel}: {why.replace('not read', 'nothing written')}")
+def workspace_entry_level(folder: Path, exclude: str = "") -> int:
+    """The entry level (2 or 3) of the latest journal in ``folder`` that has entries (the
+    three latest are looked at), for a journal that has none yet: ``log`` creating a day's
+    journal, ``init`` writing its first entry, ``recover`` into a journal with no entry."""
+    from vaultkit.core.bounded import read_regular
+    from vaultkit.vault.entries import detect_level
+    from vaultkit.vault.parse import parse_note
+
+    try:
+        names = sorted((n for n in os.listdir(folder) if _JOURNAL_NAME.match(n)
+                        and n != exclude), reverse=True)
+    except OSError:
+        return 3
+    for name in names[:3]:
         try:
-            # O_NOFOLLOW: a symlink put there since the check is refused, not followed;
-            # O_NONBLOCK: a FIFO put there never blocks the open
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
-                         | getattr(os, "O_NOFOLLOW", 0), 0o666)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise VaultkitError(f"{rel}: is a symlink; vaultkit never writes through one, "
-                                    "nothing written") from None
-            raise VaultkitError(f"{rel}: cannot open for appending: {exc.strerror or exc}") \
-                from None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                raise VaultkitError(f"{rel}: is not a regular file; nothing written")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            held = os.fstat(fd)
-            now = os.stat(path)
-            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
-                if not_regular(held.st_mode):  # swapped in since the check above
-                    os.close(fd)
-                    raise VaultkitError(f"{rel}: not a regular file; nothing written")
-                return fd
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            os.close(fd)
-            raise VaultkitError(f"{rel}: cannot lock: {exc.strerror or exc}") from None
-        os.close(fd)
-    raise VaultkitError(f"{rel}: the file kept moving while being opened; nothing written")
+            data = read_regular(folder / name, 1 << 20)
+        except OSError:
+            continue
+        level = detect_level(parse_note(name, data))
+        if level is not None:
+            return 2 if level == 2 else 3
+    return 3
 
 
 def _count_lines(fd: int, size: int, rel: str = "") -> int:

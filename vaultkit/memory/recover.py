@@ -4,7 +4,8 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
 
 ``journal-rewrite``
     The lost lines are appended to the journal, where it is now (archived or not), under
-    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` carrying the comment
+    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` (at the journal's
+    own entry level: ``##`` when its entries are ``##``) carrying the comment
     ``<!-- vaultkit-recovered <commit> <path> -->``. Only lines the journal does not hold
     any more are appended, in their old order; entries written since stay untouched
     above. The append is one ``O_APPEND`` write under the journal's lock, like
@@ -21,25 +22,24 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
 ``bootstrap-truncated``
     Nothing to bring back: the lines were in the file all along, the runtime cut them.
 
-Idempotent: an event already recovered (its lines are back, its marker is present, or
-its note is back) is skipped, so a second run writes nothing. Each write is atomic (one
-locked append that is taken back if it fails, or a temporary file renamed into place);
-events are recovered oldest first, so a run that stops half-way is finished by running
-it again.
+Idempotent: an event already recovered (its lines are back, or its note is back; the
+marker comment proves nothing by itself) is skipped, so a second run writes nothing.
+Each write is atomic (one locked append that is taken back if it fails, or a temporary
+file renamed into place); events are recovered oldest first, so a run that stops
+half-way is finished by running it again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.memory.history import (Event, beside, file_on_disk, marker, missing_lines,
-                              recovery_note)
+from vaultkit.memory.history import (Event, beside, credential_lines, file_on_disk, marker,
+                                     missing_lines, quoted, recovery_note)
 
 RECOVERY_NOTE_HEAD = (
     "# Recovered memory\n\n"
@@ -112,43 +112,79 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
         note = target or recovery_note(profile)
         path = file_on_disk(root, note)
         current = _read_text(path)
-        lines = missing_lines(current, event.lost)
-        count = sum(1 for line in lines if line.strip())
+        withheld = credential_lines(event.lost)  # never written back: a placeholder instead
+        lines = [withheld.get(line, line) for line in missing_lines(current, event.lost)]
+        count = sum(1 for line in lines if line.strip() and line not in withheld.values())
         if count == 0:
-            out.append(Recovery(event, "skip", note, reason="already recovered"))
+            out.append(Recovery(event, "skip", note, reason="already recovered" + (
+                f" (lines holding a credential are not brought back: {len(withheld)})"
+                if withheld else "")))
             continue
+        if withheld:  # a placeholder an earlier run wrote is not written again
+            lines = [line for line in lines if line not in withheld.values()
+                     or line not in (current or "")]
+        limit = profile.budgets.max_file_bytes
         if target is not None:
-            block = _journal_block(event, lines, now)
+            def block(level: int, event=event, lines=lines) -> str:
+                return _journal_block(event, lines, now, level)
         else:
-            block = _note_block(event, lines)
-        if not dry_run:
-            head = RECOVERY_NOTE_HEAD if target is None else ""
-            _append(root, note, block, head)
+            def block(level: int, event=event, lines=lines) -> str:
+                return _note_block(event, lines)
+        if dry_run:  # the same refusal the write would give
+            size = len(current.encode("utf-8")) if current is not None else 0
+            level = _entry_level_of(current, note, path.parent)
+            head = RECOVERY_NOTE_HEAD if target is None and not size else ""
+            data = len((head + block(level)).encode("utf-8"))
+            if size + data > limit:
+                raise VaultkitError(_too_big(note, event, limit)(data, size))
+        else:
+            _append(root, note, block, RECOVERY_NOTE_HEAD if target is None else "",
+                    limit, _too_big(note, event, limit))
         out.append(Recovery(event, "append", note, count))
     return out
 
 
-def _journal_block(event: Event, lines: list[str], now: dt.datetime) -> str:
+def _too_big(note: str, event: Event, limit: int):
+    def message(data: int, size: int) -> str:
+        return (f"{note}: the {data:,} bytes that event {event.id} would bring back take it "
+                f"({size:,} bytes) over the {limit:,}-byte limit (budgets.max_file_bytes), "
+                "past which it is not read; nothing written for this event: archive or "
+                "trim the file first, or recover the lines by hand from "
+                f"`git show {event.commit[:10]}^:{event.path.removeprefix('../')}`")
+    return message
+
+
+def _entry_level_of(text: str | None, rel: str, folder: Path) -> int:
+    from vaultkit.memory.journal import _entry_level
+
+    return _entry_level((text or "").encode("utf-8"), rel, folder)
+
+
+def _journal_block(event: Event, lines: list[str], now: dt.datetime, level: int = 3) -> str:
+    """The recovered entry, at the journal's own entry ``level`` (``##`` or ``###``): at
+    another level it would read as part of the entry above it."""
     from vaultkit.memory.journal import DASH
 
     n = sum(1 for line in lines if line.strip())
-    who = event.author.split(" <", 1)[0]
+    who = quoted(event.author.split(" <", 1)[0])
     return "\n".join([
-        "", f"### {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on {now:%Y-%m-%d}",
+        "", f"{'#' * level} {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on "
+            f"{now:%Y-%m-%d}",
         marker(event),
         f"- {n} line{'s' * (n != 1)} that commit {event.commit[:10]} ({event.day}, {who}: "
-        f"{event.subject!r}) removed from this journal, brought back by `vaultkit recover`.",
+        f"{quoted(event.subject)!r}) removed from this journal, brought back by "
+        "`vaultkit recover`.",
         "- They follow below as they were written; later entries stay above as they are.",
         "- Review them and move anything still open into today's journal.",
         "", *lines]) + "\n"
 
 
 def _note_block(event: Event, lines: list[str]) -> str:
+    path = quoted(event.path.removeprefix('../'))
     return "\n".join([
-        "", f"## From {event.path.removeprefix('../')}, cut by {event.commit[:10]} on "
-            f"{event.day}", marker(event),
-        f"Commit {event.commit[:10]} ({event.author.split(' <', 1)[0]}: {event.subject!r}) "
-        f"removed these lines from {event.path.removeprefix('../')}.",
+        "", f"## From {path}, cut by {event.commit[:10]} on {event.day}", marker(event),
+        f"Commit {event.commit[:10]} ({quoted(event.author.split(' <', 1)[0])}: "
+        f"{quoted(event.subject)!r}) removed these lines from {path}.",
         "", *lines]) + "\n"
 
 
@@ -173,41 +209,36 @@ def _confined(root: Path, rel: str) -> tuple[Path, str]:
     return root, rel
 
 
-def _append(root: Path, rel: str, block: str, head: str) -> None:
-    """Append ``block`` (creating the file with ``head``) in one locked O_APPEND write."""
-    from vaultkit.core.confine import make_folders, write_target
-    from vaultkit.memory.journal import _open_locked
+def _append(root: Path, rel: str, block, head: str, limit: int, too_big) -> None:
+    """Append ``block(entry level)`` (creating the file with ``head``) through the one
+    appending writer of ``log`` (:func:`vaultkit.memory.journal.append_locked`): one
+    locked O_APPEND write, confined (no symlink, FIFO, device or file with other hard
+    links), nothing written past ``limit`` (``budgets.max_file_bytes``)."""
+    from vaultkit.memory.journal import _entry_level, append_locked
 
     base, inner = _confined(root, rel)
-    # no symlink (out of the vault, into .git/, onto another note), no FIFO or device
-    make_folders(base, (base / inner).parent)
-    path = write_target(base, inner)
-    fd = _open_locked(path, rel)
-    try:
-        size = os.fstat(fd).st_size
-        newline = "\n"
-        prefix = head
-        if size:
-            start = os.pread(fd, 4096, 0)
-            if b"\r\n" in start and start.count(b"\r\n") == start.count(b"\n"):
-                newline = "\r\n"
-            prefix = "" if os.pread(fd, 1, size - 1) == b"\n" else "\n"
-        data = (prefix + block).replace("\n", newline).encode("utf-8")
-        view = memoryview(data)
-        try:
-            while view:
-                view = view[os.write(fd, view):]
-        except BaseException:  # take back a partial block; the file is as it was
-            os.ftruncate(fd, size)
-            if size == 0:
-                os.unlink(path)
-            raise
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.fsync(fd)
-    except OSError as exc:
-        raise VaultkitError(f"{rel}: cannot append: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+
+    def render(target) -> bytes:
+        level = _entry_level(target.head(1 << 20), rel, (base / inner).parent)
+        prefix = head if target.created else "\n" * bool(target.separator)
+        return (prefix + block(level)).replace("\n", target.newline).encode("utf-8")
+
+    append_locked(base, inner, rel, render, limit, too_big)
+
+
+def _without_credentials(event: Event) -> bytes:
+    """The deleted note's bytes, as they were but for the lines holding a credential,
+    which become a placeholder comment (see :func:`credential_lines`)."""
+    data = event.blob or b""
+    withheld = credential_lines(event.lost)
+    if not withheld:
+        return data
+    text = data.decode("utf-8", "replace")
+    out = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        out.append(withheld.get(body, body) + line[len(body):])
+    return "".join(out).encode("utf-8")
 
 
 def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
@@ -220,7 +251,7 @@ def _restore(root: Path, event: Event, dry_run: bool) -> Recovery:
             continue
         if not dry_run:
             base, inner = _confined(root, rel)
-            write_atomic(base / inner, event.blob or b"", root=base)
+            write_atomic(base / inner, _without_credentials(event), root=base)
         return Recovery(event, "restore", rel, count)
     return Recovery(event, "skip", event.path,
                     reason=f"{event.path} and {beside(event.path, event.commit)} are both taken")

@@ -31,43 +31,51 @@ of the notes they link to, so those notes rank above the index.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
 
 DB_NAME = "search.sqlite"
-SCHEMA = 4  # bump whenever the tables or fts_text() change
+SCHEMA = 5  # bump whenever the tables, the chunking, the context words or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
 DEFAULT_MAX_RESULTS = 6
-DEFAULT_MIN_SCORE = 0.35
+DEFAULT_MIN_SCORE = 0.0
 _RACY_NS = 2_000_000_000
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
-INDEX_FACTOR = 0.6  # INDEX.md's lines already lift the notes they link to
+INDEX_FACTOR = 0.6
+  # INDEX.md's lines already lift the notes they link to
 
 
 @dataclass
 class Hit:
     path: str
-    start_line: int
+    start_line: int  # the chunk's line range, as the runtime reports it
     end_line: int
     score: float
     snippet: str
     spans: list[tuple[int, int]]  # highlight spans within the snippet
     # credentials the snippet holds: served as stored, marked so a runtime can redact them
     credentials: list[dict] = field(default_factory=list)
+    snippet_start: int = 0  # the lines the snippet itself shows (0: the chunk's)
+    snippet_end: int = 0
 
     def to_dict(self) -> dict:
         out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
-               "score": round(self.score, 4), "snippet": self.snippet}
+               "score": round(self.score, 4), "snippet": self.snippet,
+               "snippetStartLine": self.snippet_start or self.start_line,
+               "snippetEndLine": self.snippet_end or self.end_line}
         if self.credentials:
             out["holdsCredential"] = True
             out["credentials"] = self.credentials
@@ -76,41 +84,133 @@ class Hit:
 
 # -- chunking --------------------------------------------------------------------
 
+_BREAK = re.compile(r"(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>\s?|\||```|~~~|---)")
+
+
+def entry_starts(lines: list[str]) -> list[bool]:
+    """For each line, whether an entry may start there: a heading, a top-level list item,
+    a quote, table or fence line, or the first line after a blank one, except the first
+    block under a heading, which stays with it. A chunk boundary falls only there (unless one entry alone is longer than a chunk)."""
+    out = []
+    prev_blank = True
+    under_heading = False  # a heading keeps the first block below it
+    for line in lines:
+        blank = not line.strip()
+        heading = bool(_HEADING.match(line))
+        start = not blank and (prev_blank or bool(_BREAK.match(line)))
+        if start and under_heading and not heading:
+            start = False
+        out.append(start)
+        if not blank:
+            under_heading = heading
+        prev_blank = blank
+    return out
+
+
 def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
                overlap: int = OVERLAP_CHARS) -> list[tuple[int, int, str]]:
-    """``(startLine, endLine, text)`` chunks of about ``max_chars`` on line boundaries."""
+    """``(startLine, endLine, text)`` chunks of about ``max_chars`` that never cut an entry.
+
+    The text is split into entries (see :func:`entry_starts`); chunks are filled with
+    whole entries, and the next chunk repeats the last entries up to ``overlap``
+    characters. An entry longer than a chunk is split on line boundaries (a longer line
+    into pieces).
+    """
     lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    starts = entry_starts(lines)
+    # atoms: the units a chunk is filled with, each a list of (line number, text)
+    atoms: list[list[tuple[int, str]]] = []
+    block: list[tuple[int, str]] = []
+
+    def close_block() -> None:
+        if not block:
+            return
+        if sum(len(seg) + 1 for _, seg in block) <= max_chars:
+            atoms.append(list(block))
+        else:
+            for number, line in block:
+                if len(line) <= max_chars:
+                    atoms.append([(number, line)])
+                else:
+                    atoms.extend([(number, line[i:i + max_chars])]
+                                 for i in range(0, len(line), max_chars))
+        block.clear()
+
+    for number, (line, start) in enumerate(zip(lines, starts), 1):
+        if start:
+            close_block()
+        block.append((number, line))
+    close_block()
+
     chunks: list[tuple[int, int, str]] = []
-    current: list[tuple[int, str]] = []
+    current: list[list[tuple[int, str]]] = []
     size = 0
 
-    def flush() -> None:
-        if current and any(seg.strip() for _, seg in current):
-            chunks.append((current[0][0], current[-1][0], "\n".join(s for _, s in current)))
+    def atom_size(atom: list[tuple[int, str]]) -> int:
+        return sum(len(seg) + 1 for _, seg in atom)
 
-    for number, line in enumerate(lines, 1):
-        pieces = [line] if len(line) <= max_chars else [
-            line[i:i + max_chars] for i in range(0, len(line), max_chars)]
-        for piece in pieces:
-            need = len(piece) + 1
-            if current and size + need > max_chars:
-                flush()
-                kept: list[tuple[int, str]] = []
-                acc = 0
-                for item in reversed(current):
-                    if acc >= overlap:
-                        break
-                    kept.insert(0, item)
-                    acc += len(item[1]) + 1
-                while kept and acc + need > max_chars:
-                    acc -= len(kept.pop(0)[1]) + 1
-                current, size = kept, acc
-            current.append((number, piece))
-            size += need
+    def flush() -> None:
+        segs = [item for atom in current for item in atom]
+        if segs and any(seg.strip() for _, seg in segs):
+            chunks.append((segs[0][0], segs[-1][0], "\n".join(s for _, s in segs)))
+
+    for atom in atoms:
+        need = atom_size(atom)
+        if current and size + need > max_chars:
+            flush()
+            kept: list[list[tuple[int, str]]] = []
+            acc = 0
+            for item in reversed(current):
+                if acc >= overlap:
+                    break
+                kept.insert(0, item)
+                acc += atom_size(item)
+            while kept and acc + need > max_chars:
+                acc -= atom_size(kept.pop(0))
+            current, size = kept, acc
+        current.append(atom)
+        size += need
     flush()
     return chunks
+
+
+def chunk_contexts(lines: list[str], chunks: list[tuple[int, int, str]],
+                   day: "dt.date | None") -> list[str]:
+    """For each chunk, the words it is also found by: the journal's day spelled out, the
+    headings it sits under (nearest of each level, as words for an entry time such as
+    ``## 14:30``), entry times inside it, and the relative dates in it resolved against
+    the day. One pass over the lines, whatever their number."""
+    from vaultkit.memory import dates
+
+    day_text = dates.day_words(day) if day is not None else ""
+    stack: list[tuple[int, str]] = []  # (level, text) of the headings above the line
+    pos = 0  # lines[:pos] are on the stack
+    out = []
+    for start, end, text in chunks:
+        while pos < start - 1:
+            m = _HEADING.match(lines[pos])
+            if m:
+                level = len(m.group(1))
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, m.group(2).strip()))
+            pos += 1
+        parts = [day_text]
+        for _level, head in stack:
+            parts += [head, dates.time_words(head)]
+        for line in text.split("\n"):
+            m = _HEADING.match(line)
+            if m:
+                parts.append(dates.time_words(m.group(2)))
+        if day is not None:
+            parts += [words for _phrase, words, _keys in dates.relative_dates(text, day)]
+        out.append("\n".join(dict.fromkeys(p for p in parts if p)))
+    return out
+
+
+_HEADING = re.compile(r"(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 # -- level-1 text ------------------------------------------------------------------
@@ -188,6 +288,7 @@ class SearchIndex:
         except (OSError, VaultkitError):
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
+        self._vocab = False  # temp.chunk_vocab made (see _respelled)
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
@@ -238,7 +339,7 @@ class SearchIndex:
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
                        "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
-                       "start_line INTEGER, end_line INTEGER, text TEXT)")
+                       "start_line INTEGER, end_line INTEGER, text TEXT, ctx TEXT)")
             db.execute("CREATE INDEX chunks_file ON chunks(file)")
             db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
                        "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
@@ -314,11 +415,15 @@ class SearchIndex:
                     (path, note.size, note.mtime_ns, _digest(note.text), now, meta))
                 fid = cur.lastrowid
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
-                for start, end, text in chunk_text(note.text):
-                    cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text) "
-                                     "VALUES (?, ?, ?, ?)", (fid, start, end, text)).lastrowid
+                lines = note.text.replace("\r\n", "\n").split("\n")
+                chunks = chunk_text(note.text)
+                contexts = chunk_contexts(lines, chunks, date_of_path(path))
+                for (start, end, text), ctx in zip(chunks, contexts):
+                    cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx) "
+                                     "VALUES (?, ?, ?, ?, ?)",
+                                     (fid, start, end, text, ctx)).lastrowid
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
-                               (cid, fts_text(text)))
+                               (cid, fts_text(_indexed(text, ctx))))
             progress.__exit__(None, None, None)
             if state is not None:
                 self.mark_synced(*state)
@@ -334,9 +439,9 @@ class SearchIndex:
         db = self.db
         # chunk_fts is contentless (the text lives once, in chunks): a row is removed by
         # giving FTS5 the exact tokens it was indexed with.
-        rows = db.execute("SELECT id, text FROM chunks WHERE file=?", (fid,)).fetchall()
+        rows = db.execute("SELECT id, text, ctx FROM chunks WHERE file=?", (fid,)).fetchall()
         db.executemany("INSERT INTO chunk_fts(chunk_fts, rowid, body) VALUES ('delete', ?, ?)",
-                       [(cid, fts_text(text)) for cid, text in rows])
+                       [(cid, fts_text(_indexed(text, ctx))) for cid, text, ctx in rows])
         db.execute("DELETE FROM chunks WHERE file=?", (fid,))
         db.execute("DELETE FROM meta_fts WHERE rowid=?", (fid,))
         db.execute("DELETE FROM files WHERE id=?", (fid,))
@@ -345,17 +450,18 @@ class SearchIndex:
 
     def search(self, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                min_score: float = DEFAULT_MIN_SCORE, allow=None,
-               demote: frozenset[str] = frozenset()) -> list[Hit]:
-        terms = bounded_terms(query)
+               demote: frozenset[str] = frozenset(), today: dt.date | None = None) -> list[Hit]:
+        terms = bounded_terms(query, today)
         if not terms:
             return []
+        recent = asks_for_recent(query)
         self.db.execute("BEGIN")  # one snapshot, whatever other processes commit meanwhile
         try:
-            return self._search(terms, max_results, min_score, allow, demote)
+            return self._search(terms, max_results, min_score, allow, demote, recent)
         finally:
             self.db.execute("COMMIT")
 
-    def _search(self, terms, max_results, min_score, allow, demote) -> list[Hit]:
+    def _search(self, terms, max_results, min_score, allow, demote, recent=False) -> list[Hit]:
         db = self.db
         total = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if not total:
@@ -363,14 +469,67 @@ class SearchIndex:
         for t in terms:
             t.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
                               (t.fts,)).fetchone()[0]
+        terms = [self._respelled(t) if _respellable(t) else t for t in terms]
         set_idf(terms, total)
-        # A CJK bigram found nowhere is most likely a span across two words of the question.
-        weighted = [t for t in terms if t.df or not t.cjk]
+        # A CJK bigram found nowhere is most likely a span across two words of the question;
+        # a relative date no journal holds says nothing about the chunks either.
+        weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
+        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
+        scored = self._rank(weighted, limit, allow, demote, recent)
+        scored = [s for s in scored if s[0] >= min_score]
+
+        hits: list[Hit] = []
+        taken: dict[str, list[tuple[int, int]]] = {}
+        for score, path, start, end, text, _cid in scored:
+            if any(start <= e and s <= end for s, e in taken.get(path, [])):
+                continue  # overlaps a better chunk of the same note
+            taken.setdefault(path, []).append((start, end))
+            snippet, spans, first, last = snippet_window(text, terms)
+            from vaultkit.vault.secretscan import credentials_in
+
+            hits.append(Hit(path, start, end, score, snippet, spans,
+                            credentials_in(snippet, start, text),
+                            start + first, start + last))
+            if len(hits) >= max_results:
+                break
+        return hits
+
+    def _respelled(self, term: Term) -> Term:
+        """A query word the vault never uses, replaced by the vault's own words that are
+        most likely meant: those sharing all but its last three letters (``political`` →
+        ``politics``, ``educaton`` → ``education``) or one edit away (``fesetival`` →
+        ``festival``); at most two, the most used first. The word itself when none."""
+        db = self.db
+        if not self._vocab:
+            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_vocab "
+                       "USING fts5vocab(main, chunk_fts, row)")
+            self._vocab = True
+        key = term.key
+        found = []
+        for word, docs in db.execute("SELECT term, doc FROM temp.chunk_vocab "
+                                     "WHERE term >= ? AND term < ?", (key[0], chr(ord(key[0]) + 1))):
+            if word.isalpha() and (_common_prefix(key, word) >= max(4, len(key) - 3)
+                                   or (len(key) >= 5 and _within_one_edit(key, word))):
+                found.append((docs, word))
+        if not found:
+            return term
+        found.sort(key=lambda f: (-f[0], f[1]))
+        words = [w for _d, w in found[:2]]
+        fts = " OR ".join(f'"{w}"' for w in words)
+        pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w])",
+                             re.IGNORECASE)
+        out = Term(f"{key}→{'/'.join(words)}", f"({fts})", False, pattern)
+        out.df = db.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
+                            (out.fts,)).fetchone()[0]
+        return out
+
+    def _rank(self, weighted, limit, allow, demote, recent) -> list[list]:
+        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first."""
+        db = self.db
         weight = sum(t.idf for t in weighted)
         match = " OR ".join(t.fts for t in weighted)
-        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
 
         bm25: dict[int, float] = {}
         for rowid, rank in db.execute(
@@ -381,55 +540,45 @@ class SearchIndex:
             "SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? ORDER BY bm25(meta_fts) LIMIT ?",
             (match, limit))]
 
+        cols = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
         rows: dict[int, tuple] = {}
         if bm25:
             marks = ",".join("?" * len(bm25))
             for row in db.execute(
-                    f"SELECT c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id "
-                    f"FROM chunks c JOIN files f ON f.id = c.file WHERE c.id IN ({marks})",
-                    list(bm25)):
+                    f"SELECT {cols} FROM chunks c JOIN files f ON f.id = c.file "
+                    f"WHERE c.id IN ({marks})", list(bm25)):
                 rows[row[0]] = row
         have_file = {row[6] for row in rows.values()}
         for fid in meta_files:
             if fid in have_file:
                 continue
             row = db.execute(
-                "SELECT c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id "
-                "FROM chunks c JOIN files f ON f.id = c.file WHERE f.id = ? "
+                f"SELECT {cols} FROM chunks c JOIN files f ON f.id = c.file WHERE f.id = ? "
                 "ORDER BY c.start_line LIMIT 1", (fid,)).fetchone()
             if row is not None:
                 rows[row[0]] = row
 
         best = max(bm25.values(), default=0.0) or 1.0
         scored = []
-        for cid, (_, path, start, end, text, meta, _fid) in rows.items():
+        days = {}
+        for cid, (_, path, start, end, text, meta, _fid, ctx) in rows.items():
             if allow is not None and not allow(path):
                 continue
-            cov = sum(t.idf for t in weighted if t.pattern.search(text)) / weight
+            body = _indexed(text, ctx)
+            cov = sum(t.idf for t in weighted if t.pattern.search(body)) / weight
             meta_cov = sum(t.idf for t in weighted if t.pattern.search(meta)) / weight
             rel = max(0.0, bm25.get(cid, 0.0)) / best
             score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * rel
             if path in demote:
                 score *= INDEX_FACTOR
             score = min(1.0, max(0.0, score))
-            if score >= min_score:
-                scored.append((score, path, start, end, text))
+            if recent:
+                days[cid] = date_of_path(path)
+            scored.append([score, path, start, end, text, cid])
+        if recent:
+            _favour_recent(scored, days)
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-
-        hits: list[Hit] = []
-        taken: dict[str, list[tuple[int, int]]] = {}
-        for score, path, start, end, text in scored:
-            if any(start <= e and s <= end for s, e in taken.get(path, [])):
-                continue  # overlaps a better chunk of the same note
-            taken.setdefault(path, []).append((start, end))
-            snippet, spans = make_snippet(text, terms)
-            from vaultkit.vault.secretscan import credentials_in
-
-            hits.append(Hit(path, start, end, score, snippet, spans,
-                            credentials_in(snippet, start, text)))
-            if len(hits) >= max_results:
-                break
-        return hits
+        return scored
 
     def close(self) -> None:
         self.db.close()
@@ -441,10 +590,52 @@ MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 32
 
 
-def bounded_terms(query: str) -> list[Term]:
+def bounded_terms(query: str, today: dt.date | None = None) -> list[Term]:
     """The terms searched for: those of the first MAX_QUERY_CHARS characters, at most
-    MAX_QUERY_TERMS of them, in query order."""
-    return query_terms(query[:MAX_QUERY_CHARS])[:MAX_QUERY_TERMS]
+    MAX_QUERY_TERMS of them, in query order. A relative date ("yesterday", "last week",
+    "上个月", "вчера") is resolved against ``today`` (default: the local date) and also
+    searched as the dates it means, found by the journals' and entries' date words."""
+    text = query[:MAX_QUERY_CHARS]
+    from vaultkit.memory.dates import relative_dates
+
+    found = relative_dates(text, today or dt.date.today())
+    extra: dict[str, Term] = {}
+    for phrase, _words, keys in found:
+        extra.setdefault(" ".join(keys), _date_term(phrase, keys))
+    terms = query_terms(text)[:MAX_QUERY_TERMS]
+    return (list(extra.values()) + terms)[:MAX_QUERY_TERMS]
+
+
+def _date_term(phrase: str, keys: list[str]) -> Term:
+    """A term that finds any of ``keys`` (ISO days, months or years) in indexed text."""
+    fts = " OR ".join('"' + " ".join(k.split("-")) + '"' for k in keys)
+    pattern = re.compile("(?<![0-9])(?:" + "|".join(re.escape(k) for k in keys) + ")")
+    term = Term(f"{phrase.lower()} ({' '.join(keys[:1])}{'…' if len(keys) > 1 else ''})",
+                f"({fts})", False, pattern)
+    term.date = True
+    return term
+
+
+_RECENT = re.compile(r"\b(?:latest|most recent(?:ly)?|recently|newest|last time|lately)\b|"
+                     r"最近|最新|недавн|последн", re.IGNORECASE)
+
+
+def asks_for_recent(query: str) -> bool:
+    """Whether the question asks for the newest memory ("latest", "最近", "недавно")."""
+    return bool(_RECENT.search(query))
+
+
+def _favour_recent(scored: list[list], days: dict) -> None:
+    """Lift dated notes by how recent they are among the candidates: the newest day gets
+    × 1.0, the oldest × 0.8; undated notes stay as they are."""
+    known = sorted({d for d in days.values() if d is not None})
+    if len(known) < 2:
+        return
+    first, span = known[0].toordinal(), known[-1].toordinal() - known[0].toordinal()
+    for item in scored:
+        day = days.get(item[5])
+        if day is not None:
+            item[0] *= 0.8 + 0.2 * (day.toordinal() - first) / span
 
 
 def query_cut(query: str) -> str | None:
@@ -460,6 +651,34 @@ def query_cut(query: str) -> str | None:
     return f"the query is long: searching {' and '.join(parts)}"
 
 
+def _respellable(term: Term) -> bool:
+    """A Latin query word of four letters or more that no chunk holds."""
+    return not term.df and not term.cjk and not term.date and len(term.key) >= 4 \
+        and term.key.isalpha()
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with one letter changed, added or dropped."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    i = _common_prefix(a, b)
+    return a[i + 1:] == b[i + 1:] or a[i:] == b[i + 1:] or a[i + 1:] == b[i:]
+
+
+def _indexed(text: str, ctx: str | None) -> str:
+    """What a chunk is indexed as: its text, then its context words."""
+    return f"{text}\n{ctx}" if ctx else text
+
+
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -468,28 +687,80 @@ def _digest(text: str) -> str:
 
 def make_snippet(text: str, terms: list[Term],
                  limit: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
-    """At most ``limit`` characters of the chunk, cut on a word boundary, around the matches."""
+    """At most ``limit`` characters of the chunk around its best-matching lines."""
+    piece, spans, _first, _last = snippet_window(text, terms, limit)
+    return piece, spans
+
+
+def snippet_window(text: str, terms: list[Term], limit: int = SNIPPET_CHARS
+                   ) -> tuple[str, list[tuple[int, int]], int, int]:
+    """``(snippet, highlight spans, first line, last line)``: whole lines of the chunk, at
+    most ``limit`` characters, centred on its best-matching line (lines are 0-based offsets
+    into the chunk).
+
+    The seed is the line holding the most query weight (idf of the distinct terms it
+    matches); the window then grows one line at a time, to the side whose next line adds
+    more query weight not yet shown, alternating below and above when neither does, until
+    the next line would pass ``limit``. A seed line longer than ``limit`` is cut around its
+    first match on word boundaries.
+    """
     text = text.replace("\r\n", "\n")
-    spans = match_spans(text, terms)
-    start = 0
-    if len(text) > limit and spans:
-        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-        best = (-1, 0)
-        for s in starts:
-            if s > len(text) - 1:
-                break
-            keys = {text[a:b].lower() for a, b in spans if s <= a and b <= s + limit}
-            if len(keys) > best[0]:
-                best = (len(keys), s)
-        start = best[1]
-    piece = text[start:]
-    if len(piece) > limit:
-        cut = _word_cut(piece, limit)
-        piece = piece[:cut]
-    piece = piece.rstrip()
-    local = [(max(a - start, 0), min(b - start, len(piece))) for a, b in spans
-             if a - start < len(piece) and b - start > 0]
-    return piece, local
+    lines = text.split("\n")
+    if len(text) <= limit:
+        return _trimmed(text, terms, 0, len(lines) - 1)
+    hit_sets = [frozenset(i for i, t in enumerate(terms) if t.pattern.search(line))
+                for line in lines]
+    idf = [t.idf or 1.0 for t in terms]
+
+    def gain(ix: int, shown: set) -> float:
+        return sum(idf[i] for i in hit_sets[ix] - shown)
+
+    seed = max(range(len(lines)), key=lambda ix: (gain(ix, set()), -ix))
+    if len(lines[seed]) > limit:
+        line = lines[seed]
+        spans = match_spans(line, terms)
+        at = spans[0][0] if spans else 0
+        begin = max(0, min(at - limit // 3, len(line) - limit))
+        if begin:
+            space = line.find(" ", begin, at + 1)
+            begin = space + 1 if space >= 0 else begin
+        piece = line[begin:]
+        piece = piece[:_word_cut(piece, limit)] if len(piece) > limit else piece
+        piece = piece.rstrip()
+        return piece, match_spans(piece, terms), seed, seed
+    lo = hi = seed
+    size = len(lines[seed])
+    shown = set(hit_sets[seed])
+    while True:
+        below = hi + 1 < len(lines) and size + 1 + len(lines[hi + 1]) <= limit
+        above = lo > 0 and size + 1 + len(lines[lo - 1]) <= limit
+        if not (below or above):
+            break
+        g_below = gain(hi + 1, shown) if below else -1.0
+        g_above = gain(lo - 1, shown) if above else -1.0
+        if g_below > g_above or (g_below == g_above and hi - seed <= seed - lo):
+            hi += 1
+            size += 1 + len(lines[hi])
+            shown |= hit_sets[hi]
+        else:
+            lo -= 1
+            size += 1 + len(lines[lo])
+            shown |= hit_sets[lo]
+    return _trimmed("\n".join(lines[lo:hi + 1]), terms, lo, hi)
+
+
+def _trimmed(piece: str, terms: list[Term], first: int, last: int
+             ) -> tuple[str, list[tuple[int, int]], int, int]:
+    """The snippet without blank lines at either end, with its spans and line offsets."""
+    lines = piece.split("\n")
+    while len(lines) > 1 and not lines[0].strip():
+        lines.pop(0)
+        first += 1
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+        last -= 1
+    piece = "\n".join(lines).rstrip()
+    return piece, match_spans(piece, terms), first, last
 
 
 def _word_cut(text: str, limit: int) -> int:

@@ -73,6 +73,7 @@ class Term:
     pattern: re.Pattern  # finds the term in original text
     df: int = 0
     idf: float = 0.0
+    date: bool = False  # a resolved relative date (vaultkit.memory.dates)
 
 
 def _latin_term(word: str) -> Term:

@@ -70,6 +70,12 @@ def find_config_with_source(vault, path: str | Path | None = None) -> tuple[Path
     return None, "not found"
 
 
+def config_candidates(vault) -> list[tuple[Path, str]]:
+    """Where an ``openclaw.json`` is looked for when neither ``--openclaw-config`` nor
+    ``$OPENCLAW_CONFIG_PATH`` names one, in order: ``[(path, what the place is)]``."""
+    return _candidates(vault)
+
+
 def find_config(vault, path: str | Path | None = None) -> Path | None:
     """The ``openclaw.json`` that applies to ``vault`` (a Vault or its root folder), or None.
 
@@ -203,20 +209,25 @@ def bootstrap_limits(vault, path: str | Path | None = None,
                      agent: str | None = None) -> tuple[int, int, str]:
     """``(bootstrapMaxChars, bootstrapTotalMaxChars, where they came from)`` for ``vault``.
 
-    Values set in ``openclaw.json`` win; otherwise the profile's budgets
-    (``bootstrap_max_chars``, ``bootstrap_total_max_chars``, the runtime defaults unless a
+    Values set in ``openclaw.json`` win; otherwise the profile's OpenClaw runtime
+    (``runtimes.openclaw.per_file_max`` and ``total_max``: the runtime defaults unless
     vaultkit.toml changed them). A config that is missing or does not parse falls back to
-    the budgets too; the description says so.
+    the profile too; the description says so.
     """
-    budgets = getattr(getattr(vault, "profile", None), "budgets", None)
-    per_file = getattr(budgets, "bootstrap_max_chars", DEFAULTS["bootstrapMaxChars"])
-    total = getattr(budgets, "bootstrap_total_max_chars", DEFAULTS["bootstrapTotalMaxChars"])
+    runtimes = getattr(getattr(vault, "profile", None), "runtimes", None) or {}
+    spec = next((r for r in runtimes.values() if r.loader == "workspace-set"), None)
+    per_file = DEFAULTS["bootstrapMaxChars"]
+    total = DEFAULTS["bootstrapTotalMaxChars"]
+    if spec is not None and spec.per_file_max is not None:
+        per_file = spec.per_file_max
+    if spec is not None and spec.total_max is not None:
+        total = spec.total_max
     config, _ = find_config_with_source(vault, path)
     if config is None:
-        return per_file, total, "the profile's budgets; no openclaw.json found"
+        return per_file, total, "the profile's runtime limits; no openclaw.json found"
     data, error = _load_cached(config)
     if error is not None:
-        return per_file, total, f"the profile's budgets; {config} {config_trouble(config, error)}"
+        return per_file, total, f"the profile's runtime limits; {config} {config_trouble(config, error)}"
     sources = []
     value, where = setting(data, "bootstrapMaxChars", agent)
     if where and _as_limit(value) is not None:
@@ -228,7 +239,7 @@ def bootstrap_limits(vault, path: str | Path | None = None,
         sources.append(where)
     if sources:
         return per_file, total, f"{config} ({', '.join(sources)})"
-    return per_file, total, f"the profile's budgets; {config} sets neither limit"
+    return per_file, total, f"the profile's runtime limits; {config} sets neither limit"
 
 
 _cache: dict[tuple[str, int, int], tuple[dict | None, tuple | None]] = {}

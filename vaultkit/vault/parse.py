@@ -310,21 +310,57 @@ class _Scanner:
             ranges.append((start, end))
 
     def _match(self, raw: str, limit: int | None = None) -> tuple[int, str]:
-        """How many of the open containers ``raw`` continues, and the text left inside them."""
-        rest = raw
+        """How many of the open containers ``raw`` continues, and the text left inside them.
+
+        Linear in the line, however many containers are open: the text left is tracked as
+        a position in ``raw`` plus the spaces left over from a tab (``pad``), each
+        container consumes its markers or indent from there, and the string is built once
+        at the end (a list nested one level deeper per line once made this cubic)."""
+        containers = self.containers if limit is None else self.containers[:limit]
+        if not containers:
+            return 0, raw
+        end = len(raw.rstrip())  # the text left is blank once ``pos`` reaches this
+        size = len(raw)
+        pos = pad = 0
         matched = 0
-        for kind, width, _serial in self.containers[:limit]:
+        for kind, width, _serial in containers:
             if kind == _QUOTE_MARK:
-                after = _quote_marker(rest)
-                if after is None:
+                p, q, k = pad, pos, 0
+                while k < 3 and (p or (q < size and raw[q] == " ")):
+                    if p:
+                        p -= 1
+                    else:
+                        q += 1
+                    k += 1
+                if p or q >= size or raw[q] != ">":
                     break
-                rest = after
-            elif rest.strip():
-                if _indent_of(rest) < width:
+                q += 1
+                p = 0
+                if q < size and raw[q] == " ":
+                    q += 1
+                elif q < size and raw[q] == "\t":
+                    q += 1
+                    p = 2  # a tab after ">" gives the space and the rest of its stop
+                pos, pad = q, p
+            elif pos < end:  # not blank: the item's content indent must be there
+                col = min(pad, width)
+                p, q = pad - col, pos
+                while col < width and q < size:
+                    ch = raw[q]
+                    if ch == " ":
+                        col += 1
+                    elif ch == "\t":
+                        col += 4 - col % 4
+                    else:
+                        break
+                    q += 1
+                if col < width:
                     break
-                rest = _strip_indent(rest, width)
+                pos, pad = q, p + col - width
             matched += 1
-        return matched, rest
+        if pos == 0 and pad == 0:
+            return matched, raw
+        return matched, " " * pad + raw[pos:]
 
     def _raw_line(self, raw_block: _Raw, raw: str) -> bool:
         """One line inside ``raw_block``: True if it belongs to it (and maybe closes it: the

@@ -128,10 +128,13 @@ def _at_least(obj, low: float, *names: str) -> None:
 class Budgets:
     __pydantic_config__ = _STRICT
     memory_md_bytes: int = 10240
-    bootstrap_total_bytes: int = 20480
-    bootstrap_max_chars: int = 20000
-    bootstrap_total_max_chars: int = 60000
-    session_footprint_bytes: int = 15360
+    # the design notes' "bootstrap layer < 20KB": a guideline on what OpenClaw injects,
+    # counted as the runtime counts (UTF-16 units), not a runtime limit. The old name
+    # bootstrap-total-bytes is read as this one.
+    bootstrap_guideline_chars: int = 20480
+    # the seeds' "a typical session loads ~15KB": OpenClaw's injected bootstrap files plus
+    # today's and yesterday's journal, in UTF-16 units (old name: session-footprint-bytes)
+    session_guideline_chars: int = 15360
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
@@ -142,8 +145,8 @@ class Budgets:
     journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
 
     def __post_init__(self):
-        _at_least(self, 0, "memory_md_bytes", "bootstrap_total_bytes", "bootstrap_max_chars",
-                  "bootstrap_total_max_chars", "session_footprint_bytes", "index_bytes",
+        _at_least(self, 0, "memory_md_bytes", "bootstrap_guideline_chars",
+                  "session_guideline_chars", "index_bytes",
                   "entry_min_lines", "entry_min_chars", "journal_keep_days")
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
@@ -256,6 +259,87 @@ class GitSettings:
             raise _invalid("backup_max_age_hours", "must be a positive number of hours")
 
 
+RUNTIME_LOADERS = ("workspace-set", "claude-memory", "project-docs")
+RUNTIME_UNITS = ("utf16", "bytes")
+
+
+@dataclass
+class RuntimeSpec:
+    """How one agent runtime loads files from the vault at session start (``runtimes:``).
+
+    ``loader`` names the loading algorithm (``workspace-set``: OpenClaw's bootstrap files;
+    ``claude-memory``: Claude Code's CLAUDE.md tree, imports, rules and auto memory;
+    ``project-docs``: Codex's AGENTS.md from the repository root down). Everything else is
+    data: file names and their order, limits and their unit, how a file is cut and the
+    marker written there, the sets each session type gets. A new runtime that loads like
+    one of these, or a changed limit, is an edit here or in ``vaultkit.toml``
+    (``[runtime.NAME]``), not code. See docs/context.md for each field's source.
+    """
+
+    __pydantic_config__ = _STRICT
+    loader: Literal["workspace-set", "claude-memory", "project-docs"]
+    label: str = ""
+    # the runtime applies when one of these exists in the workspace (or, for openclaw.json,
+    # where OpenClaw looks for its config); vaultkit.toml `runtimes = [...]` overrides
+    detect: list[str] = field(default_factory=list)
+    unit: Literal["utf16", "bytes"] = "utf16"
+    files: list[str] = field(default_factory=list)  # in load order
+    optional: list[str] = field(default_factory=list)  # skipped, not marked, when missing
+    per_file_max: int | None = None
+    total_max: int | None = None
+    min_file_budget: int = 0  # with less than this left of the total, later files are dropped
+    head_ratio: float = 0.75  # of a cut file's kept content, the share from its head
+    marker: str = ""  # written where a file is cut: {name} {head} {tail} {length}
+    compact_marker: str = ""  # when the full marker leaves under 16 units of content
+    missing_marker: str = ""  # injected for a listed file that does not exist: {path}
+    # a file cut with a digest of its policy lines between head and tail (OpenClaw's AGENTS.md)
+    digest_file: str = ""
+    digest_ratios: list[float] = field(default_factory=lambda: [0.45, 0.35, 0.15])
+    digest_line_max: int = 240
+    digest_marker: str = ""
+    digest_header: str = ""
+    digest_omitted: str = ""
+    digest_summary: str = ""
+    digest_candidate: list[str] = field(default_factory=list)  # regexes: a policy line
+    digest_priority: str = ""  # regex: a policy line taken first
+    sessions: dict[str, list[str]] = field(default_factory=dict)  # session -> files it gets
+    joiner: str = ""  # between files, when the runtime joins them into one text
+    import_max_depth: int = 0  # @path imports: hops followed (0: no imports)
+    rules_dir: str = ""  # folder of always-loaded rule files (Claude Code's .claude/rules)
+    auto_memory: str = ""  # the auto-memory index file name (Claude Code's MEMORY.md)
+    auto_memory_dir: str = ""  # vault-relative folder holding it, when it lives in the vault
+    auto_memory_lines: int | None = None
+    auto_memory_max: int | None = None
+    auto_memory_marker: str = ""
+    context_window_tokens: int = 200000
+
+    def __post_init__(self):
+        for name in ("per_file_max", "total_max", "auto_memory_lines", "auto_memory_max"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise _invalid(name, "must be at least 0")
+        _at_least(self, 0, "min_file_budget", "import_max_depth", "digest_line_max")
+        _at_least(self, 1, "context_window_tokens")
+        if not 0 <= self.head_ratio <= 1:
+            raise _invalid("head_ratio", "must be between 0 and 1")
+        if len(self.digest_ratios) != 3 or any(not 0 <= r <= 1 for r in self.digest_ratios):
+            raise _invalid("digest_ratios", "must be three shares (head, digest, tail) "
+                                            "between 0 and 1")
+        for regex in self.digest_candidate + ([self.digest_priority] if self.digest_priority else []):
+            try:
+                re.compile(regex)
+            except re.error as exc:
+                raise _invalid("digest_candidate", f"regex {regex!r} does not compile: "
+                                                   f"{exc}") from None
+        for name in self.files + self.optional + [self.rules_dir, self.auto_memory_dir]:
+            if name:
+                _in_vault(name, "files")
+        for session, names in self.sessions.items():
+            unknown = [n for n in names if n != "*" and n not in self.files]
+            if unknown:
+                raise _invalid(f"sessions.{session}", f"{', '.join(unknown)} not in files")
+
+
 @dataclass
 class Profile:
     __pydantic_config__ = _STRICT
@@ -279,8 +363,17 @@ class Profile:
     skip_folders: list[str] = field(default_factory=list)
     # frontmatter keys read as another when it is absent: {"type": ["category"]}
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
+    # the agent runtimes that load this vault and how (vaultkit.vault.runtimes)
+    runtimes: dict[str, RuntimeSpec] = field(default_factory=dict)
+    # which runtimes apply; None: detected from the files present
+    runtimes_enabled: list[str] | None = None
 
     def __post_init__(self):
+        if self.runtimes_enabled is not None:
+            unknown = [n for n in self.runtimes_enabled if n not in self.runtimes]
+            if unknown:
+                raise _invalid("runtimes", f"unknown runtime {unknown[0]!r} (known: "
+                                           f"{', '.join(self.runtimes) or 'none'})")
         for name in self.bootstrap_files:
             if not name or "/" in name or "\\" in name or name in (".", ".."):
                 raise _invalid("bootstrap_files", f"{name!r} must be a plain file name "
@@ -501,10 +594,17 @@ class ConfigFile:
     links: dict[str, Any] = field(default_factory=dict)
     strict_placement: bool | None = None
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
+    runtimes: list[str] | None = None  # which runtimes apply (default: detected)
+    runtime: dict[str, dict[str, Any]] = field(default_factory=dict)  # [runtime.NAME] overrides
 
     def __post_init__(self):
         if self.timezone:  # checked with the rest, not first by the command that uses it
             _check_timezone(self.timezone)
+        if self.baseline is not None:  # written by `check`: confined like every write
+            _in_vault(self.baseline, "baseline")
+            if not self.baseline.strip("/. "):
+                raise _invalid("baseline", f"path {self.baseline!r} names no file; give a "
+                                           "file such as vaultkit-baseline.json")
 
 
 def _check_timezone(name: str) -> None:
@@ -551,7 +651,7 @@ def check_required_version(spec: str, version: str = __version__) -> str | None:
               "~=": have >= want and have[:fixed] == want[:fixed]}[op]
         if not ok:
             return (f"{CONFIG_NAME} requires vaultkit {spec}, but this is vaultkit {version}; "
-                    "install a matching version (pip install 'vaultkit" + spec.replace(" ", "")
+                    "install a matching version (pip install 'vaultkit-lint" + spec.replace(" ", "")
                     + "')")
     return None
 
@@ -727,7 +827,16 @@ def find_profile(name: str, base: Path | None) -> Path:
 
 
 def load_profile(path: Path) -> Profile:
-    return _validate(Profile, _read_yaml(path), str(path))
+    data = _read_yaml(path)
+    if "runtimes" not in data:
+        # a pack written before runtimes were data (or a copy of one) gets the bundled
+        # pack's; `runtimes: {}` says none
+        from vaultkit.core.resources import rules_dir
+
+        bundled = rules_dir() / "openclaw.yaml"
+        if bundled.is_file() and bundled.resolve() != Path(path).resolve():
+            data["runtimes"] = _read_yaml(bundled).get("runtimes", {})
+    return _validate(Profile, data, str(path))
 
 
 def _read_config(path: Path) -> dict:
@@ -891,6 +1000,11 @@ def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile
     write_cache_file(cache, data)
 
 
+# budgets that became a runtime's limits: [budgets] bootstrap-max-chars still sets them
+_MOVED_BUDGETS = {"bootstrap_max_chars": ("openclaw", "per_file_max"),
+                  "bootstrap_total_max_chars": ("openclaw", "total_max")}
+
+
 def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
     data = asdict(profile)
     if config.memory_dir is not None:
@@ -902,6 +1016,13 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
     budget_names = [f.name for f in fields(Budgets)]
     for key, value in config.budgets.items():
         name = key.replace("-", "_")
+        # the names before these guidelines were counted as the runtime counts
+        name = {"bootstrap_total_bytes": "bootstrap_guideline_chars",
+                "session_footprint_bytes": "session_guideline_chars"}.get(name, name)
+        moved = _MOVED_BUDGETS.get(name)
+        if moved and moved[0] in data["runtimes"]:  # now the OpenClaw runtime's limits
+            data["runtimes"][moved[0]][moved[1]] = value
+            continue
         if name not in budget_names:
             raise ConfigError(f"{source}: budgets: unknown budget '{key}' "
                               f"(known: {', '.join(f.replace('_', '-') for f in budget_names)})")
@@ -931,4 +1052,14 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
             raise ConfigError(f"{source}: links: unknown key '{key}' (known: forward-links, "
                               "exclude)")
         data["links"][name] = value
+    if config.runtimes is not None:
+        data["runtimes_enabled"] = list(config.runtimes)
+    for name, table in config.runtime.items():
+        if name not in data["runtimes"]:
+            raise ConfigError(f"{source}: runtime: unknown runtime '{name}' (known: "
+                              f"{', '.join(data['runtimes']) or 'none'})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: runtime.{name}: must be a table of keys")
+        for key, value in table.items():
+            data["runtimes"][name][str(key).replace("-", "_")] = value
     return _validate(Profile, data, source)

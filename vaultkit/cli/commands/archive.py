@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
@@ -23,7 +23,8 @@ def add_arguments(p) -> None:
                    help="keep journals of the last N days in memory/ (default: the profile's "
                         "budgets.journal-keep-days, 30)")
     p.add_argument("--dry-run", action="store_true", help="show what would happen; change nothing")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     add_vault_arguments(p)
 
 
@@ -46,7 +47,7 @@ def run(args) -> int:
     p = plan(vault, keep_days, today(vault.settings))
     if not args.dry_run and (p.moves or p.edits):
         p = execute(vault, p)
-    if args.json:
+    if args.format == "json":
         print(json.dumps(p.to_dict(args.dry_run), ensure_ascii=False, indent=2))
         return 0
     from vaultkit.vault.scan import display_path

@@ -11,7 +11,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("vault", nargs="?", default=".", metavar="VAULT",
                    help="the vault (default: here)")
@@ -25,8 +25,8 @@ def add_arguments(p) -> None:
                         "git.backup_max_age_hours, 36)")
     p.add_argument("--skip", metavar="IDS", default="",
                    help="comma-separated check ids not to run (e.g. git-backup,pre-commit)")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or json")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     p.add_argument("--symbols", choices=("auto", "always", "never"), default="auto",
                    help="✅ ⚠️ ❌ instead of PASS/WARN/FAIL (auto: on a terminal)")
 

@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 
-from vaultkit.cli import add_vault_arguments
+from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
 HELP = "check the vault against the profile's rules"
 DESCRIPTION = (
@@ -24,10 +24,11 @@ def add_arguments(p) -> None:
     p.add_argument("--extend-select", metavar="RULES", help="rules to add to the selection")
     p.add_argument("--fail-on", choices=("error", "warning"),
                    help="lowest severity that makes the exit code 1 (default: error)")
-    p.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
-                   help="text (default), json, github (Actions annotations) or sarif (code "
-                        "scanning)")
-    p.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    add_format_arguments(p, ("text", "json", "github", "sarif"),
+                         help="text (default), json, github (Actions annotations) or sarif "
+                              "(code scanning)")
+    add_output_argument(p, help="write the report to FILE")
+    p.set_defaults(writes_output=True)  # (-o is the report only; the summary is stderr's)
     p.add_argument("--fix", action="store_true", help="apply the fixable rules' fixes")
     p.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
@@ -41,6 +42,9 @@ def add_arguments(p) -> None:
     p.add_argument("--write-baseline", action="store_true",
                    help="record every current finding in the baseline, so only new ones are "
                    "reported from now on")
+    p.add_argument("--shrink-baseline", action="store_true",
+                   help="remove from the baseline the recorded findings this whole-vault run "
+                        "no longer finds (a plain run only says how many)")
     p.add_argument("--no-baseline", action="store_true",
                    help="report every finding, the baselined ones too")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
@@ -64,7 +68,7 @@ def run(args) -> int:
     from vaultkit.core.errors import VaultkitError
     from vaultkit.lint.report import render, statistics, summary, use_colour
 
-    check_output_folder(args.output_file)  # before any work
+    check_output_folder(args.output)  # before any work
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
@@ -110,22 +114,26 @@ def run(args) -> int:
     import io
 
     # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
-    out = sys.stdout if not args.output_file else io.StringIO()
+    out = sys.stdout if not args.output else io.StringIO()
     if args.statistics:
         out.write(statistics(diags))
     else:
-        colour = args.format == "text" and not args.output_file and use_colour()
+        colour = args.format == "text" and not args.output and use_colour()
         out.write(render(diags, args.format, colour=colour,
                          root=str(roots[0]) if len(roots) == 1 else None,
                          where=_where))
-    if args.format == "text" and not args.quiet and not args.statistics:
+    # a hook run with nothing to report prints nothing: pre-commit shows the check hook's
+    # output on every commit (verbose, so warnings are seen), and "All checks passed!"
+    # under every commit is noise
+    if args.format == "text" and not args.quiet and not args.statistics \
+            and not (args.hook and not diags):
         print(summary(diags, fixable=fixable), file=out)
         for line in hidden:
             print(line, file=out)
     if out is not sys.stdout:
         from vaultkit.core.atomic import write_output
 
-        write_output(args.output_file, out.getvalue().encode("utf-8"))
+        write_output(args.output, out.getvalue().encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if failed else 0
@@ -300,13 +308,22 @@ def _baseline(vault, args, targets):
     from vaultkit.core.errors import VaultkitError
 
     if args.no_baseline:
-        if args.write_baseline:
-            raise VaultkitError("--write-baseline and --no-baseline contradict each other")
+        if args.write_baseline or args.shrink_baseline:
+            option = "--write-baseline" if args.write_baseline else "--shrink-baseline"
+            raise VaultkitError(f"{option} and --no-baseline contradict each other")
         return None
-    if args.write_baseline and (targets is not None or args.hook):
-        raise VaultkitError("--write-baseline records the whole vault: run it without paths "
-                            "and without --hook")
-    baseline = Baseline.load(baseline_path(vault, args.baseline))
+    if args.write_baseline and args.shrink_baseline:
+        raise VaultkitError("--write-baseline records the findings anew; --shrink-baseline "
+                            "only removes fixed ones: give one of them")
+    for option, given in (("--write-baseline", args.write_baseline),
+                          ("--shrink-baseline", args.shrink_baseline)):
+        if given and (targets is not None or args.hook or args.diff):
+            raise VaultkitError(f"{option} records the whole vault: run it without paths, "
+                                "--hook and --diff")
+    baseline = Baseline.load(baseline_path(vault, args.baseline), vault.root)
+    if args.shrink_baseline and not baseline.exists:
+        raise VaultkitError(f"{_shown_path(baseline.path)}: no baseline to shrink (write one "
+                            "with `vaultkit check --write-baseline`)")
     if args.baseline and not baseline.exists and not args.write_baseline:
         raise VaultkitError(f"{args.baseline}: no such baseline (write one with "
                             "`vaultkit check --write-baseline`)")
@@ -314,14 +331,15 @@ def _baseline(vault, args, targets):
 
 
 def _shrink(baseline, filtered, rules, targets, args) -> None:
-    """A whole-vault run drops the recorded findings it no longer sees; a hook run (which
-    must not change files the commit did not stage) only says how many could go."""
+    """``--shrink-baseline`` drops the recorded findings the run no longer sees; any other
+    run (CI, a hook: the committed file must not change under them) only says how many
+    could go."""
     names = [r.name for r in rules]
-    if args.hook or targets is not None or args.diff:
+    if not args.shrink_baseline:
         stale = baseline.stale(filtered.used, rules=names, paths=targets)
         if stale and not args.quiet:
             print(f"vaultkit: info: {stale} baselined finding{'s are' if stale != 1 else ' is'} "
-                  f"fixed; `vaultkit check` on the whole vault removes "
+                  f"fixed; `vaultkit check --shrink-baseline` removes "
                   f"{'them' if stale != 1 else 'it'} from {_shown_path(baseline.path)}",
                   file=sys.stderr)
         return
@@ -331,6 +349,9 @@ def _shrink(baseline, filtered, rules, targets, args) -> None:
         if not args.quiet:
             print(f"vaultkit: {removed} fixed finding{'s' * (removed != 1)} removed from the "
                   f"baseline {_shown_path(baseline.path)}", file=sys.stderr)
+    elif not args.quiet:
+        print(f"vaultkit: info: every finding in {_shown_path(baseline.path)} is still there; "
+              "nothing removed", file=sys.stderr)
 
 
 def _shown_path(path) -> str:

@@ -12,7 +12,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
@@ -20,8 +20,8 @@ def add_arguments(p) -> None:
                    help="journals of the last N days, today included (default 7)")
     p.add_argument("--stale-days", type=int, default=90, metavar="N",
                    help="a MEMORY.md entry dated more than N days ago is flagged (default 90)")
-    p.add_argument("--format", choices=("md", "json"), default="md",
-                   help="a Markdown report (default) or JSON")
+    add_format_arguments(p, ('markdown', 'json'), help="markdown (default; `md` also works) or json")
+    add_output_argument(p)
     add_vault_arguments(p)
 
 

@@ -15,7 +15,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("vault_path", nargs="?", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
@@ -25,8 +25,8 @@ def add_arguments(p) -> None:
                    help="first line, 1-based (default 1)")
     p.add_argument("--lines", type=int, default=120, metavar="M",
                    help="how many lines (default 120)")
-    p.add_argument("--json", action="store_true",
-                   help="print {path, text, from, lines, truncated, nextFrom} like memory_get")
+    add_format_arguments(p, ('text', 'json'), help="text (default) or json: {path, text, from, lines, truncated, nextFrom} like memory_get")
+    add_output_argument(p)
     add_vault_arguments(p, cache=False)
 
 
@@ -44,11 +44,11 @@ def run(args) -> int:
     try:
         excerpt = read_excerpt(root, settings, args.path, args.start, args.lines)
     except PathRefused as exc:
-        if args.json:
+        if args.format == "json":
             print(json.dumps({"path": args.path, "text": "", "error": str(exc)},
                              ensure_ascii=False))
         raise
-    if args.json:
+    if args.format == "json":
         print(json.dumps(excerpt.to_dict(), ensure_ascii=False))
         return 0
     if excerpt.missing:

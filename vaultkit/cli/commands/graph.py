@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from vaultkit.cli import add_vault_arguments
+from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
 HELP = "link graph statistics and export; --write-colors for Obsidian's graph view"
 DESCRIPTION = (
@@ -19,10 +19,11 @@ def add_arguments(p) -> None:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault or a folder inside it (default: here)")
     add_vault_arguments(p)
-    p.add_argument("--format", choices=("text", "json", "graphml", "mermaid"), default="text",
-                   help="statistics as text (default), or the graph as json, graphml or a "
-                        "mermaid block")
-    p.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
+    add_format_arguments(p, ("text", "json", "graphml", "mermaid"),
+                         help="statistics as text (default), or the graph as json, graphml or "
+                              "a mermaid block")
+    add_output_argument(p)
+    p.set_defaults(writes_output=True)
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many most linked notes to list (default 10)")
     p.add_argument("--write-colors", action="store_true",
@@ -40,7 +41,7 @@ def run(args) -> int:
 
     from vaultkit.cli.commands._common import check_output_folder
 
-    check_output_folder(args.output_file)
+    check_output_folder(args.output)
     from vaultkit.core import progress
 
     progress.allow(args.format == "text")
@@ -68,7 +69,7 @@ def run(args) -> int:
                   f"({', '.join(added)}); pick other colours in Obsidian's graph view or "
                   "under [colors] in vaultkit.toml (then --write-colors --recolor)",
                   file=sys.stderr)
-        if args.format == "text" and not args.output_file:
+        if args.format == "text" and not args.output:
             return 0
     if args.top < 0:
         raise VaultkitError("--top must be 0 or more")
@@ -81,12 +82,12 @@ def run(args) -> int:
         text = to_graphml(graph)
     else:
         text = to_mermaid(graph)
-    if args.output_file:
+    if args.output:
         from pathlib import Path
 
         from vaultkit.core.atomic import write_output
 
-        write_output(Path(args.output_file), text.encode("utf-8"))
+        write_output(Path(args.output), text.encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

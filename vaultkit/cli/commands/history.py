@@ -15,14 +15,14 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
     p.add_argument("--since", metavar="DATE",
                    help="only commits from DATE on (YYYY-MM-DD or an ISO 8601 date and time)")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or json")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     add_vault_arguments(p, cache=False)
 
 
@@ -70,10 +70,13 @@ def run(args) -> int:
         import json
 
         print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events]},
+                          "events": [e.to_dict() for e in history.events],
+                          "warnings": history.warnings},
                          indent=2, ensure_ascii=False))
         return 0
     sys.stdout.write(render_text(history))
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     return 0
 
 

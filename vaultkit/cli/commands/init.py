@@ -26,7 +26,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from vaultkit.cli.starter import init_vault, openclaw_snippet
+    from vaultkit.cli.starter import git_toplevel, init_vault, openclaw_snippet
 
     target = Path(args.dir)
     if args.openclaw_snippet:
@@ -53,12 +53,15 @@ def run(args) -> int:
               f"vaultkit never edits it; `vaultkit audit` also reads {config_hint}):\n\n")
     out.write(openclaw_snippet(target.resolve()))
     out.write("\nNext (paste the lines in order):\n")
-    for line in next_steps(target, git_done=bool(result.git), adopting=adopting):
+    repository = None if result.git else git_toplevel(target)
+    for line in next_steps(target, git_done=bool(result.git), adopting=adopting,
+                           repository=repository):
         out.write(f"  {line}\n")
     return 0
 
 
-def next_steps(target, *, git_done: bool, adopting: bool = False) -> list[str]:
+def next_steps(target, *, git_done: bool, adopting: bool = False,
+               repository: str | None = None) -> list[str]:
     """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
     import shlex
     from pathlib import Path
@@ -66,7 +69,10 @@ def next_steps(target, *, git_done: bool, adopting: bool = False) -> list[str]:
     lines = []
     if Path(target) != Path("."):
         lines.append(f"cd {shlex.quote(str(target))}")
-    if not git_done:
+    if repository:  # already in a repository: commit what init added, no second `git init`
+        lines.append("git add . && git commit -m 'Add vaultkit's starter files'"
+                     "   # `git status` first shows what that adds")
+    elif not git_done:
         lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
                      "   # (or init --git)")
     if adopting:  # weeks of an agent's notes: accept today's findings, block new ones

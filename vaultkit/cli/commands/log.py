@@ -18,7 +18,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("vault_path", nargs="?", metavar="PATH",
                    help="the vault or a folder inside it (default: here); comes before TEXT, "
@@ -28,7 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument("--title", "-t", metavar="T", help="the entry's title")
     p.add_argument("--time", metavar="HH:MM", help="the entry's time (default: now)")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="the journal's day (default: today)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     p.add_argument("--allow-secret", action="store_true",
                    help="write the entry even when it holds a credential (a reviewed false "
                         "positive); without it such an entry is refused with exit code 1")
@@ -63,7 +64,7 @@ def run(args) -> int:
         result = append_entry(root, settings, text=text, title=args.title, date=args.date,
                               time=args.time, allow_secret=args.allow_secret)
     except SecretRefused as exc:
-        if args.json:
+        if args.format == "json":
             import json
 
             print(json.dumps({"refused": True, "kind": exc.finding.kind,
@@ -84,7 +85,7 @@ def run(args) -> int:
     shown = display_path(root / result.path)  # as ruff prints paths: from the current folder
     for warning in result.warnings:
         print(f"vaultkit: warning: {shown}:{result.line}: {warning}", file=sys.stderr)
-    if args.json:
+    if args.format == "json":
         import json
 
         print(json.dumps(result.to_dict(), ensure_ascii=False))

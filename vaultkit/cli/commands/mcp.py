@@ -10,10 +10,10 @@ DESCRIPTION = (
     "PATH: memory_search, memory_get and memory_log with the runtime's parameters and "
     "shapes, vault_check, vault_audit and vault_index, and the bootstrap files and "
     "memory/INDEX.md as resources. Register it in Claude Code, Codex, Cursor or OpenClaw "
-    "(docs/mcp.md). Needs the mcp extra: pip install 'vaultkit[mcp]'."
+    "(docs/mcp.md). Needs the mcp extra: pip install 'vaultkit-lint[mcp]'."
 )
 INSTALL_HINT = ("vaultkit: error: `vaultkit mcp` needs the MCP SDK 2.x: "
-                "pip install 'vaultkit[mcp]'")
+                "pip install 'vaultkit-lint[mcp]'")
 
 
 def add_arguments(p) -> None:

@@ -9,7 +9,8 @@ DESCRIPTION = (
     "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
     "or a commit), or --all of them, without rewriting history and without touching what "
     "was written since. Lost journal lines are appended back to their journal under a "
-    "'### HH:MM — Recovered from <commit> on <date>' entry; lines cut from MEMORY.md and "
+    "'HH:MM — Recovered from <commit> on <date>' entry at the journal's own heading level "
+    "(## or ###); lines cut from MEMORY.md and "
     "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
     "restored to their path if "
     "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
@@ -17,7 +18,7 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.usage = ("vaultkit recover [PATH] EVENT | [PATH] --all [--dry-run] [--json] "
                "[--root DIR] [--profile NAME|FILE]")
@@ -27,7 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument("--all", action="store_true", help="every event not recovered yet")
     p.add_argument("--dry-run", action="store_true", help="say what would be written; write "
                                                           "nothing")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_arguments(p, ('text', 'json'))
+    add_output_argument(p)
     add_vault_arguments(p, cache=False)
 
 
@@ -45,9 +47,11 @@ def run(args) -> int:
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
     history = scan_history(root, settings)
+    for warning in history.warnings:  # versions over the read bound, or missing
+        print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
-    if args.json:
+    if args.format == "json":
         import json
 
         print(json.dumps({"dryRun": args.dry_run, "recovered": [r.to_dict() for r in results]},

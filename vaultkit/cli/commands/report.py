@@ -8,16 +8,17 @@ DESCRIPTION = (
     "the git history against their budgets, notes per layer, journal activity per day, "
     "findings per rule, the memory-loss events on the timeline, then the audit, the top "
     "findings with their context and the head of MEMORY.md. Needs the report extra: "
-    "pip install 'vaultkit[report]' (matplotlib, mistune).")
+    "pip install 'vaultkit-lint[report]' (matplotlib, mistune).")
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_output_argument, add_vault_arguments
 
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
-    p.add_argument("-o", "--output", default="report.html", metavar="FILE",
-                   help="the page to write (default: report.html)")
+    add_output_argument(p, default="report.html",
+                        help="the page to write (default: report.html)")
+    p.set_defaults(writes_output=True)
     add_vault_arguments(p)
 
 

@@ -5,17 +5,21 @@ from __future__ import annotations
 HELP = "list every rule with its code, severity and whether it can fix"
 DESCRIPTION = (
     "List every rule: code, name, default severity, 'fix' when --fix can fix it, and its "
-    "summary, cut to fit the terminal (80 columns when not a terminal). `vaultkit rule NAME` "
-    "prints a rule's whole documentation; --format json and markdown give summaries whole.")
+    "whole summary, wrapped to fit the terminal (80 columns when not a terminal). `vaultkit rule NAME` "
+    "prints a rule's whole documentation; --format json and markdown give the same summaries unwrapped.")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
-                   help="text (default; one line a rule), json, or the Markdown table")
+    from vaultkit.cli import add_format_arguments, add_output_argument
+
+    add_format_arguments(p, ("text", "json", "markdown"),
+                         help="text (default; a rule per line, its summary wrapped), json, or "
+                              "the Markdown table (`md` also works)")
+    add_output_argument(p)
 
 
 def table_markdown() -> str:
-    """The README's rule table, generated from the registry."""
+    """The rule table (`vaultkit rules --format markdown`), generated from the registry."""
     from vaultkit.lint.rules import all_rules
 
     lines = ["| code | name | default | fix | what it reports |", "|---|---|---|---|---|"]
@@ -44,16 +48,23 @@ def run(args) -> int:
         width = max(len(r.name) for r in rules)
         for r in rules:
             fix = "fix" if r.fixable else "   "
-            line = f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {fix}  {r.summary()}"
-            print(_fit(line, max(columns, 40)))
+            head = f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {fix}  "
+            print("\n".join(_wrapped(head, r.summary(), max(columns, 40))))
     return 0
 
 
-def _fit(line: str, columns: int) -> str:
-    """``line`` cut at a word to ``columns`` characters, with an ellipsis when cut."""
-    if len(line) <= columns:
-        return line
-    cut = line[:columns - 1]
-    if " " in cut[columns // 2:]:
-        cut = cut[:cut.rindex(" ")]
-    return cut.rstrip(" ,;:") + "…"
+def _wrapped(head: str, summary: str, columns: int) -> list[str]:
+    """``head`` and the whole ``summary``, wrapped at words to ``columns``: continuation
+    lines are indented under the summary (never cut: a cut summary says nothing). When the
+    summary column leaves too little room, the summary starts on the next line."""
+    import textwrap
+
+    indent = " " * len(head)
+    if columns - len(head) < 30:
+        indent = " " * 6
+        return [head.rstrip()] + textwrap.wrap(summary, columns, initial_indent=indent,
+                                               subsequent_indent=indent,
+                                               break_on_hyphens=False)
+    lines = textwrap.wrap(summary, columns, initial_indent=head, subsequent_indent=indent,
+                          break_on_hyphens=False)
+    return lines or [head.rstrip()]

@@ -8,27 +8,36 @@ HELP = "search MEMORY.md and memory/**/*.md (index, titles and tags first, then 
 DESCRIPTION = (
     "Search the memory set (MEMORY.md and memory/**/*.md) like the runtime's memory_search: "
     "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
-    "of about 1,600 characters, in one ranked list. The SQLite FTS5 index in .vaultkit/ is "
+    "of about 1,600 characters that never cut an entry, in one ranked list. A journal's date "
+    "is searchable as words (October 2023, Wednesday, 2023年10月, октябрь), and relative "
+    "dates (yesterday, last week) in queries and entries are resolved. The SQLite FTS5 index in .vaultkit/ is "
     "brought up to date before every search. Chinese and other CJK text is indexed as "
     "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
-    "snippet}]}."
+    "snippet, snippetStartLine, snippetEndLine}]}."
 )
 
 
 def add_arguments(p) -> None:
-    from vaultkit.cli import add_vault_arguments
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
     p.add_argument("query", nargs="+", metavar="[PATH] QUERY",
-                   help="words to look for; a first word with a '/' that names a folder "
-                        "(./vault, ~/vault, .) is the vault to search instead (default: here)")
+                   help="words to look for; the first word is the vault only when it is "
+                        "written as a path, with a '/' or as '.' or '..' (./vault, ~/vault, "
+                        "vault/), and names a folder; else every word is searched for and the "
+                        "vault is here (or -C)")
+    p.add_argument("-C", "--vault", dest="vault_dir", metavar="PATH",
+                   help="the vault or a folder inside it, never taken for a query word "
+                        "(default: here)")
     p.add_argument("--type", dest="type_name", metavar="T",
                    help="only notes of this type (decision, lesson, person, ...)")
     p.add_argument("--layer", metavar="L", help="only notes of this layer (journal, archive, ...)")
     p.add_argument("--max-results", "-n", type=int, default=6, metavar="N",
                    help="at most N results (default 6)")
-    p.add_argument("--min-score", type=float, default=0.35, metavar="S",
-                   help="drop results scoring below S, 0..1 (default 0.35)")
-    p.add_argument("--json", action="store_true", help="print memory_search-shaped JSON")
+    p.add_argument("--min-score", type=float, default=0.0, metavar="S",
+                   help="drop results scoring below S, 0..1 (default 0: keep every result "
+                        "that matches a query word; 0.55 asks for every query word)")
+    add_format_arguments(p, ('text', 'json'), help="text (default) or json, shaped as memory_search's answer")
+    add_output_argument(p)
     add_vault_arguments(p)
 
 
@@ -47,8 +56,17 @@ def run(args) -> int:
     from vaultkit.core import progress
     from vaultkit.memory.search import query_cut
 
-    progress.allow(not args.json)
-    words, where = vault_path_first(args.query)
+    progress.allow(args.format != "json")
+    if args.vault_dir is not None:
+        if not __import__("os").path.isdir(args.vault_dir):
+            raise VaultkitError(f"--vault {args.vault_dir}: no such folder")
+        words, where = list(args.query), args.vault_dir
+    else:
+        words, where = vault_path_first(args.query)
+        bare = words[0] if where == "." and len(words) > 1 else None
+        if bare and __import__("os").path.isdir(bare):  # `search mq x`: a word, not the vault
+            print(f"vaultkit: note: '{bare}' is searched for as a word; to search the vault "
+                  f"in the folder {bare}, write ./{bare} or -C {bare}", file=sys.stderr)
     if not words:
         raise VaultkitError("nothing to search for: give words after the PATH")
     query = " ".join(words)
@@ -67,7 +85,7 @@ def run(args) -> int:
                             f"{', '.join(sorted(layers))})")
     hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
                        type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
-    if args.json:
+    if args.format == "json":
         print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
         return 0
     if not hits:

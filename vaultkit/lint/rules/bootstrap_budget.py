@@ -1,52 +1,59 @@
 from vaultkit.lint.rule import Rule
 
 
-def _kb(n: int) -> str:
-    return f"{n / 1024:.1f} KB"
-
-
 class BootstrapBudget(Rule):
     """
     ## What it does
-    Reports bootstrap files that together exceed the budget (20 KB, 20,480 bytes, by
-    default). The bootstrap files are the ones the runtime injects into every session:
-    AGENTS.md, SOUL.md, TOOLS.md, IDENTITY.md, USER.md, HEARTBEAT.md, BOOTSTRAP.md,
-    MEMORY.md, NOW.md (the profile's `bootstrap_files`).
-    The finding sits on the largest file, the likeliest to trim, and the message
-    lists every file's size, largest first.
+    Reports when what OpenClaw injects into a main session from the bootstrap files is
+    over the design notes' guideline, "bootstrap layer < 20KB"
+    (`budgets.bootstrap_guideline_chars`, 20,480). It counts what the runtime injects, as
+    the runtime counts it: the files OpenClaw loads (AGENTS.md, SOUL.md, TOOLS.md,
+    IDENTITY.md, USER.md, HEARTBEAT.md, BOOTSTRAP.md, MEMORY.md; not NOW.md, which it does
+    not inject), after its own cuts, in UTF-16 units of the right-trimmed text, so a
+    Chinese or Russian file counts its characters, not its UTF-8 bytes. The finding sits
+    on the file that contributes most and lists every file's share.
 
-    Works for both layouts: the files at the vault root, or one level up when the vault
-    is only `memory/`. The budget is `budgets.bootstrap_total_bytes`; change it in
-    `vaultkit.toml` (`[budgets] bootstrap-total-bytes = 24576`).
+    This is a guideline, not the runtime's limit: what the runtime cuts
+    (`bootstrapMaxChars`, `bootstrapTotalMaxChars`) is `bootstrap-truncation`. Change the
+    guideline in `vaultkit.toml` (`[budgets] bootstrap-guideline-chars = 24000`; the old
+    name `bootstrap-total-bytes` is read as this one). The injected set is verified from
+    openclaw/openclaw `src/agents/workspace.ts` (`loadWorkspaceBootstrapFiles`) on
+    2026-12-02.
 
     ## Why is this bad?
-    The seeds' first rule for Layer 1 is "keep < 20KB total": everything here is paid
-    on every turn of every session, before the agent has read a word of the user's
-    request. Past the runtime's character limits it is cut silently.
+    Everything here is paid on every turn of every session, before the agent has read a
+    word of the user's request; the design notes keep it under 20KB so that the context
+    window is left for the work.
 
     ## Example
     ```
-    AGENTS.md:1:1: VK302 bootstrap-budget bootstrap files total 23,901 bytes (23.3 KB), over the 20,480-byte budget by 3,421 (budgets.bootstrap_total_bytes): AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
+    AGENTS.md:1:1: VK302 bootstrap-budget OpenClaw injects 23,901 chars from the bootstrap files into a main session, over the 20,480 guideline (budgets.bootstrap_guideline_chars) by 3,421: AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
     ```
     """
 
     name = "bootstrap-budget"
     code = "VK302"
-    severity = "error"
+    severity = "warning"
     scope = "vault"
 
     def check_vault(self, ctx):
-        files = ctx.vault.bootstrap()  # unreadable files still have a size
-        budget = ctx.profile.budgets.bootstrap_total_bytes
-        total = sum(n.size for n in files)
-        if total <= budget or not files:
-            return
-        ranked = sorted(files, key=lambda n: (-n.size, n.path))
-        sizes = ", ".join(f"{n.path} {n.size:,}" for n in ranked)
-        yield self.diag(ranked[0].path, 1, 1,
-                        f"bootstrap files total {total:,} bytes ({_kb(total)}), over the "
-                        f"{budget:,}-byte budget by {total - budget:,} "
-                        f"(budgets.bootstrap_total_bytes): {sizes}")
+        from vaultkit.vault.runtimes import for_vault
+
+        budget = ctx.profile.budgets.bootstrap_guideline_chars
+        for rc in for_vault(ctx.vault):
+            if rc.session != "main" or rc.unit != "utf16":
+                continue
+            files = [p for p in rc.loaded if p.role != "missing"]
+            total = sum(p.injected_length for p in files)
+            if total <= budget or not files:
+                continue
+            ranked = sorted(files, key=lambda p: (-p.injected_length, p.path))
+            sizes = ", ".join(f"{p.path} {p.injected_length:,}" for p in ranked)
+            yield self.diag(ranked[0].path, 1, 1,
+                            f"{rc.label} injects {total:,} chars from the bootstrap files "
+                            f"into a main session, over the {budget:,} guideline "
+                            f"(budgets.bootstrap_guideline_chars) by {total - budget:,}: "
+                            f"{sizes}")
 
 
 RULE = BootstrapBudget

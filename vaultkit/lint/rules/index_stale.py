@@ -8,11 +8,13 @@ class IndexStale(Rule):
     Reports `memory/INDEX.md` when it differs from what `vaultkit index` would write:
     the generated region between `<!-- vaultkit:index:start -->` and
     `<!-- vaultkit:index:end -->` is out of date, the markers are missing, or the file
-    does not exist. The fix regenerates the region (or the whole file when the markers
-    are missing); text outside the markers is kept byte for byte.
+    does not exist. The fix regenerates the region; text outside the markers is kept byte
+    for byte. A hand-written INDEX.md without the markers is kept whole, and the generated
+    region is appended after it; a missing file is created.
 
     Only a profile with an `index` layer keeps an index (`openclaw` does; the `obsidian`
-    profile of a plain vault does not). Severity follows what is at stake. A generated region that is out of date is an
+    profile of a plain vault does not). Severity follows what is at stake. A generated
+    region that is out of date is an
     error: the index the agent reads first is wrong. A workspace without INDEX.md, or
     with a hand-written one that has no generated region, follows another convention
     (many keep their own index, or none): that is a suggestion (`info`), shown but never
@@ -30,9 +32,9 @@ class IndexStale(Rule):
 
     ## Example
     ```
-    memory/INDEX.md:5:1: VK504 index-stale INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
-    memory/INDEX.md:1:1: VK504 index-stale memory/INDEX.md does not exist; `vaultkit index` writes one the agent can read first (a suggestion)
-    memory/semantic/a#b.md: VK504 index-stale left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
+    memory/INDEX.md:5:1: VK504 index-stale error: INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
+    memory/INDEX.md:1:1: VK504 index-stale info: memory/INDEX.md does not exist; `vaultkit index` writes one the agent can read first (a suggestion)
+    memory/semantic/a#b.md: VK504 index-stale warning: left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
     ```
 
     Run `vaultkit index` (or `vaultkit check --fix`). Commit it with the notes it lists.

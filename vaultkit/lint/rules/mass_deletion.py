@@ -1,4 +1,5 @@
 import fnmatch
+import os
 import re
 
 from vaultkit.vault.gitstate import content_lines
@@ -27,6 +28,12 @@ class MassDeletion(Rule):
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
     counts as deleted. Journals have their own, stricter rule (`journal-append-only`).
 
+    An intended cut or deletion is accepted for one commit by naming the file in the
+    environment variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding
+    shows them): `VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit -m "distill"`. Every other
+    hook and rule still runs, and the next commit is guarded again; `git commit
+    --no-verify` would skip them all.
+
     ## Why is this bad?
     Agents write memory files with tools that replace the whole file. When a run
     writes back only part of what it read, the rest is gone, and nobody notices until
@@ -35,8 +42,8 @@ class MassDeletion(Rule):
 
     ## Example
     ```
-    MEMORY.md:1:1: VK602 mass-deletion lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or commit an intended cut with --no-verify
-    memory/decisions/pricing.md:1:1: VK602 mass-deletion deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or commit an intended deletion with --no-verify
+    MEMORY.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
+    memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
     ```
     """
 
@@ -56,6 +63,7 @@ class MassDeletion(Rule):
         ratio = settings.mass_deletion_ratio
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         vault = ctx.vault
+        accepted = _accepted()
         for change in changes:
             old = change.old
             if old is None or change.status not in ("M", "T", "R", "D"):
@@ -64,6 +72,8 @@ class MassDeletion(Rule):
                 continue
             if any(p.match(old.removeprefix("../")) for p in exempt):
                 continue
+            if accepted & {old, change.old_repo, change.new, change.new_repo}:
+                continue  # VAULTKIT_ACCEPT_DELETION: an intended cut, for this commit
             gone = _gone(vault, change.new)
             if change.old_oid == change.new_oid and not gone:
                 continue
@@ -79,8 +89,8 @@ class MassDeletion(Rule):
                 yield self.diag(old, None, None,
                                 f"{where} (it had {before} non-blank line"
                                 f"{'s' * (before != 1)}); restore it with `git checkout HEAD -- "
-                                f"{change.old_repo}`, or commit an intended deletion with "
-                                "--no-verify")
+                                f"{change.old_repo}`, or accept this deletion for one "
+                                f"commit: {_accept(old)} git commit …")
                 continue
             new = git.new_text(change)
             if new is None:
@@ -88,8 +98,8 @@ class MassDeletion(Rule):
             after = content_lines(new)
             path = change.new
             moved = f" (moved from {old})" if path != old else ""
-            hint = (f"restore them from HEAD (git show HEAD:{change.old_repo}), or commit an "
-                    "intended cut with --no-verify")
+            hint = (f"restore them from HEAD (git show HEAD:{change.old_repo}), or accept "
+                    f"this cut for one commit: {_accept(path)} git commit …")
             if after == 0:
                 yield self.diag(path, 1, 1, f"emptied{moved}: all {before} non-blank line"
                                 f"{'s' * (before != 1)} of HEAD are gone; {hint}")
@@ -100,6 +110,22 @@ class MassDeletion(Rule):
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
                                 f"{moved} ({lost * 100 // before}%; the profile allows less "
                                 f"than {ratio * 100:g}%); {hint}")
+
+
+ACCEPT_VARIABLE = "VAULTKIT_ACCEPT_DELETION"
+
+
+def _accepted() -> set[str]:
+    """The paths ``VAULTKIT_ACCEPT_DELETION`` names (comma-separated): cuts accepted for the
+    commit being made."""
+    value = os.environ.get(ACCEPT_VARIABLE, "")
+    return {p.strip().removeprefix("./") for p in value.split(",") if p.strip()}
+
+
+def _accept(path: str) -> str:
+    import shlex
+
+    return f"{ACCEPT_VARIABLE}={shlex.quote(path)}"
 
 
 def _gone(vault, path: str | None) -> bool:

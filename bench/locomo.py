@@ -1,0 +1,230 @@
+"""Measure ``vaultkit search`` on LoCoMo: does a result hold the evidence the question needs?
+
+LoCoMo (Maharana et al., ACL 2024, "Evaluating Very Long-Term Conversational Memory of
+LLM Agents") is a set of very long conversations whose questions carry labelled evidence
+turns. ``to_vault.py`` (shipped beside the data) turns each conversation into a memory
+vault the way an agent keeps a journal: ``memory/YYYY-MM-DD.md`` per session date, one
+``## HH:MM`` section per session, one line per turn, and a ``turnmap.json`` mapping every
+turn to its (path, line).
+
+For every question of categories 1-4 (multi-hop, temporal, open-domain, single-hop) this
+runs the search in-process with the given settings and reports
+
+- recall@5 / recall@10 by category: a question counts when one of the first k results'
+  line range holds one of its evidence turns (the *range* measure), and, separately, when
+  the printed snippet's own line range does (the *snippet* measure: what an agent reads
+  without a second call); multi-hop questions also get "every evidence turn found";
+- characters of snippet text returned per query at top 5 and top 10, results per query,
+  and how many questions get nothing back;
+- latency: the whole ``vaultkit search`` process (warm index) and a warm MCP
+  ``memory_search`` call (the server's session object in this process), median of
+  ``--runs`` queries on the largest conversation's vault.
+
+Usage: ``python bench/locomo.py [--locomo ../shared/locomo] [--min-score S] [--runs 10]``.
+The data is the development half; figures measured on it are development figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def default_locomo() -> Path:
+    """``../shared/locomo`` beside the repository (or beside a folder holding it)."""
+    for base in (REPO.parent, *REPO.parent.parents):
+        if (base / "shared" / "locomo" / "to_vault.py").is_file():
+            return base / "shared" / "locomo"
+    return REPO.parent / "shared" / "locomo"
+
+
+def convert(locomo: Path, out: Path) -> Path:
+    """Run LoCoMo's ``to_vault.py`` on its ``dev`` folder into ``out``; returns ``out``."""
+    script = locomo / "to_vault.py"
+    data = locomo / "dev" if (locomo / "dev").is_dir() else locomo
+    if not script.is_file():
+        raise SystemExit(f"bench: {script} not found (pass --locomo)")
+    out.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, str(script), str(data), str(out)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: to_vault.py failed: {done.stderr.strip()[-400:]}")
+    for vault in out.iterdir():
+        if vault.is_dir():
+            # vaultkit finds a vault by its markers; a bare folder with MEMORY.md is one,
+            # but the sidecar must stay out of the memory set (it is not under memory/).
+            (vault / ".vaultkit").mkdir(exist_ok=True)
+    return out
+
+
+def evidence_ids(item: dict) -> list[str]:
+    out = []
+    for ev in item.get("evidence") or []:
+        for part in str(ev).replace(";", " ").replace(",", " ").split():
+            if ":" in part:
+                out.append(part.strip())
+    return out
+
+
+def snippet_lines(hit, text_lines: list[str]) -> tuple[int, int]:
+    """The 1-based line range the printed snippet covers."""
+    start = getattr(hit, "snippet_start", None)
+    end = getattr(hit, "snippet_end", None)
+    if start is not None and end is not None:
+        return start, end
+    # older result shape: find the snippet inside the chunk's lines
+    chunk = "\n".join(text_lines[hit.start_line - 1:hit.end_line])
+    at = chunk.find(hit.snippet)
+    if at < 0:
+        return hit.start_line, hit.start_line - 1
+    first = hit.start_line + chunk.count("\n", 0, at)
+    return first, first + hit.snippet.count("\n")
+
+
+def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10) -> dict:
+    from vaultkit.memory import search as S
+    from vaultkit.vault.loader import scan_vault
+
+    kw = {} if min_score is None else {"min_score": min_score}
+    by_conv: dict[str, list[dict]] = {}
+    for item in qa:
+        if item.get("category") in CATEGORIES:
+            by_conv.setdefault(item["conv"], []).append(item)
+    rows = []
+    for conv, items in sorted(by_conv.items()):
+        root = out / conv
+        turnmap = json.loads((root / "turnmap.json").read_text())["turns"]
+        files: dict[str, list[str]] = {}
+        scan = scan_vault(root, root=root)
+        index = S.SearchIndex(root)
+        try:
+            for item in items:
+                evs = [turnmap[e] for e in evidence_ids(item) if e in turnmap]
+                t0 = time.perf_counter()
+                hits = S.search_scan(scan, str(item["question"]), max_results=k_max,
+                                     index=index, **kw)
+                took = time.perf_counter() - t0
+                found_range, found_snip = [], []
+                for h in hits:
+                    lines = files.get(h.path)
+                    if lines is None:
+                        lines = files[h.path] = (root / h.path).read_text().split("\n")
+                    s0, s1 = snippet_lines(h, lines)
+                    found_range.append({i for i, (p, ln) in enumerate(evs)
+                                        if p == h.path and h.start_line <= ln <= h.end_line})
+                    found_snip.append({i for i, (p, ln) in enumerate(evs)
+                                       if p == h.path and s0 <= ln <= s1})
+                rows.append({"conv": conv, "cat": item["category"], "n_ev": len(evs),
+                             "range": found_range, "snip": found_snip,
+                             "chars": [len(h.snippet) for h in hits], "took": took})
+        finally:
+            index.close()
+    return summarise(rows)
+
+
+def summarise(rows: list[dict]) -> dict:
+    def hit_at(row, key, k):
+        return bool(set().union(*row[key][:k])) if row[key][:k] else False
+
+    def all_at(row, key, k):
+        got = set().union(*row[key][:k]) if row[key][:k] else set()
+        return row["n_ev"] > 0 and len(got) == row["n_ev"]
+
+    table = {}
+    groups = {name: [r for r in rows if r["cat"] == c] for c, name in CATEGORIES.items()}
+    groups["all 1-4"] = rows
+    for name, rs in groups.items():
+        n = len(rs) or 1
+        table[name] = {
+            "n": len(rs),
+            **{f"{key}@{k}": 100 * sum(hit_at(r, key, k) for r in rs) / n
+               for key in ("range", "snip") for k in (5, 10)},
+            "all@10": 100 * sum(all_at(r, "range", 10) for r in rs) / n,
+        }
+    return {
+        "table": table,
+        "chars@5": statistics.mean(sum(r["chars"][:5]) for r in rows),
+        "chars@10": statistics.mean(sum(r["chars"][:10]) for r in rows),
+        "results": statistics.mean(len(r["chars"]) for r in rows),
+        "empty": sum(1 for r in rows if not r["chars"]),
+        "search_ms": 1000 * statistics.median(r["took"] for r in rows),
+    }
+
+
+def latency(vault: Path, questions: list[str], runs: int) -> dict:
+    """Median wall time of the whole ``vaultkit search`` process and of a warm MCP call."""
+    from vaultkit.cli.mcp_server import VaultSession
+
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "vaultkit", "search", "--json"]
+    subprocess.run([*cmd, questions[0]], cwd=vault, capture_output=True, env=env)  # warm
+    walls = []
+    for q in questions[:runs]:
+        t0 = time.perf_counter()
+        done = subprocess.run([*cmd, q], cwd=vault, capture_output=True, env=env)
+        walls.append(time.perf_counter() - t0)
+        if done.returncode != 0:
+            raise SystemExit(f"bench: vaultkit search failed: {done.stderr.decode()[-300:]}")
+    session = VaultSession(vault.resolve())
+    session.memory_search({"query": questions[0]})
+    calls = []
+    for q in questions[:runs]:
+        t0 = time.perf_counter()
+        session.memory_search({"query": q})
+        calls.append(time.perf_counter() - t0)
+    session.close()
+    return {"cli_ms": 1000 * statistics.median(walls), "mcp_ms": 1000 * statistics.median(calls)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--locomo", default=str(default_locomo()),
+                   help="the LoCoMo folder with to_vault.py and dev/ (default ../shared/locomo)")
+    p.add_argument("--out", help="where the vaults are written (default: a temporary folder)")
+    p.add_argument("--min-score", type=float, default=None,
+                   help="pass this min-score (default: the search's own default)")
+    p.add_argument("--runs", type=int, default=10, help="timed queries for latency (0: skip)")
+    p.add_argument("--json", help="also write the figures to this file")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="vaultkit-locomo-") as tmp:
+        out = convert(Path(args.locomo), Path(args.out) if args.out else Path(tmp))
+        qa = json.loads((out / "qa.json").read_text())
+        res = measure(out, qa, args.min_score)
+        if args.runs:
+            biggest = max((d for d in out.iterdir() if d.is_dir()),
+                          key=lambda d: sum(f.stat().st_size for f in d.rglob("*.md")))
+            qs = [str(q["question"]) for q in qa if q["conv"] == biggest.name][:args.runs]
+            res["latency"] = latency(biggest, qs, args.runs)
+    setting = "default" if args.min_score is None else f"--min-score {args.min_score:g}"
+    print(f"LoCoMo dev, categories 1-4, vaultkit search ({setting})")
+    print(f"  {'category':<12} {'n':>5} {'r@5':>6} {'r@10':>6} {'snip@5':>7} {'snip@10':>8} "
+          f"{'all@10':>7}")
+    for name, t in res["table"].items():
+        print(f"  {name:<12} {t['n']:>5} {t['range@5']:6.1f} {t['range@10']:6.1f} "
+              f"{t['snip@5']:7.1f} {t['snip@10']:8.1f} {t['all@10']:7.1f}")
+    print(f"  snippet characters per query: {res['chars@5']:.0f} at top 5, "
+          f"{res['chars@10']:.0f} at top 10; {res['results']:.1f} results of 10 asked, "
+          f"{res['empty']} questions with none")
+    print(f"  in-process search, median: {res['search_ms']:.1f} ms")
+    if "latency" in res:
+        lat = res["latency"]
+        print(f"  CLI `vaultkit search --json`, whole process, warm (median): "
+              f"{lat['cli_ms']:.0f} ms; MCP memory_search, warm (median): {lat['mcp_ms']:.1f} ms")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

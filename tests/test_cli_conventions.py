@@ -1,0 +1,164 @@
+"""One command line (ruff's conventions), first-week fixes: every command chooses its output
+with ``--format`` (alias ``--output-format``) and writes it with ``-o/--output`` (alias
+``--output-file``); ``--json`` and ``md`` stay as old spellings; text findings say which are
+errors; the small messages a newcomer meets say what is true."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+
+import pytest
+
+from cli_invoke import invoke
+from vaultkit.cli import build_parser
+from vaultkit.cli.starter import init_vault
+
+
+def subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def options(sub) -> dict[str, argparse.Action]:
+    return {s: a for a in sub._actions for s in a.option_strings}
+
+
+def test_every_format_option_has_one_spelling_and_its_aliases():
+    with_format = 0
+    for name, sub in subparsers().items():
+        opts = options(sub)
+        assert "--json" not in opts or opts["--json"].dest == "format", name
+        if "--format" not in opts:
+            assert "--output-format" not in opts and "--json" not in opts, name
+            continue
+        with_format += 1
+        assert opts["--format"] is opts["--output-format"], name
+        if "json" in opts["--format"].choices:
+            assert opts["--json"].dest == "format" and opts["--json"].const == "json", name
+        # and every command that prints a report writes it with -o/--output
+        assert opts["-o"] is opts["--output"] is opts["--output-file"], name
+        assert opts["-o"].dest == "output", name
+    assert with_format >= 11
+    # the report's -o is the same option
+    report = options(subparsers()["report"])
+    assert report["-o"] is report["--output"] is report["--output-file"]
+
+
+@pytest.fixture
+def starter(tmp_path):
+    root = tmp_path / "vault"
+    init_vault(root)
+    return root
+
+
+@pytest.mark.parametrize("argv", [["distill", "--format", "md"],
+                                  ["distill", "--format", "markdown"],
+                                  ["distill", "--output-format", "md"]])
+def test_md_is_the_old_spelling_of_markdown(starter, argv):
+    code, out, _ = invoke(argv, starter)
+    assert code == 0 and out == invoke(["distill"], starter)[1] and out.startswith("#")
+
+
+@pytest.mark.parametrize("command", ["search", "get", "log", "archive", "recover", "audit",
+                                     "history", "rules"])
+def test_json_and_format_json_are_the_same(command, starter, tmp_path):
+    args = {"search": ["memory"], "get": ["MEMORY.md"], "log": ["--date", "2026-01-02", "x y"],
+            "archive": ["--dry-run"], "recover": ["--all", "--dry-run"]}.get(command, [])
+    subprocess.run(["git", "init", "-q"], cwd=starter, check=True)
+    outputs = []
+    for spelling in (["--json"], ["--format", "json"], ["--output-format", "json"]):
+        code, out, err = invoke([command, *args, *spelling], starter)
+        assert code in (0, 1), err
+        outputs.append(json.loads(out))
+    if command != "log":  # (each log run appends an entry)
+        assert outputs[0] == outputs[1] == outputs[2]
+
+
+@pytest.mark.parametrize("command", ["audit", "history", "rules", "distill", "search"])
+def test_output_writes_the_file_and_nothing_to_standard_output(command, starter):
+    args = ["memory"] if command == "search" else []
+    subprocess.run(["git", "init", "-q"], cwd=starter, check=True)
+    code, shown, _ = invoke([command, *args, "--format", "json"], starter)
+    for spelling in ("-o", "--output", "--output-file"):
+        target = starter.parent / f"{command}{spelling}.json"
+        code2, out, err = invoke([command, *args, "--format", "json", spelling, str(target)],
+                                 starter)
+        assert (code2, out) == (code, ""), err
+        assert json.loads(target.read_text(encoding="utf-8")) == json.loads(shown)
+
+
+def test_output_into_a_missing_folder_is_one_clear_error(starter):
+    code, out, err = invoke(["rules", "-o", str(starter / "no" / "such" / "rules.txt")], starter)
+    assert code == 2 and out == ""
+    assert "does not exist; create it first" in err and "Traceback" not in err
+
+
+def test_text_findings_say_which_are_errors(make_vault):
+    vault = make_vault({"NOW.md": "# Now\n\n## Lessons learned\n- never deploy on Friday\n",
+                        "memory/people/ada.md": "---\ntype: person\nname: Ada\n---\n# Ada\n\n"
+                                                "See [[nobody]].\n"})
+    code, out, _ = invoke(["check", "--no-cache", "--select", "lesson-in-now,broken-link"],
+                          vault)
+    assert code == 1
+    assert "VK401 lesson-in-now error: NOW.md heading holds a lesson" in out
+    assert "VK501 broken-link warning: no note 'nobody'" in out
+
+
+def test_get_a_bootstrap_file_names_no_file_that_does_not_exist(starter):
+    code, _, err = invoke(["get", "AGENTS.md"], starter)
+    assert code == 2
+    assert "memory/AGENTS.md" not in err
+    assert "AGENTS.md is a file of the vault" in err
+    # a path written from inside memory/ still gets the right vault path
+    code, _, err = invoke(["get", "INDEX.md"], starter / "memory")
+    assert code == 2 and "did you mean memory/INDEX.md?" in err
+
+
+def test_init_in_an_existing_repository_does_not_say_git_init(tmp_path):
+    repo = tmp_path / "workspace"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    code, out, _ = invoke(["init", "."], repo)
+    assert code == 0
+    assert "git init" not in out
+    assert "git add . && git commit" in out
+    # a folder outside any repository still gets the git init line
+    fresh = tmp_path / "fresh"
+    code, out, _ = invoke(["init", str(fresh)], tmp_path)
+    assert code == 0 and "git init && git add -A" in out
+
+
+def test_search_takes_the_vault_from_an_option_never_from_a_bare_word(tmp_path):
+    here = tmp_path / "here"
+    init_vault(here)
+    init_vault(here / "mq")
+    (here / "mq" / "memory" / "semantic").mkdir(parents=True, exist_ok=True)
+    (here / "mq" / "memory" / "semantic" / "queue.md").write_text(
+        "# Queue\n\nThe zebrafish queue runs nightly.\n", encoding="utf-8")
+    # `search mq zebrafish`: 'mq' is a word, and the note says how to mean the folder
+    code, out, err = invoke(["search", "--format", "json", "mq", "zebrafish"], here)
+    assert code == 0 and json.loads(out)["results"] == []
+    assert "'mq' is searched for as a word" in err and "-C mq" in err
+    for argv in (["-C", "mq", "zebrafish"], ["--vault", "mq", "zebrafish"],
+                 ["./mq", "zebrafish"]):
+        code, out, err = invoke(["search", "--format", "json", *argv], here)
+        assert code == 0, err
+        assert [r["path"] for r in json.loads(out)["results"]] == ["memory/semantic/queue.md"]
+    code, _, err = invoke(["search", "-C", "nowhere", "x"], here)
+    assert code == 2 and "--vault nowhere: no such folder" in err
+
+
+def test_index_stage_outside_a_commit_and_with_check(starter, monkeypatch):
+    monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
+    code, _, err = invoke(["index", "--stage", "--check"], starter)
+    assert code == 2 and "--stage and --check contradict each other" in err
+    (starter / "memory" / "semantic").mkdir(parents=True, exist_ok=True)
+    (starter / "memory" / "semantic" / "queue.md").write_text("# Queue\n\nNightly.\n",
+                                                              encoding="utf-8")
+    code, _, err = invoke(["index", "--stage"], starter)  # no commit being made: written only
+    assert code == 0 and "rewritten, not staged: no commit is being made" in err
+    assert "queue" in (starter / "memory" / "INDEX.md").read_text(encoding="utf-8")

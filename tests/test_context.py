@@ -1,0 +1,575 @@
+"""``vaultkit context``: what each runtime loads, compared byte for byte with expectations
+derived by hand from each runtime's documented or coded loading rule (the derivation of
+every number is in the comments), and the rules that read the same model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from cli_invoke import invoke
+from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
+
+from vaultkit.vault.loader import load_vault
+from vaultkit.vault.runtimes import contexts, detected
+
+
+def write(root, files: dict) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+def context(root, *args) -> tuple[int, str, str]:
+    return invoke(["context", str(root), *args], root)
+
+
+def loaded(root, runtime, session=None):
+    vault = load_vault(root, root=root, use_cache=False)
+    (ctx,) = contexts(vault, [runtime], session)
+    return ctx
+
+
+# -- fixtures in our own words -------------------------------------------------------------
+
+OPENCLAW = {
+    "AGENTS.md": "# Operating rules\n\n- Search memory before acting on the past.\n\n\n",
+    "SOUL.md": "# Soul\nCalm, brief, exact.\n",
+    "TOOLS.md": "# Tools\n- git\n",
+    "IDENTITY.md": "# Identity\nName: Wren\n",
+    "USER.md": "# User\nPrefers mornings.\n",
+    "HEARTBEAT.md": "# Heartbeat\n- weekly: distil the journals\n",
+    "MEMORY.md": "# Memory\n- The backup runs at 02:00.\n",
+    "NOW.md": "# Now\n- drafting the report\n",  # OpenClaw does not inject NOW.md
+    "memory/2026-02-15.md": "# 2026-02-15\n",
+}
+
+CLAUDE = {
+    "CLAUDE.md": ("@docs/conventions.md\n\n# Project\n<!-- for maintainers: not injected -->\n"
+                  "Use `@docs/never.md` literally.\n"),
+    "docs/conventions.md": "# Conventions\nTwo spaces.\n",
+    "docs/never.md": "# Never imported\n",
+    "CLAUDE.local.md": "# Mine\nSandbox at port 8080.\n",
+    ".claude/rules/testing.md": "# Testing\nRun the tests first.\n",
+    ".claude/rules/api.md": "---\npaths:\n  - \"src/api/**\"\n---\n# API only\n",
+}
+
+CODEX = {
+    "AGENTS.md": "# Repository rules\nRun make check.\n",
+}
+
+
+def test_openclaw_layout_byte_for_byte(make_vault):
+    root = make_vault(OPENCLAW, root_name="oc")
+    code, out, err = context(root, "--runtime", "openclaw", "--show")
+    assert (code, err) == (0, "")
+    missing = root.resolve() / "BOOTSTRAP.md"
+    # each file right-trimmed (AGENTS.md loses "\n\n\n\n"), in OpenClaw's order; the absent
+    # BOOTSTRAP.md is a marker ("[MISSING] Expected at: " and the path); NOW.md and the
+    # journal are not injected
+    marker = f"[MISSING] Expected at: {missing}"
+    injected = ["# Operating rules\n\n- Search memory before acting on the past.",
+                "# Soul\nCalm, brief, exact.", "# Tools\n- git", "# Identity\nName: Wren",
+                "# User\nPrefers mornings.", "# Heartbeat\n- weekly: distil the journals",
+                marker, "# Memory\n- The backup runs at 02:00."]
+    body = out.split("\n  note: ", 1)[1].split("\n", 1)[1]
+    assert body == (
+        "----- openclaw: AGENTS.md -----\n# Operating rules\n\n- Search memory before acting on the past.\n"
+        "----- openclaw: SOUL.md -----\n# Soul\nCalm, brief, exact.\n"
+        "----- openclaw: TOOLS.md -----\n# Tools\n- git\n"
+        "----- openclaw: IDENTITY.md -----\n# Identity\nName: Wren\n"
+        "----- openclaw: USER.md -----\n# User\nPrefers mornings.\n"
+        "----- openclaw: HEARTBEAT.md -----\n# Heartbeat\n- weekly: distil the journals\n"
+        f"----- openclaw: BOOTSTRAP.md -----\n{marker}\n"
+        "----- openclaw: MEMORY.md -----\n# Memory\n- The backup runs at 02:00.\n"
+        "----- end of openclaw -----\n")
+    assert f"total {sum(map(len, injected)):,} chars loaded" in out
+    assert "NOW.md" not in out
+
+
+@pytest.mark.parametrize("session, names", [
+    ("main", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
+              "BOOTSTRAP.md", "MEMORY.md"]),
+    ("cron", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"]),
+    ("subagent", ["AGENTS.md", "TOOLS.md"]),
+    ("group", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
+               "BOOTSTRAP.md"]),
+])
+def test_openclaw_session_types(make_vault, session, names):
+    # src/agents/workspace.ts (filterBootstrapFilesForSession): a subagent gets AGENTS.md and
+    # TOOLS.md, cron five files, a group session everything but MEMORY.md
+    root = make_vault(OPENCLAW, root_name=f"oc-{session}")
+    assert [p.path for p in loaded(root, "openclaw", session).pieces] == names
+
+
+def test_openclaw_cut_with_marker_byte_for_byte(make_vault):
+    # SOUL.md: 10,000 "a" then 10,001 "b", 20,001 units. The marker's second line
+    # "…(truncated SOUL.md: kept 14920+4973 chars of 20001)…" is 1+11+7+7+10+10+5+2 = 53,
+    # the marker "\n" + 48 + "\n" + 53 + "\n" = 104, the budget 20,000 - 104 - 2 = 19,894:
+    # head floor(0.75 x 19,894) = 14,920, tail floor(0.25 x 19,894) = 4,973; 19,999 injected
+    root = make_vault({"SOUL.md": "a" * 10000 + "b" * 10001 + "\n"}, root_name="cut")
+    soul = loaded(root, "openclaw").pieces[1]
+    marker = ("\n[...truncated, read SOUL.md for full content...]\n"
+              "…(truncated SOUL.md: kept 14920+4973 chars of 20001)…\n")
+    assert soul.injected == "a" * 10000 + "b" * 4920 + "\n" + marker + "\n" + "b" * 4973
+    assert (soul.injected_length, soul.kept, soul.lost) == (19999, 19893, 108)
+    code, out, _ = context(root, "--runtime", "openclaw", "--show")
+    assert code == 1
+    assert marker in out and "CUT: 108 of 20,001 chars not loaded, line 1" in out
+
+
+def test_openclaw_agents_md_keeps_a_policy_digest(make_vault, tmp_path):
+    # bootstrapMaxChars 200: head floor(0.45 x 200) = 90, tail floor(0.15 x 200) = 30,
+    # digest budget floor(0.35 x 200) = 70. Policy lines: "- never push to main" first (a
+    # priority word, 20), then in order "# Agents" (+1+8), "- keep notes short" (+1+18),
+    # "## Tail" (+1+7): 56. Rendered with head 90 and tail 30 it is 319 units: the tail
+    # goes (287), then the head shrinks by the overflow, 90 - 87 = 3: 199 units
+    (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 200}}}')
+    text = ("# Agents\n" + "p" * 100 + "\n- never push to main\n- keep notes short\n"
+            + "q" * 100 + "\n## Tail\nend of file text here\n")
+    root = make_vault({"AGENTS.md": text})
+    agents = loaded(root, "openclaw").pieces[0]
+    assert agents.injected == (
+        "# A\n[...truncated, read AGENTS.md for full content...]\n[Policy digest from AGENTS.md]\n"
+        "# Agents\n- never push to main\n- keep notes short\n## Tail\n"
+        "…(truncated AGENTS.md: kept 3+policy 56+0 chars of 280)…")
+    assert agents.injected_length == 199
+    assert (agents.first_lost_line, agents.last_lost_line) == (1, 7)
+
+
+def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path):
+    # a subagent session gets AGENTS.md and TOOLS.md, 100 units each; the total counts what
+    # is injected: at 200 both load whole, at 199 TOOLS.md gets the 99 left and is cut. The
+    # full marker for TOOLS.md is 1 + 49 + 1 + 45 + 1 = 97, leaving 0 < 16 units of content,
+    # so the compact one is used, "[…truncated H+T/100]" (22 units for two-digit H and T):
+    # budget 99 - 20 = 79 -> 59+19, then 99 - 22 = 77 -> 57+19, stable: 57 + 22 + 19 = 98
+    root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
+    config = tmp_path / "openclaw.json"
+    config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 200}}}')
+    ctx = loaded(root, "openclaw", "subagent")
+    assert not ctx.cut and ctx.total == 200
+    config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 199}}}')
+    ctx = loaded(root, "openclaw", "subagent")
+    assert [(p.path, p.cut, p.injected_length) for p in ctx.cut] == [("TOOLS.md", "middle", 98)]
+    assert ctx.cut[0].injected == "t" * 57 + "[…truncated 57+19/100]" + "t" * 19
+
+
+def test_openclaw_minimum_file_budget_one_unit_under_and_over(make_vault, tmp_path):
+    # with under 64 units of the total left, the remaining files are skipped whole; with 64
+    # the file is cut to 64 (the marker then is the compact one: under 16 units of content
+    # would be left beside the full marker)
+    root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
+    config = tmp_path / "openclaw.json"
+    config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 163}}}')
+    tools = loaded(root, "openclaw", "subagent").pieces[1]
+    assert (tools.cut, tools.injected) == ("dropped", "")
+    config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 164}}}')
+    tools = loaded(root, "openclaw", "subagent").pieces[1]
+    # compact marker: budget 64 - 20 = 44 -> 33+11, then 64 - 22 = 42 -> 31+10, stable
+    assert tools.injected == "t" * 31 + "[…truncated 31+10/100]" + "t" * 10
+    assert (tools.cut, tools.injected_length) == ("middle", 63)
+
+
+def test_claude_code_layout_byte_for_byte(make_vault):
+    root = make_vault(CLAUDE, root_name="cc")
+    code, out, err = context(root, "--runtime", "claude-code", "--show")
+    assert (code, err) == (0, "")
+    # the import is expanded before the file that imports it; the block-level HTML comment is
+    # dropped; `@docs/never.md` inside a code span is not an import; the rule with `paths`
+    # is not loaded at launch; CLAUDE.local.md comes last in its folder
+    assert out.split("----- claude-code: ", 1)[1] == (
+        "docs/conventions.md -----\n# Conventions\nTwo spaces.\n\n"
+        "----- claude-code: CLAUDE.md -----\n@docs/conventions.md\n\n# Project\n"
+        "Use `@docs/never.md` literally.\n\n"
+        "----- claude-code: .claude/rules/testing.md -----\n# Testing\nRun the tests first.\n\n"
+        "----- claude-code: CLAUDE.local.md -----\n# Mine\nSandbox at port 8080.\n\n"
+        "----- end of claude-code -----\n")
+    assert "import CLAUDE.md:5 @docs/never.md: in-code (inside code: not imported)" in out
+    assert "docs/never.md  " not in out
+
+
+def test_claude_code_import_depth_one_hop_under_and_over(make_vault):
+    # code.claude.com/docs/en/memory: "a maximum depth of four hops"
+    chain = {"CLAUDE.md": "@h1.md\n"}
+    for n in range(1, 6):
+        chain[f"h{n}.md"] = f"hop {n}\n" + (f"@h{n + 1}.md\n" if n < 5 else "")
+    root = make_vault(chain)
+    ctx = loaded(root, "claude-code")
+    assert [p.path for p in ctx.pieces] == ["h4.md", "h3.md", "h2.md", "h1.md", "CLAUDE.md"]
+    assert [(i.path, i.target, i.kind) for i in ctx.imports] == [("h4.md", "h5.md", "too-deep")]
+    assert findings(root, "import-problem") == [("import-problem", "h4.md", 2)]
+
+
+def test_import_problem_missing_circular_and_in_code(make_vault):
+    root = make_vault({"CLAUDE.md": "@a.md\n@docs/gone.md\nSee `@b.md`.\nMail ops@example.com\n",
+                       "a.md": "@b.md\n", "b.md": "@a.md\n"})
+    got = diagnostics(root, "import-problem")
+    assert [(d.path, d.line) for d in got] == [("CLAUDE.md", 2), ("CLAUDE.md", 3), ("b.md", 1)]
+    assert got[0].message == "@docs/gone.md names no file: Claude Code imports nothing here"
+    assert got[1].message == ("@b.md sits inside a code span or block, where Claude Code "
+                              "does not expand imports")
+    assert got[2].message.startswith("@a.md closes a circle of imports (CLAUDE.md -> a.md -> "
+                                     "b.md -> a.md)")
+
+
+def test_import_problem_leaves_plain_at_words_alone(make_vault):
+    root = make_vault({"CLAUDE.md": "Ping @team or @alice about it.\n```\n@not-a-file\n```\n"})
+    assert findings(root, "import-problem") == []
+
+
+def test_agents_md_shadowed(make_vault):
+    shadowed = make_vault({"AGENTS.md": "# Rules\n", "CLAUDE.md": "# Claude\n"}, root_name="s")
+    got = diagnostics(shadowed, "agents-md-shadowed")
+    assert [(d.path, d.line, d.message) for d in got] == [
+        ("AGENTS.md", 1, "Claude Code loads CLAUDE.md and never reads AGENTS.md: add the line "
+                         "@AGENTS.md to CLAUDE.md (or make CLAUDE.md a link to it)")]
+    imported = make_vault({"AGENTS.md": "# Rules\n", "CLAUDE.md": "@AGENTS.md\n"}, root_name="i")
+    assert findings(imported, "agents-md-shadowed") == []
+    linked = make_vault({"AGENTS.md": "# Rules\n"}, root_name="l")
+    (linked / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert findings(linked, "agents-md-shadowed") == []
+    alone = make_vault({"AGENTS.md": "# Rules\n"}, root_name="a")  # no Claude Code here
+    assert findings(alone, "agents-md-shadowed") == []
+
+
+# -- Claude Code's auto memory ---------------------------------------------------------------
+
+def _auto(make_vault, name, lines, extra=None):
+    files = {"CLAUDE.md": "# Claude\n", "memory/claude/MEMORY.md": lines,
+             "vaultkit.toml": '[runtime.claude-code]\nauto-memory-dir = "memory/claude"\n'}
+    files.update(extra or {})
+    return make_vault(files, root_name=name)
+
+
+def test_auto_memory_line_limit_one_under_and_over(make_vault):
+    under = _auto(make_vault, "u", "".join(f"- fact {i}\n" for i in range(200)))
+    assert findings(under, "auto-memory-cut") == []
+    over = _auto(make_vault, "o", "".join(f"- fact {i}\n" for i in range(201)))
+    (d,) = diagnostics(over, "auto-memory-cut")
+    assert (d.path, d.line) == ("memory/claude/MEMORY.md", 201)
+    assert d.message == ("Claude Code loads only the first 200 of 201 lines of this auto-memory "
+                         "index (past the first 200 lines): line 201 is never loaded; move "
+                         "detail into topic files and keep one line per entry")
+
+
+def test_auto_memory_unit_limit_one_under_and_over(make_vault):
+    # 99 lines of 249 units + newline = 24,750; a 100th line of 249 units + newline ends at
+    # exactly 25,000 (loaded); of 250 units it ends at 25,001 (never loaded)
+    head = ("x" * 249 + "\n") * 99
+    at = _auto(make_vault, "at", head + "y" * 249 + "\n")
+    assert findings(at, "auto-memory-cut") == []
+    over = _auto(make_vault, "over", head + "y" * 250 + "\n")
+    assert findings(over, "auto-memory-cut") == [("auto-memory-cut", "memory/claude/MEMORY.md",
+                                                  100)]
+
+
+def test_auto_memory_strips_frontmatter_and_comments_and_ignores_blank_tails(make_vault):
+    # frontmatter (3 lines) and a comment block do not count toward the 200 lines
+    text = ("---\nname: index\n---\n<!--\nmaintainer note\n-->\n"
+            + "".join(f"- fact {i}\n" for i in range(200)))
+    assert findings(_auto(make_vault, "fm", text), "auto-memory-cut") == []
+    blank = "".join(f"- fact {i}\n" for i in range(200)) + "\n\n## Later\n\n"
+    assert findings(_auto(make_vault, "blank", blank), "auto-memory-cut") == []
+
+
+def test_auto_memory_dir_from_claude_settings(make_vault, tmp_path):
+    root = make_vault({"CLAUDE.md": "# Claude\n",
+                       "notes/MEMORY.md": "".join(f"- fact {i}\n" for i in range(230))},
+                      root_name="settings")
+    write(root, {".claude/settings.json": json.dumps(
+        {"autoMemoryDirectory": str(root.resolve() / "notes")})})
+    assert findings(root, "auto-memory-cut") == [("auto-memory-cut", "notes/MEMORY.md", 201)]
+
+
+# -- Codex ------------------------------------------------------------------------------------
+
+def _repo(tmp_path, files, vault="repo/vault"):
+    top = tmp_path / "repo"
+    top.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    write(tmp_path, files)
+    root = tmp_path / vault
+    (root / ".obsidian").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def test_codex_layout_byte_for_byte(tmp_path):
+    # codex-rs/core/src/project_doc.rs: from the git root down to the working folder, the
+    # first of AGENTS.override.md, AGENTS.md per folder, joined with a blank line; a file
+    # of whitespace only is skipped
+    root = _repo(tmp_path, {"repo/AGENTS.md": "# Top\nShared rules.\n",
+                            "repo/vault/AGENTS.override.md": "# Override\nLocal.\n",
+                            "repo/vault/AGENTS.md": "# Shadowed by the override\n",
+                            "repo/vault/CODEX.md": "x\n", "repo/vault/.codex/x": "y"})
+    code, out, err = context(root, "--runtime", "codex", "--show")
+    assert (code, err) == (0, "")
+    assert out.split("----- codex: ", 1)[1] == (
+        "../AGENTS.md -----\n# Top\nShared rules.\n\n"
+        "----- codex: AGENTS.override.md -----\n# Override\nLocal.\n\n"
+        "----- end of codex -----\n")
+    ctx = loaded(root, "codex")
+    assert ctx.text == "# Top\nShared rules.\n\n\n# Override\nLocal.\n"
+
+
+def test_codex_byte_budget_one_under_and_over(tmp_path):
+    # 32,768 bytes load whole; one more byte and the last one is cut, with no marker
+    root = _repo(tmp_path, {"repo/vault/AGENTS.md": "a" * 32768})
+    assert not loaded(root, "codex").cut
+    (root / "AGENTS.md").write_text("a" * 32768 + "b")
+    ctx = loaded(root, "codex")
+    (piece,) = ctx.cut
+    assert piece.injected == "a" * 32768 and (piece.length, piece.kept) == (32769, 32768)
+
+
+def test_codex_budget_is_shared_and_counts_bytes(tmp_path):
+    # the root file's 32,000 bytes leave 768 for the working folder's file: 256 Chinese
+    # characters of 3 bytes; the 257th is cut
+    root = _repo(tmp_path, {"repo/AGENTS.md": "r" * 32000,
+                            "repo/vault/AGENTS.md": "中" * 257})
+    ctx = loaded(root, "codex")
+    (piece,) = ctx.cut
+    assert piece.path == "AGENTS.md" and piece.injected == "中" * 256
+
+
+def test_codex_limit_is_a_profile_edit(tmp_path):
+    root = _repo(tmp_path, {"repo/vault/AGENTS.md": "a" * 150,
+                            "repo/vault/vaultkit.toml": "[runtime.codex]\ntotal-max = 100\n"})
+    (piece,) = loaded(root, "codex").cut
+    assert piece.injected == "a" * 100
+
+
+# -- all three, detection, output --------------------------------------------------------
+
+def test_all_three_runtimes_detected_and_shown(make_vault):
+    files = dict(OPENCLAW)
+    files.update(CLAUDE)
+    files[".codex/config.toml"] = "project_doc_max_bytes = 32768\n"
+    root = make_vault(files, root_name="all")
+    assert detected(load_vault(root, root=root, use_cache=False)) == [
+        "openclaw", "claude-code", "codex"]
+    code, out, _ = context(root)
+    assert code == 0
+    assert [line.split(" (")[0] for line in out.splitlines()
+            if line and not line.startswith(" ")] == ["OpenClaw", "Claude Code", "Codex"]
+    # every runtime reads AGENTS.md its own way: OpenClaw and Codex load it, Claude Code not
+    assert "agents-md-shadowed" in {r for r, _, _ in findings(root, "agents-md-shadowed")}
+
+
+def test_detection(make_vault):
+    def names(files, name):
+        root = make_vault(files, root_name=name)
+        return detected(load_vault(root, root=root, use_cache=False))
+
+    assert names({"AGENTS.md": "# A\n"}, "agents-only") == ["codex"]
+    assert names({"AGENTS.md": "# A\n", "SOUL.md": "s\n"}, "oc") == ["openclaw"]
+    assert names({"CLAUDE.md": "c\n"}, "cc") == ["claude-code"]
+    assert names({"notes.md": "n\n"}, "none") == []
+    assert names({"AGENTS.md": "# A\n", "vaultkit.toml": 'runtimes = ["codex"]\n',
+                  "SOUL.md": "s\n"}, "set") == ["codex"]
+
+
+def test_json_format_and_output_file(make_vault, tmp_path):
+    root = make_vault(OPENCLAW, root_name="json")
+    target = tmp_path / "ctx.json"
+    code, out, _ = context(root, "--runtime", "openclaw", "--format", "json", "--show",
+                           "-o", str(target))
+    assert code == 0 and out == ""
+    data = json.loads(target.read_text())
+    (rt,) = data["runtimes"]
+    assert rt["runtime"] == "openclaw" and rt["unit"] == "utf16" and rt["session"] == "main"
+    assert [f["path"] for f in rt["files"]][:2] == ["AGENTS.md", "SOUL.md"]
+    assert rt["files"][0]["length"] == 61 and rt["text"].startswith("# Operating rules")
+    assert 0 < rt["window_share"] < 0.01
+
+
+def test_bad_arguments_are_clear_errors(make_vault):
+    root = make_vault(CODEX, root_name="bad")
+    code, _, err = context(root, "--runtime", "gemini")
+    assert code == 2 and "unknown runtime 'gemini'" in err and "Traceback" not in err
+    code, _, err = context(root, "--runtime", "codex", "--session", "cron")
+    assert code == 2 and "--session applies to a runtime with session types" in err
+
+
+def test_unknown_runtime_in_vaultkit_toml(make_vault):
+    root = make_vault({"vaultkit.toml": 'runtimes = ["gemini"]\n'}, root_name="toml")
+    code, _, err = context(root)
+    assert code == 2 and "unknown runtime 'gemini'" in err
+
+
+# -- skills ---------------------------------------------------------------------------------
+
+WEATHER = """---
+name: weather
+description: Get current weather and forecasts (no API key required).
+homepage: https://wttr.in/:help
+metadata:
+  {
+    "openclaw":
+      {
+        "emoji": "🌤️",
+        "requires": { "bins": ["curl"] },
+      },
+  }
+---
+
+# Weather
+"""
+
+
+def test_skills_that_will_not_load(make_vault):
+    root = make_vault({
+        "SOUL.md": "# Soul\n",  # an OpenClaw workspace
+        "skills/weather/SKILL.md": WEATHER,  # OpenClaw's nested metadata: valid
+        "skills/tools/git-helper/SKILL.md": "---\nname: git-helper\ndescription: Git.\n---\n",
+        "skills/deploy/SKILL.md": "# Deploy\nNo frontmatter at all.\n",
+        "skills/broken/SKILL.md": "---\nname: broken\ndescription: never closed\n",
+        "skills/quiet/SKILL.md": "---\nname: quiet\n---\nBody.\n",
+        "skills/deploy/notes.md": "# not a skill file\n",
+        # inside a skill's folder OpenClaw looks no further: a template, not a skill
+        "skills/weather/templates/new/SKILL.md": "# {{name}}\n",
+    })
+    got = diagnostics(root, "skill-not-loaded")
+    assert [(d.path, d.line) for d in got] == [("skills/broken/SKILL.md", 1),
+                                               ("skills/deploy/SKILL.md", 1),
+                                               ("skills/quiet/SKILL.md", 1)]
+    assert got[1].message.startswith("no frontmatter: OpenClaw skips this skill")
+    assert got[2].message.startswith("no description")
+
+
+def test_skill_name_and_compatibility_one_under_and_over(make_vault):
+    name64, name65 = "a" * 64, "a" * 65
+    root = make_vault({
+        f"skills/{name64}/SKILL.md": f"---\nname: {name64}\ndescription: x\n"
+                                    f"compatibility: {'c' * 500}\n---\n",
+        f"skills/{name65}/SKILL.md": f"---\nname: {name65}\ndescription: x\n"
+                                    f"compatibility: {'c' * 501}\n---\n",
+    })
+    got = diagnostics(root, "skill-frontmatter")
+    assert [(d.path, d.line) for d in got] == [(f"skills/{name65}/SKILL.md", 2),
+                                               (f"skills/{name65}/SKILL.md", 4)]
+    assert got[0].message == "name is 65 characters, over the Agent Skills limit of 64"
+    assert got[1].message == ("compatibility is 501 characters, over the Agent Skills limit "
+                              "of 500")
+
+
+def test_skills_without_frontmatter_are_fine_where_openclaw_does_not_apply(make_vault):
+    # a Claude Code plugin repository: Claude Code takes the folder's name and the first
+    # paragraph (code.claude.com/docs/en/skills); nothing here is OpenClaw's
+    root = make_vault({"CLAUDE.md": "# Plugin\n", "skills/deploy/SKILL.md": "Deploy it.\n"},
+                      root_name="plugin")
+    assert findings(root, "skill-not-loaded") == []
+    (root / "SOUL.md").write_text("# Soul\n")  # now an OpenClaw workspace
+    assert findings(root, "skill-not-loaded") == [("skill-not-loaded",
+                                                   "skills/deploy/SKILL.md", 1)]
+
+
+def test_skill_frontmatter_limits(make_vault):
+    ok = "d" * 1024
+    root = make_vault({
+        "skills/web-search/SKILL.md": "---\nname: websearch\ndescription: Search.\n---\n",
+        "skills/Bad_Name/SKILL.md": "---\nname: Bad_Name\ndescription: x\n---\n",
+        "skills/at-limit/SKILL.md": f"---\nname: at-limit\ndescription: {ok}\n---\n",
+        "skills/over/SKILL.md": f"---\nname: over\ndescription: {ok}d\n---\n",
+        "skills/weather/SKILL.md": WEATHER,
+        ".claude/skills/review/SKILL.md": "---\nname: Review\ndescription: Review.\n---\n",
+        ".claude/skills/plain/SKILL.md": "Review the diff.\n",  # all fields optional there
+    })
+    got = diagnostics(root, "skill-frontmatter")
+    claude = [d for d in got if d.path.startswith(".claude/")]
+    got = [d for d in got if not d.path.startswith(".claude/")]
+    assert [(d.path, d.line) for d in claude] == [(".claude/skills/review/SKILL.md", 2)] * 2
+    assert [(d.path, d.line) for d in got] == [("skills/Bad_Name/SKILL.md", 2),
+                                               ("skills/over/SKILL.md", 3),
+                                               ("skills/web-search/SKILL.md", 2)]
+    assert "may hold only lowercase letters" in got[0].message
+    assert got[1].message == "description is 1,025 characters, over the Agent Skills limit of 1,024"
+    assert got[2].message.startswith("name 'websearch' does not match its folder 'web-search'")
+
+
+# -- the model is data; what it depends on is in the cache key -----------------------------------
+
+def test_old_budget_names_set_the_runtime_limits(make_vault):
+    root = make_vault({"SOUL.md": "s" * 3001,
+                       "vaultkit.toml": "[budgets]\nbootstrap-max-chars = 3000\n"})
+    ctx = loaded(root, "openclaw")
+    assert ctx.per_file_max == 3000 and ctx.pieces[1].cut == "middle"
+    (root / "vaultkit.toml").write_text("[runtime.openclaw]\nper-file-max = 4000\n")
+    assert not loaded(root, "openclaw").cut
+
+
+def test_import_depth_is_a_profile_edit(make_vault):
+    chain = {"CLAUDE.md": "@h1.md\n", "vaultkit.toml": "[runtime.claude-code]\nimport-max-depth = 5\n"}
+    for n in range(1, 6):
+        chain[f"h{n}.md"] = f"hop {n}\n" + (f"@h{n + 1}.md\n" if n < 5 else "")
+    root = make_vault(chain)
+    assert "h5.md" in [p.path for p in loaded(root, "claude-code").pieces]
+
+
+@pytest.mark.parametrize("toml, message", [
+    ('[runtime.gemini]\nfiles = ["GEMINI.md"]\n', "runtime: unknown runtime 'gemini'"),
+    ("[runtime.codex]\ntotal-max = -1\n", "runtimes.codex.total-max: must be at least 0"),
+    ("[runtime.openclaw]\nsessions = { cron = [\"NOW.md\"] }\n", "NOW.md not in files"),
+    ("[runtime.codex]\nloader = \"magic\"\n", "loader"),
+])
+def test_a_bad_runtime_setting_is_one_clear_line(make_vault, toml, message):
+    root = make_vault({"vaultkit.toml": toml, "AGENTS.md": "# A\n"})
+    code, _, err = context(root)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_results_cache_sees_files_above_the_vault(tmp_path):
+    # Codex reads AGENTS.md in the folders above the vault, which are no notes: the cached
+    # findings must still follow them
+    import os
+    import time
+
+    root = _repo(tmp_path, {"repo/AGENTS.md": "r" * 32000,
+                            "repo/vault/AGENTS.md": "v" * 100 + "\n",
+                            "repo/vault/vaultkit.toml": 'runtimes = ["codex"]\n'})
+
+    past = time.time() - 600  # old enough that the results cache trusts the listing
+
+    def age(*paths):
+        for path in paths:
+            os.utime(path, (past, past))
+
+    age(tmp_path / "repo" / "AGENTS.md", root / "AGENTS.md", root / "vaultkit.toml",
+        root / ".obsidian", root)
+    check = ["check", str(root), "--select", "bootstrap-truncation"]
+    assert invoke(check, root)[0] == 0
+    assert (root / ".vaultkit" / "cache" / "results.marshal").is_file()
+    (tmp_path / "repo" / "AGENTS.md").write_text("r" * 32700)  # leaves 68 bytes for ours
+    age(tmp_path / "repo" / "AGENTS.md")  # nothing in the vault changed
+    code, out, _ = invoke(check, root)
+    assert code == 1 and "AGENTS.md: Codex loads 68 of its 101 bytes" in out
+
+
+def test_memory_only_vault_reads_the_workspace_above(make_vault):
+    root = make_vault({"vaultkit.toml": 'memory-dir = "."\n', "2026-02-15.md": "# d\n"},
+                      root_name="ws/memory")
+    write(root.parent, {"AGENTS.md": "# Rules\n", "SOUL.md": "# Soul\n",
+                        "CLAUDE.md": "@AGENTS.md\n"})
+    vault = load_vault(root, root=root, use_cache=False)
+    assert detected(vault) == ["openclaw", "claude-code"]
+    openclaw, claude = contexts(vault)
+    assert [p.path for p in openclaw.loaded][:2] == ["../AGENTS.md", "../SOUL.md"]
+    assert [p.path for p in claude.loaded] == ["../AGENTS.md", "../CLAUDE.md"]
+    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'TOOLS.md'}"
+
+
+def test_a_pack_without_runtimes_gets_the_bundled_ones(make_vault):
+    from vaultkit.core.resources import rules_dir
+
+    pack = (rules_dir() / "openclaw.yaml").read_text(encoding="utf-8")
+    old = pack.split("\nruntimes:", 1)[0] + "\n"  # a pack from before runtimes were data
+    root = make_vault({"old.yaml": old, "vaultkit.toml": 'profile = "old.yaml"\n',
+                       "SOUL.md": "s" * 20001})
+    assert findings(root, "bootstrap-truncation") == [("bootstrap-truncation", "SOUL.md", 1)]
+    (root / "old.yaml").write_text(old + "runtimes: {}\n", encoding="utf-8")
+    assert findings(root, "bootstrap-truncation") == []

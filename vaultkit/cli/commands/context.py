@@ -1,0 +1,137 @@
+"""``vaultkit context``: what each agent runtime loads from the vault at session start."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "show what each runtime (OpenClaw, Claude Code, Codex) loads at session start, and what it cuts"
+DESCRIPTION = (
+    "Simulate, from the runtimes described in the profile, the files each agent runtime "
+    "loads from this vault at session start: in its order, each file's length and what is "
+    "loaded of it in the runtime's own unit (UTF-16 units or bytes), what is cut and where, "
+    "the total and an estimate of its share of the model's context window. --show prints "
+    "the loaded text itself with the cut markers the runtime writes. Which runtimes apply "
+    "is detected from the files present (openclaw.json, SOUL.md or memory/; CLAUDE.md or .claude/; "
+    "AGENTS.override.md or .codex/, or an AGENTS.md alone) unless vaultkit.toml says "
+    "`runtimes = [...]`. Exit 0; 1 when a runtime cuts a file.")
+
+
+def add_arguments(p) -> None:
+    from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
+
+    p.add_argument("vault", nargs="?", default=".", metavar="PATH",
+                   help="the vault (default: here)")
+    p.add_argument("--runtime", action="append", metavar="NAME",
+                   help="only this runtime (openclaw, claude-code, codex, or one the "
+                        "profile adds); repeatable. Default: the runtimes detected")
+    p.add_argument("--session", choices=("main", "cron", "subagent", "group"),
+                   help="OpenClaw's session type: which bootstrap files it gets "
+                        "(default: main)")
+    p.add_argument("--show", action="store_true",
+                   help="print the loaded text of each file, with the runtime's cut markers")
+    add_format_arguments(p, ("text", "json"))
+    add_output_argument(p)
+    p.add_argument("--openclaw-config", metavar="PATH",
+                   help="openclaw.json to read the bootstrap limits from (default: "
+                        "$OPENCLAW_CONFIG_PATH, else openclaw.json in the vault's parent "
+                        "folder, else ~/.openclaw/openclaw.json)")
+    p.add_argument("--agent", metavar="ID",
+                   help="apply this agent's bootstrapMaxChars from agents.list[]")
+    add_vault_arguments(p)
+
+
+def run(args) -> int:
+    import json
+
+    from vaultkit.cli.commands._common import open_vault
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.vault.runtimes import contexts, detected
+
+    vault = open_vault(args, args.vault)
+    known = list(vault.profile.runtimes)
+    if args.runtime:
+        unknown = [r for r in args.runtime if r not in known]
+        if unknown:
+            raise VaultkitError(f"--runtime: unknown runtime {unknown[0]!r} (known: "
+                                f"{', '.join(known) or 'none in this profile'})")
+        names = list(dict.fromkeys(args.runtime))
+    else:
+        names = detected(vault)
+    if args.session and not any(vault.profile.runtimes[n].sessions for n in names):
+        raise VaultkitError("--session applies to a runtime with session types (openclaw); "
+                            f"none of {', '.join(names) or 'the runtimes'} has them")
+    found = contexts(vault, names, args.session, openclaw_config=args.openclaw_config,
+                     agent=args.agent)
+    if args.format == "json":
+        data = {"vault": str(vault.root), "runtimes": [c.to_dict() for c in found]}
+        if args.show:
+            for item, ctx in zip(data["runtimes"], found):
+                item["text"] = ctx.text
+        out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    else:
+        out = render_text(found, args.show, detected=args.runtime is None)
+    sys.stdout.write(out)  # -o FILE: written whole by the command line's one output path
+    return 1 if any(c.cut for c in found) else 0
+
+
+def _unit(unit: str) -> str:
+    return "bytes" if unit == "bytes" else "chars"
+
+
+def render_text(found, show: bool, *, detected: bool = True) -> str:
+    if not found:
+        return ("No runtime detected: no openclaw.json, SOUL.md, CLAUDE.md, .claude/, "
+                "AGENTS.md or .codex/ in the workspace (say which in vaultkit.toml: "
+                "runtimes = [\"openclaw\"], or pass --runtime).\n")
+    lines: list[str] = []
+    for ctx in found:
+        unit = _unit(ctx.unit)
+        head = f"{ctx.label} ({ctx.runtime})"
+        if ctx.session:
+            head += f", {ctx.session} session"
+        lines.append(head)
+        limits = []
+        if ctx.per_file_max is not None:
+            limits.append(f"{ctx.per_file_max:,} {unit} per file")
+        if ctx.total_max is not None:
+            limits.append(f"{ctx.total_max:,} {unit} in all")
+        if limits:
+            lines.append(f"  limits: {', '.join(limits)} ({ctx.limits_source})")
+        width = max([len(p.path) for p in ctx.pieces] + [4])
+        if ctx.pieces:
+            lines.append(f"      {'file':<{width}}  {'length':>8}  {'loaded':>8}  "
+                         f"({unit}; loaded: what goes into context, markers included)")
+        for n, p in enumerate(ctx.pieces, 1):
+            what = p.role if not p.via else f"import from {p.via}"
+            if p.cut == "dropped":
+                state = f"DROPPED: {p.length:,} {unit} not loaded ({p.reason})"
+            elif p.cut:
+                lost = (f"lines {p.first_lost_line}-{p.last_lost_line}"
+                        if p.last_lost_line and p.last_lost_line != p.first_lost_line
+                        else f"line {p.first_lost_line}")
+                state = (f"CUT: {p.lost:,} of {p.length:,} {unit} not loaded, {lost} "
+                         f"({p.reason})")
+            elif p.role == "missing":
+                state = "missing: a marker is injected"
+            else:
+                state = "loaded whole"
+            lines.append(f"  {n:>2}. {p.path:<{width}}  {p.length:>8,}  "
+                         f"{p.injected_length:>8,}  {what}; {state}")
+        lines.append(f"  total {ctx.total:,} {unit} loaded, ~{ctx.tokens:,} tokens, "
+                     f"{ctx.share:.1%} of a {ctx.window_tokens:,}-token context window")
+        for problem in ctx.imports:
+            lines.append(f"  import {problem.path}:{problem.line} @{problem.target}: "
+                         f"{problem.kind} ({problem.detail})")
+        for note in ctx.notes:
+            lines.append(f"  note: {note}")
+        if show:
+            for p in ctx.loaded:
+                lines.append(f"----- {ctx.runtime}: {p.path} -----")
+                lines.append(p.injected)
+                if p.cut == "tail" and ctx.runtime != "openclaw":
+                    lines.append(f"----- {ctx.runtime} stops here: lines "
+                                 f"{p.first_lost_line}-{p.last_lost_line} are not loaded "
+                                 "(the runtime writes no marker into the text) -----")
+            lines.append(f"----- end of {ctx.runtime} -----")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,174 @@
+"""Dates as words, for the search index: a journal's day and the relative dates in it.
+
+A journal is named by its day (``memory/2023-10-04.md``), but a question says "in October
+2023", "on a Wednesday", "2023年10月", "в октябре", and an entry says "yesterday". Nothing
+in the text connects those words to the file, so the search index gets them explicitly:
+
+- :func:`day_words` spells one day in the languages vaultkit supports (English, Chinese,
+  Russian): ISO forms (``2023-10-04``, ``2023/10/04``), the year, the month's names
+  (``October Oct``, ``十月 10月``, ``октябрь октября октябре``), the day of the month and
+  the weekday (``Wednesday``, ``星期三 周三``, ``среда среду``).
+- :func:`relative_dates` finds "yesterday", "last week", "3 days ago", "昨天", "на прошлой
+  неделе" … in a text and resolves each against a reference day (the journal's own date
+  for an entry, today for a question), returning the words of the day, week, month or
+  year meant.
+- :func:`time_words` spells an entry time (``## 14:30``) as ``2:30 pm afternoon``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August",
+             "September", "October", "November", "December")
+WEEKDAYS_EN = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS_ZH = ("一月", "二月", "三月", "四月", "五月", "六月", "七月", "八月", "九月", "十月",
+             "十一月", "十二月")
+WEEKDAYS_ZH = ("一", "二", "三", "四", "五", "六", "日")
+# nominative, genitive ("4 октября"), prepositional ("в октябре")
+MONTHS_RU = (("январь", "января", "январе"), ("февраль", "февраля", "феврале"),
+             ("март", "марта", "марте"), ("апрель", "апреля", "апреле"),
+             ("май", "мая", "мае"), ("июнь", "июня", "июне"), ("июль", "июля", "июле"),
+             ("август", "августа", "августе"), ("сентябрь", "сентября", "сентябре"),
+             ("октябрь", "октября", "октябре"), ("ноябрь", "ноября", "ноябре"),
+             ("декабрь", "декабря", "декабре"))
+WEEKDAYS_RU = (("понедельник",), ("вторник",), ("среда", "среду"), ("четверг",),
+               ("пятница", "пятницу"), ("суббота", "субботу"),
+               ("воскресенье",))
+
+_ISO_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def date_of_path(path: str) -> dt.date | None:
+    """The day a journal's file name carries (``memory/2023-10-04.md``), or None."""
+    name = path.rsplit("/", 1)[-1]
+    m = _ISO_DAY.search(name)
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def month_words(year: int, month: int) -> list[str]:
+    en = MONTHS_EN[month - 1]
+    return list(dict.fromkeys([en, en[:3], str(year), f"{year}-{month:02d}", MONTHS_ZH[month - 1],
+                               f"{year}年{month}月", *MONTHS_RU[month - 1]]))
+
+
+def day_words(day: dt.date) -> str:
+    """One day spelled out in English, Chinese and Russian, ISO forms included."""
+    wd = day.weekday()
+    words = [day.isoformat(), day.strftime("%Y/%m/%d"), *month_words(day.year, day.month),
+             f"{MONTHS_EN[day.month - 1]} {day.day}", f"{day.day} {MONTHS_EN[day.month - 1]}",
+             WEEKDAYS_EN[wd], f"{day.year}年{day.month}月{day.day}日", f"星期{WEEKDAYS_ZH[wd]}",
+             f"周{WEEKDAYS_ZH[wd]}", f"{day.day} {MONTHS_RU[day.month - 1][1]}",
+             *WEEKDAYS_RU[wd]]
+    return " ".join(words)
+
+
+def time_words(hhmm: str) -> str:
+    """``14:30`` (or a heading that starts with it, ``14:30 — Deploy``) → ``14:30 2:30 pm
+    afternoon``; '' when it does not start with a time of day."""
+    m = re.match(r"([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d:.]\d)", hhmm.strip())
+    if not m:
+        return ""
+    h, mm = int(m.group(1)), m.group(2)
+    half = "am" if h < 12 else "pm"
+    part = ("night" if h < 5 else "morning" if h < 12 else "afternoon" if h < 17
+            else "evening" if h < 22 else "night")
+    return f"{h:02d}:{mm} {(h % 12) or 12}:{mm} {half} {part}"
+
+
+# -- relative dates ---------------------------------------------------------------------
+
+_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+        "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+# (pattern, kind, offset): kind is the span meant (day, week, month, year, weekday)
+_RELATIVE = [
+    (r"\bday before yesterday\b", "day", -2),
+    (r"\byesterday\b|\blast night\b", "day", -1),
+    (r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b", "day", 0),
+    (r"\btomorrow\b", "day", 1),
+    (r"\blast weekend\b", "weekend", -1),
+    (r"\bthis weekend\b", "weekend", 0),
+    (r"\bnext weekend\b", "weekend", 1),
+    (r"\blast week\b", "week", -1),
+    (r"\bthis week\b", "week", 0),
+    (r"\bnext week\b", "week", 1),
+    (r"\blast month\b", "month", -1),
+    (r"\bthis month\b", "month", 0),
+    (r"\bnext month\b", "month", 1),
+    (r"\blast year\b", "year", -1),
+    (r"\bthis year\b", "year", 0),
+    (r"\bnext year\b", "year", 1),
+    (r"前天", "day", -2), (r"昨天|昨晚|昨日", "day", -1), (r"今天|今晚|今日", "day", 0),
+    (r"明天", "day", 1), (r"上周|上星期|上个星期", "week", -1), (r"本周|这周", "week", 0),
+    (r"下周|下星期", "week", 1), (r"上个月|上月", "month", -1), (r"这个月|本月", "month", 0),
+    (r"下个月", "month", 1), (r"去年", "year", -1), (r"今年", "year", 0), (r"明年", "year", 1),
+    (r"позавчера", "day", -2), (r"вчера", "day", -1), (r"сегодня", "day", 0),
+    (r"(?<!после)завтра", "day", 1),
+    (r"на прошлой неделе", "week", -1), (r"на этой неделе", "week", 0),
+    (r"на следующей неделе", "week", 1), (r"в прошлом месяце", "month", -1),
+    (r"в этом месяце", "month", 0), (r"в прошлом году", "year", -1),
+    (r"в этом году", "year", 0),
+]
+_RELATIVE_RE = [(re.compile(p, re.IGNORECASE), kind, off) for p, kind, off in _RELATIVE]
+_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
+                  r"\s+(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
+_LAST_WEEKDAY = re.compile(r"\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+                           re.IGNORECASE)
+
+
+def _shift_month(day: dt.date, months: int) -> tuple[int, int]:
+    index = day.year * 12 + day.month - 1 + months
+    return index // 12, index % 12 + 1
+
+
+def _span(ref: dt.date, kind: str, off: int) -> tuple[str, list[str]]:
+    """(words, keys) of the day, week, weekend, month or year ``off`` spans from ``ref``;
+    keys are ISO prefixes (``2023-10-04``, ``2023-10``, ``2023``) the span's days start with."""
+    if kind == "day":
+        day = ref + dt.timedelta(days=off)
+        return day_words(day), [day.isoformat()]
+    if kind in ("week", "weekend"):
+        monday = ref - dt.timedelta(days=ref.weekday()) + dt.timedelta(weeks=off)
+        days = [monday + dt.timedelta(days=5), monday + dt.timedelta(days=6)] if kind == "weekend" \
+            else [monday + dt.timedelta(days=i) for i in range(7)]
+        keys = [d.isoformat() for d in days]
+        months = dict.fromkeys(" ".join(month_words(d.year, d.month)) for d in days)
+        return " ".join(keys) + " " + " ".join(months), keys
+    if kind == "month":
+        year, month = _shift_month(ref, off)
+        return " ".join(month_words(year, month)), [f"{year}-{month:02d}"]
+    return f"{ref.year + off} {ref.year + off}年", [str(ref.year + off)]
+
+
+def relative_dates(text: str, ref: dt.date) -> list[tuple[str, str, list[str]]]:
+    """``[(phrase, words, keys)]`` for each relative date in ``text`` resolved against
+    ``ref``: the words of the date it means, and its ISO keys (see :func:`_span`)."""
+    out: list[tuple[str, str, list[str]]] = []
+    for rx, kind, off in _RELATIVE_RE:
+        for m in rx.finditer(text):
+            out.append((m.group(0), *_span(ref, kind, off)))
+    for m in _AGO.finditer(text):
+        raw = m.group(1).lower()
+        n = int(raw) if raw.isdigit() else _NUM[raw]
+        unit = m.group(2).lower()
+        if unit == "day":
+            out.append((m.group(0), *_span(ref, "day", -n)))
+        elif unit == "week":
+            out.append((m.group(0), *_span(ref, "week", -n)))
+        elif unit == "month":
+            out.append((m.group(0), *_span(ref, "month", -n)))
+        else:
+            out.append((m.group(0), *_span(ref, "year", -n)))
+    for m in _LAST_WEEKDAY.finditer(text):
+        target = WEEKDAYS_EN.index(m.group(1).capitalize())
+        back = (ref.weekday() - target) % 7 or 7
+        out.append((m.group(0), *_span(ref, "day", -back)))
+    return out
