@@ -665,5 +665,5 @@ def test_deleting_a_topic_note_is_refused_like_a_decision(repo, monkeypatch, cap
     git(repo, "rm", "-q", rel)
     code, out, _ = hook_cli(repo, monkeypatch, capsys, "--select", ",".join(GIT_RULES))
     assert code == 1
-    assert f"{rel}:1:1: VK602 mass-deletion deleted (it had 4 non-blank lines)" in out
+    assert f"{rel}:1:1: VK602 mass-deletion error: deleted (it had 4 non-blank lines)" in out
 

@@ -107,6 +107,7 @@ def weight(lines) -> int:
     return total
 
 
+_DATED = re.compile(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)
 _STAMP = re.compile(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
 
 
@@ -128,12 +129,12 @@ def says_too_little(heading: str, body: list[str], budgets) -> bool:
 
 
 def short_style(found: list[Entry], budgets) -> bool:
-    """True when short entries are the file's own style: at least three entries with a
-    body, and more than half of them under ``budgets.entry_min_lines`` lines (a journal
-    of one-line bullet entries). Then no single one stands out as too short."""
+    """True when short entries are the file's own style: four or more entries with a body
+    under ``budgets.entry_min_lines`` lines, and more than half of all entries with a body
+    (a journal of one-line bullet entries). Then no single one stands out as too short."""
     bodies = [e for e in found if e.kind == HEADING and e.nonblank > 0]
     short = sum(1 for e in bodies if e.nonblank < budgets.entry_min_lines)
-    return len(bodies) >= 3 and short * 2 > len(bodies)
+    return short >= 4 and short * 2 > len(bodies)
 
 
 def entries(note: Note, level: int) -> list[Entry]:
@@ -277,7 +278,9 @@ def journal_entries(note: Note) -> list[Entry]:
 
 def note_entries(vault, note: Note) -> list[Entry]:
     """The entries the entry rules judge in ``note``: per file for an ``auto`` entry level
-    (journals), else the headings at the configured level; none for other notes. Sections
+    (journals), else the headings at the configured level; none for other notes, nor for a
+    lessons note with two or more sections and no date anywhere in them (a knowledge note,
+    as ``lesson-entry-undated`` judges it too). Sections
     the runtime writes (the profile's ``runtime_section`` phrases) are left out, and so
     are a journal's topic sections (``topic_section``: ``## Next Step``, ``## 遗留问题``)."""
     level = entry_level(vault, note)
@@ -285,6 +288,9 @@ def note_entries(vault, note: Note) -> list[Entry]:
         found = journal_entries(note)
     else:
         found = entries(note, level) if level else []
+        if len(found) >= 2 and not any(_DATED.search(e.heading.text) or _DATED.search(e.text)
+                                       for e in found):
+            return []  # a knowledge note filed with the lessons: sections, not lessons
     phrases = vault.profile.phrases
     if found and (phrases.runtime_section or phrases.topic_section):
         from vaultkit.vault.phrases import matcher

@@ -73,7 +73,7 @@ def run(args) -> int:
         print(f"vaultkit: {exc}", file=sys.stderr)
         return 1
     except EntryRefused as exc:
-        if args.json:
+        if args.format == "json":
             import json
 
             print(json.dumps({"refused": True, "rule": exc.rule, "error": str(exc)},

@@ -17,15 +17,16 @@ class EntryTooShort(Rule):
 
     Not reported: a heading with no body (`## 14:30 — Restarted the gateway after the
     token expired`: the heading form of a log line, and what `vaultkit log "one line"`
-    writes), short entries in a file written that way (at least three entries with a
-    body, more than half of them under 3 lines: the one-line bullet entries of many
+    writes), short entries in a file written that way (four or more entries under 3
+    lines, and more than half of its entries: the one-line bullet entries of many
     OpenClaw journals, `## 09:00 — Heartbeat` over `- Checked mail, nothing urgent`),
     the items of a bullet log (`- 14:30 restarted the
     gateway`), a bare day heading (`## 2026-04-27`), a journal's topic sections
     (`## Next Step`, `## 遗留问题`, `## Open questions`: the profile's `topic_section`
     phrases, and in a journal whose entries carry times, every section without one), a
     heading that groups timed events (`## Morning` over `### 09:00 …` and `### 09:30 …`:
-    each event is judged), and session transcripts.
+    each event is judged), the sections of a knowledge note filed in `lessons/` (two or
+    more, no date in any), and session transcripts.
 
     The minimums are `budgets.entry_min_lines` and `budgets.entry_min_chars`; change them
     in `vaultkit.toml` (`[budgets] entry-min-lines = 2`, or 0 to turn the check off).
