@@ -8,8 +8,10 @@ For every size it builds (once, then reuses) a deterministic synthetic vault und
 ``bench/out/`` (see ``bench/synth.py``), makes it a git repository with everything
 committed, and times these as separate processes, ``--runs`` times each:
 
-- ``vaultkit --version``
-- ``vaultkit check`` cold (``.vaultkit/`` deleted before every run) and warm (cache filled)
+- ``vaultkit --version``, and ``git status`` in the vault: the floor a commit hook is held to
+- ``vaultkit check`` cold (``.vaultkit/`` deleted before every run) and warm (cache filled),
+  warm again with the fixable rules left out (no ``[*] N fixable`` line), and the size of
+  the cache ``.vaultkit/`` beside the Markdown's
 - the pre-commit hook with one changed file: today's journal gets one appended entry and is
   staged, then ``vaultkit check --hook memory/<today>.md`` runs from the vault root as
   pre-commit would (parse cache warm)
@@ -37,11 +39,16 @@ processes running at the same time. It is read in a ~5 MB wrapper process, not i
 script, because Linux carries the forking parent's peak into the child's ru_maxrss; figures
 below ~5 MB would be the wrapper's floor (no Python command gets that low).
 
-Peers, where installed, on the same vault in the same run: markdownlint-cli2 (on PATH or in
+Peers, where installed, on the same vault in the same run: rumdl (a Markdown linter in
+Rust, per-file rules only; ``bench/.peers/bin/rumdl`` or on PATH: ``python -m venv bench/.peers
+&& bench/.peers/bin/pip install rumdl``) as ``rumdl check --no-cache .``, at every size;
+markdownlint-cli2 (on PATH or in
 ``bench/node_modules/.bin``; ``npm install --prefix bench markdownlint-cli2``) linting every
 ``.md`` file with its default configuration (every rule on), and obsidiantools
 (``pip install obsidiantools``, in this interpreter or the one ``--peer-python`` names, or
 ``bench/.peers/``) building its graph with ``Vault(path).connect()`` in a fresh process.
+With the MCP SDK installed (``vaultkit[mcp]``), warm ``memory_search`` calls to ``vaultkit mcp``
+are timed as round trips through the SDK's stdio client (see ``bench/mcp_search.py``).
 
 Standard library only: this script must run on a fresh machine with only vaultkit installed.
 """
@@ -80,13 +87,17 @@ HOOK_ENTRY = ("\n### 23:59 — Benchmark hook entry\n- Appended by the benchmark
 # (key, label) in the order they run and print.
 STEPS = (
     ("version", "vaultkit --version"),
+    ("git_status", "git status (the floor)"),
     ("check_cold", "check, cold (no cache)"),
     ("check_warm", "check, warm"),
+    ("check_warm_nofix", "check, warm, no fixable shown"),
     ("hook", "hook, one changed file"),
     ("index", "index"),
     ("graph", "graph"),
     ("search_first", "search, first query (cold)"),
     ("search_warm", "search, warm query"),
+    ("mcp_search", "MCP memory_search, warm"),
+    ("rumdl", "peer: rumdl check (no cache)"),
     ("markdownlint", "peer: markdownlint-cli2"),
     ("obsidiantools", "peer: obsidiantools connect()"),
 )
@@ -266,6 +277,33 @@ def find_markdownlint(spec):
     return None
 
 
+def find_rumdl(spec):
+    for cand in (spec, str(HERE / ".peers" / "bin" / "rumdl"), shutil.which("rumdl")):
+        if cand and Path(cand).is_file() and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def fixable_rules(vk):
+    """The codes of the rules ``--fix`` can fix (from ``vaultkit rules --format json``)."""
+    res = subprocess.run([*vk, "rules", "--format", "json"], capture_output=True, text=True)
+    try:
+        return [r["code"] for r in json.loads(res.stdout) if r.get("fixable")]
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
+def tree_bytes(folder):
+    total = 0
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
 def find_obsidiantools(spec):
     cands = [spec] if spec else [sys.executable, str(HERE / ".peers" / "bin" / "python")]
     for py in cands:
@@ -299,6 +337,7 @@ class Bench:
         self.vk = find_vaultkit(args.vaultkit)
         self.commands = subcommands(self.vk)
         self.mdl = None if args.no_peers else find_markdownlint(args.markdownlint)
+        self.rumdl = None if args.no_peers else find_rumdl(args.rumdl)
         self.ot_python, self.ot_version = (None, None) if args.no_peers else \
             find_obsidiantools(args.peer_python)
         self.max_load = 0.0
@@ -340,12 +379,25 @@ class Bench:
 
         res["version"] = self.repeat([*self.vk, "--version"], vault, args.runs, warmup=1)
         say("version", res)
+        res["git_status"] = self.repeat(["git", "status"], vault, args.runs, warmup=1)
+        say("git_status", res)
 
         res["check_cold"] = self.vk_step("check", ["check", "."], vault,
                                          before=lambda: clear_cache(vault))
         say("check_cold", res)
         res["check_warm"] = self.vk_step("check", ["check", "."], vault, warmup=1)
+        if ok(res["check_warm"]):
+            res["check_warm"]["cache_bytes"] = tree_bytes(vault / ".vaultkit")
+            res["check_warm"]["fixable_line"] = "fixable with" in measure(
+                [*self.vk, "check", "."], vault)["stdout"]
         say("check_warm", res)
+        fixers = fixable_rules(self.vk) if "check" in self.commands else []
+        if fixers:
+            res["check_warm_nofix"] = self.vk_step(
+                "check", ["check", ".", "--ignore", ",".join(fixers)], vault, warmup=1)
+        else:
+            res["check_warm_nofix"] = {"status": "n/a (no rule list)"}
+        say("check_warm_nofix", res)
 
         today = f"memory/{synth.END_DATE.isoformat()}.md"
         journal = vault / today
@@ -383,6 +435,11 @@ class Bench:
             res["search_warm"] = dict(res["search_first"])
             say("search_first", res)
         say("search_warm", res)
+        res["mcp_search"] = self._mcp(vault)
+        say("mcp_search", res)
+        restore_vault(vault)
+        res["rumdl"] = self._rumdl(vault)
+        say("rumdl", res)
         restore_vault(vault)
 
         if size > args.peer_max_notes:
@@ -429,6 +486,38 @@ class Bench:
             if i >= warmup:
                 runs.append(r)
         return {"status": "ok", "argv": [*self.vk, "search", "QUERY"], **summarise(runs)}
+
+    def _mcp(self, vault):
+        if "mcp" not in self.commands:
+            return {"status": MISSING, "argv": [*self.vk, "mcp"]}
+        try:
+            import mcp  # noqa: F401
+            import mcp_search
+        except ImportError:
+            return {"status": "n/a (the MCP SDK is not installed: pip install 'vaultkit[mcp]')"}
+        try:
+            out = mcp_search.mcp_search(self.vk, vault, self.args.runs)
+        except (Exception, SystemExit) as exc:  # the SDK's own errors: reported, not fatal
+            return {"status": f"error: {str(exc)[:200]}"}
+        walls = out["walls"]
+        return {"status": "ok", "argv": [*self.vk, "mcp", str(vault)],
+                "median": statistics.median(walls), "min": min(walls), "max": max(walls),
+                "stdev": statistics.stdev(walls) if len(walls) > 1 else 0.0,
+                "runs": len(walls), "walls": [round(w, 4) for w in walls],
+                "cpu_median": 0.0, "peak_rss_mb": 0.0, "median_rss_mb": 0.0,
+                "round_trip": True, "first_from_start": out["first_from_start"],
+                "after_change": out["after_change"]}
+
+    def _rumdl(self, vault):
+        if not self.rumdl:
+            return {"status": NOT_INSTALLED,
+                    "hint": "python -m venv bench/.peers && bench/.peers/bin/pip install rumdl"}
+        argv = [self.rumdl, "check", "--no-cache", "."]
+        out = self.repeat(argv, vault, self.args.runs, timeout=self.args.peer_timeout)
+        if out["status"] == "ok":
+            ver = subprocess.run([self.rumdl, "--version"], capture_output=True, text=True)
+            out["version"] = ver.stdout.strip().replace("rumdl ", "") or "?"
+        return out
 
     def _markdownlint(self, vault):
         if not self.mdl:
@@ -550,6 +639,57 @@ def evaluate_targets(sizes):
     return t
 
 
+def evaluate_floor_targets(sizes):
+    """The hook-near-the-floor targets: vaultkit against `git status` and rumdl, measured in
+    the same run (CPU seconds for the comparison with rumdl, which loads cores alike)."""
+    t = []
+
+    def row(what, target, measured, passed):
+        t.append({"what": what, "target": target, "measured": measured,
+                  "result": "n/a" if passed is None else ("pass" if passed else "FAIL")})
+
+    for size, block in sizes.items():
+        res = block.get("results", {})
+        n = f"{block['vault']['notes']:,}" if "vault" in block else str(size)
+        gs = res.get("git_status", {})
+        for key, what, limit in (("hook", "hook, one changed note", 3.0),
+                                 ("check_warm", "check warm (fixable shown)", 5.0),
+                                 ("check_warm_nofix", "check warm (no fixable)", 5.0)):
+            r = res.get(key, {})
+            if ok(r) and ok(gs):
+                ratio = r["median"] / gs["median"]
+                row(f"{n}: {what} / git status", f"≤ {limit:g}×",
+                    f"{ratio:.1f}× ({fmt_s(r['median'])} vs {fmt_s(gs['median'])})",
+                    ratio <= limit)
+            else:
+                row(f"{n}: {what} / git status", f"≤ {limit:g}×",
+                    r.get("status") if not ok(r) else gs.get("status"), None)
+        cc, rd = res.get("check_cold", {}), res.get("rumdl", {})
+        if ok(cc) and ok(rd) and rd["cpu_median"] > 0:
+            ratio = cc["cpu_median"] / rd["cpu_median"]
+            row(f"{n}: check cold CPU / rumdl CPU", "≤ 1.0×",
+                f"{ratio:.2f}× ({fmt_s(cc['cpu_median'])} vs {fmt_s(rd['cpu_median'])})",
+                ratio <= 1.0)
+        else:
+            row(f"{n}: check cold CPU / rumdl CPU", "≤ 1.0×",
+                cc.get("status") if not ok(cc) else rd.get("status"), None)
+        cw = res.get("check_warm", {})
+        md = block.get("vault", {}).get("markdown_bytes")
+        if ok(cw) and cw.get("cache_bytes") is not None and md:
+            ratio = cw["cache_bytes"] / md
+            row(f"{n}: cache / Markdown", "≤ 0.5×",
+                f"{ratio:.2f}× ({cw['cache_bytes'] / 1e6:.1f} MB vs {md / 1e6:.1f} MB)",
+                ratio <= 0.5)
+        mc = res.get("mcp_search", {})
+        if ok(mc):
+            row(f"{n}: MCP memory_search warm", "≤ 30 ms", f"{mc['median'] * 1000:.1f} ms",
+                mc["median"] <= 0.030)
+        if size == 100000 and ok(cc):
+            row(f"{n}: check cold peak memory", "≤ 800 MB", f"{cc['peak_rss_mb']:.0f} MB",
+                cc["peak_rss_mb"] <= 800)
+    return t
+
+
 def render(report):
     out = []
     m = report["machine"]
@@ -596,8 +736,25 @@ def render(report):
         if ok(cc) and ok(ot):
             ratios.append(f"check cold / obsidiantools (whole process) = "
                           f"{cc['median'] / ot['median']:.2f}×")
+        rd, gs, hk = (res.get(k, {}) for k in ("rumdl", "git_status", "hook"))
+        if ok(cc) and ok(rd):
+            ratios.append(f"check cold CPU / rumdl {rd['version']} CPU = "
+                          f"{cc['cpu_median'] / rd['cpu_median']:.2f}×")
+        if ok(hk) and ok(gs):
+            ratios.append(f"hook / git status = {hk['median'] / gs['median']:.1f}×")
+        cw = res.get("check_warm", {})
+        if ok(cw) and cw.get("cache_bytes") is not None:
+            ratios.append(f"cache {cw['cache_bytes'] / 1e6:.1f} MB = "
+                          f"{cw['cache_bytes'] / v['markdown_bytes']:.2f}× the Markdown")
         if ratios:
             out.append("ratios: " + "; ".join(ratios))
+    out.append("")
+    out.append("Targets near the floor (git status, rumdl; same run)")
+    out.append(f"| {'what':<44} | {'target':<8} | {'measured':<36} | result |")
+    out.append(f"|{'-' * 46}|{'-' * 10}|{'-' * 38}|--------|")
+    for t in report.get("floor_targets", []):
+        out.append(f"| {t['what']:<44} | {t['target']:<8} | {str(t['measured']):<36} | "
+                   f"{t['result']} |")
     out.append("")
     out.append("Targets (issue #8; 10,000 notes, 2 cores)")
     out.append(f"| {'what':<36} | {'target':<29} | {'measured':<40} | result |")
@@ -668,8 +825,10 @@ def main(argv=None):
                    help="command that runs vaultkit (default: the console script beside this "
                         "Python, else on PATH, else 'python -m vaultkit')")
     p.add_argument("--markdownlint", metavar="PATH", help="markdownlint-cli2 executable")
+    p.add_argument("--rumdl", metavar="PATH", help="rumdl executable")
     p.add_argument("--peer-python", metavar="PYTHON", help="interpreter with obsidiantools")
-    p.add_argument("--no-peers", action="store_true", help="skip markdownlint-cli2 and obsidiantools")
+    p.add_argument("--no-peers", action="store_true",
+                   help="skip rumdl, markdownlint-cli2 and obsidiantools")
     p.add_argument("--peer-max-notes", type=int, default=10000, metavar="N",
                    help="run the peers only on vaults of at most N notes (default 10000: "
                         "obsidiantools needs minutes per run at 10,000 notes)")
@@ -693,7 +852,8 @@ def main(argv=None):
     report = {"command": " ".join(["python bench/run.py", *(argv if argv is not None
                                                              else sys.argv[1:])]),
               "machine": machine_info(bench.vk), "vaultkit": vaultkit_info(bench.vk),
-              "peers": {"markdownlint-cli2": bench.mdl, "obsidiantools": bench.ot_python},
+              "peers": {"rumdl": bench.rumdl, "markdownlint-cli2": bench.mdl,
+                        "obsidiantools": bench.ot_python},
               "method": {"timing": "wall clock per whole process (perf_counter around "
                                    "fork/exec..wait4), output to a temporary file",
                          "memory": "ru_maxrss from os.wait4 in a ~5 MB fork/exec wrapper: "
@@ -709,6 +869,7 @@ def main(argv=None):
     report["machine"]["loadavg_end"] = _loadavg()
     report["machine"]["max_load_seen"] = bench.max_load
     report["targets"] = evaluate_targets(report["sizes"])
+    report["floor_targets"] = evaluate_floor_targets(report["sizes"])
     print(render(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

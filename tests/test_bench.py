@@ -250,6 +250,34 @@ def test_bench_scripts_do_not_shadow_modules():
     assert not names & set(packages_distributions())  # installed packages' import names
 
 
+@pytest.mark.parametrize("medians, what, result", [
+    ({"hook": 0.09, "git_status": 0.03}, "10,000: hook, one changed note / git status", "pass"),
+    ({"hook": 0.10, "git_status": 0.03}, "10,000: hook, one changed note / git status", "FAIL"),
+    ({"check_warm": 0.15, "git_status": 0.03},
+     "10,000: check warm (fixable shown) / git status", "pass"),
+    ({"check_warm_nofix": 0.16, "git_status": 0.03},
+     "10,000: check warm (no fixable) / git status", "FAIL"),
+    ({"hook": 0.09}, "10,000: hook, one changed note / git status", "n/a"),
+])
+def test_floor_targets_against_git_status(medians, what, result):
+    sizes = {10000: {"vault": {"notes": 10000, "markdown_bytes": 1}, "results": _results(**medians)}}
+    rows = {r["what"]: r for r in bench_run.evaluate_floor_targets(sizes)}
+    assert rows[what]["result"] == result
+
+
+@pytest.mark.parametrize("vk_cpu, rumdl_cpu, cache, result_cpu, result_cache", [
+    (2.0, 2.5, 4, "pass", "pass"), (3.0, 2.5, 6, "FAIL", "FAIL")])
+def test_floor_targets_against_rumdl_and_the_markdown(vk_cpu, rumdl_cpu, cache, result_cpu,
+                                                      result_cache):
+    res = _results(check_cold=1.0, rumdl=1.0, check_warm=0.1)
+    res["check_cold"]["cpu_median"], res["rumdl"]["cpu_median"] = vk_cpu, rumdl_cpu
+    res["check_warm"]["cache_bytes"] = cache
+    sizes = {10000: {"vault": {"notes": 10000, "markdown_bytes": 10}, "results": res}}
+    rows = {r["what"]: r for r in bench_run.evaluate_floor_targets(sizes)}
+    assert rows["10,000: check cold CPU / rumdl CPU"]["result"] == result_cpu
+    assert rows["10,000: cache / Markdown"]["result"] == result_cache
+
+
 def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidence(tmp_path):
     import locomo
 

@@ -234,3 +234,60 @@ def test_findings_of_a_file_that_became_readable_are_not_reused(make_vault, monk
     monkeypatch.setattr(os, "open", real_os_open)
     main(["check", str(root), "--format", "json"])
     assert not any(d["rule"] == "file-unreadable" for d in json.loads(capsys.readouterr().out))
+
+
+def test_the_cache_keeps_no_note_text_and_reads_it_from_the_file(make_vault):
+    import marshal
+
+    root = _vault(make_vault)
+    (root / "memory/semantic/bom.md").write_bytes(b"\xef\xbb\xbf# B\r\nNUL\x00 here [[A]]\r\n")
+    _age(root / "memory/semantic/bom.md")
+    fresh = load_vault(root, use_cache=False).notes["memory/semantic/bom.md"]
+    load_vault(root)
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    _, _, entries = marshal.loads(cache.read_bytes())
+    assert all(marshal.loads(blob)[4] is None for _, _, blob, _ in entries.values())
+    assert b"NUL" not in cache.read_bytes()
+    note = load_vault(root).notes["memory/semantic/bom.md"]
+    assert note._blob is not None  # from the cache
+    assert (note.text, note.bom, note.crlf, note.nul, note.lines) == \
+        (fresh.text, fresh.bom, fresh.crlf, fresh.nul, fresh.lines)
+
+
+def test_a_note_changed_after_the_listing_is_parsed_again_not_mixed(make_vault):
+    root = _vault(make_vault)
+    load_vault(root)
+    vault = load_vault(root)
+    path = root / "memory/2026-01-01.md"
+    path.write_text("# 2026-01-01\nnow [[B]] and [[C]]\n")  # after the listing, before use
+    note = vault.notes["memory/2026-01-01.md"]
+    assert "[[B]]" in note.text
+    assert [lk.target for lk in note.links] == ["B", "C"]  # text and parse agree
+
+
+def test_an_older_cache_format_is_removed_not_read(make_vault):
+    root = _vault(make_vault)
+    load_vault(root)
+    cache_dir = root / ".vaultkit" / "cache"
+    old = cache_dir / "notes-1.marshal"
+    old.write_bytes(b"an old format")
+    vault = load_vault(root)
+    vault._dirty = True
+    vault.save_cache()
+    assert not old.exists()
+    assert len(list(cache_dir.glob("notes-*.marshal"))) == 1
+
+
+def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, counting):
+    root = _vault(make_vault)
+    load_vault(root)
+    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    cache.write_bytes(b"\x00garbage\xff" * 10)
+    capsys.readouterr()
+    counting.clear()
+    vault = load_vault(root)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "warning:" in err and cache.name in err and "Traceback" not in err
+    assert len(counting) == 2 and len(vault.notes) == 2
+    load_vault(root)  # rebuilt: read without a word
+    assert capsys.readouterr().err == ""

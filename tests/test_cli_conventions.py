@@ -126,6 +126,10 @@ def test_init_in_an_existing_repository_does_not_say_git_init(tmp_path):
     assert code == 0
     assert "git init" not in out
     assert "git add . && git commit" in out
+    # a vault in a subfolder of a repository is told which repository it commits into
+    code, out, _ = invoke(["init", "sub"], repo)
+    assert code == 0 and "git init" not in out
+    assert f"into the repository at {repo.resolve()}" in out
     # a folder outside any repository still gets the git init line
     fresh = tmp_path / "fresh"
     code, out, _ = invoke(["init", str(fresh)], tmp_path)
@@ -162,3 +166,21 @@ def test_index_stage_outside_a_commit_and_with_check(starter, monkeypatch):
     code, _, err = invoke(["index", "--stage"], starter)  # no commit being made: written only
     assert code == 0 and "rewritten, not staged: no commit is being made" in err
     assert "queue" in (starter / "memory" / "INDEX.md").read_text(encoding="utf-8")
+
+
+def test_get_and_log_take_the_vault_from_an_option_too(tmp_path):
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    code, out, err = invoke(["get", "-C", str(vault), "MEMORY.md", "--lines", "1"], tmp_path)
+    assert code == 0 and out.startswith("#"), err
+    code, _, err = invoke(["get", "-C", str(vault), str(vault), "MEMORY.md"], tmp_path)
+    assert code == 2 and "-C names the vault" in err
+    # `log -C DIR TEXT`: a text that happens to name a folder here is still the text
+    (tmp_path / "notes").mkdir()
+    code, out, err = invoke(["log", "-C", str(vault), "--date", "2026-01-02", "--format", "json",
+                             "notes"], tmp_path)
+    assert code == 0, err
+    assert json.loads(out)["path"] == "memory/2026-01-02.md"
+    assert "notes" in (vault / "memory" / "2026-01-02.md").read_text(encoding="utf-8")
+    code, _, err = invoke(["log", "-C", str(tmp_path / "nope"), "x"], tmp_path)
+    assert code == 2 and "--vault" in err and "no such folder" in err

@@ -187,9 +187,10 @@ class _Boom:
 
 
 def _cache_file(root: Path) -> Path:
+    from vaultkit.vault.loader import CACHE_FORMAT
     from vaultkit.vault.parse import PARSER_VERSION
 
-    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.marshal"
+    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.marshal"
 
 
 def _payloads(root: Path, mark: Path) -> dict[str, bytes]:

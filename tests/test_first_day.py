@@ -246,7 +246,7 @@ def test_audit_flags_a_file_the_runtime_drops_under_the_total_limit(tmp_path, ca
     assert all(path in truncation["found"] for path in cut)
 
 
-# -- --diff, the fixable count and --fix are the same set ------------------------------------
+# -- --diff and --fix are the same set; the summary counts the findings' fixable flag ----------
 
 DECISION_WITH_UNQUOTED_LINK = (
     "---\ndate: 2026-11-30\ntype: decision\nstatus: active\ntags: [pricing]\n"
@@ -264,7 +264,7 @@ def test_diff_count_and_fix_cover_the_index_a_fix_makes_stale(tmp_path, capsys, 
     assert run(capsys, "index")[0] == 0
     index_before = (vault / "memory/INDEX.md").read_text()
     _, out, _ = run(capsys, "check", "--no-cache")
-    assert "[*] 2 fixable with `vaultkit check --fix`" in out
+    assert "[*] 1 fixable with `vaultkit check --fix`." in out  # the stale index comes later
     _, out, _ = run(capsys, "check", "--diff", "--no-cache")
     assert [ln for ln in out.splitlines() if ln.startswith("+++")] == \
         ["+++ b/memory/INDEX.md", "+++ b/memory/decisions/pricing.md"]
@@ -496,8 +496,11 @@ def test_rules_fits_an_80_column_terminal(capsys):
     for block, rule in zip(blocks, rules):
         head, *rest = block.split("\n")
         column = 5 + 2 + max(len(r.name) for r in rules) + 2 + 7 + 2 + 3 + 2  # code name sev fix
-        words = " ".join([head[column:], *(line.strip() for line in rest)]).split()
-        assert words == rule.summary().split(), rule.name
+        first = head[column:]
+        if len(head) <= column:  # a word too long for the column: the summary starts below
+            column, first = 6, ""
+        words = " ".join([first, *(line.strip() for line in rest)]).split()
+        assert words == rule.summary().split(), rule.name  # whole, no word split
         assert all(line.startswith(" " * column) for line in rest), rule.name
     # summaries stay whole where there is no terminal to fit
     _, out, _ = run(capsys, "rules", "--format", "json")
@@ -706,6 +709,22 @@ def test_index_and_graph_name_their_files_from_the_current_folder(make_vault, ca
     assert err.strip() == "Wrote vault/memory/INDEX.md"
     _, _, err = run(capsys, "graph", "vault", "--write-colors")
     assert err.startswith("Updated vault/.obsidian/graph.json (")
+
+
+def test_the_fixable_count_runs_no_fix_plan(make_vault, capsys, monkeypatch):
+    """The summary counts the findings' fixable flag: no rule runs again to plan fixes."""
+    from vaultkit.cli.commands import check
+
+    vault = make_vault({"memory/people/bob.md": "---\ntag: [x]\n---\n# Bob\n"})
+    monkeypatch.chdir(vault)
+
+    def no_plan(*args, **kwargs):
+        raise AssertionError("the fix plan was built for the summary")
+
+    monkeypatch.setattr(check, "FixPlan", no_plan)
+    for extra in (["--no-cache"], [], []):  # cold, then from the results cache
+        _, out, _ = run(capsys, "check", "--select", "VK205", *extra)
+        assert "[*] 1 fixable with `vaultkit check --fix`." in out
 
 
 def test_fixable_count_survives_the_results_cache(make_vault, capsys, monkeypatch):

@@ -381,3 +381,71 @@ def test_unreadable_index_is_left_alone(make_vault, capsys):
     assert (root / "memory/INDEX.md").read_bytes() == b"bad \xff byte\n"
     vault = _load(root)
     assert run_rules(Context(vault), select_rules(vault.settings, Selection(["index-stale"]))) == []
+
+
+# -- the rendering is reused while nothing it reads changed ---------------------------------
+
+def _age(root, seconds=30):
+    for p in root.rglob("*"):
+        if p.is_file() and ".vaultkit" not in p.parts:
+            st = p.stat()
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
+
+
+def _render_cached(root):
+    vault = load_vault(root, root=root, save=False)
+    text = render_index(vault)
+    vault.save_cache()
+    return text, list(getattr(vault, "index_left_out", ()))
+
+
+def _render_fresh(root):
+    vault = load_vault(root, root=root, use_cache=False)
+    return render_index(vault), list(getattr(vault, "index_left_out", ()))
+
+
+def _no_render(*args, **kwargs):
+    raise AssertionError("the index was rendered again")
+
+
+@pytest.fixture
+def indexed(make_vault):
+    root = make_vault({**FILES, "memory/semantic/a#b.md": "# left out\n"})
+    _age(root)
+    _render_cached(root)
+    return root
+
+
+def test_a_journal_entry_reuses_the_rendered_index(indexed, monkeypatch):
+    import vaultkit.links.indexgen as indexgen
+
+    with open(indexed / "memory/2026-03-09.md", "a") as fh:
+        fh.write("\n### 10:00 — more\n- a\n- b\n- c\n")
+    expected = _render_fresh(indexed)
+    assert expected[1] == ["memory/semantic/a#b.md"]
+    monkeypatch.setattr(indexgen, "_sections", _no_render)
+    assert _render_cached(indexed) == expected
+
+
+@pytest.mark.parametrize("path, change", [
+    ("memory/decisions/hosting.md", lambda t: t.replace("Hosting on Hetzner", "Hosting at home")),
+    ("memory/semantic/postgres.md", lambda t: t + "\nSee [[deploy]] and [[alpha]].\n"),
+    ("memory/2026-03-01.md", lambda t: t + "\nAbout [[postgres]].\n"),
+    ("memory/semantic/postgres.md", lambda t: "---\ntype: x\n---\n" + t),
+    ("memory/INDEX.md", lambda t: t + "\nMore intro.\n"),
+], ids=["title", "links-out", "journal-link", "frontmatter", "the-index-itself"])
+def test_a_change_the_index_reads_renders_it_again(indexed, path, change):
+    target = indexed / path
+    target.write_text(change(target.read_text()))
+    fresh = _render_fresh(indexed)
+    assert _render_cached(indexed) == fresh
+    assert _render_cached(indexed) == fresh  # and the memo now holds the new text
+
+
+def test_a_new_note_or_a_damaged_memo_renders_it_again(indexed):
+    (indexed / "memory/semantic/new.md").write_text("# New\n")
+    assert _render_cached(indexed) == _render_fresh(indexed)
+    memo = indexed / ".vaultkit/cache/index-memo.marshal"
+    assert memo.is_file()
+    memo.write_bytes(b"\x00garbage")
+    assert _render_cached(indexed) == _render_fresh(indexed)

@@ -323,6 +323,24 @@ def test_memory_log_writes_through_the_locked_writer_and_reports_findings(starte
     assert found == []  # memory_log never writes an entry check reports
 
 
+def test_memory_log_records_a_snapshot_of_the_journal_it_wrote(starter):
+    from vaultkit.vault.profile import load_settings
+    from vaultkit.vault.snapshots import open_store
+
+    specs = _specs()
+    day = "2026-03-05"
+
+    async def script(client):
+        return await client.call_tool("memory_log", {"text": GOOD_ENTRY, "date": day,
+                                                     "time": "09:15"})
+
+    result = structured(talk(starter, script), specs["memory_log"])
+    store = open_store(starter, load_settings(starter))
+    assert store is not None and result["snapshot"] == store.head()
+    recorded = store.recorded()[f"memory/{day}.md"]
+    assert store.blobs([recorded])[recorded] == (starter / "memory" / f"{day}.md").read_bytes()
+
+
 def test_memory_log_on_a_messy_vault_matches_what_check_says(messy):
     day = "2026-02-16"
 

@@ -144,3 +144,76 @@ def test_the_parse_cache_is_written_at_most_once_a_minute_and_at_close(vault):
 
     again = load_vault(vault, root=vault)
     assert "More." in again.notes["memory/people/li-na.md"].text
+
+
+# -- a warm call does not list the vault again ---------------------------------------------
+
+def _counting_walks(monkeypatch):
+    import vaultkit.vault.loader as loader
+
+    calls = []
+    real = loader.walk
+
+    def walk(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "walk", walk)
+    return calls
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="file events: inotify")
+def test_warm_calls_do_not_list_the_vault_until_something_changes(vault, monkeypatch):
+    walks = _counting_walks(monkeypatch)
+    session = VaultSession(vault)
+    session.memory_search({"query": "refund policy"})
+    session.memory_search({"query": "refund policy"})  # the folders are watched from here on
+    listed = len(walks)
+    for _ in range(3):
+        session.memory_search({"query": "refund policy"})
+    assert len(walks) == listed
+    folder = vault / "memory" / "new-topic"
+    folder.mkdir()
+    (folder / "tea.md").write_text("# Tea\n\nOolong refund policy notes.\n", encoding="utf-8")
+    hits = session.memory_search({"query": "oolong"})["results"]
+    assert len(walks) == listed + 1
+    assert [h["path"] for h in hits] == ["memory/new-topic/tea.md"]
+    session.memory_search({"query": "oolong"})  # the new folder is watched after one more
+    listed = len(walks)
+    (folder / "tea.md").write_text("# Tea\n\nGreen only.\n", encoding="utf-8")
+    assert "Green only." in session.vault().notes["memory/new-topic/tea.md"].text
+    assert len(walks) == listed + 1
+    session.close()
+
+
+def test_without_file_events_every_call_lists_the_vault(vault, monkeypatch):
+    import vaultkit.vault.freshness as freshness
+
+    monkeypatch.setattr(freshness, "_libc", lambda: None)
+    walks = _counting_walks(monkeypatch)
+    session = VaultSession(vault)
+    for _ in range(3):
+        session.memory_search({"query": "refund policy"})
+    assert len(walks) == 3
+    session.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="file events: inotify")
+def test_freshness_needs_every_folder_watched_before_the_listing(tmp_path):
+    from vaultkit.vault.freshness import Freshness
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    fresh = Freshness()
+    fresh.before_listing([])
+    fresh.after_listing([str(a), str(b)])
+    assert not fresh.unchanged()  # watched only after the listing: a change may be missed
+    fresh.before_listing([str(a), str(b)])
+    fresh.after_listing([str(a), str(b)])
+    assert fresh.unchanged()
+    (b / "x.md").write_text("x")
+    assert not fresh.unchanged()
+    fresh.before_listing([str(a), str(b / "gone")])  # a folder that cannot be watched
+    assert not fresh.unchanged()
+    fresh.close()

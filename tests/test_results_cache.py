@@ -97,3 +97,36 @@ def test_selection_and_targets_apply_to_reused_results(vault, capsys):
 def test_git_rules_are_never_cached():
     assert {r.name for r in all_rules() if not r.cacheable} == {
         "journal-append-only", "mass-deletion", "memory-churn"}
+
+
+SIGNED_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# a cache directory tag\n"
+
+
+def test_tool_caches_are_not_vault_content(make_vault):
+    """.*_cache/ folders and folders marked by a signed CACHEDIR.TAG are never listed;
+    an unsigned CACHEDIR.TAG marks nothing."""
+    from vaultkit.vault.scan import walk
+
+    root = make_vault({"memory/semantic/a.md": "# A\n",
+                       ".rumdl_cache/v1/a.md": "# copy\n",
+                       "memory/.ruff_cache/x.md": "# copy\n",
+                       "build/CACHEDIR.TAG": SIGNED_TAG, "build/deep/n.md": "# n\n",
+                       "notes/CACHEDIR.TAG": "not a signature\n", "notes/kept.md": "# kept\n"})
+    rels = [f.rel for f in walk(root)[0]]
+    assert "memory/semantic/a.md" in rels and "notes/kept.md" in rels
+    assert not [r for r in rels if r.startswith((".rumdl_cache/", "memory/.ruff_cache/",
+                                                  "build/"))]
+
+
+def test_a_tool_cache_changing_keeps_the_results(vault, capsys, monkeypatch):
+    (vault / ".rumdl_cache").mkdir()
+    (vault / "tmp-build").mkdir()
+    (vault / "tmp-build" / "CACHEDIR.TAG").write_text(SIGNED_TAG)
+    first = check(capsys, vault)
+    (vault / ".rumdl_cache" / "state.md").write_text("# [[nowhere]]\n")
+    (vault / "tmp-build" / "out.md").write_text("# [[nowhere]]\n")
+    ran = []
+    for rule in all_rules():
+        monkeypatch.setattr(type(rule), "check", lambda self, n, c, r=rule: ran.append(r.name) or ())
+    assert check(capsys, vault) == first
+    assert ran == []

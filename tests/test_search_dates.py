@@ -190,6 +190,18 @@ def test_a_chunk_far_below_its_heading_still_carries_it():
     contexts = chunk_contexts(lines, chunks, dt.date(2023, 10, 4))
     assert len(chunks) > 2 and len(contexts) == len(chunks)
     last = contexts[-1]
-    assert "14:30 Garden" in last and "2:30 pm afternoon" in last and "2023-10-04" in last and "# 2023" not in chunks[-1][2]
+    assert "14:30 Garden" in last and "2:30 pm afternoon" in last and "2023-10-04" in last
+    assert "# 2023" not in chunks[-1][2]
     assert "2023-10-04" in last.split("\n")[1]  # the title heading, nearest level 1
     assert chunk_contexts(lines, chunks, None)[-1].split("\n")[0] == "2023-10-04"
+
+
+def test_text_output_names_the_lines_it_prints(tmp_path, capsys):
+    body = "\n".join(f"- filler line {i} " + "q" * 80 for i in range(40))
+    root = make_vault(tmp_path / "v", {"2023-06-01.md": "# 2023-06-01\n\n" + body.replace(
+        "filler line 30 ", "the otter line ") + "\n"})
+    assert main(["search", "otter", "--root", str(root)]) == 0
+    head = capsys.readouterr().out.split("\n")[0]
+    where = head.split()[0]
+    first, last = (int(x) for x in where.rsplit(":", 1)[1].split("-"))
+    assert first <= 33 <= last and last - first < 10  # the snippet's lines, not the chunk's

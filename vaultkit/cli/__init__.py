@@ -16,7 +16,7 @@ from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
             "search", "get",
-            "archive", "distill", "history", "recover", "report", "mcp")
+            "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -196,7 +196,8 @@ TOOLS = (
                            "endLine": {"type": "integer"}, "heading": {"type": "string"},
                            "created": {"type": "boolean"},
                            "warnings": {"type": "array", "items": {"type": "string"}},
-                           "findings": {"type": "array", "items": _FINDING}},
+                           "findings": {"type": "array", "items": _FINDING},
+                           "snapshot": {"type": ["string", "null"]}},
             "required": ["path", "line", "endLine", "heading", "created", "warnings",
                          "findings"],
         },
@@ -334,6 +335,8 @@ class VaultSession:
         self._settings_read = 0
         self._settings_lock = threading.Lock()
         self._saved_at = _monotonic()
+        self._scan = None
+        self._freshness = None
 
     # -- current state ---------------------------------------------------------------
 
@@ -366,9 +369,23 @@ class VaultSession:
         return settings
 
     def scan(self):
+        """The vault's listing: the last one while file events say nothing changed (a warm
+        call does not list 10,000 files), else a new one (see vaultkit.vault.freshness)."""
+        from vaultkit.vault.freshness import Freshness
         from vaultkit.vault.loader import scan_vault
 
-        return scan_vault(self.root, root=self.root, settings=self.settings())
+        settings = self.settings()
+        last = self._scan
+        if self._freshness is None:
+            self._freshness = Freshness()
+        fresh = self._freshness
+        if last is not None and last.settings is settings and fresh.unchanged():
+            return last
+        fresh.before_listing(last.folders if last is not None else ())
+        scan = scan_vault(self.root, root=self.root, settings=settings)
+        fresh.after_listing(scan.folders)
+        self._scan = scan
+        return scan
 
     def vault(self, scan=None):
         """The vault as it is now: the warm one when nothing changed, else reloaded."""
@@ -406,6 +423,8 @@ class VaultSession:
         return self._index
 
     def close(self) -> None:
+        if self._freshness is not None:
+            self._freshness.close()
         if self._vault is not None:
             try:
                 self._vault.save_cache()
@@ -451,8 +470,21 @@ class VaultSession:
         text, title = args.get("text", ""), args.get("title")
         if not text.strip() and not (title or "").strip():
             raise ToolFailure("nothing to log: give a text (and optionally a title)")
-        return append_entry(self.root, self.settings(), text=text, title=title,
-                            date=args.get("date"), time=args.get("time"))
+        result = append_entry(self.root, self.settings(), text=text, title=title,
+                              date=args.get("date"), time=args.get("time"))
+        result.snapshot = self.snapshot()
+        return result
+
+    def snapshot(self) -> str | None:
+        """A snapshot after each write (:mod:`vaultkit.vault.snapshots`): the new commit, or
+        None when nothing changed or it could not be taken (the entry is written either way)."""
+        from vaultkit.vault.snapshots import open_store
+
+        try:
+            return open_store(self.root, self.settings(), create=True).snapshot().commit
+        except (VaultkitError, ConfigError, OSError) as exc:
+            print(f"vaultkit mcp: warning: no snapshot after memory_log: {exc}", file=sys.stderr)
+            return None
 
     def entry_findings(self, args: dict, result) -> dict:
         """What the note rules say about the entry ``append`` just wrote."""
@@ -467,7 +499,8 @@ class VaultSession:
                     if d.path == result.path and (
                         d.line is None and result.created
                         or d.line is not None and result.line <= d.line <= end)]
-        return {**result.to_dict(), "endLine": end, "findings": findings}
+        return {**result.to_dict(), "endLine": end, "findings": findings,
+                "snapshot": getattr(result, "snapshot", None)}
 
     def vault_check(self, args: dict) -> dict:
         from vaultkit.lint.engine import Selection, fail, run_rules, select_rules

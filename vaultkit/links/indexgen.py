@@ -96,19 +96,131 @@ class _Section:
 
 
 def render_index(vault: "Vault") -> str:
-    """The full text INDEX.md should have (decoded, without BOM, the file's line endings)."""
+    """The full text INDEX.md should have (decoded, without BOM, the file's line endings).
+
+    With a cache, the last rendering is reused while nothing it depends on changed (see
+    :class:`_Memo`): a commit that appends to a journal does not render the index again.
+    """
     path = index_path(vault)
     note = vault.notes.get(path)
     if note is not None and note.error:
         raise VaultkitError(f"{path}: {note.error}; not regenerated")
+    memo = _Memo.open(vault, path)
+    if memo is not None:
+        hit = memo.lookup(vault)
+        if hit is not None:
+            vault.index_left_out = hit[1]
+            return hit[0]
     nl = "\r\n" if note is not None and note.crlf else "\n"
     before, after = _split(note, path, nl)
     bom = 3 if note is not None and note.bom else 0
-    sections, tail = _sections(vault, path)
+    sections, tail, used = _sections(vault, path)
     budget = vault.profile.budgets.index_bytes
     fixed = bom + len(before.encode()) + len(after.encode())
     _fit(sections, tail, nl, budget - fixed)
-    return before + nl.join(_region(sections, tail)) + after
+    text = before + nl.join(_region(sections, tail)) + after
+    if memo is not None:
+        memo.store(vault, text, used)
+    return text
+
+
+class _Memo:
+    """The last rendered index and, per note, a digest of what the rendering read of it.
+
+    What the index shows of a note depends on the note and the vault's file names alone:
+    its layer and type, whether it could be read, the notes it links to (the in-degrees
+    that rank "Most linked" and trim sections), and its description, status and dates
+    where the index shows them. So when the names are the same, INDEX.md itself is
+    unchanged and every note that changed since (by size and mtime, with the cache's
+    racy margin) has the same digest, the rendering is the same text: it is reused.
+    Kept in ``.vaultkit/cache/``; only with a cache (``--no-cache`` renders every time).
+    """
+
+    NAME = "index-memo.marshal"
+    VERSION = 1
+
+    def __init__(self, file, key):
+        self.file = file
+        self.key = key
+
+    @classmethod
+    def open(cls, vault: "Vault", index: str) -> "_Memo | None":
+        cache = getattr(vault, "_cache", None)
+        if cache is None:
+            return None
+        from vaultkit import __version__
+        from vaultkit.vault.model import PARSER_VERSION
+
+        key = f"{cls.VERSION}:{__version__}:{PARSER_VERSION}:{vault.settings.fingerprint}:{index}"
+        return cls(cache.dir / cls.NAME, key)
+
+    def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
+        import marshal
+
+        from vaultkit.vault.cachefile import read_cache_file
+
+        try:
+            key, epoch, started_ns, states, digests, used, text, left_out = \
+                marshal.loads(read_cache_file(self.file))
+        except (OSError, EOFError, ValueError, TypeError):
+            return None  # none yet, or damaged: rendered and written again
+        if key != self.key or epoch != vault.names_epoch or not isinstance(states, dict) \
+                or len(states) != len(vault.notes) or not isinstance(text, str):
+            return None
+        index = self.key.rsplit(":", 1)[1]
+        limit = started_ns - _RACY_NS
+        changed = []
+        for path, note in vault.notes.items():
+            state = states.get(path)
+            if state is None:
+                return None
+            if state[0] != note.size or state[1] != note.mtime_ns or note.mtime_ns >= limit:
+                if path == index:
+                    return None
+                changed.append(path)
+        used = set(used)
+        for path in changed:
+            if _digest(vault, path, path in used, vault.profile.type_of(path)) != digests.get(path):
+                return None
+        return text, list(left_out)
+
+    def store(self, vault: "Vault", text: str, used: set[str]) -> None:
+        import marshal
+
+        from vaultkit.vault.cachefile import write_cache_file
+
+        types = vault.types
+        states, digests = {}, {}
+        for path, note in vault.notes.items():
+            states[path] = (note.size, note.mtime_ns)
+            digests[path] = _digest(vault, path, path in used, types.get(path))
+        data = (self.key, vault.names_epoch, vault.started_ns, states, digests, sorted(used),
+                text, list(getattr(vault, "index_left_out", ())))
+        try:
+            write_cache_file(self.file, marshal.dumps(data))
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written is only slower next time
+
+
+_RACY_NS = 2_000_000_000  # as the parse cache: a file changed in the listing's clock tick
+
+
+def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None) -> bytes:
+    """What the index reads of one note, hashed (see :class:`_Memo`)."""
+    import hashlib
+    import marshal
+
+    from vaultkit.links.graph import _note_links
+
+    note = vault.notes[path]
+    if note.error:
+        part: tuple = ("unreadable", vault._layer(path), note_type)
+    else:
+        edges = vault.fact(path, "links", lambda: _note_links(vault, note),
+                           epoch=vault.names_epoch)[3]
+        facts = vault.fact(path, "index", lambda: _index_facts(note)) if with_facts else None
+        part = (vault._layer(path), note_type, sorted(t for t, _, _ in edges), facts)
+    return hashlib.sha1(marshal.dumps(part)).digest()[:12]
 
 
 def write_index(vault: "Vault") -> bool:
@@ -184,7 +296,9 @@ def _split(note: "Note | None", path: str, nl: str) -> tuple[str, str]:
 
 # -- content -------------------------------------------------------------------
 
-def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section]]:
+def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section], set[str]]:
+    """The sections, the tail, and the notes whose index facts (description, status,
+    dates) were read."""
     from vaultkit.links.graph import link_graph
 
     profile = vault.profile
@@ -196,8 +310,11 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     def links_to(p: str) -> int:
         return graph.in_degree(p, skip)
 
+    used: set[str] = set()
+
     def facts(n: "Note") -> tuple[str, str, str, str]:
         # what the index shows of a note depends on the note alone: kept in the cache
+        used.add(n.path)
         return vault.fact(n.path, "index", lambda: _index_facts(n))
 
     def rel_folder(folder: str) -> str:
@@ -311,7 +428,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     ml.kept = len(mitems)
     tail.append(ml)
     vault.index_left_out = sorted(left_out)
-    return sections, tail
+    return sections, tail, used
 
 
 # File paths whose wikilink needs no test: word characters, spaces inside names, and

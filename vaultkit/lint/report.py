@@ -58,25 +58,21 @@ def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
             f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {d.message}")
 
 
-def summary(diags: Sequence[Diagnostic], fixable: int | None = None) -> str:
-    """The closing lines; ``fixable`` is how many findings ``--fix`` would fix (its plan
-    counts the ones fixing makes, such as a stale INDEX.md), else the fixable findings."""
+def summary(diags: Sequence[Diagnostic]) -> str:
+    """The closing lines: how many findings, and how many of them ``--fix`` fixes (the
+    ``fixable`` flag they carry; no rule is run again to count them)."""
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
     infos = sum(1 for d in diags if d.severity == "info")
     warnings = len(diags) - errors - infos
-    shown = sum(1 for d in diags if d.fixable)
-    if fixable is None:
-        fixable = shown
+    fixable = sum(1 for d in diags if d.fixable)
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
            f"{warnings} warning{'s' * (warnings != 1)}" \
            + (f", {infos} info" if infos else "") + ")."
     if fixable:
-        more = f" ({fixable - shown} of them once the others are fixed, such as a stale " \
-            "INDEX.md; `--diff` shows all)" if fixable > shown else ""
-        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`{more}."
+        text += f"\n[*] {fixable} fixable with `vaultkit check --fix`."
     return text
 
 

@@ -2,10 +2,13 @@
 
 :func:`scan_history` reads the history of the vault's memory files with one ``git log``
 (``--raw -M --numstat``: every change with its blob ids, renames paired, lines added and
-deleted per file), then reads the blob sizes it needs with one ``git cat-file
---batch-check`` and the blob contents with one ``git cat-file --batch``: four git
+deleted per file), then reads the blob sizes it needs with two ``git cat-file
+--batch-check`` and the blob contents with one ``git cat-file --batch``: five git
 processes in all (with the ``rev-parse`` that finds the repository), whatever the number
-of commits or notes. Only changes that removed lines are read in full.
+of commits or notes. Only changes that removed lines are read in full, and no version
+over ``budgets.max_file_bytes`` is loaded (:func:`_bounded_blobs`); a version over it or
+missing from the store is a warning in :attr:`History.warnings`, and a ``git log`` that
+stops on a missing object is read again as :func:`scan_history` describes.
 
 The events it reports, newest first:
 
@@ -110,6 +113,7 @@ class Event:
     end_date: str | None = None
     days: float = 0.0
     span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
+    source: str = "commit"  # "snapshot": lost between commits, found in vaultkit's snapshots
 
     @property
     def id(self) -> str:
@@ -152,6 +156,8 @@ class Event:
             out["before"] = self.before
         if self.span > 1:
             out["commits"] = self.span  # the day's commits; ``commit`` is the last
+        if self.source != "commit":
+            out["source"] = self.source
         return out
 
 
@@ -224,9 +230,9 @@ class _Repo:
         if path is None:
             return None
         if not path.startswith("../"):
-            from vaultkit.vault.scan import SKIP_DIRS
+            from vaultkit.vault.scan import in_skipped_folder
 
-            if any(p in SKIP_DIRS for p in path.split("/")[:-1]) or \
+            if in_skipped_folder(path) or \
                     self.settings.is_excluded(path):
                 return None  # .trash/ and excluded folders: out of the vault
         return path
@@ -239,10 +245,16 @@ class _Repo:
             return layer
 
     def pathspecs(self) -> list[str]:
+        """The vault (and the bootstrap files above a memory-only vault), as literal
+        paths: git skips every other folder of the repository."""
+        return self.state._pathspecs()
+
+    def markdown_pathspecs(self) -> list[str]:
         """The Markdown files of the vault (and the bootstrap files above a memory-only
-        vault): the only files history judges, so the only blobs ``git log --numstat``
-        reads. An image or a binary whose object is missing (a partial or shallow clone, a
-        damaged store) is never read, and never stops the pass."""
+        vault): the only files history judges. Read with these, an image or a binary whose
+        object is missing (a partial or shallow clone, a damaged store) is never read, and
+        never stops the pass; but git then matches every path of every commit (several
+        times slower), so they are only used when the plain read hit a missing object."""
         prefix = "" if self.state.down else self.state.prefix
         escaped = re.sub(r"([*?\[\]\\])", r"\\\1", prefix)
         external = [":(top,literal)" + p for p in self.state._external]
@@ -463,14 +475,16 @@ def scan_history(root: Path, settings, *, since: str | None = None,
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
             since = since.strip() + "T00:00:00"  # git reads a bare date as that day at this hour
         args.append(f"--since={since}")
-    args += ["HEAD", "--", *repo.pathspecs()]
-    commits, failure = _log(repo, args)
+    commits, failure = _log(repo, args + ["HEAD", "--", *repo.pathspecs()])
+    if failure is not None and _MISSING.search(failure):
+        # an object is missing: perhaps one history does not judge (an image, a binary)
+        commits, failure = _log(repo, args + ["HEAD", "--", *repo.markdown_pathspecs()])
     warnings = []
     if failure is not None and _MISSING.search(failure):
-        # an object --numstat (or rename detection) needs is missing: read the changes
-        # without them; every change is then judged from the versions that can be read
-        commits, again = _log(repo, [a for a in args if a not in ("--numstat", "-M")]
-                              + ["--no-renames"])
+        # a Markdown version --numstat (or rename detection) needs is missing: read the
+        # changes without them; each is then judged from the versions that can be read
+        plain = [a for a in args if a not in ("--numstat", "-M")] + ["--no-renames"]
+        commits, again = _log(repo, plain + ["HEAD", "--", *repo.markdown_pathspecs()])
         if again is not None:
             raise VaultkitError("git log failed: " + again)
         warnings.append(f"git could not read every version ({failure}); lines were counted "
@@ -878,3 +892,115 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
     # proven by the lost lines being there, never by recover's marker comment: a marker
     # is text anyone (an agent tidying MEMORY.md) can write without bringing anything back
     return not _nonblank(missing_lines("\n".join(t for t in texts if t), _judged(event.lost)))
+
+
+# -- between commits: vaultkit's snapshots ---------------------------------------------------
+
+class _SnapshotRepo(_Repo):
+    """:class:`_Repo` for the snapshot chain: its paths are vault paths already."""
+
+    def __init__(self, root: Path, settings, store):
+        self.state = SimpleNamespace(toplevel=store.cwd)
+        self.settings = settings
+        self.profile = settings.profile
+        self.root = root
+        self.store = store
+        self._vault_paths = {}
+        self._layers = {}
+
+    def _vault_path(self, repo_path: str) -> str | None:
+        from vaultkit.vault.snapshots import vault_path_of
+
+        path = vault_path_of(repo_path)
+        if not path.startswith("../") and self.settings.is_excluded(path):
+            return None
+        return path
+
+    def layer_of(self, path: str) -> str | None:
+        try:
+            return self._layers[path]
+        except KeyError:
+            layer = "bootstrap" if path.startswith("../") else self.profile.layer_of(path)
+            self._layers[path] = layer
+            return layer
+
+    def pathspecs(self) -> list[str]:
+        return []
+
+
+def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
+                         record: bool = True) -> list[Event]:
+    """The losses between commits: the same events as :func:`scan_history` (but truncation
+    periods) found in vaultkit's snapshot chain (:mod:`vaultkit.vault.snapshots`), each
+    with ``source`` ``"snapshot"``. Empty when the vault has no snapshots.
+
+    With ``record`` a snapshot of the files as they are now is taken first, so a loss
+    since the last snapshot is found too (the files are only read; the snapshot goes to
+    the private ref)."""
+    from vaultkit.vault.snapshots import open_store
+
+    store = open_store(root, settings)
+    if store is None:
+        return []
+    if record:
+        store.snapshot(prune=False)
+    if store.head() is None:
+        return []
+    repo = _SnapshotRepo(root, settings, store)
+    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+            "--no-abbrev", "--no-color",
+            "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
+    if since:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
+            since = since.strip() + "T00:00:00"
+        args.append(f"--since={since}")
+    args.append(store.ref)
+    proc = store.git(args)
+    commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
+    history = _analyse(repo, commits, 1 << 62, "")
+    events = [e for e in history.events if e.kind != "bootstrap-truncated"]
+    events += _memory_cuts(repo, commits, {(e.commit, e.path) for e in events})
+    for event in events:
+        event.source = "snapshot"
+        event.recovered = event.recovered or _is_recovered(repo, event)
+    events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
+    return events
+
+
+def _memory_cuts(repo: _Repo, commits: list[Commit], known: set) -> list[Event]:
+    """MEMORY.md cuts between snapshots smaller than the mass-deletion limit: every durable
+    line removed without going into another note of the same snapshot is a loss (the watch
+    judges the same way)."""
+    memory_md = MEMORY_MD if repo.profile.memory_prefix else "../" + MEMORY_MD
+    cuts = [(i, c) for i, commit in enumerate(commits) for c in commit.changes
+            if c.old == memory_md and c.new == memory_md and c.deleted
+            and (commit.sha, memory_md) not in known]
+    if not cuts:
+        return []
+    wanted = []
+    for i, c in cuts:
+        wanted += [c.old_oid, c.new_oid]
+        wanted += [o.new_oid for o in commits[i].changes
+                   if o.new is not None and o.new != memory_md and o.status != "D"]
+    blobs = _read_blobs(repo.state.toplevel, wanted)
+    out = []
+    for i, c in cuts:
+        commit = commits[i]
+        if c.old_oid not in blobs or c.new_oid not in blobs:
+            continue
+        old, new = _text(blobs[c.old_oid]), _text(blobs[c.new_oid])
+        elsewhere = Counter(line for o in commit.changes
+                            if o.new is not None and o.new != memory_md and o.status != "D"
+                            for line in _text(blobs.get(o.new_oid)).replace("\r\n", "\n")
+                            .split("\n"))
+        lost = _without(lost_lines(old, new), elsewhere)
+        if not _nonblank(lost):
+            continue
+        from vaultkit.vault.gitstate import content_lines
+
+        event = Event("memory-shrink", commit.sha, commit.timestamp, commit.date,
+                      commit.author, commit.subject, memory_md, current=memory_md)
+        event.lost, event.lines, event.bytes = lost, len(_nonblank(lost)), _bytes_of(lost)
+        event.before = content_lines(old)
+        out.append(event)
+    return out

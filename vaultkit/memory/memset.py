@@ -14,7 +14,7 @@ import datetime as _dt
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.scan import SKIP_DIRS
+from vaultkit.vault.scan import in_skipped_folder
 
 MEMORY_MD = "MEMORY.md"
 
@@ -24,7 +24,7 @@ def in_memory_set(settings, rel: str) -> bool:
     if not rel or not rel.lower().endswith(".md"):
         return False
     parts = rel.split("/")
-    if any(p in ("", ".", "..") or p in SKIP_DIRS for p in parts):
+    if any(p in ("", ".", "..") for p in parts) or in_skipped_folder(rel):
         return False
     if settings.is_excluded(rel):
         return False

@@ -5,9 +5,12 @@ brought up to date: a file whose size or mtime changed (or whose text changed wi
 the racy two-second window after it was indexed) is re-chunked, a new file is added,
 a deleted one removed, so a search never serves a stale note.
 
-Chunks follow the runtime: about 1,600 characters with 320 characters of overlap,
-split on line boundaries (a longer line is cut into pieces), with 1-based
-``startLine``/``endLine``. CJK text is indexed as character bigrams (see
+Chunks are about 1,600 characters with 320 characters of overlap, as the runtime's,
+but they never cut an entry (see :func:`chunk_text`), with 1-based
+``startLine``/``endLine``. Each chunk is also indexed with its context words
+(:func:`chunk_contexts`): a journal's day spelled out in English, Chinese and Russian, the
+headings above it, entry times, and the relative dates in it resolved against the day
+(:mod:`vaultkit.memory.dates`). CJK text is indexed as character bigrams (see
 :mod:`vaultkit.memory.text`).
 
 Ranking fuses the seeds' retrieval levels into one list. Level 1 is what a person
@@ -21,10 +24,11 @@ where *coverage* is the share of the query's idf weight (BM25's idf per term) wh
 terms occur in the chunk, or in the note's level-1 text. Every part lies in 0..1, so
 the score does too, and it is absolute rather than relative to the other hits: a
 chunk holding every query term scores at least 0.55, one holding none of them at most
-0.45 (a level-1 match alone). The default ``--min-score 0.35`` (the runtime's) thus
-asks for roughly half the query's weight in the text, or a level-1 match with some
-text support. A CJK bigram that occurs nowhere in the vault (most are spans across
-two words of the question) does not count against coverage. ``INDEX.md`` itself is
+0.45 (a level-1 match alone). The default ``--min-score`` is 0: the runtime's 0.35 belongs
+to its hybrid vector + text scale, and on this one it drops chunks that hold the answer in
+other words (measured on LoCoMo, bench/locomo.py). A CJK bigram that occurs nowhere in
+the vault (most are spans across two words of the question), or a relative date no note
+holds, does not count against coverage. ``INDEX.md`` itself is
 searchable, but its score is multiplied by 0.6: its lines already count as level-1 text
 of the notes they link to, so those notes rank above the index.
 """
@@ -90,7 +94,8 @@ _BREAK = re.compile(r"(#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>\s?|\||```|~~~|---)")
 def entry_starts(lines: list[str]) -> list[bool]:
     """For each line, whether an entry may start there: a heading, a top-level list item,
     a quote, table or fence line, or the first line after a blank one, except the first
-    block under a heading, which stays with it. A chunk boundary falls only there (unless one entry alone is longer than a chunk)."""
+    block under a heading, which stays with it. A chunk boundary falls only there (unless
+    one entry alone is longer than a chunk)."""
     out = []
     prev_blank = True
     under_heading = False  # a heading keeps the first block below it
@@ -508,8 +513,9 @@ class SearchIndex:
             self._vocab = True
         key = term.key
         found = []
+        first = (key[0], chr(ord(key[0]) + 1))
         for word, docs in db.execute("SELECT term, doc FROM temp.chunk_vocab "
-                                     "WHERE term >= ? AND term < ?", (key[0], chr(ord(key[0]) + 1))):
+                                     "WHERE term >= ? AND term < ?", first):
             if word.isalpha() and (_common_prefix(key, word) >= max(4, len(key) - 3)
                                    or (len(key) >= 5 and _within_one_edit(key, word))):
                 found.append((docs, word))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -103,8 +103,12 @@ class Vault:
 
     def bootstrap(self) -> list[Note]:
         """Bootstrap files that exist, in the runtime's injection order."""
-        found = {n.path.rsplit("/", 1)[-1]: n for n in self.notes_in("bootstrap")
-                 if "/" not in n.path or n.path.startswith("../")}
+        # only files at the root (or beside a memory-only vault) count: the layer of those
+        # few is looked up, not of every note
+        found = {p: n for p, n in self.notes.items()
+                 if "/" not in p and self._layer(p) == "bootstrap"}
+        found.update(self.external)
+        found = {p.rsplit("/", 1)[-1]: n for p, n in found.items()}
         order = self.profile.bootstrap_files or sorted(found)
         return [found[name] for name in order if name in found]
 
@@ -190,6 +194,9 @@ class Scan:
     # when the listing began: anything derived from these files is only as new as this,
     # so caches record it (not the time they were written) for their same-tick checks
     started_ns: int = 0
+    # the real path of every folder listed (and of the workspace, for bootstrap files
+    # outside a memory-only vault): where a change would change this listing
+    folders: list[str] = field(default_factory=list)
 
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -203,9 +210,12 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
-    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None)
+    folders: list[str] = []
+    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None,
+                           folders)
     external = []
     if not settings.profile.memory_prefix:
+        folders.append(os.path.realpath(root_path.parent))
         for name in settings.profile.bootstrap_files:
             try:
                 st = os.stat(root_path.parent / name)
@@ -213,7 +223,7 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 continue
             external.append(("../" + name, st.st_size, st.st_mtime_ns))
     digest, newest = _state(files, problems, external)
-    return Scan(root_path, settings, files, problems, digest, newest, started)
+    return Scan(root_path, settings, files, problems, digest, newest, started, folders)
 
 
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -265,7 +275,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel] = old
             facts[f.rel] = previous._facts.get(f.rel) or b""
             continue
-        hit = cache.get(f) if cache else None
+        hit = cache.get(f, max_bytes) if cache else None
         if hit is not None:
             notes[f.rel], facts[f.rel] = hit
         else:
@@ -332,14 +342,36 @@ def _reread(note: Note) -> Note:
     from vaultkit.vault.parse import parse_note
 
     try:  # the scan saw this size: never read more (nor a FIFO swapped in)
-        data = read_regular(note._source, note.size)  # type: ignore[arg-type]
+        limit = note.size
+        if note._limit is not None:  # changed since the listing: what the file holds now
+            st = os.stat(note._source)  # type: ignore[arg-type]
+            if st.st_size != note.size or st.st_mtime_ns != note.mtime_ns:
+                limit = note._limit
+        data = read_regular(note._source, limit)  # type: ignore[arg-type]
         return parse_note(note.path, data, size=note.size, mtime_ns=note.mtime_ns)
     except (OSError, TypeError) as exc:
         return Note(path=note.path, size=note.size, mtime_ns=note.mtime_ns,
                     error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
 
+def _read_text(note: Note) -> str | None:
+    """A cached note's text, read from its file; None unless the file still has the size
+    and mtime the cache recorded (then the note is parsed again)."""
+    from vaultkit.core.bounded import read_regular
+    from vaultkit.vault.parse import note_text
+
+    try:
+        st = os.stat(note._source)  # type: ignore[arg-type]
+        if st.st_size != note.size or st.st_mtime_ns != note.mtime_ns:
+            return None
+        data = read_regular(note._source, note.size)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return None
+    return note_text(data) if len(data) == note.size else None
+
+
 Note.reread = _reread  # the model reads a damaged cache entry again through the loader
+Note.read_text = _read_text  # and the text the cache does not keep
 
 
 def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
@@ -349,10 +381,10 @@ def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     for a, r, limit in items:
         note = _read_one(a, r, limit)
         if note.error:
-            out.append((r, None, note.to_plain(), b""))
-        else:
-            out.append((r, marshal.dumps(note.to_plain()), (note.size, note.mtime_ns),
-                        _worker_facts(note)))
+            out.append((r, None, note.to_plain(), b"", None))
+        else:  # (the text beside the blob: the cache keeps the blob alone)
+            out.append((r, marshal.dumps(note.to_plain(with_text=False)),
+                        (note.size, note.mtime_ns), _worker_facts(note), note.text))
     return out
 
 
@@ -398,8 +430,8 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
-                for rel, blob, rest, worker_facts in result:
-                    out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel])
+                for rel, blob, rest, worker_facts, text in result:
+                    out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel], text)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -409,26 +441,42 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
     return out
 
 
+# The format of the notes cache: 2 keeps no note text (it is read from the file again).
+# A new format gets a new file name, so an old cache is never misread; save() removes it.
+CACHE_FORMAT = 2
+
+
 class _Cache:
-    """``{path: (size, mtime_ns, marshalled note, marshalled facts)}`` for one vault."""
+    """``{path: (size, mtime_ns, marshalled note without its text, marshalled facts)}``."""
 
     def __init__(self, root: Path, fingerprint: str):
         from vaultkit.vault.model import PARSER_VERSION
 
         self.dir = root / CACHE_DIR / "cache"
-        self.path = self.dir / f"notes-{PARSER_VERSION}.marshal"
+        self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.marshal"
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.entries: dict[str, tuple] = {}
         self.written_ns = 0
         self.started_ns = 0  # set by load_vault: when this run listed the files
         try:
-            data = marshal.loads(read_cache_file(self.path))
-            if isinstance(data, tuple) and len(data) == 3 and data[0] == self.key:
+            raw = read_cache_file(self.path)
+        except OSError:
+            return  # none yet, or not a regular file (never read): written anew
+        try:
+            data = marshal.loads(raw)
+        except (EOFError, ValueError, TypeError):
+            data = None
+        if isinstance(data, tuple) and len(data) == 3 and isinstance(data[1], int) \
+                and isinstance(data[2], dict):
+            if data[0] == self.key:  # (another key: another version or config, not damage)
                 self.written_ns, self.entries = data[1], data[2]
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
+            return
+        import sys
 
-    def get(self, f: FileEntry) -> tuple[Note, dict] | None:
+        print(f"vaultkit: warning: {CACHE_DIR}/cache/{self.path.name} is damaged; every note "
+              "is read again and the cache rebuilt", file=sys.stderr)
+
+    def get(self, f: FileEntry, limit: int | None = None) -> tuple[Note, dict] | None:
         entry = self.entries.get(f.rel)
         try:
             size, mtime_ns, blob, facts = entry
@@ -439,7 +487,7 @@ class _Cache:
         if f.mtime_ns >= self.written_ns - _RACY_NS:
             return None  # written in the same tick as the cache: content may differ
         # facts stay marshalled until asked for: most runs need few of them
-        return (Note.lazy(f.rel, size, mtime_ns, blob, f.abs),
+        return (Note.lazy(f.rel, size, mtime_ns, blob, f.abs, limit=limit),
                 facts if isinstance(facts, bytes) else b"")
 
     def stale(self, notes: dict[str, Note]) -> bool:
@@ -454,7 +502,7 @@ class _Cache:
             elif note.error:
                 continue  # unreadable files are retried next run
             else:
-                blob = marshal.dumps(note.to_plain())
+                blob = marshal.dumps(note.to_plain(with_text=False))
             kept = facts.get(rel)
             if isinstance(kept, dict):
                 try:
@@ -466,6 +514,20 @@ class _Cache:
         # file was older than that by the racy margin (see get)
         written = self.started_ns or time.time_ns()
         data = marshal.dumps((self.key, written, entries))
-        write_cache_file(self.path, data)
+        if write_cache_file(self.path, data):
+            self._drop_old_formats()
         self.entries = entries
         self.written_ns = written  # what the file now says, for a process that keeps this object
+
+    def _drop_old_formats(self) -> None:
+        """Remove notes caches of other parser versions or formats: never read again."""
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return
+        for name in names:
+            if name.startswith("notes-") and name.endswith(".marshal") and name != self.path.name:
+                try:
+                    os.unlink(self.dir / name)
+                except OSError:
+                    pass

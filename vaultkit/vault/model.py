@@ -107,25 +107,35 @@ class Note:
     _lines: list[str] | None = field(default=None, repr=False, compare=False)
     _blob: bytes | None = field(default=None, repr=False, compare=False)
     _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
+    # the most a lazy note's file is read when it changed after the listing (max_file_bytes)
+    _limit: int | None = field(default=None, repr=False, compare=False)
     # How a lazy note whose cached blob is damaged is read again: set by the loader, which
     # makes lazy notes, so that the model never imports the parser.
     reread: ClassVar[Callable[["Note"], "Note"] | None] = None
+    # How a lazy note's text is read from its file (the cache does not keep it): set by the
+    # loader too; None when the file is no longer what the cache describes.
+    read_text: ClassVar[Callable[["Note"], "str | None"] | None] = None
 
     # -- lazy notes from the cache -------------------------------------------------
 
     @classmethod
     def lazy(cls, path: str, size: int, mtime_ns: int, blob: bytes,
-             source: str | None = None) -> "Note":
+             source: str | None = None, text: str | None = None,
+             limit: int | None = None) -> "Note":
         """A note whose fields are decoded from ``blob`` (marshal) on first use.
 
         A commit hook touches few notes in full; decoding all 10,000 would cost more
-        than the rest of the run.
+        than the rest of the run. The blob holds no text (see ``to_plain``): it is
+        ``text`` when given (a note just parsed), else read from ``source`` on first use.
         """
         note = object.__new__(cls)
         note.path, note.size, note.mtime_ns = path, size, mtime_ns
         note.error = None  # unreadable files are never cached
         note._blob = blob
         note._source = source
+        note._limit = limit
+        if text is not None:
+            note.text = text
         return note
 
     def __getattr__(self, name: str):
@@ -141,10 +151,19 @@ class Note:
         try:
             full = Note.from_plain(marshal.loads(blob))
         except (EOFError, ValueError, TypeError):  # a damaged cache entry: read the file again
+            full = None
+        if full is not None and full.text is None:  # the cache keeps no text: the file has it
+            try:
+                full.text = object.__getattribute__(self, "text")
+            except AttributeError:
+                full.text = Note.read_text(self)  # type: ignore[misc]
+            if full.text is None:  # changed since it was listed, or gone: parse it again
+                full = None
+        if full is None:
             self._blob = None  # the cache stores the note anew
             full = Note.reread(self)  # type: ignore[misc]
         for f in _NOTE_FIELDS:
-            if f not in ("path", "size", "mtime_ns", "_blob", "_source"):
+            if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit"):
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)
@@ -203,9 +222,12 @@ class Note:
 
     # -- serialisation -------------------------------------------------------
 
-    def to_plain(self) -> tuple:
+    def to_plain(self, with_text: bool = True) -> tuple:
+        """The note as plain data (marshal); without its text (None) for the cache, which
+        reads the text from the file again: a cache a fraction of the vault's size."""
         return (
-            self.path, self.size, self.mtime_ns, self.error, self.text, self.bom, self.crlf,
+            self.path, self.size, self.mtime_ns, self.error,
+            self.text if with_text else None, self.bom, self.crlf,
             self.line_count, _to_plain(self.frontmatter), self.fm_error, self.fm_span,
             self.fm_keys, [h.to_plain() for h in self.headings], [lk.to_plain() for lk in self.links],
             [(t.name, t.line, t.column) for t in self.tags], self.block_ids, self.code_ranges,

@@ -72,6 +72,19 @@ _HTML_COMPLETE_TAG = re.compile(
 _PERCENT = "%%"
 
 
+def note_text(data: bytes) -> str | None:
+    """The text parse_note gives a readable file's bytes (stray NULs as U+FFFD, the BOM
+    removed), or None when they are not UTF-8. The same steps as parse_note's."""
+    if b"\x00" in data:
+        data = data.replace(b"\x00", "\ufffd".encode())
+    if data.startswith(_BOM):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def parse_note(path: str, data: bytes, *, size: int | None = None, mtime_ns: int = 0) -> Note:
     """Parse the bytes of one Markdown file. Never raises on content."""
     note = Note(path=path, size=len(data) if size is None else size, mtime_ns=mtime_ns)

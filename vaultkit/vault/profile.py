@@ -589,6 +589,8 @@ class ConfigFile:
     types: dict[str, TypeSpec] = field(default_factory=dict)
     colors: dict[str, str] = field(default_factory=dict)
     git: dict[str, float] = field(default_factory=dict)
+    # snapshots between commits (keep-days, interval): read by vaultkit.vault.snapshots
+    snapshots: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
     # [links] forward-links = "allow" | "report"; exclude = [...] (added to the profile's)
     links: dict[str, Any] = field(default_factory=dict)

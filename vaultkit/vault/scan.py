@@ -3,7 +3,8 @@
 The walk never follows a symlink whose target lies outside the vault or inside a
 skipped folder (a journal linked to ``.git/config``), never enters the same folder
 twice (symlink loops), and skips ``.git/``,
-``.obsidian/``, ``.trash/``, ``.vaultkit/`` and configured excludes. What it could
+``.obsidian/``, ``.trash/``, ``.vaultkit/``, other tools' caches (a ``.*_cache/`` folder such
+as ``.ruff_cache/``, or any folder holding a ``CACHEDIR.TAG``) and configured excludes. What it could
 not read becomes a :class:`ScanProblem` that the ``file-unreadable`` rule reports,
 and so does a Markdown file that is not a regular file (a FIFO would block every reader,
 a device such as ``/dev/zero`` never ends) and a name that is not valid UTF-8 (no link,
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
     import subprocess
 
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
+# A folder holding a file of this name that starts with this signature is a cache
+# (https://bford.info/cachedir/): rumdl, ruff, pytest, mypy, cargo and vaultkit mark theirs.
+CACHEDIR_TAG = "CACHEDIR.TAG"
+CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 
 
@@ -167,18 +172,52 @@ def require_vault(root: Path) -> Path:
     return root
 
 
-def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProblem]]:
+def skipped_folder(name: str) -> bool:
+    """A folder the scan never enters, by its name alone: ``.git/``, Obsidian's settings,
+    ``.trash/``, vaultkit's own cache, ``node_modules/``, ``.venv/``, and another tool's
+    cache (``.ruff_cache/``, ``.rumdl_cache/``, ``.pytest_cache/``, ``.mypy_cache/``, ...)."""
+    return name in SKIP_DIRS or _tool_cache(name)
+
+
+def _tool_cache(name: str) -> bool:
+    return name.startswith(".") and name.endswith("_cache")
+
+
+def in_skipped_folder(rel: str) -> bool:
+    """True when the vault path ``rel`` lies in a folder :func:`skipped_folder` names."""
+    slash = rel.rfind("/")
+    if slash < 0:
+        return False
+    folder = rel[:slash]
+    if "." not in folder and "node_modules" not in folder:  # (every other name has a dot)
+        return False
+    return any(skipped_folder(part) for part in folder.split("/"))
+
+
+def is_cache_tag(path: str) -> bool:
+    """True when ``path`` is a cache directory tag: a file that opens with the signature."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(CACHEDIR_SIGNATURE)) == CACHEDIR_SIGNATURE
+    except OSError:
+        return False
+
+
+def walk(root: Path, is_excluded=None, folders: list[str] | None = None
+         ) -> tuple[list[FileEntry], list[ScanProblem]]:
     """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
 
     ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
+    ``folders`` (optional) gets the real path of every folder listed: those whose changes
+    change the listing (see vaultkit.vault.freshness).
     """
     files: list[FileEntry] = []
     problems: list[ScanProblem] = []
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
-    stack = [(str(root), "")]
+    stack = [(str(root), "", root_real)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, folder_real = stack.pop()
         try:
             with os.scandir(folder) as it:
                 entries = list(it)
@@ -186,6 +225,11 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
             problems.append(ScanProblem(prefix.rstrip("/") or ".", f"folder not readable: "
                                         f"{exc.strerror or exc}"))
             continue
+        if prefix and any(e.name == CACHEDIR_TAG for e in entries) and \
+                is_cache_tag(os.path.join(folder, CACHEDIR_TAG)):
+            continue  # a tool's cache: its churn is not the vault's
+        if folders is not None:
+            folders.append(folder_real)
         for entry in entries:
             name = entry.name
             rel = prefix + name
@@ -216,7 +260,7 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                 problems.append(ScanProblem(rel, f"cannot be read: {exc.strerror or exc}"))
                 continue
             if is_dir:
-                if name in SKIP_DIRS or (is_excluded is not None and is_excluded(rel)):
+                if skipped_folder(name) or (is_excluded is not None and is_excluded(rel)):
                     continue
                 real = os.path.realpath(entry.path)
                 if real in seen_dirs:
@@ -225,7 +269,7 @@ def walk(root: Path, is_excluded=None) -> tuple[list[FileEntry], list[ScanProble
                                                     "not followed"))
                     continue
                 seen_dirs.add(real)
-                stack.append((entry.path, rel + "/"))
+                stack.append((entry.path, rel + "/", real))
                 continue
             if name.endswith(TEMP_SUFFIX):  # an interrupted atomic write is not content
                 if name.startswith("."):
@@ -273,12 +317,12 @@ def _hidden(rel: str) -> str | None:
     """The skipped folder a vault path lies in (``.git`` at any depth), or None.
 
     A symlink leads into such a folder only to reach what the walk never reads, so it
-    is not followed: ``.git/config``, Obsidian's settings, vaultkit's caches.
+    is not followed: ``.git/config``, Obsidian's settings, vaultkit's and other tools' caches.
     """
     parts = rel.replace(os.sep, "/").split("/")
     for i, part in enumerate(parts):
         low = part.casefold()
-        if low == ".git" or (i == 0 and low in SKIP_DIRS):
+        if low == ".git" or (i == 0 and low in SKIP_DIRS) or _tool_cache(part):
             return part
     return None
 

@@ -98,12 +98,9 @@ def run(args) -> int:
     roots: list = []
     failed = False
     diffs: list[str] = []
-    fixable = 0
     hidden: list[str] = []
     for anchor, group in groups:
-        vault_diags, vault, planned = _check_vault(args, anchor, group, vault_relative, diffs,
-                                                   hidden)
-        fixable += planned or 0
+        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden)
         diags.extend(_Located(d, vault.root) for d in vault_diags)
         roots.append(vault.root)
         failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
@@ -127,7 +124,7 @@ def run(args) -> int:
     # under every commit is noise
     if args.format == "text" and not args.quiet and not args.statistics \
             and not (args.hook and not diags):
-        print(summary(diags, fixable=fixable), file=out)
+        print(summary(diags), file=out)
         for line in hidden:
             print(line, file=out)
     if out is not sys.stdout:
@@ -233,10 +230,6 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     return out
 
 
-def _summary_shown(args) -> bool:
-    return args.format == "text" and not args.quiet and not args.statistics
-
-
 def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
     findings its baseline accepts are left out, and counted in ``hidden``."""
@@ -259,25 +252,28 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
     def shown(found):  # fixes, like reports, are only for the findings not accepted
         return baseline.filter(found).shown if baseline is not None else found
 
-    diags, vault, planned = _check_and_fix(args, vault, rules, targets, diags, diffs, shown)
+    diags, vault = _check_and_fix(args, vault, rules, targets, diags, diffs, shown)
     if baseline is None:
-        return diags, vault, planned
+        return diags, vault
     filtered = baseline.filter(diags)
     if not args.write_baseline:
         _shrink(baseline, filtered, rules, targets, args)
     if filtered.hidden:
         hidden.append(f"{filtered.hidden} more in the baseline ({_shown_path(baseline.path)}; "
                       "`--no-baseline` shows them).")
-    return filtered.shown, vault, planned
+    return filtered.shown, vault
 
 
 def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
-    """The vault's findings after --fix (if asked), and how many the fix plan fixes."""
+    """The vault's findings after --fix (if asked); with --diff, its diff goes to ``diffs``.
+
+    The fix plan (a few more passes of the fixable rules) is built only for --fix and
+    --diff: the summary's fixable count is the ``fixable`` flag the findings carry."""
+    if not (args.fix or args.diff):
+        return diags, vault
     visible = shown(diags)
     if not any(d.fixable for d in visible):
-        return diags, vault, 0
-    if not (args.fix or args.diff or _summary_shown(args)):
-        return diags, vault, None  # nobody reads the planned count: skip the extra passes
+        return diags, vault
     # only fixable rules make fixes: the plan's passes run those alone (a fraction of the work)
     fixers = [r for r in rules if r.fixable]
     fixes = visible
@@ -287,9 +283,7 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
                    lambda v: shown(_check(v, fixers, targets, args, in_memory=True)))
     if args.diff:
         diffs.extend(plan.diffs())
-        return diags, vault, plan.count
-    if not args.fix:
-        return diags, vault, plan.count
+        return diags, vault
     if plan.write():
         from vaultkit.vault.loader import load_vault
 
@@ -299,7 +293,7 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
     if plan.written_count:
         n = plan.written_count
         print(f"Fixed {n} finding{'s' * (n != 1)}.", file=sys.stderr)
-    return diags, vault, sum(1 for d in shown(diags) if d.fixable)
+    return diags, vault
 
 
 def _baseline(vault, args, targets):
@@ -368,8 +362,9 @@ class FixPlan:
     A fix can make another finding (a property fixed in a note changes what INDEX.md
     should list, so the index is regenerated too), and fixes that overlapped one applied
     wait for the next pass (as in ruff). So the passes run here, on notes parsed from the
-    fixed text, until nothing is left to fix: ``--diff`` shows this plan, the summary's
-    fixable count is its count, and ``--fix`` writes it. The three are the same set.
+    fixed text, until nothing is left to fix: ``--diff`` shows this plan and ``--fix``
+    writes it, the same set. (The summary's fixable count is the findings' ``fixable`` flag:
+    what fixing makes, such as a stale INDEX.md, shows in ``--diff`` and is fixed by ``--fix``.)
     """
 
     MAX_PASSES = 10
@@ -381,7 +376,6 @@ class FixPlan:
         self.vault = vault
         self.originals: dict = {}  # path -> the note as read from disk
         self.final: dict = {}  # path -> (text, bytes) after every pass
-        self.count = 0
         self.per_path: dict = {}  # path -> how many findings its changes fix
         self.written_count = 0
         self._warned: set[str] = set()
@@ -420,7 +414,6 @@ class FixPlan:
                 fixed += count
             if not changed:
                 break
-            self.count += fixed
             current = _with_notes(current, changed)
             diags = recheck(current)
 

@@ -21,6 +21,9 @@ def add_arguments(p) -> None:
                    help="the vault or a folder inside it (default: here)")
     p.add_argument("path", metavar="FILE",
                    help="the file's vault-relative path, e.g. memory/2026-02-15.md")
+    p.add_argument("-C", "--vault", dest="vault_dir", metavar="PATH",
+                   help="the vault or a folder inside it, instead of the first PATH "
+                        "(never taken for anything else)")
     p.add_argument("--from", dest="start", type=int, default=1, metavar="N",
                    help="first line, 1-based (default 1)")
     p.add_argument("--lines", type=int, default=120, metavar="M",
@@ -36,6 +39,12 @@ def run(args) -> int:
     from vaultkit.memory.get import PathRefused, read_excerpt
     from vaultkit.memory.memset import open_settings
 
+    if args.vault_dir is not None:
+        if args.vault_path is not None:
+            from vaultkit.core.errors import VaultkitError
+
+            raise VaultkitError("-C names the vault: give only FILE after it")
+        args.vault_path = args.vault_dir
     if args.vault_path is not None and not __import__("os").path.isdir(args.vault_path):
         from vaultkit.core.errors import VaultkitError
 

@@ -70,8 +70,11 @@ def next_steps(target, *, git_done: bool, adopting: bool = False,
     if Path(target) != Path("."):
         lines.append(f"cd {shlex.quote(str(target))}")
     if repository:  # already in a repository: commit what init added, no second `git init`
+        inside = Path(repository).resolve() != Path(target).resolve()
         lines.append("git add . && git commit -m 'Add vaultkit's starter files'"
-                     "   # `git status` first shows what that adds")
+                     + (f"   # into the repository at {repository}; for a repository of its "
+                        "own, init the vault outside it with --git" if inside
+                        else "   # `git status` first shows what that adds"))
     elif not git_done:
         lines.append("git init && git add -A && git commit -m 'Start the memory vault'"
                      "   # (or init --git)")
@@ -80,5 +83,7 @@ def next_steps(target, *, git_done: bool, adopting: bool = False,
         lines.append("vaultkit check --write-baseline && git add vaultkit-baseline.json"
                      "   # accept them: the hook blocks only new ones")
     lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit snapshot   # memory kept between commits; keep it running: "
+                 "vaultkit watch --service systemd|launchd|cron")
     lines.append("vaultkit audit   # the survival checklist")
     return lines

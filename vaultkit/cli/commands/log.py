@@ -25,6 +25,9 @@ def add_arguments(p) -> None:
                         "or alone when the entry comes on standard input")
     p.add_argument("text", nargs="?", metavar="TEXT | -",
                    help="the entry; '-' (or nothing, with a pipe) reads standard input")
+    p.add_argument("-C", "--vault", dest="vault_dir", metavar="PATH",
+                   help="the vault or a folder inside it, instead of the first PATH "
+                        "(never taken for anything else)")
     p.add_argument("--title", "-t", metavar="T", help="the entry's title")
     p.add_argument("--time", metavar="HH:MM", help="the entry's time (default: now)")
     p.add_argument("--date", metavar="YYYY-MM-DD", help="the journal's day (default: today)")
@@ -41,7 +44,13 @@ def run(args) -> int:
     from vaultkit.memory.journal import EntryRefused, SecretRefused, append_entry
     from vaultkit.memory.memset import open_settings
 
-    if args.text is None and args.vault_path is not None:
+    if args.vault_dir is not None:  # -C: the one positional is the text
+        if args.text is not None:
+            raise VaultkitError("-C names the vault: give only TEXT (or '-') after it")
+        args.text, args.vault_path = args.vault_path, args.vault_dir
+        if not __import__("os").path.isdir(args.vault_path):
+            raise VaultkitError(f"--vault {args.vault_path}: no such folder")
+    elif args.text is None and args.vault_path is not None:
         import os
 
         # one argument is the text, unless the entry comes on a pipe and it names a folder:

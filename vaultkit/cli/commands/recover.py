@@ -34,9 +34,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from vaultkit.cli.commands.history import open_history_settings
+    from vaultkit.cli.commands.history import open_history_settings, scan_all
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import scan_history
     from vaultkit.memory.recover import recover, select
 
     words = list(args.words)  # [PATH] EVENT, or [PATH] with --all
@@ -46,7 +45,8 @@ def run(args) -> int:
     args.event = None if args.all else words.pop()
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
-    history = scan_history(root, settings)
+    # (--dry-run writes nothing, not even a snapshot: a loss since the last one is not seen)
+    history = scan_all(root, settings, record=not args.dry_run)
     for warning in history.warnings:  # versions over the read bound, or missing
         print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)

@@ -60,11 +60,14 @@ def _wrapped(head: str, summary: str, columns: int) -> list[str]:
     import textwrap
 
     indent = " " * len(head)
-    if columns - len(head) < 30:
+    room = columns - len(head)
+    # a word that does not fit the summary column (a long config key) is never split: the
+    # summary then starts on the next line, indented less
+    if room < 30 or any(len(word) > room for word in summary.split()):
         indent = " " * 6
         return [head.rstrip()] + textwrap.wrap(summary, columns, initial_indent=indent,
                                                subsequent_indent=indent,
-                                               break_on_hyphens=False)
+                                               break_on_hyphens=False, break_long_words=False)
     lines = textwrap.wrap(summary, columns, initial_indent=head, subsequent_indent=indent,
-                          break_on_hyphens=False)
+                          break_on_hyphens=False, break_long_words=False)
     return lines or [head.rstrip()]

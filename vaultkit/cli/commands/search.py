@@ -10,7 +10,8 @@ DESCRIPTION = (
     "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
     "of about 1,600 characters that never cut an entry, in one ranked list. A journal's date "
     "is searchable as words (October 2023, Wednesday, 2023年10月, октябрь), and relative "
-    "dates (yesterday, last week) in queries and entries are resolved. The SQLite FTS5 index in .vaultkit/ is "
+    "dates (yesterday, last week) in queries and entries are resolved. The SQLite FTS5 "
+    "index in .vaultkit/ is "
     "brought up to date before every search. Chinese and other CJK text is indexed as "
     "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
     "snippet, snippetStartLine, snippetEndLine}]}."
@@ -97,7 +98,9 @@ def run(args) -> int:
     colour = use_colour(sys.stdout)
     out = []
     for h in hits:
-        where = f"{display_path(scan.root / h.path)}:{h.start_line}-{h.end_line}"
+        # the lines printed below (the snippet's), so an editor opens where the text is
+        where = (f"{display_path(scan.root / h.path)}:"
+                 f"{h.snippet_start or h.start_line}-{h.snippet_end or h.end_line}")
         if colour:
             where = f"\x1b[1m{where}\x1b[0m"
         out.append(f"{where}  score {h.score:.2f}")

@@ -22,7 +22,7 @@ class AgentsMdShadowed(Rule):
 
     ## Example
     ```
-    AGENTS.md:1:1: VK307 agents-md-shadowed Claude Code loads CLAUDE.md and never reads AGENTS.md: add the line @AGENTS.md to CLAUDE.md (or make CLAUDE.md a link to it)
+    AGENTS.md:1:1: VK307 agents-md-shadowed warning: Claude Code loads CLAUDE.md and never reads AGENTS.md: add the line @AGENTS.md to CLAUDE.md (or make CLAUDE.md a link to it)
     ```
     """
 

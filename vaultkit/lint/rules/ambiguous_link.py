@@ -16,7 +16,7 @@ class AmbiguousLink(Rule):
 
     ## Example
     ```
-    memory/2026-02-15.md:4:12: VK502 ambiguous-link 'launch' matches 2 files: memory/decisions/launch.md, memory/projects/launch.md; Obsidian opens memory/decisions/launch.md
+    memory/2026-02-15.md:4:12: VK502 ambiguous-link warning: 'launch' matches 2 files: memory/decisions/launch.md, memory/projects/launch.md; Obsidian opens memory/decisions/launch.md
     ```
 
     Write the path: `[[decisions/launch]]` or `[[memory/projects/launch]]`.

@@ -27,7 +27,7 @@ class AutoMemoryCut(Rule):
 
     ## Example
     ```
-    memory/claude/MEMORY.md:201:1: VK308 auto-memory-cut Claude Code loads only the first 200 of 236 lines of this auto-memory index (past the first 200 lines): line 201 and the 35 after it are never loaded; move detail into topic files and keep one line per entry
+    memory/claude/MEMORY.md:201:1: VK308 auto-memory-cut error: Claude Code loads only the first 200 of 236 lines of this auto-memory index (past the first 200 lines): line 201 and the 35 after it are never loaded; move detail into topic files and keep one line per entry
     ```
     """
 

@@ -27,7 +27,7 @@ class BootstrapBudget(Rule):
 
     ## Example
     ```
-    AGENTS.md:1:1: VK302 bootstrap-budget OpenClaw injects 23,901 chars from the bootstrap files into a main session, over the 20,480 guideline (budgets.bootstrap_guideline_chars) by 3,421: AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
+    AGENTS.md:1:1: VK302 bootstrap-budget warning: OpenClaw injects 23,901 chars from the bootstrap files into a main session, over the 20,480 guideline (budgets.bootstrap_guideline_chars) by 3,421: AGENTS.md 14,200, MEMORY.md 6,101, SOUL.md 2,400, USER.md 1,200
     ```
     """
 

@@ -34,7 +34,7 @@ class BootstrapTruncation(Rule):
 
     ## Example
     ```
-    SOUL.md:150:1: VK303 bootstrap-truncation SOUL.md: OpenClaw loads 19,893 of its 25,599 chars (over the per-file limit of 20,000; the profile's runtime limits; no openclaw.json found): lines 150-207 are never loaded
+    SOUL.md:150:1: VK303 bootstrap-truncation error: SOUL.md: OpenClaw loads 19,893 of its 25,599 chars (over the per-file limit of 20,000; the profile's runtime limits; no openclaw.json found): lines 150-207 are never loaded
     ```
     """
 

@@ -45,8 +45,8 @@ class BrokenLink(Rule):
 
     ## Example
     ```
-    memory/decisions/pricing.md:12:5: VK501 broken-link no note 'launch-plan' in the vault
-    memory/decisions/pricing.md:14:1: VK501 broken-link 'memory/projects/launch.md' has no heading 'Risks'
+    memory/decisions/pricing.md:12:5: VK501 broken-link warning: no note 'launch-plan' in the vault
+    memory/decisions/pricing.md:14:1: VK501 broken-link warning: 'memory/projects/launch.md' has no heading 'Risks'
     ```
 
     Fix the target, create the note, or rename the heading. Links that differ only in

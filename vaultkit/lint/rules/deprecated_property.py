@@ -87,7 +87,7 @@ class DeprecatedProperty(Rule):
     ```
 
     ```
-    memory/people/alice.md:3:1: VK205 deprecated-property 'tag' was dropped by Obsidian 1.9; use 'tags'
+    memory/people/alice.md:3:1: VK205 deprecated-property warning: 'tag' was dropped by Obsidian 1.9; use 'tags'
     ```
 
     After `vaultkit check --fix`: `tags: [team]`.

@@ -34,7 +34,7 @@ class EntryTooLong(Rule):
 
     ## Example
     ```
-    memory/2026-02-15.md:12:1: VK304 entry-too-long entry '14:30 — Memory system docs complete' has 22 non-blank lines, over the limit of 15 (budgets.entry_max_lines); split it or keep the essentials
+    memory/2026-02-15.md:12:1: VK304 entry-too-long warning: entry '14:30 — Memory system docs complete' has 22 non-blank lines, over the limit of 15 (budgets.entry_max_lines); split it or keep the essentials
     ```
     """
 

@@ -41,7 +41,7 @@ class EntryTooShort(Rule):
 
     ## Example
     ```
-    memory/2026-02-15.md:30:1: VK305 entry-too-short entry '16:00 — Deploy' has 1 non-blank line, under the minimum of 3 (budgets.entry_min_lines); say what happened, why, and what follows
+    memory/2026-02-15.md:30:1: VK305 entry-too-short warning: entry '16:00 — Deploy' has 1 non-blank line, under the minimum of 3 (budgets.entry_min_lines); say what happened, why, and what follows
     ```
     """
 

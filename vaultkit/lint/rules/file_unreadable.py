@@ -23,7 +23,7 @@ class FileUnreadable(Rule):
     A journal written by a tool in Latin-1:
 
     ```
-    memory/2026-02-15.md:1:1: VK001 file-unreadable not valid UTF-8: byte 0xe9 at offset 18 (line 3)
+    memory/2026-02-15.md:1:1: VK001 file-unreadable error: not valid UTF-8: byte 0xe9 at offset 18 (line 3)
     ```
 
     Re-save the file as UTF-8 (`iconv -f latin1 -t utf-8`).

@@ -46,7 +46,7 @@ class FillerEntry(Rule):
     ```
 
     ```
-    memory/2026-02-15.md:7:1: VK403 filler-entry entry '15:00 — Heartbeat' holds only filler ('System idle'); skip the entry when there is nothing worth recording
+    memory/2026-02-15.md:7:1: VK403 filler-entry warning: entry '15:00 — Heartbeat' holds only filler ('System idle'); skip the entry when there is nothing worth recording
     ```
     """
 

@@ -24,7 +24,7 @@ class FrontmatterInvalid(Rule):
     ```
 
     ```
-    memory/decisions/community.md:4:1: VK002 frontmatter-invalid frontmatter is not valid YAML: expected ',' or ']', but got '<stream end>'
+    memory/decisions/community.md:4:1: VK002 frontmatter-invalid error: frontmatter is not valid YAML: expected ',' or ']', but got '<stream end>'
     ```
     """
 

@@ -22,7 +22,7 @@ class FrontmatterMissing(Rule):
     ```
 
     ```
-    memory/decisions/community.md:1:1: VK201 frontmatter-missing decision note has no frontmatter; start it with a '---' block holding date, type, status, tags (type: decision)
+    memory/decisions/community.md:1:1: VK201 frontmatter-missing error: decision note has no frontmatter; start it with a '---' block holding date, type, status, tags (type: decision)
     ```
     """
 

@@ -91,7 +91,7 @@ class FrontmatterSchema(Rule):
     ```
 
     ```
-    memory/decisions/community.md:4:1: VK202 frontmatter-schema 'status' is 'done'; allowed: proposed, active, superseded, rejected
+    memory/decisions/community.md:4:1: VK202 frontmatter-schema error: 'status' is 'done'; allowed: proposed, active, superseded, rejected
     ```
     """
 

@@ -33,7 +33,7 @@ class ImportProblem(Rule):
 
     ## Example
     ```
-    CLAUDE.md:3:1: VK306 import-problem @docs/agent-rules.md names no file: Claude Code imports nothing here
+    CLAUDE.md:3:1: VK306 import-problem warning: @docs/agent-rules.md names no file: Claude Code imports nothing here
     ```
     """
 

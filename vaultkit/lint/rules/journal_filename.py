@@ -23,7 +23,7 @@ class JournalFilename(Rule):
 
     ## Example
     ```
-    memory/2026-02-15-1430.md:1:1: VK102 journal-filename 'memory/2026-02-15-1430.md' is a timestamped or suffixed variant; append to memory/2026-02-15.md instead
+    memory/2026-02-15-1430.md:1:1: VK102 journal-filename error: 'memory/2026-02-15-1430.md' is a timestamped or suffixed variant; append to memory/2026-02-15.md instead
     ```
     """
 

@@ -50,7 +50,7 @@ class LessonByDate(Rule):
 
     ## Example
     ```
-    memory/lessons/2026-02-14.md:1:1: VK103 lesson-by-date lesson file 'memory/lessons/2026-02-14.md' is named by date; name it by topic (memory/lessons/<topic>.md) and append dated '## Title (YYYY-MM-DD)' entries to it
+    memory/lessons/2026-02-14.md:1:1: VK103 lesson-by-date warning: lesson file 'memory/lessons/2026-02-14.md' is named by date; name it by topic (memory/lessons/<topic>.md) and append dated '## Title (YYYY-MM-DD)' entries to it
     ```
     """
 

@@ -65,7 +65,7 @@ class LessonEntryUndated(Rule):
     ```
 
     ```
-    memory/lessons/cron.md:6:1: VK404 lesson-entry-undated entry '## Write vs Edit Trap' has no date; write it as '## Write vs Edit Trap (YYYY-MM-DD)' with the day it was learned
+    memory/lessons/cron.md:6:1: VK404 lesson-entry-undated warning: entry '## Write vs Edit Trap' has no date; write it as '## Write vs Edit Trap (YYYY-MM-DD)' with the day it was learned
     ```
     """
 

@@ -26,7 +26,7 @@ class MemoryChurn(Rule):
 
     ## Example
     ```
-    MEMORY.md:1:1: VK603 memory-churn MEMORY.md changed in more than one commit on the same day: 2026-02-13 (3 commits), 2026-02-14 (2 commits), within the last 14 days; keep day-to-day notes in the journal and update MEMORY.md at most once a day
+    MEMORY.md:1:1: VK603 memory-churn warning: MEMORY.md changed in more than one commit on the same day: 2026-02-13 (3 commits), 2026-02-14 (2 commits), within the last 14 days; keep day-to-day notes in the journal and update MEMORY.md at most once a day
     ```
     """
 

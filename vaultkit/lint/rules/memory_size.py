@@ -31,7 +31,7 @@ class MemorySize(Rule):
 
     ## Example
     ```
-    MEMORY.md:212:1: VK301 memory-size MEMORY.md is 12,480 bytes, over the 10,240-byte budget by 2,240 (budgets.memory_md_bytes); distill it and move details into memory/ notes
+    MEMORY.md:212:1: VK301 memory-size error: MEMORY.md is 12,480 bytes, over the 10,240-byte budget by 2,240 (budgets.memory_md_bytes); distill it and move details into memory/ notes
     ```
     """
 

@@ -70,7 +70,7 @@ class MissingSection(Rule):
     ```
 
     ```
-    memory/decisions/community.md:7:1: VK204 missing-section decision has no 'Decision' section (a '## Decision' heading or a '**Decision:**' label)
+    memory/decisions/community.md:7:1: VK204 missing-section error: decision has no 'Decision' section (a '## Decision' heading or a '**Decision:**' label)
     ```
     """
 

@@ -17,7 +17,7 @@ class NulByte(Rule):
 
     ## Example
     ```
-    memory/2026-03-15.md:42:1: VK003 nul-byte 2 NUL bytes in the text (the first on this line); grep reads the file as binary: remove them (tr -d '\\000')
+    memory/2026-03-15.md:42:1: VK003 nul-byte warning: 2 NUL bytes in the text (the first on this line); grep reads the file as binary: remove them (tr -d '\\000')
     ```
     """
 

@@ -69,7 +69,7 @@ class OrphanNote(Rule):
 
     ## Example
     ```
-    memory/decisions/2026-01-pricing.md:1:1: VK503 orphan-note no other note links to this decision or names its path (INDEX.md does not count)
+    memory/decisions/2026-01-pricing.md:1:1: VK503 orphan-note warning: no other note links to this decision or names its path (INDEX.md does not count)
     ```
 
     Link it from where it was made (the journal day) or from the project or person it

@@ -34,7 +34,7 @@ class PropertyLinkUnquoted(Rule):
     ```
 
     ```
-    memory/projects/site.md:4:1: VK206 property-link-unquoted property 'owner' holds [[Alice]] unquoted; YAML reads it as a nested list, not a link: write "[[Alice]]"
+    memory/projects/site.md:4:1: VK206 property-link-unquoted error: property 'owner' holds [[Alice]] unquoted; YAML reads it as a nested list, not a link: write "[[Alice]]"
     ```
     """
 

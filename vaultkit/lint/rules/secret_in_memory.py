@@ -47,7 +47,7 @@ class SecretInMemory(Rule):
     ```
 
     ```
-    MEMORY.md:3:16: VK701 secret-in-memory Telegram bot token (…x9Qa) in memory; remove it, rotate it, keep it in the runtime's config or environment
+    MEMORY.md:3:16: VK701 secret-in-memory error: Telegram bot token (…x9Qa) in memory; remove it, rotate it, keep it in the runtime's config or environment
     ```
     """
 

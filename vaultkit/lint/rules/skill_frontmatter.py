@@ -34,7 +34,7 @@ class SkillFrontmatter(Rule):
 
     ## Example
     ```
-    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter name 'websearch' does not match its folder 'web-search' (the Agent Skills specification requires it; the runtimes list the skill as 'websearch')
+    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter warning: name 'websearch' does not match its folder 'web-search' (the Agent Skills specification requires it; the runtimes list the skill as 'websearch')
     ```
     """
 

@@ -27,7 +27,7 @@ class SkillNotLoaded(Rule):
 
     ## Example
     ```
-    skills/deploy/SKILL.md:1:1: VK309 skill-not-loaded no frontmatter: OpenClaw skips this skill (start the file with --- name: deploy / description: ... ---)
+    skills/deploy/SKILL.md:1:1: VK309 skill-not-loaded error: no frontmatter: OpenClaw skips this skill (start the file with --- name: deploy / description: ... ---)
     ```
     """
 

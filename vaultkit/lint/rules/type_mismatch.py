@@ -23,7 +23,7 @@ class TypeMismatch(Rule):
 
     ## Example
     ```
-    memory/decisions/cron-trap.md:3:1: VK203 type-mismatch 'type: lesson' but the note is in memory/decisions/ (type decision); move it to memory/lessons/ or set 'type: decision'
+    memory/decisions/cron-trap.md:3:1: VK203 type-mismatch error: 'type: lesson' but the note is in memory/decisions/ (type decision); move it to memory/lessons/ or set 'type: decision'
     ```
     """
 

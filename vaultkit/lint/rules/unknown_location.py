@@ -104,7 +104,7 @@ class UnknownLocation(Rule):
 
     ## Example
     ```
-    memory/decision/launch.md:1:1: VK101 unknown-location folder 'decision' is one slip from 'decisions', a folder of profile 'openclaw'; move the file to memory/decisions/
+    memory/decision/launch.md:1:1: VK101 unknown-location warning: folder 'decision' is one slip from 'decisions', a folder of profile 'openclaw'; move the file to memory/decisions/
     ```
 
     Move it where its layer lives, add a layer in `vaultkit.toml` (`[[layers]]`), or
