@@ -86,12 +86,11 @@ def run(args) -> int:
     history = scan_all(root, settings, since=since)
     watched = watch_events(root, settings, since)
     if args.format == "json":
-        import json
+        from vaultkit.vault.outbound import dumps
 
-        print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events],
-                          "warnings": history.warnings, "watch": watched},
-                         indent=2, ensure_ascii=False))
+        print(dumps({"commits": history.commits, "head": history.head,
+                     "events": [e.to_dict() for e in history.events],
+                     "warnings": history.warnings, "watch": watched}, indent=2))
         return 0
     sys.stdout.write(render_text(history))
     for warning in history.warnings:  # versions over the read bound, or missing
@@ -122,17 +121,22 @@ def watch_events(root, settings, since: str | None) -> list[dict]:
 
 
 def render_text(history) -> str:
+    """The events as text; what the history quotes (paths, authors, subjects) passes the
+    output boundary: an ESC in a commit's author never reaches the terminal."""
+    from vaultkit.vault.outbound import clean_line
+
     events = history.events
     out = []
     for e in events:
         state = "recovered" if e.recovered else (
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
+        where = clean_line(where)
         commit = e.commit[:10] if e.source == "commit" else f"snapshot {e.commit[:10]}"
         out.append(f"{e.date[:16].replace('T', ' ')}  {commit}  {e.kind}  {where}")
-        out.append(f"    {e.describe()}")
+        out.append(f"    {clean_line(e.describe())}")
         if e.source == "commit":
-            out.append(f"    by {e.author}: {e.subject!r}")
+            out.append(f"    by {clean_line(e.author)}: {clean_line(e.subject)!r}")
         else:
             out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")
