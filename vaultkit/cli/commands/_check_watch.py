@@ -9,6 +9,7 @@ the run, so they do not start another one.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -113,9 +114,9 @@ def watch(args, check_once) -> int:
         reason = "first run"
         while True:
             changes.begin()
-            if clear:
-                sys.stdout.write("\x1b[2J\x1b[H")
+            if clear:  # (past the output boundary, which shows an ESC as text)
                 sys.stdout.flush()
+                os.write(sys.stdout.fileno(), b"\x1b[2J\x1b[H")
             _say(f"[{time.strftime('%H:%M:%S')}] vaultkit check: {reason}")
             args.written = []
             try:
