@@ -494,7 +494,7 @@ class Bench:
             import mcp  # noqa: F401
             import mcp_search
         except ImportError:
-            return {"status": "n/a (the MCP SDK is not installed: pip install 'vaultkit[mcp]')"}
+            return {"status": "n/a (the MCP SDK is not installed: pip install 'vaultkit-lint[mcp]')"}
         try:
             out = mcp_search.mcp_search(self.vk, vault, self.args.runs)
         except (Exception, SystemExit) as exc:  # the SDK's own errors: reported, not fatal

@@ -30,7 +30,7 @@ def have_watchfiles() -> bool:
 
 
 def missing_message(poll: float) -> str:
-    return ("vaultkit: watchfiles is not installed (pip install 'vaultkit[watch]'): polling "
+    return ("vaultkit: watchfiles is not installed (pip install 'vaultkit-lint[watch]'): polling "
             f"every {poll:g} s instead of file events")
 
 
