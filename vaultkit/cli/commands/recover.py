@@ -71,6 +71,14 @@ def run(args) -> int:
         done += 1
         what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
                 else f"{e.path} as {r.path}" if r.path != e.path else e.path)
+        if r.reason == "committed start restored":  # the journal starts with HEAD's text again
+            what = (f"{'would put' if args.dry_run else 'put'} the committed lines (HEAD) "
+                    f"back at the start of {r.path}"
+                    + (f", then {r.lines} line{'s' * (r.lines != 1)} brought back"
+                       if r.lines else "")
+                    + ", then what was written since")
+            print(clean_line(f"{e.id} {e.kind}: {what} (lost in {e.commit[:10]} on {e.day})"))
+            continue
         print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} "
                          f"on {e.day})"))
     if done == 0:
