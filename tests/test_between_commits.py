@@ -159,3 +159,90 @@ def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recove
     assert all(f.strip() in kept for f in findings[1:]) and all(r.strip() in kept for r in rules)
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _vault_with_todays_journal(make_repo):
+    """Like :func:`_vault`, but today's journal (init's one entry) is committed: the
+    overwrite then also loses the journal's committed start."""
+    vault = make_repo(config=_pin(_readme_configs()["whole workspace"]), first_commit=False)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL)
+    vault.index()
+    vault.git("add", "-A")
+    vault.git("commit", "-q", "--no-verify", "-m", "backup: yesterday and this morning")
+    return vault
+
+
+def _overwritten_after_checkpoints(vault):
+    texts = []
+    for n in range(1, 7):
+        texts.append(_checkpoint(vault, n))
+        _vaultkit(vault, "snapshot", "--quiet")
+    vault.write(JOURNAL, SUMMARY)
+    return texts
+
+
+def test_an_overwritten_committed_journal_gets_its_committed_start_back_and_commits(make_repo):
+    vault = _vault_with_todays_journal(make_repo)
+    committed = vault.git("show", f"HEAD:{JOURNAL}").stdout
+    assert committed.count("\n### ") == 1  # init's entry
+    texts = _overwritten_after_checkpoints(vault)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "differs from the committed journal" in out and "lost since the snapshot" in out
+
+    _vaultkit(vault, "snapshot", "--quiet")  # the cron snapshot records the overwrite
+    shown = _vaultkit(vault, "recover", "--all", "--dry-run").stdout
+    assert f"would put the committed lines (HEAD) back at the start of {JOURNAL}, then 24 " \
+           "lines brought back, then what was written since" in shown, shown
+    assert vault.read(JOURNAL) == SUMMARY  # the dry run wrote nothing
+
+    out = _vaultkit(vault, "recover", "--all").stdout
+    assert f"put the committed lines (HEAD) back at the start of {JOURNAL}" in out, out
+    journal = vault.read(JOURNAL)
+    assert journal.startswith(committed)  # byte for byte, first
+    restored = journal[len(committed):]
+    assert "".join(texts).lstrip("\n") in restored  # all six, in order, after it
+    # init's entry is not repeated in the restored block; the summary comes last, whole
+    assert restored.count("Memory vault created") == 0
+    assert journal.endswith("\n" + SUMMARY.split("\n\n", 1)[1])
+    assert restored.index("Restored lines lost on") < restored.index("## Summary")
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    assert vault.read(JOURNAL) == journal  # once
+
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.git("show", f"HEAD:{JOURNAL}").stdout == journal
+
+
+def test_a_journal_left_without_its_committed_start_by_an_earlier_recover_is_unstuck(
+        make_repo):
+    """The state an earlier `recover` left: every line back, after the summary, so the
+    hook still refuses (line 3 differs from HEAD) while every loss event reads as
+    recovered. `recover --all` puts the committed start back; the commit then passes."""
+    vault = make_repo(config=_pin(_readme_configs()["whole workspace"]), first_commit=False)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL)
+    vault.index()
+    vault.git("add", "-A")
+    vault.git("commit", "-q", "--no-verify", "-m", "backup: yesterday and this morning")
+    committed = vault.git("show", f"HEAD:{JOURNAL}").stdout
+    texts = _overwritten_after_checkpoints(vault)
+    _vaultkit(vault, "snapshot", "--quiet")  # (the earlier recover recorded the overwrite)
+    stuck = SUMMARY + "\n### 23:05 — Restored by hand\n\n" + committed + "".join(texts)
+    vault.write(JOURNAL, stuck)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "differs from the committed journal" in out, out
+    assert "lost since the snapshot" not in out  # every lost line is in it
+
+    shown = _vaultkit(vault, "recover", "--all", "--dry-run").stdout
+    assert "would put the committed lines (HEAD) back at the start of" in shown, shown
+    assert vault.read(JOURNAL) == stuck
+    _vaultkit(vault, "recover", "--all")
+    journal = vault.read(JOURNAL)
+    title = SUMMARY.split("\n", 1)[0] + "\n\n"  # the line it shares with HEAD's start
+    assert journal == committed + "\n" + stuck[len(title):]  # every byte of it kept
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    assert vault.read(JOURNAL) == journal
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
