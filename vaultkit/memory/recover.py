@@ -10,7 +10,13 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
     any more are appended, in their old order; entries written since stay untouched
     above. The append is one ``O_APPEND`` write under the journal's lock, like
     ``vaultkit log``, so it passes the append-only hook. A journal that no longer exists
-    gets its lines in the recovery note instead.
+    gets its lines in the recovery note instead. A journal that no longer starts with
+    its committed (HEAD) text, which an append alone would leave refused by the hook, is
+    rewritten once instead: the committed bytes first, then the marked entries (without
+    the lines HEAD holds), then what is in it now past the whole lines it still shares
+    with the committed start, every byte kept; one atomic rename under the same lock and
+    confinement, within the same size limit (:func:`_restore_head`). A journal an
+    earlier run left that way (its events recovered) is put right too.
 ``memory-shrink``, ``mass-deletion``
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
     (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
@@ -229,7 +235,9 @@ def _restore_head(root: Path, rel: str, head: bytes, blocks: list, profile,
             data = os.pread(fd, size, 0) if size else b""
         crlf = b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
         newline = "\r\n" if crlf else "\n"
-        level = _entry_level(data[:1 << 20] or head[:1 << 20], rel, path.parent)
+        # the level the journal will have: its committed start and what follows it
+        level = _entry_level((head + b"\n" + _split_after_common(head, data))[:1 << 20],
+                             rel, path.parent)
         text = "".join(block(level) for block in blocks).replace("\n", newline).encode()
         if first_change(head.decode("utf-8", "replace"),
                         data.decode("utf-8", "replace")) is None:
