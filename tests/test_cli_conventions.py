@@ -97,13 +97,13 @@ def test_output_into_a_missing_folder_is_one_clear_error(starter):
 
 
 def test_text_findings_say_which_are_errors(make_vault):
-    vault = make_vault({"NOW.md": "# Now\n\n## Lessons learned\n- never deploy on Friday\n",
+    vault = make_vault({"memory/2026-3-9.md": "# 2026-03-09\n",
                         "memory/people/ada.md": "---\ntype: person\nname: Ada\n---\n# Ada\n\n"
                                                 "See [[nobody]].\n"})
-    code, out, _ = invoke(["check", "--no-cache", "--select", "lesson-in-now,broken-link"],
+    code, out, _ = invoke(["check", "--no-cache", "--select", "journal-filename,broken-link"],
                           vault)
     assert code == 1
-    assert "VK401 lesson-in-now error: NOW.md heading holds a lesson" in out
+    assert "VK102 journal-filename error: 'memory/2026-3-9.md' is not zero-padded" in out
     assert "VK501 broken-link warning: no note 'nobody'" in out
 
 
