@@ -55,6 +55,8 @@ def _cjk() -> re.Pattern:
 
 def estimate_tokens(text: str) -> int:
     """One token per CJK character plus one per 4 bytes (UTF-8) of the rest."""
+    if text.isascii():  # no CJK character; one token per 4 bytes
+        return math.ceil(len(text) / 4)
     cjk = _cjk().findall(text)
     rest = len(text.encode("utf-8")) - sum(len(c.encode("utf-8")) for c in cjk)
     return len(cjk) + math.ceil(rest / 4)
