@@ -23,3 +23,19 @@ def make_vault(tmp_path):
         return root
 
     return make
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """A test id is printed in every run and CI log: it must never hold a credential-shaped
+    string (parametrize a credential with ``ids=``). Checked by the detector itself, so a
+    run that collects such a test fails before it starts."""
+    from vaultkit.vault.secretscan import has_candidates, scan_text
+
+    ids = "\n".join(item.nodeid for item in items)
+    if not has_candidates(ids):
+        return
+    bad = [item for item in items if has_candidates(item.nodeid) and scan_text(item.nodeid)]
+    if bad:
+        names = sorted({f"{item.nodeid.split('[', 1)[0]}" for item in bad})
+        raise pytest.UsageError("test ids hold a credential-shaped string (give the "
+                                f"parametrize ids=): {', '.join(names)}")

@@ -53,11 +53,21 @@ def good_template(tmp_path_factory):
     return base / "ws"
 
 
+def run_snapshot(ws: Path) -> None:
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(ws / "demo")]) == 0
+
+
 @pytest.fixture
 def ws(good_template, tmp_path):
     """A fresh copy of the good workspace folder (vault in ws/demo, config in ws/)."""
     target = tmp_path / "ws"
     shutil.copytree(good_template, target, symlinks=True)
+    # snapshots between commits, kept by the starter heartbeat's `vaultkit snapshot` step
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(target / "demo")]) == 0
     return target
 
 
@@ -222,6 +232,18 @@ CASES = [
         commit_all(ws / "demo", "delete")),
      "history", "warn", ["1 memory-loss event", "note-deleted memory/semantic/payments.md"],
      "vaultkit recover"),
+    ("snapshots none", lambda ws: (shutil.rmtree(ws / "demo/.git/vaultkit"), git(
+        ws / "demo", "update-ref", "-d", "refs/vaultkit/snapshots")),
+     "snapshots", "fail", ["no snapshots", "would seal the loss"], "vaultkit watch --service"),
+    ("snapshots nothing keeps them", lambda ws: _heartbeat(ws, (
+        ws / "demo/HEARTBEAT.md").read_text().replace("vaultkit snapshot", "vaultkit index")),
+     "snapshots", "warn", ["nothing keeps them running"], "--service cron --install"),
+    ("snapshots loss not recovered", lambda ws: (
+        _write(ws / "demo/memory/semantic/payments.md", "# Payments\n\n- a\n- b\n- c\n- d\n"),
+        run_snapshot(ws), _write(ws / "demo/memory/semantic/payments.md", "# Payments\n"),
+        run_snapshot(ws)),
+     "snapshots", "warn", ["1 loss between commits not recovered", "mass-deletion"],
+     "vaultkit recover --all"),
     ("secrets committed", lambda ws: (
         _write(ws / "demo/memory/semantic/bots.md",
                "# Bots\n\n- alerts: 5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O\n"),
@@ -406,6 +428,9 @@ def test_memory_only_repo(tmp_path):
     write_index(vault)
     write_colors(vault)
     commit_all(memory, "backup")
+    from vaultkit.cli import main
+
+    assert main(["snapshot", "--quiet", str(memory)]) == 0  # the workspace's heartbeat keeps it
     checks = audit(memory)
     assert statuses(checks) == dict.fromkeys(CHECK_IDS, "pass"), \
         {k: c.found for k, c in checks.items() if c.status != "pass"}
@@ -465,7 +490,7 @@ def test_json_output(ws, capsys):
 
 def test_skip(ws, capsys):
     shutil.rmtree(ws / "demo/.git")
-    code, out, _ = run_cli("audit", ws / "demo", "--skip", "git-backup,pre-commit",
+    code, out, _ = run_cli("audit", ws / "demo", "--skip", "git-backup,pre-commit,snapshots",
                            "--format", "json", capsys=capsys)
     assert code == 0
     assert "git-backup" not in {c["id"] for c in json.loads(out)}

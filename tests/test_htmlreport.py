@@ -143,8 +143,9 @@ def test_credentials_quoted_in_the_page_are_masked(page):
     assert "Keep it short" in text  # MEMORY.md's head is shown...
     for secret in SECRETS:  # ...but not its credentials
         assert secret not in text
-    assert "sk-o…[masked]" in text and "1234…[masked]" in text
-    assert text.count("[masked]") >= 3
+    assert "sk-o…[masked]" in text  # a test value's shape: masked by the page itself
+    assert "1234567890:" not in text and "…saw1" in text  # the output boundary's mask
+    assert text.count("[masked]") >= 2
 
 
 def test_credentials_the_detector_finds_are_masked_in_the_page():

@@ -349,10 +349,12 @@ def test_fresh_vault_passes_every_check_it_can(tmp_path, capsys):
     statuses = {c["id"]: c["status"] for c in json.loads(out)}
     assert statuses.pop("git-backup") == "warn"  # no remote yet
     assert statuses.pop("pre-commit") == "fail"  # `pre-commit install` not run yet
+    assert statuses.pop("snapshots") == "fail"  # the next steps' `vaultkit snapshot` not yet
     assert set(statuses.values()) == {"pass"}, statuses
     subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, check=True,
                    capture_output=True)
     git(root, "remote", "add", "origin", str(tmp_path / "backup.git"))
+    assert run_cli("snapshot", root, capsys=capsys)[0] == 0
     code, out, _ = run_cli("audit", root, "--format", "json", capsys=capsys)
     assert code == 0
     assert {c["id"]: c["status"] for c in json.loads(out)} == dict.fromkeys(

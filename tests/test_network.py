@@ -59,7 +59,11 @@ ARGVS = [
     ["mcp", "--help"],  # the server itself: tests/test_mcp.py runs it with sockets blocked
     ["history", "."],
     ["recover", "--all", "--dry-run"],
+    ["snapshot", "."],  # snapshots stay local: only --push REMOTE contacts anything
+    ["snapshot", "--report", "."],
+    ["watch", "--service", "cron", "."],  # the loop itself: tests/test_watch.py
     ["report", ".", "-o", "report.html"],
+    ["context", ".", "--show"],
 ]
 
 

@@ -34,6 +34,7 @@ from vaultkit.audit.unclosed import check_unclosed
 from vaultkit.audit.baseline import check_baseline
 from vaultkit.audit.history import check_history
 from vaultkit.audit.secrets import check_secrets
+from vaultkit.audit.snapshots import check_snapshots
 from vaultkit.audit.unclosed import find_unclosed, unclosed_items
 
 __all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "UNKNOWN", "WARN", "AuditContext", "Check",
@@ -43,7 +44,7 @@ __all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "UNKNOWN", "WARN", "AuditConte
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
              "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
              "bootstrap-leftover", "index", "git-backup", "pre-commit", "obsidian", "unclosed-work",
-             "baseline", "history", "secrets")
+             "baseline", "history", "secrets", "snapshots")
 
 CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "memory-md": check_memory_md,
@@ -63,6 +64,7 @@ CHECKS: dict[str, Callable[[AuditContext], Check]] = {
     "baseline": check_baseline,
     "history": check_history,
     "secrets": check_secrets,
+    "snapshots": check_snapshots,
 }
 assert tuple(CHECKS) == CHECK_IDS
 

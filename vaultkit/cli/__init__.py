@@ -16,7 +16,7 @@ from vaultkit import __version__
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
             "search", "get",
-            "archive", "distill", "history", "recover", "report", "mcp")
+            "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -94,8 +94,10 @@ def _run_into_file(args) -> int:
     with contextlib.redirect_stdout(buffer):
         code = int(args.run(args) or 0)
     from vaultkit.core.atomic import write_output
+    from vaultkit.vault.outbound import clean
 
-    write_output(args.output, buffer.getvalue().encode("utf-8"))
+    # (the output boundary: a file gets what the terminal would)
+    write_output(args.output, clean(buffer.getvalue()).encode("utf-8"))
     return code
 
 
@@ -124,7 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     from vaultkit.cli.commands import _common
+    from vaultkit.vault.outbound import Stream
 
+    # the output boundary: every line the command prints has its credentials masked and its
+    # control characters neutralised, whatever module printed it
+    streams = (sys.stdout, sys.stderr)
+    sys.stdout, sys.stderr = Stream(sys.stdout), Stream(sys.stderr)
     try:
         if getattr(args, "output", None) and not getattr(args, "writes_output", False):
             code = _run_into_file(args)
@@ -159,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "for the traceback, and please report it)", file=sys.stderr)
         return 2
     finally:
+        sys.stdout, sys.stderr = streams
         _common.forget_opened_vaults()
         from vaultkit.core import progress
 

@@ -393,8 +393,10 @@ def mask_secrets(text: str) -> str:
     """``text`` with every credential the ``secret-in-memory`` detector finds masked, and
     anything of a credential's shape too (a shared page masks more than the rule reports:
     a test value is still not for sharing)."""
+    from vaultkit.vault.outbound import clean
     from vaultkit.vault.secretscan import scan_text
 
+    text = clean(text)  # the output boundary first, then the page's broader shapes
     lines = text.split("\n")
     for f in sorted(scan_text(text), key=lambda f: (f.line, -f.column)):
         line = lines[f.line - 1]
@@ -486,11 +488,22 @@ def _n(count: int, word: str) -> str:
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    """A cell of the page: through the output boundary (credentials masked, control
+    characters shown as escapes), then HTML-escaped."""
+    from vaultkit.vault.outbound import clean
+
+    return html.escape(clean(str(text)), quote=True)
 
 
 def render_html(data: ReportData) -> str:
-    _need_extra()
+    """The page. Names from the vault (layers, rules, files) are drawn as written: matplotlib's
+    mathtext is off, so a ``$…$`` in a name is text, not a formula that can fail."""
+    matplotlib = _need_extra()
+    with matplotlib.rc_context({"text.parse_math": False}):
+        return _render_html(data)
+
+
+def _render_html(data: ReportData) -> str:
     from vaultkit import __version__
 
     vault = data.vault

@@ -75,7 +75,7 @@ _FINDING = {
     "type": "object",
     "properties": {
         "rule": {"type": "string"}, "code": {"type": "string"},
-        "severity": {"type": "string", "enum": ["error", "warning"]},
+        "severity": {"type": "string", "enum": ["error", "warning", "info"]},
         "path": {"type": "string"}, "line": {"type": ["integer", "null"]},
         "column": {"type": ["integer", "null"]}, "message": {"type": "string"},
         "fixable": {"type": "boolean"},
@@ -168,10 +168,13 @@ TOOLS = (
         description=(
             "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
             "Title', a heading at the level of the journal's own entries (append-only, "
-            "under the journal's lock: nothing already written is touched). Write 3-15 lines: what happened, why, what next; no filler, no "
-            "credentials. Returns where the entry went (path, line .. endLine) and "
-            "`findings`: what the vault's rules say about this entry (too short, filler, "
-            "...), so you can follow up with a better entry."),
+            "under the journal's lock: nothing already written is touched). Write one "
+            "line, or 3-15 lines: what happened, why, what next; no filler, no credentials. "
+            "Only entries the vault's rules accept are written: a title with a body too "
+            "short to stand apart is written as one line ('Title: text'); an entry over 15 "
+            "lines or holding only filler is refused with the reason. Returns where the "
+            "entry went (path, line .. endLine) and `findings`: what the vault's rules say "
+            "about the note at this entry (a broken link, ...)."),
         input_schema={
             "type": "object",
             "properties": {
@@ -193,7 +196,8 @@ TOOLS = (
                            "endLine": {"type": "integer"}, "heading": {"type": "string"},
                            "created": {"type": "boolean"},
                            "warnings": {"type": "array", "items": {"type": "string"}},
-                           "findings": {"type": "array", "items": _FINDING}},
+                           "findings": {"type": "array", "items": _FINDING},
+                           "snapshot": {"type": ["string", "null"]}},
             "required": ["path", "line", "endLine", "heading", "created", "warnings",
                          "findings"],
         },
@@ -466,17 +470,27 @@ class VaultSession:
         text, title = args.get("text", ""), args.get("title")
         if not text.strip() and not (title or "").strip():
             raise ToolFailure("nothing to log: give a text (and optionally a title)")
-        return append_entry(self.root, self.settings(), text=text, title=title,
-                            date=args.get("date"), time=args.get("time"))
+        result = append_entry(self.root, self.settings(), text=text, title=title,
+                              date=args.get("date"), time=args.get("time"))
+        result.snapshot = self.snapshot()
+        return result
+
+    def snapshot(self) -> str | None:
+        """A snapshot after each write (:mod:`vaultkit.vault.snapshots`): the new commit, or
+        None when nothing changed or it could not be taken (the entry is written either way)."""
+        from vaultkit.vault.snapshots import open_store
+
+        try:
+            return open_store(self.root, self.settings(), create=True).snapshot().commit
+        except (VaultkitError, ConfigError, OSError) as exc:
+            print(f"vaultkit mcp: warning: no snapshot after memory_log: {exc}", file=sys.stderr)
+            return None
 
     def entry_findings(self, args: dict, result) -> dict:
         """What the note rules say about the entry ``append`` just wrote."""
         from vaultkit.lint.engine import run_rules, select_rules
         from vaultkit.lint.rule import Context
-        from vaultkit.memory.journal import split_text
-
-        _, body = split_text(args.get("text", ""), args.get("title"))
-        end = result.line + (1 + len(body) if body else 0)
+        end = result.end
         vault = self.vault()
         rules = [r for r in select_rules(vault.settings) if r.scope != "vault"]
         diags = run_rules(Context(vault, targets={result.path}), rules)
@@ -485,7 +499,8 @@ class VaultSession:
                     if d.path == result.path and (
                         d.line is None and result.created
                         or d.line is not None and result.line <= d.line <= end)]
-        return {**result.to_dict(), "endLine": end, "findings": findings}
+        return {**result.to_dict(), "endLine": end, "findings": findings,
+                "snapshot": getattr(result, "snapshot", None)}
 
     def vault_check(self, args: dict) -> dict:
         from vaultkit.lint.engine import Selection, fail, run_rules, select_rules
@@ -667,7 +682,21 @@ def vault_path(root: Path, requested: str) -> str:
 def _error(message: str):
     from mcp.types import CallToolResult, TextContent
 
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    from vaultkit.vault.outbound import clean
+
+    return CallToolResult(content=[TextContent(type="text", text=clean(message))], is_error=True)
+
+
+def _result(result: dict):
+    """A tool's result through the output boundary: every string in it (snippets, excerpts,
+    messages, paths) with credentials masked and control characters neutralised."""
+    from mcp.types import CallToolResult, TextContent
+
+    from vaultkit.vault.outbound import clean_tree, json_safe
+
+    result = clean_tree(result)
+    return CallToolResult(content=[TextContent(type="text", text=json_safe(json.dumps(
+        result, ensure_ascii=False)))], structured_content=result)
 
 
 def _schema_errors(schema: dict, arguments: Any) -> list[str]:
@@ -708,6 +737,8 @@ def build_server(session: VaultSession, *, read_only: bool = False):
                            ReadResourceResult, Resource, TextContent, TextResourceContents,
                            Tool, ToolAnnotations)
 
+    from vaultkit.vault.outbound import clean, clean_line
+
     specs = {t.name: t for t in tool_specs(read_only)}
     hidden = {t.name for t in TOOLS} - set(specs)
     vault_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultkit-vault")
@@ -747,17 +778,17 @@ def build_server(session: VaultSession, *, read_only: bool = False):
             traceback.print_exc(file=sys.stderr)
             return _error(f"{name}: internal error: {type(exc).__name__}: {exc} (please "
                           "report it)")
-        return CallToolResult(content=[TextContent(type="text", text=json.dumps(
-            result, ensure_ascii=False))], structured_content=result)
+        return _result(result)
 
     async def list_resources(ctx, params) -> ListResourcesResult:
         try:
             found = await on_vault_thread(session.resources)
         except (VaultkitError, ConfigError, FileNotFoundError) as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+            raise MCPError(code=INVALID_PARAMS, message=clean_line(str(exc))) from None
         return ListResourcesResult(resources=[
-            Resource(uri=uri, name=path.rsplit("/", 1)[-1] if path.startswith("../") else path,
-                     description=desc, mime_type="text/markdown")
+            Resource(uri=uri, name=clean_line(path.rsplit("/", 1)[-1] if path.startswith("../")
+                                              else path),
+                     description=clean_line(desc), mime_type="text/markdown")
             for uri, path, desc in found])
 
     async def read_resource(ctx, params) -> ReadResourceResult:
@@ -765,9 +796,9 @@ def build_server(session: VaultSession, *, read_only: bool = False):
         try:
             text = await on_vault_thread(session.read_resource, uri)
         except (ToolFailure, VaultkitError, ConfigError, FileNotFoundError) as exc:
-            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+            raise MCPError(code=INVALID_PARAMS, message=clean_line(str(exc))) from None
         return ReadResourceResult(contents=[
-            TextResourceContents(uri=uri, text=text, mime_type="text/markdown")])
+            TextResourceContents(uri=uri, text=clean(text), mime_type="text/markdown")])
 
     server = Server(SERVER_NAME, version=__version__, title="vaultkit",
                     instructions=INSTRUCTIONS, on_list_tools=list_tools,

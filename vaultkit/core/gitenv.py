@@ -71,14 +71,24 @@ def git_env(*, keep_repo_env: bool = True, extra: dict | None = None) -> dict[st
     return env
 
 
-def git_command(args, *, hooks_path_visible: bool = False) -> list[str]:
-    """``git -c ... <args>``: the argument list with the command hooks off."""
+def git_command(args, *, hooks_path_visible: bool = False,
+                network: bool = False) -> list[str]:
+    """``git -c ... <args>``: the argument list with the command hooks off.
+
+    ``network`` (an explicit push the user asked for): the transport protocols are allowed
+    and the credential helpers of the user's *global* configuration are kept (those of the
+    repository's own config stay off, like every other command it names)."""
     args = list(args)
     cmd = ["git"]
     for setting in SAFE_CONFIG:
         if hooks_path_visible and setting.startswith("core.hooksPath="):
             continue  # (only `rev-parse --git-path hooks/...`, which runs nothing)
+        if network and setting.startswith("protocol.allow="):
+            continue
         cmd += ["-c", setting]
+    if network:
+        for helper in _global_helpers():
+            cmd += ["-c", f"credential.helper={helper}"]
     sub = _subcommand(args)
     if sub is not None and args[sub] in _DIFF_COMMANDS:
         args[sub + 1:sub + 1] = ["--no-ext-diff", "--no-textconv"]
@@ -87,7 +97,7 @@ def git_command(args, *, hooks_path_visible: bool = False) -> list[str]:
 
 def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = None,
             text: bool = False, timeout: float | None = None, keep_repo_env: bool = True,
-            hooks_path_visible: bool = False,
+            hooks_path_visible: bool = False, network: bool = False,
             env: dict | None = None) -> subprocess.CompletedProcess:
     """Run git safely; returns the completed process (output captured).
 
@@ -102,7 +112,8 @@ def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = 
             _add_env_config(full_env, [(f"filter.{n}.{k}", "") for n in names
                                        for k in _FILTER_KEYS]
                             + [(f"filter.{n}.required", "false") for n in names])
-    return subprocess.run(git_command(args, hooks_path_visible=hooks_path_visible),
+    return subprocess.run(git_command(args, hooks_path_visible=hooks_path_visible,
+                                      network=network),
                           cwd=None if cwd is None else str(cwd), input=input,
                           capture_output=True, text=text, env=full_env, timeout=timeout)
 
@@ -117,6 +128,26 @@ def popen_git(args, *, cwd: Path | str | None = None, stderr=subprocess.PIPE,
     return subprocess.Popen(git_command(args), cwd=None if cwd is None else str(cwd),
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
                             env=git_env(keep_repo_env=keep_repo_env, extra=env))
+
+
+def run_program(args: list[str], *, input: str | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess:
+    """A program other than git that the user asked vaultkit to use (``crontab``,
+    ``systemctl --user``, ``launchctl`` for ``vaultkit watch --service``), as text, never
+    through a shell. Raises OSError when it cannot start, subprocess.TimeoutExpired."""
+    return subprocess.run(list(args), input=input, capture_output=True, text=True,
+                          timeout=timeout, stdin=None if input is not None
+                          else subprocess.DEVNULL)
+
+
+def _global_helpers() -> list[str]:
+    try:
+        proc = subprocess.run(["git", "config", "--global", "--get-all", "credential.helper"],
+                              capture_output=True, text=True, timeout=30,
+                              env=git_env(keep_repo_env=False))
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [h for h in proc.stdout.splitlines() if h.strip()] if proc.returncode == 0 else []
 
 
 def _subcommand(args: list[str]) -> int | None:

@@ -113,6 +113,48 @@ class Entry:
                 "fingerprint": self.fingerprint, "count": self.count, "message": self.message}
 
 
+def _shown_paths(diags) -> dict[str, str]:
+    return _shown_paths_of({d.path for d in diags})
+
+
+def _shown_paths_of(paths) -> dict[str, str]:
+    """Each path as the baseline records it (through the output boundary: a file name with
+    a control character or a credential in it is recorded as printed); one pass for all."""
+    from vaultkit.vault.outbound import clean_many
+
+    paths = sorted(paths)
+    return dict(zip(paths, clean_many(paths, one_line=True)))
+
+
+_MAX_COUNT = 1 << 31  # more identical findings than any file holds
+
+
+def _entry(path: Path, i: int, item) -> Entry:
+    """One recorded finding, checked field by field (the file is committed: a clone may
+    carry anything in it)."""
+    def bad(what: str) -> VaultkitError:
+        return VaultkitError(f"{path}: finding {i + 1} of the baseline {what}; rewrite it with "
+                             "`vaultkit check --write-baseline`")
+
+    if not isinstance(item, dict):
+        raise bad("is not an object")
+    fields = []
+    for key in ("path", "rule", "code", "fingerprint"):
+        value = item.get(key)
+        if not isinstance(value, str) or not value:
+            raise bad("lacks path, rule, code or fingerprint" if value is None
+                      else f"has a {key} that is not a text")
+        fields.append(value)
+    count = item.get("count", 1)
+    # (bool is an int in Python; Infinity and NaN are floats: json reads both)
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= _MAX_COUNT:
+        raise bad("has a count that is not a whole number from 1 to 2^31")
+    message = item.get("message", "")
+    if not isinstance(message, str):
+        raise bad("has a message that is not a text")
+    return Entry(*fields, count, message)
+
+
 @dataclass
 class Filtered:
     """What a baseline did to one run's findings."""
@@ -146,19 +188,14 @@ class Baseline:
         except (UnicodeDecodeError, ValueError) as exc:
             raise VaultkitError(f"{path}: the baseline is not valid JSON ({exc}); rewrite it "
                                 "with `vaultkit check --write-baseline`") from None
+        except RecursionError:  # "[[[[…" nested deeper than the parser goes
+            raise VaultkitError(f"{path}: the baseline is not valid JSON (nested too deeply); "
+                                "rewrite it with `vaultkit check --write-baseline`") from None
         if not isinstance(raw, dict) or raw.get("vaultkit-baseline") != FORMAT \
                 or not isinstance(raw.get("findings"), list):
             raise VaultkitError(f"{path}: not a vaultkit baseline (format {FORMAT}); rewrite it "
                                 "with `vaultkit check --write-baseline`")
-        entries = []
-        for i, item in enumerate(raw["findings"]):
-            try:
-                entries.append(Entry(str(item["path"]), str(item["rule"]), str(item["code"]),
-                                     str(item["fingerprint"]), int(item.get("count", 1)),
-                                     str(item.get("message", ""))))
-            except (KeyError, TypeError, ValueError):
-                raise VaultkitError(f"{path}: finding {i + 1} of the baseline lacks path, rule, "
-                                    "code or fingerprint") from None
+        entries = [_entry(path, i, item) for i, item in enumerate(raw["findings"])]
         return cls(path, entries, exists=True, root=root)
 
     def __len__(self) -> int:
@@ -170,11 +207,12 @@ class Baseline:
         for e in self.entries:
             budget[(e.path, e.fingerprint)] += e.count
         result = Filtered([])
+        shown = _shown_paths(diags) if budget else {}
         for d in diags:
             if d.rule not in NOT_BASELINED and budget:
-                key = (d.path, fingerprint(d))
+                key = (shown[d.path], fingerprint(d))
                 if result.used[key] >= budget[key]:  # an entry of an older baseline?
-                    old = (d.path, legacy_fingerprint(d))
+                    old = (shown[d.path], legacy_fingerprint(d))
                     key = old if result.used[old] < budget[old] else key
                 if result.used[key] < budget[key]:
                     result.used[key] += 1
@@ -186,6 +224,8 @@ class Baseline:
     def stale(self, used: Counter, *, rules: Iterable[str], paths: set[str] | None) -> int:
         """How many recorded findings a run that covered ``rules`` on ``paths`` no longer saw."""
         rules = set(rules)
+        if paths is not None:
+            paths = set(_shown_paths_of(paths).values())
         return sum(max(0, e.count - used[(e.path, e.fingerprint)]) for e in self._covered(
             rules, paths))
 
@@ -218,10 +258,11 @@ class Baseline:
         rules = set(rules)
         counts: Counter = Counter()
         first: dict[tuple, Diagnostic] = {}
+        shown = _shown_paths(diags)
         for d in diags:
             if d.rule in NOT_BASELINED:
                 continue
-            key = (d.path, d.rule, d.code, fingerprint(d))
+            key = (shown[d.path], d.rule, d.code, fingerprint(d))
             counts[key] += 1
             first.setdefault(key, d)
         kept = [e for e in self.entries if e.rule not in rules]
@@ -230,6 +271,10 @@ class Baseline:
         self.entries = kept
 
     def to_json(self) -> str:
+        """The file's text, through the output boundary: paths and messages hold no
+        credential and no control character (the file is committed and shown in diffs)."""
+        from vaultkit.vault.outbound import dumps
+
         entries = sorted(self.entries, key=lambda e: (e.path, e.code, e.fingerprint))
         doc = {
             "vaultkit-baseline": FORMAT,
@@ -237,7 +282,7 @@ class Baseline:
                      "report them. Commit this file; it shrinks as they are fixed.",
             "findings": [e.to_dict() for e in entries],
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return dumps(doc, indent=2) + "\n"
 
     def save(self) -> None:
         """Write the baseline atomically, confined to the vault like every other write

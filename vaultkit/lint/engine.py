@@ -83,9 +83,49 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
             if note.error and rule.name != "file-unreadable":
                 continue
             found.extend(check(note, ctx))
+    _mask_quoted(ctx.vault, found)
     if results is not None and rule.cacheable and targets is None:
         results.put(rule.name, found)
     return found
+
+
+def _mask_quoted(vault, found: list[Diagnostic]) -> None:
+    """Mask, in each message, the credentials the detector found in the message's note.
+
+    The output boundary masks what the detector recognises in the message itself; a value
+    recognised only by its label in the note (``password: …`` in the frontmatter) is no
+    longer labelled once a rule quotes it ("property 'x' is '…', not a list"). The note's
+    own findings (a cached fact) name those values: they are masked wherever quoted, even
+    cut short. Costs nothing for the notes that hold no credential.
+    """
+    if not found:
+        return
+    from vaultkit.vault.outbound import mask_values
+
+    values_of: dict[str, list] = {}
+    for d in found:
+        values = values_of.get(d.path)
+        if values is None:
+            values = values_of[d.path] = _credential_values(vault, d.path)
+        if values:
+            d.message = mask_values(d.message, values)
+
+
+def _credential_values(vault, path: str) -> list[tuple[str, str]]:
+    note = vault.note(path)
+    if note is None or note.error or not note.text:
+        return []
+    from vaultkit.vault.secretscan import secrets_of
+
+    found = secrets_of(vault, note)
+    if not found:
+        return []
+    lines = note.lines
+    out = []
+    for f in found:
+        if 0 < f.line <= len(lines) and f.length:
+            out.append((lines[f.line - 1][f.column - 1:f.column - 1 + f.length], f.masked))
+    return out
 
 
 class ResultsCache:
@@ -146,8 +186,13 @@ class ResultsCache:
             return None
 
     def put(self, rule: str, found: list[Diagnostic]) -> None:
-        self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, d.message,
-                               d.fixable) for d in found]
+        """Keep a rule's findings; messages pass the output boundary (a cache is a file
+        too). Paths are kept as the vault names them: they are the notes' keys."""
+        from vaultkit.vault.outbound import clean_many
+
+        messages = clean_many([d.message for d in found], one_line=True)
+        self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
+                               d.fixable) for d, message in zip(found, messages)]
         self.fresh = True
 
     def save(self) -> None:

@@ -9,10 +9,11 @@ from typing import Sequence
 
 from vaultkit import __version__
 from vaultkit.lint.diagnostics import Diagnostic
+from vaultkit.vault import outbound
 
 FORMATS = ("text", "json", "github", "sarif")
 
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "bold": "\033[1m", "dim": "\033[2m",
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[34m", "bold": "\033[1m", "dim": "\033[2m",
             "cyan": "\033[36m", "reset": "\033[0m"}
 
 
@@ -34,28 +35,39 @@ def _vault_path(d: Diagnostic) -> str:
 def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
            root: str | None = None, where=_vault_path) -> str:
     """``where(d)`` names the file in text and github output (machine formats keep the
-    vault-relative path)."""
+    vault-relative path).
+
+    Every format passes the output boundary (:mod:`vaultkit.vault.outbound`): each cell is
+    one line without control characters, and credentials are masked in one pass over the
+    whole output (JSON formats: over every string before serialising)."""
     if fmt == "json":
-        return json.dumps([d.to_dict() for d in diags], indent=2, ensure_ascii=False) + "\n"
-    if fmt == "github":
-        return "".join(_github(d, where(d)) + "\n" for d in diags)
+        return outbound.dumps([d.to_dict() for d in diags], indent=2) + "\n"
     if fmt == "sarif":
-        return json.dumps(sarif(diags, root), indent=2, ensure_ascii=False) + "\n"
-    return "".join(_text(d, colour, where(d)) + "\n" for d in diags)
+        return outbound.dumps(sarif(diags, root), indent=2) + "\n"
+    if fmt == "github":
+        out = "".join(_github(d, _cell(where(d))) + "\n" for d in diags)
+    else:
+        out = "".join(_text(d, colour, _cell(where(d))) + "\n" for d in diags)
+    return outbound.mask_credentials(out)
+
+
+def _cell(text: str) -> str:
+    return outbound.one_line(text)
 
 
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
     """``path:line:col: CODE rule severity: message``: the severity is written out, so the
     errors (which fail the run) are told from the warnings without colour too."""
-    where = f"{path or d.path}:{d.line or 1}:{d.column or 1}:"
-    level = "error" if d.severity == "error" else "warning"
+    where = f"{path or _cell(d.path)}:{d.line or 1}:{d.column or 1}:"
+    message = _cell(d.message)
+    level = d.severity if d.severity in ("error", "info") else "warning"
     if not colour:
-        return f"{where} {d.code} {d.rule} {level}: {d.message}"
+        return f"{where} {d.code} {d.rule} {level}: {message}"
     c = _COLOURS
     sev = c[level]
     fix = f" {c['cyan']}[*]{c['reset']}" if d.fixable else ""
     return (f"{c['bold']}{where}{c['reset']} {sev}{c['bold']}{d.code}{c['reset']} "
-            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {d.message}")
+            f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {message}")
 
 
 def summary(diags: Sequence[Diagnostic]) -> str:
@@ -64,11 +76,13 @@ def summary(diags: Sequence[Diagnostic]) -> str:
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
-    warnings = len(diags) - errors
+    infos = sum(1 for d in diags if d.severity == "info")
+    warnings = len(diags) - errors - infos
     fixable = sum(1 for d in diags if d.fixable)
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
-           f"{warnings} warning{'s' * (warnings != 1)})."
+           f"{warnings} warning{'s' * (warnings != 1)}" \
+           + (f", {infos} info" if infos else "") + ")."
     if fixable:
         text += f"\n[*] {fixable} fixable with `vaultkit check --fix`."
     return text
@@ -93,14 +107,18 @@ def _escape_prop(s: str) -> str:
 
 
 def _github(d: Diagnostic, path: str | None = None) -> str:
-    level = "error" if d.severity == "error" else "warning"
+    level = {"error": "error", "info": "notice"}.get(d.severity, "warning")
     props = [f"file={_escape_prop(path or d.path)}"]
     if d.line:
         props.append(f"line={d.line}")
     if d.column:
         props.append(f"col={d.column}")
     props.append(f"title={_escape_prop(f'{d.code} {d.rule}')}")
-    return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {d.message}')}"
+    message = _cell(d.message)
+    return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {message}')}"
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
@@ -123,7 +141,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
             location["physicalLocation"]["region"] = region
         result = {
             "ruleId": d.code,
-            "level": "error" if d.severity == "error" else "warning",
+            "level": _SARIF_LEVEL.get(d.severity, "warning"),
             "message": {"text": d.message},
             "locations": [location],
         }
@@ -141,7 +159,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
                 "shortDescription": {"text": r.summary()},
                 "fullDescription": {"text": r.summary()},
                 "help": {"text": r.doc(), "markdown": r.doc()},
-                "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
+                "defaultConfiguration": {"level": _SARIF_LEVEL.get(r.severity, "warning")},
                 "properties": {"fixable": r.fixable},
             } for r in rules],
         }},

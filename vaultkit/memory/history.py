@@ -17,14 +17,15 @@ The events it reports, newest first:
     the old version is not a prefix of the new one, and lines of it are gone (a reorder
     loses nothing; text appended onto a last line without its newline is an append).
 ``mass-deletion``
-    A structured, knowledge or bootstrap file that lost the profile's share of its
+    A structured, knowledge, topic (``memory/homelab.md``) or bootstrap file that lost the
+    profile's share of its
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
     emptied. ``MEMORY.md`` has its own kind, ``memory-shrink``: the curated layer cut past
     the same limit in one commit, or over the commits of one day (it should change at most
     once a day; a cut spread over several commits is still a cut), then named by the day's
     last commit.
 ``note-deleted``
-    A journal, structured, knowledge or bootstrap note deleted (or moved out of the vault,
+    A journal, structured, knowledge, topic or bootstrap note deleted (or moved out of the vault,
     or into ``.trash/``) without a move into the archive: nothing of the same name was
     added to the archive layer in the same commit.
 ``bootstrap-truncated``
@@ -69,7 +70,7 @@ MEMORY_MD = "MEMORY.md"
 # a knowledge note: lines that have no journal to go back to
 RECOVERY_NOTE = "semantic/recovered.md"
 MARKER = "vaultkit-recovered"  # <!-- vaultkit-recovered <commit> <path> -->
-_LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge")
+_LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge", "topics", "dated")
 _NULL = "0" * 40
 
 def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=None):
@@ -112,6 +113,7 @@ class Event:
     end_date: str | None = None
     days: float = 0.0
     span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
+    source: str = "commit"  # "snapshot": lost between commits, found in vaultkit's snapshots
 
     @property
     def id(self) -> str:
@@ -154,6 +156,8 @@ class Event:
             out["before"] = self.before
         if self.span > 1:
             out["commits"] = self.span  # the day's commits; ``commit`` is the last
+        if self.source != "commit":
+            out["source"] = self.source
         return out
 
 
@@ -888,3 +892,115 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
     # proven by the lost lines being there, never by recover's marker comment: a marker
     # is text anyone (an agent tidying MEMORY.md) can write without bringing anything back
     return not _nonblank(missing_lines("\n".join(t for t in texts if t), _judged(event.lost)))
+
+
+# -- between commits: vaultkit's snapshots ---------------------------------------------------
+
+class _SnapshotRepo(_Repo):
+    """:class:`_Repo` for the snapshot chain: its paths are vault paths already."""
+
+    def __init__(self, root: Path, settings, store):
+        self.state = SimpleNamespace(toplevel=store.cwd)
+        self.settings = settings
+        self.profile = settings.profile
+        self.root = root
+        self.store = store
+        self._vault_paths = {}
+        self._layers = {}
+
+    def _vault_path(self, repo_path: str) -> str | None:
+        from vaultkit.vault.snapshots import vault_path_of
+
+        path = vault_path_of(repo_path)
+        if not path.startswith("../") and self.settings.is_excluded(path):
+            return None
+        return path
+
+    def layer_of(self, path: str) -> str | None:
+        try:
+            return self._layers[path]
+        except KeyError:
+            layer = "bootstrap" if path.startswith("../") else self.profile.layer_of(path)
+            self._layers[path] = layer
+            return layer
+
+    def pathspecs(self) -> list[str]:
+        return []
+
+
+def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
+                         record: bool = True) -> list[Event]:
+    """The losses between commits: the same events as :func:`scan_history` (but truncation
+    periods) found in vaultkit's snapshot chain (:mod:`vaultkit.vault.snapshots`), each
+    with ``source`` ``"snapshot"``. Empty when the vault has no snapshots.
+
+    With ``record`` a snapshot of the files as they are now is taken first, so a loss
+    since the last snapshot is found too (the files are only read; the snapshot goes to
+    the private ref)."""
+    from vaultkit.vault.snapshots import open_store
+
+    store = open_store(root, settings)
+    if store is None:
+        return []
+    if record:
+        store.snapshot(prune=False)
+    if store.head() is None:
+        return []
+    repo = _SnapshotRepo(root, settings, store)
+    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+            "--no-abbrev", "--no-color",
+            "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
+    if since:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
+            since = since.strip() + "T00:00:00"
+        args.append(f"--since={since}")
+    args.append(store.ref)
+    proc = store.git(args)
+    commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
+    history = _analyse(repo, commits, 1 << 62, "")
+    events = [e for e in history.events if e.kind != "bootstrap-truncated"]
+    events += _memory_cuts(repo, commits, {(e.commit, e.path) for e in events})
+    for event in events:
+        event.source = "snapshot"
+        event.recovered = event.recovered or _is_recovered(repo, event)
+    events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
+    return events
+
+
+def _memory_cuts(repo: _Repo, commits: list[Commit], known: set) -> list[Event]:
+    """MEMORY.md cuts between snapshots smaller than the mass-deletion limit: every durable
+    line removed without going into another note of the same snapshot is a loss (the watch
+    judges the same way)."""
+    memory_md = MEMORY_MD if repo.profile.memory_prefix else "../" + MEMORY_MD
+    cuts = [(i, c) for i, commit in enumerate(commits) for c in commit.changes
+            if c.old == memory_md and c.new == memory_md and c.deleted
+            and (commit.sha, memory_md) not in known]
+    if not cuts:
+        return []
+    wanted = []
+    for i, c in cuts:
+        wanted += [c.old_oid, c.new_oid]
+        wanted += [o.new_oid for o in commits[i].changes
+                   if o.new is not None and o.new != memory_md and o.status != "D"]
+    blobs = _read_blobs(repo.state.toplevel, wanted)
+    out = []
+    for i, c in cuts:
+        commit = commits[i]
+        if c.old_oid not in blobs or c.new_oid not in blobs:
+            continue
+        old, new = _text(blobs[c.old_oid]), _text(blobs[c.new_oid])
+        elsewhere = Counter(line for o in commit.changes
+                            if o.new is not None and o.new != memory_md and o.status != "D"
+                            for line in _text(blobs.get(o.new_oid)).replace("\r\n", "\n")
+                            .split("\n"))
+        lost = _without(lost_lines(old, new), elsewhere)
+        if not _nonblank(lost):
+            continue
+        from vaultkit.vault.gitstate import content_lines
+
+        event = Event("memory-shrink", commit.sha, commit.timestamp, commit.date,
+                      commit.author, commit.subject, memory_md, current=memory_md)
+        event.lost, event.lines, event.bytes = lost, len(_nonblank(lost)), _bytes_of(lost)
+        event.before = content_lines(old)
+        out.append(event)
+    return out

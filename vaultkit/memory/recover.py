@@ -166,6 +166,16 @@ def _journal_block(event: Event, lines: list[str], now: dt.datetime, level: int 
     from vaultkit.memory.journal import DASH
 
     n = sum(1 for line in lines if line.strip())
+    if event.source == "snapshot":  # lost between commits: no commit to name
+        return "\n".join([
+            "", f"{'#' * level} {now:%H:%M} {DASH} Restored lines lost on {event.day} "
+                f"{event.date[11:16]}", marker(event),
+            f"- {n} line{'s' * (n != 1)} removed from this journal before the snapshot at "
+            f"{event.date[11:16]} on {event.day} (snapshot {event.commit[:10]}), never "
+            "committed, brought back by `vaultkit recover`.",
+            "- They follow below as they were written; later entries stay above as they are.",
+            "- Review them and move anything still open into today's journal.",
+            "", *lines]) + "\n"
     who = quoted(event.author.split(" <", 1)[0])
     return "\n".join([
         "", f"{'#' * level} {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on "
@@ -181,6 +191,12 @@ def _journal_block(event: Event, lines: list[str], now: dt.datetime, level: int 
 
 def _note_block(event: Event, lines: list[str]) -> str:
     path = quoted(event.path.removeprefix('../'))
+    if event.source == "snapshot":
+        return "\n".join([
+            "", f"## From {path}, cut before the snapshot at {event.date[11:16]} on "
+                f"{event.day}", marker(event),
+            f"These lines were removed from {path} between commits (snapshot "
+            f"{event.commit[:10]}).", "", *lines]) + "\n"
     return "\n".join([
         "", f"## From {path}, cut by {event.commit[:10]} on {event.day}", marker(event),
         f"Commit {event.commit[:10]} ({quoted(event.author.split(' <', 1)[0])}: "

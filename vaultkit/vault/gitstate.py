@@ -248,7 +248,8 @@ class GitState:
             return False
         if not change.old.lower().endswith(".md"):
             return False
-        return self.layer_of(change.old) in ("journal", "bootstrap", "structured", "knowledge")
+        return self.layer_of(change.old) in ("journal", "bootstrap", "structured", "knowledge",
+                                             "topics", "dated")
 
     def layer_of(self, vault_path: str) -> str | None:
         if vault_path.startswith("../"):
@@ -334,6 +335,27 @@ class GitState:
         if note is None or note.error:
             return None
         return note.text
+
+    def index_texts(self, vault_path: str) -> str | None:
+        """The staged (index) text of one file, None when it is not in the index."""
+        repo = self.repo_path(vault_path)
+        if repo is None:
+            return None
+        proc = self._run(["cat-file", "--batch"], stdin=f":{repo}\n".encode())
+        if proc.returncode != 0:
+            return None
+        blobs = _parse_batch(proc.stdout)
+        return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
+
+    def head_time(self) -> int | None:
+        """HEAD's committer time (seconds since the epoch), None before the first commit."""
+        if not self.available or not self.has_head:
+            return None
+        proc = self._run(["log", "-1", "--format=%ct", "HEAD"])
+        try:
+            return int(proc.stdout.split()[0])
+        except (IndexError, ValueError):
+            return None
 
     # -- history ------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # Bump when what is found changes: per-note results are cached under it.
-DETECTOR_VERSION = "1"
+DETECTOR_VERSION = "2"
 
 # (kind, literal prefixes, regular expression of the value, prefix kept in the mask).
 # _FORMAT_HINT below must find every literal prefix (a test holds it to that).
@@ -36,8 +36,15 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("OpenAI API key", ("sk-proj-", "sk-svcacct-", "sk-admin-", "T3BlbkFJ"),
      r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
      "sk-"),
-    # DashScope, DeepSeek, Moonshot and the other OpenAI-compatible providers
+    # DashScope, DeepSeek, Moonshot and the other OpenAI-compatible providers; sk-sp- keys
+    ("sk- API key", ("sk-sp-",), r"sk-sp-[A-Za-z0-9]{24,}", "sk-sp-"),
     ("sk- API key", ("sk-",), r"sk-[A-Za-z0-9]{32,}", "sk-"),
+    ("xAI API key", ("xai-",), r"xai-[A-Za-z0-9_]{40,}", "xai-"),
+    ("GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}", "glpat-"),
+    ("npm token", ("npm_",), r"npm_[A-Za-z0-9]{36}", "npm_"),
+    ("SendGrid API key", ("SG.",), r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}", "SG."),
+    ("Azure storage account key", ("AccountKey=",), r"AccountKey=[A-Za-z0-9+/]{80,100}={0,2}",
+     "AccountKey="),
     ("NVIDIA API key", ("nvapi-",), r"nvapi-[A-Za-z0-9_\-]{40,}", "nvapi-"),
     ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
      r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}", ""),
@@ -54,8 +61,11 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("Hugging Face token", ("hf_",), r"hf_[A-Za-z0-9]{34,}", "hf_"),
     ("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,}", "gsk_"),
     ("private key", ("-----BEGIN",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", ""),
+    ("Slack webhook URL", ("https://hooks.slack.com/",),
+     r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,120}",
+     "https://hooks.slack.com/"),
     ("password in a URL", ("://",),
-     r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@`'\"]{1,64}:(?P<pw>[^\s@/`'\"]{3,128})@[\w.\-]+",
+     r"[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s:/@`'\"]{0,64}:(?P<pw>[^\s@/`'\"]{3,128})@[\w.\-]+",
      ""),
 )
 
@@ -92,18 +102,21 @@ _KEY_AT_PATTERN = (
     r"(?:" + _alternation(_GROUP_OF) + r")(?P<tail>" + _ID + r"[а-яё]*)"
     # closing wrappers and up to three more words of a label ("API key for Binance:")
     r"(?P<label>[*_`\"'\]]*(?:[ \t]+[^\s:=|：`\"']{1,24}){0,3}?)[*_`\"'\]]*[ \t]*"
-    r"(?:[:=：]|=>|\||[ \t]+(?:是|为|—|–)|(?<=[密码令牌钥证据])(?:是|为))[ \t]*"
+    r"(?:[:=：]|=>|\||[ \t]+(?:是|为|—|–|is[ \t])|(?<=[密码令牌钥证据])(?:是|为))[ \t]*"
     r"[*_`\"'\[(]*[ \t]*"
     r"(?:(?:Bearer|Basic|Token|token|bearer)[ \t]+)?"
-    r"(?P<v>[^\s|`\"']{1,513})")  # longer is no credential (see _plausible)
+    r"(?P<v>[^\s|`\"'\u3000-\u303f\uff00-\uffef]{1,513})")  # (CJK punctuation ends it; longer
+    # is no credential: see _plausible)
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 # The prefilters: one pass each over a whole note, both anchored on characters that are
 # rare in prose so the regex engine skips most positions without trying a match.
 # Literal prefixes of the formats, anchored on their punctuation:
 _FORMAT_HINT = re.compile(
-    r"-(?:(?<=sk-)|(?<=nvapi-)|(?<=GOCSPX-)|----BEGIN)|:(?://|AA)|J(?<=\.eyJ)|A(?:KIA|SIA|Iza)"
-    r"|x(?<=xox)|_(?:(?<=gh[pousr]_)|(?<=github_pat_)|(?<=k_live_)|(?<=hf_)|(?<=gsk_))")
+    r"-(?:(?<=sk-)|(?<=nvapi-)|(?<=GOCSPX-)|(?<=xai-)|(?<=glpat-)|----BEGIN)|:(?://|AA)"
+    r"|J(?<=\.eyJ)|A(?:KIA|SIA|Iza)|G(?<=SG)\.|K(?<=AccountK)ey="
+    r"|x(?<=xox)|_(?:(?<=gh[pousr]_)|(?<=github_pat_)|(?<=k_live_)|(?<=hf_)|(?<=gsk_)"
+    r"|(?<=npm_))")
 # A keyword followed by a separator, found in the reversed, lower-cased note: anchored on the
 # separator (":", "=", "|", "是" …), then back over wrappers, up to three label words and
 # identifier characters to the keyword. Possessive quantifiers and the look-ahead on the
@@ -113,7 +126,16 @@ _KEYWORD_HINT = re.compile(
     r"(?:[:=：|]|是|为|—|–)[ \t]*+[*_`\"'\[]*+(?:[^\s:=|：`\"']{1,24}+[ \t]++){0,3}?"
     r"[*_`\"'\[]*+(?:[a-z0-9]{1,12}+[_.\-]){0,2}[а-яё]?"
     r"(?=[" + re.escape("".join(sorted({w[0] for w in _REVERSED_KEYWORDS}))) + r"])(?:"
-    + "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?") for w in _REVERSED_KEYWORDS) + ")")
+    + "|".join(re.escape(w).replace(r"\ ", r"[ _\-]?") for w in _REVERSED_KEYWORDS) + ")",
+    re.IGNORECASE)  # (on the note as written: lower-casing a whole note costs a pass of its own)
+
+# Prose: "the password is X", "my api key is X". Anchored on the literal " is " (a fast
+# substring search in C); the look-behinds then ask for a keyword right before it.
+_PROSE_WORDS = ("password", "passphrase", "passwd", "api key", "api-key", "api_key", "apikey",
+                "access key", "secret key", "token", "secret")
+_PROSE_HINT = re.compile(" is (?:" + "|".join(
+    "(?<=" + "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in w) + " is )"
+    for w in _PROSE_WORDS) + ")")
 
 _PLACEHOLDER_PATTERN = (
     r"x{3,}|\*{3,}|•{3,}|\.{3}|…|<|>|\$\{|\{\{|%\(|^\$|^\{|^\[|(.)\1{5,}"
@@ -127,6 +149,7 @@ _PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _WORDY = re.compile(r"^(?:[A-Za-z]+|\d+)(?:[-_.:/](?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d+))*$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}\(")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
 _HASH_CONTEXT = re.compile(r"commit|\bsha\b|sha-?\d|hash|checksum|digest|fingerprint|\brev\b|"
                            r"revision|哈希|提交|коммит|хеш", re.IGNORECASE)
@@ -144,6 +167,8 @@ def _regex(name: str) -> re.Pattern:
         return re.compile(_FORMAT_PATTERN)
     if name == "key":
         return re.compile(_KEY_AT_PATTERN, re.IGNORECASE)
+    if name == "keyword":
+        return re.compile(_alternation(_GROUP_OF), re.IGNORECASE)
     return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE)
 
 
@@ -154,6 +179,7 @@ class Finding:
     kind: str  # "Telegram bot token", "password", …
     masked: str  # safe to print: "sk-ant-…Q3xz"
     label: str = ""  # the keyword that anchored it ("密码"), for keyword-anchored findings
+    length: int = 0  # characters of the value from ``column`` on (what the output boundary masks)
 
     def describe(self) -> str:
         """``Telegram bot token (…Q3xz)`` or ``password after '密码' (…, 9 chars)``."""
@@ -161,7 +187,7 @@ class Finding:
         return f"{what} ({self.masked})"
 
     def to_plain(self) -> tuple:
-        return (self.line, self.column, self.kind, self.masked, self.label)
+        return (self.line, self.column, self.kind, self.masked, self.label, self.length)
 
 
 def entropy(value: str) -> float:
@@ -194,7 +220,8 @@ def _lowered(text: str) -> str:
 
 def has_candidates(text: str) -> bool:
     """False when ``text`` cannot hold anything this module reports (the fast path)."""
-    return bool(_FORMAT_HINT.search(text) or _KEYWORD_HINT.search(_lowered(text)[::-1]))
+    return bool(_FORMAT_HINT.search(text) or _KEYWORD_HINT.search(text[::-1])
+                or _PROSE_HINT.search(text))
 
 
 def scan_text(text: str, code_ranges=()) -> list[Finding]:
@@ -220,12 +247,25 @@ def scan_text(text: str, code_ranges=()) -> list[Finding]:
             if lines is None:
                 lines = text.replace("\r\n", "\n").split("\n")
             found += _table_column(lines, lineno)
+            if not found:  # (a row whose label the keyword path read needs no second look)
+                found += _table_row(line, lineno)
         out.extend(found)
     if out and code_ranges:
         if lines is None:
             lines = text.replace("\r\n", "\n").split("\n")
         verdicts: dict[tuple[int, int], bool] = {}  # one look per code block
-        out = [f for f in out if not _in_example(f.line, code_ranges, lines, verdicts)]
+        headings: list[str] | None = None
+        kept = []
+        for f in out:
+            if _STRICT.get(f.kind) and not f.label and not _example_value(
+                    lines[f.line - 1][f.column - 1:f.column - 1 + f.length]):
+                kept.append(f)  # a well-formed token is live, example or not
+                continue
+            if headings is None and any(start <= f.line <= stop for start, stop in code_ranges):
+                headings = _section_headings(lines, code_ranges)
+            if not _in_example(f.line, code_ranges, lines, verdicts, headings):
+                kept.append(f)
+        out = kept
     return _dedupe(out)
 
 
@@ -242,9 +282,11 @@ def _candidate_line_starts(text: str) -> set[int]:
         line_end = text.find("\n", at)
         if line_end == -1:
             break
+    for m in _PROSE_HINT.finditer(text):
+        starts.add(text.rfind("\n", 0, m.start()) + 1)
     last = len(text) - 1
     line_start = len(text) + 1
-    for m in _KEYWORD_HINT.finditer(_lowered(text)[::-1]):
+    for m in _KEYWORD_HINT.finditer(text[::-1]):
         keyword_at = last - (m.end() - 1)  # hints come last line first
         if keyword_at >= line_start:
             continue
@@ -290,16 +332,21 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
             continue
         done = m.end()
         finding = _format_finding(m, line, lineno, text, end)
+        if finding is None and m.lastgroup == _JWT_GROUP:
+            continue  # dotted, but no token: a keyword before it may still label a value
         spans.append((m.start(), m.end()))
         if finding is not None:
             out.append(finding)
-    if not _KEYWORD_MAYBE.search(line):
+    if not _KEYWORD_MAYBE.search(line) and " is " not in line:
         return out
+    low = _lowered(line)
     last = len(line) - 1
-    for hint in _KEYWORD_HINT.finditer(_lowered(line)[::-1]):
+    positions = [last - (hint.end() - 1) for hint in _KEYWORD_HINT.finditer(low[::-1])]
+    if " is " in low:
+        positions += _prose_positions(low, positions)
+    for at in positions:
         if len(out) >= _MAX_PER_LINE:
             break
-        at = last - (hint.end() - 1)
         m = _regex("key").match(line, at)
         if m is None:
             continue
@@ -313,21 +360,52 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         raw = m.group("v")
         value = raw.rstrip(_TRAILING)
         kind, label = _kind_of(key)
-        if kind is None:
+        if kind is None or _not_a_label(line, key_start, key):
             continue
         if not _plausible(value, kind, line, direct=not m.group("label").strip(" \t*_`\"']")):
             continue
         if _EXAMPLE.search(line):
             continue  # "password: P@ssw0rd (example from the docs)"
-        out.append(Finding(lineno, vstart + 1, kind, mask(value), label))
+        out.append(Finding(lineno, vstart + 1, kind, mask(value), label, len(value)))
         spans.append((vstart, vstart + len(raw)))
     return out
+
+
+def _prose_positions(low: str, taken: list[int]) -> list[int]:
+    """Where a keyword that a prose " is " follows starts in a lower-cased line."""
+    out = []
+    seen = set(taken)
+    for hint in _PROSE_HINT.finditer(low):
+        for word in _PROSE_WORDS:
+            at = hint.start() - len(word)
+            if at >= 0 and at not in seen and low.startswith(word, at):
+                seen.add(at)
+                out.append(at)
+    return out
+
+
+# Words after a keyword that name something else than the credential: secret_number,
+# token_count, password_policy, api_key_env, PublicKeyToken (public by design).
+_NOT_SECRET_TAILS = tuple(
+    "number num count len length size limit max min type name field hint policy prompt label "
+    "file path env var ref url uri ttl timeout expiry expire budget usage header param".split())
+
+
+def _not_a_label(line: str, key_start: int, key: str) -> bool:
+    """A keyword in a name that does not label a credential's value."""
+    low = key.lower()
+    if "public" in low or "pubkey" in low:
+        return True  # .NET PublicKeyToken, public_key: published on purpose
+    if key_start > 0 and line[key_start - 1] in "?&" and low in ("token", "t", "tok"):
+        return True  # a URL's ?token= (CTF and share links in write-ups)
+    return low.strip("*_`\"'[] \t").rstrip("s").endswith(_NOT_SECRET_TAILS)
 
 
 _TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
                  "Slack token": re.compile(r"xox.-"), "Stripe secret key": re.compile(r".k_live_"),
                  "AWS access key": re.compile(r"A...")}
 _ID_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+_JWT_GROUP = f"k{[f[0] for f in _FORMATS].index('JSON Web Token')}"
 _MAX_PER_LINE = 64  # a line holding more is reported by its first 64
 _KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
 
@@ -339,19 +417,20 @@ def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Fi
     if kind == "private key":
         if not _pem_body_follows(line, m.end(), text, end):
             return None
-        return Finding(lineno, m.start() + 1, kind, "-----BEGIN …PRIVATE KEY-----")
+        return Finding(lineno, m.start() + 1, kind, "-----BEGIN …PRIVATE KEY-----", "",
+                       m.end() - m.start())
     if kind == "password in a URL":
         value = m.group("pw")
         if not _plausible(value, "password", line):
             return None
-        return Finding(lineno, m.start("pw") + 1, kind, mask(value))
+        return Finding(lineno, m.start("pw") + 1, kind, mask(value), "", len(value))
     if not prefix and kind in _TYPED_PREFIX:  # ghp_, xoxb-, sk_live_, AKIA: public type marks
         prefix = _TYPED_PREFIX[kind].match(value).group(0)
     if _fake_token(value, prefix):
         return None  # nor is it a keyword's value: its span is taken
     if kind == "JSON Web Token" and not _jwt_header(value):
         return None
-    return Finding(lineno, m.start() + 1, kind, mask(value, prefix))
+    return Finding(lineno, m.start() + 1, kind, mask(value, prefix), "", len(value))
 
 
 _SPELLINGS = sorted(((w.replace(" ", sep), w) for w in _GROUP_OF for sep in (" ", "_", "", "-")),
@@ -382,6 +461,8 @@ def _plausible(value: str, kind: str, line: str, direct: bool = True) -> bool:
         return False
     if value.isdigit():
         return False
+    if "(" in value and _CALL.search(value):
+        return False  # code: secret_number = random.randint(1, 100), PASSWORD('…')
     if _WORDY.match(value) and not (kind != "password" and _HEX.match(value)):
         return False  # words, numbers, identifiers: "claude-3-5-sonnet", "db.main"
     if _HEX.match(value) and (_HASH_CONTEXT.search(line) or (not direct and len(value) == 40)):
@@ -460,7 +541,7 @@ def _table_column(lines: list[str], lineno: int) -> list[Finding]:
                 continue  # reported as its format
             if _plausible(value, kind, row):
                 out.append(Finding(n + 1, col + row[col:].index(value) + 1, kind, mask(value),
-                                   label))
+                                   label, len(value)))
     return out
 
 
@@ -479,18 +560,84 @@ def _cells(row: str) -> list[tuple[int, str]]:
     return out
 
 
-def _in_example(line: int, code_ranges, lines: list[str], verdicts: dict) -> bool:
-    """Is ``line`` inside a code block whose fence, or one of the three lines above it, says
-    it is an example?"""
+def _in_example(line: int, code_ranges, lines: list[str], verdicts: dict,
+                headings: list[str] | None = None) -> bool:
+    """Is ``line`` inside a code block whose fence, one of the three lines above it, or the
+    heading of its section says it is an example?"""
     for start, end in code_ranges:
         if start <= line <= end:
             key = (start, end)
             if key not in verdicts:
-                verdicts[key] = any(_EXAMPLE.search(ln) for ln in lines[max(0, start - 4):start])
+                verdicts[key] = any(_EXAMPLE.search(ln) for ln in lines[max(0, start - 4):start]) \
+                    or bool(headings and _EXAMPLE.search(headings[start - 1]))
             return verdicts[key]
         if start > line:
             break
     return False
+
+
+# The strict token formats (a public prefix and a fixed alphabet and length): an example
+# block does not excuse one unless its value looks made up.
+_STRICT = {kind: kind not in ("private key", "password in a URL") for kind, *_ in _FORMATS}
+_ASCENDING = re.compile(r"(?:abc|bcd|cde|def|efg|fgh|ghi|hij|ijk|jkl|klm|lmn|mno|nop|opq|pqr|qrs"
+                        r"|rst|stu|tuv|uvw|vwx|wxy|xyz|012|123|234|345|456|567|678|789)",
+                        re.IGNORECASE)
+
+
+def _example_value(value: str) -> bool:
+    """A token in a known format that looks written by hand for a document: a run of one
+    character, counting (``abc…``, ``123…``) or too few distinct characters."""
+    if not value or _fake_token(value, ""):
+        return True
+    body = value.split("-", 1)[-1].split("_", 1)[-1] if len(value) > 12 else value
+    if len(_ASCENDING.findall(body)) >= 2:
+        return True
+    return len(set(body)) <= 10 or entropy(body) < 3.5
+
+
+def _section_headings(lines: list[str], code_ranges) -> list[str]:
+    """For each line (0-based), the text of the nearest ATX heading above it outside code."""
+    out: list[str] = []
+    current = ""
+    ranges = iter(code_ranges)
+    block = next(ranges, None)
+    for i, line in enumerate(lines, 1):
+        while block is not None and block[1] < i:
+            block = next(ranges, None)
+        inside = block is not None and block[0] <= i <= block[1]
+        out.append(current)
+        if not inside and line.startswith("#"):
+            stripped = line.lstrip("#")
+            if len(line) - len(stripped) <= 6 and (not stripped or stripped[0] in " \t"):
+                current = stripped
+    return out
+
+
+def _table_row(row: str, lineno: int) -> list[Finding]:
+    """A row whose label cell says more than the keyword (``| Binance API key (spot) |
+    main | 9f8e… |``): the value may stand one to three cells later."""
+    out: list[Finding] = []
+    if _EXAMPLE.search(row):
+        return out
+    cells = _cells(row)
+    keyword = _regex("keyword")
+    for i, (_, cell) in enumerate(cells):
+        if len(out) >= _MAX_PER_LINE:
+            break
+        if len(cell) > 120 or not keyword.search(cell):
+            continue
+        kind, label = _kind_of(cell)
+        if kind is None or len(cell.split()) > 6 or _not_a_label(cell, 0, label):
+            continue
+        for col, later in cells[i + 1:i + 4]:
+            value = later.strip().strip("`*_\"'").strip()
+            if not value or " " in value or len(value) > 512 or _regex("format").search(value):
+                continue
+            if _plausible(value, kind, later):
+                out.append(Finding(lineno, row.index(value, col) + 1, kind, mask(value),
+                                   label, len(value)))
+                break
+    return out
 
 
 def _dedupe(found: list[Finding]) -> list[Finding]:

@@ -58,12 +58,16 @@ def run(args) -> int:
                              ensure_ascii=False))
         raise
     if args.format == "json":
-        print(json.dumps(excerpt.to_dict(), ensure_ascii=False))
+        from vaultkit.vault.outbound import dumps
+
+        print(dumps(excerpt.to_dict()))
         return 0
     if excerpt.missing:
         print(f"vaultkit: error: {excerpt.path}: no such file", file=sys.stderr)
         return 1
-    sys.stdout.write(excerpt.text)
+    from vaultkit.vault.outbound import clean
+
+    sys.stdout.write(clean(excerpt.text))
     if excerpt.text and not excerpt.text.endswith("\n"):
         sys.stdout.write("\n")
     if excerpt.truncated:

@@ -86,8 +86,9 @@ def run(args) -> int:
         from pathlib import Path
 
         from vaultkit.core.atomic import write_output
+        from vaultkit.vault.outbound import clean
 
-        write_output(Path(args.output), text.encode("utf-8"))
+        write_output(Path(args.output), clean(text).encode("utf-8"))
     else:
         sys.stdout.write(text)
     return 0

@@ -60,36 +60,85 @@ def check_since(since: str | None) -> str | None:
     return text
 
 
-def run(args) -> int:
-    from vaultkit.memory.history import scan_history
+def scan_all(root, settings, since=None, *, record: bool = True):
+    """The git history's losses and, when the vault has snapshots, those between commits
+    (with ``record``, a snapshot of the files as they are now is recorded first), newest
+    first."""
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
 
+    between = scan_snapshot_losses(root, settings, since=since, record=record)
+    try:
+        history = scan_history(root, settings, since=since)
+    except VaultkitError:
+        if not between:
+            raise
+        history = History([], 0, None)  # a folder without git, kept by snapshots only
+    if between:
+        history.events = sorted(history.events + between, key=lambda e: e.timestamp,
+                                reverse=True)
+    return history
+
+
+def run(args) -> int:
     since = check_since(args.since)
     root, settings = open_history_settings(args)
-    history = scan_history(root, settings, since=since)
+    history = scan_all(root, settings, since=since)
+    watched = watch_events(root, settings, since)
     if args.format == "json":
-        import json
+        from vaultkit.vault.outbound import dumps
 
-        print(json.dumps({"commits": history.commits, "head": history.head,
-                          "events": [e.to_dict() for e in history.events],
-                          "warnings": history.warnings},
-                         indent=2, ensure_ascii=False))
+        print(dumps({"commits": history.commits, "head": history.head,
+                     "events": [e.to_dict() for e in history.events],
+                     "warnings": history.warnings, "watch": watched}, indent=2))
         return 0
     sys.stdout.write(render_text(history))
     for warning in history.warnings:  # versions over the read bound, or missing
         print(f"vaultkit: warning: {warning}", file=sys.stderr)
+    restored = sum(1 for e in watched if e.get("kind") == "journal-restored")
+    if restored:
+        print(f"vaultkit watch restored {restored} journal loss{'es' * (restored != 1)} as they "
+              "happened (the snapshot events above say recovered)")
     return 0
 
 
+def watch_events(root, settings, since: str | None) -> list[dict]:
+    """What `vaultkit watch` logged (losses restored or reported), from ``since`` on."""
+    import datetime as dt
+
+    from vaultkit.memory.watch import read_events
+    from vaultkit.vault.snapshots import open_store
+
+    store = open_store(root, settings)
+    if store is None:
+        return []
+    start = None
+    if since:
+        when = dt.datetime.fromisoformat(since)
+        start = (when if when.tzinfo else when.astimezone()).timestamp()
+    return [e for e in read_events(store, since=start) if e.get("kind") not in ("started",
+                                                                                "stopped")]
+
+
 def render_text(history) -> str:
+    """The events as text; what the history quotes (paths, authors, subjects) passes the
+    output boundary: an ESC in a commit's author never reaches the terminal."""
+    from vaultkit.vault.outbound import clean_line
+
     events = history.events
     out = []
     for e in events:
         state = "recovered" if e.recovered else (
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
-        out.append(f"{e.date[:16].replace('T', ' ')}  {e.commit[:10]}  {e.kind}  {where}")
-        out.append(f"    {e.describe()}")
-        out.append(f"    by {e.author}: {e.subject!r}")
+        where = clean_line(where)
+        commit = e.commit[:10] if e.source == "commit" else f"snapshot {e.commit[:10]}"
+        out.append(f"{e.date[:16].replace('T', ' ')}  {commit}  {e.kind}  {where}")
+        out.append(f"    {clean_line(e.describe())}")
+        if e.source == "commit":
+            out.append(f"    by {clean_line(e.author)}: {clean_line(e.subject)!r}")
+        else:
+            out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")
     open_count = sum(1 for e in events if not e.recovered)
     if out:

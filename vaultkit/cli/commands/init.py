@@ -83,5 +83,7 @@ def next_steps(target, *, git_done: bool, adopting: bool = False,
         lines.append("vaultkit check --write-baseline && git add vaultkit-baseline.json"
                      "   # accept them: the hook blocks only new ones")
     lines.append("pre-commit install   # vaultkit's hooks on every commit")
+    lines.append("vaultkit snapshot   # memory kept between commits; keep it running: "
+                 "vaultkit watch --service systemd|launchd|cron")
     lines.append("vaultkit audit   # the survival checklist")
     return lines

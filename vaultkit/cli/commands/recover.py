@@ -34,9 +34,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from vaultkit.cli.commands.history import open_history_settings
+    from vaultkit.cli.commands.history import open_history_settings, scan_all
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import scan_history
     from vaultkit.memory.recover import recover, select
 
     words = list(args.words)  # [PATH] EVENT, or [PATH] with --all
@@ -46,17 +45,20 @@ def run(args) -> int:
     args.event = None if args.all else words.pop()
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
-    history = scan_history(root, settings)
+    # (--dry-run writes nothing, not even a snapshot: a loss since the last one is not seen)
+    history = scan_all(root, settings, record=not args.dry_run)
     for warning in history.warnings:  # versions over the read bound, or missing
         print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
     results = recover(root, settings, events, dry_run=args.dry_run)
     if args.format == "json":
-        import json
+        from vaultkit.vault.outbound import dumps
 
-        print(json.dumps({"dryRun": args.dry_run, "recovered": [r.to_dict() for r in results]},
-                         indent=2, ensure_ascii=False))
+        print(dumps({"dryRun": args.dry_run, "recovered": [r.to_dict() for r in results]},
+                    indent=2))
         return 0
+    from vaultkit.vault.outbound import clean_line
+
     verb = {"append": "would append" if args.dry_run else "appended",
             "restore": "would restore" if args.dry_run else "restored"}
     done = 0
@@ -64,12 +66,13 @@ def run(args) -> int:
         e = r.event
         if r.action == "skip":
             if not args.all or not e.recovered:
-                print(f"{e.id} {e.kind} {e.path}: {r.reason}")
+                print(clean_line(f"{e.id} {e.kind} {e.path}: {r.reason}"))
             continue
         done += 1
         what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
                 else f"{e.path} as {r.path}" if r.path != e.path else e.path)
-        print(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} on {e.day})")
+        print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} "
+                         f"on {e.day})"))
     if done == 0:
         print("nothing to recover" + (": every loss event is recovered" if args.all else ""))
     elif not args.dry_run:

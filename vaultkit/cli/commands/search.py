@@ -43,7 +43,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import json
 
     from vaultkit.core.errors import VaultkitError
     from vaultkit.lint.report import use_colour
@@ -87,20 +86,23 @@ def run(args) -> int:
     hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
                        type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
     if args.format == "json":
-        print(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        from vaultkit.vault.outbound import dumps
+
+        print(dumps({"results": [h.to_dict() for h in hits]}, indent=2))
         return 0
     if not hits:
         shown = query if len(query) <= 200 else query[:200] + "..."
         print(f"No results for {shown!r}.", file=sys.stderr)
         return 0
+    from vaultkit.vault.outbound import clean_line
     from vaultkit.vault.scan import display_path
 
     colour = use_colour(sys.stdout)
     out = []
     for h in hits:
         # the lines printed below (the snippet's), so an editor opens where the text is
-        where = (f"{display_path(scan.root / h.path)}:"
-                 f"{h.snippet_start or h.start_line}-{h.snippet_end or h.end_line}")
+        where = clean_line(f"{display_path(scan.root / h.path)}:"
+                           f"{h.snippet_start or h.start_line}-{h.snippet_end or h.end_line}")
         if colour:
             where = f"\x1b[1m{where}\x1b[0m"
         out.append(f"{where}  score {h.score:.2f}")

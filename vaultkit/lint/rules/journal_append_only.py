@@ -1,5 +1,7 @@
 import re
+import sys
 
+from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 
@@ -26,7 +28,13 @@ class JournalAppendOnly(Rule):
     newline in HEAD is tolerated (text appended onto the last line is still an append).
     A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
     as long as its lines are kept. Outside a git repository, or before the first
-    commit, there is nothing to compare with and the rule says once that it skipped.
+    commit, there is no HEAD to compare with and the rule says once that it skipped.
+
+    Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
+    `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
+    snapshot taken since the last commit held is reported once, naming how many lines and
+    the snapshot, whether or not the journal was ever committed. This works before the
+    first commit and in a folder without git. Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
     the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
@@ -39,12 +47,15 @@ class JournalAppendOnly(Rule):
     The journal is the most complete record the agent has, and it is only ever
     appended to (`printf >> memory/YYYY-MM-DD.md`). A rewrite is how memory gets lost:
     one cron run that used Write instead of appending wiped twelve hours of entries.
-    Catching it before the commit keeps the lost lines one `git show HEAD:...` away.
+    Catching it before the commit keeps the lost lines one `git show HEAD:...` away. A
+    journal never committed is lost for good by the commit that stores its overwritten
+    version, unless a snapshot kept the lines.
 
     ## Example
     ```
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
     ```
     """
 
@@ -59,7 +70,44 @@ class JournalAppendOnly(Rule):
         changes = git.changes  # a failing `git diff` makes git unavailable too
         if not git.available:
             git.notice()
+        else:
+            yield from self._against_head(ctx, git, changes)
+        yield from self._against_snapshots(ctx, git)
+
+    def _against_snapshots(self, ctx, git):
+        """Journals whose new text lacks lines a snapshot since the last commit held."""
+        from vaultkit.vault.snapshots import clock, journal_losses, open_store
+
+        vault = ctx.vault
+        try:
+            store = open_store(vault.root, vault.settings, git_state=git)
+            if store is None:
+                return
+            since = git.head_time() if git.available else None
+            if git.available and git.staged:
+                texts = git.index_texts
+            else:
+                def texts(path):
+                    note = vault.note(path) if not path.startswith("../") \
+                        else vault.external.get(path)
+                    return None if note is None or note.error else note.text
+            losses = journal_losses(store, texts, since=since,
+                                    is_journal=lambda p: git.layer_of(p) == "journal")
+        except VaultkitError as exc:
+            print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
+        side = "staged" if git.available and git.staged else "current"
+        for loss in losses:
+            n = len(loss.lines)
+            first = next((line for line in loss.lines if line.strip()), loss.lines[0])
+            yield self.diag(loss.path, None, None,
+                            f"{n} line{'s' * (n != 1)} lost since the snapshot at "
+                            f"{clock(loss.since)} ({snapshot_short(loss.commit)}) are not in "
+                            f"the {side} journal (first: {_quote(first)}); committing it would "
+                            "seal the loss: bring them back with `vaultkit recover --all` "
+                            "(`vaultkit history` lists them), then stage the journal again")
+
+    def _against_head(self, ctx, git, changes):
         side = "staged" if git.staged else "now"
         for change in changes:
             if change.old is None or git.layer_of(change.old) != "journal":
@@ -107,6 +155,10 @@ class JournalAppendOnly(Rule):
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
                                 f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def snapshot_short(commit: str) -> str:
+    return f"snapshot {commit[:10]}"
 
 
 def first_unsafe_change(old: str, new: str, vault, source: str):

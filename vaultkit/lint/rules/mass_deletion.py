@@ -1,19 +1,24 @@
 import fnmatch
 import os
 import re
+from collections import Counter
 
 from vaultkit.vault.gitstate import content_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.scan import in_skipped_folder
 
-_LAYERS = ("bootstrap", "structured", "knowledge")
+# the memory tree's topic notes (memory/homelab.md, memory/research/*.md) and dated topic
+# notes hold memory as much as a decision does
+_LAYERS = ("bootstrap", "structured", "knowledge", "topics", "dated")
 
 
 class MassDeletion(Rule):
     """
     ## What it does
     Reports a memory file — a bootstrap file (`MEMORY.md`, `AGENTS.md`, …), a structured
-    note (decisions, lessons, people, projects, preferences) or a knowledge note — that
+    note (decisions, lessons, people, projects, preferences), a knowledge note, or a
+    topic note of the memory tree (`memory/homelab.md`, `memory/research/…`, the agent's
+    dated `memory/2026-03-22-weekly-review.md`) — that
     lost the profile's share of its non-blank lines or more against HEAD (`git:
     mass_deletion_ratio`, 0.5: half), or was emptied, or was deleted. The new version is
     the staged one with `--staged` and in the pre-commit hook, otherwise the working
@@ -23,6 +28,11 @@ class MassDeletion(Rule):
     runtime's one-time first-run ritual). A renamed file is compared with its old
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
     counts as deleted. Journals have their own, stricter rule (`journal-append-only`).
+
+    Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
+    `vaultkit watch`; docs/snapshots.md): a file that lost the same share against any
+    snapshot taken since the last commit is reported, naming the snapshot, even when it
+    was never committed (a topic note written in the morning and cut in the evening).
 
     An intended cut or deletion is accepted for one commit by naming the file in the
     environment variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding
@@ -40,6 +50,7 @@ class MassDeletion(Rule):
     ```
     MEMORY.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
     memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
+    memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
     ```
     """
 
@@ -52,9 +63,83 @@ class MassDeletion(Rule):
     def check_vault(self, ctx):
         git = ctx.git
         changes = git.changes  # a failing `git diff` makes git unavailable too
+        reported: set[str] = set()
         if not git.available:
             git.notice()
+        else:
+            for diag in self._against_head(ctx, git, changes):
+                reported.add(diag.path)
+                yield diag
+        yield from self._against_snapshots(ctx, git, reported)
+
+    def _against_snapshots(self, ctx, git, reported):
+        """Files cut past the share since a snapshot taken after the last commit."""
+        import sys
+
+        from vaultkit.core.errors import VaultkitError
+        from vaultkit.vault.snapshots import clock, open_store, recorded_texts
+
+        vault = ctx.vault
+        settings = ctx.profile.git
+        ratio = settings.mass_deletion_ratio
+        exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
+
+        accepted = _accepted()
+
+        def wanted(path: str) -> bool:
+            return (path not in reported and path not in accepted
+                    and path.lower().endswith(".md")
+                    and git.layer_of(path) in _LAYERS
+                    and not any(p.match(path.removeprefix("../")) for p in exempt))
+
+        try:
+            store = open_store(vault.root, vault.settings, git_state=git)
+            if store is None:
+                return
+            since = git.head_time() if git.available else None
+            versions = recorded_texts(store, since=since, wanted=wanted)
+        except VaultkitError as exc:
+            print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
+        staged = git.available and git.staged
+        # lines `vaultkit recover` put in the recovery note are no longer lost (the name is
+        # vaultkit.memory.history's RECOVERY_NOTE, which this layer cannot import)
+        kept = vault.note(vault.profile.memory_prefix + "semantic/recovered.md")
+        recovered = Counter(kept.text.splitlines()) if kept is not None and not kept.error \
+            else Counter()
+        for path, texts in sorted(versions.items()):
+            if staged:
+                new = git.index_texts(path)
+            else:
+                note = vault.note(path) if not path.startswith("../") \
+                    else vault.external.get(path)
+                new = None if note is None or note.error else note.text
+            if new is None:
+                continue  # deleted or not staged: the HEAD comparison and history cover it
+            after = content_lines(new)
+            held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
+            worst = None
+            for commit, when, text in texts:
+                lines = [line for line in text.replace("\r\n", "\n").split("\n")
+                         if line.strip()]
+                before = len(lines)
+                gone = sum((Counter(lines) - held).values())  # not here, not recovered
+                lost = before - after
+                if before and lost > 0 and gone >= ratio * before and \
+                        (after == 0 or lost >= ratio * before) and \
+                        (worst is None or lost >= worst[0]):
+                    worst = (lost, before, commit, when)
+            if worst is None:
+                continue
+            lost, before, commit, when = worst
+            yield self.diag(path, 1, 1,
+                            f"lost {lost} of its {before} non-blank lines since the snapshot at "
+                            f"{clock(when)} (snapshot {commit[:10]}; {lost * 100 // before}%; "
+                            f"the profile allows less than {ratio * 100:g}%); bring them back "
+                            "with `vaultkit recover --all` (`vaultkit history` lists the cut), "
+                            f"or accept this cut for one commit: {_accept(path)} git commit …")
+
+    def _against_head(self, ctx, git, changes):
         settings = ctx.profile.git
         ratio = settings.mass_deletion_ratio
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]

@@ -1,0 +1,476 @@
+"""Snapshots between commits (vaultkit.vault.snapshots, `vaultkit snapshot`): what they record,
+what they never touch, and how the check, history and recover use them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_invoke import invoke
+from vaultkit.vault.profile import load_settings
+from vaultkit.vault.snapshots import REF, journal_losses, open_store
+
+TODAY = dt.date.today().isoformat()
+JOURNAL = f"memory/{TODAY}.md"
+ENV = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.com",
+       "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.com",
+       "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(ENV)
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def make(tmp_path: Path, *, repo: bool = True, commit: bool = True) -> Path:
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n",
+                                    encoding="utf-8")
+    (root / "memory" / "semantic").mkdir(parents=True)
+    (root / "memory" / "semantic" / "deploys.md").write_text(
+        "# Deploys\n\n" + "".join(f"- fact {i}\n" for i in range(8)), encoding="utf-8")
+    (root / "notes.txt").write_text("not memory\n", encoding="utf-8")
+    if repo:
+        git(root, "init", "-q")
+        if commit:
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+def store_of(root: Path, create: bool = True):
+    return open_store(root, load_settings(root), create=create)
+
+
+def checkpoint(root: Path, n: int) -> str:
+    text = f"\n### {9 + n:02d}:00 — Checkpoint {n}\n- step {n} done\n- next: step {n + 1}\n"
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write(text)
+    return text
+
+
+def state(root: Path) -> dict:
+    """Everything of the user's repository a snapshot must leave alone."""
+    return {
+        "head": git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout,
+        "symbolic": git(root, "symbolic-ref", "-q", "HEAD", check=False).stdout,
+        "index": (root / ".git" / "index").read_bytes() if (root / ".git" / "index").exists()
+        else None,
+        "status": git(root, "status", "--porcelain=v2", "--untracked-files=all").stdout,
+        "refs": git(root, "for-each-ref", "--format=%(refname) %(objectname)",
+                    "refs/heads", "refs/tags", "refs/stash", "refs/remotes").stdout,
+        "files": {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+                  if p.is_file() and not {".git", ".vaultkit"} & set(p.relative_to(root).parts)},
+    }
+
+
+# -- what a snapshot records --------------------------------------------------------------
+
+def test_first_snapshot_records_memory_files_only(tmp_path):
+    root = make(tmp_path)
+    (root / "memory" / "big.md").write_bytes(b"x" * 400)
+    (root / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 300\n", encoding="utf-8")
+    os.symlink("MEMORY.md", root / "memory" / "link.md")
+    result = store_of(root).snapshot()
+    assert result.commit is not None
+    tree = git(root, "ls-tree", "-r", "--name-only", REF).stdout.split()
+    assert "MEMORY.md" in tree and "memory/semantic/deploys.md" in tree
+    assert "notes.txt" not in tree and "memory/big.md" not in tree
+    assert "memory/link.md" not in tree  # a symlink is never followed into a snapshot
+    assert not any(p.startswith((".obsidian", ".vaultkit", ".git/")) for p in tree)
+
+
+def test_nothing_changed_writes_nothing(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    first = store.snapshot().commit
+    again = store.snapshot()
+    assert again.commit is None and again.changed == []
+    assert git(root, "rev-parse", REF).stdout.strip() == first
+    os.utime(root / "MEMORY.md")  # touched, same bytes: still nothing to record
+    assert store.snapshot().commit is None
+
+
+def test_changed_and_removed_files_make_one_commit(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    first = store.snapshot().commit
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- changed\n", encoding="utf-8")
+    (root / "memory" / "semantic" / "deploys.md").unlink()
+    result = store.snapshot()
+    assert result.changed == ["MEMORY.md"]
+    assert result.removed == ["memory/semantic/deploys.md"]
+    assert git(root, "rev-parse", REF + "^").stdout.strip() == first
+    assert git(root, "show", f"{REF}:MEMORY.md").stdout == "# MEMORY\n\n- changed\n"
+
+
+def test_file_bytes_are_kept_exactly_without_filters(tmp_path):
+    root = make(tmp_path)
+    (root / ".gitattributes").write_text("*.md text eol=crlf\n", encoding="utf-8")
+    data = "# MEMORY\r\n\r\n- kept as written\n\x1b[0m tail".encode()
+    (root / "MEMORY.md").write_bytes(data)
+    store_of(root).snapshot()
+    blob = subprocess.run(["git", "cat-file", "blob", f"{REF}:MEMORY.md"], cwd=root,
+                          capture_output=True).stdout
+    assert blob == data
+
+
+def test_lost_stat_table_is_rebuilt_from_the_ref(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    store.snapshot()
+    store.table_path.unlink()
+    assert store.snapshot().commit is None  # same bytes as the ref holds: nothing new
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- new\n", encoding="utf-8")
+    store.table_path.write_text("{not json", encoding="utf-8")
+    assert store.snapshot().changed == ["MEMORY.md"]
+
+
+# -- what a snapshot never touches --------------------------------------------------------
+
+def test_dirty_index_and_work_tree_stay_as_they_are(tmp_path):
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- staged\n", encoding="utf-8")
+    git(root, "add", "MEMORY.md")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- staged\n- unstaged\n", encoding="utf-8")
+    (root / "memory" / "new.md").write_text("untracked\n", encoding="utf-8")
+    git(root, "stash", "list")
+    before = state(root)
+    assert store_of(root).snapshot().commit is not None
+    assert state(root) == before
+    # the snapshot holds the work tree's bytes, not the index's
+    assert git(root, "show", f"{REF}:MEMORY.md").stdout.endswith("- unstaged\n")
+
+
+def test_empty_repository_before_the_first_commit(tmp_path):
+    root = make(tmp_path, commit=False)
+    before = state(root)
+    assert store_of(root).snapshot().commit is not None
+    assert state(root) == before
+    assert git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0
+
+
+def test_detached_head_and_rebase_in_progress(tmp_path):
+    root = make(tmp_path)
+    git(root, "checkout", "-q", "-b", "side")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- side\n", encoding="utf-8")
+    git(root, "commit", "-q", "-am", "side")
+    git(root, "checkout", "-q", "-")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- main\n", encoding="utf-8")
+    git(root, "commit", "-q", "-am", "main")
+    git(root, "checkout", "-q", "side")
+    assert git(root, "rebase", "-q", "master" if git(root, "rev-parse", "-q", "--verify",
+                                                     "master", check=False).returncode == 0
+               else "main", check=False).returncode != 0  # a conflict: rebase in progress
+    assert (root / ".git" / "rebase-merge").is_dir() or (root / ".git" / "rebase-apply").is_dir()
+    before = state(root)
+    assert store_of(root).snapshot().commit is not None
+    assert state(root) == before
+    git(root, "rebase", "--abort")
+    git(root, "checkout", "-q", "--detach", "HEAD")
+    (root / "memory" / "semantic" / "deploys.md").write_text("# Deploys\n\n- one\n",
+                                                             encoding="utf-8")
+    before = state(root)
+    assert store_of(root).snapshot().changed
+    assert state(root) == before
+
+
+def test_linked_worktree_has_its_own_chain(tmp_path):
+    root = make(tmp_path)
+    other = tmp_path / "other"
+    git(root, "worktree", "add", "-q", "--detach", str(other))
+    before = state(root)
+    main_store, wt_store = store_of(root), store_of(other)
+    assert main_store.ref == REF and wt_store.ref != REF
+    (other / "MEMORY.md").write_text("# MEMORY\n\n- in the worktree\n", encoding="utf-8")
+    assert wt_store.snapshot().commit and main_store.snapshot().commit
+    assert state(root) == before
+    assert "in the worktree" in git(root, "show", f"{wt_store.ref}:MEMORY.md").stdout
+    assert "in the worktree" not in git(root, "show", f"{REF}:MEMORY.md").stdout
+
+
+def test_folder_without_git_keeps_a_bare_store_under_dot_vaultkit(tmp_path):
+    root = make(tmp_path, repo=False)
+    store = store_of(root)
+    assert store.bare and store.cwd == root / ".vaultkit" / "snapshots.git"
+    assert store.snapshot().commit is not None
+    assert not (root / ".git").exists()
+    (root / JOURNAL).write_text(f"# {TODAY}\n\n### 09:00 — a\n- one\n- two\n", encoding="utf-8")
+    store.snapshot()
+    (root / JOURNAL).write_text(f"# {TODAY}\n\nsummary\n", encoding="utf-8")
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1 and "3 lines lost since the snapshot at" in out, out
+
+
+def test_opening_a_vault_without_snapshots_creates_nothing(tmp_path):
+    root = make(tmp_path)
+    assert store_of(root, create=False) is None
+    assert not (root / ".git" / "vaultkit").exists()
+    plain = make(tmp_path / "b", repo=False)
+    assert store_of(plain, create=False) is None
+    assert not (plain / ".vaultkit" / "snapshots.git").exists()
+
+
+# -- robustness --------------------------------------------------------------------------
+
+def test_sigkill_at_any_moment_leaves_the_store_readable(tmp_path):
+    root = make(tmp_path)
+    store_of(root).snapshot()
+    script = ("import sys, pathlib\nfrom vaultkit.vault.profile import load_settings\n"
+              "from vaultkit.vault.snapshots import open_store\n"
+              "root = pathlib.Path(sys.argv[1])\n"
+              "s = open_store(root, load_settings(root), create=True)\n"
+              "i = 0\n"
+              "while True:\n"
+              "    i += 1\n"
+              "    (root / 'memory' / f'n{i % 50}.md').write_text(f'# {i}\\n' * (i % 7 + 1))\n"
+              "    s.snapshot(prune=False)\n")
+    for delay in (0.05, 0.2, 0.45, 0.7):
+        proc = subprocess.Popen([sys.executable, "-c", script, str(root)])
+        time.sleep(delay + 0.5)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert git(root, "fsck", "--no-dangling", "--connectivity-only", REF).returncode == 0
+        git(root, "log", "--format=%H", REF)  # the chain reads back
+        store = store_of(root)
+        store.snapshot()  # and the next snapshot goes on from it
+        assert store.snapshot().commit is None
+
+
+def test_concurrent_snapshots_and_log_lose_nothing(tmp_path):
+    root = make(tmp_path)
+    store_of(root).snapshot()
+    snappers = [subprocess.Popen([sys.executable, "-m", "vaultkit", "snapshot", "-q",
+                                  str(root)]) for _ in range(3)]
+    writers = [subprocess.Popen([sys.executable, "-m", "vaultkit", "log", str(root),
+                                 f"entry {i}: a thing that happened, with enough words to "
+                                 "stand alone as an entry of its own"])
+               for i in range(6)]
+    for p in snappers + writers:
+        assert p.wait(timeout=120) == 0
+    store = store_of(root)
+    store.snapshot()
+    recorded = git(root, "show", f"{REF}:{JOURNAL}").stdout
+    for i in range(6):
+        assert f"entry {i}:" in recorded
+    assert recorded == (root / JOURNAL).read_text(encoding="utf-8")
+
+
+# -- the check, history and recover --------------------------------------------------------
+
+def test_check_compares_a_journal_with_the_snapshots_since_the_last_commit(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    texts = [checkpoint(root, n) for n in range(1, 7)]
+    for _ in texts:
+        store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at" in out
+    assert "vaultkit recover --all" in out
+    # the summary snapshotted too: the older snapshots still hold the lines
+    store.snapshot()
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 1 and "18 lines lost" in out and "staged journal" in out
+
+
+def test_appends_and_committed_losses_are_not_reported_again(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in (1, 2):
+        checkpoint(root, n)
+        store.snapshot()
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    settings = load_settings(root)
+    losses = journal_losses(store, lambda p: (root / p).read_text(), since=None,
+                            is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    assert losses == []
+
+
+def test_recover_brings_back_the_lines_byte_for_byte_once(tmp_path):
+    root = make(tmp_path)
+    store = store_of(root)
+    texts = [checkpoint(root, n) for n in range(1, 7)]
+    for _ in texts:
+        store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    rc, out, _ = invoke(["history"], root)
+    assert rc == 0 and "journal-rewrite" in out and "between commits" in out, out
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "appended 18 lines" in out, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now.startswith("# Summary\n- a quiet day\n")
+    restored = "".join(texts).lstrip("\n")
+    assert restored in now  # every checkpoint, byte for byte, in its order
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+
+
+def test_memory_md_and_topic_note_cut_within_a_day_are_listed_and_recovered(tmp_path):
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(10)),
+                                    encoding="utf-8")
+    store = store_of(root)
+    store.snapshot()
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- durable 0\n", encoding="utf-8")
+    (root / "memory" / "semantic" / "deploys.md").write_text("# Deploys\n\n- fact 0\n",
+                                                             encoding="utf-8")
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    events = json.loads(out)["events"]
+    kinds = {(e["kind"], e["path"], e.get("source")) for e in events}
+    assert ("memory-shrink", "MEMORY.md", "snapshot") in kinds
+    assert ("mass-deletion", "memory/semantic/deploys.md", "snapshot") in kinds
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0
+    note = (root / "memory" / "semantic" / "recovered.md").read_text(encoding="utf-8")
+    assert all(f"- durable {i}" in note for i in range(1, 10))
+    assert all(f"- fact {i}" in note for i in range(1, 8))
+    assert "cut before the snapshot at" in note
+
+
+def test_snapshot_command_output_report_and_retention(tmp_path):
+    root = make(tmp_path)
+    rc, out, _ = invoke(["snapshot"], root)
+    assert rc == 0 and out.startswith("snapshot ") and "refs/vaultkit/snapshots" in out
+    rc, out, _ = invoke(["snapshot"], root)
+    assert "nothing changed since the last snapshot" in out
+    rc, out, _ = invoke(["snapshot", "--report", "--json"], root)
+    report = json.loads(out)
+    assert report["snapshots"] == 1 and report["bytes"] > 0 and report["keepDays"] == 30
+
+
+def test_retention_drops_snapshots_older_than_keep_days(tmp_path):
+    # 40 days of daily snapshots, kept 30 days: the older ones go, the files as they were stay
+    root = make(tmp_path)
+    (root / "vaultkit.toml").write_text("[snapshots]\nkeep-days = 30\n", encoding="utf-8")
+    store = store_of(root)
+    start = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=40)
+    for day in range(40):
+        checkpoint(root, day)
+        store.snapshot(now=start + dt.timedelta(days=day), prune=False)
+    total = len(store.log())
+    pruned = store.snapshot(now=start + dt.timedelta(days=40)).pruned
+    assert pruned >= 9 and len(store.log()) == total - pruned
+    assert store.log()[-1].time < (start + dt.timedelta(days=10)).timestamp() + 86400
+    assert git(root, "show", f"{REF}:{JOURNAL}").stdout == (root / JOURNAL).read_text()
+
+
+def test_bad_snapshot_settings_are_a_clear_error(tmp_path):
+    root = make(tmp_path)
+    (root / "vaultkit.toml").write_text("[snapshots]\nkeep-days = 0\n", encoding="utf-8")
+    rc, _, err = invoke(["snapshot"], root)
+    assert rc == 2 and "snapshots: keep-days: must be a whole number, at least 1" in err
+    (root / "vaultkit.toml").write_text("[snapshots]\nkeep = 3\n", encoding="utf-8")
+    rc, _, err = invoke(["snapshot"], root)
+    assert rc == 2 and "unknown setting 'keep'" in err
+
+
+def test_push_is_explicit_and_sends_the_ref_only(tmp_path):
+    root = make(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    (root / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\ntouch pushed-hook-ran\n")
+    (root / ".git" / "hooks" / "pre-push").chmod(0o755)
+    rc, out, _ = invoke(["snapshot"], root)
+    assert rc == 0
+    assert git(remote, "for-each-ref").stdout == ""  # nothing leaves without --push
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, err
+    refs = git(remote, "for-each-ref", "--format=%(refname)").stdout.split()
+    assert refs == [REF]  # the snapshots only: no branch, no tag
+    assert not (root / "pushed-hook-ran").exists()  # the repository's hooks never run
+    rc, _, err = invoke(["snapshot", "--push", str(tmp_path / "nowhere.git")], root)
+    assert rc == 2 and "push to" in err and "failed" in err
+
+
+def test_readme_commands_run_as_written(tmp_path, monkeypatch):
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Memory between commits")
+    section = readme[start:readme.index("\n## ", start + 3)]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    commands = [line.split("#", 1)[0].split() for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [["vaultkit", "snapshot"], ["vaultkit", "watch"],
+                                         ["vaultkit", "watch"]]
+    root = make(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for command in commands:
+        rc, out, err = invoke(command[1:], root)
+        assert rc == 0, (command, err)
+    assert "*/15 * * * *" in out and "vaultkit snapshot --quiet" in out
+    assert store_of(root, create=False).head() is not None
+
+
+def test_a_small_memory_md_cut_between_commits_is_listed_unless_moved(tmp_path):
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(10)),
+                                    encoding="utf-8")
+    store = store_of(root)
+    store.snapshot()
+    # two lines moved into a topic note in one step: no loss
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(8)),
+                                    encoding="utf-8")
+    with open(root / "memory/semantic/deploys.md", "a", encoding="utf-8") as fh:
+        fh.write("- durable 8\n- durable 9\n")
+    store.snapshot()
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert json.loads(out)["events"] == []
+    # one line cut, not moved: far from half the file, still a loss
+    (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(7)),
+                                    encoding="utf-8")
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    events = json.loads(out)["events"]
+    assert [(e["kind"], e["path"], e["lines"], e["source"]) for e in events] == [
+        ("memory-shrink", "MEMORY.md", 1, "snapshot")]
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "- durable 7" in (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert all(e["recovered"] for e in json.loads(out)["events"])
+
+
+def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_path):
+    root = make(tmp_path)
+    topic = root / "memory" / "semantic" / "today.md"  # written today, never committed
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write("".join(f"- rule {i}\n" for i in range(10)))
+    store = store_of(root)
+    store.snapshot()
+    rc, out, _ = invoke(["check", "--select", "mass-deletion"], root)
+    assert rc == 0, out  # growing is no loss
+    topic.write_text("# Today\n\n- finding 0\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n- rule 0\n",
+                                    encoding="utf-8")  # HEAD had 2 lines: no cut against it
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
+    assert rc == 1
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 non-blank "
+            "lines since the snapshot at") in out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since" in out
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0
+    note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
+    assert all(f"- finding {i}" in note for i in range(1, 10))
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
+    assert rc == 0, out  # the cut lines are kept in the recovery note: the commit may go

@@ -1,0 +1,302 @@
+"""The output boundary: everything vaultkit says passes here before it leaves the process.
+
+A vault is untrusted text, and what vaultkit prints quotes it: an entry's title, a link's
+target, a property's value, a file name, a commit's author and subject. Two things in that
+text must never reach a terminal, a CI log, a committed baseline, a cache or an agent:
+
+- **credentials**: every value :mod:`vaultkit.vault.secretscan` recognises is replaced by
+  its masked form (``ghp_…5oQi``), whichever rule or tool quotes it;
+- **control characters**: ESC (colours, cursor moves that hide lines, title changes,
+  OSC 52 clipboard writes), the other C0 and C1 controls, DEL, a carriage return that is not
+  part of a line break, and the bidirectional overrides that reorder what a reader sees
+  (the "Trojan Source" characters) are shown as visible escapes (``\\u001b``, ``\\u202e``;
+  the same text is a valid escape inside a JSON string, so JSON output stays JSON).
+  Newline and tab are kept where the output has lines (a snippet, an excerpt); a one-line
+  field (a message, a path, an author) shows them as ``\\n`` and ``\\t`` too.
+
+Who calls it: :class:`vaultkit.lint.diagnostics.Diagnostic` cleans its message when it is
+made, and the writers clean what they write again (the report formats, the baseline, the
+results cache, the HTML report, the MCP server's results, the command line's standard
+output and error, and the memory tools' authors, subjects, file names and snippets). A rule
+or a tool therefore cannot get around it: whatever it builds, the writer cleans.
+
+Cost: a clean text (no control character, and neither a format prefix nor a keyword for
+the detector's two prefilters) costs one regular-expression pass and
+:func:`~vaultkit.vault.secretscan.has_candidates`; only text that holds a candidate is
+scanned. Cleaning is idempotent: a masked form is not a credential, an escape is not a
+control character.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but newline and tab, DEL, C1 controls, a lone CR, and the bidirectional
+# embeddings, overrides and isolates (plus the marks and separators that act like them).
+_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e" \
+    "\u2066-\u2069"
+_UNSAFE_TEXT = re.compile(f"[{_CONTROL}]|\r(?!\n)")
+_UNSAFE_LINE = re.compile(f"[{_CONTROL}\n\r\t]")
+# JSON text: a string may hold any of these escaped (``\u001b``), losslessly
+_UNSAFE_JSON = re.compile(f"[{_CONTROL}]")
+# The colours vaultkit itself prints (bold, dim, red, yellow, cyan, reset), and nothing else
+_OWN_SGR = re.compile(r"\x1b\[(?:0|1|2|31|33|36)m")
+
+
+def _escape(m: re.Match) -> str:
+    ch = m.group(0)
+    code = ord(ch)
+    if ch == "\n":
+        return "\\n"
+    if ch == "\t":
+        return "\\t"
+    if ch == "\r":
+        return "\\r"
+    return f"\\u{code:04x}"  # (also a valid escape inside a JSON string: the same character)
+
+
+def neutralise(text: str, *, one_line: bool = False) -> str:
+    """``text`` with every control character shown as a visible escape."""
+    pattern = _UNSAFE_LINE if one_line else _UNSAFE_TEXT
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_escape, text)
+
+
+def mask_credentials(text: str) -> str:
+    """``text`` with each credential the detector finds replaced by its masked form (and a
+    private key's body by ``…``)."""
+    from vaultkit.vault.secretscan import has_candidates
+
+    if not has_candidates(text):
+        return text
+    return _mask(text)
+
+
+# A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
+# the detector reads the text with these blanked, as the terminal would show it (a value
+# right after "\x1b[2J" starts a token there).
+_SEQUENCE = re.compile(f"(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*"
+                       f"(?:\x07|\x1b\\\\|\x9c)?|\x1b[ -~]?|[{_CONTROL}]")
+
+
+def _mask(text: str) -> str:
+    from vaultkit.vault.secretscan import _MAX_PER_LINE, scan_text
+
+    if _UNSAFE_JSON.search(text) is None:
+        found = _disjoint(scan_text(text))  # (a label's value may hold a token's span)
+    else:  # read as a terminal would show it, and with each control a mere gap
+        found = _disjoint(scan_text(_SEQUENCE.sub(lambda m: " " * len(m.group(0)), text))
+                          + scan_text(_UNSAFE_JSON.sub(" ", text)))
+    if not found:
+        return text
+    lines = text.split("\n")
+    bodies: set[int] = set()
+    per_line: dict[int, int] = {}
+    for f in found:
+        per_line[f.line] = per_line.get(f.line, 0) + 1
+    for f in sorted(found, key=lambda f: (f.line, -f.column)):
+        line = lines[f.line - 1]
+        start = f.column - 1
+        end = min(len(line), start + max(f.length, 1))
+        while end > start + 1 and line[end - 1] == "\\":
+            end -= 1  # never cut an escape in two (JSON text: ``\"``)
+        lines[f.line - 1] = line[:start] + f.masked + line[end:]
+        if f.kind == "private key":
+            bodies.add(f.line)
+    for first in bodies:  # the key's lines up to its END line (or the first other line)
+        for i in range(first, len(lines)):
+            stripped = lines[i].strip().lstrip(">").strip()
+            if stripped.startswith("-----END"):
+                break
+            if not stripped or not _PEM_LINE.fullmatch(stripped):
+                if stripped.lower().startswith(("proc-type", "dek-info")):
+                    continue
+                break
+            lines[i] = lines[i].replace(stripped, "…")
+    for line, count in per_line.items():
+        if count >= _MAX_PER_LINE:  # the detector reports 64 a line: mask the rest too
+            lines[line - 1] = _mask(lines[line - 1])
+    return "\n".join(lines)
+
+
+_PEM_LINE = re.compile(r"[A-Za-z0-9+/=\\n]+")
+
+
+def _disjoint(found: list) -> list:
+    """Findings of two readings of one text without overlaps (the longer span wins)."""
+    out: list = []
+    for f in sorted(found, key=lambda f: (f.line, f.column, -f.length)):
+        if out and out[-1].line == f.line and f.column < out[-1].column + out[-1].length:
+            continue
+        out.append(f)
+    return out
+
+
+def _settled(text: str, one_line: bool) -> str:
+    """Mask, neutralise, and mask again what the neutralised text shows (``\\u009b:ghp_…``
+    reads as a token once the control is an escape, not before)."""
+    masked = mask_credentials(text)
+    out = neutralise(masked, one_line=one_line)
+    return out if out is masked else mask_credentials(out)
+
+
+def clean(text: str) -> str:
+    """Text with lines (a snippet, an excerpt, a report): credentials masked, control
+    characters but newline and tab neutralised."""
+    if not text:
+        return text
+    return _settled(text, False)
+
+
+def clean_line(text: str) -> str:
+    """A one-line field (a message, a path, a commit's author or subject, a heading):
+    credentials masked, every control character (newline and tab too) neutralised."""
+    if not text:
+        return text
+    return _settled(text, True)
+
+
+def mask_values(text: str, values) -> str:
+    """``text`` with each ``(value, masked)`` replaced by its masked form, also where only a
+    piece of it (8 characters or more, as a quote cut short shows it) appears."""
+    for value, masked in values:
+        if len(value) < 6:
+            continue
+        if value in text:
+            text = text.replace(value, masked)
+            continue
+        head = value[:8]
+        at = text.find(head)
+        while at != -1:
+            end = at + len(head)
+            while end < len(text) and end - at < len(value) and text[end] == value[end - at]:
+                end += 1
+            text = text[:at] + masked + text[end:]
+            at = text.find(head, at + len(masked))
+    return text
+
+
+def one_line(text: str) -> str:
+    """A one-line field made safe to hold until a writer masks it in one batch: unchanged
+    when it has no control character (the common case: one C-speed search), else cleaned
+    now (masked first: once a control becomes an escape such as ``\\u0007``, a value glued
+    to it no longer reads as a credential)."""
+    if not text or text.isprintable() or _UNSAFE_LINE.search(text) is None:
+        return text
+    return clean_line(text)
+
+
+def clean_many(items, *, one_line: bool = False) -> list[str]:
+    """Many strings cleaned at the cost of one prefilter pass when none holds a candidate."""
+    from vaultkit.vault.secretscan import has_candidates
+
+    items = list(items)
+    if has_candidates("\n".join(items)):
+        return [_settled(s, one_line) for s in items]
+    return [neutralise(s, one_line=one_line) for s in items]
+
+
+def clean_tree(value, *, one_line: bool = False):
+    """A JSON-like value (dicts, lists, strings) with every string (keys too) cleaned."""
+    strings: list[str] = []
+    _collect(value, strings)
+    if not strings:
+        return value
+    cleaned = iter(clean_many(strings, one_line=one_line))
+    return _rebuild(value, cleaned)
+
+
+def _collect(value, out: list) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _collect(k, out) if isinstance(k, str) else None
+            _collect(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _collect(v, out)
+
+
+def _rebuild(value, cleaned):
+    if isinstance(value, str):
+        return next(cleaned)
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = next(cleaned) if isinstance(k, str) else k
+            out[key] = _rebuild(v, cleaned)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_rebuild(v, cleaned) for v in value]
+    return value
+
+
+def json_safe(text: str) -> str:
+    """Serialised JSON with the control characters ``json.dumps(ensure_ascii=False)`` leaves
+    raw (DEL, C1, the bidirectional controls) written as ``\\uXXXX``: the same data, safe to
+    ``cat``. (Outside strings JSON holds only ASCII, so every such character is in one.)"""
+    if _UNSAFE_JSON.search(text) is None:
+        return text
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def dumps(value, **kwargs) -> str:
+    """``json.dumps`` of ``value`` cleaned (credentials masked, strings' control characters
+    escaped), never ASCII-only (CJK stays readable)."""
+    import json
+
+    kwargs.setdefault("ensure_ascii", False)
+    return json_safe(json.dumps(clean_tree(value), **kwargs))
+
+
+def terminal(text: str) -> str:
+    """What may be written to a terminal or a log: credentials masked, control characters
+    neutralised, except vaultkit's own colours (which :func:`clean` has already taken out
+    of anything quoted from a vault) and a progress line's carriage return."""
+    if not text:
+        return text
+    text = mask_credentials(text)
+    if _UNSAFE_TEXT.search(text) is not None:
+        if "\x1b" in text and _OWN_SGR.search(text):
+            parts = _OWN_SGR.split(text)
+            codes = _OWN_SGR.findall(text)
+            out = [neutralise(parts[0])]
+            for code, part in zip(codes, parts[1:]):
+                out.append(code)
+                out.append(neutralise(part))
+            text = "".join(out)
+        else:
+            text = neutralise(text)
+        text = mask_credentials(text)  # (what the escapes now show)
+    return text
+
+
+class Stream:
+    """A text stream whose writes pass :func:`terminal` (the command line's stdout/stderr).
+
+    Everything else (``isatty``, ``fileno``, ``encoding``, ``flush`` …) is the wrapped
+    stream's. A progress line's ``\\r`` is written as is: it comes only from
+    :mod:`vaultkit.core.progress`, whose text is vaultkit's own.
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if text.startswith("\r") and _PROGRESS.fullmatch(text):
+            return self._stream.write(text)
+        self._stream.write(terminal(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+# "\rparsing notes 1,200/10,000   " and the erasing "\r      \r"
+_PROGRESS = re.compile(r"\r[a-z ]*(?: [\d,]+/[\d,]+)? *\r?")

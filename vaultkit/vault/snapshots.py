@@ -1,0 +1,807 @@
+"""vaultkit's own snapshots of the memory files, on a private git ref.
+
+A journal is lost most often before it is ever committed: the nightly backup commits a
+file the day's summary run already overwrote. A snapshot records every memory file
+whose content changed since the last snapshot as one commit on a private ref, so the
+lines are kept between commits and the hook can compare a staged journal with them.
+
+Where it lives
+    In a git repository: the ref ``refs/vaultkit/snapshots`` of the vault's own repository
+    (``refs/vaultkit/snapshots-<key>`` for a vault in a subfolder of the repository or in a
+    linked worktree, so two vaults or two worktrees never share one chain). The objects
+    are ordinary git objects in the repository's object store. In a folder that is not a
+    git repository: a bare repository ``.vaultkit/snapshots.git`` with the same ref.
+
+What it never touches
+    HEAD, the index, the work tree, the stash, the branches and their reflogs. A snapshot
+    is written with plumbing only: ``hash-object -w --no-filters`` (the file's own bytes,
+    no clean filter), ``update-index`` on a temporary index file (``GIT_INDEX_FILE``),
+    ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new> <old>`` (atomic: a ref
+    moved by another writer meanwhile is not overwritten). So it works before the first
+    commit, during a rebase, on a detached HEAD and with a dirty index.
+
+What is recorded
+    Every Markdown file of the memory: the bootstrap files (``MEMORY.md``, ``AGENTS.md``,
+    ... also those one folder up from a memory-only vault), and everything under the memory
+    folder (journals, archive, typed and topic notes). Never ``.git/``, ``.vaultkit/``, a
+    file over ``budgets.max-file-bytes``, a symlink or anything that is not a regular file.
+    Each snapshot's tree holds every such file (unchanged ones by the same blob, so they
+    cost nothing); paths are vault paths, a bootstrap file above a memory-only vault is
+    kept as ``.workspace/NAME``.
+
+Unchanged files cost one ``stat``
+    The store keeps a table (size, mtime, blob id of every file) beside the ref
+    (``<git dir>/vaultkit/<ref name>.stat``); a file whose size and mtime match, and
+    which was older than the snapshot that recorded it by the racy margin, is not read.
+    Nothing changed means no git process at all.
+
+Retention
+    ``[snapshots] keep-days`` in vaultkit.toml (default 30): snapshots older than that are
+    dropped by the ``snapshot`` command (the chain is rewritten from the newest snapshot
+    older than the limit, which becomes its root, so the files as they were then are kept).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+from vaultkit.core.errors import VaultkitError
+
+REF = "refs/vaultkit/snapshots"
+BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository
+WORKSPACE_PREFIX = ".workspace/"  # store path of a bootstrap file above a memory-only vault
+RACY_NS = 2_000_000_000  # a file this close to the snapshot's start is read again next time
+DEFAULT_KEEP_DAYS = 30
+DEFAULT_INTERVAL_MIN = 15
+_IDENTITY = {"GIT_AUTHOR_NAME": "vaultkit", "GIT_AUTHOR_EMAIL": "vaultkit@localhost",
+             "GIT_COMMITTER_NAME": "vaultkit", "GIT_COMMITTER_EMAIL": "vaultkit@localhost"}
+_SETTINGS_KEYS = {"keep_days": 1, "interval": 1}  # name -> lowest value
+
+
+@dataclass
+class SnapshotSettings:
+    keep_days: int = DEFAULT_KEEP_DAYS
+    interval: int = DEFAULT_INTERVAL_MIN  # minutes between snapshots a service promises
+
+
+def snapshot_settings(settings) -> SnapshotSettings:
+    """``[snapshots]`` of vaultkit.toml, checked (``keep-days``, ``interval`` in minutes)."""
+    from vaultkit.vault.profile import ConfigError
+
+    raw = getattr(settings.config, "snapshots", None) or {}
+    out = SnapshotSettings()
+    for key, value in raw.items():
+        name = str(key).replace("-", "_")
+        if name not in _SETTINGS_KEYS:
+            known = ", ".join(k.replace("_", "-") for k in _SETTINGS_KEYS)
+            raise ConfigError(f"vaultkit.toml: snapshots: unknown setting '{key}' (known: "
+                              f"{known})")
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or value < _SETTINGS_KEYS[name]:
+            raise ConfigError(f"vaultkit.toml: snapshots: {key}: must be a whole number, at "
+                              f"least {_SETTINGS_KEYS[name]}")
+        setattr(out, name, value)
+    return out
+
+
+# -- which files ----------------------------------------------------------------------
+
+def store_path(vault_path: str) -> str:
+    return WORKSPACE_PREFIX + vault_path[3:] if vault_path.startswith("../") else vault_path
+
+
+def vault_path_of(path: str) -> str:
+    return "../" + path[len(WORKSPACE_PREFIX):] if path.startswith(WORKSPACE_PREFIX) else path
+
+
+def is_memory_file(profile, rel: str, prefix: str | None = None) -> bool:
+    """A vault path whose file snapshots record (Markdown, in the memory or the bootstrap)."""
+    if not rel.lower().endswith(".md"):
+        return False
+    if rel.startswith("../"):
+        return rel[3:] in profile.bootstrap_files
+    prefix = profile.memory_prefix if prefix is None else prefix
+    if not prefix or rel.startswith(prefix):
+        return True
+    return profile.layer_of(rel) in ("bootstrap", "journal", "archive", "structured",
+                                     "knowledge", "dated", "index")
+
+
+def memory_files(root: Path, settings) -> dict[str, tuple[int, int]]:
+    """``{store path: (size, mtime_ns)}`` of the files a snapshot records.
+
+    Its own walk, one ``lstat`` per Markdown file and none for anything else: it never
+    follows a symlink (file or folder), skips the folders the scan skips
+    (:data:`vaultkit.vault.scan.SKIP_DIRS`) and the configured excludes."""
+    from vaultkit.vault.scan import SKIP_DIRS
+
+    profile = settings.profile
+    prefix = profile.memory_prefix
+    limit = profile.budgets.max_file_bytes
+    excluded = settings.is_excluded if settings.excludes_anything else None
+    out: dict[str, tuple[int, int]] = {}
+    stack = [(str(root), "")]
+    while stack:
+        folder, base = stack.pop()
+        inside = not prefix or base.startswith(prefix)  # all of the memory folder counts
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    name = entry.name
+                    try:
+                        if name[-3:].lower() == ".md" and entry.is_file(follow_symlinks=False):
+                            rel = base + name
+                            if not inside and not is_memory_file(profile, rel, prefix):
+                                continue
+                            if excluded is not None and excluded(rel):
+                                continue
+                            st = entry.stat(follow_symlinks=False)
+                            if st.st_size <= limit:
+                                out[rel] = (st.st_size, st.st_mtime_ns)
+                        elif entry.is_dir(follow_symlinks=False) and name not in SKIP_DIRS:
+                            rel = base + name
+                            if excluded is None or not excluded(rel):
+                                stack.append((entry.path, rel + "/"))
+                    except OSError:
+                        continue  # gone meanwhile
+        except OSError:
+            continue  # unreadable (check's file-unreadable says so)
+    if not prefix:  # the bootstrap files one folder up from a memory-only vault
+        for name in profile.bootstrap_files:
+            try:
+                st = os.lstat(root.parent / name)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size <= limit:
+                out[store_path("../" + name)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def file_of(root: Path, path: str) -> str:
+    """The file on disk of a store path."""
+    if path.startswith(WORKSPACE_PREFIX):
+        return str(root.parent / path[len(WORKSPACE_PREFIX):])
+    return os.path.join(root, path)
+
+
+# -- the store ------------------------------------------------------------------------
+
+@dataclass
+class Snapshot:
+    commit: str
+    time: int  # committer time, seconds since the epoch
+    subject: str
+
+
+@dataclass
+class SnapshotResult:
+    commit: str | None  # the new snapshot, None when nothing changed
+    changed: list[str] = field(default_factory=list)  # vault paths
+    removed: list[str] = field(default_factory=list)
+    files: int = 0  # files the snapshot holds
+    pruned: int = 0  # snapshots dropped by the retention
+
+    def to_dict(self) -> dict:
+        return {"commit": self.commit, "changed": self.changed, "removed": self.removed,
+                "files": self.files, "pruned": self.pruned}
+
+
+class Store:
+    """One vault's snapshot chain (see the module docs). Build it with :func:`open_store`."""
+
+    def __init__(self, root: Path, settings, *, cwd: Path, meta: Path, ref: str, bare: bool):
+        self.root = root
+        self.settings = settings
+        self.cwd = cwd  # where git runs: the repository's top level, or the bare store
+        self.meta = meta  # the folder of the stat table and the lock
+        self.ref = ref
+        self.bare = bare
+
+    @property
+    def refs_dir(self) -> Path:
+        """The repository's common git folder (where ``refs/`` is)."""
+        return self.cwd if self.bare else self.meta.parent
+
+    @property
+    def where(self) -> str:
+        return (f"{self.cwd} ({self.ref})" if self.bare else self.ref)
+
+    def git(self, args, *, input: bytes | None = None, env: dict | None = None,
+            check: bool = True, network: bool = False) -> subprocess.CompletedProcess:
+        from vaultkit.core.gitenv import run_git
+
+        extra = dict(env or {})
+        if self.bare and args[0] != "init":
+            extra["GIT_DIR"] = str(self.cwd)
+        try:
+            proc = run_git(args, cwd=self.cwd, input=input, keep_repo_env=not self.bare,
+                           env=extra, timeout=600, network=network)
+        except FileNotFoundError:
+            raise VaultkitError("git is not installed; snapshots need git") from None
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise VaultkitError(f"git could not be run: {exc}") from None
+        if check and proc.returncode != 0:
+            detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise VaultkitError(f"snapshot store: git {args[0]} failed: "
+                                + (detail[0] if detail else f"exit {proc.returncode}"))
+        return proc
+
+    # -- state ---------------------------------------------------------------------
+
+    @property
+    def table_path(self) -> Path:
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".stat")
+
+    @property
+    def lock_path(self) -> Path:
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".lock")
+
+    @property
+    def checked_path(self) -> Path:
+        """Touched by every snapshot run (changed or not): when snapshots last ran."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".checked")
+
+    @property
+    def events_path(self) -> Path:
+        """The watcher's event log (JSON lines) that ``history`` and ``audit`` read."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".events.jsonl")
+
+    def last_run(self) -> float | None:
+        """When a snapshot last ran (seconds since the epoch), None if never."""
+        try:
+            return os.stat(self.checked_path).st_mtime
+        except OSError:
+            return None
+
+    def has_ref_file(self) -> bool:
+        """Whether git holds the ref, read from its files (loose, or in packed-refs)."""
+        if (self.refs_dir / self.ref).is_file():
+            return True
+        if (self.refs_dir / "reftable").is_dir():  # git's other ref store: ask git
+            return self.head() is not None
+        try:
+            with open(self.refs_dir / "packed-refs", "rb") as fh:
+                return any(line.rstrip().endswith(b" " + self.ref.encode()) for line in fh)
+        except OSError:
+            return False
+
+    def recorded(self) -> dict[str, str]:
+        """``{store path: blob}`` of the newest snapshot (from the table when it is current)."""
+        head = self.head()
+        if head is None:
+            return {}
+        table = self._load_table()
+        entries = table["entries"] if table.get("commit") == head else self._tree_entries(head)
+        return {p: e[2] for p, e in entries.items() if e[2]}
+
+    def exists(self) -> bool:
+        """True when this vault has snapshots (checked without running git)."""
+        return self.table_path.is_file() or self.head() is not None
+
+    def head(self) -> str | None:
+        if self.bare and not (self.cwd / "HEAD").is_file():
+            return None
+        loose = self.refs_dir / self.ref
+        try:  # git's own file for the ref (written by update-ref); else ask git
+            with open(loose, "rb") as fh:
+                value = fh.read(100).decode("ascii").strip()
+            if len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value):
+                return value
+        except (OSError, UnicodeDecodeError):
+            pass
+        proc = self.git(["rev-parse", "-q", "--verify", self.ref + "^{commit}"], check=False)
+        out = proc.stdout.decode("ascii", "replace").strip()
+        return out if proc.returncode == 0 and out else None
+
+    def _load_table(self) -> dict:
+        import marshal
+
+        try:
+            from vaultkit.core.bounded import read_regular
+
+            data = marshal.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
+            if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
+                    and data.get("ref") == self.ref:
+                return data
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+        return {"commit": None, "entries": {}}
+
+    def _save_table(self, table: dict) -> None:
+        import marshal
+
+        tmp = self.table_path.with_name(self.table_path.name + f".tmp{os.getpid()}")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(marshal.dumps(table))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.table_path)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    def _lock(self) -> int:
+        import fcntl
+
+        self.meta.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                     0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    # -- writing -------------------------------------------------------------------
+
+    def snapshot(self, *, now: dt.datetime | None = None, prune: bool = True) -> SnapshotResult:
+        """Record every memory file that changed since the last snapshot (module docs)."""
+        import time
+
+        fd = self._lock()
+        try:
+            started = time.time_ns()
+            files = memory_files(self.root, self.settings)
+            head = self.head()
+            table = self._load_table()
+            entries: dict[str, list] = table["entries"] if table.get("commit") == head else {}
+            if head is not None and not entries:
+                entries = self._tree_entries(head)  # the table is lost or stale: rebuild it
+            get = entries.get
+            todo = [p for p, (size, mtime) in files.items()
+                    if (k := get(p)) is None or k[1] != mtime or k[0] != size or k[3]]
+            # (with nothing to hash every file is known: equal counts mean equal sets)
+            removed = sorted(p for p in entries if p not in files) \
+                if todo or len(entries) != len(files) else []
+            moment = (now or dt.datetime.now(dt.timezone.utc)).timestamp()
+            checked = table.get("pruneChecked", 0) if table.get("commit") == head else 0
+            due = prune and not (0 <= moment - checked < 86400)  # at most once a day
+            if not todo and not removed and head is not None and not due:
+                self._touch_checked()  # nothing changed: nothing written
+                return SnapshotResult(None, [], [], len(files))
+            root = self.root
+            oids = self._hash([file_of(root, p) for p in todo]) if todo else []
+            changed = []
+            new_entries: dict[str, list] = {}
+            for path, (size, mtime) in files.items():
+                known = get(path)
+                new_entries[path] = [size, mtime, known[2] if known else None, 0]
+            for path, oid in zip(todo, oids):
+                known = get(path)
+                if oid is None:  # vanished or unreadable since the listing
+                    if known is None:
+                        del new_entries[path]
+                    else:
+                        new_entries[path] = [-1, -1, known[2], 1]
+                    continue
+                size, mtime = files[path]
+                new_entries[path] = [size, mtime, oid, int(mtime >= started - RACY_NS)]
+                if known is None or known[2] != oid:
+                    changed.append(path)
+            result = SnapshotResult(None, [vault_path_of(p) for p in sorted(changed)],
+                                    [vault_path_of(p) for p in removed], len(new_entries))
+            if changed or removed or head is None:
+                if not new_entries and head is None:
+                    return result  # nothing to record, and no chain yet
+                commit = self._commit(new_entries, head, changed, removed, now)
+                result.commit = head = commit
+            if due:
+                result.pruned = self._prune(head, now)
+                head = self.head()
+                checked = moment
+            if result.commit is not None or new_entries != entries or due \
+                    or table.get("commit") != head:
+                self._save_table({"version": 2, "ref": self.ref, "commit": head,
+                                  "entries": new_entries, "pruneChecked": checked})
+            self._touch_checked()
+            return result
+        finally:
+            os.close(fd)
+
+    def _touch_checked(self) -> None:
+        try:
+            fd = os.open(self.checked_path, os.O_WRONLY | os.O_CREAT
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            os.close(fd)
+            os.utime(self.checked_path)
+        except OSError:
+            pass
+
+    def _tree_entries(self, commit: str) -> dict[str, list]:
+        proc = self.git(["ls-tree", "-r", "-z", "--full-tree", commit])
+        out = {}
+        for item in proc.stdout.split(b"\0"):
+            meta, _, name = item.partition(b"\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == b"blob":
+                out[os.fsdecode(name)] = [-1, -1, parts[2].decode(), 1]
+        return out
+
+    def _hash(self, paths: list[str]) -> list[str | None]:
+        """Blob ids of the files (written into the store), None for one that is gone."""
+        oids: list[str | None] = []
+        for start in range(0, len(paths), 2000):
+            chunk = paths[start:start + 2000]
+            present = [p for p in chunk if os.path.isfile(p) and not os.path.islink(p)]
+            proc = self.git(["hash-object", "-w", "--no-filters", "--stdin-paths"],
+                            input="".join(p + "\n" for p in present).encode(
+                                "utf-8", "surrogateescape"), check=False)
+            got = proc.stdout.decode("ascii", "replace").split()
+            if proc.returncode != 0 or len(got) != len(present):
+                # one vanished between the check and the hash: one at a time
+                got = []
+                for p in present:
+                    one = self.git(["hash-object", "-w", "--no-filters", "--", p], check=False)
+                    got.append(one.stdout.decode().strip() if one.returncode == 0 else None)
+            by_path = dict(zip(present, got))
+            oids += [by_path.get(p) for p in chunk]
+        return oids
+
+    def _commit(self, entries: dict[str, list], parent: str | None, changed, removed,
+                now: dt.datetime | None) -> str:
+        index = self.meta / f"index.{os.getpid()}.tmp"
+        try:
+            env = {"GIT_INDEX_FILE": str(index)}
+            lines = b"".join(f"100644 {e[2]}\t".encode() + os.fsencode(p) + b"\0"
+                             for p, e in sorted(entries.items()) if e[2])
+            self.git(["update-index", "-z", "--index-info"], input=lines, env=env)
+            tree = self.git(["write-tree"], env=env).stdout.decode().strip()
+        finally:
+            try:
+                os.unlink(index)
+            except OSError:
+                pass
+        message = snapshot_message(changed, removed)
+        env = dict(_IDENTITY)
+        if now is not None:
+            stamp = f"{int(now.timestamp())} {now.strftime('%z') or '+0000'}"
+            env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+        args = ["commit-tree", tree, "-F", "-"]
+        if parent:
+            args[2:2] = ["-p", parent]
+        commit = self.git(args, input=message.encode("utf-8", "surrogateescape"),
+                          env=env).stdout.decode().strip()
+        self._move_ref(commit, parent)
+        return commit
+
+    def _move_ref(self, new: str, old: str | None) -> None:
+        proc = self.git(["update-ref", "-m", "vaultkit snapshot", self.ref, new,
+                         old or "0" * 40], check=False)
+        if proc.returncode != 0:
+            raise VaultkitError(f"{self.ref} was moved by another writer meanwhile; nothing "
+                                "lost, run the snapshot again")
+
+    def _prune(self, head: str | None, now: dt.datetime | None) -> int:
+        """Drop the snapshots older than ``keep-days`` (a day's slack, so at most daily)."""
+        if head is None:
+            return 0
+        keep = snapshot_settings(self.settings).keep_days
+        moment = (now or dt.datetime.now(dt.timezone.utc)).timestamp()
+        cutoff = int(moment - keep * 86400)
+        chain = self.log()  # newest first
+        if len(chain) < 2 or chain[-1].time >= cutoff - 86400:
+            return 0
+        # the newest snapshot older than the limit becomes the root: what the files were
+        # then is kept, the steps before it are dropped
+        keep_from = next(i for i, s in enumerate(chain) if s.time < cutoff)
+        kept = chain[:keep_from + 1]
+        parent = None
+        for snap in reversed(kept):
+            proc = self.git(["cat-file", "commit", snap.commit])
+            header, _, body = proc.stdout.partition(b"\n\n")
+            tree = author = committer = None
+            for line in header.decode("utf-8", "replace").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "tree":
+                    tree = value
+                elif key == "author":
+                    author = value
+                elif key == "committer":
+                    committer = value
+            env = dict(_IDENTITY)
+            env.update(GIT_AUTHOR_DATE=_date_of(author), GIT_COMMITTER_DATE=_date_of(committer))
+            args = ["commit-tree", str(tree), "-F", "-"] + (["-p", parent] if parent else [])
+            parent = self.git(args, input=body, env=env).stdout.decode().strip()
+        self._move_ref(str(parent), head)
+        return len(chain) - len(kept)
+
+    # -- reading -------------------------------------------------------------------
+
+    def log(self, *, since: int | None = None) -> list[Snapshot]:
+        """The snapshots, newest first (from ``since``, seconds since the epoch, on)."""
+        if self.head() is None:
+            return []
+        args = ["log", "--format=%H %ct %s", self.ref]
+        if since is not None:
+            args.insert(1, f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
+        out = []
+        for line in self.git(args).stdout.decode("utf-8", "replace").splitlines():
+            sha, stamp, subject = (line.split(" ", 2) + ["", ""])[:3]
+            out.append(Snapshot(sha, int(stamp), subject))
+        return out
+
+    def versions(self, *, since: int | None = None, wanted=None) -> list[tuple[str, int, str, str]]:
+        """``(commit, time, vault path, blob)`` of every recorded version of a file, oldest
+        first: what each snapshot since ``since`` wrote (``wanted(vault path)`` filters),
+        and the version each such file had in the snapshot before the first of them."""
+        head = self.head()
+        if head is None:
+            return []
+        args = ["log", "--reverse", "-z", "--raw", "--no-renames", "--no-abbrev", "--root",
+                "--format=%x1e%H %ct", head]
+        if since is not None:
+            args.insert(1, f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
+        fields = self.git(args).stdout.split(b"\0")
+        out: list[tuple[str, int, str, str]] = []
+        commit, when, first_parent = "", 0, None
+        i = 0
+        while i < len(fields):
+            token = fields[i].lstrip(b"\n")
+            i += 1
+            if token.startswith(b"\x1e"):
+                sha, _, stamp = token[1:].decode().partition(" ")
+                commit, when = sha, int(stamp.split()[0])
+                if first_parent is None:
+                    first_parent = commit
+                continue
+            if token.startswith(b":") and i < len(fields):
+                parts = token[1:].decode("ascii", "replace").split()
+                path = vault_path_of(os.fsdecode(fields[i]))
+                i += 1
+                if len(parts) >= 5 and parts[4][:1] != "D" and (wanted is None or wanted(path)):
+                    out.append((commit, when, path, parts[3]))
+        if first_parent is not None and since is not None:
+            # the versions the window started from: the snapshot before its first one
+            proc = self.git(["rev-parse", "-q", "--verify", first_parent + "^"], check=False)
+            before = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+            if before:
+                paths = {p for _, _, p, _ in out}
+                stamp = int(self.git(["log", "-1", "--format=%ct", before]).stdout.split()[0])
+                base = [(before, stamp, vault_path_of(p), e[2])
+                        for p, e in self._tree_entries(before).items()
+                        if vault_path_of(p) in paths]
+                out = base + out
+        return out
+
+    def blobs(self, oids) -> dict[str, bytes]:
+        oids = list(dict.fromkeys(oids))
+        if not oids:
+            return {}
+        out = self.git(["cat-file", "--batch"], input="".join(o + "\n" for o in oids).encode()
+                       ).stdout
+        result: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            eol = out.find(b"\n", pos)
+            if eol < 0:
+                break
+            header = out[pos:eol].decode("ascii", "replace").split()
+            pos = eol + 1
+            if len(header) != 3:
+                continue
+            size = int(header[2])
+            result[header[0]] = out[pos:pos + size]
+            pos += size + 1
+        return result
+
+    def size_report(self) -> dict:
+        """How many snapshots, from when to when, and the bytes their objects take."""
+        chain = self.log()
+        report = {"ref": self.ref, "store": str(self.cwd), "snapshots": len(chain),
+                  "oldest": chain[-1].time if chain else None,
+                  "newest": chain[0].time if chain else None, "objects": 0, "bytes": 0,
+                  "keepDays": snapshot_settings(self.settings).keep_days}
+        if chain:
+            objs = self.git(["rev-list", "--objects", self.ref]).stdout.decode().split("\n")
+            oids = [line.split(" ", 1)[0] for line in objs if line]
+            proc = self.git(["cat-file", "--batch-check=%(objectsize:disk)"],
+                            input="".join(o + "\n" for o in oids).encode())
+            sizes = [int(x) for x in proc.stdout.split() if x.isdigit()]
+            report["objects"], report["bytes"] = len(oids), sum(sizes)
+        return report
+
+    def push(self, remote: str) -> str:
+        """Push the chain to ``remote`` (force: the retention rewrites it); git's answer."""
+        proc = self.git(["push", "--force", "--quiet", "--no-verify", remote,
+                         f"{self.ref}:{self.ref}"], env={"GIT_TERMINAL_PROMPT": "0"},
+                        check=False, network=True)
+        if proc.returncode != 0:
+            detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise VaultkitError(f"push to {remote} failed: "
+                                + (detail[-1] if detail else f"exit {proc.returncode}"))
+        return remote
+
+
+def _date_of(ident: str | None) -> str:
+    """``<seconds> <zone>`` of an author or committer line."""
+    parts = (ident or "").rsplit(" ", 2)
+    return f"{parts[-2]} {parts[-1]}" if len(parts) == 3 else ""
+
+
+def snapshot_message(changed, removed) -> str:
+    shown = [vault_path_of(p) for p in list(changed)[:3]]
+    more = len(changed) - len(shown)
+    what = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    subject = (f"snapshot: {len(changed)} changed" + (f" ({what})" if changed else "")
+               + (f", {len(removed)} removed" if removed else ""))
+    body = [f"changed {vault_path_of(p)}" for p in changed]
+    body += [f"removed {vault_path_of(p)}" for p in removed]
+    return subject + "\n\n" + "\n".join(body) + "\n"
+
+
+def _git_dirs(toplevel: Path) -> tuple[Path, Path] | None:
+    """``(git dir, common git dir)`` of the work tree at ``toplevel``.
+
+    Read from the files git keeps (``.git/``, or a ``.git`` file naming the git dir and its
+    ``commondir``), as git itself finds them; ``git rev-parse`` only when those do not
+    settle it (``GIT_DIR`` set, an unusual layout)."""
+    import os as _os
+
+    dotgit = toplevel / ".git"
+    if not _os.environ.get("GIT_DIR") and not _os.environ.get("GIT_COMMON_DIR"):
+        try:
+            if dotgit.is_dir() and not dotgit.is_symlink():
+                return dotgit, dotgit
+            if dotgit.is_file():
+                text = dotgit.read_text("utf-8", "surrogateescape").strip()
+                if text.startswith("gitdir:"):
+                    git_dir = (toplevel / text[7:].strip()).resolve()
+                    common = git_dir
+                    if (git_dir / "commondir").is_file():
+                        common = (git_dir / (git_dir / "commondir").read_text(
+                            "utf-8", "surrogateescape").strip()).resolve()
+                    if (common / "objects").is_dir():
+                        return git_dir, common
+        except OSError:
+            pass
+    from vaultkit.core.gitenv import run_git
+
+    try:
+        proc = run_git(["rev-parse", "--path-format=absolute", "--git-dir",
+                        "--git-common-dir"], cwd=toplevel)
+    except OSError as exc:
+        raise VaultkitError(f"git could not be run: {exc}") from None
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode == 0 and len(lines) >= 2:
+        return Path(lines[0]), Path(lines[1])
+    return None
+
+
+def open_store(root: Path, settings, *, create: bool = False, git_state=None) -> Store | None:
+    """The vault's snapshot store; None when it has none and ``create`` is False.
+
+    ``git_state`` (a :class:`~vaultkit.vault.gitstate.GitState` already probed) saves the
+    ``rev-parse`` that finds the repository.
+    """
+    from vaultkit.vault.gitstate import GitState
+
+    root = Path(root)
+    state = git_state
+    if state is None:
+        stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
+        state = GitState(stub)  # type: ignore[arg-type]
+    if state.available and state.toplevel is not None:
+        dirs = _git_dirs(Path(state.toplevel))
+        if dirs is not None:
+            git_dir, common = dirs
+            where = state.prefix if not state.down else "down:" + state.down
+            linked = git_dir != common
+            ref = REF
+            if where or linked:
+                # (a linked worktree by its name, .git/worktrees/<name>: the same however
+                # the path is spelt)
+                key = f"{git_dir.name if linked else ''}\0{where}"
+                ref = f"{REF}-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
+            store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
+                          bare=False)
+            if not create and not store.table_path.is_file() and not store.has_ref_file():
+                return None  # (no git process spent on a vault without snapshots)
+            return store
+    bare = root / ".vaultkit" / BARE_STORE
+    store = Store(root, settings, cwd=bare, meta=bare / "vaultkit", ref=REF, bare=True)
+    if not (bare / "HEAD").is_file():
+        if not create:
+            return None
+        from vaultkit.vault.cachefile import ensure_cache_dir
+
+        try:
+            ensure_cache_dir(root / ".vaultkit")
+        except OSError as exc:
+            raise VaultkitError(f"{root / '.vaultkit'}: cannot create the snapshot store: "
+                                f"{exc.strerror or exc}") from None
+        if os.path.islink(bare):
+            raise VaultkitError(f"{bare}: is a symlink; the snapshot store is not used")
+        store.cwd = bare.parent  # (the store's folder does not exist yet)
+        try:
+            store.git(["init", "--bare", "--quiet", str(bare)])
+        finally:
+            store.cwd = bare
+    return store
+
+
+# -- what the hook compares ---------------------------------------------------------------
+
+@dataclass
+class JournalLoss:
+    path: str  # vault path
+    lines: list[str]  # the lines gone, in the order they were written
+    since: int  # time of the newest snapshot that still held one of them
+    commit: str  # that snapshot
+
+
+def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) -> list[JournalLoss]:
+    """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
+    snapshot since ``since`` held: the lines a commit of that text would seal away."""
+    from collections import Counter
+
+    from vaultkit.vault.gitstate import decode, split_lines
+
+    versions = store.versions(since=since, wanted=is_journal)
+    by_path: dict[str, list[tuple[str, int, str]]] = {}
+    for commit, when, path, oid in versions:
+        by_path.setdefault(path, []).append((commit, when, oid))
+    texts = {p: new_texts(p) for p in by_path}
+    wanted = [oid for p, vs in by_path.items() if texts[p] is not None for _, _, oid in vs]
+    blobs = store.blobs(wanted)
+    out = []
+    for path, vs in sorted(by_path.items()):
+        text = texts[path]
+        if text is None:
+            continue
+        have = Counter(split_lines(text)[0])
+        lost: list[str] = []
+        lost_seen: Counter = Counter()
+        newest = None
+        for commit, when, oid in vs:  # oldest first
+            data = blobs.get(oid)
+            if data is None:
+                continue
+            need = Counter(line for line in split_lines(decode(data))[0] if line.strip())
+            missing = False
+            for line, count in need.items():
+                extra = count - have[line]
+                if extra > 0:
+                    missing = True
+                    if extra > lost_seen[line]:
+                        lost += [line] * (extra - lost_seen[line])
+                        lost_seen[line] = extra
+            if missing:
+                newest = (commit, when)
+        if lost:  # a line holding a credential is never brought back: not counted
+            from vaultkit.vault.secretscan import has_candidates, scan_text
+
+            text_lost = "\n".join(lost)
+            if has_candidates(text_lost):
+                secret = {lost[f.line - 1] for f in scan_text(text_lost)}
+                lost = [line for line in lost if line not in secret]
+        if lost and newest is not None:
+            out.append(JournalLoss(path, lost, newest[1], newest[0]))
+    return out
+
+
+def recorded_texts(store: Store, *, since: int | None, wanted) -> dict[str, list[tuple[str, int, str]]]:
+    """``{vault path: [(snapshot, time, text), ...]}``, oldest first: every version of the
+    files ``wanted(vault path)`` accepts that the snapshots since ``since`` recorded."""
+    from vaultkit.vault.gitstate import decode
+
+    versions = store.versions(since=since, wanted=wanted)
+    blobs = store.blobs([oid for _, _, _, oid in versions])
+    out: dict[str, list[tuple[str, int, str]]] = {}
+    for commit, when, path, oid in versions:
+        if oid in blobs:
+            out.setdefault(path, []).append((commit, when, decode(blobs[oid])))
+    return out
+
+
+def clock(stamp: int, zone=None) -> str:
+    """``HH:MM`` of a snapshot (``YYYY-MM-DD HH:MM`` when not today), in ``zone``."""
+    when = dt.datetime.fromtimestamp(stamp, zone or dt.datetime.now().astimezone().tzinfo)
+    today = dt.datetime.now(when.tzinfo).date()
+    return f"{when:%H:%M}" if when.date() == today else f"{when:%Y-%m-%d %H:%M}"
