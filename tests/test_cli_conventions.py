@@ -184,3 +184,22 @@ def test_get_and_log_take_the_vault_from_an_option_too(tmp_path):
     assert "notes" in (vault / "memory" / "2026-01-02.md").read_text(encoding="utf-8")
     code, _, err = invoke(["log", "-C", str(tmp_path / "nope"), "x"], tmp_path)
     assert code == 2 and "--vault" in err and "no such folder" in err
+
+
+def test_one_command_builds_and_imports_only_its_own_options():
+    # the commit hook runs `vaultkit check ...`: the other commands' modules (and their
+    # options) are neither imported nor built; the whole command line still has them all
+    import sys
+
+    code = ("import sys; from vaultkit.cli import build_parser, main\n"
+            "code = main(['check', '--help'])\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('vaultkit.cli.commands.'))\n"
+            "print(code, loaded)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "0 ['vaultkit.cli.commands.check']"
+    assert "--hook" in out  # check's own help is whole
+    only = build_parser("check")
+    action = next(a for a in only._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(action.choices) == ["check"]
+    assert {"check", "search", "graph", "mcp"} <= set(subparsers())
