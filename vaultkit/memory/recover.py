@@ -103,7 +103,7 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
     for event in events:
         target = event.current if event.kind == "journal-rewrite" else None
         if target is not None and target not in heads and file_on_disk(root, target).is_file():
-            heads[target] = _lost_head(root, target)
+            heads[target] = _lost_head(root, target, profile.budgets.max_file_bytes)
             if heads[target] is not None:
                 pending[target] = []
         if event.kind == "bootstrap-truncated":
@@ -173,18 +173,23 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
     return out
 
 
-def _lost_head(root: Path, rel: str) -> bytes | None:
+def _lost_head(root: Path, rel: str, limit: int) -> bytes | None:
     """The committed (HEAD) bytes of the journal ``rel`` when its text on disk no longer
     starts with them (the append-only hook would refuse it), else None: no git, no HEAD,
-    not committed, or still an append to what was committed."""
+    not committed, committed over ``limit`` bytes (never loaded), or still an append to
+    what was committed."""
     from vaultkit.core import gitenv
     from vaultkit.vault.gitstate import first_change
 
     base, inner = _confined(root, rel)
     path = base / inner
+    spec = f"HEAD:./{path.name}"
     try:
-        proc = gitenv.run_git(["cat-file", "blob", f"HEAD:./{path.name}"], cwd=path.parent)
-    except (FileNotFoundError, OSError):
+        proc = gitenv.run_git(["cat-file", "-s", spec], cwd=path.parent)
+        if proc.returncode != 0 or int(proc.stdout.strip() or 0) > limit:
+            return None
+        proc = gitenv.run_git(["cat-file", "blob", spec], cwd=path.parent)
+    except (FileNotFoundError, OSError, ValueError):
         return None
     if proc.returncode != 0:
         return None
