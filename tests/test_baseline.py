@@ -36,7 +36,8 @@ def baseline_of(root):
 
 
 def test_write_baseline_hides_every_current_finding(legacy, capsys):
-    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section,broken-link")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section,broken-link",
+                       "--fail-on", "warning")
     assert code == 1 and "Found 8 findings" in out
     code, out, err = run(capsys, "check", str(legacy), "--write-baseline")
     assert code == 0 and "All checks passed!" in out
@@ -48,14 +49,15 @@ def test_write_baseline_hides_every_current_finding(legacy, capsys):
     code, out, _ = run(capsys, "check", str(legacy))
     assert code == 0 and "All checks passed!" in out and "more in the baseline" in out
     code, out, _ = run(capsys, "check", str(legacy), "--no-baseline",
-                       "--select", "missing-section")
+                       "--select", "missing-section", "--fail-on", "warning")
     assert code == 1 and "Found 6 findings" in out
 
 
 def test_a_new_finding_is_reported_beside_the_baselined_ones(legacy, capsys):
     run(capsys, "check", str(legacy), "--write-baseline")
     (legacy / "memory/decisions/d4.md").write_text(LEGACY_DECISION.format(n=4))
-    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section",
+                       "--fail-on", "warning")
     assert code == 1
     assert "memory/decisions/d4.md" in out and "d1.md" not in out
     assert "Found 2 findings" in out
@@ -100,7 +102,8 @@ def test_only_shrink_baseline_shrinks_the_baseline_when_findings_are_fixed(legac
                    for f in after)
     # the fixed finding coming back is new again
     (legacy / "memory/decisions/d2.md").write_text(LEGACY_DECISION.format(n=2))
-    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section")
+    code, out, _ = run(capsys, "check", str(legacy), "--select", "missing-section",
+                       "--fail-on", "warning")
     assert code == 1 and "memory/decisions/d2.md" in out
 
 

@@ -36,12 +36,16 @@ USER_GRAPH = {
 }
 
 
+# an agent workspace (a folder with no agent file gets the obsidian profile, no colour groups)
+AGENT = {"MEMORY.md": "# MEMORY\n"}
+
+
 def _vault(root):
     return load_vault(root, root=root, use_cache=False)
 
 
 def test_groups_from_profile(make_vault):
-    groups = colour_groups(_vault(make_vault({})).profile)
+    groups = colour_groups(_vault(make_vault(AGENT)).profile)
     got = {g["query"]: g["color"]["rgb"] for g in groups}
     for query, rgb in SEED_COLOURS:
         assert got[query] == rgb
@@ -57,7 +61,7 @@ def test_groups_from_profile(make_vault):
 
 
 def test_creates_graph_json_with_defaults(make_vault):
-    root = make_vault({})
+    root = make_vault(AGENT)
     assert write_colors(_vault(root)) is True
     data = json.loads((root / GRAPH).read_text())
     for key in ("collapse-filter", "search", "showTags", "showAttachments", "hideUnresolved",
@@ -80,7 +84,7 @@ def test_creates_obsidian_folder_when_missing(tmp_path):
 
 
 def test_merge_keeps_user_keys_and_groups(make_vault):
-    root = make_vault({GRAPH: json.dumps(USER_GRAPH, indent=2)})
+    root = make_vault({**AGENT, GRAPH: json.dumps(USER_GRAPH, indent=2)})
     assert write_colors(_vault(root)) is True
     data = json.loads((root / GRAPH).read_text())
     for key, value in USER_GRAPH.items():
@@ -99,7 +103,7 @@ def test_merge_keeps_user_keys_and_groups(make_vault):
 
 
 def test_twice_is_byte_identical(make_vault):
-    root = make_vault({GRAPH: json.dumps(USER_GRAPH)})  # compact, as a user might have it
+    root = make_vault({**AGENT, GRAPH: json.dumps(USER_GRAPH)})  # compact, as a user might have it
     assert write_colors(_vault(root)) is True
     first = (root / GRAPH).read_bytes()
     assert write_colors(_vault(root)) is False
@@ -109,7 +113,7 @@ def test_twice_is_byte_identical(make_vault):
 
 
 def test_already_merged_file_is_not_rewritten(make_vault):
-    root = make_vault({})
+    root = make_vault(AGENT)
     groups = colour_groups(_vault(root).profile)
     raw = json.dumps({"colorGroups": groups, "scale": 2}, separators=(",", ":")).encode()
     (root / GRAPH).write_bytes(raw)
@@ -120,7 +124,7 @@ def test_already_merged_file_is_not_rewritten(make_vault):
 
 @pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"colorGroups": 5}', "\xff\xfe"])
 def test_invalid_graph_json_is_an_error_and_untouched(make_vault, content, capsys):
-    root = make_vault({})
+    root = make_vault(AGENT)
     (root / GRAPH).write_bytes(content.encode("latin-1"))
     with pytest.raises(VaultkitError, match="graph.json"):
         write_colors(_vault(root))
@@ -131,7 +135,7 @@ def test_invalid_graph_json_is_an_error_and_untouched(make_vault, content, capsy
 
 
 def test_missing_groups(make_vault):
-    root = make_vault({GRAPH: json.dumps(USER_GRAPH)})
+    root = make_vault({**AGENT, GRAPH: json.dumps(USER_GRAPH)})
     missing = missing_colour_groups(_vault(root))
     # the user's own colour for decisions is no missing group
     assert 'path:"memory/decisions/"' not in [g["query"] for g in missing]
@@ -141,7 +145,7 @@ def test_missing_groups(make_vault):
 
 
 def test_colours_come_from_config(make_vault):
-    root = make_vault({"vaultkit.toml": '[colors]\ndecision = "#000001"\n'})
+    root = make_vault({**AGENT, "vaultkit.toml": '[colors]\ndecision = "#000001"\n'})
     write_colors(_vault(root))
     data = json.loads((root / GRAPH).read_text())
     assert data["colorGroups"][0] == {"query": 'path:"memory/decisions/"',
@@ -156,7 +160,7 @@ def test_memory_only_layout_queries(make_vault):
 
 
 def test_unknown_colour_key_is_warned_about(make_vault, capsys):
-    root = make_vault({"vaultkit.toml": '[colors]\ndecisions = "#000001"\n'})
+    root = make_vault({**AGENT, "vaultkit.toml": '[colors]\ndecisions = "#000001"\n'})
     assert main(["graph", str(root), "--write-colors", "--no-cache"]) == 0
     err = capsys.readouterr().err
     assert "colors: 'decisions' is neither a note type nor a layer" in err

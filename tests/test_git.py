@@ -650,3 +650,20 @@ def test_archived_copy_with_appended_lines_unpaired_by_git(repo):
     state = GitState(load_vault(repo, root=repo, use_cache=False), staged=True)
     assert sorted(c.status for c in state.changes) == ["A", "D"]  # too different for -M
     assert findings(repo, staged=True) == []
+
+
+TOPIC = ("# Homelab\n\n- NAS at 10.0.0.5, backups nightly\n- Router: OpenWrt, admin over ssh\n"
+         "- UPS shuts the NAS down after 10 minutes\n")
+
+
+@pytest.mark.parametrize("rel", ["memory/homelab.md", "memory/research/vector-dbs.md",
+                                 "memory/2026-03-22-weekly-review.md"])
+def test_deleting_a_topic_note_is_refused_like_a_decision(repo, monkeypatch, capsys, rel):
+    """memory/homelab.md is how OpenClaw workspaces keep topics: deleting it loses memory."""
+    write(repo, rel, TOPIC)
+    commit_all(repo, "topic")
+    git(repo, "rm", "-q", rel)
+    code, out, _ = hook_cli(repo, monkeypatch, capsys, "--select", ",".join(GIT_RULES))
+    assert code == 1
+    assert f"{rel}:1:1: VK602 mass-deletion error: deleted (it had 4 non-blank lines)" in out
+

@@ -420,3 +420,18 @@ def test_a_journal_archived_after_its_loss_gets_its_lines_where_it_is_now(tmp_pa
     assert archived.startswith(hr.JOURNAL_REWRITE)
     assert all(line in archived for line in hr.JOURNAL_LOST)
     assert not (tmp_path / "memory/2026-01-05.md").exists()
+
+
+def test_a_deleted_topic_note_is_listed(tmp_path):
+    """memory/homelab.md (a topic note, the usual OpenClaw layout) deleted: a loss event."""
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/homelab.md", "# Homelab\n\n- NAS at 10.0.0.5\n- Router: OpenWrt\n")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- one\n")
+    repo.commit("one", "2026-02-01T10:00:00")
+    (tmp_path / "memory/homelab.md").unlink()
+    repo.commit("two", "2026-02-01T11:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.path, e.subject) for e in events] == [
+        ("note-deleted", "memory/homelab.md", "two")]

@@ -90,19 +90,73 @@ def test_stdin_and_first_line_title(make_vault, capsys, monkeypatch):
     assert "### 08:05 — Backup fixed\n\n- did the first thing\n" in text
 
 
-@pytest.mark.parametrize("text,warning", [
-    ("Short\none line only", "entry-too-short"),
-    ("Long\n" + "\n".join(f"- point {i}" for i in range(20)), "entry-too-long"),
-    ("Heartbeat\nsystem idle\nno changes\nnothing to report", "filler-entry"),
-    ("系统检查\n无变化\n一切正常\n无更新", "filler-entry"),
-    ("Split\n- a\n- b\n## Not a subheading\n- c", "headings of level 1-3"),
-])
-def test_warns_but_still_writes(make_vault, capsys, text, warning):
+ENTRY_RULES = ("entry-too-short", "entry-too-long", "filler-entry")
+LOG_CASES = [
+    # (case, text, what log does: "written", "folded" into one line, or the refusing rule)
+    ("one line", "Restarted the gateway", "written"),
+    ("one short line", "one line", "written"),
+    ("a title and a line that says enough",
+     "Gateway\nRestarted it after the token expired; raised the memory limit to 2G", "written"),
+    ("a title and too little", "Short\none line only", "folded"),
+    ("a title and two bullets", "Deploy\n- done\n- ok", "folded"),
+    ("three lines", "Deploy\n- a\n- b\n- c", "written"),
+    ("too long", "Long\n" + "\n".join(f"- point {i}" for i in range(20)), "entry-too-long"),
+    ("filler", "Heartbeat\nsystem idle\nno changes\nnothing to report", "filler-entry"),
+    ("filler in Chinese", "系统检查\n无变化\n一切正常\n无更新", "filler-entry"),
+    ("a filler line alone", "HEARTBEAT_OK", "filler-entry"),
+]
+
+
+@pytest.mark.parametrize("text,outcome", [c[1:] for c in LOG_CASES], ids=[c[0] for c in LOG_CASES])
+def test_log_never_writes_an_entry_check_reports(make_vault, capsys, text, outcome):
+    """Both ways: what `log` writes, `check` accepts; what `log` refuses, `check` would
+    report if it were written by hand."""
+    from test_rules_support import findings
+
+    root = make_vault({"memory/2026-02-14.md": "# 2026-02-14\n"})
+    journal = root / "memory/2026-02-15.md"
+    code, out, err = run_cli(capsys, "log", text, "--date", "2026-02-15", "--time", "10:00",
+                             "--root", str(root))
+    if outcome in ("written", "folded"):
+        assert code == 0, err
+        written = journal.read_text(encoding="utf-8")
+        assert written.count("### ") == 1
+        if outcome == "folded":  # the body joined onto the title: one line, nothing lost
+            title, body = split_text(text, None)
+            assert "### 10:00 — " + title + ": " in written and written.rstrip().count("\n") == 2
+            assert all(ln.lstrip("- ") in written for ln in body)
+        assert findings(root, *ENTRY_RULES) == []
+        return
+    assert code == 1 and f"refused" in err and "nothing written" in err
+    assert not journal.exists()
+    title, body = split_text(text, None)
+    journal.write_text("# 2026-02-15\n" + render_entry("10:00", title, body), encoding="utf-8")
+    assert [f[0] for f in findings(root, *ENTRY_RULES)] == [outcome]
+
+
+def test_a_folded_entry_would_be_reported_as_written(make_vault):
+    """The fold is no loophole: the same text as a heading and a body is too short."""
+    from test_rules_support import findings
+
+    root = make_vault({"memory/2026-02-15.md": "# 2026-02-15\n"
+                       + render_entry("10:00", "Short", ["one line only"])})
+    assert findings(root, "entry-too-short") == [("entry-too-short", "memory/2026-02-15.md", 3)]
+
+
+def test_headings_inside_the_text_still_warn(make_vault, capsys):
     root = make_vault({})
-    code, out, err = run_cli(capsys, "log", text, "--date", "2026-02-15", "--root", str(root))
+    code, out, err = run_cli(capsys, "log", "Split\n- a\n- b\n## Not a subheading\n- c",
+                             "--date", "2026-02-15", "--root", str(root))
     assert code == 0
-    assert warning in err and "warning" in err
+    assert "headings of level 1-3" in err and "warning" in err
     assert (root / "memory/2026-02-15.md").read_text().count("### ") == 1
+
+
+def test_refusal_as_json(make_vault, capsys):
+    root = make_vault({"memory/2026-02-14.md": "# 2026-02-14\n"})
+    code, out, err = run_cli(capsys, "log", "HEARTBEAT_OK", "--json", "--root", str(root))
+    assert code == 1
+    assert json.loads(out)["rule"] == "filler-entry" and json.loads(out)["refused"] is True
 
 
 def test_good_entry_has_no_warning(make_vault, capsys):

@@ -248,7 +248,8 @@ JOURNAL_CASES = [
     ("15 lines is fine", entry("14:30 — ok", 15), "entry-too-long", []),
     ("2 lines is too short", entry("14:30 — short", 2), "entry-too-short", [3]),
     ("3 lines is fine", entry("14:30 — ok", 3), "entry-too-short", []),
-    ("heading only is too short", "### 14:30 — nothing\n\n", "entry-too-short", [3]),
+    # the heading form of a log line, what `vaultkit log "one line"` writes
+    ("a heading alone is a one-line entry", "### 14:30 — nothing\n\n", "entry-too-short", []),
     ("blank lines do not count", "### 14:30 — airy\n- a\n\n\n- b\n\n", "entry-too-short", [3]),
     ("a comment line does not count",
      "### 14:30 — c\n- a\n- b\n<!-- vaultkit: note -->\n", "entry-too-short", [3]),

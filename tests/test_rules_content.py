@@ -43,7 +43,7 @@ def test_lesson_in_now_only_in_now(make_vault):
 def test_lesson_in_now_message_and_column(make_vault):
     root = make_vault({"NOW.md": "# NOW\n- Deploying v2; takeaway: test first\n"})
     (d,) = diagnostics(root, "lesson-in-now")
-    assert (d.line, d.column, d.severity) == (2, 17, "error")
+    assert (d.line, d.column, d.severity) == (2, 17, "warning")
     assert d.message == ("NOW.md line holds a lesson ('takeaway'); NOW.md is the status board: "
                          "move lessons to memory/lessons/<topic>.md")
 

@@ -40,7 +40,7 @@ def default_phrases(kind):
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as d:
-        return getattr(load_settings(Path(d)).profile.phrases, kind)
+        return getattr(load_settings(Path(d), "openclaw").profile.phrases, kind)
 
 
 # -- PhraseMatcher ------------------------------------------------------------------

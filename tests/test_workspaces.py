@@ -198,7 +198,8 @@ def test_unknown_location_messages(tmp_path):
     ("skill/SKILL.md", True),
 ])
 def test_near_misses(make_vault, rel, meant):
-    root = make_vault({rel: "# x\n"})
+    # (a folder with no agent file gets the obsidian profile: name the agent's)
+    root = make_vault({rel: "# x\n", "vaultkit.toml": 'profile = "openclaw"\n'})
     got = findings(root, "unknown-location")
     assert bool(got) == meant, got
 

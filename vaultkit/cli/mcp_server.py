@@ -75,7 +75,7 @@ _FINDING = {
     "type": "object",
     "properties": {
         "rule": {"type": "string"}, "code": {"type": "string"},
-        "severity": {"type": "string", "enum": ["error", "warning"]},
+        "severity": {"type": "string", "enum": ["error", "warning", "info"]},
         "path": {"type": "string"}, "line": {"type": ["integer", "null"]},
         "column": {"type": ["integer", "null"]}, "message": {"type": "string"},
         "fixable": {"type": "boolean"},
@@ -168,10 +168,13 @@ TOOLS = (
         description=(
             "Append one entry to the daily journal memory/YYYY-MM-DD.md as 'HH:MM — "
             "Title', a heading at the level of the journal's own entries (append-only, "
-            "under the journal's lock: nothing already written is touched). Write 3-15 lines: what happened, why, what next; no filler, no "
-            "credentials. Returns where the entry went (path, line .. endLine) and "
-            "`findings`: what the vault's rules say about this entry (too short, filler, "
-            "...), so you can follow up with a better entry."),
+            "under the journal's lock: nothing already written is touched). Write one "
+            "line, or 3-15 lines: what happened, why, what next; no filler, no credentials. "
+            "Only entries the vault's rules accept are written: a title with a body too "
+            "short to stand apart is written as one line ('Title: text'); an entry over 15 "
+            "lines or holding only filler is refused with the reason. Returns where the "
+            "entry went (path, line .. endLine) and `findings`: what the vault's rules say "
+            "about the note at this entry (a broken link, ...)."),
         input_schema={
             "type": "object",
             "properties": {
@@ -487,10 +490,7 @@ class VaultSession:
         """What the note rules say about the entry ``append`` just wrote."""
         from vaultkit.lint.engine import run_rules, select_rules
         from vaultkit.lint.rule import Context
-        from vaultkit.memory.journal import split_text
-
-        _, body = split_text(args.get("text", ""), args.get("title"))
-        end = result.line + (1 + len(body) if body else 0)
+        end = result.end
         vault = self.vault()
         rules = [r for r in select_rules(vault.settings) if r.scope != "vault"]
         diags = run_rules(Context(vault, targets={result.path}), rules)

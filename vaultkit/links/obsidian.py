@@ -237,6 +237,40 @@ def template_folders(root) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _settings_json(root, rel: str):
+    """A JSON settings file under the vault, or None when absent, odd or too large."""
+    import os
+    import stat
+
+    path = os.path.join(str(root), rel)
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SETTINGS_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            return json.loads(fh.read(_MAX_SETTINGS_BYTES + 1).decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def daily_notes_folder(root) -> str | None:
+    """The folder Obsidian's Daily notes core plugin writes to ('/'-separated, '' for the
+    vault root), from ``.obsidian/daily-notes.json`` (its ``folder``; the root when the
+    file has none), or the root when the plugin is on without settings; None when the
+    vault uses no daily notes (or the settings cannot be read)."""
+    data = _settings_json(root, ".obsidian/daily-notes.json")
+    if isinstance(data, dict):
+        folder = data.get("folder", "")
+        if not isinstance(folder, str):
+            return None
+        folder = folder.replace("\\", "/").strip().strip("/")
+        return None if ".." in folder.split("/") else folder
+    plugins = _settings_json(root, ".obsidian/core-plugins.json")
+    on = (plugins.get("daily-notes") is True if isinstance(plugins, dict)
+          else isinstance(plugins, list) and "daily-notes" in plugins)
+    return "" if on else None
+
+
 def in_folders(path: str, folders: tuple[str, ...]) -> bool:
     """``path`` lies inside one of ``folders`` (case-insensitively, as Obsidian matches)."""
     low = path.lower()

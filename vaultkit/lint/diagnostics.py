@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from vaultkit.vault.outbound import one_line
 
-SEVERITY_RANK = {"warning": 1, "error": 2}
+# "info": a suggestion, shown but never failing a run (not even with --fail-on warning)
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from vaultkit.vault import outbound
 
 FORMATS = ("text", "json", "github", "sarif")
 
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "bold": "\033[1m", "dim": "\033[2m",
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[34m", "bold": "\033[1m", "dim": "\033[2m",
             "cyan": "\033[36m", "reset": "\033[0m"}
 
 
@@ -60,7 +60,7 @@ def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
     errors (which fail the run) are told from the warnings without colour too."""
     where = f"{path or _cell(d.path)}:{d.line or 1}:{d.column or 1}:"
     message = _cell(d.message)
-    level = "error" if d.severity == "error" else "warning"
+    level = d.severity if d.severity in ("error", "info") else "warning"
     if not colour:
         return f"{where} {d.code} {d.rule} {level}: {message}"
     c = _COLOURS
@@ -76,11 +76,13 @@ def summary(diags: Sequence[Diagnostic]) -> str:
     if not diags:
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
-    warnings = len(diags) - errors
+    infos = sum(1 for d in diags if d.severity == "info")
+    warnings = len(diags) - errors - infos
     fixable = sum(1 for d in diags if d.fixable)
     noun = "finding" if len(diags) == 1 else "findings"
     text = f"Found {len(diags)} {noun} ({errors} error{'s' * (errors != 1)}, " \
-           f"{warnings} warning{'s' * (warnings != 1)})."
+           f"{warnings} warning{'s' * (warnings != 1)}" \
+           + (f", {infos} info" if infos else "") + ")."
     if fixable:
         text += f"\n[*] {fixable} fixable with `vaultkit check --fix`."
     return text
@@ -105,7 +107,7 @@ def _escape_prop(s: str) -> str:
 
 
 def _github(d: Diagnostic, path: str | None = None) -> str:
-    level = "error" if d.severity == "error" else "warning"
+    level = {"error": "error", "info": "notice"}.get(d.severity, "warning")
     props = [f"file={_escape_prop(path or d.path)}"]
     if d.line:
         props.append(f"line={d.line}")
@@ -114,6 +116,9 @@ def _github(d: Diagnostic, path: str | None = None) -> str:
     props.append(f"title={_escape_prop(f'{d.code} {d.rule}')}")
     message = _cell(d.message)
     return f"::{level} {','.join(props)}::{_escape_data(f'{d.code} {d.rule}: {message}')}"
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
@@ -136,7 +141,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
             location["physicalLocation"]["region"] = region
         result = {
             "ruleId": d.code,
-            "level": "error" if d.severity == "error" else "warning",
+            "level": _SARIF_LEVEL.get(d.severity, "warning"),
             "message": {"text": d.message},
             "locations": [location],
         }
@@ -154,7 +159,7 @@ def sarif(diags: Sequence[Diagnostic], root: str | None = None) -> dict:
                 "shortDescription": {"text": r.summary()},
                 "fullDescription": {"text": r.summary()},
                 "help": {"text": r.doc(), "markdown": r.doc()},
-                "defaultConfiguration": {"level": "error" if r.severity == "error" else "warning"},
+                "defaultConfiguration": {"level": _SARIF_LEVEL.get(r.severity, "warning")},
                 "properties": {"fixable": r.fixable},
             } for r in rules],
         }},

@@ -17,7 +17,8 @@ The events it reports, newest first:
     the old version is not a prefix of the new one, and lines of it are gone (a reorder
     loses nothing; text appended onto a last line without its newline is an append).
 ``mass-deletion``
-    A structured, knowledge or bootstrap file that lost the profile's share of its
+    A structured, knowledge, topic (``memory/homelab.md``) or bootstrap file that lost the
+    profile's share of its
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
     emptied.
 ``memory-shrink``
@@ -26,7 +27,7 @@ The events it reports, newest first:
     ``memory/lessons/...`` loses nothing), however small the cut (:func:`memory_md_cut`,
     the judgement the snapshot pass and ``vaultkit watch`` share).
 ``note-deleted``
-    A journal, structured, knowledge or bootstrap note deleted (or moved out of the vault,
+    A journal, structured, knowledge, topic or bootstrap note deleted (or moved out of the vault,
     or into ``.trash/``) without a move into the archive: nothing of the same name was
     added to the archive layer in the same commit.
 ``bootstrap-truncated``
@@ -71,7 +72,7 @@ MEMORY_MD = "MEMORY.md"
 # a knowledge note: lines that have no journal to go back to
 RECOVERY_NOTE = "semantic/recovered.md"
 MARKER = "vaultkit-recovered"  # <!-- vaultkit-recovered <commit> <path> -->
-_LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge")
+_LOSS_LAYERS = ("journal", "bootstrap", "structured", "knowledge", "topics", "dated")
 _NULL = "0" * 40
 
 def run_git(args: list[str], cwd: Path, *, stdin: bytes | None = None, stream=None):

@@ -30,6 +30,7 @@ class LogResult:
     line: int  # line of the entry's heading
     heading: str
     warnings: list[str] = field(default_factory=list)
+    end: int = 0  # last line of the entry as written
 
     def to_dict(self) -> dict:
         return {"path": self.path, "line": self.line, "heading": self.heading,
@@ -87,39 +88,63 @@ def render_entry(hhmm: str, title: str, body: list[str], newline: str = "\n",
     return newline.join(parts) + newline
 
 
-def entry_warnings(settings, heading_line: str, body: list[str]) -> list[str]:
-    """What the entry rules would say about this entry (length, filler)."""
-    from vaultkit.vault.entries import entries, weight
+class EntryRefused(VaultkitError):
+    """The entry is one ``check`` would report (too long, only filler): nothing was written
+    (``log`` exits 1). ``rule`` names the rule."""
+
+    def __init__(self, rule: str, message: str):
+        self.rule = rule
+        super().__init__(f"refused: {message}; nothing written")
+
+
+_MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
+
+
+def shape_entry(settings, level: int, hhmm: str, title: str,
+                body: list[str]) -> tuple[str, list[str], list[str]]:
+    """``(title, body, warnings)`` as the entry is written, judged by the entry rules
+    exactly as ``check`` will judge it (:mod:`vaultkit.vault.entries`):
+
+    - a text that says too little as a heading and a body (``Deploy`` / ``Done.``) is
+      written as one line, the heading form of a log line (``14:30 — Deploy: Done.``),
+      which ``entry-too-short`` never reports;
+    - an entry over ``budgets.entry_max_lines`` (``entry-too-long``) or holding only filler
+      (``filler-entry``) raises :class:`EntryRefused`: split it, move the detail to a
+      topic note, or skip it.
+    """
+    from vaultkit.vault.entries import entries, says_too_little
     from vaultkit.vault.parse import parse_note
     from vaultkit.vault.phrases import matcher
 
     budgets = settings.profile.budgets
+    warnings: list[str] = []
+    if says_too_little(f"{hhmm} {DASH} {title}", body, budgets):
+        said = "; ".join(_MARKER.sub("", ln).strip() for ln in body if ln.strip())
+        sep = " " if title[-1:] in ":：.。!?！？;；" else ": "
+        title, body = f"{title}{sep}{said}", []
+    heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
     text = "# day\n\n" + heading_line + "\n\n" + "\n".join(body) + "\n"
     note = parse_note("memory/entry.md", text.encode("utf-8"))
-    level = len(heading_line) - len(heading_line.lstrip("#"))
-    found = [e for e in entries(note, level)]
-    out = []
+    found = entries(note, level)
     if not found:
-        return out
+        return title, body, warnings
     entry = found[0]
     if any(h.level <= level and h.line > entry.start for h in note.headings):
-        out.append(f"the text holds headings of level 1-{level}; they end this entry and "
-                   f"start another section (use '{'#' * (level + 1)}' or plain lines)")
+        warnings.append(f"the text holds headings of level 1-{level}; they end this entry and "
+                        f"start another section (use '{'#' * (level + 1)}' or plain lines)")
     n = entry.nonblank
     if n > budgets.entry_max_lines:
-        out.append(f"entry-too-long: {n} lines; keep entries to {budgets.entry_min_lines}-"
-                   f"{budgets.entry_max_lines} lines (move detail to a topic note and link it)")
-    elif n < budgets.entry_min_lines and weight(entry.body) < budgets.entry_min_chars:
-        out.append(f"entry-too-short: {n} line{'s' * (n != 1)}; an entry of "
-                   f"{budgets.entry_min_lines}-{budgets.entry_max_lines} lines says what happened, "
-                   "why and what next")
+        raise EntryRefused("entry-too-long", f"the entry has {n} lines, over the limit of "
+                           f"{budgets.entry_max_lines} (budgets.entry_max_lines) that `check` "
+                           "holds journals to: log it as several entries, or put the detail in "
+                           "a topic note and log a line that links it")
     filler = matcher(settings.profile.phrases.filler)
     from vaultkit.memory.distill import is_filler
 
     if filler and is_filler(filler, entry):
-        out.append("filler-entry: nothing but filler; skip writing when there is nothing worth "
-                   "recording")
-    return out
+        raise EntryRefused("filler-entry", "the entry holds only filler; skip it when there "
+                           "is nothing worth recording")
+    return title, body, warnings
 
 
 class SecretRefused(VaultkitError):
@@ -171,10 +196,12 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
         if not target.created:
             made["lines_before"] = _count_lines(target.fd, target.size, rel)
             prefix = target.separator
-        heading_line = f"{'#' * level} {hhmm} {DASH} {title}"
-        made["heading"] = heading_line
-        made["warnings"] = entry_warnings(settings, heading_line, body)
-        return (prefix + render_entry(hhmm, title, body, target.newline, level)).encode("utf-8")
+        # written only as `check` accepts it: too little becomes one line, too long or
+        # filler is refused (EntryRefused, under the lock: nothing written)
+        shaped, lines, made["warnings"] = shape_entry(settings, level, hhmm, title, body)
+        made["heading"] = f"{'#' * level} {hhmm} {DASH} {shaped}"
+        made["body"] = lines
+        return (prefix + render_entry(hhmm, shaped, lines, target.newline, level)).encode("utf-8")
 
     def too_big(data: int, size: int) -> str:  # past the limit the day's journal is unreadable
         return (f"{rel}: the entry ({data:,} bytes) would take the journal ({size:,} bytes) "
@@ -184,7 +211,8 @@ def append_entry(root: Path, settings, *, text: str, title: str | None = None,
     created = append_locked(root, rel, rel, render, limit, too_big)
     # the entry opens with a blank line; a missing final newline only completes the last line
     line = made.get("lines_before", 0) + (1 if created else 0) + 2
-    return LogResult(rel, created, line, made["heading"], made["warnings"])
+    return LogResult(rel, created, line, made["heading"], made["warnings"],
+                     line + (1 + len(made["body"]) if made["body"] else 0))
 
 
 @dataclass

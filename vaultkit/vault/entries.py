@@ -21,19 +21,33 @@ shallowest heading level below the title that is not a bare day heading
 (``- 14:30 did X``), is a *log* whose bullet items are its entries, and bullets outside
 every entry (a journal of bullets only) form a log too. Logs are judged as a whole:
 their items are not measured line by line.
+
+Not every section of a journal is an event. A heading over two or more timed
+sub-headings (``## Morning`` over ``### 09:00 …``, ``### 09:30 …``) groups events: the
+timed sub-sections are the entries, the group is not one long entry. In a journal whose
+entries carry times, a section without a time (``## Next Step``, ``## 遗留问题``,
+``## Open questions``) is a *topic section*, not an entry; so is, in any journal, a
+section named by the profile's ``topic_section`` phrases.
+
+How much an entry says (:func:`says_too_little`) counts its heading's words (the time
+stamp left out) with its body: ``## 14:30 — Deploy`` over ``- Done.`` says too little,
+``## 14:30 — Restarted the gateway after the token expired`` alone is a one-line entry
+as complete as a log line. ``vaultkit log`` applies the same judgement before it writes.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vaultkit.vault.model import Heading, Note
-from vaultkit.vault.timeforms import BULLET, is_day_heading, is_timed_item
+from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
+                                      is_timed_item)
 
 _COMMENT_LINE = re.compile(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # (see _cjk)
 _NOT_TEXT = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*_`~#>|]+")
 
 HEADING, LOG = "heading", "log"
@@ -90,8 +104,46 @@ def weight(lines) -> int:
         if not is_content(line):
             continue
         text = " ".join(_NOT_TEXT.sub("", line).split())
-        total += len(text) + 2 * len(_CJK.findall(text))
+        total += len(text)
+        if not text.isascii():  # (ASCII text has no CJK character)
+            total += 2 * len(_cjk().findall(text))
     return total
+
+
+@lru_cache(maxsize=None)
+def _cjk() -> re.Pattern:
+    """Compiled on first use: its character ranges take ~4 ms, and most text is ASCII."""
+    return re.compile(_CJK)
+
+
+_DATED = re.compile(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)
+_STAMP = re.compile(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
+
+
+def heading_words(text: str) -> str:
+    """A heading's text without its time stamp, period word or date (``上午 09:00 - Heartbeat``
+    -> ``Heartbeat``): what the heading itself says about the event."""
+    return " ".join(_NOT_TEXT.sub("", _STAMP.sub(" ", text)).strip(" -–—·:：|()（）【】[]~").split())
+
+
+def says_too_little(heading: str, body: list[str], budgets) -> bool:
+    """True for an entry with a body that says too little: fewer than
+    ``budgets.entry_min_lines`` non-blank body lines and, heading words and body together,
+    under ``budgets.entry_min_chars`` of text (a CJK character counts as three). An entry
+    without a body is a one-line entry, the heading form of a log line: never too short."""
+    lines = [s for s in body if is_content(s)]
+    if not lines or budgets.entry_min_lines <= 0 or len(lines) >= budgets.entry_min_lines:
+        return False
+    return weight([heading_words(heading)] + lines) < budgets.entry_min_chars
+
+
+def short_style(found: list[Entry], budgets) -> bool:
+    """True when short entries are the file's own style: four or more entries with a body
+    under ``budgets.entry_min_lines`` lines, and more than half of all entries with a body
+    (a journal of one-line bullet entries). Then no single one stands out as too short."""
+    bodies = [e for e in found if e.kind == HEADING and e.nonblank > 0]
+    short = sum(1 for e in bodies if e.nonblank < budgets.entry_min_lines)
+    return short >= 4 and short * 2 > len(bodies)
 
 
 def entries(note: Note, level: int) -> list[Entry]:
@@ -177,6 +229,13 @@ def _log(note: Note, head: Heading | None, first: int, last: int,
                  LOG, items)
 
 
+def _timed_within(heads: list[Heading], e: Entry) -> list[Heading]:
+    """The timed headings below ``e``'s own level inside it."""
+    level = e.heading.level
+    return [h for h in heads if e.start < h.line <= e.end and h.level > level
+            and has_clock(h.text)]
+
+
 def journal_entries(note: Note) -> list[Entry]:
     """A journal's entries and logs, found from the file itself (see the module doc)."""
     level = detect_level(note)
@@ -186,6 +245,7 @@ def journal_entries(note: Note) -> list[Entry]:
     out: list[Entry] = []
     covered: list[tuple[int, int]] = []
     if level is not None:
+        timed = any(h.level >= level and has_clock(h.text) for h in heads)
         for e in entries(note, level):
             covered.append((e.start, e.end))
             if is_day_heading(e.heading.text):
@@ -193,7 +253,17 @@ def journal_entries(note: Note) -> list[Entry]:
                 if log is not None:
                     out.append(log)
                 continue  # a bare day with prose, or nothing: no event to measure
+            inner = _timed_within(heads, e)
+            if len(inner) >= 2:  # a grouping heading over timed events: they are the entries
+                sub = min(h.level for h in inner)
+                for s in entries(note, sub):
+                    if e.start < s.start <= e.end and has_clock(s.heading.text):
+                        log = _log(note, s.heading, s.body_start, s.end, 2)
+                        out.append(log if log is not None else s)
+                continue
             log = _log(note, e.heading, e.body_start, e.end, 2)
+            if log is None and timed and not has_clock(e.heading.text):
+                continue  # a topic section of a timed journal (## Next Step): no event
             out.append(log if log is not None else e)
     # bullets outside every entry: under a day heading above the entries, or a file of
     # bullets only
@@ -217,18 +287,28 @@ def journal_entries(note: Note) -> list[Entry]:
 
 def note_entries(vault, note: Note) -> list[Entry]:
     """The entries the entry rules judge in ``note``: per file for an ``auto`` entry level
-    (journals), else the headings at the configured level; none for other notes. Sections
-    the runtime writes (the profile's ``runtime_section`` phrases) are left out."""
+    (journals), else the headings at the configured level; none for other notes, nor for a
+    lessons note with two or more sections and no date anywhere in them (a knowledge note,
+    as ``lesson-entry-undated`` judges it too). Sections
+    the runtime writes (the profile's ``runtime_section`` phrases) are left out, and so
+    are a journal's topic sections (``topic_section``: ``## Next Step``, ``## 遗留问题``)."""
     level = entry_level(vault, note)
     if level == "auto":
         found = journal_entries(note)
     else:
         found = entries(note, level) if level else []
-    if found and vault.profile.phrases.runtime_section:
+        if len(found) >= 2 and not any(_DATED.search(e.heading.text) or _DATED.search(e.text)
+                                       for e in found):
+            return []  # a knowledge note filed with the lessons: sections, not lessons
+    phrases = vault.profile.phrases
+    if found and (phrases.runtime_section or phrases.topic_section):
         from vaultkit.vault.phrases import matcher
 
-        runtime = matcher(vault.profile.phrases.runtime_section)
-        found = [e for e in found if e.heading is None or not runtime.only(e.heading.text)]
+        runtime = matcher(phrases.runtime_section)
+        topic = matcher(phrases.topic_section) if level == "auto" else None
+        found = [e for e in found if e.heading is None or not (
+            runtime.only(e.heading.text)
+            or (topic and topic.only(heading_words(e.heading.text))))]
     return found
 
 

@@ -248,7 +248,8 @@ class GitState:
             return False
         if not change.old.lower().endswith(".md"):
             return False
-        return self.layer_of(change.old) in ("journal", "bootstrap", "structured", "knowledge")
+        return self.layer_of(change.old) in ("journal", "bootstrap", "structured", "knowledge",
+                                             "topics", "dated")
 
     def layer_of(self, vault_path: str) -> str | None:
         if vault_path.startswith("../"):

@@ -201,8 +201,9 @@ class Scan:
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None) -> Scan:
-    root_path = Path(root).resolve() if root is not None else find_root(Path(path))
+               settings: Settings | None = None, named: bool = False) -> Scan:
+    """``named``: ``path`` was named on the command line (a folder of notes is a vault)."""
+    root_path = Path(root).resolve() if root is not None else find_root(Path(path), named)
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
     require_vault(root_path)
@@ -228,7 +229,8 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
                settings: Settings | None = None, save: bool = True,
-               scan: Scan | None = None, previous: Vault | None = None) -> Vault:
+               scan: Scan | None = None, previous: Vault | None = None,
+               named: bool = False) -> Vault:
     """Find the root from ``path`` (or take ``root``), read settings, parse every note.
 
     With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
@@ -240,7 +242,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     """
     if scan is None:
         scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
-                          settings=settings)
+                          settings=settings, named=named)
     root_path, settings, files, problems = scan.root, scan.settings, scan.files, scan.problems
     max_bytes = settings.profile.budgets.max_file_bytes
     md, attachments = [], {}

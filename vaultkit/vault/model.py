@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
-PARSER_VERSION = 6
+PARSER_VERSION = 7
 
 # Link kinds
 WIKI = "wiki"  # [[Target#sub|alias]]

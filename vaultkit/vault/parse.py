@@ -835,10 +835,15 @@ class _Scanner:
                 k = _seg_index(starts, m.start())
                 note.tags.append(Tag(body, segments[k][0], m.start() - starts[k] + 1))
         if "^" in masked and not heading:
-            # a block id ends the block: the last line of the paragraph, never one before it
-            block_id = _block_id(masked[starts[-1]:])
+            # a block id ends the block: the last line of the paragraph, never one before
+            # it, except that embed-only lines after it (a list item's tab-indented
+            # ![[picture]]) are not the text it ends
+            k = len(starts) - 1
+            while k and not masked[starts[k]:].strip() and text[starts[k]:].lstrip()[:1] == "!":
+                k -= 1
+            block_id = _block_id(masked[starts[k]:starts[k + 1] if k + 1 < len(starts) else None])
             if block_id:
-                note.block_ids.setdefault(block_id.lower(), segments[-1][0])
+                note.block_ids.setdefault(block_id.lower(), segments[k][0])
 
 
 def mask_references(text: str) -> str:

@@ -24,7 +24,7 @@ from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule pa
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 # Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
 # profile or config is read afresh; a run whose files are unchanged rebuilds them from
 # the settings cache without importing pydantic at all.
@@ -138,8 +138,8 @@ class Budgets:
     index_bytes: int = 8192
     entry_min_lines: int = 3
     entry_max_lines: int = 15
-    # an entry under entry_min_lines is still fine when its text is this long (one full
-    # line can say what happened, why and what next); a CJK character counts as three
+    # an entry under entry_min_lines is still fine when its text (heading words and body)
+    # is this long: one line can say what happened; a CJK character counts as three
     entry_min_chars: int = 100
     max_file_bytes: int = 10 * 1024 * 1024
     journal_keep_days: int = 30  # `vaultkit archive` moves older journals into the archive
@@ -165,10 +165,17 @@ class Phrases:
     not_link: list[str] = field(default_factory=list)
     # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
     runtime_section: list[str] = field(default_factory=list)
+    # journal sections about the day, not events in it (## Next Step, ## 遗留问题): not entries
+    topic_section: list[str] = field(default_factory=list)
+    # `[text](url)` targets that are placeholders, never files: url, link, path, ...
+    placeholder_link: list[str] = field(default_factory=list)
+    # labels before a date that stamp a file, not record a day: last updated, archived at
+    stamp_label: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
-                     "not_link", "runtime_section"):
+                     "not_link", "runtime_section", "topic_section", "placeholder_link",
+                     "stamp_label"):
             for phrase in getattr(self, name):
                 if phrase.startswith("re:"):
                     try:
@@ -199,6 +206,38 @@ class IndexSettings:
         _at_least(self, 0, "recent_days", "most_linked")
         if self.recent_days > MAX_DAYS:
             raise _invalid("recent_days", f"must be at most {MAX_DAYS:,}")
+
+
+@dataclass
+class LinkSettings:
+    """How ``broken-link`` judges links.
+
+    ``forward_links``: ``report`` (a link to a note that does not exist yet is reported)
+    or ``allow`` (it is a deliberate forward link, as Obsidian shows it grey; a missing
+    heading, block or attachment is still reported). ``exclude``: globs of notes whose
+    links are not checked (vendored packages and generated sites copied into the vault).
+    """
+
+    __pydantic_config__ = _STRICT
+    forward_links: Literal["report", "allow"] = "report"
+    exclude: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        for p in self.exclude:
+            _in_vault(p, "exclude")
+
+    @cached_property
+    def exclude_patterns(self) -> list[re.Pattern]:
+        return [re.compile(fnmatch.translate(p)) for p in self.exclude]
+
+    def excluded(self, path: str) -> bool:
+        """True for a note whose links are not checked: it matches a glob (``tmp/**``
+        covers ``tmp/pkg/README.md``, ``**/vendor/**`` covers ``vendor/a.md`` too)."""
+        pats = self.exclude_patterns
+        if not pats:
+            return False
+        # '**/' also matches no folder at all: **/vendor/** covers vendor/a.md
+        return any(p.match(path) or p.match("/" + path) for p in pats)
 
 
 @dataclass
@@ -316,6 +355,7 @@ class Profile:
     colors: dict[str, str] = field(default_factory=dict)
     index: IndexSettings = field(default_factory=IndexSettings)
     git: GitSettings = field(default_factory=GitSettings)
+    links: LinkSettings = field(default_factory=LinkSettings)
     # report every file no named layer claims (fallback layers included) as unknown-location
     strict_placement: bool = False
     # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
@@ -530,7 +570,8 @@ class ConfigFile:
     """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
 
     __pydantic_config__ = _STRICT
-    profile: str = "openclaw"
+    # a bundled pack or a path; None: chosen by what the folder is (detect_profile)
+    profile: str | None = None
     required_version: str | None = None  # e.g. ">=0.1.0" or ">=0.1,<0.3" (like ruff's)
     memory_dir: str | None = None
     select: list[str] | None = None
@@ -538,7 +579,7 @@ class ConfigFile:
     extend_select: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
-    fail_on: Severity = "error"
+    fail_on: Literal["error", "warning"] = "error"
     timezone: str | None = None
     baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
     severity: dict[str, Severity] = field(default_factory=dict)
@@ -551,6 +592,8 @@ class ConfigFile:
     # snapshots between commits (keep-days, interval): read by vaultkit.vault.snapshots
     snapshots: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+    # [links] forward-links = "allow" | "report"; exclude = [...] (added to the profile's)
+    links: dict[str, Any] = field(default_factory=dict)
     strict_placement: bool | None = None
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
     runtimes: list[str] | None = None  # which runtimes apply (default: detected)
@@ -917,17 +960,29 @@ def _profile_name(config_path: Path, config_bytes: bytes | None) -> str:
     """The pack the config names; a ``required-version`` it fails is reported first, before
     anything else in a config written for another vaultkit can fail."""
     if config_bytes is None:
-        return ConfigFile.profile
+        return detect_profile(config_path.parent)
     raw = _read_config(config_path)
     spec = raw.get("required_version")
     if isinstance(spec, str):
         problem = check_required_version(spec)
         if problem:
             raise ConfigError(problem)
-    value = raw.get("profile", ConfigFile.profile)
+    value = raw.get("profile")
+    if value is None:
+        return detect_profile(config_path.parent, raw.get("memory_dir") is not None)
     if not isinstance(value, str):
         raise ConfigError(f"{CONFIG_NAME}: profile: must be a pack name or a path")
     return value
+
+
+def detect_profile(root: Path, memory_dir_set: bool = False) -> str:
+    """The bundled pack for what the folder is: ``openclaw`` for an agent workspace (a
+    bootstrap file such as AGENTS.md or MEMORY.md, a ``memory/`` folder, a ``memory-dir``
+    in vaultkit.toml, or a ``memory/`` repo whose parent holds the bootstrap files),
+    ``obsidian`` for any other folder of notes (a plain Obsidian vault)."""
+    from vaultkit.vault.scan import is_workspace
+
+    return "openclaw" if memory_dir_set or is_workspace(root) else "obsidian"
 
 
 def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:
@@ -991,6 +1046,14 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
         data["git"][key.replace("-", "_")] = value
     for key, value in config.index.items():
         data["index"][key.replace("-", "_")] = value
+    for key, value in config.links.items():
+        name = key.replace("-", "_")
+        if name == "exclude" and isinstance(value, list):
+            value = list(data["links"]["exclude"]) + value
+        elif name not in ("forward_links",):
+            raise ConfigError(f"{source}: links: unknown key '{key}' (known: forward-links, "
+                              "exclude)")
+        data["links"][name] = value
     if config.runtimes is not None:
         data["runtimes_enabled"] = list(config.runtimes)
     for name, table in config.runtime.items():

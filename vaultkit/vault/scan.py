@@ -63,7 +63,8 @@ class NotAVault(VaultkitError):
         where = start if shown == "." else shown
         super().__init__(
             f"{where}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file such as "
-            "MEMORY.md, or memory/ folder here or above); create one with `vaultkit init`")
+            "MEMORY.md, or memory/ folder here or above; name a folder of notes to check it "
+            "as a vault); create one with `vaultkit init`")
 
 
 def display_path(path: Path | str) -> str:
@@ -83,6 +84,44 @@ def display_path(path: Path | str) -> str:
     return str(absolute)
 
 
+# An agent workspace besides the bootstrap markers: the status board some keep.
+WORKSPACE_FILES = BOOTSTRAP_MARKERS + ("NOW.md",)
+
+
+def is_workspace(folder: Path) -> bool:
+    """True for an agent workspace: a bootstrap file or a memory/ folder in ``folder``, or
+    ``folder`` is a ``memory`` repo whose parent holds the bootstrap files."""
+    if any((folder / name).is_file() for name in WORKSPACE_FILES) \
+            or (folder / MEMORY_MARKER).is_dir():
+        return True
+    return folder.name == MEMORY_MARKER and any((folder.parent / name).is_file()
+                                                for name in BOOTSTRAP_MARKERS)
+
+
+def has_notes(folder: Path) -> bool:
+    """True when ``folder`` holds a Markdown note, directly or one folder down (hidden
+    folders aside): a plain Obsidian vault without a committed ``.obsidian/``."""
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return False
+    subfolders = []
+    for entry in entries:
+        if entry.name.lower().endswith(".md") and entry.is_file():
+            return True
+        if not entry.name.startswith(".") and entry.name not in SKIP_DIRS and entry.is_dir():
+            subfolders.append(entry.path)
+    for path in subfolders[:200]:
+        try:
+            with os.scandir(path) as it:
+                if any(e.name.lower().endswith(".md") and e.is_file() for e in it):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def has_strong_marker(folder: Path) -> bool:
     return any((folder / marker).exists() for marker in ROOT_MARKERS)
 
@@ -97,12 +136,14 @@ def is_vault(folder: Path) -> bool:
     return (folder / MEMORY_MARKER).is_dir()
 
 
-def find_root(start: Path) -> Path:
+def find_root(start: Path, named: bool = False) -> Path:
     """The vault ``start`` lies in; raises :class:`NotAVault` when it lies in none.
 
     The nearest folder at or above ``start`` with vaultkit.toml or .obsidian/ wins; else
     the nearest with a bootstrap file or a memory/ folder. The search stops at the git
-    root: a repository is the outermost a vault can be.
+    root: a repository is the outermost a vault can be. A folder ``named`` on the command
+    line that holds notes is a vault of its own when none is found: a plain Obsidian
+    vault whose ``.obsidian/`` is not committed.
     """
     start = start.resolve()
     if start.is_file():
@@ -118,12 +159,15 @@ def find_root(start: Path) -> Path:
     for folder in chain:
         if is_vault(folder):
             return folder
+    if named and start.is_dir() and has_notes(start):
+        return start
     raise NotAVault(start)
 
 
 def require_vault(root: Path) -> Path:
-    """``root`` (given with --root) when it is a vault folder; else :class:`NotAVault`."""
-    if root.is_dir() and not is_vault(root):
+    """``root`` (given with --root) when it is a vault folder, or a folder of notes (named
+    on the command line, it is one); else :class:`NotAVault`."""
+    if root.is_dir() and not is_vault(root) and not has_notes(root):
         raise NotAVault(root)
     return root
 

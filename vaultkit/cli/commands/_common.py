@@ -7,15 +7,19 @@ from pathlib import Path
 from vaultkit.core.errors import VaultkitError
 
 
-def open_vault(args, path: str | Path = "."):
+def open_vault(args, path: str | Path = ".", *, named: bool | None = None):
+    """The vault ``path`` lies in. ``named``: the path was given on the command line, so a
+    folder of notes is a vault without a marker (default: any path but ".")."""
     from vaultkit.vault.loader import load_vault
 
     path = Path(path)
     if not path.exists():
         raise VaultkitError(f"{path}: no such file or folder")
+    # a folder named on the command line (not the default ".") is a vault when it holds notes
     vault = load_vault(path, root=getattr(args, "root", None),
                        profile=getattr(args, "profile", None),
-                       use_cache=not getattr(args, "no_cache", False), save=False)
+                       use_cache=not getattr(args, "no_cache", False), save=False,
+                       named=(str(path) != "." if named is None else named) and path.is_dir())
     _OPENED.append(vault)
     return vault
 

@@ -88,7 +88,8 @@ def run(args) -> int:
             existing.remove(p)
         if not existing:
             raise VaultkitError("none of the given paths is a note or a folder")
-    groups = _group_by_vault(existing, root=args.root, hook=args.hook)
+    groups = _group_by_vault(existing, root=args.root, hook=args.hook,
+                             named=bool(args.paths) and not args.hook)
     if not groups:
         print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
               "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
@@ -192,7 +193,7 @@ def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
     return prefix + d.path
 
 
-def _group_by_vault(paths, *, root, hook: bool):
+def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     """``[(anchor, paths)]``: the given paths grouped by the vault each lies in, in order.
 
     A path in no vault is an error (NotAVault) as for every reading command, except in a
@@ -211,8 +212,8 @@ def _group_by_vault(paths, *, root, hook: bool):
         if not Path(p).exists():  # a hook's deleted file: reported with the first vault
             missing.append(p)
             continue
-        try:
-            found = find_root(Path(p))
+        try:  # a folder named on the command line that holds notes is a vault
+            found = find_root(Path(p), named=named and Path(p).is_dir())
         except NotAVault:
             if hook:
                 continue
@@ -237,7 +238,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
-    vault = open_vault(args, anchor)
+    vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook)
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])

@@ -10,7 +10,9 @@ DESCRIPTION = (
     "'# YYYY-MM-DD' heading. One O_APPEND write under an exclusive lock per entry: concurrent "
     "writers never interleave and nothing in the file is rewritten. Without --title the first "
     "line of the text is the title. Date and time come from vaultkit.toml's timezone, else the "
-    "local zone. Warns (and still writes) when the entry breaks the entry rules. Refuses "
+    "local zone. Writes only entries `check` accepts: a text that says too little as a title "
+    "and a body is written as one line ('HH:MM — Title: text'); an entry over the entry "
+    "length limit or holding only filler is refused (exit 1, nothing written). Refuses "
     "(exit 1, nothing written) an entry that holds a credential, unless --allow-secret."
 )
 
@@ -39,7 +41,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.journal import SecretRefused, append_entry
+    from vaultkit.memory.journal import EntryRefused, SecretRefused, append_entry
     from vaultkit.memory.memset import open_settings
 
     if args.vault_dir is not None:  # -C: the one positional is the text
@@ -76,6 +78,14 @@ def run(args) -> int:
 
             print(json.dumps({"refused": True, "kind": exc.finding.kind,
                               "masked": exc.finding.masked, "error": str(exc)},
+                             ensure_ascii=False))
+        print(f"vaultkit: {exc}", file=sys.stderr)
+        return 1
+    except EntryRefused as exc:
+        if args.format == "json":
+            import json
+
+            print(json.dumps({"refused": True, "rule": exc.rule, "error": str(exc)},
                              ensure_ascii=False))
         print(f"vaultkit: {exc}", file=sys.stderr)
         return 1

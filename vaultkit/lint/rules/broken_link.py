@@ -1,5 +1,11 @@
+import re
+
 from vaultkit.lint.rule import Rule
-from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING
+from vaultkit.vault.model import MARKDOWN
+from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE
+
+# a static site's route: /guide/intro, /zh/guide/ (no file extension on the last part)
+_ROUTE = re.compile(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
 
 
 class BrokenLink(Rule):
@@ -11,6 +17,20 @@ class BrokenLink(Rule):
     the target note does not have. The finding points at the link's line and column and
     names what is missing. Links inside code, comments and math are never links;
     external URLs are not checked; links that hold `{{placeholders}}` are skipped.
+
+    Left alone as well: placeholder links written as examples (`[text](url)`,
+    `[name](link)`, `[x](...)`: the profile's `placeholder_link` phrases, matched
+    against the whole target), a static site's routes (`[Guide](/guide/intro)`, a
+    vault-absolute Markdown link with no file extension that names no note), and every
+    link in notes under the `[links] exclude` globs: vendored packages and generated
+    sites copied into the vault (`tmp/**`, `**/vendor/**`, `**/site-packages/**`,
+    `**/dist/**` by default; `node_modules/` and `.venv/` are never read at all).
+
+    `[links] forward-links = "allow"` in `vaultkit.toml` accepts a link to a note that
+    does not exist yet (a forward link: Obsidian shows it grey, a Zettelkasten writes
+    them on purpose) while a missing heading, block or attachment is still reported.
+    The agent profile (`openclaw`) reports forward links; the `obsidian` profile allows
+    them.
     Templates (their links are placeholders, `[[文件名]]`) and session transcripts
     (runtime output) are not link sources, and `[[...]]`
     text the profile's `not_link` phrases match is no link: OpenClaw's
@@ -40,6 +60,11 @@ class BrokenLink(Rule):
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
+        settings = ctx.profile.links
+        if settings.excluded(note.path):
+            return  # a vendored package or generated site: its links are not the vault's
+        forward = settings.forward_links == "allow"
+        placeholder = None
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if res.missing is None:
                 continue
@@ -47,6 +72,15 @@ class BrokenLink(Rule):
                 continue
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used
+            if res.missing == M_NOTE and forward:
+                continue  # a forward link to a note not written yet, by the vault's choice
+            if link.kind == MARKDOWN and res.missing in (M_NOTE, M_ATTACHMENT):
+                if _ROUTE.match(link.target) and not link.subpath.startswith("^"):
+                    continue  # a static site's route (/guide/intro): the site resolves it
+                if placeholder is None:
+                    placeholder = _placeholders(tuple(ctx.profile.phrases.placeholder_link))
+                if placeholder(link.target.strip()):
+                    continue  # [text](url), [name](link): an example, not a link
             what = "embed" if link.embed else "link"
             if res.missing == M_HEADING:
                 where = "this note" if res.path == note.path else f"'{res.path}'"
@@ -60,6 +94,18 @@ class BrokenLink(Rule):
             else:
                 msg = f"no note '{link.target}' in the vault ({what} {link.raw})"
             yield self.diag(note.path, link.line, link.column or 1, msg)
+
+
+def _placeholders(phrases: tuple[str, ...]):
+    """A test for a whole link target being one of the placeholder phrases (plain ones
+    case-insensitively, ``re:`` ones as a full match)."""
+    plain = {p.casefold() for p in phrases if not p.startswith("re:")}
+    regexes = [re.compile(p[3:], re.IGNORECASE) for p in phrases if p.startswith("re:")]
+
+    def test(target: str) -> bool:
+        return target.casefold() in plain or any(r.fullmatch(target) for r in regexes)
+
+    return test
 
 
 def _heading_hint(target, wanted: str) -> str:

@@ -1,6 +1,7 @@
 import re
 
 from vaultkit.lint.rule import Rule
+from vaultkit.vault.phrases import matcher
 from vaultkit.vault.timeforms import PERIOD
 from vaultkit.lint.shared import is_bootstrap_file, prose
 
@@ -12,6 +13,8 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _TIME_HEAD = re.compile(rf"^[\[【(（~≈约\s]*(?:{PERIOD}\s*[\[【(（~≈约\s]*)?{_TIME}"
                         rf"(?=\s|$|[—–\-|:,.·】)）\]])")
 _DATE_HEAD = re.compile(rf"^\[?{_DATE}\]?(?!\d)")
+# what may follow the date in a day heading: a weekday or a short name for the day
+_DAY_REST = re.compile(r"[\W_]+", re.UNICODE)
 # A list item or line that starts with a time and a separator: "- 14:30 — deployed v2".
 _TIME_ITEM = re.compile(
     rf"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*)?{_TIME}(?:\*\*)?\s*(?:[—–|]|-\s|:\s)")
@@ -19,18 +22,26 @@ _TIME_ITEM = re.compile(
 _STAMP = re.compile(rf"(?<!\d){_DATE}[ T]?{_TIME}(?!\d)")
 
 
-def record_kind(line: str) -> str | None:
-    """Why ``line`` looks like a journal record, or None."""
+def record_kind(line: str, stamps=None) -> str | None:
+    """Why ``line`` looks like a journal record, or None. ``stamps`` (a phrase matcher)
+    finds the labels of a file stamp (``Last updated:``, ``归档于``): a date or time after
+    one says when the file changed, not what happened that day."""
     m = _HEADING.match(line)
     if m:
         text = m.group(2).strip()
         if _TIME_HEAD.match(text):
             return "a time-stamped entry heading"
-        if _DATE_HEAD.match(text):
-            return "a date heading"
+        day = _DATE_HEAD.match(text)
+        if day:
+            rest = _DAY_REST.sub(" ", text[day.end():]).split()
+            if len(rest) <= 1 and len("".join(rest)) <= 10 \
+                    and not (rest and stamps and stamps.only(rest[0])):
+                return "a date heading"
+            return None  # a durable entry that carries its date: ## 2026-03-01 Moved to Postgres
     elif _TIME_ITEM.match(line):
         return "a time-stamped entry"
-    if _STAMP.search(line):
+    stamp = _STAMP.search(line)
+    if stamp and not (stamps and stamps.find(line[:stamp.start()])):
         return "a date-and-time stamp"
     return None
 
@@ -44,9 +55,13 @@ class DailyRecordInMemory(Rule):
     a list item or line that starts with a time (`- 14:30 — restarted the gateway`),
     and a date-and-time stamp anywhere (`2026-02-13 14:30`). Points at the line.
 
-    A time inside a sentence ("the backup runs at 23:00") and a dated durable entry
-    (`## Use printf >> for memory writes (2026-02-13)`) are not records. Links, inline
-    code, code blocks and comments are not looked at.
+    Not records: a time inside a sentence ("the backup runs at 23:00"), a durable entry
+    that carries its date (`## Use printf >> for memory writes (2026-02-13)`,
+    `## 2026-03-01 Moved the gateway to Postgres`, `## Promoted From Short-Term Memory
+    (2026-05-06)`), and a stamp that says when the file changed (`> Last updated:
+    2026-03-14 10:30`, `Archived at 2026-03-01 23:00`, `最后更新：2026-03-14 10:30`: the
+    profile's `stamp_label` phrases before the date). Links, inline code, code blocks and
+    comments are not looked at.
 
     ## Why is this bad?
     MEMORY.md is long-term wisdom, injected into every session and capped at 10 KB. Daily
@@ -67,12 +82,14 @@ class DailyRecordInMemory(Rule):
 
     name = "daily-record-in-memory"
     code = "VK402"
-    severity = "error"
+    severity = "warning"
 
     def check(self, note, ctx):
         if not is_bootstrap_file(ctx, note, "MEMORY.md"):
             return
         journal = ctx.profile.expand("{memory}/YYYY-MM-DD.md")
+        stamps = matcher(ctx.profile.phrases.stamp_label) if ctx.profile.phrases.stamp_label \
+            else None
         lines = note.lines
         for number in range(note.body_start, note.line_count + 1):
             if note.in_code(number):
@@ -80,7 +97,7 @@ class DailyRecordInMemory(Rule):
             line = lines[number - 1]
             if not line.strip() or not any(c.isdigit() for c in line):
                 continue
-            kind = record_kind(prose(line))
+            kind = record_kind(prose(line), stamps)
             if kind:
                 yield self.diag(note.path, number, 1,
                                 f"MEMORY.md holds {kind}; journal records go to {journal}, "

@@ -15,8 +15,13 @@ class EntryTooLong(Rule):
 
     A bullet log (a day heading over bullets, or a section of `- 14:30 …` items) is not
     one long entry: each item is an entry, and only an item longer than the limit (its
-    sub-bullets and continuation lines included) is reported. Session transcripts are
-    not journals and are never measured.
+    sub-bullets and continuation lines included) is reported. A heading over two or more
+    timed sub-headings (`## Morning` over `### 09:00 …`, `### 09:30 …`) groups events and
+    is not one long entry either: each timed event is measured. A journal's topic
+    sections (`## Next Step`, `## 遗留问题`, `## Open questions`: the profile's
+    `topic_section` phrases, and in a journal whose entries carry times, every section
+    without one) are about the day, not events, and are not measured. Session transcripts
+    are not journals and are never measured.
 
     The limit is `budgets.entry_max_lines`; change it in `vaultkit.toml`
     (`[budgets] entry-max-lines = 20`).

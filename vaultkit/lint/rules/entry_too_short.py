@@ -1,25 +1,37 @@
-from vaultkit.vault.entries import HEADING, note_entries, weight
+from vaultkit.vault.entries import HEADING, note_entries, says_too_little, short_style
 from vaultkit.lint.rule import Rule
 
 
 class EntryTooShort(Rule):
     """
     ## What it does
-    Reports a journal or lessons entry that says too little: fewer than 3 non-blank lines
-    and under 100 characters of text. An entry is a heading-delimited section at the
+    Reports a journal or lessons entry that says too little: a heading over one or two
+    non-blank lines that, with the heading's own words, hold under 100 characters of
+    text (`## 14:30 — Deploy` over `- Done.`), in a file whose other entries say more. An entry is a heading-delimited section at the
     note's entry level: in daily journals the level that carries the entries, found per
     file (`##` in most, `###` where there is no `##`; deeper headings belong to the
     entry), `##` in lesson topic files. Its length counts the non-blank lines under the
-    heading (the heading itself and comment-only lines do not count). Points at the
+    heading (comment-only lines do not count); its text is the heading's words without
+    the time stamp plus the body (a CJK character counts as three). Points at the
     entry's heading.
 
-    Not reported: the items of a bullet log (`- 14:30 restarted the gateway`: one line is
-    that form's entry), a bare day heading (`## 2026-04-27`), session transcripts, and a
-    short entry whose one or two lines still say what happened, why and what next (100
-    characters or more; a CJK character counts as three).
+    Not reported: a heading with no body (`## 14:30 — Restarted the gateway after the
+    token expired`: the heading form of a log line, and what `vaultkit log "one line"`
+    writes), short entries in a file written that way (four or more entries under 3
+    lines, and more than half of its entries: the one-line bullet entries of many
+    OpenClaw journals, `## 09:00 — Heartbeat` over `- Checked mail, nothing urgent`),
+    the items of a bullet log (`- 14:30 restarted the
+    gateway`), a bare day heading (`## 2026-04-27`), a journal's topic sections
+    (`## Next Step`, `## 遗留问题`, `## Open questions`: the profile's `topic_section`
+    phrases, and in a journal whose entries carry times, every section without one), a
+    heading that groups timed events (`## Morning` over `### 09:00 …` and `### 09:30 …`:
+    each event is judged), the sections of a knowledge note filed in `lessons/` (two or
+    more, no date in any), and session transcripts.
 
     The minimums are `budgets.entry_min_lines` and `budgets.entry_min_chars`; change them
     in `vaultkit.toml` (`[budgets] entry-min-lines = 2`, or 0 to turn the check off).
+    `vaultkit log` and MCP `memory_log` apply the same judgement before they write: a
+    text that would say too little as a heading and a body is written as one line.
 
     ## Why is this bad?
     An entry of a heading and a few words rarely says what happened, why, and what follows
@@ -42,10 +54,12 @@ class EntryTooShort(Rule):
         minimum = budgets.entry_min_lines
         if minimum <= 0:
             return
-        for entry in note_entries(ctx.vault, note):
-            if entry.kind != HEADING or entry.nonblank >= minimum:
-                continue
-            if weight(entry.body) >= budgets.entry_min_chars:
+        found = note_entries(ctx.vault, note)
+        if short_style(found, budgets):
+            return  # one- and two-line entries are how this file is written
+        for entry in found:
+            if entry.kind != HEADING or not says_too_little(entry.heading.text, entry.body,
+                                                            budgets):
                 continue
             n = entry.nonblank
             yield self.diag(note.path, entry.start, 1,

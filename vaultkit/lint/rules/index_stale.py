@@ -12,6 +12,15 @@ class IndexStale(Rule):
     for byte. A hand-written INDEX.md without the markers is kept whole, and the generated
     region is appended after it; a missing file is created.
 
+    Only a profile with an `index` layer keeps an index (`openclaw` does; the `obsidian`
+    profile of a plain vault does not). Severity follows what is at stake. A generated
+    region that is out of date is an
+    error: the index the agent reads first is wrong. A workspace without INDEX.md, or
+    with a hand-written one that has no generated region, follows another convention
+    (many keep their own index, or none): that is a suggestion (`info`), shown but never
+    failing a run or blocking a commit, not even with `--fail-on warning`. Set
+    `[severity] index-stale = "error"` to hold every INDEX.md to the generated form.
+
     A note whose file name no link can reach (a `#` or `|` in it, say: every wikilink and
     Markdown link to it would break) is left out of the index and reported here as a
     warning on that note, so that the index never holds a link `broken-link` rejects.
@@ -24,6 +33,7 @@ class IndexStale(Rule):
     ## Example
     ```
     memory/INDEX.md:5:1: VK504 index-stale error: INDEX.md is out of date (lines 9-14 differ); run `vaultkit index`
+    memory/INDEX.md:1:1: VK504 index-stale info: memory/INDEX.md does not exist; `vaultkit index` writes one the agent can read first (a suggestion)
     memory/semantic/a#b.md: VK504 index-stale warning: left out of memory/INDEX.md: no link to this file name resolves (it holds '#', '|', '[[' or a line break, or starts with a space); rename the file
     ```
 
@@ -41,6 +51,8 @@ class IndexStale(Rule):
         from vaultkit.links.indexgen import index_path, region_span, render_index
 
         vault = ctx.vault
+        if vault.profile.layer("index") is None:
+            return  # a profile without an index layer (a plain Obsidian vault) keeps none
         path = index_path(vault)
         note = vault.notes.get(path)
         if note is not None and note.error:
@@ -59,26 +71,27 @@ class IndexStale(Rule):
             prefix = vault.profile.memory_prefix
             if not any(p.startswith(prefix) for p in vault.notes):
                 return  # no memory folder at all: nothing to index yet
-            yield self.diag(path, None, None, f"{path} does not exist; run `vaultkit index` "
-                            "to create it")
+            yield Diagnostic(self.name, self.code, "info", path, None, None,
+                             f"{path} does not exist; `vaultkit index` writes one the agent "
+                             "can read first (a suggestion)")
             return
         text = note.text
         if text == expected:
             return
         span = region_span(text)
-        if span is None:
-            fix = Fix("regenerate INDEX.md", [Edit(0, len(text), expected)])
-            line = 1
-            msg = "has no generated region (markers missing); run `vaultkit index`"
-        else:
-            start, end = span
-            new_start = len(text[:start])  # same prefix: render_index keeps it
-            new_end = len(expected) - (len(text) - end)
-            fix = Fix("regenerate the index region",
-                      [Edit(start, end, expected[new_start:new_end])])
-            line = _first_diff_line(text, expected)
-            msg = "is out of date; run `vaultkit index`"
-        yield self.diag(path, line, 1, f"INDEX.md {msg}", fix=fix)
+        if span is None:  # a hand-written index: another convention, a suggestion
+            fix = Fix("add the generated region to INDEX.md", [Edit(0, len(text), expected)])
+            yield Diagnostic(self.name, self.code, "info", path, 1, 1,
+                             "INDEX.md has no generated region (written by hand); "
+                             "`vaultkit index` adds one below your text, which it keeps "
+                             "(a suggestion)", fixable=True, fix=fix)
+            return
+        start, end = span
+        new_start = len(text[:start])  # same prefix: render_index keeps it
+        new_end = len(expected) - (len(text) - end)
+        fix = Fix("regenerate the index region", [Edit(start, end, expected[new_start:new_end])])
+        line = _first_diff_line(text, expected)
+        yield self.diag(path, line, 1, "INDEX.md is out of date; run `vaultkit index`", fix=fix)
 
 
 def _first_diff_line(a: str, b: str) -> int:

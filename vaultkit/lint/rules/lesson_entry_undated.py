@@ -41,6 +41,13 @@ class LessonEntryUndated(Rule):
     headings inside code blocks do not count. Full-width parentheses `（2026-02-13）`
     are accepted. Points at the heading.
 
+    The file's own convention decides what its sections are. A note dated as a whole (a
+    `date:` or `created:` property, or a `**Date:**` label above its first section) is
+    one lesson, and its sections are that lesson's parts. A note with two or more
+    sections none of which is dated is a knowledge note filed in `lessons/`
+    (`## Overview`, `## Commands`, `## Gotchas`), not a list of lessons: nothing is
+    reported. A single undated section, or an undated one beside dated ones, is.
+
     ## Why is this bad?
     Lessons are appended to one topic file over months. The date says when a lesson was
     learned, so a later one that contradicts it can be recognised as newer, stale
@@ -51,11 +58,14 @@ class LessonEntryUndated(Rule):
     ```markdown
     # Cron Scheduling Rules
 
+    ## US market time zones (2026-02-12)
+    Cron runs in UTC; market jobs are set for Tue-Sat.
+
     ## Write vs Edit Trap
     ```
 
     ```
-    memory/lessons/cron.md:3:1: VK404 lesson-entry-undated warning: entry '## Write vs Edit Trap' has no date; write it as '## Write vs Edit Trap (YYYY-MM-DD)' with the day it was learned
+    memory/lessons/cron.md:6:1: VK404 lesson-entry-undated warning: entry '## Write vs Edit Trap' has no date; write it as '## Write vs Edit Trap (YYYY-MM-DD)' with the day it was learned
     ```
     """
 
@@ -72,13 +82,20 @@ class LessonEntryUndated(Rule):
         if find_date(note.name):
             return  # one dated file: every entry in it has that day
         labels = matcher(ctx.profile.phrases.date_label)
+        found = entries(note, spec.entry_level)
+        if not found or self._dated_note(note, found[0], labels):
+            return  # one lesson dated as a whole: its sections are its parts
         parents = [h for h in note.headings if h.level < spec.entry_level]
-        for entry in entries(note, spec.entry_level):
+        dated = [bool(_DATED.search(e.heading.text) or find_date(e.heading.text)
+                      or self._dated_body(e, labels) or self._dated_parent(e, parents))
+                 for e in found]
+        if len(found) >= 2 and not any(dated):
+            return  # a knowledge note filed in lessons/: sections of one note, not lessons
+        for entry, is_dated in zip(found, dated):
             text = entry.heading.text
             m = _DATED.search(text)
             if m is None:
-                if find_date(text) or self._dated_body(entry, labels) \
-                        or self._dated_parent(entry, parents):
+                if is_dated:
                     continue
                 yield self.diag(note.path, entry.start, 1,
                                 f"entry '{marks} {text}' has no date; write it as "
@@ -90,6 +107,25 @@ class LessonEntryUndated(Rule):
                 yield self.diag(note.path, entry.start, 1,
                                 f"entry '{marks} {text}' is dated {m.group(0)}, which names "
                                 "no real day")
+
+    @staticmethod
+    def _dated_note(note, first, labels) -> bool:
+        """The note is dated as a whole: a ``date:`` or ``created:`` property, or a date
+        label (``**Date:** 2026-02-13``) between its title and its first entry."""
+        fm = note.frontmatter or {}
+        for key in ("date", "created"):
+            value = fm.get(key)
+            if value is not None and find_date(str(value)):
+                return True
+        if not labels:
+            return False
+        for number in range(note.body_start, first.start):
+            line = note.lines[number - 1]
+            if ("**" in line or "__" in line) and not note.in_code(number):
+                hit = bold_label(line)
+                if hit and labels.only(hit[0]) and find_date(hit[1]):
+                    return True
+        return False
 
     @staticmethod
     def _dated_body(entry, labels) -> bool:

@@ -44,7 +44,7 @@ class LessonInNow(Rule):
 
     name = "lesson-in-now"
     code = "VK401"
-    severity = "error"
+    severity = "warning"
 
     def check(self, note, ctx):
         if not is_bootstrap_file(ctx, note, "NOW.md"):

@@ -8,14 +8,18 @@ from vaultkit.lint.shared import accept_deletion as _accept
 from vaultkit.lint.shared import accepted_deletions as _accepted
 from vaultkit.vault.scan import in_skipped_folder
 
-_LAYERS = ("bootstrap", "structured", "knowledge")
+# the memory tree's topic notes (memory/homelab.md, memory/research/*.md) and dated topic
+# notes hold memory as much as a decision does
+_LAYERS = ("bootstrap", "structured", "knowledge", "topics", "dated")
 
 
 class MassDeletion(Rule):
     """
     ## What it does
     Reports a memory file — a bootstrap file (`MEMORY.md`, `AGENTS.md`, …), a structured
-    note (decisions, lessons, people, projects, preferences) or a knowledge note — that
+    note (decisions, lessons, people, projects, preferences), a knowledge note, or a
+    topic note of the memory tree (`memory/homelab.md`, `memory/research/…`, the agent's
+    dated `memory/2026-03-22-weekly-review.md`) — that
     lost the profile's share of its non-blank lines or more against HEAD (`git:
     mass_deletion_ratio`, 0.5: half), or was emptied, or was deleted. The new version is
     the staged one with `--staged` and in the pre-commit hook, otherwise the working

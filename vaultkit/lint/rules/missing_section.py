@@ -15,6 +15,15 @@ def _norm(text: str) -> str:
     return " ".join(text.rstrip(" :：").split()).casefold()
 
 
+_TITLE_LABEL = re.compile(r"^(?P<label>[^:：]{1,40})[:：]\s*(?P<rest>\S.*)$")
+
+
+def _titled(title: str, names: tuple[str, ...]) -> bool:
+    """True for a title that states the section: ``Decision: Use SQLite``, ``决策：迁移``."""
+    m = _TITLE_LABEL.match(title.strip())
+    return m is not None and _norm(m.group("label")) in names
+
+
 @lru_cache(maxsize=256)
 def _names(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
     """A required section's name and aliases as compared (computed once per run)."""
@@ -34,7 +43,8 @@ class MissingSection(Rule):
     case-insensitively, with leading emoji or numbering and a trailing colon ignored;
     anything inside a fenced code block does not count. A missing section is reported on
     the note's title (its first heading), or on the first line after the frontmatter
-    when there is no heading.
+    when there is no heading. A title that states the section holds it: `# Decision:
+    Use SQLite for search` (or `# 决策：…`, `# Решение: …`) is the decision.
 
     The required sections are the type's `sections` in the profile, their other names
     `section_aliases`; set them for any type in `vaultkit.toml`
@@ -66,7 +76,7 @@ class MissingSection(Rule):
 
     name = "missing-section"
     code = "VK204"
-    severity = "error"
+    severity = "warning"
 
     def check(self, note, ctx):
         type_name = ctx.vault.type_of(note)
@@ -80,8 +90,11 @@ class MissingSection(Rule):
             by_text.setdefault(_norm(section.heading.text), []).append(section)
         labels = None  # read only when a section is not a level-2 heading
         lines = note.lines
+        title = next((h.text for h in note.headings if h.level == 1), None)
         for name in spec.sections:
             names = _names(name, tuple(spec.section_aliases.get(name, ())))
+            if title is not None and _titled(title, names):
+                continue  # `# Decision: Use SQLite`: the title holds the section
             found = [s for n in names for s in by_text.get(n, [])]
             found.sort(key=lambda s: s.start)
             at_two = [s for s in found if s.heading.level == 2]

@@ -67,6 +67,8 @@ def near_miss(profile, path: str) -> tuple[str, str] | None:
         known = files if depth == len(parts) - 1 else folders
         if part in known:
             continue
+        if part.startswith("."):  # a tool's hidden folder (.agents/skills), not a slip
+            return None
         for meant in sorted(known):
             if one_slip(part, meant):
                 return part, meant
@@ -84,7 +86,9 @@ class UnknownLocation(Rule):
     journal-shaped file (`2026-03-01.md`) outside the memory tree, at the workspace root or
     in a journal-like folder, where the runtime never loads it.
 
-    Not reported: the workspace folders OpenClaw defines (`skills/`, `canvas/`, `hooks/`),
+    Not reported: Obsidian daily notes in the folder `.obsidian/daily-notes.json` names
+    (`Daily/2026-03-19.md`), a tool's hidden folder (`.agents/skills/` is no slip of
+    `agents/`), the workspace folders OpenClaw defines (`skills/`, `canvas/`, `hooks/`),
     the rest of the workspace, which is the agent's working area (`scripts/`, `docs/`,
     `projects/`, root notes), and topical folders inside the memory tree (`research/`,
     `learning/`, `schedules/`, per-agent folders), which hold knowledge notes. With
@@ -161,12 +165,25 @@ class UnknownLocation(Rule):
                         f"{note.folder or 'the vault root'}/; move it there")
         if not in_memory and _EXACT_DATE.match(note.name):
             folder = note.folder
+            daily = _daily_notes(ctx)
+            if daily is not None and (folder == daily or daily and folder.startswith(daily + "/")):
+                return None  # an Obsidian daily note, where its own settings put it
             if not folder or any(_JOURNAL_FOLDER.search(p) for p in folder.split("/")):
                 journal = profile.expand("{memory}/" + note.name + ".md")
                 return (f"'{note.path}' is named like a daily journal but sits outside the "
                         f"memory folder, where the runtime never loads it; append it to "
                         f"{journal}")
         return None
+
+
+def _daily_notes(ctx) -> str | None:
+    """The vault's Obsidian daily-notes folder (read once per run)."""
+    cached = ctx.__dict__.get("_daily_notes_folder", False)
+    if cached is False:
+        from vaultkit.links.obsidian import daily_notes_folder
+
+        cached = ctx.__dict__["_daily_notes_folder"] = daily_notes_folder(ctx.vault.root)
+    return cached
 
 
 def _declared_type(note, profile) -> str | None:

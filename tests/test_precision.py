@@ -1,0 +1,285 @@
+"""Precision on real agent workspaces and plain Obsidian vaults: what the default rules
+deliberately leave alone, each pattern a regression test, and every seeded fault still
+found.
+
+``tests/fixtures/workspaces/agent-precision/`` is an agent workspace (kept in Obsidian)
+holding every pattern real owners keep that the rules used to report: topic sections in a
+timed journal, a heading grouping small timed events, a journal of one-line bullet
+entries, heading-only entries as `vaultkit log` writes them, file stamps and dated durable
+headings in MEMORY.md, a knowledge note filed in lessons/, a `# Decision: …` title, a
+vendored package under tmp/, a static site's routes, placeholder links, a block id before
+a list item's tab-indented embed, Obsidian daily notes in Daily/, `.agents/skills/`.
+``obsidian-plain/`` is a plain Obsidian vault with no `.obsidian/` folder at all. The
+seeded faults of both are ``bench/precision.py``'s ``TRUE`` sets, which also make the
+per-rule table of docs/precision.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
+
+from vaultkit.cli import main
+from vaultkit.vault.loader import load_vault
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import precision  # noqa: E402
+
+GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
+
+
+def _copy(tmp_path, name: str) -> Path:
+    root = tmp_path / name
+    shutil.copytree(precision.FIXTURES[name], root)
+    return root
+
+
+def _all(root: Path):
+    from vaultkit.lint.engine import Selection, run_rules, select_rules
+    from vaultkit.lint.rule import Context
+
+    vault = load_vault(root, root=root, use_cache=False)
+    rules = select_rules(vault.settings, Selection(select=["ALL"], ignore=list(GIT_RULES)))
+    return vault, run_rules(Context(vault), rules)
+
+
+@pytest.mark.parametrize("name", ["agent-precision", "obsidian-plain"])
+def test_only_the_seeded_faults_are_found(tmp_path, name):
+    vault, diags = _all(_copy(tmp_path, name))
+    assert {(d.rule, d.path, d.line) for d in diags} == precision.TRUE[name]
+    assert len(diags) == len(precision.TRUE[name])
+
+
+def test_the_table_knows_the_seeded_faults_of_the_older_fixtures():
+    """bench/precision.py's truth for the multilingual and realistic fixtures is the one
+    their own tests hold."""
+    from test_rules_realistic import EXPECTED as REALISTIC
+    from test_workspaces import EXPECTED as MULTI
+
+    assert precision.TRUE["multilingual"] == MULTI
+    assert precision.TRUE["realistic"] - {("index-stale", "memory/INDEX.md", 1)} == REALISTIC
+
+
+def test_profiles_follow_what_the_folder_is(tmp_path):
+    agent = load_vault(precision.FIXTURES["agent-precision"],
+                       root=precision.FIXTURES["agent-precision"], use_cache=False)
+    plain = load_vault(precision.FIXTURES["obsidian-plain"],
+                       root=precision.FIXTURES["obsidian-plain"], use_cache=False)
+    assert (agent.profile.name, plain.profile.name) == ("openclaw", "obsidian")
+    # the user can say which: in vaultkit.toml, or on the command line
+    root = _copy(tmp_path, "obsidian-plain")
+    (root / "vaultkit.toml").write_text('profile = "openclaw"\n', encoding="utf-8")
+    assert load_vault(root, root=root, use_cache=False).profile.name == "openclaw"
+    (root / "vaultkit.toml").unlink()
+    assert load_vault(root, root=root, profile="openclaw", use_cache=False).profile.name \
+        == "openclaw"
+
+
+def test_a_plain_vault_named_on_the_command_line_is_a_vault(tmp_path, capsys, monkeypatch):
+    root = _copy(tmp_path, "obsidian-plain")
+    assert not (root / ".obsidian").exists()
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "obsidian-plain", "--no-cache"]) == 1  # frontmatter-invalid
+    out = capsys.readouterr().out
+    assert "obsidian-plain/Projects/Recipes.md:2:1: VK002 frontmatter-invalid" in out
+    assert "Found 4 findings (1 error, 3 warnings)." in out
+    assert main(["check", "--root", str(root), str(root), "--no-cache"]) == 1
+    capsys.readouterr()
+    monkeypatch.chdir(root)
+    assert main(["check", ".", "--no-cache"]) == 1  # "." named is named too
+    capsys.readouterr()
+    # not named (the current folder, found by walking up): still not a vault
+    assert main(["check", "--no-cache"]) == 2
+    assert "not a vault" in capsys.readouterr().err
+
+
+# -- entries ---------------------------------------------------------------------------
+
+def _journal(make_vault, body: str, rule: str):
+    root = make_vault({"memory/2026-04-02.md": "# 2026-04-02\n\n" + body})
+    return [ln for _, _, ln in findings(root, rule)]
+
+
+TIMED = "## 14:30 — Checkout timeouts\n- a\n- b\n- c\n\n"
+
+
+@pytest.mark.parametrize("section", ["## Next Step\n- lower it again\n",
+                                     "## 遗留问题\n- 代理超时\n",
+                                     "## Open questions\n" + "- q?\n" * 16])
+def test_topic_sections_of_a_timed_journal_are_no_entries(make_vault, section):
+    assert _journal(make_vault, TIMED + section, "entry-too-short") == []
+    assert _journal(make_vault, TIMED + section, "entry-too-long") == []
+
+
+def test_a_named_topic_section_is_no_entry_in_an_untimed_journal_either(make_vault):
+    body = "## Deploy\n- a\n- b\n- c\n\n## Next steps\n- x\n"
+    assert _journal(make_vault, body, "entry-too-short") == []
+    # an ordinary untimed section is still an entry
+    assert _journal(make_vault, body.replace("Next steps", "Deploy again"),
+                    "entry-too-short") == [8]
+
+
+def test_a_grouping_heading_over_timed_events_is_not_one_long_entry(make_vault):
+    events = "".join(f"### 0{i}:10 — event {i}\n- done {i}\n- why {i}\n- next {i}\n"
+                     for i in range(6))
+    body = "## Morning\n" + events
+    assert _journal(make_vault, body, "entry-too-long") == []
+    # each event is judged: an event of 16 lines is still too long
+    long = body + "### 09:40 — paste\n" + "".join(f"- line {i}\n" for i in range(16))
+    assert _journal(make_vault, long, "entry-too-long") == [28]
+
+
+def test_one_line_entries_are_a_journals_style_not_its_fault(make_vault):
+    style = "".join(f"## 1{i}:00 — Check {i}\n- ok\n\n" for i in range(4))
+    assert _journal(make_vault, style, "entry-too-short") == []
+    # in a journal of full entries a one-liner still stands out
+    full = "".join(f"## 1{i}:00 — Work {i}\n- a\n- b\n- c\n\n" for i in range(3))
+    assert _journal(make_vault, full + "## 16:00 — Deploy\n- Done.\n",
+                    "entry-too-short") == [18]
+
+
+# -- MEMORY.md -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,reported", [
+    ("> Last updated: 2026-04-04 21:40", False),
+    ("- Old notes archived at 2026-03-31 23:00 into the archive.", False),
+    ("最后更新：2026-04-04 21:40", False),
+    ("## 2026-03-01 Moved the shop's database to Postgres", False),
+    ("## 2026-03-24 归档", False),
+    ("## 2026-03-14 (Friday)", True),  # a day heading: a journal's
+    ("## 2026-03-14", True),
+    ("- Deployed at 2026-03-14 10:30 after the fix", True),  # a record's stamp
+])
+def test_stamps_and_dated_durable_headings(make_vault, line, reported):
+    root = make_vault({"MEMORY.md": f"# MEMORY.md - Long-Term Memory\n\n{line}\n- x\n"})
+    assert bool(findings(root, "daily-record-in-memory")) == reported
+
+
+# -- lessons and decisions ---------------------------------------------------------------
+
+LESSON = "---\ntype: lesson\n---\n# Docker networking\n\n"
+
+
+@pytest.mark.parametrize("body,lines", [
+    ("## Overview\nx\n\n## Commands\ny\n\n## Gotchas\nz\n", []),  # a knowledge note
+    ("**Date:** 2026-03-02\n\n## What happened\nx\n\n## Fix\ny\n", []),  # one dated lesson
+    ("## Trap (2026-03-02)\nx\n\n## Another trap\ny\n", [9]),  # a list being kept
+    ("## Write vs Edit Trap\nx\n", [6]),  # one undated lesson: the seeds' form
+])
+def test_a_knowledge_note_in_lessons_is_no_list_of_lessons(make_vault, body, lines):
+    root = make_vault({"memory/lessons/docker.md": LESSON + body})
+    assert [ln for _, _, ln in findings(root, "lesson-entry-undated")] == lines
+
+
+def test_a_lesson_dated_by_its_properties(make_vault):
+    root = make_vault({"memory/lessons/docker.md": "---\ntype: lesson\ndate: 2026-03-02\n---\n"
+                                                   "# Docker\n\n## Trap\nx\n"})
+    assert findings(root, "lesson-entry-undated") == []
+
+
+DECISION = "---\ndate: 2026-03-01\ntype: decision\nstatus: active\ntags: [x]\n---\n"
+
+
+@pytest.mark.parametrize("title,lines", [
+    ("# Decision: Use Postgres for the shop", []),
+    ("# 决策：迁移到 Postgres", []),
+    ("# Решение: перейти на Postgres", []),
+    ("# Decision:", [7]),  # a label with nothing after it decides nothing
+    ("# Use Postgres", [7]),
+])
+def test_a_decision_title_holds_the_decision(make_vault, title, lines):
+    root = make_vault({"memory/decisions/a.md": DECISION + title + "\n\n**Context:** why\n"})
+    assert [ln for _, _, ln in findings(root, "missing-section")] == lines
+
+
+# -- links -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,reported", [
+    ("[text](url)", False),
+    ("[name](link)", False),
+    ("[x](...)", False),
+    ("[x](<your-note>)", False),
+    ("[x](your-file.md)", False),
+    ("[x](urls.md)", True),  # not a placeholder word
+    ("[Intro](/guide/intro)", False),  # a static site's route
+    ("[Pay](/guide/payments/)", False),
+    ("[Gone](/memory/gone.md)", True),  # a vault-absolute file that is missing
+    ("[[gone]]", True),
+])
+def test_placeholders_and_routes(make_vault, text, reported):
+    root = make_vault({"memory/semantic/a.md": f"# A\n\n{text}\n"})
+    assert bool(findings(root, "broken-link")) == reported
+
+
+def test_vendored_folders_are_no_link_sources(make_vault):
+    root = make_vault({"memory/x.md": "# x\n",
+                       "tmp/pkg/README.md": "[API](docs/api.md) [[Contributing]]\n",
+                       "vendor/lib/docs/a.md": "[[nowhere]]\n",
+                       "notes/a.md": "[[nowhere]]\n"})
+    assert findings(root, "broken-link") == [("broken-link", "notes/a.md", 1)]
+    (root / "vaultkit.toml").write_text("[links]\nexclude = ['notes/**']\n")
+    assert findings(root, "broken-link") == []
+
+
+@pytest.mark.parametrize("setting,lines", [("report", [3, 4, 5, 6]), ("allow", [4, 5, 6])])
+def test_forward_links_setting(make_vault, setting, lines):
+    root = make_vault({
+        "vaultkit.toml": f"[links]\nforward-links = '{setting}'\n",
+        "memory/x.md": "# X\n\n## Here\n",
+        "notes/a.md": "# A\n\n[[not yet]]\n[[memory/x#There]]\n[[memory/x#^nope]]\n"
+                      "![[missing.png]]\n"})
+    assert [ln for _, _, ln in findings(root, "broken-link")] == lines
+
+
+def test_a_bad_links_setting_is_a_one_line_error(make_vault, capsys):
+    root = make_vault({"vaultkit.toml": "[links]\nforward = 'allow'\n", "memory/x.md": "# x\n"})
+    assert main(["check", str(root), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "links: unknown key 'forward'" in err and err.count("\n") == 1
+    (root / "vaultkit.toml").write_text("[links]\nforward-links = 'maybe'\n")
+    assert main(["check", str(root), "--no-cache"]) == 2
+    assert "forward-links" in capsys.readouterr().err
+
+
+def test_a_block_id_before_an_indented_embed_is_kept(make_vault):
+    root = make_vault({
+        "memory/homelab.md": "# Homelab\n\n- Rack ^rack\n\t![[rack.png]]\n- Switch\n",
+        "memory/rack.png": b"PNG",
+        "memory/semantic/a.md": "# A\n\n[[homelab#^rack]]\n"})
+    assert findings(root, "broken-link") == []
+
+
+# -- placement ---------------------------------------------------------------------------
+
+def test_obsidian_daily_notes_are_not_misplaced_journals(make_vault):
+    files = {"MEMORY.md": "# M\n", "Daily/2026-03-19.md": "# 2026-03-19\n",
+             ".agents/skills/deploy/SKILL.md": "# Deploy\n"}
+    root = make_vault(files)
+    # without the daily-notes setting, a journal-named file in Daily/ is one to move
+    assert findings(root, "unknown-location") == [("unknown-location", "Daily/2026-03-19.md", 1)]
+    (root / ".obsidian" / "daily-notes.json").write_text('{"folder": "Daily"}')
+    assert findings(root, "unknown-location") == []
+
+
+# -- suggestions -------------------------------------------------------------------------
+
+def test_a_missing_index_is_a_suggestion_in_every_format(tmp_path, capsys):
+    import json
+
+    root = _copy(tmp_path, "agent-precision")
+    args = ["check", str(root), "--no-cache", "--select", "index-stale"]
+    assert main(args + ["--fail-on", "warning"]) == 0  # never fails a run
+    out = capsys.readouterr().out
+    assert out.endswith("Found 1 finding (0 errors, 0 warnings, 1 info).\n")
+    assert main(args + ["--format", "github"]) == 0
+    assert capsys.readouterr().out.startswith("::notice file=")
+    assert main(args + ["--format", "sarif"]) == 0
+    sarif = json.loads(capsys.readouterr().out)
+    assert sarif["runs"][0]["results"][0]["level"] == "note"
+    # who wants the generated index held strictly says so
+    (root / "vaultkit.toml").write_text('[severity]\nindex-stale = "error"\n')
+    assert main(args) == 1
