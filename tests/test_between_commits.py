@@ -246,3 +246,70 @@ def test_a_journal_left_without_its_committed_start_by_an_earlier_recover_is_uns
     assert vault.read(JOURNAL) == journal
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_journal_deleted_before_its_first_commit_is_refused_and_recovered(make_repo):
+    """Today's journal exists only in the snapshots (never committed); deleting it and
+    running the nightly backup is refused, naming the journal, the snapshot and `vaultkit
+    recover`; recover brings it back byte for byte and the commit then passes."""
+    vault = _vault(make_repo)
+    for n in range(1, 4):
+        _checkpoint(vault, n)
+        _vaultkit(vault, "snapshot", "--quiet")
+    journal = vault.read(JOURNAL)
+    (vault.path / JOURNAL).unlink()  # a clean-up run removed it
+    before = vault.head()
+    env = dict(vault.env, VAULTKIT_ACCEPT_DELETION="memory/some-other-note.md")
+    proc = _run(["sh", "-c", BACKUP], vault.path, env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and vault.head() == before, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: journal deleted since the snapshot " \
+           "at " in out, out
+    assert "which holds its 12 lines (first: '### 10:00 — Checkpoint 1')" in out, out
+    assert "`vaultkit recover --all`" in out
+    assert f"VAULTKIT_ACCEPT_DELETION={JOURNAL} git commit" in out
+
+    assert "note-deleted  " + JOURNAL in _vaultkit(vault, "history").stdout
+    _vaultkit(vault, "recover", "--all")
+    assert vault.read(JOURNAL) == journal  # byte for byte
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.git("show", f"HEAD:{JOURNAL}").stdout == journal
+
+
+def test_an_intended_journal_deletion_is_accepted_for_one_commit(make_repo):
+    vault = _vault(make_repo)
+    _checkpoint(vault, 1)
+    _vaultkit(vault, "snapshot", "--quiet")
+    (vault.path / JOURNAL).unlink()
+    vault.write("memory/semantic/deploys.md", "# Deploys\n\n- Staging first, always\n")
+    before = vault.head()
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode != 0 and vault.head() == before, proc.stdout + proc.stderr
+    env = dict(vault.env, VAULTKIT_ACCEPT_DELETION=JOURNAL)
+    proc = _run(["sh", "-c", BACKUP], vault.path, env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.head() != before
+    assert vault.git("ls-tree", "HEAD", JOURNAL).stdout == ""
+    assert not (vault.path / JOURNAL).exists()
+
+
+def test_a_journal_archived_or_not_staged_is_not_a_deletion(make_repo):
+    """Moved into the archive with its lines, or on disk but left out of a partial
+    commit: neither seals a loss, so neither is refused."""
+    vault = _vault(make_repo)
+    texts = [_checkpoint(vault, n) for n in (1, 2)]
+    _vaultkit(vault, "snapshot", "--quiet")
+    vault.write("memory/semantic/deploys.md", "# Deploys\n\n- Staging first, always\n")
+    vault.git("add", "memory/semantic/deploys.md")
+    proc = _run(["git", "commit", "-q", "-m", "a note"], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the journal: on disk, not staged
+    _vaultkit(vault, "snapshot", "--quiet")
+    archived = f"memory/archive/{TODAY.isoformat()}.md"
+    (vault.path / "memory/archive").mkdir(exist_ok=True)
+    os.replace(vault.path / JOURNAL, vault.path / archived)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    committed = vault.git("show", f"HEAD:{archived}").stdout
+    assert all(t.strip() in committed for t in texts)

@@ -564,3 +564,45 @@ def test_restoring_the_committed_start_refuses_a_hard_linked_journal(tmp_path):
     assert rc != 0 and "nothing written" in out + err, out + err
     assert (tmp_path / "elsewhere.md").read_text(encoding="utf-8") == SUMMARY_ONLY
     assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
+
+
+@pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])
+def test_check_reports_a_journal_deleted_since_a_snapshot(tmp_path, repo, monkeypatch):
+    """Never committed, deleted after a snapshot: reported with the snapshot and the way
+    back; VAULTKIT_ACCEPT_DELETION takes it; back on disk it is not reported."""
+    root = make(tmp_path, repo=repo)
+    store = store_of(root)
+    texts = [checkpoint(root, n) for n in (1, 2)]
+    store.snapshot()
+    kept = (root / JOURNAL).read_bytes()
+    (root / JOURNAL).unlink()
+    store.snapshot()  # the deletion recorded too: the older snapshot still holds it
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: journal deleted since the " \
+           "snapshot at" in out, out
+    assert "which holds its 6 lines (first: '### 10:00 — Checkpoint 1')" in out
+    assert "`vaultkit recover --all`" in out and f"VAULTKIT_ACCEPT_DELETION={JOURNAL}" in out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", f"MEMORY.md,{JOURNAL}")
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and (root / JOURNAL).read_bytes() == kept, out
+    assert all(t in kept.decode() for t in texts)
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+
+
+def test_a_committed_journal_deleted_is_reported_once(tmp_path):
+    root = make(tmp_path)
+    checkpoint(root, 1)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "journal")
+    store = store_of(root)
+    checkpoint(root, 2)
+    store.snapshot()
+    (root / JOURNAL).unlink()
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1 and out.count(f"{JOURNAL}:") == 1, out
+    assert "journal deleted; journals are append-only" in out
