@@ -47,7 +47,7 @@ markdownlint-cli2 (on PATH or in
 ``.md`` file with its default configuration (every rule on), and obsidiantools
 (``pip install obsidiantools``, in this interpreter or the one ``--peer-python`` names, or
 ``bench/.peers/``) building its graph with ``Vault(path).connect()`` in a fresh process.
-With the MCP SDK installed (``vaultkit[mcp]``), warm ``memory_search`` calls to ``vaultkit mcp``
+With the MCP SDK installed (``vaultkit-lint[mcp]``), warm ``memory_search`` calls to ``vaultkit mcp``
 are timed as round trips through the SDK's stdio client (see ``bench/mcp_search.py``).
 
 Standard library only: this script must run on a fresh machine with only vaultkit installed.
@@ -500,7 +500,7 @@ class Bench:
             import mcp  # noqa: F401
             import mcp_search
         except ImportError:
-            return {"status": "n/a (the MCP SDK is not installed: pip install 'vaultkit[mcp]')"}
+            return {"status": "n/a (the MCP SDK is not installed: pip install 'vaultkit-lint[mcp]')"}
         try:
             out = mcp_search.mcp_search(self.vk, vault, self.args.runs)
         except (Exception, SystemExit) as exc:  # the SDK's own errors: reported, not fatal

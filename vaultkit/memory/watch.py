@@ -285,7 +285,7 @@ class Watcher:
                     import watchfiles  # noqa: F401
                 except ImportError:
                     self.out("vaultkit: watchfiles is not installed (pip install "
-                             "'vaultkit[watch]'): polling every 2 s instead of file events")
+                             "'vaultkit-lint[watch]'): polling every 2 s instead of file events")
                     poll = 2.0
             if poll is None:
                 code = self._events(stop, interval, deadline)

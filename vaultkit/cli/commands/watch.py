@@ -7,7 +7,7 @@ import sys
 HELP = "snapshot every write to the memory and restore lines a journal loses, within seconds"
 DESCRIPTION = (
     "Watch the vault's memory files (file events through the optional watchfiles package, "
-    "`pip install 'vaultkit[watch]'`; polling every 2 s without it) and record a snapshot "
+    "`pip install 'vaultkit-lint[watch]'`; polling every 2 s without it) and record a snapshot "
     "within a second or two of each write. A journal that lost lines gets them back at "
     "once, appended under a '### HH:MM — Restored by vaultkit watch' entry through the same "
     "locked writer as `vaultkit log` (--no-restore only reports); MEMORY.md cut, a note "
