@@ -47,7 +47,7 @@ markdownlint-cli2 (on PATH or in
 ``.md`` file with its default configuration (every rule on), and obsidiantools
 (``pip install obsidiantools``, in this interpreter or the one ``--peer-python`` names, or
 ``bench/.peers/``) building its graph with ``Vault(path).connect()`` in a fresh process.
-With the MCP SDK installed (``vaultkit[mcp]``), warm ``memory_search`` calls to ``vaultkit mcp``
+With the MCP SDK installed (``vaultkit-lint[mcp]``), warm ``memory_search`` calls to ``vaultkit mcp``
 are timed as round trips through the SDK's stdio client (see ``bench/mcp_search.py``).
 
 Standard library only: this script must run on a fresh machine with only vaultkit installed.
@@ -133,15 +133,21 @@ with open(result, "w") as fh:
 
 
 def measure(argv, cwd, timeout=None):
-    """Run ``argv`` once in ``cwd``; return ``{wall, cpu, maxrss_mb, rc, stdout, stderr}``."""
+    """Run ``argv`` once in ``cwd``; return ``{wall, cpu, maxrss_mb, rc, stdout, stderr}``.
+
+    PYTHONDONTWRITEBYTECODE is not passed on: an installed vaultkit has its bytecode (pip
+    compiles it), and without it every measured run would compile ~90 modules from source
+    (about a third of a hook's CPU), never what a user's run pays."""
     import ast
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result")
         subprocess.run([sys.executable, "-I", "-S", "-c", WRAPPER, result, str(timeout or 0),
                         *map(str, argv)], cwd=cwd, stdout=out, stderr=err,
-                       stdin=subprocess.DEVNULL, check=False)
+                       stdin=subprocess.DEVNULL, check=False, env=env)
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")

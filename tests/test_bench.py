@@ -157,6 +157,13 @@ def test_measure_reports_exit_code_and_peak_memory_of_descendants(tmp_path):
     assert missing["rc"] == 127 and "cannot run" in missing["stderr"]
 
 
+def test_measured_runs_use_bytecode_as_an_installed_vaultkit_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # (set on some machines and CIs)
+    r = bench_run.measure([sys.executable, "-c",
+                           "import sys; print(sys.flags.dont_write_bytecode)"], tmp_path)
+    assert r["stdout"].strip() == "0"
+
+
 def _results(**medians):
     out = {}
     for key, _ in bench_run.STEPS:

@@ -159,3 +159,157 @@ def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recove
     assert all(f.strip() in kept for f in findings[1:]) and all(r.strip() in kept for r in rules)
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _vault_with_todays_journal(make_repo):
+    """Like :func:`_vault`, but today's journal (init's one entry) is committed: the
+    overwrite then also loses the journal's committed start."""
+    vault = make_repo(config=_pin(_readme_configs()["whole workspace"]), first_commit=False)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL)
+    vault.index()
+    vault.git("add", "-A")
+    vault.git("commit", "-q", "--no-verify", "-m", "backup: yesterday and this morning")
+    return vault
+
+
+def _overwritten_after_checkpoints(vault):
+    texts = []
+    for n in range(1, 7):
+        texts.append(_checkpoint(vault, n))
+        _vaultkit(vault, "snapshot", "--quiet")
+    vault.write(JOURNAL, SUMMARY)
+    return texts
+
+
+def test_an_overwritten_committed_journal_gets_its_committed_start_back_and_commits(make_repo):
+    vault = _vault_with_todays_journal(make_repo)
+    committed = vault.git("show", f"HEAD:{JOURNAL}").stdout
+    assert committed.count("\n### ") == 1  # init's entry
+    texts = _overwritten_after_checkpoints(vault)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "differs from the committed journal" in out and "lost since the snapshot" in out
+
+    _vaultkit(vault, "snapshot", "--quiet")  # the cron snapshot records the overwrite
+    shown = _vaultkit(vault, "recover", "--all", "--dry-run").stdout
+    assert f"would put the committed lines (HEAD) back at the start of {JOURNAL}, then 24 " \
+           "lines brought back, then what was written since" in shown, shown
+    assert vault.read(JOURNAL) == SUMMARY  # the dry run wrote nothing
+
+    out = _vaultkit(vault, "recover", "--all").stdout
+    assert f"put the committed lines (HEAD) back at the start of {JOURNAL}" in out, out
+    journal = vault.read(JOURNAL)
+    assert journal.startswith(committed)  # byte for byte, first
+    restored = journal[len(committed):]
+    assert "".join(texts).lstrip("\n") in restored  # all six, in order, after it
+    # init's entry is not repeated in the restored block; the summary comes last, whole
+    assert restored.count("Memory vault created") == 0
+    assert journal.endswith("\n" + SUMMARY.split("\n\n", 1)[1])
+    assert restored.index("Restored lines lost on") < restored.index("## Summary")
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    assert vault.read(JOURNAL) == journal  # once
+
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.git("show", f"HEAD:{JOURNAL}").stdout == journal
+
+
+def test_a_journal_left_without_its_committed_start_by_an_earlier_recover_is_unstuck(
+        make_repo):
+    """The state an earlier `recover` left: every line back, after the summary, so the
+    hook still refuses (line 3 differs from HEAD) while every loss event reads as
+    recovered. `recover --all` puts the committed start back; the commit then passes."""
+    vault = make_repo(config=_pin(_readme_configs()["whole workspace"]), first_commit=False)
+    vault.write(f"memory/{YESTERDAY}.md", YESTERDAY_JOURNAL)
+    vault.index()
+    vault.git("add", "-A")
+    vault.git("commit", "-q", "--no-verify", "-m", "backup: yesterday and this morning")
+    committed = vault.git("show", f"HEAD:{JOURNAL}").stdout
+    texts = _overwritten_after_checkpoints(vault)
+    _vaultkit(vault, "snapshot", "--quiet")  # (the earlier recover recorded the overwrite)
+    stuck = SUMMARY + "\n### 23:05 — Restored by hand\n\n" + committed + "".join(texts)
+    vault.write(JOURNAL, stuck)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "differs from the committed journal" in out, out
+    assert "lost since the snapshot" not in out  # every lost line is in it
+
+    shown = _vaultkit(vault, "recover", "--all", "--dry-run").stdout
+    assert "would put the committed lines (HEAD) back at the start of" in shown, shown
+    assert vault.read(JOURNAL) == stuck
+    _vaultkit(vault, "recover", "--all")
+    journal = vault.read(JOURNAL)
+    title = SUMMARY.split("\n", 1)[0] + "\n\n"  # the line it shares with HEAD's start
+    assert journal == committed + "\n" + stuck[len(title):]  # every byte of it kept
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    assert vault.read(JOURNAL) == journal
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_journal_deleted_before_its_first_commit_is_refused_and_recovered(make_repo):
+    """Today's journal exists only in the snapshots (never committed); deleting it and
+    running the nightly backup is refused, naming the journal, the snapshot and `vaultkit
+    recover`; recover brings it back byte for byte and the commit then passes."""
+    vault = _vault(make_repo)
+    for n in range(1, 4):
+        _checkpoint(vault, n)
+        _vaultkit(vault, "snapshot", "--quiet")
+    journal = vault.read(JOURNAL)
+    (vault.path / JOURNAL).unlink()  # a clean-up run removed it
+    before = vault.head()
+    env = dict(vault.env, VAULTKIT_ACCEPT_DELETION="memory/some-other-note.md")
+    proc = _run(["sh", "-c", BACKUP], vault.path, env, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and vault.head() == before, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: journal deleted since the snapshot " \
+           "at " in out, out
+    assert "which holds its 12 lines (first: '### 10:00 — Checkpoint 1')" in out, out
+    assert "`vaultkit recover --all`" in out
+    assert f"VAULTKIT_ACCEPT_DELETION={JOURNAL} git commit" in out
+
+    assert "note-deleted  " + JOURNAL in _vaultkit(vault, "history").stdout
+    _vaultkit(vault, "recover", "--all")
+    assert vault.read(JOURNAL) == journal  # byte for byte
+    assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.git("show", f"HEAD:{JOURNAL}").stdout == journal
+
+
+def test_an_intended_journal_deletion_is_accepted_for_one_commit(make_repo):
+    vault = _vault(make_repo)
+    _checkpoint(vault, 1)
+    _vaultkit(vault, "snapshot", "--quiet")
+    (vault.path / JOURNAL).unlink()
+    vault.write("memory/semantic/deploys.md", "# Deploys\n\n- Staging first, always\n")
+    before = vault.head()
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode != 0 and vault.head() == before, proc.stdout + proc.stderr
+    env = dict(vault.env, VAULTKIT_ACCEPT_DELETION=JOURNAL)
+    proc = _run(["sh", "-c", BACKUP], vault.path, env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert vault.head() != before
+    assert vault.git("ls-tree", "HEAD", JOURNAL).stdout == ""
+    assert not (vault.path / JOURNAL).exists()
+
+
+def test_a_journal_archived_or_not_staged_is_not_a_deletion(make_repo):
+    """Moved into the archive with its lines, or on disk but left out of a partial
+    commit: neither seals a loss, so neither is refused."""
+    vault = _vault(make_repo)
+    texts = [_checkpoint(vault, n) for n in (1, 2)]
+    _vaultkit(vault, "snapshot", "--quiet")
+    vault.write("memory/semantic/deploys.md", "# Deploys\n\n- Staging first, always\n")
+    vault.git("add", "memory/semantic/deploys.md")
+    proc = _run(["git", "commit", "-q", "-m", "a note"], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the journal: on disk, not staged
+    _vaultkit(vault, "snapshot", "--quiet")
+    archived = f"memory/archive/{TODAY.isoformat()}.md"
+    (vault.path / "memory/archive").mkdir(exist_ok=True)
+    os.replace(vault.path / JOURNAL, vault.path / archived)
+    proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    committed = vault.git("show", f"HEAD:{archived}").stdout
+    assert all(t.strip() in committed for t in texts)

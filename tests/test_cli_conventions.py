@@ -97,13 +97,13 @@ def test_output_into_a_missing_folder_is_one_clear_error(starter):
 
 
 def test_text_findings_say_which_are_errors(make_vault):
-    vault = make_vault({"NOW.md": "# Now\n\n## Lessons learned\n- never deploy on Friday\n",
+    vault = make_vault({"memory/2026-3-9.md": "# 2026-03-09\n",
                         "memory/people/ada.md": "---\ntype: person\nname: Ada\n---\n# Ada\n\n"
                                                 "See [[nobody]].\n"})
-    code, out, _ = invoke(["check", "--no-cache", "--select", "lesson-in-now,broken-link"],
+    code, out, _ = invoke(["check", "--no-cache", "--select", "journal-filename,broken-link"],
                           vault)
     assert code == 1
-    assert "VK401 lesson-in-now error: NOW.md heading holds a lesson" in out
+    assert "VK102 journal-filename error: 'memory/2026-3-9.md' is not zero-padded" in out
     assert "VK501 broken-link warning: no note 'nobody'" in out
 
 
@@ -184,3 +184,22 @@ def test_get_and_log_take_the_vault_from_an_option_too(tmp_path):
     assert "notes" in (vault / "memory" / "2026-01-02.md").read_text(encoding="utf-8")
     code, _, err = invoke(["log", "-C", str(tmp_path / "nope"), "x"], tmp_path)
     assert code == 2 and "--vault" in err and "no such folder" in err
+
+
+def test_one_command_builds_and_imports_only_its_own_options():
+    # the commit hook runs `vaultkit check ...`: the other commands' modules (and their
+    # options) are neither imported nor built; the whole command line still has them all
+    import sys
+
+    code = ("import sys; from vaultkit.cli import build_parser, main\n"
+            "code = main(['check', '--help'])\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('vaultkit.cli.commands.'))\n"
+            "print(code, loaded)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "0 ['vaultkit.cli.commands.check']"
+    assert "--hook" in out  # check's own help is whole
+    only = build_parser("check")
+    action = next(a for a in only._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(action.choices) == ["check"]
+    assert {"check", "search", "graph", "mcp"} <= set(subparsers())

@@ -302,3 +302,78 @@ def test_ascii_fast_path_equals_the_general_rule():
 ])
 def test_lenient_heading_still_distinguishes(heading, link):
     assert normalize_heading(heading) != normalize_heading(link)
+
+
+# -- the name tables kept in the cache ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cached_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("resolve-cached")
+    (root / ".obsidian").mkdir()
+    for rel, content in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    load_vault(root).resolver  # builds the tables and stores them
+    return root
+
+
+def _tables_file(root):
+    from vaultkit.vault.resolve import _Tables
+
+    return root / ".vaultkit" / "cache" / _Tables.NAME
+
+
+def _no_build(monkeypatch):
+    from vaultkit.vault import resolve
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the name tables were built again")
+    monkeypatch.setattr(resolve._Tables, "build", classmethod(refuse))
+
+
+@pytest.mark.parametrize("case_id,source,text,path,missing,reason", CASES,
+                         ids=[c[0] for c in CASES])
+def test_stored_tables_resolve_every_case_alike(cached_root, monkeypatch, case_id, source,
+                                                text, path, missing, reason):
+    assert _tables_file(cached_root).is_file()
+    _no_build(monkeypatch)  # the next run's resolver reads the stored tables
+    _, res = _resolve(load_vault(cached_root), source, text)
+    assert (res.path, res.missing) == (path, missing)
+    if reason is not None:
+        assert res.reason == reason
+
+
+def test_tables_are_built_again_when_a_name_changes(tmp_path, monkeypatch):
+    root = tmp_path
+    (root / ".obsidian").mkdir()
+    (root / "a.md").write_text("# A\n\n[[b]]\n", encoding="utf-8")
+    vault = load_vault(root)
+    note = vault.notes["a.md"]
+    assert vault.resolver.resolve_all(note)[0].path is None  # b does not exist yet
+    stored = _tables_file(root).read_bytes()
+    (root / "sub").mkdir()
+    (root / "sub" / "b.md").write_text("# B\n", encoding="utf-8")
+    vault = load_vault(root)
+    assert vault.resolver.resolve_all(vault.notes["a.md"])[0].path == "sub/b.md"
+    assert _tables_file(root).read_bytes() != stored
+    _no_build(monkeypatch)  # same names again: read, not built
+    vault = load_vault(root)
+    assert vault.resolver.resolve_all(vault.notes["a.md"])[0].path == "sub/b.md"
+
+
+def test_damaged_tables_are_built_again_and_no_cache_stores_none(tmp_path):
+    root = tmp_path
+    (root / ".obsidian").mkdir()
+    (root / "a.md").write_text("# A\n\n[[b]]\n", encoding="utf-8")
+    (root / "b.md").write_text("# B\n", encoding="utf-8")
+    vault = load_vault(root, use_cache=False)
+    assert vault.resolver.resolve_all(vault.notes["a.md"])[0].path == "b.md"
+    assert not _tables_file(root).exists()  # --no-cache: nothing read or written
+    load_vault(root).resolver
+    _tables_file(root).write_bytes(b"\x00not marshal")
+    vault = load_vault(root)
+    assert vault.resolver.resolve_all(vault.notes["a.md"])[0].path == "b.md"
+    import marshal
+
+    assert marshal.loads(_tables_file(root).read_bytes())[1]["b"] == "b.md"  # rewritten

@@ -474,3 +474,135 @@ def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_pat
     git(root, "add", "-A")
     rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
     assert rc == 0, out  # the cut lines are kept in the recovery note: the commit may go
+
+
+# -- recover when the journal lost its committed start too ----------------------------------
+
+COMMITTED = f"# {TODAY}\n\n### 08:00 — Morning\n- Started the day\n- Reviewed the queue\n"
+SUMMARY_ONLY = f"# {TODAY}\n\n### 23:00 — Summary\n- A quiet day.\n"
+
+
+def committed_then_overwritten(tmp_path, summary: str = SUMMARY_ONLY, *, newline="\n"):
+    root = make(tmp_path)
+    (root / JOURNAL).write_bytes(COMMITTED.replace("\n", newline).encode())
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    store = store_of(root)
+    texts = []
+    for n in range(1, 4):
+        text = checkpoint(root, n)
+        texts.append(text)
+        store.snapshot()
+    (root / JOURNAL).write_bytes(summary.replace("\n", newline).encode())
+    store.snapshot()  # the overwrite is recorded (cron), so a dry run sees the loss too
+    return root, texts
+
+
+def test_recover_puts_the_committed_start_back_first_then_the_lines_then_the_summary(tmp_path):
+    root, texts = committed_then_overwritten(tmp_path)
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1 and "line 3 differs from the committed journal" in out, out
+    rc, out, _ = invoke(["recover", "--all", "--dry-run"], root)
+    assert rc == 0 and "would put the committed lines (HEAD) back at the start of " \
+        f"{JOURNAL}, then 9 lines brought back" in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY  # nothing written
+    rc, out, _ = invoke(["recover", "--all", "--format", "json"], root)
+    assert rc == 0
+    [result] = [r for r in json.loads(out)["recovered"] if r["action"] == "append"]
+    assert result["lines"] == 9 and result["reason"] == "committed start restored"
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now.startswith(COMMITTED)  # the committed bytes first, byte for byte
+    rest = now[len(COMMITTED):]
+    assert "Started the day" not in rest  # HEAD's lines are not brought back twice
+    assert "".join(texts).lstrip("\n") in rest
+    assert rest.endswith("\n### 23:00 — Summary\n- A quiet day.\n")  # written since, kept
+    assert rest.index("Checkpoint 3") < rest.index("Summary")
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
+
+
+def test_the_committed_start_keeps_crlf_and_the_restored_lines_follow_it(tmp_path):
+    root, texts = committed_then_overwritten(tmp_path, newline="\r\n")
+    invoke(["recover", "--all"], root)
+    data = (root / JOURNAL).read_bytes()
+    assert data.startswith(COMMITTED.replace("\n", "\r\n").encode())
+    assert data.count(b"\r\n") == data.count(b"\n")  # one line ending throughout
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+
+
+def test_restoring_the_committed_start_keeps_the_credential_placeholder_and_limits(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    store = store_of(root)
+    key = "sk-ant-api03-" + "A1b2C3d4" * 10
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write(f"\n### 10:00 — Keys\n- set ANTHROPIC_API_KEY={key}\n- rotated it\n")
+    store.snapshot()
+    (root / JOURNAL).write_text(SUMMARY_ONLY, encoding="utf-8")
+    rc, out, err = invoke(["recover", "--all"], root)
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert key not in now and key not in out + err
+    assert now.startswith(COMMITTED) and "- rotated it" in now
+
+    # over budgets.max_file_bytes: a clear refusal, nothing written
+    root2, _ = committed_then_overwritten(tmp_path / "small")
+    (root2 / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 400\n", encoding="utf-8")
+    rc, out, err = invoke(["recover", "--all"], root2)
+    assert rc != 0 and "over the 400-byte limit" in out + err and "Traceback" not in err
+    assert (root2 / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
+
+
+def test_restoring_the_committed_start_refuses_a_hard_linked_journal(tmp_path):
+    root, _ = committed_then_overwritten(tmp_path)
+    os.link(root / JOURNAL, tmp_path / "elsewhere.md")
+    rc, out, err = invoke(["recover", "--all"], root)
+    assert rc != 0 and "nothing written" in out + err, out + err
+    assert (tmp_path / "elsewhere.md").read_text(encoding="utf-8") == SUMMARY_ONLY
+    assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
+
+
+@pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])
+def test_check_reports_a_journal_deleted_since_a_snapshot(tmp_path, repo, monkeypatch):
+    """Never committed, deleted after a snapshot: reported with the snapshot and the way
+    back; VAULTKIT_ACCEPT_DELETION takes it; back on disk it is not reported."""
+    root = make(tmp_path, repo=repo)
+    store = store_of(root)
+    texts = [checkpoint(root, n) for n in (1, 2)]
+    store.snapshot()
+    kept = (root / JOURNAL).read_bytes()
+    (root / JOURNAL).unlink()
+    store.snapshot()  # the deletion recorded too: the older snapshot still holds it
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: journal deleted since the " \
+           "snapshot at" in out, out
+    assert "which holds its 6 lines (first: '### 10:00 — Checkpoint 1')" in out
+    assert "`vaultkit recover --all`" in out and f"VAULTKIT_ACCEPT_DELETION={JOURNAL}" in out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", f"MEMORY.md,{JOURNAL}")
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and (root / JOURNAL).read_bytes() == kept, out
+    assert all(t in kept.decode() for t in texts)
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+
+
+def test_a_committed_journal_deleted_is_reported_once(tmp_path):
+    root = make(tmp_path)
+    checkpoint(root, 1)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "journal")
+    store = store_of(root)
+    checkpoint(root, 2)
+    store.snapshot()
+    (root / JOURNAL).unlink()
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 1 and out.count(f"{JOURNAL}:") == 1, out
+    assert "journal deleted; journals are append-only" in out

@@ -19,14 +19,16 @@ COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "contex
             "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only`` (a command name), that command's parser alone:
+    a run of one command (the commit hook) imports and builds no other command's options."""
     parser = argparse.ArgumentParser(
         prog="vaultkit",
         description="Lint and look after an agent-memory vault (Markdown + git + Obsidian).",
     )
     parser.add_argument("-V", "--version", action="version", version=f"vaultkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         try:
             module = importlib.import_module(f"vaultkit.cli.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -104,7 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
         print(f"vaultkit {__version__}")
         return 0
-    parser = build_parser()
+    # `vaultkit COMMAND ...`: only that command's parser is built (what it parses is the
+    # same; anything else, such as `vaultkit --help`, gets the whole command line)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0

@@ -242,3 +242,25 @@ def _single_line_fields(block: list[str]) -> dict | None:
         out[key] = value
         i += 1
     return out
+
+
+# -- an intended deletion, accepted for one commit ------------------------------------------
+
+ACCEPT_VARIABLE = "VAULTKIT_ACCEPT_DELETION"
+
+
+def accepted_deletions() -> set[str]:
+    """The paths ``VAULTKIT_ACCEPT_DELETION`` names (comma-separated): cuts and deletions
+    accepted for the commit being made (``mass-deletion``, and ``journal-append-only`` for
+    a journal deleted since a snapshot)."""
+    import os
+
+    value = os.environ.get(ACCEPT_VARIABLE, "")
+    return {p.strip().removeprefix("./") for p in value.split(",") if p.strip()}
+
+
+def accept_deletion(path: str) -> str:
+    """``VAULTKIT_ACCEPT_DELETION=<path>``, quoted for a shell."""
+    import shlex
+
+    return f"{ACCEPT_VARIABLE}={shlex.quote(path)}"

@@ -20,10 +20,12 @@ The events it reports, newest first:
     A structured, knowledge, topic (``memory/homelab.md``) or bootstrap file that lost the
     profile's share of its
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
-    emptied. ``MEMORY.md`` has its own kind, ``memory-shrink``: the curated layer cut past
-    the same limit in one commit, or over the commits of one day (it should change at most
-    once a day; a cut spread over several commits is still a cut), then named by the day's
-    last commit.
+    emptied.
+``memory-shrink``
+    ``MEMORY.md``, the curated layer, lost durable lines in one commit: any non-blank line
+    removed without going into another note the same commit wrote (a distillation into
+    ``memory/lessons/...`` loses nothing), however small the cut (:func:`memory_md_cut`,
+    the judgement the snapshot pass and ``vaultkit watch`` share).
 ``note-deleted``
     A journal, structured, knowledge, topic or bootstrap note deleted (or moved out of the vault,
     or into ``.trash/``) without a move into the archive: nothing of the same name was
@@ -112,7 +114,6 @@ class Event:
     end_commit: str | None = None  # bootstrap-truncated: the commit that ended the period
     end_date: str | None = None
     days: float = 0.0
-    span: int = 1  # memory-shrink: the commits of the day that together cut MEMORY.md
     source: str = "commit"  # "snapshot": lost between commits, found in vaultkit's snapshots
 
     @property
@@ -134,9 +135,8 @@ class Event:
         if self.kind == "journal-rewrite":
             return f"{self.lines} journal line{s} ({self.bytes:,} bytes) removed or rewritten"
         if self.kind in ("memory-shrink", "mass-deletion"):
-            over = f" over {self.span} commits that day" if self.span > 1 else ""
             return (f"{self.lines} of its {self.before} non-blank lines ({self.bytes:,} bytes) "
-                    f"deleted{over}")
+                    f"deleted")
         if self.kind == "note-deleted":
             return f"deleted with {self.lines} non-blank line{s} ({self.bytes:,} bytes)"
         until = f"until {self.end_date[:10]}" if self.end_date else "until now"
@@ -154,8 +154,6 @@ class Event:
             del out["lines"], out["bytes"]
         elif self.kind != "note-deleted":
             out["before"] = self.before
-        if self.span > 1:
-            out["commits"] = self.span  # the day's commits; ``commit`` is the last
         if self.source != "commit":
             out["source"] = self.source
         return out
@@ -442,6 +440,16 @@ def _without(lines: list[str], elsewhere: Counter) -> list[str]:
     return out
 
 
+def memory_md_cut(old: str, new: str, elsewhere: Counter) -> list[str]:
+    """The lines a change of ``MEMORY.md`` from ``old`` to ``new`` took away, less those
+    ``elsewhere`` holds (the other notes the same commit or snapshot wrote): the one
+    judgement of a ``MEMORY.md`` cut, in git history and between commits alike. Its lines
+    are the curated, durable layer, so any count is a loss, not only a cut past
+    ``mass_deletion_ratio``; a distillation that moves lines into another note
+    (``memory/lessons/...``) loses nothing."""
+    return _without(lost_lines(old, new), elsewhere)
+
+
 def _nonblank(lines) -> list[str]:
     return [line for line in lines if line.strip()]
 
@@ -549,9 +557,6 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     bootstrap_steps: list[tuple[int, str, str | None]] = []  # (commit index, path, oid)
     first_oids: dict[str, str] = {}
     seen: set[str] = set()
-    # MEMORY.md per author day: [oid before the day's first change, (index, last change),
-    # commits, lines deleted]; cut in several commits of one day, it is cut all the same
-    memory_days: dict[str, list] = {}
     for index, commit in enumerate(commits):
         archive_names = {c.new.rsplit("/", 1)[-1] for c in commit.changes
                          if c.new is not None and c.status in ("A", "R", "C")
@@ -571,9 +576,6 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
             if new_layer == "bootstrap":
                 bootstrap_steps.append((index, c.new, c.new_oid))
             seen.update(p for p in (c.old, c.new) if p)
-            if c.old == memory_md and c.new == memory_md and lossy(c.old):
-                day = memory_days.setdefault(commit.date[:10], [c.old_oid, None, 0, 0])
-                day[1], day[2], day[3] = (index, c), day[2] + 1, day[3] + (c.deleted or 0)
             if new_layer == "journal" and c.added:
                 journal_days[commit.date[:10]] += c.added
             known = line_counts.pop(c.old, None) if c.old else None
@@ -601,15 +603,11 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 continue
             if layer == "journal":
                 candidates.append((index, "journal-rewrite", c, layer))
-            elif known is None or uncounted or c.deleted >= ratio * known / 2:
+            elif (c.old == memory_md or known is None or uncounted
+                  or c.deleted >= ratio * known / 2):
                 candidates.append((index, "memory-shrink" if c.old == memory_md
                                    else "mass-deletion", c, layer))
         layer_series.append((commit.timestamp, {k: v for k, v in layer_now.items() if k}))
-
-    for day, (first_oid, (index, last), count, deleted) in memory_days.items():
-        if count > 1 and deleted:
-            span = _Change("M", memory_md, memory_md, first_oid, last.new_oid)
-            candidates.append((index, "memory-shrink-day", span, "bootstrap"))
 
     # second: sizes of every bootstrap version, contents of what may be a loss
     sizes = _read_blobs(repo.state.toplevel, [o for _, _, o in bootstrap_steps if o]
@@ -617,10 +615,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     wanted: dict[str, tuple[str, str]] = {}  # oid -> (commit, path) it is read for
     for index, kind, c, _ in candidates:
         sha = commits[index].sha
-        if kind == "memory-shrink-day":  # (its old side is the day's first version)
-            wanted.setdefault(c.old_oid, (sha, f"{c.old} (before that day)"))
-        else:
-            wanted.setdefault(c.old_oid, (sha, f"{c.old} (before)"))
+        wanted.setdefault(c.old_oid, (sha, f"{c.old} (before)"))
         if kind != "note-deleted":
             wanted.setdefault(c.new_oid, (sha, str(c.new)))
     where = {oid: (commits[i].sha, path) for i, path, oid in bootstrap_steps if oid}
@@ -661,11 +656,8 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
     for index, kind, c, layer in candidates:
         commit = commits[index]
         old = _text(blobs.get(c.old_oid))
-        span = 1
-        if kind == "memory-shrink-day":
-            kind, span = "memory-shrink", memory_days[commit.date[:10]][2]
         event = Event(kind, commit.sha, commit.timestamp, commit.date, commit.author,
-                      commit.subject, c.old, current=c.old, span=span)
+                      commit.subject, c.old, current=c.old)
         if kind == "note-deleted":
             nonblank = _nonblank(old.splitlines())
             if not nonblank or not _nonblank(_without(old.splitlines(), moved(index, c.old))):
@@ -685,6 +677,9 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 if first_change(old, new) is None:
                     continue  # an append (onto a last line without its newline, too)
                 lost = lost_lines(old, new)
+            elif kind == "memory-shrink":
+                lost = memory_md_cut(old, new, moved(index, c.new))
+                event.before = content_lines(old)
             else:
                 before, after = content_lines(old), content_lines(new)
                 if before == 0 or (after > 0 and before - after < ratio * before):
@@ -702,9 +697,6 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
         event.current = _follow(event.current, index, renames)
         events.append(event)
 
-    # a day's cut is reported once: not when one of its commits already is
-    single = {e.day for e in events if e.kind == "memory-shrink" and e.span == 1}
-    events = [e for e in events if not (e.span > 1 and e.day in single)]
     events += _truncation_periods(commits, bootstrap_steps, first_oids, sizes, blobs,
                                   max_chars)
     memory_series, bootstrap_series = _size_series(commits, bootstrap_steps, first_oids, sizes,
@@ -959,48 +951,8 @@ def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
     commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
     history = _analyse(repo, commits, 1 << 62, "")
     events = [e for e in history.events if e.kind != "bootstrap-truncated"]
-    events += _memory_cuts(repo, commits, {(e.commit, e.path) for e in events})
     for event in events:
         event.source = "snapshot"
         event.recovered = event.recovered or _is_recovered(repo, event)
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
-
-
-def _memory_cuts(repo: _Repo, commits: list[Commit], known: set) -> list[Event]:
-    """MEMORY.md cuts between snapshots smaller than the mass-deletion limit: every durable
-    line removed without going into another note of the same snapshot is a loss (the watch
-    judges the same way)."""
-    memory_md = MEMORY_MD if repo.profile.memory_prefix else "../" + MEMORY_MD
-    cuts = [(i, c) for i, commit in enumerate(commits) for c in commit.changes
-            if c.old == memory_md and c.new == memory_md and c.deleted
-            and (commit.sha, memory_md) not in known]
-    if not cuts:
-        return []
-    wanted = []
-    for i, c in cuts:
-        wanted += [c.old_oid, c.new_oid]
-        wanted += [o.new_oid for o in commits[i].changes
-                   if o.new is not None and o.new != memory_md and o.status != "D"]
-    blobs = _read_blobs(repo.state.toplevel, wanted)
-    out = []
-    for i, c in cuts:
-        commit = commits[i]
-        if c.old_oid not in blobs or c.new_oid not in blobs:
-            continue
-        old, new = _text(blobs[c.old_oid]), _text(blobs[c.new_oid])
-        elsewhere = Counter(line for o in commit.changes
-                            if o.new is not None and o.new != memory_md and o.status != "D"
-                            for line in _text(blobs.get(o.new_oid)).replace("\r\n", "\n")
-                            .split("\n"))
-        lost = _without(lost_lines(old, new), elsewhere)
-        if not _nonblank(lost):
-            continue
-        from vaultkit.vault.gitstate import content_lines
-
-        event = Event("memory-shrink", commit.sha, commit.timestamp, commit.date,
-                      commit.author, commit.subject, memory_md, current=memory_md)
-        event.lost, event.lines, event.bytes = lost, len(_nonblank(lost)), _bytes_of(lost)
-        event.before = content_lines(old)
-        out.append(event)
-    return out

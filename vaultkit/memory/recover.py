@@ -10,7 +10,13 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
     any more are appended, in their old order; entries written since stay untouched
     above. The append is one ``O_APPEND`` write under the journal's lock, like
     ``vaultkit log``, so it passes the append-only hook. A journal that no longer exists
-    gets its lines in the recovery note instead.
+    gets its lines in the recovery note instead. A journal that no longer starts with
+    its committed (HEAD) text, which an append alone would leave refused by the hook, is
+    rewritten once instead: the committed bytes first, then the marked entries (without
+    the lines HEAD holds), then what is in it now past the whole lines it still shares
+    with the committed start, every byte kept; one atomic rename under the same lock and
+    confinement, within the same size limit (:func:`_restore_head`). A journal an
+    earlier run left that way (its events recovered) is put right too.
 ``memory-shrink``, ``mass-deletion``
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
     (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
@@ -92,7 +98,14 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
     now = now or dt.datetime.now(vault_zone(settings))
     profile = settings.profile
     out = []
+    heads: dict[str, bytes | None] = {}  # journal -> its committed bytes, when it lost them
+    pending: dict[str, list] = {}  # journal -> [(Recovery, block)] of a prefix restore
     for event in events:
+        target = event.current if event.kind == "journal-rewrite" else None
+        if target is not None and target not in heads and file_on_disk(root, target).is_file():
+            heads[target] = _lost_head(root, target, profile.budgets.max_file_bytes)
+            if heads[target] is not None:
+                pending[target] = []
         if event.kind == "bootstrap-truncated":
             out.append(Recovery(event, "skip", event.path, reason=(
                 "nothing to bring back: the lines stayed in the file; the runtime cut them "
@@ -106,14 +119,17 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
         if event.kind == "note-deleted":
             out.append(_restore(root, event, dry_run))
             continue
-        target = event.current if event.kind == "journal-rewrite" else None
         if target is not None and not file_on_disk(root, target).is_file():
             target = None  # the journal is gone since: its lines go to the recovery note
         note = target or recovery_note(profile)
         path = file_on_disk(root, note)
         current = _read_text(path)
+        held = current
+        if note in pending:  # what the journal will hold: its committed start, the blocks
+            held = "\n".join([heads[note].decode("utf-8", "replace"), current or "",
+                              *(block(3) for _, block in pending[note])])
         withheld = credential_lines(event.lost)  # never written back: a placeholder instead
-        lines = [withheld.get(line, line) for line in missing_lines(current, event.lost)]
+        lines = [withheld.get(line, line) for line in missing_lines(held, event.lost)]
         count = sum(1 for line in lines if line.strip() and line not in withheld.values())
         if count == 0:
             out.append(Recovery(event, "skip", note, reason="already recovered" + (
@@ -122,7 +138,7 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
             continue
         if withheld:  # a placeholder an earlier run wrote is not written again
             lines = [line for line in lines if line not in withheld.values()
-                     or line not in (current or "")]
+                     or line not in (held or "")]
         limit = profile.budgets.max_file_bytes
         if target is not None:
             def block(level: int, event=event, lines=lines) -> str:
@@ -130,6 +146,11 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
         else:
             def block(level: int, event=event, lines=lines) -> str:
                 return _note_block(event, lines)
+        if note in pending:  # written below, in one go with the journal's committed start
+            recovery = Recovery(event, "append", note, count, reason="committed start restored")
+            pending[note].append((recovery, block))
+            out.append(recovery)
+            continue
         if dry_run:  # the same refusal the write would give
             size = len(current.encode("utf-8")) if current is not None else 0
             level = _entry_level_of(current, note, path.parent)
@@ -141,7 +162,112 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
             _append(root, note, block, RECOVERY_NOTE_HEAD if target is None else "",
                     limit, _too_big(note, event, limit))
         out.append(Recovery(event, "append", note, count))
+    for note, blocks in pending.items():
+        _restore_head(root, note, heads[note], [block for _, block in blocks], profile,
+                      dry_run)
+        if not blocks:  # every line was back already, after the journal's new start
+            first = next(r for r in out if r.event.current == note and
+                         r.event.kind == "journal-rewrite")
+            out[out.index(first)] = Recovery(first.event, "append", note, 0,
+                                             reason="committed start restored")
     return out
+
+
+def _lost_head(root: Path, rel: str, limit: int) -> bytes | None:
+    """The committed (HEAD) bytes of the journal ``rel`` when its text on disk no longer
+    starts with them (the append-only hook would refuse it), else None: no git, no HEAD,
+    not committed, committed over ``limit`` bytes (never loaded), or still an append to
+    what was committed."""
+    from vaultkit.core import gitenv
+    from vaultkit.vault.gitstate import first_change
+
+    base, inner = _confined(root, rel)
+    path = base / inner
+    spec = f"HEAD:./{path.name}"
+    try:
+        proc = gitenv.run_git(["cat-file", "-s", spec], cwd=path.parent)
+        if proc.returncode != 0 or int(proc.stdout.strip() or 0) > limit:
+            return None
+        proc = gitenv.run_git(["cat-file", "blob", spec], cwd=path.parent)
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+    if proc.returncode != 0:
+        return None
+    head = proc.stdout
+    current = _read_text(path)
+    if current is None or first_change(head.decode("utf-8", "replace"), current) is None:
+        return None
+    return head
+
+
+def _split_after_common(head: bytes, data: bytes) -> bytes:
+    """``data`` past the whole lines it shares with the start of ``head`` (line endings
+    aside): what was written since the journal was rewritten."""
+    old = head.splitlines(keepends=True)
+    new = data.splitlines(keepends=True)
+    at = 0
+    for a, b in zip(old, new):
+        if a.rstrip(b"\r\n") != b.rstrip(b"\r\n") or not a.endswith(b"\n") \
+                or not b.endswith(b"\n"):
+            break
+        at += len(b)
+    return data[at:]
+
+
+def _restore_head(root: Path, rel: str, head: bytes, blocks: list, profile,
+                  dry_run: bool) -> None:
+    """Rewrite the journal ``rel`` as its committed bytes ``head`` first (byte for byte),
+    then ``blocks`` (the restored entries, rendered at the journal's entry level), then
+    what is in it now past the lines it still shares with ``head``, every byte kept: what
+    the append-only hook accepts. Under the journal's lock (the one ``log`` and the
+    appends take), confined like them (no symlink, FIFO, device, other hard links), one
+    atomic rename; nothing written past ``budgets.max_file_bytes``."""
+    from vaultkit.core.atomic import write_atomic
+    from vaultkit.core.confine import open_append, write_target
+    from vaultkit.memory.journal import _entry_level
+    from vaultkit.vault.gitstate import first_change
+
+    limit = profile.budgets.max_file_bytes
+    base, inner = _confined(root, rel)
+    path = write_target(base, inner)
+    if dry_run:
+        data = path.read_bytes()
+    else:
+        fd = open_append(path, rel)  # locked, so no entry lands between the read and rename
+    try:
+        if not dry_run:
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, size, 0) if size else b""
+        crlf = b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
+        newline = "\r\n" if crlf else "\n"
+        # the level the journal will have: its committed start and what follows it
+        level = _entry_level((head + b"\n" + _split_after_common(head, data))[:1 << 20],
+                             rel, path.parent)
+        text = "".join(block(level) for block in blocks).replace("\n", newline).encode()
+        if first_change(head.decode("utf-8", "replace"),
+                        data.decode("utf-8", "replace")) is None:
+            new = data + (newline.encode() if data and not data.endswith(b"\n") else b"") \
+                + text  # restored meanwhile: the blocks are appended
+        else:
+            tail = _split_after_common(head, data)
+            new = head + (newline.encode() if head and not head.endswith(b"\n") else b"")
+            new += text
+            if tail:
+                if tail.strip(b"\r\n") and not tail.startswith((b"\n", b"\r\n")):
+                    new += newline.encode()  # a blank line before the next entry
+                new += tail
+        if len(new) > limit:
+            raise VaultkitError(
+                f"{rel}: its committed lines, the lines brought back and what was written "
+                f"since come to {len(new):,} bytes, over the {limit:,}-byte limit "
+                "(budgets.max_file_bytes), past which it is not read; nothing written: "
+                f"archive or trim it first, or restore its start by hand from "
+                f"`git show HEAD:./{path.name}` (in {path.parent})")
+        if not dry_run:
+            write_atomic(base / inner, new, root=base)
+    finally:
+        if not dry_run:
+            os.close(fd)
 
 
 def _too_big(note: str, event: Event, limit: int):

@@ -204,7 +204,7 @@ class Watcher:
         return self.profile.layer_of(path)
 
     def _cut(self, path, layer, old: str, new: str, written: Counter, commit) -> WatchEvent | None:
-        from vaultkit.memory.history import lost_lines
+        from vaultkit.memory.history import lost_lines, memory_md_cut
 
         if layer not in ("bootstrap", "structured", "knowledge") and path != self.memory_md:
             return None
@@ -213,6 +213,13 @@ class Watcher:
 
         if any(fnmatch.fnmatch(path.removeprefix("../"), p) for p in exempt):
             return None
+        before = len(_nonblank(old.splitlines()))
+        if path == self.memory_md:  # durable lines gone without a move: any count
+            kept = _nonblank(memory_md_cut(old, new, written))
+            if not kept:
+                return None
+            return WatchEvent("memory-cut", path, len(kept), commit,
+                              detail=f" from {before} (not moved to another note)")
         lost = _nonblank(lost_lines(old, new))
         elsewhere = Counter(written)
         kept = []
@@ -221,13 +228,7 @@ class Watcher:
                 elsewhere[line] -= 1
             else:
                 kept.append(line)
-        if not kept:
-            return None
-        before = len(_nonblank(old.splitlines()))
-        if path == self.memory_md:  # durable lines gone without a move: any count
-            return WatchEvent("memory-cut", path, len(kept), commit,
-                              detail=f" from {before} (not moved to another note)")
-        if len(kept) >= self.profile.git.mass_deletion_ratio * before:
+        if kept and len(kept) >= self.profile.git.mass_deletion_ratio * before:
             return WatchEvent("memory-cut", path, len(kept), commit,
                               detail=f" of its {before}")
         return None

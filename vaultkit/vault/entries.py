@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vaultkit.vault.model import Heading, Note
 from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
@@ -46,7 +47,7 @@ from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is
 
 _COMMENT_LINE = re.compile(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # (see _cjk)
 _NOT_TEXT = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*_`~#>|]+")
 
 HEADING, LOG = "heading", "log"
@@ -103,8 +104,16 @@ def weight(lines) -> int:
         if not is_content(line):
             continue
         text = " ".join(_NOT_TEXT.sub("", line).split())
-        total += len(text) + 2 * len(_CJK.findall(text))
+        total += len(text)
+        if not text.isascii():  # (ASCII text has no CJK character)
+            total += 2 * len(_cjk().findall(text))
     return total
+
+
+@lru_cache(maxsize=None)
+def _cjk() -> re.Pattern:
+    """Compiled on first use: its character ranges take ~4 ms, and most text is ASCII."""
+    return re.compile(_CJK)
 
 
 _DATED = re.compile(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)

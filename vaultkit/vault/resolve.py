@@ -135,44 +135,21 @@ class Resolver:
 
     def _build(self, vault: "Vault") -> None:
         self.vault = vault
-        exact: dict[str, str] = {}
-        by_name: dict[str, list[str]] = {}
-        keys: dict[str, str] = {}  # path -> folded key
-        # notes first, so a note wins a (rare) key clash with an extensionless attachment;
-        # vault.notes is sorted by path, so of two paths differing only in case the first wins
-        for path in vault.notes:
-            key = _fold(path[:-3] if path[-3:].lower() == ".md" else path)
-            keys[path] = key
-            exact.setdefault(key, path)
-            slash = key.rfind("/")
-            by_name.setdefault(key[slash + 1:], []).append(path)
-        for path in sorted(vault.attachments):
-            key = keys[path] = _fold(path)
-            exact.setdefault(key, path)
-            slash = key.rfind("/")
-            by_name.setdefault(key[slash + 1:], []).append(path)
-        self._exact = exact
-        self._keys = keys
-        self._by_name = {k: tuple(v) if len(v) == 1 else tuple(sorted(v, key=_path_order))
-                         for k, v in by_name.items()}
+        cached = getattr(vault, "_cache", None) is not None  # (never with --no-cache)
+        key = _Tables.names_key(vault) if cached else None
+        tables = _Tables.load(vault, key) if cached else None
+        if tables is None:
+            tables = _Tables.build(vault, key)
+        self._exact, self._keys, self._by_name = tables
         self._notes = vault.notes
         self._headings: dict[str, list[tuple[int, str]]] = {}  # as written, lower case
         self._lenient: dict[str, list[tuple[int, str]]] = {}  # normalize_heading()
         self._slugs: dict[str, list[tuple[int, str]]] = {}  # github_slug()
         self._heading_sets: dict[tuple[str, int], frozenset[str]] = {}
         self._by_note: dict[str, list[Resolution]] = {}
-        # wiki target as written -> (result, mode, lookup key, same-folder bases); bare
-        # names are precomputed
-        glob: dict[str, tuple[Resolution, int, str, frozenset]] = {}
-        for name, cands in self._by_name.items():
-            path = exact.get(name)
-            if path is not None:
-                glob[name] = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
-            else:
-                bases = frozenset(keys[p].rpartition("/")[0] for p in cands)
-                glob[name] = (Resolution(cands[0], SHORTEST, candidates=cands), _CHECK_FOLDER,
-                              name, bases)
-        self._global = glob
+        # wiki target as written -> (result, mode, lookup key, same-folder bases); a bare
+        # name's entry is made on its first lookup (_glob_miss)
+        self._global: dict[str, tuple[Resolution, int, str, frozenset]] = {}
         self._md: dict[tuple[str, str], Resolution] = {}
         self._parts: dict[str, list[str]] = {}
         self._subcache: dict[tuple[str, str], Resolution] = {}
@@ -210,9 +187,11 @@ class Resolver:
             if target and link.kind != MARKDOWN:
                 hit = glob.get(target)
                 if hit is None:
-                    hit = glob.get(target.lower())  # bare names are precomputed
+                    hit = self._glob_miss(target)
                     if hit is None:
-                        hit = glob[target] = self._wiki_global(target)
+                        hit = self._glob_miss(target.lower())  # (bare names: folded)
+                        if hit is None:
+                            hit = glob[target] = self._wiki_global(target)
                 mode = hit[1]
                 res = hit[0]
                 if mode == _CHECK_FOLDER:
@@ -283,7 +262,9 @@ class Resolver:
     def _resolve_wiki(self, folder: str, target: str) -> Resolution:
         hit = self._global.get(target)
         if hit is None:
-            hit = self._global[target] = self._wiki_global(target)
+            hit = self._glob_miss(target)
+            if hit is None:
+                hit = self._global[target] = self._wiki_global(target)
         res, mode, key, bases = hit
         if mode == _FINAL:
             return res
@@ -296,6 +277,26 @@ class Resolver:
             if path is not None:
                 return Resolution(path, SAME_FOLDER)
         return res
+
+    def _glob_miss(self, name: str) -> tuple[Resolution, int, str, frozenset] | None:
+        """The entry of ``name`` when it is a bare file name of the vault (folded, no
+        extension for notes), made on first use: the exact file, else every file of that
+        name with the folders where one of them is a same-folder match."""
+        hit = self._global.get(name)
+        if hit is not None:
+            return hit
+        cands = self._by_name.get(name)
+        if cands is None:
+            return None
+        path = self._exact.get(name)
+        if path is not None:
+            hit = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
+        else:
+            keys = self._keys
+            bases = frozenset(keys[p].rpartition("/")[0] for p in cands)
+            hit = (Resolution(cands[0], SHORTEST, candidates=cands), _CHECK_FOLDER, name, bases)
+        self._global[name] = hit
+        return hit
 
     def _wiki_global(self, target: str) -> tuple[Resolution, int, str, frozenset]:
         """The folder-independent part: (exact-or-fallback result, mode, lookup key, the
@@ -483,6 +484,78 @@ def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
         return False
 
     return None if search(0, 0, n, 0) else best
+
+
+class _Tables:
+    """The resolver's name tables (exact key -> path, path -> key, file name -> paths), which
+    depend on the set of file names alone: kept in ``.vaultkit/cache/`` and built again only
+    when a name is added, removed or renamed (never read or written with ``--no-cache``)."""
+
+    NAME = "resolver.marshal"
+    VERSION = 1
+
+    @staticmethod
+    def names_key(vault: "Vault") -> str:
+        """A digest of every note and attachment path (NUL-separated: no path holds one)."""
+        import hashlib
+
+        from vaultkit import __version__
+        from vaultkit.vault.model import PARSER_VERSION
+
+        digest = hashlib.sha1(f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}\0".encode())
+        for group in (vault.notes, sorted(vault.attachments)):
+            digest.update(f"{len(group)}\0".encode())
+            digest.update("\0".join(group).encode("utf-8", "surrogatepass"))
+            digest.update(b"\0\0")
+        return digest.hexdigest()
+
+    @classmethod
+    def load(cls, vault: "Vault", key: str):
+        """The stored tables when they were built from these very names, else None."""
+        import marshal
+
+        from vaultkit.vault.cachefile import read_cache_file
+
+        try:
+            stored, exact, keys, by_name = marshal.loads(
+                read_cache_file(vault._cache.dir / cls.NAME))
+        except (OSError, EOFError, ValueError, TypeError):
+            return None  # none yet, or damaged: built and written again
+        if stored != key or not (isinstance(exact, dict) and isinstance(keys, dict)
+                                 and isinstance(by_name, dict)) \
+                or len(keys) != len(vault.notes) + len(vault.attachments):
+            return None
+        return exact, keys, by_name
+
+    @classmethod
+    def build(cls, vault: "Vault", names_key: str | None):
+        """The tables from every path; stored under ``names_key`` (None: not stored)."""
+        exact: dict[str, str] = {}
+        by_name: dict[str, list[str]] = {}
+        keys: dict[str, str] = {}  # path -> folded key
+        # notes first, so a note wins a (rare) key clash with an extensionless attachment;
+        # vault.notes is sorted by path, so of two paths differing only in case the first wins
+        for path in vault.notes:
+            key = _fold(path[:-3] if path[-3:].lower() == ".md" else path)
+            keys[path] = key
+            exact.setdefault(key, path)
+            slash = key.rfind("/")
+            by_name.setdefault(key[slash + 1:], []).append(path)
+        for path in sorted(vault.attachments):
+            key = keys[path] = _fold(path)
+            exact.setdefault(key, path)
+            slash = key.rfind("/")
+            by_name.setdefault(key[slash + 1:], []).append(path)
+        names = {k: tuple(v) if len(v) == 1 else tuple(sorted(v, key=_path_order))
+                 for k, v in by_name.items()}
+        if names_key is not None:
+            import marshal
+
+            from vaultkit.vault.cachefile import write_cache_file
+
+            write_cache_file(vault._cache.dir / cls.NAME,
+                             marshal.dumps((names_key, exact, keys, names)))
+        return exact, keys, names
 
 
 def _path_order(path: str) -> tuple:

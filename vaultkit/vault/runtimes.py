@@ -30,6 +30,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 RUNTIME_ORDER = ("openclaw", "claude-code", "codex")
@@ -41,14 +42,22 @@ _JS_SPACE = ("\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2
 _JS_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
 MIN_TRIMMED_CONTENT = 16  # OpenClaw: under this much content beside the full marker, the compact one
 
-_CJK = re.compile("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
-                  "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
-                  "\U00020000-\U0003134f]")
+_CJK = ("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
+        "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+        "\U00020000-\U0003134f]")
+
+
+@lru_cache(maxsize=None)
+def _cjk() -> re.Pattern:
+    """Compiled on first use (its character ranges take ~5 ms; most runs never estimate)."""
+    return re.compile(_CJK)
 
 
 def estimate_tokens(text: str) -> int:
     """One token per CJK character plus one per 4 bytes (UTF-8) of the rest."""
-    cjk = _CJK.findall(text)
+    if text.isascii():  # no CJK character; one token per 4 bytes
+        return math.ceil(len(text) / 4)
+    cjk = _cjk().findall(text)
     rest = len(text.encode("utf-8")) - sum(len(c.encode("utf-8")) for c in cjk)
     return len(cjk) + math.ceil(rest / 4)
 

@@ -734,11 +734,18 @@ class JournalLoss:
     lines: list[str]  # the lines gone, in the order they were written
     since: int  # time of the newest snapshot that still held one of them
     commit: str  # that snapshot
+    deleted: bool = False  # the journal itself is gone (not on the new side, not on disk)
 
 
-def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) -> list[JournalLoss]:
+def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
+                   present=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
-    snapshot since ``since`` held: the lines a commit of that text would seal away."""
+    snapshot since ``since`` held: the lines a commit of that text would seal away.
+
+    A journal with no new text is passed over, unless ``present(vault path)`` says it is
+    gone from the disk too: then it was deleted since that snapshot, every line it held is
+    lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
+    a commit seals nothing.)"""
     from collections import Counter
 
     from vaultkit.vault.gitstate import decode, split_lines
@@ -748,6 +755,9 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) ->
     for commit, when, path, oid in versions:
         by_path.setdefault(path, []).append((commit, when, oid))
     texts = {p: new_texts(p) for p in by_path}
+    gone = {p for p, t in texts.items() if t is None and present is not None and not present(p)}
+    for p in gone:
+        texts[p] = ""
     wanted = [oid for p, vs in by_path.items() if texts[p] is not None for _, _, oid in vs]
     blobs = store.blobs(wanted)
     out = []
@@ -782,7 +792,7 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal) ->
                 secret = {lost[f.line - 1] for f in scan_text(text_lost)}
                 lost = [line for line in lost if line not in secret]
         if lost and newest is not None:
-            out.append(JournalLoss(path, lost, newest[1], newest[0]))
+            out.append(JournalLoss(path, lost, newest[1], newest[0], path in gone))
     return out
 
 

@@ -10,7 +10,8 @@ DESCRIPTION = (
     "or a commit), or --all of them, without rewriting history and without touching what "
     "was written since. Lost journal lines are appended back to their journal under a "
     "'HH:MM — Recovered from <commit> on <date>' entry at the journal's own heading level "
-    "(## or ###); lines cut from MEMORY.md and "
+    "(## or ###), after the journal's committed (HEAD) text, which is put back at its start "
+    "if it was overwritten; lines cut from MEMORY.md and "
     "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
     "restored to their path if "
     "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
@@ -71,6 +72,14 @@ def run(args) -> int:
         done += 1
         what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
                 else f"{e.path} as {r.path}" if r.path != e.path else e.path)
+        if r.reason == "committed start restored":  # the journal starts with HEAD's text again
+            what = (f"{'would put' if args.dry_run else 'put'} the committed lines (HEAD) "
+                    f"back at the start of {r.path}"
+                    + (f", then {r.lines} line{'s' * (r.lines != 1)} brought back"
+                       if r.lines else "")
+                    + ", then what was written since")
+            print(clean_line(f"{e.id} {e.kind}: {what} (lost in {e.commit[:10]} on {e.day})"))
+            continue
         print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} "
                          f"on {e.day})"))
     if done == 0:

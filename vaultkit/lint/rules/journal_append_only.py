@@ -4,6 +4,7 @@ import sys
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
+from vaultkit.lint.shared import accept_deletion, accepted_deletions
 
 # the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
 _WIKI_TARGET = re.compile(r"!?\[\[([^\]|#\n]*)")
@@ -33,8 +34,15 @@ class JournalAppendOnly(Rule):
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
     snapshot taken since the last commit held is reported once, naming how many lines and
-    the snapshot, whether or not the journal was ever committed. This works before the
-    first commit and in a folder without git. Without snapshots nothing changes.
+    the snapshot, whether or not the journal was ever committed. A journal such a snapshot
+    holds that is gone (not staged and not on disk: deleted, or moved out of the journal
+    layer but not into the archive) is reported too, naming the snapshot that holds its
+    only copy and `vaultkit recover`: before its first commit the snapshots are all there
+    is. A journal deleted on purpose is accepted for one commit by naming it in
+    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut. A journal on disk but
+    left out of a partial commit is not a deletion, nor is one moved into the archive
+    with its lines. This works before the first commit and in a folder without git.
+    Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
     the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
@@ -56,6 +64,7 @@ class JournalAppendOnly(Rule):
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
     memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
+    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …
     ```
     """
 
@@ -75,31 +84,66 @@ class JournalAppendOnly(Rule):
         yield from self._against_snapshots(ctx, git)
 
     def _against_snapshots(self, ctx, git):
-        """Journals whose new text lacks lines a snapshot since the last commit held."""
-        from vaultkit.vault.snapshots import clock, journal_losses, open_store
+        """Journals whose new text lacks lines a snapshot since the last commit held, and
+        journals such a snapshot held that are deleted."""
+        import os
+
+        from vaultkit.vault.snapshots import clock, file_of, journal_losses, open_store
 
         vault = ctx.vault
+        staged = git.available and git.staged
+
+        def text_of(path):
+            if staged:
+                text = git.index_texts(path)
+                if text is not None:
+                    return text
+            note = vault.note(path) if not path.startswith("../") \
+                else vault.external.get(path)
+            return None if note is None or note.error else note.text
+
+        def texts(path):
+            text = git.index_texts(path) if staged else text_of(path)
+            if text is None:  # moved into the archive (`vaultkit archive`): judge that copy
+                name = path.rsplit("/", 1)[-1]
+                for other, layer in vault.layers.items():
+                    if layer == "archive" and other.rsplit("/", 1)[-1] == name:
+                        return text_of(other)
+            return text
+
+        def present(path):  # not on the new side, but on disk: not staged, not deleted
+            return os.path.lexists(file_of(vault.root, path))
+
         try:
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
                 return
             since = git.head_time() if git.available else None
-            if git.available and git.staged:
-                texts = git.index_texts
-            else:
-                def texts(path):
-                    note = vault.note(path) if not path.startswith("../") \
-                        else vault.external.get(path)
-                    return None if note is None or note.error else note.text
-            losses = journal_losses(store, texts, since=since,
+            losses = journal_losses(store, texts, since=since, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal")
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
-        side = "staged" if git.available and git.staged else "current"
+        side = "staged" if staged else "current"
+        accepted = accepted_deletions()
         for loss in losses:
             n = len(loss.lines)
             first = next((line for line in loss.lines if line.strip()), loss.lines[0])
+            if loss.deleted:
+                repo_path = git.repo_path(loss.path) if git.available else None
+                if accepted & {loss.path, repo_path}:
+                    continue  # VAULTKIT_ACCEPT_DELETION: an intended deletion, this commit
+                if git.available and git.committed_text(loss.path) is not None:
+                    continue  # in HEAD: the HEAD comparison reports the deletion
+                yield self.diag(loss.path, None, None,
+                                f"journal deleted since the snapshot at {clock(loss.since)} "
+                                f"({snapshot_short(loss.commit)}), which holds its {n} "
+                                f"line{'s' * (n != 1)} (first: {_quote(first)}) and no commit "
+                                "does; committing now would seal the loss: bring it back with "
+                                "`vaultkit recover --all` (`vaultkit history` lists it), or "
+                                "accept this deletion for one commit: "
+                                f"{accept_deletion(loss.path)} git commit …")
+                continue
             yield self.diag(loss.path, None, None,
                             f"{n} line{'s' * (n != 1)} lost since the snapshot at "
                             f"{clock(loss.since)} ({snapshot_short(loss.commit)}) are not in "

@@ -1,10 +1,11 @@
 import fnmatch
-import os
 import re
 from collections import Counter
 
 from vaultkit.vault.gitstate import content_lines
 from vaultkit.lint.rule import Rule
+from vaultkit.lint.shared import accept_deletion as _accept
+from vaultkit.lint.shared import accepted_deletions as _accepted
 from vaultkit.vault.scan import in_skipped_folder
 
 # the memory tree's topic notes (memory/homelab.md, memory/research/*.md) and dated topic
@@ -191,22 +192,6 @@ class MassDeletion(Rule):
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
                                 f"{moved} ({lost * 100 // before}%; the profile allows less "
                                 f"than {ratio * 100:g}%); {hint}")
-
-
-ACCEPT_VARIABLE = "VAULTKIT_ACCEPT_DELETION"
-
-
-def _accepted() -> set[str]:
-    """The paths ``VAULTKIT_ACCEPT_DELETION`` names (comma-separated): cuts accepted for the
-    commit being made."""
-    value = os.environ.get(ACCEPT_VARIABLE, "")
-    return {p.strip().removeprefix("./") for p in value.split(",") if p.strip()}
-
-
-def _accept(path: str) -> str:
-    import shlex
-
-    return f"{ACCEPT_VARIABLE}={shlex.quote(path)}"
 
 
 def _gone(vault, path: str | None) -> bool:
