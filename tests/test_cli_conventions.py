@@ -203,3 +203,17 @@ def test_one_command_builds_and_imports_only_its_own_options():
     action = next(a for a in only._actions if isinstance(a, argparse._SubParsersAction))
     assert list(action.choices) == ["check"]
     assert {"check", "search", "graph", "mcp"} <= set(subparsers())
+
+
+@pytest.mark.parametrize("repository", [None, "SAME", "PARENT"])
+@pytest.mark.parametrize("adopting", [False, True])
+def test_every_next_step_is_a_shell_line_that_parses(tmp_path, repository, adopting):
+    """Pasted into bash, each line runs as written: no quote left open (an apostrophe inside
+    a single-quoted commit message once broke the `git add` line)."""
+    target = tmp_path / "vault"
+    where = {None: None, "SAME": str(target), "PARENT": str(tmp_path)}[repository]
+    from vaultkit.cli.commands.init import next_steps
+
+    for line in next_steps(target, git_done=False, adopting=adopting, repository=where):
+        result = subprocess.run(["bash", "-n", "-c", line], capture_output=True, text=True)
+        assert result.returncode == 0, (line, result.stderr)

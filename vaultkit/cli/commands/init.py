@@ -71,7 +71,7 @@ def next_steps(target, *, git_done: bool, adopting: bool = False,
         lines.append(f"cd {shlex.quote(str(target))}")
     if repository:  # already in a repository: commit what init added, no second `git init`
         inside = Path(repository).resolve() != Path(target).resolve()
-        lines.append("git add . && git commit -m 'Add vaultkit's starter files'"
+        lines.append("git add . && git commit -m 'Add the vaultkit starter files'"
                      + (f"   # into the repository at {repository}; for a repository of its "
                         "own, init the vault outside it with --git" if inside
                         else "   # `git status` first shows what that adds"))
