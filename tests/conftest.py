@@ -5,6 +5,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from vault_files import write_files  # noqa: E402  (tests/ is on the path from here)
+
 
 @pytest.fixture
 def make_vault(tmp_path):
@@ -13,13 +15,7 @@ def make_vault(tmp_path):
     def make(files: dict, root_name: str = "vault") -> Path:
         root = tmp_path / root_name
         (root / ".obsidian").mkdir(parents=True, exist_ok=True)
-        for rel, content in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
+        write_files(root, files)
         return root
 
     return make

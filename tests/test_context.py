@@ -9,20 +9,11 @@ import subprocess
 
 import pytest
 from cli_invoke import invoke
+from vault_files import write_files as write
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
 from vaultkit.vault.loader import load_vault
 from vaultkit.vault.runtimes import contexts, detected
-
-
-def write(root, files: dict) -> None:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
 
 
 def context(root, *args) -> tuple[int, str, str]:

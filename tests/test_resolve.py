@@ -8,6 +8,7 @@ from vaultkit.vault.parse import parse_note
 from vaultkit.vault.resolve import (EXACT, EXTERNAL, M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE,
                               RELATIVE, ROOT, SAME_FOLDER, SELF, SHORTEST, normalize_heading)
 from vaultkit.vault.loader import load_vault
+from vault_files import write_files
 
 LAUNCH = """---
 type: decision
@@ -196,13 +197,7 @@ CASES = [
 def vault(tmp_path_factory):
     root = tmp_path_factory.mktemp("resolve")
     (root / ".obsidian").mkdir()
-    for rel, content in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+    write_files(root, FILES)
     return load_vault(root, use_cache=False)
 
 
