@@ -42,6 +42,9 @@ _BACKTICKS = re.compile(r"`+")
 _MAX_CONTAINERS_PER_LINE = 20
 _MAX_TITLE_LINES = 50  # a reference definition's label or title spans at most this many lines
 _CONTAINER_FIRST = frozenset(" \t>[-*+0123456789")
+# the first characters of a line that may start a block or a container (or be indent): a
+# line outside any container starting with anything else is paragraph text
+_BLOCK_FIRST = frozenset(" \t>[-*+0123456789`~$<%#=_")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
@@ -70,6 +73,10 @@ _HTML_COMPLETE_TAG = re.compile(
     r"(?:[ \t]*=[ \t]*(?:[^ \t\"'=<>`]+|'[^'\n]*'|\"[^\"\n]*\"))?)*[ \t]*/?>"
     r"|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$")
 _PERCENT = "%%"
+# Every inline construct _inline looks for starts with one of these characters (code spans,
+# comments, %% comments, math, autolinks, wikilinks and links, footnotes, tags, block ids):
+# a paragraph without any of them holds none, and is not scanned further.
+_INLINE_START = re.compile(r"[`<%$\[#^]").search
 
 
 def note_text(data: bytes) -> str | None:
@@ -190,6 +197,9 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     if not source.strip():
         return {}, {}, None
+    simple = _simple_mapping(source, first_line)
+    if simple is not None:
+        return simple[0], simple[1], None
     loader = loader_cls(source)
     try:
         node = loader.get_single_node()
@@ -228,6 +238,81 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     finally:
         loader.dispose()
     return {str(k): v for k, v in data.items()}, keys, None
+
+
+# The frontmatter most notes carry (``type: lesson``, ``tags: [a, b/c]``) in a form read
+# without the YAML loader, with the loader's own resolver and constructors: each line one
+# ``key: value`` whose key and plain scalars use only characters that are never YAML syntax
+# there (no ``: # , [ ] { } ' " & * ! | > % @ `` ``, no tab, no leading ``-``), the value
+# one such scalar or a flow list of them. Anything else, or any doubt (a duplicate key, a
+# key that is not a string, a value its constructor rejects), goes to the loader.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,999}): +(?:([A-Za-z0-9_./][A-Za-z0-9_./ -]*)"
+                          r"|\[ *([A-Za-z0-9_./][A-Za-z0-9_./ ,-]*)?\] *)$")
+_SIMPLE_ITEM = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./ -]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_yaml_scalar_tags: dict[str, str] = {}  # plain scalar -> the tag the resolver gives it
+_yaml_tools = None  # (resolver, constructor, ScalarNode), made on first use
+
+
+def _simple_scalar(value: str):
+    """The value the YAML loader constructs for the plain scalar ``value`` (one of the
+    characters above); raises ValueError when it is not for this path."""
+    tag = _yaml_scalar_tags.get(value)
+    global _yaml_tools
+    if _yaml_tools is None:
+        import yaml
+
+        _yaml_tools = (yaml.resolver.Resolver(), yaml.constructor.SafeConstructor(),
+                       yaml.ScalarNode)
+    resolver, constructor, scalar_node = _yaml_tools
+    if tag is None:
+        tag = resolver.resolve(scalar_node, value, (True, False))
+        if len(_yaml_scalar_tags) > 4096:
+            _yaml_scalar_tags.clear()
+        _yaml_scalar_tags[value] = tag
+    if tag == _STR_TAG:
+        return value
+    build = constructor.yaml_constructors.get(tag)
+    if build is None or tag.endswith((":merge", ":value")):
+        raise ValueError(tag)
+    return build(constructor, scalar_node(tag, value))
+
+
+def _simple_mapping(source: str, first_line: int):
+    """``(data, key_lines)`` of ``source`` when every line is a simple ``key: value`` (see
+    above) and the loader would read exactly that; None otherwise."""
+    data: dict = {}
+    keys: dict[str, int] = {}
+    nodes = 1
+    match = _SIMPLE_LINE.match
+    try:
+        for index, line in enumerate(source[:-1].split("\n")):
+            m = match(line)
+            if m is None:
+                return None
+            key, scalar, items = m.groups()
+            if key in keys or _simple_scalar(key) is not key:
+                return None  # a duplicate, or a key read as a bool or null
+            if scalar is not None:
+                value = _simple_scalar(scalar.rstrip(" "))
+                nodes += 2
+            else:
+                value = []
+                nodes += 2
+                if items is not None:
+                    for item in items.split(","):
+                        item = item.strip(" ")
+                        if not _SIMPLE_ITEM.fullmatch(item):
+                            return None  # an empty item ("[a,,b]", "[a,]") or a leading "-"
+                        value.append(_simple_scalar(item))
+                        nodes += 1
+            keys[key] = first_line + index
+            data[key] = value
+    except (ValueError, TypeError, OverflowError, KeyError):
+        return None  # the loader says what is wrong with it
+    if nodes > MAX_YAML_NODES:
+        return None
+    return data, keys
 
 
 def _strings(value):
@@ -305,6 +390,7 @@ class _Scanner:
         self.para: list[tuple[int, str]] = []  # (1-based line, original line text)
         self.para_level = 0  # how many containers were open when the paragraph started
         self.para_text: list[str] = []  # the paragraph's lines without container markers
+        # (stripped only when a setext underline makes them a heading's text)
         self.containers: list[tuple[int, int, int]] = []  # (kind, indent, serial number)
         self.opened = 0  # containers opened so far (their serial numbers)
         self.pending_percent = False
@@ -413,10 +499,12 @@ class _Scanner:
         containers = self.containers
         code_level: tuple | None = None  # containers around the indented code just read
         code_blanks: list[int] = []  # blank lines since then
+        # a line ends with "\r" only where the text holds one (Note.lines splits on "\r\n")
+        has_cr = "\r" in self.note.text or not self.note.text
         while i < n:
             raw = lines[i]
             lineno = i + 1
-            if raw.endswith("\r"):
+            if has_cr and raw.endswith("\r"):
                 raw = raw[:-1]
 
             # inside a fence, math or HTML block: only its end (or its container's) matters
@@ -447,7 +535,23 @@ class _Scanner:
                 i += 1
                 continue
 
-            matched, rest = self._match(raw) if containers else (0, raw)
+            if not containers:
+                # the common line outside any container: plain text, which no block
+                # starts with (see the checks below), continues or opens a paragraph
+                if raw and raw[0] not in _BLOCK_FIRST and not raw[0].isspace():
+                    code_level = None
+                    if self.para:
+                        self.para.append((lineno, raw))
+                        self.para_text.append(raw)
+                    else:
+                        self.para = [(lineno, raw)]
+                        self.para_level = 0
+                        self.para_text = [raw]
+                    i += 1
+                    continue
+                matched, rest = 0, raw
+            else:
+                matched, rest = self._match(raw)
             if not rest.strip():  # a blank line: ends the paragraph and unmatched quotes
                 self._flush()
                 del containers[matched:]
@@ -621,7 +725,7 @@ class _Scanner:
             if (first in ("=", "-") and self.para and self.para_level == level
                     and _SETEXT.match(rel)):
                 heading_level = 1 if first == "=" else 2
-                text = " ".join(self.para_text)
+                text = " ".join([t.strip() for t in self.para_text])
                 self.note.headings.append(Heading(heading_level, text, self.para[0][0]))
                 self._inline(self.para, heading=True)
                 self.para = []
@@ -740,7 +844,7 @@ class _Scanner:
             self.para_level = len(self.containers)
             self.para_text = []
         self.para.append((lineno, raw))
-        self.para_text.append(rel.strip())
+        self.para_text.append(rel)
 
     def _flush(self) -> None:
         if self.para:
@@ -758,12 +862,20 @@ class _Scanner:
         """Scan one paragraph (or heading) for links, tags and block ids."""
         if not segments:
             return
-        text = "\n".join(t for _, t in segments)
-        starts = []
-        pos = 0
-        for _, t in segments:
-            starts.append(pos)
-            pos += len(t) + 1
+        if len(segments) == 1:
+            text = segments[0][1]
+            if _INLINE_START(text) is None:
+                return  # (most lines: nothing below can match)
+            starts = [0]
+        else:
+            text = "\n".join([t for _, t in segments])
+            if _INLINE_START(text) is None:
+                return
+            starts = []
+            pos = 0
+            for _, t in segments:
+                starts.append(pos)
+                pos += len(t) + 1
 
         masked = text
         if "`" in masked:
@@ -795,7 +907,7 @@ class _Scanner:
         if "[" in masked:
             if "[[" in masked:
                 pieces, last = [], 0
-                for m in _WIKI.finditer(masked):
+                for m in _wiki_matches(masked):
                     if m.start() and masked[m.start() - 1] == "\\":
                         continue  # \[[ is an escaped bracket
                     k = _seg_index(starts, m.start())
@@ -828,7 +940,7 @@ class _Scanner:
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
         if "#" in masked:
-            for m in _TAG.finditer(masked):
+            for m in _tag_matches(masked):
                 body = m.group(1)
                 if _ALL_DIGITS.match(body):
                     continue
@@ -1064,6 +1176,39 @@ def _quote_marker(s: str) -> str | None:
     elif s[k:k + 1] == "\t":
         return "  " + s[k + 1:]  # a tab after ">" gives the space and the rest of its stop
     return s[k:]
+
+
+def _wiki_matches(text: str):
+    """The matches of ``_WIKI.finditer(text)``, found faster: a match starts at a ``[[``
+    (or the ``!`` just before it), so the scan jumps from one ``[[`` to the next instead of
+    trying the pattern at every character."""
+    match = _WIKI.match
+    find = text.find
+    pos = 0
+    j = find("[[")
+    while j >= 0:
+        m = match(text, j - 1 if j > pos and text[j - 1] == "!" else j)
+        if m is None:
+            j = find("[[", j + 1)
+            continue
+        yield m
+        pos = m.end()
+        j = find("[[", pos)
+
+
+def _tag_matches(text: str):
+    """The matches of ``_TAG.finditer(text)``: each starts at a ``#`` (the lookbehind sees
+    the text before it), so only those are tried."""
+    match = _TAG.match
+    find = text.find
+    j = find("#")
+    while j >= 0:
+        m = match(text, j)
+        if m is None:
+            j = find("#", j + 1)
+            continue
+        yield m
+        j = find("#", m.end())
 
 
 def _seg_index(starts: list[int], pos: int) -> int:
