@@ -45,6 +45,7 @@ _CONTAINER_FIRST = frozenset(" \t>[-*+0123456789")
 # the first characters of a line that may start a block or a container (or be indent): a
 # line outside any container starting with anything else is paragraph text
 _BLOCK_FIRST = frozenset(" \t>[-*+0123456789`~$<%#=_")
+_BLOCK_START = frozenset("`~$<%#=-*_[")  # the same once containers and indent are read
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
@@ -550,8 +551,17 @@ class _Scanner:
                     i += 1
                     continue
                 matched, rest = 0, raw
-            else:
+            elif raw:
                 matched, rest = self._match(raw)
+            else:
+                # an empty line continues the open list items up to the first quote (what
+                # _match finds for it)
+                matched = 0
+                for container in containers:
+                    if container[0] != _ITEM:
+                        break
+                    matched += 1
+                rest = raw
             if not rest.strip():  # a blank line: ends the paragraph and unmatched quotes
                 self._flush()
                 del containers[matched:]
@@ -580,6 +590,19 @@ class _Scanner:
             opened = 0
             while (rest[0] in _CONTAINER_FIRST and opened < _MAX_CONTAINERS_PER_LINE
                    and (rest[0] not in " \t" or _indent_of(rest) < 4)):
+                c = rest[0]
+                if c in "-*+" and rest[1:2] == " " and len(rest) > 2:
+                    # the common item "- text": the checks below, in short (its content
+                    # starts after one space; text, not a thematic break like "- - -")
+                    c = rest[2]
+                    if c != rest[0] and c not in " \t" and not c.isspace():
+                        if self.para:
+                            self._flush()
+                        self.opened += 1
+                        containers.append((_ITEM, 2, self.opened))
+                        rest = rest[2:]
+                        opened += 1
+                        continue
                 s = rest.lstrip(" ")
                 c = s[:1]
                 if c == ">":
@@ -656,6 +679,17 @@ class _Scanner:
 
             s = rel.lstrip()
             first = s[:1]
+            if first not in _BLOCK_START:
+                # text: none of the blocks below starts with this character
+                if self.para:
+                    self.para.append((lineno, raw))
+                    self.para_text.append(rel)
+                else:
+                    self.para = [(lineno, raw)]
+                    self.para_level = level
+                    self.para_text = [rel]
+                i += 1
+                continue
 
             # fenced code
             if first in ("`", "~"):
@@ -701,7 +735,7 @@ class _Scanner:
                     continue
 
             # %% block comment opening on its own line
-            if s.startswith(_PERCENT) and _PERCENT not in s[2:]:
+            if first == "%" and s.startswith(_PERCENT) and _PERCENT not in s[2:]:
                 self._flush()
                 self.pending_percent = True
                 self._code(lineno, lineno)
@@ -716,7 +750,8 @@ class _Scanner:
                     level_, text = atx
                     self.note.headings.append(Heading(level_, text, lineno))
                     col = raw.find(text) if text else 0
-                    self._inline([(lineno, " " * max(col, 0) + text)] if text else [], heading=True)
+                    if text and _INLINE_START(text) is not None:  # (else nothing to find)
+                        self._inline([(lineno, " " * max(col, 0) + text)], heading=True)
                     i += 1
                     continue
 
@@ -847,8 +882,10 @@ class _Scanner:
         self.para_text.append(rel)
 
     def _flush(self) -> None:
-        if self.para:
-            self._inline(self.para)
+        para = self.para
+        if para:
+            if len(para) > 1 or _INLINE_START(para[0][1]) is not None:
+                self._inline(para)
             self.para = []
 
     def _comments(self, text: str, lineno: int) -> None:
@@ -1132,12 +1169,19 @@ def _is_title(s: str) -> bool:
 
 def _starts_block(content: str) -> bool:
     """``content`` starts a block that interrupts a paragraph (so it is no lazy line)."""
-    if _indent_of(content) >= 4:
-        return False
-    s = content.lstrip()
-    if not s:
-        return True
-    first = s[0]
+    first = content[:1]
+    if first in "-*+" and content[1:2] == " " and content[2:3] not in ("", first) and not (
+            content[2].isspace()):
+        return True  # the common item "- text" (as the last check below reads it)
+    if first in " \t" or first.isspace():  # ("" too)
+        if _indent_of(content) >= 4:
+            return False
+        s = content.lstrip()
+        if not s:
+            return True
+        first = s[0]
+    else:
+        s = content
     if first == ">" or (first == "#" and _atx(s) is not None) or s.startswith("$$"):
         return True
     if first in "`~":
