@@ -551,6 +551,9 @@ class _Scanner:
                     i += 1
                     continue
                 matched, rest = 0, raw
+            elif raw[:1] not in " \t>" and not raw[0].isspace():
+                # no container goes on without its indent or its ">" (_match's answer)
+                matched, rest = 0, raw
             elif raw:
                 matched, rest = self._match(raw)
             else:
@@ -570,6 +573,16 @@ class _Scanner:
                 i += 1
                 continue
             prev_code_level, code_level = code_level, None
+            if not matched and rest[0] == "#":
+                # an ATX heading at the start of the line closes every container (as the
+                # general path below finds, in short)
+                atx = _atx(rest)
+                if atx is not None:
+                    self._flush()
+                    del containers[:]
+                    self._heading(atx, raw, lineno)
+                    i += 1
+                    continue
             lazy = False
             if matched < len(containers):
                 # a paragraph continues lazily across the end of its containers (§5.1)
@@ -747,11 +760,7 @@ class _Scanner:
                 atx = _atx(s)
                 if atx is not None:
                     self._flush()
-                    level_, text = atx
-                    self.note.headings.append(Heading(level_, text, lineno))
-                    col = raw.find(text) if text else 0
-                    if text and _INLINE_START(text) is not None:  # (else nothing to find)
-                        self._inline([(lineno, " " * max(col, 0) + text)], heading=True)
+                    self._heading(atx, raw, lineno)
                     i += 1
                     continue
 
@@ -783,6 +792,13 @@ class _Scanner:
         self._flush()
         if raw_block is not None:
             self._close_raw(raw_block)
+
+    def _heading(self, atx: tuple[int, str], raw: str, lineno: int) -> None:
+        level, text = atx
+        self.note.headings.append(Heading(level, text, lineno))
+        if text and _INLINE_START(text) is not None:  # (else nothing to find)
+            col = raw.find(text)
+            self._inline([(lineno, " " * max(col, 0) + text)], heading=True)
 
     def _closes_later(self, marker: str, i: int) -> bool:
         """A line after index ``i`` holds ``marker``."""
@@ -944,14 +960,19 @@ class _Scanner:
         if "[" in masked:
             if "[[" in masked:
                 pieces, last = [], 0
+                one = len(starts) == 1
                 for m in _wiki_matches(masked):
-                    if m.start() and masked[m.start() - 1] == "\\":
+                    a, b = m.span()
+                    if a and masked[a - 1] == "\\":
                         continue  # \[[ is an escaped bracket
-                    k = _seg_index(starts, m.start())
-                    note.links.append(_wikilink(m, segments[k][0], m.start() - starts[k] + 1))
-                    pieces.append(masked[last:m.start()])
-                    pieces.append(" " * (m.end() - m.start()))
-                    last = m.end()
+                    if one:
+                        note.links.append(_wikilink(m, segments[0][0], a + 1))
+                    else:
+                        k = _seg_index(starts, a)
+                        note.links.append(_wikilink(m, segments[k][0], a - starts[k] + 1))
+                    pieces.append(masked[last:a])
+                    pieces.append(" " * (b - a))
+                    last = b
                 if pieces:
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
@@ -1536,19 +1557,14 @@ def _inline_destination(t: str, k: int) -> tuple[str, int] | None:
 
 
 def _wikilink(m: re.Match, line: int, column: int) -> Link:
-    inner = m.group(2).replace("\\|", "|")
+    raw, bang, inner = m.group(0, 1, 2)
+    if "\\|" in inner:
+        inner = inner.replace("\\|", "|")
     target, has_alias, alias = inner.partition("|")
     target, _, subpath = target.partition("#")
-    return Link(
-        kind=WIKI,
-        target=target.strip(),
-        subpath=subpath.strip(),
-        alias=alias.strip() if has_alias else None,
-        line=line,
-        column=column,
-        embed=bool(m.group(1)),
-        raw=m.group(0),
-    )
+    # Link(kind, target, subpath, alias, line, column, embed, raw)
+    return Link(WIKI, target.strip(), subpath.strip(), alias.strip() if has_alias else None,
+                line, column, bang == "!", raw)
 
 
 def _markdown_link(dest: str, text: str, embed: bool, line: int, column: int,
