@@ -541,6 +541,22 @@ class _Scanner:
                 i += 1
                 continue
 
+            if len(raw) > 2 and raw[1] == " " and raw[0] in "-*+" and raw[2] not in _BLOCK_FIRST \
+                    and not raw[2].isspace():
+                # the common list item "- text" at the start of a line, its text plain: it
+                # ends every open container and paragraph, and opens an item holding a new
+                # paragraph (the general path below, in short)
+                if self.para:
+                    self._flush()
+                del containers[:]
+                self.opened += 1
+                containers.append((_ITEM, 2, self.opened))
+                self.para = [(lineno, raw)]
+                self.para_level = 1
+                self.para_text = [raw[2:]]
+                code_level = None
+                i += 1
+                continue
             if not containers:
                 # the common line outside any container: plain text, which no block
                 # starts with (see the checks below), continues or opens a paragraph
