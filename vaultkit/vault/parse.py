@@ -198,14 +198,21 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     Returns ``(data, key_lines, None)`` or ``(None, {}, (message, line))``. Safe
     tags only; alias expansion is bounded; keys become strings.
     """
-    import yaml
-
-    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     if not source.strip():
         return {}, {}, None
     simple = _simple_mapping(source, first_line)
     if simple is not None:
         return simple[0], simple[1], None
+    return _loader_mapping(source, first_line)
+
+
+def _loader_mapping(source: str, first_line: int):
+    """load_yaml_mapping with the YAML loader, for any source."""
+    import yaml
+
+    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if not source.strip():
+        return {}, {}, None
     loader = loader_cls(source)
     try:
         node = loader.get_single_node()
