@@ -45,7 +45,8 @@ _KEYS = ["type", "tags", "a", "_k", "k-1", "on", "yes", "null", "True", "dup", "
 _SCALARS = ["lesson", "a b", "a  b  ", "a - b", "a/b.c", "...", ".", "_x", "2024-01-02",
             "2024-13-40", "2024-01-02 10:00:00", "12", "017", "0b101", "1_000", "1.5", ".5",
             "5.", "1e5", ".inf", "-.inf", "yes", "No", "off", "null", "~", "1:30", "-x",
-            "- x", "a: b", "a #c", "'q'", "[[x]]", "", "中文", "x\t"]
+            "- x", "a: b", "a #c", "'q'", "[[x]]", "", "中文", "x\t", '"[[x]]"', '"a: b # c"',
+            "'it''s'", '"x\\"y"', '""', "''", '"\'"', "'\"'", '"x" y', '" s "', '"\\t"', '"a']
 _item = st.sampled_from(_SCALARS[:30])
 _value = st.one_of(
     st.sampled_from(_SCALARS),
@@ -69,12 +70,13 @@ def test_simple_frontmatter_reads_as_the_yaml_loader_reads_it(lines):
 
 
 def test_common_frontmatter_takes_the_short_path():
-    source = "type: lesson\ntags: [dns, project/graph]\ndate: 2024-01-02\nn: 3\n"
+    source = ("type: lesson\ntags: [dns, project/graph]\ndate: 2024-01-02\nn: 3\n"
+              "company: \"[[acme]]\"\nnote: 'a: b # c'\n")
     assert P._simple_mapping(source, 2) is not None
     assert repr(load_yaml_mapping(source, 2)) == repr(P._loader_mapping(source, 2))
     # what the loader must read: a key over 1,024 characters is an error there, a
-    # timestamp out of range is another, a quoted value and a comment are YAML syntax
-    for source in ("k" * 1030 + ": v\n", "d: 2024-13-40\n", "k: 'v'\n", "k: v #c\n",
+    # timestamp out of range is another, a quote's escape and a comment are YAML syntax
+    for source in ("k" * 1030 + ": v\n", "d: 2024-13-40\n", "k: 'it''s'\n", "k: v #c\n",
                    "on: x\n", "k: v\nk: w\n"):
         assert P._simple_mapping(source, 2) is None, source
 

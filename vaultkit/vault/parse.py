@@ -257,10 +257,13 @@ def _loader_mapping(source: str, first_line: int):
 # without the YAML loader, with the loader's own resolver and constructors: each line one
 # ``key: value`` whose key and plain scalars use only characters that are never YAML syntax
 # there (no ``: # , [ ] { } ' " & * ! | > % @ `` ``, no tab, no leading ``-``), the value
-# one such scalar or a flow list of them. Anything else, or any doubt (a duplicate key, a
-# key that is not a string, a value its constructor rejects), goes to the loader.
+# one such scalar, a flow list of them, or a quoted string of printable ASCII without
+# escapes (a string as written: "..." without ``\`` or ``"``, '...' without ``'``). Anything
+# else, or any doubt (a duplicate key, a key that is not a string, a value its constructor
+# rejects), goes to the loader.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,999}): +(?:([A-Za-z0-9_./][A-Za-z0-9_./ -]*)"
-                          r"|\[ *([A-Za-z0-9_./][A-Za-z0-9_./ ,-]*)?\] *)$")
+                          r"|\[ *([A-Za-z0-9_./][A-Za-z0-9_./ ,-]*)?\] *"
+                          r"|\"([ !#-\[\]-~]*)\" *|'([ -&(-~]*)' *)$")
 _SIMPLE_ITEM = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./ -]*")
 _STR_TAG = "tag:yaml.org,2002:str"
 _yaml_scalar_tags: dict[str, str] = {}  # plain scalar -> the tag the resolver gives it
@@ -303,10 +306,13 @@ def _simple_mapping(source: str, first_line: int):
             m = match(line)
             if m is None:
                 return None
-            key, scalar, items = m.groups()
+            key, scalar, items, double, single = m.groups()
             if key in keys or _simple_scalar(key) is not key:
                 return None  # a duplicate, or a key read as a bool or null
-            if scalar is not None:
+            if double is not None or single is not None:
+                value = double if double is not None else single  # (quoted: always a string)
+                nodes += 2
+            elif scalar is not None:
                 value = _simple_scalar(scalar.rstrip(" "))
                 nodes += 2
             else:
