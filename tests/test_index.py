@@ -342,16 +342,20 @@ def test_budget_holds_on_a_2000_note_vault(make_vault):
 
 def test_a_note_whose_line_the_budget_cuts_is_never_described(make_vault, monkeypatch):
     import vaultkit.links.indexgen as indexgen
+    from vaultkit.vault.resolve import Resolver
 
     root = _big_vault(make_vault)
-    described = []
-    real = indexgen.describe
+    described, linked = [], []
+    real, real_text = indexgen.describe, Resolver.link_text
     monkeypatch.setattr(indexgen, "describe", lambda n: described.append(n.path) or real(n))
+    monkeypatch.setattr(Resolver, "link_text",
+                        lambda self, p, s="": linked.append(p) or real_text(self, p, s))
     text = render_index(_load(root))
     shown = {p for p in described if f"[[{p.rsplit('/', 1)[1][:-3]}]]" in text}
     # the lines shown, and the one line that no longer fitted: not the 1,997 others
     assert len(shown) > 50 and len(set(described) - shown) <= 1
     assert len(described) == len(set(described)) < 200
+    assert set(described) <= set(linked) and len(linked) < 200  # nor linked
 
 
 def test_a_cut_lines_description_is_not_read_but_its_date_is(make_vault, monkeypatch):

@@ -359,7 +359,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
 
     def linkable(p: str) -> bool:
         """False (and the note left out, reported) when no link to it would resolve."""
-        if _link_for(p) is None:
+        if p not in links and _PLAIN.fullmatch(p[:-3] if p.lower().endswith(".md") else p):
+            return True  # a plain name always links back: its link is made if its line is
+        if link(p) is None:
             left_out.add(p)
             return False
         return True
