@@ -128,6 +128,30 @@ def test_parallel_parse_matches_serial(make_vault, monkeypatch):
     assert [n.to_plain() for n in serial.notes.values()] == [n.to_plain() for n in parallel.notes.values()]
 
 
+def test_a_note_a_worker_parsed_is_decoded_once_and_keeps_the_workers_bytes(make_vault,
+                                                                            monkeypatch):
+    import marshal
+
+    from vaultkit.vault.model import Note
+
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n[[n{i + 1}]] #t{i}\n" for i in range(60)}
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    decoded = []
+    real = Note.from_plain.__func__
+    monkeypatch.setattr(Note, "from_plain", classmethod(
+        lambda cls, t: decoded.append(t[0]) or real(cls, t)))
+    vault = load_vault(root)
+    assert sorted(decoded) == sorted(files)  # each note decoded once, as it arrived
+    for path, note in vault.notes.items():
+        # every field is set (not a lazy note decoded again on first use) ...
+        assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
+        # ... and the cache stores the bytes the worker sent, which describe it
+        assert marshal.loads(note._blob) == note.to_plain(with_text=False)
+        assert note.text == files[path]
+    assert sorted(decoded) == sorted(files)  # reading every field decoded nothing again
+
+
 def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
     root = make_vault({"memory/semantic/a.md": "# A\n",
                        "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})

@@ -431,7 +431,7 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts, text in result:
-                    out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel], text)
+                    out.append(_decoded(blob, text, sources[rel])
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -439,6 +439,17 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
     except (OSError, RuntimeError):  # no processes to be had: do it here
         return [_read_one(*item) for item in items]
     return out
+
+
+def _decoded(blob: bytes, text: str, source: str) -> Note:
+    """A note a worker just parsed, decoded here at once (while the workers parse on):
+    every rule of a run reads it, and decoding it whole costs less than a lazy note's
+    first use. It keeps ``blob``, the bytes the cache stores for it."""
+    note = Note.from_plain(marshal.loads(blob))
+    note.text = text
+    note._blob = blob
+    note._source = source
+    return note
 
 
 # The format of the notes cache: 2 keeps no note text (it is read from the file again).

@@ -61,13 +61,16 @@ class BrokenLink(Rule):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         settings = ctx.profile.links
-        if settings.excluded(note.path):
-            return  # a vendored package or generated site: its links are not the vault's
         forward = settings.forward_links == "allow"
         placeholder = None
+        excluded = None  # asked at the first broken link: most notes have none
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if res.missing is None:
                 continue
+            if excluded is None:
+                excluded = settings.excluded(note.path)
+            if excluded:
+                return  # a vendored package or generated site: its links are not the vault's
             if not ctx.is_link(link):
                 continue
             if "{{" in link.target or "{{" in link.subpath:

@@ -89,7 +89,7 @@ class OrphanNote(Rule):
 
         graph = link_graph(vault)
         exclude = (index_path(vault), note.path)
-        if graph.inbound(note.path, exclude) or is_mentioned(vault, note, exclude):
+        if graph.in_degree(note.path, exclude) or is_mentioned(vault, note, exclude):
             return
         kind = vault.type_of(note) or "note"
         yield self.diag(note.path, 1, 1, f"no other note links to this {kind} or names its "
