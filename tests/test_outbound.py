@@ -103,7 +103,7 @@ def _results_cache_messages(root: Path) -> str:
     names, as the parse cache beside it keeps the notes: see docs/security.md)."""
     caches = list((root / ".vaultkit").rglob("results.marshal"))
     assert caches, "the results cache was written"
-    _, _, results = marshal.loads(caches[0].read_bytes())
+    results = marshal.loads(caches[0].read_bytes())[2]
     return "\n".join(str(t[6]) for found in results.values() for t in found)
 
 

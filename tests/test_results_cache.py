@@ -130,3 +130,67 @@ def test_a_tool_cache_changing_keeps_the_results(vault, capsys, monkeypatch):
         monkeypatch.setattr(type(rule), "check", lambda self, n, c, r=rule: ran.append(r.name) or ())
     assert check(capsys, vault) == first
     assert ran == []
+
+
+@pytest.fixture
+def no_note_loaded(monkeypatch):
+    """Fails the test if the parse cache is opened or a note is decoded: what a warm check
+    of an unchanged vault never needs."""
+    import vaultkit.vault.loader as loader
+    from vaultkit.vault.model import Note
+
+    opened = []
+    real_cache, real_getattr = loader._Cache, Note.__getattr__
+
+    class Counting(real_cache):
+        def __init__(self, *a, **k):
+            opened.append("parse cache")
+            super().__init__(*a, **k)
+
+    def decoding(self, name):
+        opened.append(f"note {object.__getattribute__(self, 'path')}")
+        return real_getattr(self, name)
+
+    def arm():
+        monkeypatch.setattr(loader, "_Cache", Counting)
+        monkeypatch.setattr(Note, "__getattr__", decoding)
+        return opened
+
+    return arm
+
+
+def test_a_warm_check_of_an_unchanged_vault_loads_no_note(make_vault, capsys, no_note_loaded):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/b.md": "# B\n[[a]]\n\n"
+                       "<!-- vaultkit-disable-next-line broken-link -->\n[[hidden]]\n",
+                       "memory/semantic/c.md": "# C\n<!-- vaultkit-disable-file -->\n[[gone]]\n",
+                       "memory/semantic/d.md": "# D\n<!-- vaultkit-disable-next-line no-rule -->"
+                                               "\n[[lost]]\n"})
+    _age_all(root)
+    first = check(capsys, root)
+    assert ("broken-link", "memory/semantic/a.md", 2) in first[1]
+    assert ("broken-link", "memory/semantic/d.md", 3) in first[1]  # (it names no rule)
+    assert not [f for f in first[1] if f[1] in ("memory/semantic/b.md", "memory/semantic/c.md")
+                and f[0] == "broken-link"]  # (the suppressions hold)
+    opened = no_note_loaded()
+    assert check(capsys, root) == first  # suppressions too come from the results cache
+    assert check(capsys, root, "--ignore", "index-stale") == (first[0], [
+        f for f in first[1] if f[0] != "index-stale"])
+    assert opened == []
+    (root / "memory/semantic/a.md").write_text("# A\n[[b]]\n")  # a change: the notes are read
+    _age_all(root, 10)
+    assert ("broken-link", "memory/semantic/a.md", 2) not in check(capsys, root)[1]
+    assert "parse cache" in opened
+
+
+def test_a_note_too_big_to_read_keeps_a_warm_check_from_loading_notes(make_vault, capsys,
+                                                                      no_note_loaded):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/big.md": "# Big\n" + "x" * 5000 + "\n",
+                       "vaultkit.toml": "[budgets]\nmax-file-bytes = 4000\n"})
+    _age_all(root)
+    first = check(capsys, root)
+    assert ("file-unreadable", "memory/semantic/big.md", None) in first[1]
+    opened = no_note_loaded()
+    assert check(capsys, root) == first
+    assert opened == []
