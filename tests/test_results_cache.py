@@ -194,3 +194,35 @@ def test_a_note_too_big_to_read_keeps_a_warm_check_from_loading_notes(make_vault
     opened = no_note_loaded()
     assert check(capsys, root) == first
     assert opened == []
+
+
+def test_importing_every_rule_compiles_none_of_their_patterns():
+    """Selecting rules imports them all; a hook runs a few on one note, a warm check none:
+    the rules' and the vault modules' patterns are compiled when first used, not on import."""
+    import subprocess
+    import sys
+
+    probe = """
+import re._compiler as rc, sys
+compiled = []
+real = rc.compile
+def spy(p, flags=0):
+    f = sys._getframe(1)
+    while f is not None and "/re/" in f.f_code.co_filename:
+        f = f.f_back  # (re.compile, re._compile)
+    if f is not None and "/vaultkit/" in f.f_code.co_filename:
+        compiled.append(f.f_code.co_filename.split("/vaultkit/")[-1])
+    return real(p, flags)
+rc.compile = spy
+from vaultkit.lint.rules import all_rules
+all_rules()
+import vaultkit.vault.entries, vaultkit.vault.secretscan, vaultkit.vault.timeforms
+import vaultkit.vault.outbound, vaultkit.vault.runtimes, vaultkit.links.indexgen
+print("\\n".join(sorted(set(compiled))))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert not [f for f in out if f.startswith("lint/rules/")], out
+    for module in ("vault/entries.py", "vault/secretscan.py", "vault/timeforms.py",
+                   "vault/outbound.py", "vault/runtimes.py", "links/indexgen.py"):
+        assert module not in out, out

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import re
+
+from vaultkit.core.lazyre import lazy_re
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
 # Keys of an agents.list[] entry that name the agent rather than override a default.
 _IDENTITY_KEYS = {"id", "name", "default"}
 
-_ERROR_RE = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.S)
+_ERROR_RE = lazy_re(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.S)
 
 _UNSET = object()
 

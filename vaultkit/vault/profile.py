@@ -14,6 +14,8 @@ import fnmatch
 import hashlib
 import os
 import re
+
+from vaultkit.core.lazyre import lazy_re
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
@@ -523,7 +525,7 @@ def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:
 
 
 # Layer path patterns: the one place their syntax is read.
-_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
+_TOKEN = lazy_re(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
 
 
 def pattern_tokens(pattern: str) -> list[str]:
