@@ -226,3 +226,37 @@ print("\\n".join(sorted(set(compiled))))
     for module in ("vault/entries.py", "vault/secretscan.py", "vault/timeforms.py",
                    "vault/outbound.py", "vault/runtimes.py", "links/indexgen.py"):
         assert module not in out, out
+
+
+def test_the_rule_index_matches_the_rules():
+    """The index selection reads (vaultkit/lint/rules/_index.py) says of each rule what its
+    class says; on a mismatch, the table to paste is in the message."""
+    from vaultkit.lint.rules import RuleRef, rule_refs
+    from vaultkit.lint.rules._index import RULES
+
+    real = [(r.code, r.name, type(r).__module__.rsplit(".", 1)[1], r.severity, r.fixable,
+             r.scope, r.cacheable) for r in all_rules()]
+    table = "\n".join(f"    {entry!r}," for entry in real)
+    assert sorted(RULES) == real, f"paste into RULES:\n{table}"
+    refs = rule_refs()
+    assert all(isinstance(r, RuleRef) for r in refs)
+    assert [(r.code, r.name, r.severity, r.fixable, r.scope, r.cacheable) for r in refs] == \
+        [(c, n, s, f, sc, ca) for c, n, _, s, f, sc, ca in real]
+    assert refs[0].summary() == all_rules()[0].summary()  # (anything else: the rule itself)
+
+
+def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
+    """An unchanged vault's findings come from the results cache: only the rules that read
+    git history (never cached) are imported to run."""
+    import subprocess
+    import sys
+
+    check(capsys, vault)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    main(['check', {str(vault)!r}])\n"
+             "print(' '.join(m.rsplit('.', 1)[1] for m in sys.modules "
+             "if m.startswith('vaultkit.lint.rules.') and not m.endswith('._index')))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert imported <= {"journal_append_only", "mass_deletion", "memory_churn"}, imported

@@ -16,7 +16,7 @@ from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.model import Note, Suppression
 from vaultkit.lint.rule import Context, Rule
-from vaultkit.lint.rules import all_rules, known, matches, unknown_rule_message
+from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 
 @dataclass
@@ -42,7 +42,7 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
         if not known(key):
             raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
-    for rule in all_rules():
+    for rule in rule_refs():  # (a rule's module is imported when it runs)
         selected = select is None or any(matches(rule, k) for k in select)
         selected = selected or any(matches(rule, k) for k in extend)
         if selected and not any(matches(rule, k) for k in ignore):
@@ -275,13 +275,13 @@ def _postprocess(ctx: Context, diags: Iterable[Diagnostic],
                  results: ResultsCache | None = None) -> list[Diagnostic]:
     config = ctx.settings.config
     severity = {}
-    for rule in all_rules():
+    for rule in rule_refs():
         for key, level in config.severity.items():
             if matches(rule, key):
                 severity[rule.name] = level
     ignores = [(re.compile(fnmatch.translate(glob)), keys)
                for glob, keys in config.per_file_ignores.items()]
-    by_rule = {r.name: r for r in all_rules()}
+    by_rule = {r.name: r for r in rule_refs()}
     suppressed = _Suppressions(ctx.vault, results)
     from vaultkit.links.obsidian import in_folders, template_folders
 
