@@ -1,7 +1,9 @@
 """The rule registry: every module in this package defines exactly one rule.
 
 Modules are discovered, so adding a rule is adding a file. Each module exposes its
-rule class as ``RULE``.
+rule class as ``RULE``. ``_index.py`` lists each rule's name, code and flags, so that
+selecting rules (:func:`rule_refs`) imports no module until a rule runs; a module it does
+not list makes every module be imported.
 """
 
 from __future__ import annotations
