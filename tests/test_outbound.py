@@ -333,3 +333,22 @@ def test_a_layer_name_with_dollars_is_drawn_as_text(make_vault, tmp_path, capsys
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "bad $\\nosuch{x$ layer" in page
+
+
+def test_a_report_is_scanned_for_credentials_once(make_vault, monkeypatch, capsys):
+    """The report masks its text and the terminal's writer masks what it writes: the same
+    string, masked already (masking is idempotent), is not scanned a second time."""
+    import vaultkit.vault.secretscan as secretscan
+    from vaultkit.cli import main
+
+    files = {f"memory/semantic/secret-{i}.md": f"# S{i}\n[[missing-{i}]]\n" for i in range(80)}
+    root = make_vault(files)
+    scanned = []
+    real = secretscan.scan_text
+    monkeypatch.setattr(secretscan, "scan_text",
+                        lambda text, *a, **k: scanned.append(len(text)) or real(text, *a, **k))
+    main(["check", str(root), "--select", "broken-link"])
+    out = capsys.readouterr().out
+    assert out.count("broken-link") == 80
+    report = [n for n in scanned if n > 4096]
+    assert len(report) == 1, scanned

@@ -68,11 +68,17 @@ def neutralise(text: str, *, one_line: bool = False) -> str:
 def mask_credentials(text: str) -> str:
     """``text`` with each credential the detector finds replaced by its masked form (and a
     private key's body by ``…``)."""
+    if text is _MASKED[0]:  # this very string came out of here: masking is idempotent
+        return text
     from vaultkit.vault.secretscan import has_candidates
 
-    if not has_candidates(text):
-        return text
-    return _mask(text)
+    out = _mask(text) if has_candidates(text) else text
+    if len(out) > 4096:  # (a report masked, then written to the terminal, is scanned once)
+        _MASKED[0] = out
+    return out
+
+
+_MASKED: list = [None]  # the last long text mask_credentials returned (kept: it is its id)
 
 
 # A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
