@@ -31,12 +31,11 @@ from __future__ import annotations
 import datetime as _dt
 import posixpath
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.resolve import normalize_heading
 
 if TYPE_CHECKING:

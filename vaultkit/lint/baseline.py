@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-
-from vaultkit.core.lazyre import lazy_re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.diagnostics import Diagnostic
 from vaultkit.core.errors import VaultkitError
 

@@ -38,11 +38,10 @@ as complete as a log line. ``vaultkit log`` applies the same judgement before it
 from __future__ import annotations
 
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import Heading, Note
 from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
                                       is_timed_item)

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import os
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from pathlib import Path
 from typing import Any
+
+from vaultkit.core.lazyre import lazy_re
 
 CONFIG_NAME = "openclaw.json"
 ENV_VAR = "OPENCLAW_CONFIG_PATH"

@@ -18,10 +18,10 @@ shares one compiled matcher per list::
 from __future__ import annotations
 
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from functools import lru_cache
 from typing import Iterable, Iterator, Sequence
+
+from vaultkit.core.lazyre import lazy_re
 
 # Characters that continue a Latin-script word: a phrase must not touch them.
 _WORDISH = r"0-9A-Za-z_\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"

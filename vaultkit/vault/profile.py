@@ -14,8 +14,6 @@ import fnmatch
 import hashlib
 import os
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
+from vaultkit.core.lazyre import lazy_re
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999

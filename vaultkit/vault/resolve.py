@@ -51,13 +51,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-
-from vaultkit.core.lazyre import lazy_re
 import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import MARKDOWN, Link, Note
 
 if TYPE_CHECKING:

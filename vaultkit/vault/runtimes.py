@@ -29,11 +29,11 @@ from __future__ import annotations
 import math
 import os
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from vaultkit.core.lazyre import lazy_re
 
 RUNTIME_ORDER = ("openclaw", "claude-code", "codex")
 SESSIONS = ("main", "cron", "subagent", "group")

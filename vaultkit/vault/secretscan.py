@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from dataclasses import dataclass
 from functools import lru_cache
+
+from vaultkit.core.lazyre import lazy_re
 
 # Bump when what is found changes: per-note results are cached under it.
 DETECTOR_VERSION = "2"

@@ -1,7 +1,6 @@
 import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.model import MARKDOWN
 from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE

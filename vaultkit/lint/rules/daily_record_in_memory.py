@@ -1,7 +1,6 @@
 import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.phrases import matcher
 from vaultkit.vault.timeforms import PERIOD

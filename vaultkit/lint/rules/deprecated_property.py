@@ -2,7 +2,6 @@ import json
 import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.lint.diagnostics import Edit, Fix
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import key_lines, line_span, line_starts

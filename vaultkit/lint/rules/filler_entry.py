@@ -1,7 +1,4 @@
-import re
-
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.vault.entries import LOG, is_content, note_entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule

@@ -1,9 +1,7 @@
-import re
-
-from vaultkit.core.lazyre import lazy_re
 import sys
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion, accepted_deletions

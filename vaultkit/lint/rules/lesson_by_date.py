@@ -1,7 +1,6 @@
 import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.lint.rule import Rule
 
 # A date or period token in a file name: 2026-02-14, 2026_02_14, 20260214, 2026-02,

@@ -1,8 +1,6 @@
 import datetime as dt
-import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.vault.entries import entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule

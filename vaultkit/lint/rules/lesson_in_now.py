@@ -1,7 +1,4 @@
-import re
-
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import is_bootstrap_file, prose

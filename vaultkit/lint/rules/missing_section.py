@@ -1,8 +1,7 @@
 import re
-
-from vaultkit.core.lazyre import lazy_re
 from functools import lru_cache
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.entries import is_content
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import bold_label

@@ -1,7 +1,6 @@
 import re
 
 from vaultkit.core.lazyre import lazy_re
-
 from vaultkit.lint.rule import Rule
 
 _MD = lazy_re(r"\.md(?![\w])", re.IGNORECASE)

@@ -1,5 +1,4 @@
 import re
-
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import journal_name_problem
