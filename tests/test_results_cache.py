@@ -260,3 +260,24 @@ def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
     imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
                                   text=True, check=True).stdout.split())
     assert imported <= {"journal_append_only", "mass_deletion", "memory_churn"}, imported
+
+
+def test_suppressions_kept_later_leave_the_findings_as_old_as_they_were(vault, capsys):
+    """A warm run that only adds a note's suppression comments (a git rule's finding in a
+    note no cached finding is in) rewrites the results cache without making its findings
+    look newer than the listing they were computed from."""
+    import marshal
+
+    from vaultkit.lint.engine import ResultsCache
+    from vaultkit.vault.loader import load_vault
+
+    check(capsys, vault)
+    path = vault / ".vaultkit" / "cache" / "results.marshal"
+    computed_from = marshal.loads(path.read_bytes())[1]
+    cache = ResultsCache(load_vault(vault))
+    assert cache.matched
+    cache.keep_suppressions("memory/semantic/b.md", [])
+    cache.save()
+    key, stamp, _, suppressions = marshal.loads(path.read_bytes())
+    assert stamp == computed_from and key == cache.key
+    assert suppressions["memory/semantic/b.md"] == []

@@ -161,7 +161,9 @@ class ResultsCache:
         self.results: dict[str, list] = {}
         self.suppressions: dict[str, list] = {}  # path -> [(action, rules, line)]
         self.fresh = False
+        self.ran = False  # a rule's findings were put: they are as new as this listing
         self.matched = False  # the file holds findings for this very key
+        self.computed_from_ns = 0
         self.vault = vault
         # (the notes not loaded: the listing alone said which hold an error)
         self.assumed = _assumed_errors(vault) is not None
@@ -181,6 +183,7 @@ class ResultsCache:
             self.results = results
             self.suppressions = suppressions
             self.matched = True
+            self.computed_from_ns = computed_from_ns
 
     def _rekey(self) -> None:
         """The key with the errors of the loaded notes (loading them)."""
@@ -225,7 +228,7 @@ class ResultsCache:
         messages = clean_many([d.message for d in found], one_line=True)
         self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
                                d.fixable) for d, message in zip(found, messages)]
-        self.fresh = True
+        self.fresh = self.ran = True
 
     def keep_suppressions(self, path: str, found: list) -> None:
         """Keep the suppression comments of a note findings are in, for the next run of
@@ -241,13 +244,18 @@ class ResultsCache:
         if not self.fresh:
             return
         if self.assumed and getattr(self.vault, "loaded", True):
+            matched_key = self.key
             self._rekey()  # rules ran on the loaded notes: key them on what those hold
+            if self.matched and self.key != matched_key:
+                return  # (reused findings were keyed on what the listing showed, not this)
         import marshal
 
         from vaultkit.vault.cachefile import write_cache_file
 
         try:
-            write_cache_file(self.path, marshal.dumps((self.key, self.started_ns, self.results,
+            # (suppressions added to reused findings leave those as old as they were)
+            stamp = self.started_ns if self.ran or not self.matched else self.computed_from_ns
+            write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
                                                        self.suppressions)))
         except ValueError:
             pass
