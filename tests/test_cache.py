@@ -315,3 +315,28 @@ def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, coun
     assert len(counting) == 2 and len(vault.notes) == 2
     load_vault(root)  # rebuilt: read without a word
     assert capsys.readouterr().err == ""
+
+
+def test_two_installs_of_one_version_share_the_cache(make_vault, tmp_path, monkeypatch):
+    """The bundled pack is known by its bytes, not by where the install put it: pre-commit's
+    environment and a pip install of the same vaultkit do not rebuild each other's cache.
+    A pack whose bytes differ is another key."""
+    import shutil
+
+    import vaultkit.core.resources as resources
+    from vaultkit.vault.profile import load_settings
+
+    root = _vault(make_vault)
+    here = load_settings(root, use_cache=False).fingerprint
+    other = tmp_path / "other-install" / "rules"
+    shutil.copytree(resources.rules_dir(), other)
+    monkeypatch.setattr(resources, "rules_dir", lambda: other)
+    assert load_settings(root, use_cache=False).fingerprint == here
+    packs = ("openclaw", "obsidian")
+    before = {name: load_settings(root, name, use_cache=False).fingerprint for name in packs}
+    assert before["openclaw"] == here and before["obsidian"] != here
+    pack = other / "openclaw.yaml"
+    pack.write_bytes(pack.read_bytes() + b"\n# changed\n")
+    # obsidian's pack takes the runtimes of openclaw's: a change there is a change of both
+    assert all(load_settings(root, name, use_cache=False).fingerprint != before[name]
+               for name in packs)

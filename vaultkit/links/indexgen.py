@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.resolve import normalize_heading
 
 if TYPE_CHECKING:
@@ -48,13 +49,13 @@ DEFAULT_HEAD = ("# Memory index", "",
                 "Start here: this index, then the folders and grep, then full-text search.")
 DESCRIPTION_MAX = 120
 
-_WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
-_MARKUP = re.compile(r"[*_`~=]{1,3}|<!--|-->|<[^>\n]*>")
-_LIST = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
-_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-_TAG_ONLY = re.compile(r"^(?:#[\w/-]+\s*)+$")
+_WIKI = lazy_re(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_MDLINK = lazy_re(r"!?\[([^\[\]]*)\]\([^()]*\)")
+_MARKUP = lazy_re(r"[*_`~=]{1,3}|<!--|-->|<[^>\n]*>")
+_LIST = lazy_re(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
+_SENTENCE = lazy_re(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+_BLOCK_ID = lazy_re(r"\s\^[A-Za-z0-9-]+\s*$")
+_TAG_ONLY = lazy_re(r"^(?:#[\w/-]+\s*)+$")
 _UNSAFE = set("#|^[]")
 
 
@@ -450,7 +451,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
 
 # File paths whose wikilink needs no test: word characters, spaces inside names, and
 # punctuation that means nothing in a link.
-_PLAIN = re.compile(r"(?:[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?/)*"
+_PLAIN = lazy_re(r"(?:[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?/)*"
                     r"[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?")
 
 

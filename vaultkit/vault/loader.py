@@ -115,6 +115,20 @@ class Vault:
     def note(self, path: str) -> Note | None:
         return self.notes.get(path) or self.external.get(path)
 
+    def has_note(self, path: str) -> bool:
+        """Whether ``path`` is a note of this vault (readable or not): ``note(path)`` is not None."""
+        return path in self.notes or path in self.external
+
+    @property
+    def paths(self) -> list[str]:
+        """Every file's vault path: the notes and the attachments."""
+        return list(self.notes) + list(self.attachments)
+
+    @property
+    def caching(self) -> bool:
+        """Whether this vault has a parse cache (not with ``--no-cache``)."""
+        return self._cache is not None
+
     @cached_property
     def resolver(self):
         from vaultkit.vault.resolve import Resolver
@@ -226,6 +240,11 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     return Scan(root_path, settings, files, problems, digest, newest, started, folders)
 
 
+def oversize_error(size: int, limit: int) -> str:
+    """The error of a note over the size limit (known from the listing alone)."""
+    return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
+
+
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
                settings: Settings | None = None, save: bool = True,
@@ -266,8 +285,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     for f in md:
         if f.size > max_bytes:
             notes[f.rel] = Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
-                                error=f"{f.size:,} bytes, over the {max_bytes:,}-byte limit "
-                                      "(budgets.max_file_bytes); not parsed")
+                                error=oversize_error(f.size, max_bytes))
             continue
         old = lent.get(f.rel)
         if old is not None and not old.error and old.size == f.size \

@@ -1,11 +1,12 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.model import MARKDOWN
 from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE
 
 # a static site's route: /guide/intro, /zh/guide/ (no file extension on the last part)
-_ROUTE = re.compile(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
+_ROUTE = lazy_re(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
 
 
 class BrokenLink(Rule):

@@ -1,11 +1,12 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 
-_MD = re.compile(r"\.md(?![\w])", re.IGNORECASE)
+_MD = lazy_re(r"\.md(?![\w])", re.IGNORECASE)
 # the run of path characters before a ".md", read backwards: no spaces, quotes, brackets or
 # list punctuation
-_RUN = re.compile(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
+_RUN = lazy_re(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
 
 
 def mentions(note) -> list[str]:
