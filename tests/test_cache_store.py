@@ -298,3 +298,21 @@ def test_a_server_keeps_the_store_across_loads(make_vault, counting, fetched):
     assert fetched == ["memory/semantic/n1.md"]
     (seen,), = _sql(root, "SELECT seen_ns FROM notes WHERE path = 'memory/semantic/n4.md'")
     assert seen == again.started_ns  # the changed note's record, written by the second load
+
+
+def test_a_symlinked_cache_folder_is_neither_read_nor_written(make_vault, tmp_path, capsys,
+                                                                counting):
+    root = _vault(make_vault)
+    load_vault(root)
+    elsewhere = tmp_path / "elsewhere"
+    (root / ".vaultkit" / "cache").rename(elsewhere)
+    (root / ".vaultkit" / "cache").symlink_to(elsewhere)
+    before = {p.name: p.stat().st_mtime_ns for p in elsewhere.iterdir()}
+    capsys.readouterr()
+    counting.clear()
+    vault = load_vault(root)
+    vault.fact("memory/semantic/n1.md", "k", lambda: 1)
+    vault.save_cache()
+    assert len(counting) == 6  # not read through the link
+    assert {p.name: p.stat().st_mtime_ns for p in elsewhere.iterdir()} == before
+    assert capsys.readouterr().err == ""

@@ -90,9 +90,8 @@ def cache_db_problem(path: Path) -> str | None:
     """
     import stat
 
-    for folder in (path.parent, path.parent.parent):
-        if os.path.islink(folder):
-            return "in a folder that is a symlink"
+    if _folder_is_link(path):
+        return "in a folder that is a symlink"
     for candidate in (str(path), *(str(path) + s for s in DB_SIDECARS)):
         try:
             st = os.lstat(candidate)
@@ -107,7 +106,10 @@ def cache_db_problem(path: Path) -> str | None:
 
 def remove_cache_db(path: Path) -> None:
     """Remove the SQLite file at ``path`` and its sidecars (never what a symlink points to;
-    an empty folder in their place too); what cannot be removed is left."""
+    an empty folder in their place too); what cannot be removed is left. Nothing is
+    removed through a folder that is a symlink."""
+    if _folder_is_link(path):
+        return
     for candidate in (str(path), *(str(path) + s for s in DB_SIDECARS)):
         try:
             if os.path.isdir(candidate) and not os.path.islink(candidate):
@@ -116,6 +118,10 @@ def remove_cache_db(path: Path) -> None:
                 os.unlink(candidate)
         except OSError:
             pass
+
+
+def _folder_is_link(path: Path) -> bool:
+    return os.path.islink(path.parent) or os.path.islink(path.parent.parent)
 
 
 def open_cache_db(path: Path, *, create: bool = False, timeout: float = 5.0):
@@ -135,6 +141,8 @@ def open_cache_db(path: Path, *, create: bool = False, timeout: float = 5.0):
         if os.path.islink(path.parent):
             raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
         path.parent.mkdir(exist_ok=True)
+    if _folder_is_link(path):  # never read nor written: like the other caches, not used
+        raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
     problem = cache_db_problem(path)
     if problem:
         raise OSError(errno.EINVAL, problem, str(path))

@@ -10,6 +10,7 @@ data, which cannot run code.
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import time
@@ -508,6 +509,9 @@ class _Cache:
         except FileNotFoundError:
             return  # none yet: built at the first save
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a symlinked cache folder: never used, nor removed
+                self.usable = False
+                return
             return self._damaged(exc.strerror or "not usable")
         except sqlite3.Error:
             return self._damaged("damaged")
