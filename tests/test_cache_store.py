@@ -146,7 +146,7 @@ def test_a_run_that_uses_many_notes_reads_them_in_one_go(make_vault, monkeypatch
     cache = vault._cache
     for note in vault.notes.values():
         _ = note.links
-    assert cache._singles == 64 and cache._bulk is not None  # then one read for the rest
+    assert cache._singles == vault_mod._SINGLE_FETCHES and cache._bulk is not None  # then one
     fresh = load_vault(root, use_cache=False)
     assert [n.to_plain() for n in vault.notes.values()] == \
         [n.to_plain() for n in fresh.notes.values()]
