@@ -316,3 +316,33 @@ def test_a_symlinked_cache_folder_is_neither_read_nor_written(make_vault, tmp_pa
     assert len(counting) == 6  # not read through the link
     assert {p.name: p.stat().st_mtime_ns for p in elsewhere.iterdir()} == before
     assert capsys.readouterr().err == ""
+
+
+def test_a_hook_run_rewrites_only_the_changed_note_s_record(make_vault, monkeypatch, capsys):
+    from vaultkit.cli import main
+
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n\nSee [[n{(i + 1) % 120}]].\n"
+             for i in range(120)}
+    root = make_vault({**files, "MEMORY.md": "# Memory\n\n- [[n0]]\n"})
+    for p in root.rglob("*.md"):
+        _age(p, 30)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    git = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, capture_output=True,  # noqa: E731
+                                    env=env)
+    monkeypatch.chdir(root)
+    main(["index", "-q"])  # an INDEX.md, as a maintained vault has
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--no-verify", "-m", "c")
+    main(["check", "-q"])
+    main(["check", "-q"])
+    before = dict(_sql(root, "SELECT path, seen_ns FROM notes"))
+    note = root / "memory/semantic/n7.md"
+    note.write_text(note.read_text() + "\nOne more line.\n")
+    _age(note, 5)
+    git("add", "memory/semantic/n7.md")
+    inode = _store(root).stat().st_ino
+    main(["check", "--hook", "memory/semantic/n7.md", "-q"])
+    assert _store(root).stat().st_ino == inode
+    after = dict(_sql(root, "SELECT path, seen_ns FROM notes"))
+    assert {p for p in after if after[p] != before[p]} == {"memory/semantic/n7.md"}
