@@ -181,6 +181,18 @@ def test_a_note_a_worker_parsed_is_decoded_once_and_keeps_the_workers_bytes(make
     assert sorted(decoded) == sorted(files)  # reading every field decoded nothing again
 
 
+def test_a_run_without_the_cache_keeps_no_worker_bytes(make_vault, monkeypatch):
+    # nothing will write them: the notes of a big vault would hold them to the end
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n[[n{i + 1}]] #t{i}\n" for i in range(60)}
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    vault = load_vault(root, use_cache=False)
+    assert len(vault.notes) == 60
+    for path, note in vault.notes.items():
+        assert note._blob is None
+        assert note.headings[0].text == path[16:-3].upper() and note.text == files[path]
+
+
 def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
     root = make_vault({"memory/semantic/a.md": "# A\n",
                        "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})

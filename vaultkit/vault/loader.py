@@ -309,7 +309,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel] = hit  # its record and facts are read from the store on first use
         else:
             todo.append(f)
-    parsed = _parse_all(todo, max_bytes, facts) if todo else []
+    parsed = _parse_all(todo, max_bytes, facts, keep_blobs=cache is not None) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -429,7 +429,11 @@ def _worker_facts(note: Note) -> bytes:
     return marshal.dumps({FACT: (DETECTOR_VERSION, found)})
 
 
-def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> list[Note]:
+def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None, *,
+               keep_blobs: bool = True) -> list[Note]:
+    """Parse ``todo`` (in worker processes when there are many). ``keep_blobs``: each note a
+    worker sent keeps its marshalled bytes for the cache to write; a run without the cache
+    drops them (at 100,000 notes, about a tenth of the process's peak)."""
     from vaultkit.core.progress import Progress
 
     items = [(f.abs, f.rel, limit) for f in todo]
@@ -441,10 +445,11 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> 
                 out.append(_read_one(*item))
                 progress.advance()
             return out
-        return _parse_parallel(items, workers, progress, facts)
+        return _parse_parallel(items, workers, progress, facts, keep_blobs)
 
 
-def _parse_parallel(items, workers: int, progress, facts: dict | None = None) -> list[Note]:
+def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
+                    keep_blobs: bool = True) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -460,7 +465,7 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts, text in result:
-                    out.append(_decoded(blob, text, sources[rel])
+                    out.append(_decoded(blob, text, sources[rel], keep_blobs)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -470,13 +475,15 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
     return out
 
 
-def _decoded(blob: bytes, text: str, source: str) -> Note:
+def _decoded(blob: bytes, text: str, source: str, keep_blob: bool = True) -> Note:
     """A note a worker just parsed, decoded here at once (while the workers parse on):
     every rule of a run reads it, and decoding it whole costs less than a lazy note's
-    first use. It keeps ``blob``, the bytes the cache stores for it."""
+    first use. It keeps ``blob``, the bytes the cache stores for it, when there is a cache
+    to write them to (``keep_blob``)."""
     note = Note.from_plain(marshal.loads(blob))
     note.text = text
-    note._blob = blob
+    if keep_blob:
+        note._blob = blob
     note._source = source
     return note
 
