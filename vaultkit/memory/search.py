@@ -49,7 +49,7 @@ from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
 
 DB_NAME = "search.sqlite"
-SCHEMA = 5  # bump whenever the tables, the chunking, the context words or fts_text() change
+SCHEMA = 6  # bump whenever the tables, the chunking, the context words or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -125,55 +125,57 @@ def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
     if lines and lines[-1] == "":
         lines.pop()
     starts = entry_starts(lines)
-    # atoms: the units a chunk is filled with, each a list of (line number, text)
-    atoms: list[list[tuple[int, str]]] = []
+    # atoms: the units a chunk is filled with, each (its characters with their newlines,
+    # [(line number, text)])
+    atoms: list[tuple[int, list[tuple[int, str]]]] = []
     block: list[tuple[int, str]] = []
+    block_size = 0
 
     def close_block() -> None:
         if not block:
             return
-        if sum(len(seg) + 1 for _, seg in block) <= max_chars:
-            atoms.append(list(block))
+        if block_size <= max_chars:
+            atoms.append((block_size, list(block)))
         else:
             for number, line in block:
                 if len(line) <= max_chars:
-                    atoms.append([(number, line)])
+                    atoms.append((len(line) + 1, [(number, line)]))
                 else:
-                    atoms.extend([(number, line[i:i + max_chars])]
-                                 for i in range(0, len(line), max_chars))
+                    for i in range(0, len(line), max_chars):
+                        piece = line[i:i + max_chars]
+                        atoms.append((len(piece) + 1, [(number, piece)]))
         block.clear()
 
     for number, (line, start) in enumerate(zip(lines, starts), 1):
         if start:
             close_block()
+            block_size = 0
         block.append((number, line))
+        block_size += len(line) + 1
     close_block()
 
     chunks: list[tuple[int, int, str]] = []
-    current: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, list[tuple[int, str]]]] = []
     size = 0
 
-    def atom_size(atom: list[tuple[int, str]]) -> int:
-        return sum(len(seg) + 1 for _, seg in atom)
-
     def flush() -> None:
-        segs = [item for atom in current for item in atom]
+        segs = [item for _size, atom in current for item in atom]
         if segs and any(seg.strip() for _, seg in segs):
             chunks.append((segs[0][0], segs[-1][0], "\n".join(s for _, s in segs)))
 
     for atom in atoms:
-        need = atom_size(atom)
+        need = atom[0]
         if current and size + need > max_chars:
             flush()
-            kept: list[list[tuple[int, str]]] = []
+            kept: list[tuple[int, list[tuple[int, str]]]] = []
             acc = 0
             for item in reversed(current):
                 if acc >= overlap:
                     break
                 kept.insert(0, item)
-                acc += atom_size(item)
+                acc += item[0]
             while kept and acc + need > max_chars:
-                acc -= atom_size(kept.pop(0))
+                acc -= kept.pop(0)[0]
             current, size = kept, acc
         current.append(atom)
         size += need
@@ -294,6 +296,10 @@ class SearchIndex:
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
         self._vocab = False  # temp.chunk_vocab made (see _respelled)
+        # the files table as this connection last wrote it, and SQLite's data_version then:
+        # a long-lived index (vaultkit mcp) reads it again only when another connection wrote
+        self._files: dict[str, list] | None = None
+        self._files_version = -1
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
@@ -341,15 +347,17 @@ class SearchIndex:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             # what the index was last brought up to date with (see search_scan)
             db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT)")
+            # meta: the note's level-1 text; index_lines: the INDEX.md lines in it
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
-                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
+                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT, "
+                       "index_lines TEXT)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
                        "start_line INTEGER, end_line INTEGER, text TEXT, ctx TEXT)")
             db.execute("CREATE INDEX chunks_file ON chunks(file)")
             db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
-                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+                       "tokenize='unicode61 remove_diacritics 2', prefix='3 4')")
             db.execute("CREATE VIRTUAL TABLE meta_fts USING fts5(body, "
-                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+                       "tokenize='unicode61 remove_diacritics 2', prefix='3 4')")
             db.execute(f"PRAGMA user_version={SCHEMA}")
             db.execute("COMMIT")
         except BaseException:
@@ -375,6 +383,10 @@ class SearchIndex:
 
         ``state`` (key, listing time) is recorded in the same transaction, so the index can
         never be marked with a state newer than its content.
+
+        The work is proportional to the change: an unchanged note (same size and mtime,
+        and the same text when that mtime is within the racy window) keeps its chunks, and
+        its level-1 text too unless the INDEX.md lines that link to it changed.
         """
         from vaultkit.memory.text import fts_text
 
@@ -385,12 +397,18 @@ class SearchIndex:
         progress = None
         db.execute("BEGIN IMMEDIATE")
         try:
-            known = {row[1]: row for row in db.execute(
-                "SELECT id, path, size, mtime_ns, hash, indexed_ns, meta FROM files")}
-            for path, row in known.items():
+            version = db.execute("PRAGMA data_version").fetchone()[0]
+            known = self._files if version == self._files_version else None
+            self._files = None  # (kept again only once this transaction commits)
+            if known is None:
+                known = {row[1]: list(row) for row in db.execute(
+                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, meta, index_lines "
+                    "FROM files")}
+            for path, row in list(known.items()):
                 note = notes.get(path)
                 if note is None or note.error:
                     self._drop(row[0])
+                    del known[path]
                     stats["removed"] += 1
             from vaultkit.core.progress import Progress
 
@@ -400,29 +418,37 @@ class SearchIndex:
                 if note.error:
                     continue
                 row = known.get(path)
-                meta = level1_text(note, index_map.get(path, []))
+                lines = index_map.get(path, [])
+                joined = "\n".join(lines)
                 if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
                     if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
-                        if row[6] != meta:
-                            db.execute("UPDATE files SET meta=? WHERE id=?", (meta, row[0]))
-                            db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
-                            db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
-                                       (row[0], fts_text(meta)))
+                        if row[7] != joined:  # its INDEX.md lines changed
+                            meta = level1_text(note, lines)
+                            if row[6] != meta:
+                                db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
+                                db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
+                                           (row[0], fts_text(meta)))
+                            db.execute("UPDATE files SET meta=?, index_lines=? WHERE id=?",
+                                       (meta, joined, row[0]))
+                            row[6], row[7] = meta, joined
                         continue
                 if row is not None:
                     self._drop(row[0])
                     stats["updated"] += 1
                 else:
                     stats["added"] += 1
+                meta = level1_text(note, lines)
+                digest = _digest(note.text)
                 cur = db.execute(
-                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (path, note.size, note.mtime_ns, _digest(note.text), now, meta))
+                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta, index_lines) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (path, note.size, note.mtime_ns, digest, now, meta, joined))
                 fid = cur.lastrowid
+                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, meta, joined]
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
-                lines = note.text.replace("\r\n", "\n").split("\n")
                 chunks = chunk_text(note.text)
-                contexts = chunk_contexts(lines, chunks, date_of_path(path))
+                contexts = chunk_contexts(note.text.replace("\r\n", "\n").split("\n"), chunks,
+                                          date_of_path(path))
                 for (start, end, text), ctx in zip(chunks, contexts):
                     cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx) "
                                      "VALUES (?, ?, ?, ?, ?)",
@@ -438,6 +464,8 @@ class SearchIndex:
                 progress.__exit__(None, None, None)  # erase the line before the error
             db.execute("ROLLBACK")
             raise
+        self._files = known
+        self._files_version = db.execute("PRAGMA data_version").fetchone()[0]
         return stats
 
     def _drop(self, fid: int) -> None:
