@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultkit.memory.search import _coverage, _finder, _indexed, bounded_terms
+from vaultkit.memory.search import (_ODD_FOLDS, _coverage, _finder, _indexed, _odd_folds,
+                                    bounded_terms)
 from vaultkit.memory.text import Term, query_terms
 
 # letters the terms are made of, their other cases, the characters that fold to an ASCII
@@ -61,3 +62,10 @@ def test_odd_folds_and_neighbours_decide_as_the_pattern_does():
     for term, text, found in cases:
         assert (_coverage([(term.idf, _finder(term))], text) > 0) is found, text
         assert bool(term.pattern.search(text)) is found, text
+
+
+def test_the_odd_fold_check_knows_each_character():
+    for char in "\u0130\u0131\u017f\u212a":
+        data = f"x{char}y".encode()
+        assert _odd_folds(data) and any(f in data for f in _ODD_FOLDS)
+    assert not _odd_folds("İ is not here: é — ж".replace("İ", "I").encode())

@@ -158,3 +158,64 @@ def test_every_english_phrase_holds_an_anchor_and_each_pattern_has_its_needs():
     for _rx, _kind, _off, (what, phrases) in dates._RELATIVE_RE:
         if what == "cjk":
             assert all("\u4e00" <= ch <= "\u9fff" for p in phrases for ch in p)
+
+
+# -- the BM25 ranking on the helper connection ---------------------------------------------
+
+def _bm25_on_main(index, query, **kw) -> tuple[list, bool]:
+    """The hits of ``query`` and whether the query's own connection ranked by BM25."""
+    statements: list[str] = []
+    index.db.set_trace_callback(statements.append)
+    try:
+        hits = index.search(query, **kw)
+    finally:
+        index.db.set_trace_callback(None)
+    return [(h.path, h.start_line, h.score, h.snippet) for h in hits], \
+        any("bm25(chunk_fts)" in s for s in statements)
+
+
+def test_the_helper_ranks_and_its_ranking_is_used_only_for_the_same_state(vault, monkeypatch):
+    index = SearchIndex(vault)
+    try:
+        _sync(index, vault)
+        hits, on_main = _bm25_on_main(index, "topic item")
+        assert hits and not on_main  # ranked on the helper's connection
+        # a ranking read from another state of the index (another process wrote meanwhile)
+        # is not used: the query ranks again on its own connection, with the same answer
+        real = search_mod._Bm25Helper._rank
+
+        def stale(self, match, limit):
+            got_match, _generation, ranked = real(self, match, limit)
+            return got_match, "another state", ranked
+        monkeypatch.setattr(search_mod._Bm25Helper, "_rank", stale)
+        assert _bm25_on_main(index, "topic item") == (hits, True)
+    finally:
+        index.close()
+
+
+def test_a_respelled_term_is_ranked_on_the_query_connection(vault):
+    index = SearchIndex(vault)
+    try:
+        _sync(index, vault)
+        # "topicz" is in no note: it is respelled, so the helper ranked another match
+        hits, on_main = _bm25_on_main(index, "topicz")
+        assert on_main and hits and hits[0][0].startswith("memory/semantic/topic-")
+    finally:
+        index.close()
+
+
+def test_every_change_writes_a_new_generation(vault):
+    index = SearchIndex(vault)
+    try:
+        _sync(index, vault)
+        first = index._generation()
+        assert first
+        _sync(index, vault)  # nothing changed
+        assert index._generation() == first
+        note = vault / "memory/semantic/topic-1.md"
+        note.write_text("# Topic 1\n\nAbout kites.\n")
+        _back(note, 30)
+        _sync(index, vault)
+        assert index._generation() not in (None, first)
+    finally:
+        index.close()

@@ -300,6 +300,7 @@ class SearchIndex:
         # a long-lived index (vaultkit mcp) reads it again only when another connection wrote
         self._files: dict[str, list] | None = None
         self._files_version = -1
+        self._helper: _Bm25Helper | None = None  # made on the first search (a file index only)
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
@@ -395,6 +396,7 @@ class SearchIndex:
         stats = {"added": 0, "updated": 0, "removed": 0}
         index_map = index_entries(vault, notes)
         progress = None
+        changed = False  # a level-1 text updated in place
         db.execute("BEGIN IMMEDIATE")
         try:
             version = db.execute("PRAGMA data_version").fetchone()[0]
@@ -431,6 +433,7 @@ class SearchIndex:
                             db.execute("UPDATE files SET meta=?, index_lines=? WHERE id=?",
                                        (meta, joined, row[0]))
                             row[6], row[7] = meta, joined
+                            changed = True
                         continue
                 if row is not None:
                     self._drop(row[0])
@@ -456,6 +459,11 @@ class SearchIndex:
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(_indexed(text, ctx))))
             progress.__exit__(None, None, None)
+            if changed or any(stats.values()):
+                # a new token for this content, so two connections can tell that they read
+                # the same state of the index (see _Bm25Helper)
+                db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('generation', ?)",
+                           (os.urandom(8).hex(),))
             if state is not None:
                 self.mark_synced(*state)
             db.execute("COMMIT")
@@ -496,6 +504,15 @@ class SearchIndex:
 
     def _search(self, terms, max_results, min_score, allow, demote, recent=False) -> list[Hit]:
         db = self.db
+        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
+        # The BM25 ranking is most of a query's time; it starts on the helper's connection
+        # now, with every term as asked, and is used only when no term is dropped or
+        # respelled below and both connections read the same state of the index.
+        early = None
+        if self.path is not None:
+            if self._helper is None:
+                self._helper = _Bm25Helper(self.path)
+            early = self._helper.start(" OR ".join(t.fts for t in terms), limit)
         total = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if not total:
             return []
@@ -509,8 +526,7 @@ class SearchIndex:
         weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
-        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
-        scored = self._rank(weighted, limit, allow, demote, recent)
+        scored = self._rank(weighted, limit, allow, demote, recent, early)
         scored = [s for s in scored if s[0] >= min_score]
 
         hits: list[Hit] = []
@@ -559,22 +575,36 @@ class SearchIndex:
                             (out.fts,)).fetchone()[0]
         return out
 
-    def _rank(self, weighted, limit, allow, demote, recent) -> list[list]:
-        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first."""
+    def _rank(self, weighted, limit, allow, demote, recent, early=None) -> list[list]:
+        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first.
+
+        ``early``: a future of ``(match, generation, [(rowid, bm25)])`` (see
+        :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
         db = self.db
         weight = sum(t.idf for t in weighted)
         match = " OR ".join(t.fts for t in weighted)
-
-        bm25: dict[int, float] = {}
-        for rowid, rank in db.execute(
-                "SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
-                "ORDER BY bm25(chunk_fts) LIMIT ?", (match, limit)):
-            bm25[rowid] = -rank
-        meta_files = [r[0] for r in db.execute(
-            "SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? ORDER BY bm25(meta_fts) LIMIT ?",
-            (match, limit))]
-
         cols = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
+
+        # each level-1 match's first chunk (lowest start line), in one query: SQLite takes a
+        # bare column's value from the row that holds the group's min()
+        meta_rows = db.execute(
+            f"SELECT {cols}, min(c.start_line) FROM chunks c JOIN files f ON f.id = c.file "
+            "WHERE c.file IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? "
+            "ORDER BY bm25(meta_fts) LIMIT ?) GROUP BY c.file", (match, limit)).fetchall()
+
+        ranked = None
+        if early is not None:
+            try:
+                got_match, generation, got = early.result()
+            except Exception:  # noqa: BLE001 (ranked again below, where an error shows)
+                pass
+            else:
+                if got_match == match and generation == self._generation():
+                    ranked = got
+        if ranked is None:
+            ranked = db.execute(_BM25_SQL, (match, limit)).fetchall()
+        bm25: dict[int, float] = {rowid: -rank for rowid, rank in ranked}
+
         rows: dict[int, tuple] = {}
         if bm25:
             marks = ",".join("?" * len(bm25))
@@ -583,14 +613,8 @@ class SearchIndex:
                     f"WHERE c.id IN ({marks})", list(bm25)):
                 rows[row[0]] = row
         have_file = {row[6] for row in rows.values()}
-        need = [fid for fid in meta_files if fid not in have_file]
-        if need:
-            # each such note's first chunk (lowest start line), all in one query: SQLite
-            # takes a bare column's value from the row that holds the group's min()
-            marks = ",".join("?" * len(need))
-            for row in db.execute(
-                    f"SELECT {cols}, min(c.start_line) FROM chunks c JOIN files f "
-                    f"ON f.id = c.file WHERE c.file IN ({marks}) GROUP BY c.file", need):
+        for row in meta_rows:  # the notes that BM25 found no chunk of
+            if row[6] not in have_file:
                 rows[row[0]] = row[:-1]
 
         best = max(bm25.values(), default=0.0) or 1.0
@@ -619,7 +643,63 @@ class SearchIndex:
         return scored
 
     def close(self) -> None:
+        if self._helper is not None:
+            self._helper.close()
+            self._helper = None
         self.db.close()
+
+    def _generation(self) -> str | None:
+        row = self.db.execute("SELECT value FROM state WHERE key='generation'").fetchone()
+        return row[0] if row else None
+
+
+_BM25_SQL = ("SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
+             "ORDER BY bm25(chunk_fts) LIMIT ?")
+
+
+class _Bm25Helper:
+    """A second connection to a file index, on its own thread, that ranks chunks by BM25
+    while the first one counts terms and finds level-1 matches (SQLite runs the two at
+    once; on one core it changes nothing but the order).
+
+    Two connections may read different states of the index when another process writes
+    meanwhile: every change writes a new ``generation`` token (see :meth:`SearchIndex.sync`),
+    and a ranking read with another token than the query's is not used.
+    """
+
+    def __init__(self, path: Path):
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._local = threading.local()
+        self._path = path
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultkit-bm25")
+
+    def start(self, match: str, limit: int):
+        return self._pool.submit(self._rank, match, limit)
+
+    def _rank(self, match: str, limit: int) -> tuple[str, str | None, list]:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = sqlite3.connect(self._path, timeout=30, isolation_level=None)
+        db.execute("BEGIN")
+        try:
+            row = db.execute("SELECT value FROM state WHERE key='generation'").fetchone()
+            return match, row[0] if row else None, db.execute(_BM25_SQL, (match, limit)).fetchall()
+        finally:
+            db.execute("COMMIT")
+
+    def _close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def close(self) -> None:
+        try:
+            self._pool.submit(self._close).result()
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 # A query is a question, not a document: every term costs one FTS lookup and one pattern
@@ -763,6 +843,12 @@ _ODD_FOLDS = ("\u0130".encode(), "\u0131".encode(), "\u017f".encode(), "\u212a".
 _WORDISH_ANY_CASE = None  # re.compile(f"[{WORDISH}]", re.IGNORECASE), made when first needed
 
 
+def _odd_folds(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds one of the characters of ``_ODD_FOLDS``."""
+    return (b"\xc4" in data and (b"\xc4\xb0" in data or b"\xc4\xb1" in data)) \
+        or b"\xc5\xbf" in data or b"\xe2\x84\xaa" in data
+
+
 def _word_char(data: bytes, at: int, before: bool) -> bool:
     """Whether the character before (or at) byte ``at`` of UTF-8 ``data`` is one the
     patterns' look-around class ``[WORDISH]`` matches, case-insensitively."""
@@ -803,7 +889,7 @@ def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
             if not lowered:
                 for piece in pieces:
                     data = piece.encode("utf-8", "surrogatepass").lower()
-                    odd = not data.isascii() and any(f in data for f in _ODD_FOLDS)
+                    odd = not data.isascii() and _odd_folds(data)
                     lowered.append((data, odd))
             found = False
             for piece, (data, odd) in zip(pieces, lowered):
