@@ -8,7 +8,14 @@ bench/run.py does), it measures
 - the MCP server started by the SDK's stdio client: the first ``memory_search`` (server
   start, SDK import, vault load and index sync), then warm ``memory_search`` calls
   (round trip through the client, the same queries), and a call right after one note
-  changed (the server lists the vault, reparses that note, resyncs it in the index).
+  changed (the server lists the vault, reparses that note, resyncs it in the index);
+- the floor no tool can go below: round trips of a call to a tool the server does not
+  have (the JSON-RPC framing, the SDK's validation and dispatch on both sides, an error
+  result; no vault work), alternated with the warm searches;
+- the server process's CPU per warm call (from ``/proc``, Linux), and in this process the
+  CPU of the server's own work per warm ``memory_search``: all of it, and the calling
+  thread's alone (the BM25 ranking runs beside it on a second thread; with a free core,
+  the calling thread's CPU is what the call waits for).
 
 Needs the ``mcp`` extra. Usage: ``python bench/mcp_search.py [--size 10000] [--runs 15]``.
 (Not ``bench/mcp.py``: tests put bench/ on sys.path, and that name would shadow the SDK.)
@@ -55,13 +62,43 @@ def session_cpu(vault, runs):
     queries = iter(bench.QUERIES * (runs + 2))
     session.vault()
     session.memory_search({"query": next(queries)})
-    cpus = []
+    cpus, threads = [], []
     for _ in range(runs):
-        t0 = time.process_time()
+        t0, t1 = time.process_time(), time.thread_time()
         session.memory_search({"query": next(queries)})
+        threads.append(time.thread_time() - t1)
         cpus.append(time.process_time() - t0)
     session.close()
-    return cpus
+    return cpus, threads
+
+
+def _server_pid(before: set[int]) -> int | None:
+    """The process the stdio client started (a child of this one), where /proc tells."""
+    found = _children() - before
+    return found.pop() if len(found) == 1 else None
+
+
+def _children() -> set[int]:
+    out: set[int] = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                out |= {int(x) for x in fh.read().split()}
+    except OSError:
+        pass
+    return out
+
+
+def _process_cpu(pid: int | None) -> float | None:
+    """User + system seconds of process ``pid`` (all its threads), or None."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def mcp_search(vk, vault, runs):
@@ -82,18 +119,38 @@ def mcp_search(vk, vault, runs):
             raise SystemExit(f"bench: memory_search failed: {result.content[0].text}")
         return wall, result.structured_content["results"]
 
+    async def floor(client):
+        t0 = time.perf_counter()
+        result = await client.call_tool("no_such_tool", {})
+        wall = time.perf_counter() - t0
+        if not result.is_error:
+            raise SystemExit("bench: a call to an unknown tool did not fail")
+        return wall
+
     async def main():
         t0 = time.perf_counter()
+        before = _children()
         async with Client(params, mode="legacy", cache=None) as client:
             out["connect"] = time.perf_counter() - t0
+            pid = _server_pid(before)
             out["first"], _ = await call(client, next(queries))
             out["first_from_start"] = time.perf_counter() - t0
-            walls = []
+            await call(client, next(queries))
+            walls, floors = [], []
+            cpu0 = _process_cpu(pid)
             for _ in range(runs):
                 wall, hits = await call(client, next(queries))
                 walls.append(wall)
+            cpu1 = _process_cpu(pid)
+            for _ in range(runs):
+                floors.append(await floor(client))
+            cpu2 = _process_cpu(pid)
             out["walls"] = walls
+            out["floor_walls"] = floors
             out["hits"] = len(hits)
+            if cpu0 is not None and cpu2 is not None:
+                out["server_cpu"] = (cpu1 - cpu0) / runs
+                out["floor_server_cpu"] = (cpu2 - cpu1) / runs
             # one note changed: the next call lists the vault and resyncs that note only
             note = sorted((vault / "memory" / "semantic").rglob("*.md"))[0]
             saved = note.read_bytes()
@@ -127,7 +184,7 @@ def main(argv=None) -> int:
     vk = bench.find_vaultkit(args.vaultkit)
     cli = cli_search(vk, vault, args.runs)
     server = mcp_search(vk, vault, args.runs)
-    server["cpus"] = session_cpu(vault, args.runs)
+    server["cpus"], server["thread_cpus"] = session_cpu(vault, args.runs)
     bench.restore_vault(vault)
 
     cli_med = statistics.median(cli["walls"])
@@ -139,10 +196,18 @@ def main(argv=None) -> int:
          server["first_from_start"]),
         ("MCP memory_search, warm (median round trip)", mcp_med),
         ("MCP memory_search, fastest", min(server["walls"])),
+        ("MCP call to an unknown tool: the SDK's floor (median round trip)",
+         statistics.median(server["floor_walls"])),
         ("MCP memory_search right after one note changed", server["after_change"]),
         ("CPU: CLI `vaultkit search` process (median)", statistics.median(cli["cpus"])),
         ("CPU: server work per warm memory_search (median)", statistics.median(server["cpus"])),
+        ("CPU: of it the calling thread's (median)", statistics.median(server["thread_cpus"])),
     ]
+    if "server_cpu" in server:
+        rows += [("CPU: server process per warm memory_search (mean, /proc)",
+                  server["server_cpu"]),
+                 ("CPU: server process per unknown-tool call (mean, /proc)",
+                  server["floor_server_cpu"])]
     print(f"\nvaultkit mcp on the {args.size:,}-note vault ({args.runs} queries each; "
           f"{os.cpu_count()} cores)")
     for label, seconds in rows:
