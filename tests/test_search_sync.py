@@ -185,8 +185,8 @@ def test_the_helper_ranks_and_its_ranking_is_used_only_for_the_same_state(vault,
         real = search_mod._Bm25Helper._rank
 
         def stale(self, match, limit):
-            got_match, _generation, ranked = real(self, match, limit)
-            return got_match, "another state", ranked
+            got_match, _generation, ranked, rows = real(self, match, limit)
+            return got_match, "another state", ranked, rows
         monkeypatch.setattr(search_mod._Bm25Helper, "_rank", stale)
         assert _bm25_on_main(index, "topic item") == (hits, True)
     finally:

@@ -578,57 +578,61 @@ class SearchIndex:
     def _rank(self, weighted, limit, allow, demote, recent, early=None) -> list[list]:
         """Every candidate chunk as ``[score, path, start, end, text, id]``, best first.
 
-        ``early``: a future of ``(match, generation, [(rowid, bm25)])`` (see
+        ``early``: a future of ``(match, generation, [(rowid, bm25)], rows)`` (see
         :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
         db = self.db
         weight = sum(t.idf for t in weighted)
         match = " OR ".join(t.fts for t in weighted)
-        cols = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
 
         # each level-1 match's first chunk (lowest start line), in one query: SQLite takes a
         # bare column's value from the row that holds the group's min()
-        meta_rows = db.execute(
-            f"SELECT {cols}, min(c.start_line) FROM chunks c JOIN files f ON f.id = c.file "
-            "WHERE c.file IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? "
-            "ORDER BY bm25(meta_fts) LIMIT ?) GROUP BY c.file", (match, limit)).fetchall()
+        meta_rows = [row[:-1] for row in db.execute(
+            f"SELECT {_ROW_COLUMNS}, min(c.start_line) FROM chunks c JOIN files f "
+            "ON f.id = c.file WHERE c.file IN (SELECT rowid FROM meta_fts WHERE meta_fts "
+            "MATCH ? ORDER BY bm25(meta_fts) LIMIT ?) GROUP BY c.file", (match, limit))]
 
-        ranked = None
+        finders = [(t.idf, _finder(t)) for t in weighted]
+        covs: dict[int, float] = {}  # a chunk's coverage
+        meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
+
+        def measure(rows) -> None:
+            for cid, path, _start, _end, text, meta, fid, ctx in rows:
+                if cid in covs or (allow is not None and not allow(path)):
+                    continue
+                covs[cid] = _coverage(finders, text, ctx) / weight
+                if fid not in meta_covs:
+                    meta_covs[fid] = _coverage(finders, meta) / weight
+
+        measure(meta_rows)  # (while the helper ranks)
+
+        ranked = found = None
         if early is not None:
             try:
-                got_match, generation, got = early.result()
+                got_match, generation, got, got_rows = early.result()
             except Exception:  # noqa: BLE001 (ranked again below, where an error shows)
                 pass
             else:
                 if got_match == match and generation == self._generation():
-                    ranked = got
+                    ranked, found = got, got_rows
         if ranked is None:
             ranked = db.execute(_BM25_SQL, (match, limit)).fetchall()
+            found = _chunk_rows(db, [rowid for rowid, _rank in ranked])
         bm25: dict[int, float] = {rowid: -rank for rowid, rank in ranked}
 
-        rows: dict[int, tuple] = {}
-        if bm25:
-            marks = ",".join("?" * len(bm25))
-            for row in db.execute(
-                    f"SELECT {cols} FROM chunks c JOIN files f ON f.id = c.file "
-                    f"WHERE c.id IN ({marks})", list(bm25)):
-                rows[row[0]] = row
+        rows: dict[int, tuple] = {row[0]: row for row in found}
         have_file = {row[6] for row in rows.values()}
         for row in meta_rows:  # the notes that BM25 found no chunk of
             if row[6] not in have_file:
-                rows[row[0]] = row[:-1]
+                rows[row[0]] = row
+        measure(rows.values())
 
         best = max(bm25.values(), default=0.0) or 1.0
         scored = []
         days = {}
-        finders = [(t.idf, _finder(t)) for t in weighted]
-        meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
-        for cid, (_, path, start, end, text, meta, fid, ctx) in rows.items():
+        for cid, (_, path, start, end, text, _meta, fid, _ctx) in rows.items():
             if allow is not None and not allow(path):
                 continue
-            cov = _coverage(finders, text, ctx) / weight
-            meta_cov = meta_covs.get(fid)
-            if meta_cov is None:
-                meta_cov = meta_covs[fid] = _coverage(finders, meta) / weight
+            cov, meta_cov = covs[cid], meta_covs[fid]
             rel = max(0.0, bm25.get(cid, 0.0)) / best
             score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * rel
             if path in demote:
@@ -655,12 +659,23 @@ class SearchIndex:
 
 _BM25_SQL = ("SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
              "ORDER BY bm25(chunk_fts) LIMIT ?")
+_ROW_COLUMNS = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
+
+
+def _chunk_rows(db: sqlite3.Connection, ids: list[int]) -> list[tuple]:
+    """The candidate rows (``_ROW_COLUMNS``) of the chunks ``ids``."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT {_ROW_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file "
+                      f"WHERE c.id IN ({marks})", ids).fetchall()
 
 
 class _Bm25Helper:
     """A second connection to a file index, on its own thread, that ranks chunks by BM25
-    while the first one counts terms and finds level-1 matches (SQLite runs the two at
-    once; on one core it changes nothing but the order).
+    and reads the ranked chunks while the first one counts terms, finds level-1 matches and
+    measures their coverage (SQLite runs the two at once; on one core it changes nothing
+    but the order).
 
     Two connections may read different states of the index when another process writes
     meanwhile: every change writes a new ``generation`` token (see :meth:`SearchIndex.sync`),
@@ -678,14 +693,18 @@ class _Bm25Helper:
     def start(self, match: str, limit: int):
         return self._pool.submit(self._rank, match, limit)
 
-    def _rank(self, match: str, limit: int) -> tuple[str, str | None, list]:
+    def _rank(self, match: str, limit: int) -> tuple[str, str | None, list, list]:
+        """``(match, generation, [(rowid, bm25)], the ranked chunks' rows)``, all read in
+        one transaction."""
         db = getattr(self._local, "db", None)
         if db is None:
             db = self._local.db = sqlite3.connect(self._path, timeout=30, isolation_level=None)
         db.execute("BEGIN")
         try:
             row = db.execute("SELECT value FROM state WHERE key='generation'").fetchone()
-            return match, row[0] if row else None, db.execute(_BM25_SQL, (match, limit)).fetchall()
+            ranked = db.execute(_BM25_SQL, (match, limit)).fetchall()
+            return (match, row[0] if row else None, ranked,
+                    _chunk_rows(db, [rowid for rowid, _rank in ranked]))
         finally:
             db.execute("COMMIT")
 
