@@ -175,7 +175,7 @@ def _bm25_on_main(index, query, **kw) -> tuple[list, bool]:
 
 
 def test_the_helper_ranks_and_its_ranking_is_used_only_for_the_same_state(vault, monkeypatch):
-    index = SearchIndex(vault)
+    index = SearchIndex(vault, helper=True)
     try:
         _sync(index, vault)
         hits, on_main = _bm25_on_main(index, "topic item")
@@ -194,7 +194,7 @@ def test_the_helper_ranks_and_its_ranking_is_used_only_for_the_same_state(vault,
 
 
 def test_a_respelled_term_is_ranked_on_the_query_connection(vault):
-    index = SearchIndex(vault)
+    index = SearchIndex(vault, helper=True)
     try:
         _sync(index, vault)
         # "topicz" is in no note: it is respelled, so the helper ranked another match
@@ -219,3 +219,25 @@ def test_every_change_writes_a_new_generation(vault):
         assert index._generation() not in (None, first)
     finally:
         index.close()
+
+
+def test_a_one_query_index_ranks_on_its_own_connection(vault):
+    index = SearchIndex(vault)  # (a `vaultkit search` process: no thread, no second connection)
+    try:
+        _sync(index, vault)
+        hits, on_main = _bm25_on_main(index, "topic item")
+        assert hits and on_main and index._helper is None
+    finally:
+        index.close()
+
+
+def test_the_mcp_session_keeps_a_helper_for_its_index(vault):
+    from vaultkit.cli.mcp_server import VaultSession
+
+    session = VaultSession(vault)
+    try:
+        assert session.memory_search({"query": "topic item"})["results"]
+        assert session.search_index()._helper is not None
+    finally:
+        session.close()
+    assert session._index is None

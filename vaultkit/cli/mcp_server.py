@@ -419,7 +419,7 @@ class VaultSession:
         from vaultkit.memory.search import SearchIndex
 
         if self._index is None:
-            self._index = SearchIndex(self.root)
+            self._index = SearchIndex(self.root, helper=True)
         return self._index
 
     def close(self) -> None:

@@ -160,9 +160,25 @@ def _needs(pattern: str) -> tuple[str, tuple]:
     return "any", ()  # (none today: a pattern added without its phrases is always run)
 
 
-_RELATIVE_RE = [(re.compile(p, re.IGNORECASE), kind, off, _needs(p)) for p, kind, off in _RELATIVE]
-_AGO = re.compile(_AGO_PATTERN, re.IGNORECASE)
-_LAST_WEEKDAY = re.compile(_LAST_WEEKDAY_PATTERN, re.IGNORECASE)
+class _Lazy:
+    """A case-insensitive pattern compiled when a text first needs it (a query with no
+    relative date compiles none of them)."""
+
+    __slots__ = ("pattern", "_rx")
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._rx = None
+
+    def finditer(self, text: str):
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, re.IGNORECASE)
+        return self._rx.finditer(text)
+
+
+_RELATIVE_RE = [(_Lazy(p), kind, off, _needs(p)) for p, kind, off in _RELATIVE]
+_AGO = _Lazy(_AGO_PATTERN)
+_LAST_WEEKDAY = _Lazy(_LAST_WEEKDAY_PATTERN)
 _AGO_NEEDS, _LAST_WEEKDAY_NEEDS = _needs(_AGO_PATTERN), _needs(_LAST_WEEKDAY_PATTERN)
 
 

@@ -274,7 +274,10 @@ def _resolver(vault, notes: dict):
 class SearchIndex:
     """The FTS5 index of one vault's memory set."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, helper: bool = False):
+        """``helper``: rank by BM25 on a second connection and thread (see _Bm25Helper),
+        for an index kept open for many queries (``vaultkit mcp``); a one-query process
+        would pay more for the thread and the connection than it gains."""
         from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
 
         from vaultkit.core.confine import write_target
@@ -300,6 +303,7 @@ class SearchIndex:
         # a long-lived index (vaultkit mcp) reads it again only when another connection wrote
         self._files: dict[str, list] | None = None
         self._files_version = -1
+        self._use_helper = helper
         self._helper: _Bm25Helper | None = None  # made on the first search (a file index only)
 
     def _open(self) -> sqlite3.Connection:
@@ -509,7 +513,7 @@ class SearchIndex:
         # now, with every term as asked, and is used only when no term is dropped or
         # respelled below and both connections read the same state of the index.
         early = None
-        if self.path is not None:
+        if self._use_helper and self.path is not None:
             if self._helper is None:
                 self._helper = _Bm25Helper(self.path)
             early = self._helper.start(" OR ".join(t.fts for t in terms), limit)
