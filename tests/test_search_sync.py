@@ -241,3 +241,38 @@ def test_the_mcp_session_keeps_a_helper_for_its_index(vault):
     finally:
         session.close()
     assert session._index is None
+
+
+# -- the MCP session's memory set ----------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["workspace", "memory-only"])
+def test_the_session_memory_set_is_memory_notes_and_decided_once(tmp_path, layout, monkeypatch):
+    from vaultkit.cli.mcp_server import VaultSession
+    from vaultkit.memory import memset
+
+    ws = tmp_path / "ws"
+    if layout == "workspace":
+        root = ws
+        files = {"MEMORY.md": "# Memory\n", "AGENTS.md": "# Agents\n",
+                 "memory/2026-01-05.md": "# 2026-01-05\n\n- one\n", "notes/other.md": "# Other\n"}
+    else:  # the vault is memory/ and MEMORY.md lies one folder up
+        root = ws / "memory"
+        files = {"memory/vaultkit.toml": 'memory-dir = "."\n', "MEMORY.md": "# Memory\n",
+                 "memory/2026-01-05.md": "# 2026-01-05\n\n- one\n"}
+    for rel, text in files.items():
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(text)
+    (root / ".obsidian").mkdir(exist_ok=True)
+    session = VaultSession(root)
+    try:
+        loaded = session.vault()
+        assert session.memory_notes(loaded) == memset.memory_notes(loaded)
+        assert "MEMORY.md" in session.memory_notes(loaded)
+        calls: list[str] = []
+        real = memset.in_memory_set
+        monkeypatch.setattr(memset, "in_memory_set",
+                            lambda settings, rel: calls.append(rel) or real(settings, rel))
+        session.memory_notes(loaded)
+        assert calls == []  # every path was decided by the first call
+    finally:
+        session.close()

@@ -1078,7 +1078,7 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
 def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
                 layer: str | None = None, use_cache: bool = True,
-                index: "SearchIndex | None" = None, load=None) -> list[Hit]:
+                index: "SearchIndex | None" = None, load=None, members=None) -> list[Hit]:
     """Search, reading the vault only when a file changed since the index was last synced.
 
     ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size and mtime; when
@@ -1087,10 +1087,13 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     at all. Otherwise the vault is loaded and the index brought up to date first, so a
     deleted or edited note is never served stale.
 
-    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open and a
-    ``load(scan) -> Vault`` that reuses the notes it already parsed.
+    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open, a
+    ``load(scan) -> Vault`` that reuses the notes it already parsed, and ``members(vault)``,
+    the vault's memory set (:func:`vaultkit.memory.memset.memory_notes`) as it keeps it.
     """
     from vaultkit.memory.memset import memory_notes
+
+    members = members or memory_notes
 
     key = f"{scan.settings.fingerprint}:{scan.digest}"
     owned = index is None
@@ -1105,7 +1108,7 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 vault = load_vault(scan=scan, use_cache=use_cache)
             else:
                 vault = load(scan)
-            index.sync(vault, memory_notes(vault), (key, scan.started_ns))
+            index.sync(vault, members(vault), (key, scan.started_ns))
         return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
                       layer)
     finally:
