@@ -892,7 +892,8 @@ def _word_char(data: bytes, at: int, before: bool) -> bool:
         byte = data[at]
         if byte < 0x80:
             return byte in _ASCII_WORD
-        char = data[at:at + 4].decode("utf-8", "ignore")[:1]
+        size = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4  # (a lead byte: UTF-8)
+        char = data[at:at + size].decode("utf-8", "surrogatepass")
     if _WORDISH_ANY_CASE is None:
         from vaultkit.memory.text import WORDISH
 
