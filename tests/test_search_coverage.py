@@ -59,7 +59,8 @@ def test_odd_folds_and_neighbours_decide_as_the_pattern_does():
              (ki, "部ki部", True), (ki, "\ud800ki", True), (kin, "kind", True),
              (kin, "skin", False), (kin, "ſkin", False), (kin, "жkin", False),
              (kin, "k\u0131nd", True), (ki, "ki\ud800a", True), (ki, "ki\U0002000ba", True),
-             (ki, "kiéa", False), (ki, "ki—a", True)]
+             (ki, "kiéa", False), (ki, "ki—a", True), (ki, "\U0002000bki", True),
+             (ki, "ωki", False), (ki, "\ud800ki", True), (kin, "Жkin", False)]
     for term, text, found in cases:
         assert (_coverage([(term.idf, _finder(term))], text) > 0) is found, text
         assert bool(term.pattern.search(text)) is found, text
