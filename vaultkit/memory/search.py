@@ -407,9 +407,9 @@ class SearchIndex:
             known = self._files if version == self._files_version else None
             self._files = None  # (kept again only once this transaction commits)
             if known is None:
+                # (not the level-1 texts: read only for a note whose INDEX.md lines changed)
                 known = {row[1]: list(row) for row in db.execute(
-                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, meta, index_lines "
-                    "FROM files")}
+                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, index_lines FROM files")}
             for path, row in list(known.items()):
                 note = notes.get(path)
                 if note is None or note.error:
@@ -428,15 +428,17 @@ class SearchIndex:
                 joined = "\n".join(lines)
                 if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
                     if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
-                        if row[7] != joined:  # its INDEX.md lines changed
+                        if row[6] != joined:  # its INDEX.md lines changed
                             meta = level1_text(note, lines)
-                            if row[6] != meta:
+                            old = db.execute("SELECT meta FROM files WHERE id=?",
+                                             (row[0],)).fetchone()[0]
+                            if old != meta:
                                 db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
                                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
                                            (row[0], fts_text(meta)))
                             db.execute("UPDATE files SET meta=?, index_lines=? WHERE id=?",
                                        (meta, joined, row[0]))
-                            row[6], row[7] = meta, joined
+                            row[6] = joined
                             changed = True
                         continue
                 if row is not None:
@@ -451,7 +453,7 @@ class SearchIndex:
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (path, note.size, note.mtime_ns, digest, now, meta, joined))
                 fid = cur.lastrowid
-                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, meta, joined]
+                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, joined]
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
                 chunks = chunk_text(note.text)
                 contexts = chunk_contexts(note.text.replace("\r\n", "\n").split("\n"), chunks,
