@@ -22,6 +22,35 @@ def counting(monkeypatch):
     return calls
 
 
+def _store(root):
+    return next((root / ".vaultkit" / "cache").glob("notes-*.sqlite"))
+
+
+def _records(root) -> dict:
+    """``{path: (size, mtime_ns, seen_ns, parse, facts)}`` as the store holds them."""
+    import sqlite3
+
+    db = sqlite3.connect(_store(root))
+    try:
+        zdict = dict(db.execute("SELECT key, value FROM meta"))["zdict"]
+        cache = object.__new__(vault_mod._Cache)
+        cache.zdict = zdict
+        return {p: (s, m, w, *cache._decode(r)) for p, s, m, w, r in
+                db.execute("SELECT path, size, mtime_ns, seen_ns, record FROM notes")}
+    finally:
+        db.close()
+
+
+def _sql(root, statement, *args):
+    import sqlite3
+
+    db = sqlite3.connect(_store(root), isolation_level=None)
+    try:
+        return db.execute(statement, args).fetchall()
+    finally:
+        db.close()
+
+
 def _age(path, seconds=10):
     st = os.stat(path)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
@@ -97,7 +126,7 @@ def test_garbage_cache_is_ignored(make_vault, counting):
     root = _vault(make_vault)
     load_vault(root)
     for f in (root / ".vaultkit" / "cache").iterdir():
-        f.write_bytes(b"\x00garbage\xff" * 10)
+        f.write_bytes(b"\x00garbage\xff" * 10)  # (a "SQLite format 3" header would not help)
     counting.clear()
     vault = load_vault(root)
     assert len(counting) == 2 and len(vault.notes) == 2
@@ -128,6 +157,30 @@ def test_parallel_parse_matches_serial(make_vault, monkeypatch):
     assert [n.to_plain() for n in serial.notes.values()] == [n.to_plain() for n in parallel.notes.values()]
 
 
+def test_a_note_a_worker_parsed_is_decoded_once_and_keeps_the_workers_bytes(make_vault,
+                                                                            monkeypatch):
+    import marshal
+
+    from vaultkit.vault.model import Note
+
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n[[n{i + 1}]] #t{i}\n" for i in range(60)}
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    decoded = []
+    real = Note.from_plain.__func__
+    monkeypatch.setattr(Note, "from_plain", classmethod(
+        lambda cls, t: decoded.append(t[0]) or real(cls, t)))
+    vault = load_vault(root)
+    assert sorted(decoded) == sorted(files)  # each note decoded once, as it arrived
+    for path, note in vault.notes.items():
+        # every field is set (not a lazy note decoded again on first use) ...
+        assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
+        # ... and the cache stores the bytes the worker sent, which describe it
+        assert marshal.loads(note._blob) == note.to_plain(with_text=False)
+        assert note.text == files[path]
+    assert sorted(decoded) == sorted(files)  # reading every field decoded nothing again
+
+
 def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
     root = make_vault({"memory/semantic/a.md": "# A\n",
                        "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})
@@ -138,15 +191,12 @@ def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
 def test_cache_records_when_the_files_were_listed_not_when_it_was_written(make_vault):
     # a command that finishes long after it read a note must not make an edit made in the
     # same clock tick as the read look older than the cache
-    import marshal
-
     root = make_vault({"memory/semantic/a.md": "# A\n"})
     vault = load_vault(root, save=False)
     _ = vault.notes["memory/semantic/a.md"].links
     vault._dirty = True
     vault.save_cache()
-    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
-    assert marshal.loads(cache.read_bytes())[1] == vault.started_ns
+    assert _records(root)["memory/semantic/a.md"][2] == vault.started_ns
     assert vault.started_ns <= os.stat(root / "memory/semantic/a.md").st_atime_ns + 10**9
 
 
@@ -166,20 +216,35 @@ def test_same_size_edit_after_a_slow_run_is_still_seen(make_vault):
     assert [lk.target for lk in again.notes["memory/semantic/a.md"].links] == ["Y"]
 
 
-def test_damaged_note_in_the_cache_is_read_from_disk_again(make_vault):
+@pytest.mark.parametrize("damage", ["cut", "not deflate", "code object", "wrong shape"])
+def test_damaged_note_in_the_cache_is_read_from_disk_again(make_vault, counting, damage):
     import marshal
+    import zlib
 
     root = _vault(make_vault)
     load_vault(root)
-    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
-    key, when, entries = marshal.loads(cache.read_bytes())
-    size, mtime, blob, facts = entries["memory/2026-01-01.md"]
-    entries["memory/2026-01-01.md"] = (size, mtime, blob[: len(blob) // 2], facts)
-    cache.write_bytes(marshal.dumps((key, when, entries)))
+    bad = {"cut": lambda r: r[: len(r) // 2], "not deflate": lambda r: b"\xff" * 40,
+           "code object": lambda r: _deflate(root, marshal.dumps(compile("1", "x", "eval"))),
+           "wrong shape": lambda r: _deflate(root, marshal.dumps((1, 2)))}[damage]
+    (record,), = _sql(root, "SELECT record FROM notes WHERE path = 'memory/2026-01-01.md'")
+    _sql(root, "UPDATE notes SET record = ? WHERE path = 'memory/2026-01-01.md'", bad(record))
+    counting.clear()
     vault = load_vault(root)
     assert [lk.target for lk in vault.notes["memory/2026-01-01.md"].links] == ["A"]
+    assert counting == ["memory/2026-01-01.md"]
+    vault.save_cache()
+    counting.clear()
     vault = load_vault(root)  # and the cache was mended
     assert [lk.target for lk in vault.notes["memory/2026-01-01.md"].links] == ["A"]
+    assert counting == []
+
+
+def _deflate(root, payload: bytes) -> bytes:
+    import zlib
+
+    (zdict,), = _sql(root, "SELECT value FROM meta WHERE key = 'zdict'")
+    z = zlib.compressobj(1, zlib.DEFLATED, -14, 5, zlib.Z_DEFAULT_STRATEGY, zdict)
+    return z.compress(payload) + z.flush()
 
 
 def test_unreadable_file_does_not_make_every_run_rewrite_the_cache(make_vault):
@@ -187,7 +252,7 @@ def test_unreadable_file_does_not_make_every_run_rewrite_the_cache(make_vault):
     (root / "memory/semantic/latin1.md").write_bytes(b"caf\xe9\n")
     _age(root / "memory/semantic/latin1.md")
     load_vault(root)
-    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    cache = _store(root)
     before = cache.stat().st_mtime_ns
     load_vault(root)
     load_vault(root)
@@ -244,10 +309,11 @@ def test_the_cache_keeps_no_note_text_and_reads_it_from_the_file(make_vault):
     _age(root / "memory/semantic/bom.md")
     fresh = load_vault(root, use_cache=False).notes["memory/semantic/bom.md"]
     load_vault(root)
-    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
-    _, _, entries = marshal.loads(cache.read_bytes())
-    assert all(marshal.loads(blob)[4] is None for _, _, blob, _ in entries.values())
-    assert b"NUL" not in cache.read_bytes()
+    records = _records(root)
+    assert sorted(records) == ["memory/2026-01-01.md", "memory/semantic/a.md",
+                               "memory/semantic/bom.md"]
+    assert all(marshal.loads(blob)[4] is None for _, _, _, blob, _ in records.values())
+    assert not any(b"NUL" in blob for _, _, _, blob, _ in records.values())
     note = load_vault(root).notes["memory/semantic/bom.md"]
     assert note._blob is not None  # from the cache
     assert (note.text, note.bom, note.crlf, note.nul, note.lines) == \
@@ -265,23 +331,24 @@ def test_a_note_changed_after_the_listing_is_parsed_again_not_mixed(make_vault):
     assert [lk.target for lk in note.links] == ["B", "C"]  # text and parse agree
 
 
-def test_an_older_cache_format_is_removed_not_read(make_vault):
+def test_an_older_cache_format_is_removed_not_read(make_vault, counting):
     root = _vault(make_vault)
-    load_vault(root)
     cache_dir = root / ".vaultkit" / "cache"
-    old = cache_dir / "notes-1.marshal"
-    old.write_bytes(b"an old format")
-    vault = load_vault(root)
-    vault._dirty = True
-    vault.save_cache()
-    assert not old.exists()
-    assert len(list(cache_dir.glob("notes-*.marshal"))) == 1
+    cache_dir.mkdir(parents=True)
+    old = [cache_dir / "notes-1.marshal", cache_dir / "notes-7.2.marshal",
+           cache_dir / "notes-6.3.sqlite", cache_dir / "notes-6.3.sqlite-journal"]
+    for path in old:
+        path.write_bytes(b"an old format")
+    load_vault(root)
+    assert len(counting) == 2  # nothing read from them
+    assert not any(path.exists() for path in old)
+    assert [p.name for p in cache_dir.glob("notes-*")] == [_store(root).name]
 
 
 def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, counting):
     root = _vault(make_vault)
     load_vault(root)
-    cache = next((root / ".vaultkit" / "cache").glob("notes-*.marshal"))
+    cache = _store(root)
     cache.write_bytes(b"\x00garbage\xff" * 10)
     capsys.readouterr()
     counting.clear()
@@ -291,3 +358,28 @@ def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, coun
     assert len(counting) == 2 and len(vault.notes) == 2
     load_vault(root)  # rebuilt: read without a word
     assert capsys.readouterr().err == ""
+
+
+def test_two_installs_of_one_version_share_the_cache(make_vault, tmp_path, monkeypatch):
+    """The bundled pack is known by its bytes, not by where the install put it: pre-commit's
+    environment and a pip install of the same vaultkit do not rebuild each other's cache.
+    A pack whose bytes differ is another key."""
+    import shutil
+
+    import vaultkit.core.resources as resources
+    from vaultkit.vault.profile import load_settings
+
+    root = _vault(make_vault)
+    here = load_settings(root, use_cache=False).fingerprint
+    other = tmp_path / "other-install" / "rules"
+    shutil.copytree(resources.rules_dir(), other)
+    monkeypatch.setattr(resources, "rules_dir", lambda: other)
+    assert load_settings(root, use_cache=False).fingerprint == here
+    packs = ("openclaw", "obsidian")
+    before = {name: load_settings(root, name, use_cache=False).fingerprint for name in packs}
+    assert before["openclaw"] == here and before["obsidian"] != here
+    pack = other / "openclaw.yaml"
+    pack.write_bytes(pack.read_bytes() + b"\n# changed\n")
+    # obsidian's pack takes the runtimes of openclaw's: a change there is a change of both
+    assert all(load_settings(root, name, use_cache=False).fingerprint != before[name]
+               for name in packs)

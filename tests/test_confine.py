@@ -190,47 +190,76 @@ def _cache_file(root: Path) -> Path:
     from vaultkit.vault.loader import CACHE_FORMAT
     from vaultkit.vault.parse import PARSER_VERSION
 
-    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.marshal"
+    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
 
 
-def _payloads(root: Path, mark: Path) -> dict[str, bytes]:
-    from vaultkit import __version__
-    from vaultkit.vault.parse import PARSER_VERSION
-    from vaultkit.vault.profile import load_settings
+def _deflate(zdict: bytes, payload: bytes) -> bytes:
+    import zlib
 
-    key = f"{__version__}:{PARSER_VERSION}:{load_settings(root).fingerprint}"
+    z = zlib.compressobj(1, zlib.DEFLATED, -14, 5, zlib.Z_DEFAULT_STRATEGY, zdict)
+    return z.compress(payload) + z.flush()
+
+
+def _files(root: Path, mark: Path) -> dict[str, bytes]:
+    """Whole files in the store's place."""
     code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
-    st = (root / "MEMORY.md").stat()
     return {
         "pickle": pickle.dumps(_Boom(mark)),
         "garbage": os.urandom(256),
         "empty": b"",
-        "truncated marshal": marshal.dumps((key, 10**20, {"MEMORY.md": (1, 2, ())}))[:-5],
+        "truncated": _cache_file(root).read_bytes()[:1500],
         "code object": marshal.dumps(code),
-        "code in entries": marshal.dumps((key, 10**20, {"MEMORY.md": (st.st_size, st.st_mtime_ns,
-                                                                     code)})),
-        "wrong shape": marshal.dumps((key, 10**20, {"MEMORY.md": (st.st_size, st.st_mtime_ns,
-                                                                  (1, 2))})),
-        "other key": marshal.dumps(("other", 10**20, {"MEMORY.md": code})),
     }
 
 
-@pytest.mark.parametrize("kind", ["pickle", "garbage", "empty", "truncated marshal", "code object",
-                                  "code in entries", "wrong shape", "other key"])
+def _records(mark: Path, zdict: bytes) -> dict[str, tuple[str | None, bytes]]:
+    """Records in a well-formed store: (the key it claims, when not the real one; record)."""
+    code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
+    return {
+        "code in record": (None, _deflate(zdict, marshal.dumps(code))),
+        "code in parse": (None, _deflate(zdict, marshal.dumps((marshal.dumps(code), b"")))),
+        "pickle in record": (None, _deflate(zdict, pickle.dumps(_Boom(mark)))),
+        "wrong shape": (None, _deflate(zdict, marshal.dumps((1, 2)))),
+        "not deflate": (None, marshal.dumps((b"", b""))),
+        "other key": ("other", _deflate(zdict, marshal.dumps((marshal.dumps(code), b"")))),
+    }
+
+
+@pytest.mark.parametrize("kind", ["pickle", "garbage", "empty", "truncated", "code object",
+                                  "code in record", "code in parse", "pickle in record",
+                                  "wrong shape", "not deflate", "other key"])
 def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
+    import sqlite3
+    import zlib
+
     mark = tmp_path / "pwned"
     root = make_vault({"MEMORY.md": "# Memory\n\n- [[missing]]\n"})
-    rc, clean, _ = invoke(["check", "--format", "json", "."], root)  # creates the cache folder
+    rc, clean, _ = invoke(["check", "--format", "json", "."], root)  # creates the cache
     cache = _cache_file(root)
-    cache.write_bytes(_payloads(root, mark)[kind])
+    files = _files(root, mark)
+    if kind in files:
+        cache.write_bytes(files[kind])
+    else:
+        db = sqlite3.connect(cache, isolation_level=None)
+        zdict = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+        key, record = _records(mark, zdict)[kind]
+        st = (root / "MEMORY.md").stat()
+        db.execute("UPDATE notes SET size = ?, mtime_ns = ?, seen_ns = ?, record = ? "
+                   "WHERE path = 'MEMORY.md'", (st.st_size, st.st_mtime_ns, 2**62, record))
+        if key:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'key'", (key,))
+        db.close()
     rc, out, err = invoke(["check", "--format", "json", "."], root)
-    assert rc in (0, 1) and "error" not in err, err
+    assert rc in (0, 1) and "error" not in err and "Traceback" not in err, err
     assert json.loads(out) == json.loads(clean)
     assert not mark.exists()
     # and the cache is rewritten as plain marshal data that loads back to notes
-    data = marshal.loads(cache.read_bytes())
-    assert isinstance(data, tuple)
-    assert marshal.loads(data[2]["MEMORY.md"][2])[0] == "MEMORY.md"
+    db = sqlite3.connect(cache)
+    zdict = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+    record = db.execute("SELECT record FROM notes WHERE path = 'MEMORY.md'").fetchone()[0]
+    db.close()
+    parse, facts = marshal.loads(zlib.decompressobj(-14, zdict=zdict).decompress(record))
+    assert marshal.loads(parse)[0] == "MEMORY.md"
 
 
 @pytest.mark.parametrize("profile", ["../outside.yaml", "{tmp}/outside.yaml", "sub/../../outside.yaml",

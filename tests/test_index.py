@@ -340,6 +340,59 @@ def test_budget_holds_on_a_2000_note_vault(make_vault):
     assert render_index(_load(root)) == text
 
 
+def test_a_note_whose_line_the_budget_cuts_is_never_described(make_vault, monkeypatch):
+    import vaultkit.links.indexgen as indexgen
+    from vaultkit.vault.resolve import Resolver
+
+    root = _big_vault(make_vault)
+    described, linked = [], []
+    real, real_text = indexgen.describe, Resolver.link_text
+    monkeypatch.setattr(indexgen, "describe", lambda n: described.append(n.path) or real(n))
+    monkeypatch.setattr(Resolver, "link_text",
+                        lambda self, p, s="": linked.append(p) or real_text(self, p, s))
+    text = render_index(_load(root))
+    shown = {p for p in described if f"[[{p.rsplit('/', 1)[1][:-3]}]]" in text}
+    # the lines shown, and the one line that no longer fitted: not the 1,997 others
+    assert len(shown) > 50 and len(set(described) - shown) <= 1
+    assert len(described) == len(set(described)) < 200
+    assert set(described) <= set(linked) and len(linked) < 200  # nor linked
+
+
+def test_a_cut_lines_description_is_not_read_but_its_date_is(make_vault, monkeypatch):
+    import vaultkit.links.indexgen as indexgen
+
+    root = _big_vault(make_vault)
+    _age(root)
+    text, _ = _render_cached(root)
+    assert "[[decision-0100]]" not in text  # cut by the budget
+    target = root / "memory/decisions/decision-0100.md"
+    target.write_text(target.read_text().replace("# Decision 100\n", "# A new title\n"))
+    fresh = _render_fresh(root)
+    assert fresh[0] == text
+    with monkeypatch.context() as m:
+        m.setattr(indexgen, "_sections", _no_render)
+        assert _render_cached(root) == fresh  # what it showed of the note did not change
+    target.write_text(target.read_text().replace("date: 2020-04-10", "date: 2031-01-01"))
+    fresh = _render_fresh(root)
+    assert "[[decision-0100]] — A new title (active, 2031-01-01)" in fresh[0]
+    assert _render_cached(root) == fresh  # its date placed it first: rendered again
+
+
+def test_an_edit_that_changes_no_shown_line_reuses_the_rendering(make_vault, monkeypatch):
+    import vaultkit.links.indexgen as indexgen
+
+    root = _big_vault(make_vault)
+    _age(root)
+    text, _ = _render_cached(root)
+    assert "- [[decision-1199]] — Why decision 1199 was made" in text
+    with open(root / "memory/decisions/decision-1199.md", "a") as fh:
+        fh.write("\n## Later\n\nA paragraph that the index does not show.\n")
+    fresh = _render_fresh(root)
+    assert fresh[0] == text
+    monkeypatch.setattr(indexgen, "_sections", _no_render)
+    assert _render_cached(root) == fresh
+
+
 def test_budget_from_config_and_write(make_vault):
     root = _big_vault(make_vault, 60, 10, 10)
     (root / "vaultkit.toml").write_text("[budgets]\nindex-bytes = 2048\n")

@@ -135,9 +135,9 @@ def test_the_parse_cache_is_written_at_most_once_a_minute_and_at_close(vault):
     note = vault / "memory" / "people" / "li-na.md"
     note.write_text(note.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     session.vault_check({})
-    assert not list(cache.glob("notes-*.marshal"))  # not after every call
+    assert not list(cache.glob("notes-*.sqlite"))  # not after every call
     session.close()
-    written = list(cache.glob("notes-*.marshal"))
+    written = list(cache.glob("notes-*.sqlite"))
     assert len(written) == 1
     # the CLI reads the vault as the server left it
     from vaultkit.vault.loader import load_vault

@@ -103,7 +103,7 @@ def _results_cache_messages(root: Path) -> str:
     names, as the parse cache beside it keeps the notes: see docs/security.md)."""
     caches = list((root / ".vaultkit").rglob("results.marshal"))
     assert caches, "the results cache was written"
-    _, _, results = marshal.loads(caches[0].read_bytes())
+    results = marshal.loads(caches[0].read_bytes())[2]
     return "\n".join(str(t[6]) for found in results.values() for t in found)
 
 
@@ -333,3 +333,22 @@ def test_a_layer_name_with_dollars_is_drawn_as_text(make_vault, tmp_path, capsys
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "bad $\\nosuch{x$ layer" in page
+
+
+def test_a_report_is_scanned_for_credentials_once(make_vault, monkeypatch, capsys):
+    """The report masks its text and the terminal's writer masks what it writes: the same
+    string, masked already (masking is idempotent), is not scanned a second time."""
+    import vaultkit.vault.secretscan as secretscan
+    from vaultkit.cli import main
+
+    files = {f"memory/semantic/secret-{i}.md": f"# S{i}\n[[missing-{i}]]\n" for i in range(80)}
+    root = make_vault(files)
+    scanned = []
+    real = secretscan.scan_text
+    monkeypatch.setattr(secretscan, "scan_text",
+                        lambda text, *a, **k: scanned.append(len(text)) or real(text, *a, **k))
+    main(["check", str(root), "--select", "broken-link"])
+    out = capsys.readouterr().out
+    assert out.count("broken-link") == 80
+    report = [n for n in scanned if n > 4096]
+    assert len(report) == 1, scanned

@@ -225,6 +225,21 @@ def test_vendored_folders_are_no_link_sources(make_vault):
     assert findings(root, "broken-link") == []
 
 
+def test_only_a_note_with_a_broken_link_is_matched_against_the_link_excludes(make_vault,
+                                                                             monkeypatch):
+    from vaultkit.vault.profile import LinkSettings
+
+    asked = []
+    real = LinkSettings.excluded
+    monkeypatch.setattr(LinkSettings, "excluded",
+                        lambda self, path: asked.append(path) or real(self, path))
+    root = make_vault({"memory/x.md": "# x\n", "notes/ok.md": "[[memory/x]] [[x]]\n",
+                       "notes/a.md": "[[x]] [[nowhere]] [[elsewhere]]\n",
+                       "vaultkit.toml": "[links]\nexclude = ['tmp/**']\n"})
+    assert findings(root, "broken-link") == [("broken-link", "notes/a.md", 1)] * 2
+    assert asked == ["notes/a.md"]  # once, at its first broken link; never for notes/ok.md
+
+
 @pytest.mark.parametrize("setting,lines", [("report", [3, 4, 5, 6]), ("allow", [4, 5, 6])])
 def test_forward_links_setting(make_vault, setting, lines):
     root = make_vault({

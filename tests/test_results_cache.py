@@ -130,3 +130,154 @@ def test_a_tool_cache_changing_keeps_the_results(vault, capsys, monkeypatch):
         monkeypatch.setattr(type(rule), "check", lambda self, n, c, r=rule: ran.append(r.name) or ())
     assert check(capsys, vault) == first
     assert ran == []
+
+
+@pytest.fixture
+def no_note_loaded(monkeypatch):
+    """Fails the test if the parse cache is opened or a note is decoded: what a warm check
+    of an unchanged vault never needs."""
+    import vaultkit.vault.loader as loader
+    from vaultkit.vault.model import Note
+
+    opened = []
+    real_cache, real_getattr = loader._Cache, Note.__getattr__
+
+    class Counting(real_cache):
+        def __init__(self, *a, **k):
+            opened.append("parse cache")
+            super().__init__(*a, **k)
+
+    def decoding(self, name):
+        opened.append(f"note {object.__getattribute__(self, 'path')}")
+        return real_getattr(self, name)
+
+    def arm():
+        monkeypatch.setattr(loader, "_Cache", Counting)
+        monkeypatch.setattr(Note, "__getattr__", decoding)
+        return opened
+
+    return arm
+
+
+def test_a_warm_check_of_an_unchanged_vault_loads_no_note(make_vault, capsys, no_note_loaded):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/b.md": "# B\n[[a]]\n\n"
+                       "<!-- vaultkit-disable-next-line broken-link -->\n[[hidden]]\n",
+                       "memory/semantic/c.md": "# C\n<!-- vaultkit-disable-file -->\n[[gone]]\n",
+                       "memory/semantic/d.md": "# D\n<!-- vaultkit-disable-next-line no-rule -->"
+                                               "\n[[lost]]\n"})
+    _age_all(root)
+    first = check(capsys, root)
+    assert ("broken-link", "memory/semantic/a.md", 2) in first[1]
+    assert ("broken-link", "memory/semantic/d.md", 3) in first[1]  # (it names no rule)
+    assert not [f for f in first[1] if f[1] in ("memory/semantic/b.md", "memory/semantic/c.md")
+                and f[0] == "broken-link"]  # (the suppressions hold)
+    opened = no_note_loaded()
+    assert check(capsys, root) == first  # suppressions too come from the results cache
+    assert check(capsys, root, "--ignore", "index-stale") == (first[0], [
+        f for f in first[1] if f[0] != "index-stale"])
+    assert opened == []
+    (root / "memory/semantic/a.md").write_text("# A\n[[b]]\n")  # a change: the notes are read
+    _age_all(root, 10)
+    assert ("broken-link", "memory/semantic/a.md", 2) not in check(capsys, root)[1]
+    assert "parse cache" in opened
+
+
+def test_a_note_too_big_to_read_keeps_a_warm_check_from_loading_notes(make_vault, capsys,
+                                                                      no_note_loaded):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/big.md": "# Big\n" + "x" * 5000 + "\n",
+                       "vaultkit.toml": "[budgets]\nmax-file-bytes = 4000\n"})
+    _age_all(root)
+    first = check(capsys, root)
+    assert ("file-unreadable", "memory/semantic/big.md", None) in first[1]
+    opened = no_note_loaded()
+    assert check(capsys, root) == first
+    assert opened == []
+
+
+def test_importing_every_rule_compiles_none_of_their_patterns():
+    """Selecting rules imports them all; a hook runs a few on one note, a warm check none:
+    the rules' and the vault modules' patterns are compiled when first used, not on import."""
+    import subprocess
+    import sys
+
+    probe = """
+import re._compiler as rc, sys
+compiled = []
+real = rc.compile
+def spy(p, flags=0):
+    f = sys._getframe(1)
+    while f is not None and "/re/" in f.f_code.co_filename:
+        f = f.f_back  # (re.compile, re._compile)
+    if f is not None and "/vaultkit/" in f.f_code.co_filename:
+        compiled.append(f.f_code.co_filename.split("/vaultkit/")[-1])
+    return real(p, flags)
+rc.compile = spy
+from vaultkit.lint.rules import all_rules
+all_rules()
+import vaultkit.vault.entries, vaultkit.vault.secretscan, vaultkit.vault.timeforms
+import vaultkit.vault.outbound, vaultkit.vault.runtimes, vaultkit.links.indexgen
+print("\\n".join(sorted(set(compiled))))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert not [f for f in out if f.startswith("lint/rules/")], out
+    for module in ("vault/entries.py", "vault/secretscan.py", "vault/timeforms.py",
+                   "vault/outbound.py", "vault/runtimes.py", "links/indexgen.py"):
+        assert module not in out, out
+
+
+def test_the_rule_index_matches_the_rules():
+    """The index selection reads (vaultkit/lint/rules/_index.py) says of each rule what its
+    class says; on a mismatch, the table to paste is in the message."""
+    from vaultkit.lint.rules import RuleRef, rule_refs
+    from vaultkit.lint.rules._index import RULES
+
+    real = [(r.code, r.name, type(r).__module__.rsplit(".", 1)[1], r.severity, r.fixable,
+             r.scope, r.cacheable) for r in all_rules()]
+    table = "\n".join(f"    {entry!r}," for entry in real)
+    assert sorted(RULES) == real, f"paste into RULES:\n{table}"
+    refs = rule_refs()
+    assert all(isinstance(r, RuleRef) for r in refs)
+    assert [(r.code, r.name, r.severity, r.fixable, r.scope, r.cacheable) for r in refs] == \
+        [(c, n, s, f, sc, ca) for c, n, _, s, f, sc, ca in real]
+    assert refs[0].summary() == all_rules()[0].summary()  # (anything else: the rule itself)
+
+
+def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
+    """An unchanged vault's findings come from the results cache: only the rules that read
+    git history (never cached) are imported to run."""
+    import subprocess
+    import sys
+
+    check(capsys, vault)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    main(['check', {str(vault)!r}])\n"
+             "print(' '.join(m.rsplit('.', 1)[1] for m in sys.modules "
+             "if m.startswith('vaultkit.lint.rules.') and not m.endswith('._index')))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert imported <= {"journal_append_only", "mass_deletion", "memory_churn"}, imported
+
+
+def test_suppressions_kept_later_leave_the_findings_as_old_as_they_were(vault, capsys):
+    """A warm run that only adds a note's suppression comments (a git rule's finding in a
+    note no cached finding is in) rewrites the results cache without making its findings
+    look newer than the listing they were computed from."""
+    import marshal
+
+    from vaultkit.lint.engine import ResultsCache
+    from vaultkit.vault.loader import load_vault
+
+    check(capsys, vault)
+    path = vault / ".vaultkit" / "cache" / "results.marshal"
+    computed_from = marshal.loads(path.read_bytes())[1]
+    cache = ResultsCache(load_vault(vault))
+    assert cache.matched
+    cache.keep_suppressions("memory/semantic/b.md", [])
+    cache.save()
+    key, stamp, _, suppressions = marshal.loads(path.read_bytes())
+    assert stamp == computed_from and key == cache.key
+    assert suppressions["memory/semantic/b.md"] == []

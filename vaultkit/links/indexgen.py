@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.resolve import normalize_heading
 
 if TYPE_CHECKING:
@@ -48,13 +49,13 @@ DEFAULT_HEAD = ("# Memory index", "",
                 "Start here: this index, then the folders and grep, then full-text search.")
 DESCRIPTION_MAX = 120
 
-_WIKI = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
-_MARKUP = re.compile(r"[*_`~=]{1,3}|<!--|-->|<[^>\n]*>")
-_LIST = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
-_BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
-_TAG_ONLY = re.compile(r"^(?:#[\w/-]+\s*)+$")
+_WIKI = lazy_re(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+_MDLINK = lazy_re(r"!?\[([^\[\]]*)\]\([^()]*\)")
+_MARKUP = lazy_re(r"[*_`~=]{1,3}|<!--|-->|<[^>\n]*>")
+_LIST = lazy_re(r"^\s*(?:>\s*)*(?:[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
+_SENTENCE = lazy_re(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+_BLOCK_ID = lazy_re(r"\s\^[A-Za-z0-9-]+\s*$")
+_TAG_ONLY = lazy_re(r"^(?:#[\w/-]+\s*)+$")
 _UNSAFE = set("#|^[]")
 
 
@@ -114,13 +115,13 @@ def render_index(vault: "Vault") -> str:
     nl = "\r\n" if note is not None and note.crlf else "\n"
     before, after = _split(note, path, nl)
     bom = 3 if note is not None and note.bom else 0
-    sections, tail, used = _sections(vault, path)
+    sections, tail, used, dated = _sections(vault, path)
     budget = vault.profile.budgets.index_bytes
     fixed = bom + len(before.encode()) + len(after.encode())
     _fit(sections, tail, nl, budget - fixed)
     text = before + nl.join(_region(sections, tail)) + after
     if memo is not None:
-        memo.store(vault, text, used)
+        memo.store(vault, text, used, dated)
     return text
 
 
@@ -129,15 +130,16 @@ class _Memo:
 
     What the index shows of a note depends on the note and the vault's file names alone:
     its layer and type, whether it could be read, the notes it links to (the in-degrees
-    that rank "Most linked" and trim sections), and its description, status and dates
-    where the index shows them. So when the names are the same, INDEX.md itself is
+    that rank "Most linked" and trim sections), its dates where they place it in a
+    section, and its description, status and dates where its line was written (a line
+    the budget cut before it was built shows nothing of them). So when the names are the same, INDEX.md itself is
     unchanged and every note that changed since (by size and mtime, with the cache's
     racy margin) has the same digest, the rendering is the same text: it is reused.
     Kept in ``.vaultkit/cache/``; only with a cache (``--no-cache`` renders every time).
     """
 
     NAME = "index-memo.marshal"
-    VERSION = 1
+    VERSION = 2
 
     def __init__(self, file, key):
         self.file = file
@@ -160,7 +162,7 @@ class _Memo:
         from vaultkit.vault.cachefile import read_cache_file
 
         try:
-            key, epoch, started_ns, states, digests, used, text, left_out = \
+            key, epoch, started_ns, states, digests, used, dated, text, left_out = \
                 marshal.loads(read_cache_file(self.file))
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
@@ -178,13 +180,14 @@ class _Memo:
                 if path == index:
                     return None
                 changed.append(path)
-        used = set(used)
+        used, dated = set(used), set(dated)
         for path in changed:
-            if _digest(vault, path, path in used, vault.profile.type_of(path)) != digests.get(path):
+            if _digest(vault, path, path in used, vault.profile.type_of(path),
+                       path in dated) != digests.get(path):
                 return None
         return text, list(left_out)
 
-    def store(self, vault: "Vault", text: str, used: set[str]) -> None:
+    def store(self, vault: "Vault", text: str, used: set[str], dated: set[str]) -> None:
         import marshal
 
         from vaultkit.vault.cachefile import write_cache_file
@@ -193,8 +196,9 @@ class _Memo:
         states, digests = {}, {}
         for path, note in vault.notes.items():
             states[path] = (note.size, note.mtime_ns)
-            digests[path] = _digest(vault, path, path in used, types.get(path))
+            digests[path] = _digest(vault, path, path in used, types.get(path), path in dated)
         data = (self.key, vault.names_epoch, vault.started_ns, states, digests, sorted(used),
+                sorted(dated),
                 text, list(getattr(vault, "index_left_out", ())))
         try:
             write_cache_file(self.file, marshal.dumps(data))
@@ -205,8 +209,10 @@ class _Memo:
 _RACY_NS = 2_000_000_000  # as the parse cache: a file changed in the listing's clock tick
 
 
-def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None) -> bytes:
-    """What the index reads of one note, hashed (see :class:`_Memo`)."""
+def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
+            with_dates: bool = False) -> bytes:
+    """What the index reads of one note, hashed (see :class:`_Memo`): its whole index facts
+    when its line was built, its dates when only its place in a section was decided."""
     import hashlib
     import marshal
 
@@ -218,9 +224,17 @@ def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None) 
     else:
         edges = vault.fact(path, "links", lambda: _note_links(vault, note),
                            epoch=vault.names_epoch)[3]
-        facts = vault.fact(path, "index", lambda: _index_facts(note)) if with_facts else None
-        part = (vault._layer(path), note_type, sorted(t for t, _, _ in edges), facts)
-    return hashlib.sha1(marshal.dumps(part)).digest()[:12]
+        if with_facts:
+            facts = vault.fact(path, "index", lambda: _index_facts(note))
+        elif with_dates:
+            facts = vault.fact(path, DATES, lambda: _index_dates(note))
+        else:
+            facts = None
+        part = (vault._layer(path), note_type, sorted([e[0] for e in edges]), facts)
+    # marshal version 0: no back-references and no interning marks, so equal values give
+    # equal bytes whatever else refers to them (in version 4 a string some other object
+    # holds, such as a section item's date, is written differently)
+    return hashlib.sha1(marshal.dumps(part, 0)).digest()[:12]
 
 
 def write_index(vault: "Vault") -> bool:
@@ -296,9 +310,10 @@ def _split(note: "Note | None", path: str, nl: str) -> tuple[str, str]:
 
 # -- content -------------------------------------------------------------------
 
-def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section], set[str]]:
-    """The sections, the tail, and the notes whose index facts (description, status,
-    dates) were read."""
+def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section], set[str],
+                                                   set[str]]:
+    """The sections, the tail, the notes whose index facts (description, status, dates)
+    were read, and the notes whose dates alone were read (to place them in a section)."""
     from vaultkit.links.graph import link_graph
 
     profile = vault.profile
@@ -311,11 +326,18 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         return graph.in_degree(p, skip)
 
     used: set[str] = set()
+    dated: set[str] = set()
 
     def facts(n: "Note") -> tuple[str, str, str, str]:
         # what the index shows of a note depends on the note alone: kept in the cache
         used.add(n.path)
         return vault.fact(n.path, "index", lambda: _index_facts(n))
+
+    def dates(n: "Note") -> tuple[str, str]:
+        # where a note goes in its section: its description is read only when its line is
+        # built (in a big vault the budget cuts most lines before that)
+        dated.add(n.path)
+        return vault.fact(n.path, DATES, lambda: _index_dates(n))
 
     def rel_folder(folder: str) -> str:
         rel = posixpath.relpath(folder, index_folder or ".") if folder else "."
@@ -338,7 +360,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
 
     def linkable(p: str) -> bool:
         """False (and the note left out, reported) when no link to it would resolve."""
-        if _link_for(p) is None:
+        if p not in links and _PLAIN.fullmatch(p[:-3] if p.lower().endswith(".md") else p):
+            return True  # a plain name always links back: its link is made if its line is
+        if link(p) is None:
             left_out.add(p)
             return False
         return True
@@ -369,15 +393,9 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
             continue
         items = []
         for n in notes:
-            desc, status, date, updated = facts(n)
-            recency = max(date, updated)
-            meta = []
-            if show_status and status:
-                meta.append(status)
-            if show_date and date:
-                meta.append(date)
-            items.append(_Item(n.path, _line_maker(n.path, desc, link, meta), recency,
-                               links_to(n.path)))
+            recency = max(dates(n))
+            items.append(_Item(n.path, _line_maker(n, facts, link, show_status, show_date),
+                               recency, links_to(n.path)))
         items.sort(key=lambda it: (it.path.rsplit("/", 1)[-1].lower(), it.path))
         if key == "decision":
             items.sort(key=lambda it: it.recency, reverse=True)
@@ -428,12 +446,12 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     ml.kept = len(mitems)
     tail.append(ml)
     vault.index_left_out = sorted(left_out)
-    return sections, tail, used
+    return sections, tail, used, dated
 
 
 # File paths whose wikilink needs no test: word characters, spaces inside names, and
 # punctuation that means nothing in a link.
-_PLAIN = re.compile(r"(?:[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?/)*"
+_PLAIN = lazy_re(r"(?:[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?/)*"
                     r"[\w.,'&+@=~-](?:[\w .,'&+@=~-]*[\w.,'&+@=~-])?")
 
 
@@ -467,9 +485,15 @@ def _checked_link(resolver, path: str, text: str, index: str, index_folder: str)
     return None
 
 
-def _line_maker(path: str, desc: str, link, meta: list[str]):
+def _line_maker(note: "Note", facts, link, show_status: bool, show_date: bool):
     def make() -> str:
-        line = "- " + link(path)
+        desc, status, date, _ = facts(note)
+        meta = []
+        if show_status and status:
+            meta.append(status)
+        if show_date and date:
+            meta.append(date)
+        line = "- " + link(note.path)
         if desc:
             line += " — " + desc
         if meta:
@@ -532,12 +556,21 @@ def _iso(value) -> str:
 
 # -- descriptions ----------------------------------------------------------------
 
+DATES = "index-dates"  # the fact of a note's (date, updated) alone
+
+
 def _index_facts(note: "Note") -> tuple[str, str, str, str]:
     """(description, status, date, updated) as the index shows them."""
     fm = note.frontmatter or {}
     status = fm.get("status")
     status = _clean(status) if isinstance(status, str) and status.strip() else ""
-    return describe(note), status, _iso(fm.get("date")), _iso(fm.get("updated"))
+    return (describe(note), status) + _index_dates(note)
+
+
+def _index_dates(note: "Note") -> tuple[str, str]:
+    """(date, updated): what orders a note in its section (most recent first)."""
+    fm = note.frontmatter or {}
+    return _iso(fm.get("date")), _iso(fm.get("updated"))
 
 
 def describe(note: "Note") -> str:
@@ -575,10 +608,11 @@ def _first_sentence(note: "Note") -> str:
             continue
         if lineno + 1 in heading_lines and raw.lstrip()[:1] in ("=", "-"):
             continue  # setext underline handled by headings
-        text = _clean(_LIST.sub("", raw, count=1))
+        marker = _LIST.match(raw).end()  # (it always matches, maybe empty, at the start)
+        text = _clean(raw[marker:])
         if text:
             para.append(text)
-        if para and _LIST.match(raw).group(0).strip():
+        if para and raw[:marker].strip():
             break  # a list item is its own paragraph
     if not para:
         return ""
@@ -587,9 +621,15 @@ def _first_sentence(note: "Note") -> str:
 
 
 def _clean(text: str) -> str:
-    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), str(text))
-    text = _MDLINK.sub(lambda m: m.group(1), text)
-    text = _BLOCK_ID.sub("", text)
+    # each pattern is tried only when its literal is present (most lines hold no link):
+    # the same result, without a regex scan of the line per pattern
+    text = str(text)
+    if "[[" in text:
+        text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    if "](" in text:
+        text = _MDLINK.sub(lambda m: m.group(1), text)
+    if "^" in text:
+        text = _BLOCK_ID.sub("", text)
     text = _MARKUP.sub("", text)
     return " ".join(text.split())
 

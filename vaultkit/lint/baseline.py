@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.diagnostics import Diagnostic
 from vaultkit.core.errors import VaultkitError
 
@@ -42,7 +42,7 @@ FORMAT = 1
 NOT_BASELINED = frozenset({"journal-append-only", "mass-deletion", "memory-churn"})
 MAX_BYTES = 16 * 1024 * 1024
 
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_re(r"\d+")
 
 
 def baseline_path(vault, override: str | None = None) -> Path:
@@ -57,7 +57,7 @@ def baseline_path(vault, override: str | None = None) -> Path:
 
 # "entry '09:10 — Deploy' has 2 non-blank lines", "log item '…' has", "entry '## X' is dated":
 # the entry's name, as the entry rules write it
-_ENTRY_NAME = re.compile(r"\b(?:entry|log item) '(.+?)' (?=has |holds |is dated )")
+_ENTRY_NAME = lazy_re(r"\b(?:entry|log item) '(.+?)' (?=has |holds |is dated )")
 
 
 def fingerprint(d: Diagnostic) -> str:

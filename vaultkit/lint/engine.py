@@ -14,9 +14,9 @@ from typing import Iterable, Sequence
 
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.model import Note
+from vaultkit.vault.model import Note, Suppression
 from vaultkit.lint.rule import Context, Rule
-from vaultkit.lint.rules import all_rules, known, matches, unknown_rule_message
+from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 
 @dataclass
@@ -42,7 +42,7 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
         if not known(key):
             raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
-    for rule in all_rules():
+    for rule in rule_refs():  # (a rule's module is imported when it runs)
         selected = select is None or any(matches(rule, k) for k in select)
         selected = selected or any(matches(rule, k) for k in extend)
         if selected and not any(matches(rule, k) for k in ignore):
@@ -53,19 +53,29 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
 def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     vault = ctx.vault
     targets = ctx.targets
-    notes = [n for p, n in vault.notes.items() if targets is None or p in targets]
-    notes += [n for p, n in vault.external.items() if targets is None or p in targets]
-    results = ResultsCache(vault) if ctx.reuse_results and vault._cache is not None else None
+    results = ResultsCache(vault) if ctx.reuse_results and vault.caching else None
     out: list[Diagnostic] = []
     from vaultkit.core.progress import Progress  # shown on a terminal only
+
+    listed: list[list[Note]] = []
+
+    def notes() -> list[Note]:
+        """The notes reported on, listed when a note rule first runs (not for findings the
+        results cache has: then the notes are not even loaded)."""
+        if not listed:
+            chosen = [n for p, n in vault.notes.items() if targets is None or p in targets]
+            chosen += [n for p, n in vault.external.items() if targets is None or p in targets]
+            listed.append(chosen)
+        return listed[0]
 
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:
             progress.advance()
             out.extend(_run_rule(ctx, rule, notes, results, targets))
+    found = _postprocess(ctx, out, results)
     if results is not None:
         results.save()
-    return _postprocess(ctx, out)
+    return found
 
 
 def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnostic]:
@@ -79,7 +89,7 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
     else:
         found = []
         check = rule.check
-        for note in notes:
+        for note in notes():
             if note.error and rule.name != "file-unreadable":
                 continue
             found.extend(check(note, ctx))
@@ -134,47 +144,72 @@ class ResultsCache:
     A run over an unchanged vault reuses them instead of running the rules (like ruff's
     cache); any changed, added or removed file, config or openclaw.json makes a new key.
     Findings of rules that read git history are never stored. Fixes are not stored either,
-    so ``--fix`` and ``--diff`` never read this cache.
+    so ``--fix`` and ``--diff`` never read this cache. Beside the findings it keeps the
+    suppression comments of the notes they are in, so that an unchanged vault's findings
+    are shown without loading a single note (vaultkit.vault.deferred).
     """
 
     NAME = "results.marshal"
 
     def __init__(self, vault):
-        import hashlib
         import marshal
+
+        from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file
+
+        self.path = vault.root / CACHE_DIR / "cache" / self.NAME
+        self.started_ns = vault.started_ns
+        self.results: dict[str, list] = {}
+        self.suppressions: dict[str, list] = {}  # path -> [(action, rules, line)]
+        self.fresh = False
+        self.ran = False  # a rule's findings were put: they are as new as this listing
+        self.matched = False  # the file holds findings for this very key
+        self.computed_from_ns = 0
+        self.vault = vault
+        # (the notes not loaded: the listing alone said which hold an error)
+        self.assumed = _assumed_errors(vault) is not None
+        self.key = self._key(vault, _errors(vault))
+        try:
+            key, computed_from_ns, results, suppressions = marshal.loads(read_cache_file(self.path))
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if key != self.key and self.assumed:
+            # a file that could not be read last time is read again, as an eager load would
+            self._rekey()
+        # findings are only as new as the listing they were computed from: a file changed
+        # in the same clock tick as that listing may still carry the same size and mtime
+        if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
+                and isinstance(suppressions, dict)
+                and vault.newest_mtime_ns < computed_from_ns - 2_000_000_000):
+            self.results = results
+            self.suppressions = suppressions
+            self.matched = True
+            self.computed_from_ns = computed_from_ns
+
+    def _rekey(self) -> None:
+        """The key with the errors of the loaded notes (loading them)."""
+        if self.assumed:
+            self.key = self._key(self.vault, _errors(self.vault, assumed=False))
+            self.assumed = False
+
+    @staticmethod
+    def _key(vault, errors: str) -> str:
+        import hashlib
 
         from vaultkit import __version__
         from vaultkit.vault.openclaw import find_config
-        from vaultkit.vault.cachefile import read_cache_file
+        from vaultkit.vault.runtimes import outside_state
 
-        self.path = vault._cache.dir / self.NAME
-        self.started_ns = vault.started_ns
-        self.results: dict[str, list] = {}
-        self.fresh = False
         try:
             config = find_config(vault)
             st = config.stat() if config is not None else None
             config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
         except OSError as exc:
             config_state = f"unreadable:{exc.errno}"
-        # files that could not be read: a permission fixed changes neither size nor mtime
-        errors = "".join(f"{p}\0{n.error}\n" for p, n in vault.notes.items() if n.error)
-        from vaultkit.vault.runtimes import outside_state
-
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
-        self.key = hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                                f"{config_state}|{errors}|{runtimes}".encode(
-                                    "utf-8", "surrogatepass")).hexdigest()
-        try:
-            key, computed_from_ns, results = marshal.loads(read_cache_file(self.path))
-        except (OSError, EOFError, ValueError, TypeError):
-            return
-        # findings are only as new as the listing they were computed from: a file changed
-        # in the same clock tick as that listing may still carry the same size and mtime
-        if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
-                and vault.newest_mtime_ns < computed_from_ns - 2_000_000_000):
-            self.results = results
+        return hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+                            f"{config_state}|{errors}|{runtimes}".encode(
+                                "utf-8", "surrogatepass")).hexdigest()
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
@@ -193,34 +228,69 @@ class ResultsCache:
         messages = clean_many([d.message for d in found], one_line=True)
         self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
                                d.fixable) for d, message in zip(found, messages)]
-        self.fresh = True
+        self.fresh = self.ran = True
+
+    def keep_suppressions(self, path: str, found: list) -> None:
+        """Keep the suppression comments of a note findings are in, for the next run of
+        this same state (a finding of a git rule may be in a note no cached finding is)."""
+        # (a key that names no rule matches none: kept as "?", so that no text of the note
+        # but rule names lands here)
+        self.suppressions[path] = [(s.action, [k if known(k) else "?" for k in s.rules], s.line)
+                                   for s in found]
+        if self.matched:
+            self.fresh = True
 
     def save(self) -> None:
         if not self.fresh:
             return
+        if self.assumed and getattr(self.vault, "loaded", True):
+            matched_key = self.key
+            self._rekey()  # rules ran on the loaded notes: key them on what those hold
+            if self.matched and self.key != matched_key:
+                return  # (reused findings were keyed on what the listing showed, not this)
         import marshal
 
         from vaultkit.vault.cachefile import write_cache_file
 
         try:
-            write_cache_file(self.path, marshal.dumps((self.key, self.started_ns, self.results)))
+            # (suppressions added to reused findings leave those as old as they were)
+            stamp = self.started_ns if self.ran or not self.matched else self.computed_from_ns
+            write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
+                                                       self.suppressions)))
         except ValueError:
             pass
 
 
+def _errors(vault, assumed: bool = True) -> str:
+    """The notes that could not be parsed, as the results cache's key takes them (a
+    permission fixed changes neither size nor mtime). While a deferred vault's notes are not
+    loaded, ``assumed`` takes what its listing shows (files over the size limit); else the
+    notes are loaded and asked."""
+    guess = _assumed_errors(vault) if assumed else None
+    errors = guess if guess is not None else [(p, n.error) for p, n in vault.notes.items()
+                                              if n.error]
+    return "".join(f"{p}\0{e}\n" for p, e in errors)
 
 
-def _postprocess(ctx: Context, diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+def _assumed_errors(vault) -> list | None:
+    """What a deferred vault's listing says of its notes' errors; None once they are loaded
+    (or for a vault that is not deferred)."""
+    listed = getattr(vault, "assumed_errors", None)
+    return listed() if listed is not None else None
+
+
+def _postprocess(ctx: Context, diags: Iterable[Diagnostic],
+                 results: ResultsCache | None = None) -> list[Diagnostic]:
     config = ctx.settings.config
     severity = {}
-    for rule in all_rules():
+    for rule in rule_refs():
         for key, level in config.severity.items():
             if matches(rule, key):
                 severity[rule.name] = level
     ignores = [(re.compile(fnmatch.translate(glob)), keys)
                for glob, keys in config.per_file_ignores.items()]
-    by_rule = {r.name: r for r in all_rules()}
-    suppressed = _Suppressions(ctx.vault)
+    by_rule = {r.name: r for r in rule_refs()}
+    suppressed = _Suppressions(ctx.vault, results)
     from vaultkit.links.obsidian import in_folders, template_folders
 
     templates = template_folders(ctx.vault.root)  # templates are not notes: never linted
@@ -260,13 +330,37 @@ VAULT_LEVEL_RULES = frozenset({"bootstrap-budget", "bootstrap-truncation", "inde
 
 
 class _Suppressions:
-    def __init__(self, vault):
+    """The suppression comments of the notes findings are in: from the results cache when
+    it has them for this state of the vault (no note is read), else from the notes, and
+    then kept there for the next run."""
+
+    def __init__(self, vault, results: ResultsCache | None = None):
         self.vault = vault
-        self.cache: dict[str, list] = {}
+        self.results = results
+        self.memo: dict[str, list] = {}
+
+    def of(self, path: str) -> list:
+        found = self.memo.get(path)
+        if found is not None:
+            return found
+        results = self.results
+        kept = results.suppressions.get(path) if results is not None else None
+        if isinstance(kept, list):
+            try:
+                found = [Suppression(a, tuple(r), ln) for a, r, ln in kept]
+            except (TypeError, ValueError):
+                found = None
+        if found is None:
+            note = self.vault.note(path)
+            found = list(note.suppressions) if note is not None and note.suppressions else []
+            if results is not None:
+                results.keep_suppressions(path, found)
+        self.memo[path] = found
+        return found
 
     def hides(self, d: Diagnostic, rule: Rule) -> bool:
-        note = self.vault.note(d.path)
-        if note is None or not note.suppressions:
+        suppressions = self.of(d.path)
+        if not suppressions:
             return False
 
         def names(s):
@@ -274,7 +368,7 @@ class _Suppressions:
 
         line = d.line or 0
         disabled = False
-        for s in note.suppressions:
+        for s in suppressions:
             if not names(s):
                 continue
             if s.action == "disable-file":

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from vaultkit.core.lazyre import lazy_re
+
 
 # -- frontmatter lines and properties ----------------------------------------------------------
 
@@ -103,7 +105,7 @@ def is_bootstrap_file(ctx, note, name: str) -> bool:
 DAY_WORDS = {"today", "yesterday", "tomorrow"}
 
 
-LOOSE_DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(.*)$")
+LOOSE_DATE = lazy_re(r"^(\d{4})-(\d{1,2})-(\d{1,2})(.*)$")
 
 
 def journal_name_problem(stem: str, prefix: str) -> str | None:
@@ -131,7 +133,7 @@ def journal_name_problem(stem: str, prefix: str) -> str | None:
 # -- bold labels -------------------------------------------------------------------------------
 
 # **Label:** text, **Label**: text, **标签**：text, - **Решение:** text
-BOLD_LABEL = re.compile(
+BOLD_LABEL = lazy_re(
     r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)(?P<label>[^*_\n]+?)\s*(?P<inner>[:：])?\s*(?:\*\*|__)"
     r"\s*(?P<outer>[:：])?\s*(?P<rest>.*)$")
 
@@ -148,7 +150,7 @@ def bold_label(line: str) -> tuple[str, str] | None:
 # -- prose -------------------------------------------------------------------------------------
 
 # Bare URLs (bounded: the scheme is at most 32 characters, the rest stops at space or ">").
-URL = re.compile(r"<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?")
+URL = lazy_re(r"<?[A-Za-z][A-Za-z0-9+.-]{1,31}://[^\s>]*>?")
 
 
 def prose(line: str) -> str:

@@ -1,7 +1,8 @@
 """The files under ``.vaultkit/``: read with a size bound, written without following symlinks.
 
-The parse cache (:mod:`vaultkit.vault.loader`), the settings cache (:mod:`vaultkit.vault.profile`)
-and the results cache (:mod:`vaultkit.lint.engine`) all go through here.
+The parse cache (:mod:`vaultkit.vault.loader`, an SQLite file: :func:`open_cache_db`), the
+settings cache (:mod:`vaultkit.vault.profile`) and the results cache
+(:mod:`vaultkit.lint.engine`) all go through here.
 """
 
 from __future__ import annotations
@@ -74,3 +75,87 @@ def _create_new(path: Path, data: bytes) -> None:
         return
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
+
+
+# The files SQLite opens beside a database: none may lead elsewhere.
+DB_SIDECARS = ("-journal", "-wal", "-shm")
+
+
+def cache_db_problem(path: Path) -> str | None:
+    """Why the SQLite file at ``path`` (or a file SQLite opens beside it) cannot be used:
+    a symlink, a FIFO, a folder, absurdly big; None when it is a regular file or absent.
+
+    SQLite follows symlinks and would block on a FIFO, so this is asked before it opens
+    anything (a cloned repository could ship any of these under ``.vaultkit/``).
+    """
+    import stat
+
+    if _folder_is_link(path):
+        return "in a folder that is a symlink"
+    for candidate in (str(path), *(str(path) + s for s in DB_SIDECARS)):
+        try:
+            st = os.lstat(candidate)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            return "not a regular file"
+        if st.st_size > MAX_CACHE_BYTES:
+            return "too big"
+    return None
+
+
+def remove_cache_db(path: Path) -> None:
+    """Remove the SQLite file at ``path`` and its sidecars (never what a symlink points to;
+    an empty folder in their place too); what cannot be removed is left. Nothing is
+    removed through a folder that is a symlink."""
+    if _folder_is_link(path):
+        return
+    for candidate in (str(path), *(str(path) + s for s in DB_SIDECARS)):
+        try:
+            if os.path.isdir(candidate) and not os.path.islink(candidate):
+                os.rmdir(candidate)
+            else:
+                os.unlink(candidate)
+        except OSError:
+            pass
+
+
+def _folder_is_link(path: Path) -> bool:
+    return os.path.islink(path.parent) or os.path.islink(path.parent.parent)
+
+
+def open_cache_db(path: Path, *, create: bool = False, timeout: float = 5.0):
+    """A connection to the SQLite file at ``path`` under ``.vaultkit/`` (autocommit: the
+    caller opens its transactions); ``create`` makes the folders and the file.
+
+    Raises OSError when the file, a sidecar or a folder is not what it should be (see
+    :func:`cache_db_problem`) or, without ``create``, when there is no file; sqlite3.Error
+    when SQLite cannot open it. Locking is SQLite's: readers and one writer at a time,
+    waiting up to ``timeout`` seconds for a lock. (A server may load in one thread and
+    save in another: the module serialises the calls on one connection.)
+    """
+    import sqlite3
+
+    if create:
+        ensure_cache_dir(path.parent.parent if path.parent.name != CACHE_DIR else path.parent)
+        if os.path.islink(path.parent):
+            raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
+        path.parent.mkdir(exist_ok=True)
+    if _folder_is_link(path):  # never read nor written: like the other caches, not used
+        raise OSError(errno.ELOOP, "the cache folder is a symlink; not used", str(path))
+    problem = cache_db_problem(path)
+    if problem:
+        raise OSError(errno.EINVAL, problem, str(path))
+    if not create and not os.path.lexists(path):
+        raise FileNotFoundError(errno.ENOENT, "no cache yet", str(path))
+    uri = path.absolute().as_uri() + ("?mode=rwc" if create else "?mode=rw")
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None,
+                             check_same_thread=False)
+    except sqlite3.OperationalError:
+        if create:
+            raise
+        # a read-only file (or vault): still read, never written
+        db = sqlite3.connect(uri.replace("mode=rw", "mode=ro"), uri=True, timeout=timeout,
+                             isolation_level=None, check_same_thread=False)
+    return db

@@ -41,14 +41,15 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import Heading, Note
 from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
                                       is_timed_item)
 
-_COMMENT_LINE = re.compile(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
-_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
+_COMMENT_LINE = lazy_re(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
+_SETEXT = lazy_re(r"^ {0,3}(?:=+|-+)\s*$")
 _CJK = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # (see _cjk)
-_NOT_TEXT = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*_`~#>|]+")
+_NOT_TEXT = lazy_re(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*_`~#>|]+")
 
 HEADING, LOG = "heading", "log"
 
@@ -116,8 +117,8 @@ def _cjk() -> re.Pattern:
     return re.compile(_CJK)
 
 
-_DATED = re.compile(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)
-_STAMP = re.compile(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
+_DATED = lazy_re(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)
+_STAMP = lazy_re(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
 
 
 def heading_words(text: str) -> str:

@@ -1,14 +1,16 @@
 """Load a vault: scan, parse each file once (cached, both cores when cold), classify.
 
-The cache lives in ``.vaultkit/cache/`` and is keyed by vaultkit's version, the
-parser version and the profile/config fingerprint; an entry is reused only when
-the file's size and mtime are unchanged and the mtime is older than the cache
-itself (so a file edited in the same clock tick as the last run is re-read).
-It is stored with :mod:`marshal`, which cannot run code.
+The cache lives in ``.vaultkit/cache/`` (an SQLite file of per-note records, see
+:class:`_Cache`) and is keyed by vaultkit's version, the parser version and the
+profile/config fingerprint; a record is reused only when the file's size and mtime
+are unchanged and the mtime is older than the run that wrote the record (so a file
+edited in the same clock tick as that run is re-read). Records are :mod:`marshal`
+data, which cannot run code.
 """
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import time
@@ -24,6 +26,7 @@ from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault
 
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
 _RACY_NS = 2_000_000_000
+_LOCK_TIMEOUT = 5.0  # seconds to wait for another vaultkit's write to the cache to finish
 
 
 class Vault:
@@ -42,9 +45,11 @@ class Vault:
         self.state_digest = ""  # set by load_vault: every file's path, size and mtime
         self.newest_mtime_ns = 0
         self.started_ns = 0  # when the files were listed (before any was read)
-        self._facts: dict[str, dict | bytes] = {}  # bytes: as the cache stores them
+        # bytes: as the cache stores them; absent: in the cache's store (or none yet)
+        self._facts: dict[str, dict | bytes] = {}
         self._cache: _Cache | None = None
         self._dirty = False
+        self._fact_paths: set[str] = set()  # notes whose facts this run added to
 
     @property
     def workspace(self) -> Path:
@@ -115,6 +120,20 @@ class Vault:
     def note(self, path: str) -> Note | None:
         return self.notes.get(path) or self.external.get(path)
 
+    def has_note(self, path: str) -> bool:
+        """Whether ``path`` is a note of this vault (readable or not): ``note(path)`` is not None."""
+        return path in self.notes or path in self.external
+
+    @property
+    def paths(self) -> list[str]:
+        """Every file's vault path: the notes and the attachments."""
+        return list(self.notes) + list(self.attachments)
+
+    @property
+    def caching(self) -> bool:
+        """Whether this vault has a parse cache (not with ``--no-cache``)."""
+        return self._cache is not None
+
     @cached_property
     def resolver(self):
         from vaultkit.vault.resolve import Resolver
@@ -143,6 +162,8 @@ class Vault:
         """
         facts = self._facts.get(path)
         if not isinstance(facts, dict):  # None, or still marshalled as the cache keeps them
+            if facts is None and self._cache is not None:
+                facts = self._cache.facts_for(self.notes.get(path))
             try:
                 facts = marshal.loads(facts) if facts else {}
             except (EOFError, ValueError, TypeError):
@@ -156,13 +177,15 @@ class Vault:
         value = compute()
         facts[key] = (epoch, value)
         self._dirty = True
+        self._fact_paths.add(path)
         return value
 
     def save_cache(self) -> None:
-        """Write parse results and facts to ``.vaultkit/`` if anything is new."""
-        if self._cache is not None and self._dirty:
-            self._cache.save(self.notes, self._facts)
+        """Write the records of what is new (notes parsed, facts computed) to ``.vaultkit/``."""
+        if self._cache is not None and (self._dirty or self._cache.mend):
+            self._cache.save(self.notes, self._facts, self._fact_paths)
             self._dirty = False
+            self._fact_paths = set()
 
 
 def opening_lines(note: Note, count: int) -> list[str]:
@@ -226,6 +249,11 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     return Scan(root_path, settings, files, problems, digest, newest, started, folders)
 
 
+def oversize_error(size: int, limit: int) -> str:
+    """The error of a note over the size limit (known from the listing alone)."""
+    return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
+
+
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
                settings: Settings | None = None, save: bool = True,
@@ -266,18 +294,19 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     for f in md:
         if f.size > max_bytes:
             notes[f.rel] = Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
-                                error=f"{f.size:,} bytes, over the {max_bytes:,}-byte limit "
-                                      "(budgets.max_file_bytes); not parsed")
+                                error=oversize_error(f.size, max_bytes))
             continue
         old = lent.get(f.rel)
         if old is not None and not old.error and old.size == f.size \
                 and old.mtime_ns == f.mtime_ns and f.mtime_ns < lent_before:
             notes[f.rel] = old
-            facts[f.rel] = previous._facts.get(f.rel) or b""
+            kept = previous._facts.get(f.rel)
+            if kept is not None:  # (else in the store, or none)
+                facts[f.rel] = kept
             continue
         hit = cache.get(f, max_bytes) if cache else None
         if hit is not None:
-            notes[f.rel], facts[f.rel] = hit
+            notes[f.rel] = hit  # its record and facts are read from the store on first use
         else:
             todo.append(f)
     parsed = _parse_all(todo, max_bytes, facts) if todo else []
@@ -299,7 +328,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     vault._facts = facts
     vault._cache = cache
     # (unreadable files are read again every run but never stored: they change nothing)
-    vault._dirty = bool(cache) and (any(not n.error for n in parsed) or cache.stale(notes))
+    vault._dirty = cache is not None and cache.stale(notes)
     if save:
         vault.save_cache()
     return vault
@@ -431,7 +460,7 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts, text in result:
-                    out.append(Note.lazy(rel, rest[0], rest[1], blob, sources[rel], text)
+                    out.append(_decoded(blob, text, sources[rel])
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -441,93 +470,374 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None) ->
     return out
 
 
-# The format of the notes cache: 2 keeps no note text (it is read from the file again).
-# A new format gets a new file name, so an old cache is never misread; save() removes it.
-CACHE_FORMAT = 2
+def _decoded(blob: bytes, text: str, source: str) -> Note:
+    """A note a worker just parsed, decoded here at once (while the workers parse on):
+    every rule of a run reads it, and decoding it whole costs less than a lazy note's
+    first use. It keeps ``blob``, the bytes the cache stores for it."""
+    note = Note.from_plain(marshal.loads(blob))
+    note.text = text
+    note._blob = blob
+    note._source = source
+    return note
+
+
+# The format of the notes cache: 2 kept no note text (it is read from the file again); 3 is
+# an SQLite file of per-note records, compressed, updated in place. A new format gets a new
+# file name, so an old cache is never misread; save() removes the old ones.
+CACHE_FORMAT = 3
+
+# Records are raw deflate (zlib) with a preset dictionary: a sample of the vault's own
+# records, taken when the store is built. Notes are 0.5-3 KB and share their link targets,
+# tags and structure, which a per-record compressor without a dictionary cannot see.
+_ZDICT_BYTES = 16384
+# A run fetches records one by one up to this many, then reads the rest in one go: one
+# fetch costs about a fiftieth of reading all 10,000 records (a hook uses ~10).
+_SINGLE_FETCHES = 48
+_ZLEVEL, _ZWBITS, _ZMEM = 6, -14, 5
 
 
 class _Cache:
-    """``{path: (size, mtime_ns, marshalled note without its text, marshalled facts)}``."""
+    """The parse cache: one SQLite file, ``.vaultkit/cache/notes-<parser>.<format>.sqlite``.
+
+    ``notes(path, size, mtime_ns, seen_ns, record)``: ``record`` is the note's marshalled
+    parse (no text) and its marshalled facts, compressed; ``seen_ns`` is when the run that
+    wrote it listed the files (the racy-mtime rule, per record). ``meta`` holds the key
+    (vaultkit and parser version, config fingerprint), a generation number drawn when the
+    store is built, and the compression dictionary. A run reads the stat columns of every
+    record, then only the records it uses (one at a time, or all in one read once it uses
+    many), and writes only the records of notes that changed, were added or removed, or got
+    new facts.
+    """
 
     def __init__(self, root: Path, fingerprint: str):
         from vaultkit.vault.model import PARSER_VERSION
 
         self.dir = root / CACHE_DIR / "cache"
-        self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.marshal"
+        self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
-        self.entries: dict[str, tuple] = {}
-        self.written_ns = 0
         self.started_ns = 0  # set by load_vault: when this run listed the files
+        self.stats: dict[str, tuple] = {}  # path -> (size, mtime_ns, seen_ns) of each record
+        self.stored: dict[str, Note] = {}  # path -> the note its record holds, as it is now
+        self.mend = False  # a record could not be used: save() writes it anew
+        self.db = None
+        self.gen = 0
+        self.zdict = b""
+        self.fresh = True  # the store is (re)built at the next save
+        self.usable = True  # False: locked by another process for too long; not written
+        self._fetched: dict[str, tuple] = {}  # path -> (size, mtime_ns, blob, facts)
+        self._bulk: dict[str, tuple] | None = None
+        self._singles = 0
+        self._open()
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _open(self) -> None:
+        import sqlite3
+
+        from vaultkit.vault.cachefile import open_cache_db
+
         try:
-            raw = read_cache_file(self.path)
-        except OSError:
-            return  # none yet, or not a regular file (never read): written anew
+            self.db = open_cache_db(self.path, timeout=_LOCK_TIMEOUT)
+        except FileNotFoundError:
+            return  # none yet: built at the first save
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a symlinked cache folder: never used, nor removed
+                self.usable = False
+                return
+            return self._damaged(exc.strerror or "not usable")
+        except sqlite3.Error:
+            return self._damaged("damaged")
         try:
-            data = marshal.loads(raw)
-        except (EOFError, ValueError, TypeError):
-            data = None
-        if isinstance(data, tuple) and len(data) == 3 and isinstance(data[1], int) \
-                and isinstance(data[2], dict):
-            if data[0] == self.key:  # (another key: another version or config, not damage)
-                self.written_ns, self.entries = data[1], data[2]
-            return
+            self.db.execute("BEGIN")  # the key and the stat table as of one moment
+            try:
+                meta = dict(self.db.execute("SELECT key, value FROM meta"))
+                if meta.get("key") != self.key:  # another version or config: not damage
+                    return
+                gen, zdict = meta.get("gen"), meta.get("zdict")
+                if not isinstance(gen, int) or not isinstance(zdict, bytes):
+                    return self._damaged("damaged")
+                self.stats = {p: (s, m, w) for p, s, m, w in self.db.execute(
+                    "SELECT path, size, mtime_ns, seen_ns FROM notes")}
+                self.gen, self.zdict, self.fresh = gen, zdict, False
+            finally:
+                if self.db is not None and self.db.in_transaction:
+                    self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if _busy(exc):  # another vaultkit holds it: this run goes without
+                self.stats, self.usable = {}, False
+                return
+            self._damaged("damaged")
+        except (sqlite3.Error, ValueError, TypeError):
+            self._damaged("damaged")
+
+    def _damaged(self, why: str) -> None:
         import sys
 
-        print(f"vaultkit: warning: {CACHE_DIR}/cache/{self.path.name} is damaged; every note "
+        from vaultkit.vault.cachefile import remove_cache_db
+
+        self.close()
+        self.stats, self.fresh = {}, True
+        remove_cache_db(self.path)
+        print(f"vaultkit: warning: {CACHE_DIR}/cache/{self.path.name} is {why}; every note "
               "is read again and the cache rebuilt", file=sys.stderr)
 
-    def get(self, f: FileEntry, limit: int | None = None) -> tuple[Note, dict] | None:
-        entry = self.entries.get(f.rel)
+    def _reopen(self) -> None:
+        """Forget what was read and read the store again (another process changed it)."""
+        self.close()
+        self.stats, self.stored, self._fetched, self._bulk = {}, {}, {}, None
+        self.gen, self.zdict, self.fresh, self.usable, self._singles = 0, b"", True, True, 0
+        self._open()
+
+    def close(self) -> None:
+        if self.db is not None:
+            try:
+                self.db.close()
+            except Exception:  # closing a damaged file: nothing to keep
+                pass
+            self.db = None
+
+    def get(self, f: FileEntry, limit: int | None = None) -> Note | None:
+        """The cached note for ``f`` (its record fetched on first use), or None."""
+        st = self.stats.get(f.rel)
+        if st is None or st[0] != f.size or st[1] != f.mtime_ns:
+            return None
+        if f.mtime_ns >= st[2] - _RACY_NS:
+            return None  # written in the same tick as the record: content may differ
+        note = Note.lazy(f.rel, f.size, f.mtime_ns, self, f.abs, limit=limit)
+        self.stored[f.rel] = note
+        return note
+
+    def fetch(self, note: Note) -> bytes:
+        """The marshalled parse of a note this cache gave out (called by the note on its
+        first use); b"" when the store no longer holds it, so the note is read again."""
+        rec = self._record(note.path, note.size, note.mtime_ns)
+        if rec is None:
+            self.mend = True
+            return b""
+        return rec[0]
+
+    def facts_for(self, note: Note | None) -> bytes:
+        """The marshalled facts stored with ``note``, if this cache gave that note out."""
+        if note is None or self.stored.get(note.path) is not note:
+            return b""
+        rec = self._record(note.path, note.size, note.mtime_ns)
+        return rec[1] if rec is not None else b""
+
+    def _record(self, path: str, size: int, mtime_ns: int) -> tuple[bytes, bytes] | None:
+        hit = self._fetched.get(path)
+        if hit is not None and hit[0] == size and hit[1] == mtime_ns:
+            return hit[2], hit[3]
+        import sqlite3
+
+        raw = None
         try:
-            size, mtime_ns, blob, facts = entry
-        except (TypeError, ValueError):
+            if self.db is None:
+                return None
+            if self._bulk is None and self._singles < _SINGLE_FETCHES:
+                self._singles += 1  # a hook uses a handful of notes: fetch just those
+                row = self.db.execute(
+                    "SELECT n.record FROM notes n, meta m WHERE n.path = ? AND n.size = ? AND "
+                    "n.mtime_ns = ? AND m.key = 'gen' AND m.value = ?",
+                    (path, size, mtime_ns, self.gen)).fetchone()
+                raw = row[0] if row else None
+            else:  # a run that uses many: all in one read
+                if self._bulk is None:
+                    self._bulk = {p: (s, m, r) for p, s, m, r in self.db.execute(
+                        "SELECT path, size, mtime_ns, record FROM notes "
+                        "WHERE (SELECT value FROM meta WHERE key = 'gen') = ?", (self.gen,))}
+                row = self._bulk.pop(path, None)
+                raw = row[2] if row and row[0] == size and row[1] == mtime_ns else None
+        except sqlite3.Error:
             return None
-        if size != f.size or mtime_ns != f.mtime_ns or not isinstance(blob, bytes):
+        rec = self._decode(raw)
+        if rec is not None:
+            self._fetched[path] = (size, mtime_ns, *rec)
+        return rec
+
+    def _decode(self, raw) -> tuple[bytes, bytes] | None:
+        import zlib
+
+        if not isinstance(raw, bytes):
             return None
-        if f.mtime_ns >= self.written_ns - _RACY_NS:
-            return None  # written in the same tick as the cache: content may differ
-        # facts stay marshalled until asked for: most runs need few of them
-        return (Note.lazy(f.rel, size, mtime_ns, blob, f.abs, limit=limit),
-                facts if isinstance(facts, bytes) else b"")
+        try:
+            inflate = zlib.decompressobj(_ZWBITS, zdict=self.zdict) if self.zdict \
+                else zlib.decompressobj(_ZWBITS)
+            data = marshal.loads(inflate.decompress(raw, MAX_RECORD_BYTES))
+        except (zlib.error, EOFError, ValueError, TypeError):
+            return None
+        if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], bytes) \
+                and isinstance(data[1], bytes):
+            return data
+        return None
+
+    # -- writing -----------------------------------------------------------------------
 
     def stale(self, notes: dict[str, Note]) -> bool:
-        """True when the cache lists other files than ``notes`` (added, deleted)."""
-        return {k for k, n in notes.items() if not n.error} != self.entries.keys()
-
-    def save(self, notes: dict[str, Note], facts: dict[str, dict]) -> None:
-        entries = {}
+        """True when the store does not hold every note as it is (or holds others)."""
+        if self.fresh or self.mend:
+            return True
+        stored = self.stored
+        live = 0
         for rel, note in notes.items():
-            if note._blob is not None:
-                blob = note._blob  # the bytes it was decoded from (or will be)
-            elif note.error:
+            if note.error:
+                continue
+            live += 1
+            if stored.get(rel) is not note:
+                return True
+        return live != len(self.stats)
+
+    def save(self, notes: dict[str, Note], facts: dict[str, dict | bytes],
+             changed_facts: set[str] | frozenset = frozenset()) -> None:
+        """Write the records of the notes that changed (or got new facts), remove those of
+        notes that are gone; one transaction. Nothing is written when it cannot be."""
+        import sqlite3
+
+        if not self.usable:  # (a server keeps this object: it reads the store anew)
+            self._reopen()
+            return
+        from vaultkit.vault.cachefile import open_cache_db
+
+        rebuild = self.fresh
+        todo: list[tuple[str, Note, bytes, bytes]] = []
+        for rel, note in notes.items():
+            if note.error:
                 continue  # unreadable files are retried next run
-            else:
-                blob = marshal.dumps(note.to_plain(with_text=False))
+            if not rebuild and self.stored.get(rel) is note and rel not in changed_facts \
+                    and note._blob is not None:
+                continue  # its record is in the store as it is
+            blob = self._blob_of(note)
             kept = facts.get(rel)
-            if isinstance(kept, dict):
+            if kept is None:
+                kept = self.facts_for(note)
+            elif isinstance(kept, dict):
                 try:
                     kept = marshal.dumps(kept)
                 except ValueError:  # a fact marshal cannot store: compute it again next time
                     kept = b""
-            entries[rel] = (note.size, note.mtime_ns, blob, kept or b"")
-        # the files were read after `started_ns`: an entry is trusted next time only if the
+            todo.append((rel, note, blob, kept if isinstance(kept, bytes) else b""))
+        live = {rel for rel, note in notes.items() if not note.error}
+        gone = [rel for rel in self.stats if rel not in live]
+        if not todo and not gone and not rebuild:
+            self.mend = False
+            return
+        # the files were read after `started_ns`: a record is trusted next time only if the
         # file was older than that by the racy margin (see get)
-        written = self.started_ns or time.time_ns()
-        data = marshal.dumps((self.key, written, entries))
-        if write_cache_file(self.path, data):
+        seen = self.started_ns or time.time_ns()
+        try:
+            if self.db is None:
+                self.db = open_cache_db(self.path, create=True, timeout=_LOCK_TIMEOUT)
+            db = self.db
+            # a cache: a crash of vaultkit cannot damage it (the journal is written first);
+            # an OS crash could, and is then seen as damage and rebuilt. Not waiting for the
+            # disk saves a hook run two fsyncs (~8-20 ms here).
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if rebuild:
+                    gen, zdict = self._build(db, [t[2:] for t in todo])
+                else:
+                    row = db.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
+                    if row is None or row[0] != self.gen:
+                        db.execute("ROLLBACK")  # rebuilt by another process since it was read
+                        self._reopen()
+                        return
+                    gen, zdict = self.gen, self.zdict
+                deflate = self._deflater(zdict)
+                rows = []
+                for rel, note, blob, kept in todo:
+                    z = deflate.copy()
+                    rows.append((rel, note.size, note.mtime_ns, seen,
+                                 z.compress(marshal.dumps((blob, kept))) + z.flush()))
+                if gone:
+                    db.executemany("DELETE FROM notes WHERE path = ?", [(g,) for g in gone])
+                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", rows)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except (OSError, sqlite3.Error):  # a read-only vault, a lock held too long: not saved
+            return
+        if rebuild:
+            self.stats, self.stored, self._fetched, self._bulk = {}, {}, {}, None
+            self.gen, self.zdict, self.fresh = gen, zdict, False
             self._drop_old_formats()
-        self.entries = entries
-        self.written_ns = written  # what the file now says, for a process that keeps this object
+        for rel in gone:
+            self.stats.pop(rel, None)
+            self.stored.pop(rel, None)
+        for rel, note, blob, kept in todo:
+            self.stats[rel] = (note.size, note.mtime_ns, seen)
+            self.stored[rel] = note
+            self._fetched[rel] = (note.size, note.mtime_ns, blob, kept)
+        self.mend = False
+
+    def _blob_of(self, note: Note) -> bytes:
+        blob = note._blob
+        if blob is not None and not isinstance(blob, bytes):  # in the store, never fetched
+            rec = self._record(note.path, note.size, note.mtime_ns)
+            blob = rec[0] if rec is not None else None
+        if not blob:  # parsed here (or read again): its bytes
+            blob = marshal.dumps(note.to_plain(with_text=False))
+        return blob
+
+    def _build(self, db, sample: list[tuple[bytes, bytes]]) -> tuple[int, bytes]:
+        """(Re)create the tables, with a new generation and dictionary; the caller's
+        transaction makes it one step for every other process."""
+        zdict = _sample_dictionary(sample)
+        gen = int.from_bytes(os.urandom(7), "big")
+        db.execute("DROP TABLE IF EXISTS notes")
+        db.execute("DROP TABLE IF EXISTS meta")
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        db.execute("CREATE TABLE notes (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, "
+                   "seen_ns INTEGER, record BLOB) WITHOUT ROWID")
+        db.executemany("INSERT INTO meta VALUES (?, ?)",
+                       [("key", self.key), ("gen", gen), ("zdict", zdict)])
+        return gen, zdict
+
+    @staticmethod
+    def _deflater(zdict: bytes):
+        import zlib
+
+        if zdict:
+            return zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS, _ZMEM,
+                                    zlib.Z_DEFAULT_STRATEGY, zdict)
+        return zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS, _ZMEM)
 
     def _drop_old_formats(self) -> None:
         """Remove notes caches of other parser versions or formats: never read again."""
+        from vaultkit.vault.cachefile import DB_SIDECARS, remove_cache_db
+
         try:
             names = os.listdir(self.dir)
         except OSError:
             return
         for name in names:
-            if name.startswith("notes-") and name.endswith(".marshal") and name != self.path.name:
+            if not name.startswith("notes-") or name == self.path.name:
+                continue
+            if name.endswith(".sqlite"):
+                remove_cache_db(self.dir / name)
+            elif name.endswith(".marshal") and not name.endswith(DB_SIDECARS):
                 try:
                     os.unlink(self.dir / name)
                 except OSError:
                     pass
+
+
+MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
+
+
+def _sample_dictionary(records: list[tuple[bytes, bytes]]) -> bytes:
+    """Up to _ZDICT_BYTES of records spread over the vault: what its notes share."""
+    payloads, size = [], 0
+    step = max(1, len(records) // 32)
+    for record in records[::step]:
+        payloads.append(marshal.dumps(record))
+        size += len(payloads[-1])
+        if size >= _ZDICT_BYTES:
+            break
+    return b"".join(payloads)[-_ZDICT_BYTES:]
+
+
+def _busy(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text

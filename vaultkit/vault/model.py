@@ -105,7 +105,7 @@ class Note:
     # holds U+FFFD in their place, as CommonMark says
     nul: tuple[int, int] | None = None
     _lines: list[str] | None = field(default=None, repr=False, compare=False)
-    _blob: bytes | None = field(default=None, repr=False, compare=False)
+    _blob: Any = field(default=None, repr=False, compare=False)  # bytes, or the store (lazy)
     _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
     # the most a lazy note's file is read when it changed after the listing (max_file_bytes)
     _limit: int | None = field(default=None, repr=False, compare=False)
@@ -119,10 +119,11 @@ class Note:
     # -- lazy notes from the cache -------------------------------------------------
 
     @classmethod
-    def lazy(cls, path: str, size: int, mtime_ns: int, blob: bytes,
+    def lazy(cls, path: str, size: int, mtime_ns: int, blob: "bytes | Any",
              source: str | None = None, text: str | None = None,
              limit: int | None = None) -> "Note":
-        """A note whose fields are decoded from ``blob`` (marshal) on first use.
+        """A note whose fields are decoded from ``blob`` (marshal) on first use; ``blob``
+        may also be a store whose ``fetch(note)`` gives those bytes then (the cache's).
 
         A commit hook touches few notes in full; decoding all 10,000 would cost more
         than the rest of the run. The blob holds no text (see ``to_plain``): it is
@@ -146,6 +147,9 @@ class Note:
             raise AttributeError(name) from None
         if blob is None or name.startswith("__"):
             raise AttributeError(name)
+        if not isinstance(blob, bytes):  # still in the cache's store: fetched on first use
+            blob = blob.fetch(self)  # b"" when the store no longer holds it as listed
+            self._blob = blob
         import marshal
 
         try:

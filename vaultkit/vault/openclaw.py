@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from vaultkit.core.lazyre import lazy_re
+
 CONFIG_NAME = "openclaw.json"
 ENV_VAR = "OPENCLAW_CONFIG_PATH"
 
@@ -38,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
 # Keys of an agents.list[] entry that name the agent rather than override a default.
 _IDENTITY_KEYS = {"id", "name", "default"}
 
-_ERROR_RE = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.S)
+_ERROR_RE = lazy_re(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$", re.S)
 
 _UNSET = object()
 

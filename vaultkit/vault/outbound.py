@@ -31,16 +31,18 @@ from __future__ import annotations
 
 import re
 
+from vaultkit.core.lazyre import lazy_re
+
 # C0 controls but newline and tab, DEL, C1 controls, a lone CR, and the bidirectional
 # embeddings, overrides and isolates (plus the marks and separators that act like them).
 _CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e" \
     "\u2066-\u2069"
-_UNSAFE_TEXT = re.compile(f"[{_CONTROL}]|\r(?!\n)")
-_UNSAFE_LINE = re.compile(f"[{_CONTROL}\n\r\t]")
+_UNSAFE_TEXT = lazy_re(f"[{_CONTROL}]|\r(?!\n)")
+_UNSAFE_LINE = lazy_re(f"[{_CONTROL}\n\r\t]")
 # JSON text: a string may hold any of these escaped (``\u001b``), losslessly
-_UNSAFE_JSON = re.compile(f"[{_CONTROL}]")
+_UNSAFE_JSON = lazy_re(f"[{_CONTROL}]")
 # The colours vaultkit itself prints (bold, dim, red, yellow, cyan, reset), and nothing else
-_OWN_SGR = re.compile(r"\x1b\[(?:0|1|2|31|33|36)m")
+_OWN_SGR = lazy_re(r"\x1b\[(?:0|1|2|31|33|36)m")
 
 
 def _escape(m: re.Match) -> str:
@@ -66,17 +68,23 @@ def neutralise(text: str, *, one_line: bool = False) -> str:
 def mask_credentials(text: str) -> str:
     """``text`` with each credential the detector finds replaced by its masked form (and a
     private key's body by ``…``)."""
+    if text is _MASKED[0]:  # this very string came out of here: masking is idempotent
+        return text
     from vaultkit.vault.secretscan import has_candidates
 
-    if not has_candidates(text):
-        return text
-    return _mask(text)
+    out = _mask(text) if has_candidates(text) else text
+    if len(out) > 4096:  # (a report masked, then written to the terminal, is scanned once)
+        _MASKED[0] = out
+    return out
+
+
+_MASKED: list = [None]  # the last long text mask_credentials returned (kept: it is its id)
 
 
 # A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
 # the detector reads the text with these blanked, as the terminal would show it (a value
 # right after "\x1b[2J" starts a token there).
-_SEQUENCE = re.compile(f"(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*"
+_SEQUENCE = lazy_re(f"(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*"
                        f"(?:\x07|\x1b\\\\|\x9c)?|\x1b[ -~]?|[{_CONTROL}]")
 
 
@@ -120,7 +128,7 @@ def _mask(text: str) -> str:
     return "\n".join(lines)
 
 
-_PEM_LINE = re.compile(r"[A-Za-z0-9+/=\\n]+")
+_PEM_LINE = lazy_re(r"[A-Za-z0-9+/=\\n]+")
 
 
 def _disjoint(found: list) -> list:
@@ -299,4 +307,4 @@ class Stream:
 
 
 # "\rparsing notes 1,200/10,000   " and the erasing "\r      \r"
-_PROGRESS = re.compile(r"\r[a-z ]*(?: [\d,]+/[\d,]+)? *\r?")
+_PROGRESS = lazy_re(r"\r[a-z ]*(?: [\d,]+/[\d,]+)? *\r?")

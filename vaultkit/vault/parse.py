@@ -42,6 +42,10 @@ _BACKTICKS = re.compile(r"`+")
 _MAX_CONTAINERS_PER_LINE = 20
 _MAX_TITLE_LINES = 50  # a reference definition's label or title spans at most this many lines
 _CONTAINER_FIRST = frozenset(" \t>[-*+0123456789")
+# the first characters of a line that may start a block or a container (or be indent): a
+# line outside any container starting with anything else is paragraph text
+_BLOCK_FIRST = frozenset(" \t>[-*+0123456789`~$<%#=_")
+_BLOCK_START = frozenset("`~$<%#=-*_[")  # the same once containers and indent are read
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]:")
 _BRACKET = re.compile(r"[\[\]\\]")
 _ACTIONS = ("disable-next-line", "disable-file", "disable", "enable")
@@ -70,6 +74,15 @@ _HTML_COMPLETE_TAG = re.compile(
     r"(?:[ \t]*=[ \t]*(?:[^ \t\"'=<>`]+|'[^'\n]*'|\"[^\"\n]*\"))?)*[ \t]*/?>"
     r"|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$")
 _PERCENT = "%%"
+
+
+def _inline_start(text: str) -> bool:
+    """``text`` holds a character that every inline construct _inline looks for contains
+    (code spans, comments, %% comments, math, autolinks, wikilinks and links, footnotes,
+    tags, block ids): a paragraph without any holds none, and is not scanned further.
+    (Seven ``in`` tests are several times faster than one character-class search.)"""
+    return ("[" in text or "#" in text or "`" in text or "<" in text or "$" in text
+            or "%" in text or "^" in text)
 
 
 def note_text(data: bytes) -> str | None:
@@ -185,6 +198,16 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     Returns ``(data, key_lines, None)`` or ``(None, {}, (message, line))``. Safe
     tags only; alias expansion is bounded; keys become strings.
     """
+    if not source.strip():
+        return {}, {}, None
+    simple = _simple_mapping(source, first_line)
+    if simple is not None:
+        return simple[0], simple[1], None
+    return _loader_mapping(source, first_line)
+
+
+def _loader_mapping(source: str, first_line: int):
+    """load_yaml_mapping with the YAML loader, for any source."""
     import yaml
 
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -228,6 +251,87 @@ def load_yaml_mapping(source: str, first_line: int = 1):
     finally:
         loader.dispose()
     return {str(k): v for k, v in data.items()}, keys, None
+
+
+# The frontmatter most notes carry (``type: lesson``, ``tags: [a, b/c]``) in a form read
+# without the YAML loader, with the loader's own resolver and constructors: each line one
+# ``key: value`` whose key and plain scalars use only characters that are never YAML syntax
+# there (no ``: # , [ ] { } ' " & * ! | > % @ `` ``, no tab, no leading ``-``), the value
+# one such scalar, a flow list of them, or a quoted string of printable ASCII without
+# escapes (a string as written: "..." without ``\`` or ``"``, '...' without ``'``). Anything
+# else, or any doubt (a duplicate key, a key that is not a string, a value its constructor
+# rejects), goes to the loader.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,999}): +(?:([A-Za-z0-9_./][A-Za-z0-9_./ -]*)"
+                          r"|\[ *([A-Za-z0-9_./][A-Za-z0-9_./ ,-]*)?\] *"
+                          r"|\"([ !#-\[\]-~]*)\" *|'([ -&(-~]*)' *)$")
+_SIMPLE_ITEM = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./ -]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_yaml_scalar_tags: dict[str, str] = {}  # plain scalar -> the tag the resolver gives it
+_yaml_tools = None  # (resolver, constructor, ScalarNode), made on first use
+
+
+def _simple_scalar(value: str):
+    """The value the YAML loader constructs for the plain scalar ``value`` (one of the
+    characters above); raises ValueError when it is not for this path."""
+    tag = _yaml_scalar_tags.get(value)
+    global _yaml_tools
+    if _yaml_tools is None:
+        import yaml
+
+        _yaml_tools = (yaml.resolver.Resolver(), yaml.constructor.SafeConstructor(),
+                       yaml.ScalarNode)
+    resolver, constructor, scalar_node = _yaml_tools
+    if tag is None:
+        tag = resolver.resolve(scalar_node, value, (True, False))
+        if len(_yaml_scalar_tags) > 4096:
+            _yaml_scalar_tags.clear()
+        _yaml_scalar_tags[value] = tag
+    if tag == _STR_TAG:
+        return value
+    build = constructor.yaml_constructors.get(tag)
+    if build is None or tag.endswith((":merge", ":value")):
+        raise ValueError(tag)
+    return build(constructor, scalar_node(tag, value))
+
+
+def _simple_mapping(source: str, first_line: int):
+    """``(data, key_lines)`` of ``source`` when every line is a simple ``key: value`` (see
+    above) and the loader would read exactly that; None otherwise."""
+    data: dict = {}
+    keys: dict[str, int] = {}
+    nodes = 1
+    match = _SIMPLE_LINE.match
+    try:
+        for index, line in enumerate(source[:-1].split("\n")):
+            m = match(line)
+            if m is None:
+                return None
+            key, scalar, items, double, single = m.groups()
+            if key in keys or _simple_scalar(key) is not key:
+                return None  # a duplicate, or a key read as a bool or null
+            if double is not None or single is not None:
+                value = double if double is not None else single  # (quoted: always a string)
+                nodes += 2
+            elif scalar is not None:
+                value = _simple_scalar(scalar.rstrip(" "))
+                nodes += 2
+            else:
+                value = []
+                nodes += 2
+                if items is not None:
+                    for item in items.split(","):
+                        item = item.strip(" ")
+                        if not _SIMPLE_ITEM.fullmatch(item):
+                            return None  # an empty item ("[a,,b]", "[a,]") or a leading "-"
+                        value.append(_simple_scalar(item))
+                        nodes += 1
+            keys[key] = first_line + index
+            data[key] = value
+    except (ValueError, TypeError, OverflowError, KeyError):
+        return None  # the loader says what is wrong with it
+    if nodes > MAX_YAML_NODES:
+        return None
+    return data, keys
 
 
 def _strings(value):
@@ -305,6 +409,7 @@ class _Scanner:
         self.para: list[tuple[int, str]] = []  # (1-based line, original line text)
         self.para_level = 0  # how many containers were open when the paragraph started
         self.para_text: list[str] = []  # the paragraph's lines without container markers
+        # (stripped only when a setext underline makes them a heading's text)
         self.containers: list[tuple[int, int, int]] = []  # (kind, indent, serial number)
         self.opened = 0  # containers opened so far (their serial numbers)
         self.pending_percent = False
@@ -413,10 +518,12 @@ class _Scanner:
         containers = self.containers
         code_level: tuple | None = None  # containers around the indented code just read
         code_blanks: list[int] = []  # blank lines since then
+        # a line ends with "\r" only where the text holds one (Note.lines splits on "\r\n")
+        has_cr = "\r" in self.note.text or not self.note.text
         while i < n:
             raw = lines[i]
             lineno = i + 1
-            if raw.endswith("\r"):
+            if has_cr and raw.endswith("\r"):
                 raw = raw[:-1]
 
             # inside a fence, math or HTML block: only its end (or its container's) matters
@@ -447,7 +554,51 @@ class _Scanner:
                 i += 1
                 continue
 
-            matched, rest = self._match(raw) if containers else (0, raw)
+            if len(raw) > 2 and raw[1] == " " and raw[0] in "-*+" and raw[2] not in _BLOCK_FIRST \
+                    and not raw[2].isspace():
+                # the common list item "- text" at the start of a line, its text plain: it
+                # ends every open container and paragraph, and opens an item holding a new
+                # paragraph (the general path below, in short)
+                if self.para:
+                    self._flush()
+                del containers[:]
+                self.opened += 1
+                containers.append((_ITEM, 2, self.opened))
+                self.para = [(lineno, raw)]
+                self.para_level = 1
+                self.para_text = [raw[2:]]
+                code_level = None
+                i += 1
+                continue
+            if not containers:
+                # the common line outside any container: plain text, which no block
+                # starts with (see the checks below), continues or opens a paragraph
+                if raw and raw[0] not in _BLOCK_FIRST and not raw[0].isspace():
+                    code_level = None
+                    if self.para:
+                        self.para.append((lineno, raw))
+                        self.para_text.append(raw)
+                    else:
+                        self.para = [(lineno, raw)]
+                        self.para_level = 0
+                        self.para_text = [raw]
+                    i += 1
+                    continue
+                matched, rest = 0, raw
+            elif raw[:1] not in " \t>" and not raw[0].isspace():
+                # no container goes on without its indent or its ">" (_match's answer)
+                matched, rest = 0, raw
+            elif raw:
+                matched, rest = self._match(raw)
+            else:
+                # an empty line continues the open list items up to the first quote (what
+                # _match finds for it)
+                matched = 0
+                for container in containers:
+                    if container[0] != _ITEM:
+                        break
+                    matched += 1
+                rest = raw
             if not rest.strip():  # a blank line: ends the paragraph and unmatched quotes
                 self._flush()
                 del containers[matched:]
@@ -456,6 +607,16 @@ class _Scanner:
                 i += 1
                 continue
             prev_code_level, code_level = code_level, None
+            if not matched and rest[0] == "#":
+                # an ATX heading at the start of the line closes every container (as the
+                # general path below finds, in short)
+                atx = _atx(rest)
+                if atx is not None:
+                    self._flush()
+                    del containers[:]
+                    self._heading(atx, raw, lineno)
+                    i += 1
+                    continue
             lazy = False
             if matched < len(containers):
                 # a paragraph continues lazily across the end of its containers (§5.1)
@@ -476,6 +637,19 @@ class _Scanner:
             opened = 0
             while (rest[0] in _CONTAINER_FIRST and opened < _MAX_CONTAINERS_PER_LINE
                    and (rest[0] not in " \t" or _indent_of(rest) < 4)):
+                c = rest[0]
+                if c in "-*+" and rest[1:2] == " " and len(rest) > 2:
+                    # the common item "- text": the checks below, in short (its content
+                    # starts after one space; text, not a thematic break like "- - -")
+                    c = rest[2]
+                    if c != rest[0] and c not in " \t" and not c.isspace():
+                        if self.para:
+                            self._flush()
+                        self.opened += 1
+                        containers.append((_ITEM, 2, self.opened))
+                        rest = rest[2:]
+                        opened += 1
+                        continue
                 s = rest.lstrip(" ")
                 c = s[:1]
                 if c == ">":
@@ -552,6 +726,17 @@ class _Scanner:
 
             s = rel.lstrip()
             first = s[:1]
+            if first not in _BLOCK_START:
+                # text: none of the blocks below starts with this character
+                if self.para:
+                    self.para.append((lineno, raw))
+                    self.para_text.append(rel)
+                else:
+                    self.para = [(lineno, raw)]
+                    self.para_level = level
+                    self.para_text = [rel]
+                i += 1
+                continue
 
             # fenced code
             if first in ("`", "~"):
@@ -597,7 +782,7 @@ class _Scanner:
                     continue
 
             # %% block comment opening on its own line
-            if s.startswith(_PERCENT) and _PERCENT not in s[2:]:
+            if first == "%" and s.startswith(_PERCENT) and _PERCENT not in s[2:]:
                 self._flush()
                 self.pending_percent = True
                 self._code(lineno, lineno)
@@ -609,10 +794,7 @@ class _Scanner:
                 atx = _atx(s)
                 if atx is not None:
                     self._flush()
-                    level_, text = atx
-                    self.note.headings.append(Heading(level_, text, lineno))
-                    col = raw.find(text) if text else 0
-                    self._inline([(lineno, " " * max(col, 0) + text)] if text else [], heading=True)
+                    self._heading(atx, raw, lineno)
                     i += 1
                     continue
 
@@ -621,7 +803,7 @@ class _Scanner:
             if (first in ("=", "-") and self.para and self.para_level == level
                     and _SETEXT.match(rel)):
                 heading_level = 1 if first == "=" else 2
-                text = " ".join(self.para_text)
+                text = " ".join([t.strip() for t in self.para_text])
                 self.note.headings.append(Heading(heading_level, text, self.para[0][0]))
                 self._inline(self.para, heading=True)
                 self.para = []
@@ -644,6 +826,13 @@ class _Scanner:
         self._flush()
         if raw_block is not None:
             self._close_raw(raw_block)
+
+    def _heading(self, atx: tuple[int, str], raw: str, lineno: int) -> None:
+        level, text = atx
+        self.note.headings.append(Heading(level, text, lineno))
+        if text and _inline_start(text):  # (else nothing to find)
+            col = raw.find(text)
+            self._inline([(lineno, " " * max(col, 0) + text)], heading=True)
 
     def _closes_later(self, marker: str, i: int) -> bool:
         """A line after index ``i`` holds ``marker``."""
@@ -740,11 +929,13 @@ class _Scanner:
             self.para_level = len(self.containers)
             self.para_text = []
         self.para.append((lineno, raw))
-        self.para_text.append(rel.strip())
+        self.para_text.append(rel)
 
     def _flush(self) -> None:
-        if self.para:
-            self._inline(self.para)
+        para = self.para
+        if para:
+            if len(para) > 1 or _inline_start(para[0][1]):
+                self._inline(para)
             self.para = []
 
     def _comments(self, text: str, lineno: int) -> None:
@@ -758,12 +949,20 @@ class _Scanner:
         """Scan one paragraph (or heading) for links, tags and block ids."""
         if not segments:
             return
-        text = "\n".join(t for _, t in segments)
-        starts = []
-        pos = 0
-        for _, t in segments:
-            starts.append(pos)
-            pos += len(t) + 1
+        if len(segments) == 1:
+            text = segments[0][1]
+            if not _inline_start(text):
+                return  # (most lines: nothing below can match)
+            starts = [0]
+        else:
+            text = "\n".join([t for _, t in segments])
+            if not _inline_start(text):
+                return
+            starts = []
+            pos = 0
+            for _, t in segments:
+                starts.append(pos)
+                pos += len(t) + 1
 
         masked = text
         if "`" in masked:
@@ -795,14 +994,19 @@ class _Scanner:
         if "[" in masked:
             if "[[" in masked:
                 pieces, last = [], 0
-                for m in _WIKI.finditer(masked):
-                    if m.start() and masked[m.start() - 1] == "\\":
+                one = len(starts) == 1
+                for m in _wiki_matches(masked):
+                    a, b = m.span()
+                    if a and masked[a - 1] == "\\":
                         continue  # \[[ is an escaped bracket
-                    k = _seg_index(starts, m.start())
-                    note.links.append(_wikilink(m, segments[k][0], m.start() - starts[k] + 1))
-                    pieces.append(masked[last:m.start()])
-                    pieces.append(" " * (m.end() - m.start()))
-                    last = m.end()
+                    if one:
+                        note.links.append(_wikilink(m, segments[0][0], a + 1))
+                    else:
+                        k = _seg_index(starts, a)
+                        note.links.append(_wikilink(m, segments[k][0], a - starts[k] + 1))
+                    pieces.append(masked[last:a])
+                    pieces.append(" " * (b - a))
+                    last = b
                 if pieces:
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
@@ -828,7 +1032,7 @@ class _Scanner:
                     pieces.append(masked[last:])
                     masked = "".join(pieces)
         if "#" in masked:
-            for m in _TAG.finditer(masked):
+            for m in _tag_matches(masked):
                 body = m.group(1)
                 if _ALL_DIGITS.match(body):
                     continue
@@ -1020,12 +1224,19 @@ def _is_title(s: str) -> bool:
 
 def _starts_block(content: str) -> bool:
     """``content`` starts a block that interrupts a paragraph (so it is no lazy line)."""
-    if _indent_of(content) >= 4:
-        return False
-    s = content.lstrip()
-    if not s:
-        return True
-    first = s[0]
+    first = content[:1]
+    if first in "-*+" and content[1:2] == " " and content[2:3] not in ("", first) and not (
+            content[2].isspace()):
+        return True  # the common item "- text" (as the last check below reads it)
+    if first in " \t" or first.isspace():  # ("" too)
+        if _indent_of(content) >= 4:
+            return False
+        s = content.lstrip()
+        if not s:
+            return True
+        first = s[0]
+    else:
+        s = content
     if first == ">" or (first == "#" and _atx(s) is not None) or s.startswith("$$"):
         return True
     if first in "`~":
@@ -1066,6 +1277,39 @@ def _quote_marker(s: str) -> str | None:
     return s[k:]
 
 
+def _wiki_matches(text: str):
+    """The matches of ``_WIKI.finditer(text)``, found faster: a match starts at a ``[[``
+    (or the ``!`` just before it), so the scan jumps from one ``[[`` to the next instead of
+    trying the pattern at every character."""
+    match = _WIKI.match
+    find = text.find
+    pos = 0
+    j = find("[[")
+    while j >= 0:
+        m = match(text, j - 1 if j > pos and text[j - 1] == "!" else j)
+        if m is None:
+            j = find("[[", j + 1)
+            continue
+        yield m
+        pos = m.end()
+        j = find("[[", pos)
+
+
+def _tag_matches(text: str):
+    """The matches of ``_TAG.finditer(text)``: each starts at a ``#`` (the lookbehind sees
+    the text before it), so only those are tried."""
+    match = _TAG.match
+    find = text.find
+    j = find("#")
+    while j >= 0:
+        m = match(text, j)
+        if m is None:
+            j = find("#", j + 1)
+            continue
+        yield m
+        j = find("#", m.end())
+
+
 def _seg_index(starts: list[int], pos: int) -> int:
     lo, hi = 0, len(starts) - 1
     while lo < hi:
@@ -1092,8 +1336,11 @@ def _mask_code_spans(text: str) -> str:
     # and when no such run follows, no later run of that length opens anything either
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)
             if not (m.start() and text[m.start() - 1] == "\\")]
-    if not runs:
-        return text
+    if len(runs) < 3:  # the common cases, as the loop below reads them
+        if len(runs) < 2 or runs[0][1] - runs[0][0] != runs[1][1] - runs[1][0]:
+            return text  # no run has a closing one
+        a, b = runs[0][0], runs[1][1]
+        return text[:a] + _blank_out(text[a:b]) + text[b:]
     out, last = [], 0
     idx = 0
     unmatched: set[int] = set()
@@ -1278,6 +1525,9 @@ def _markdown_links(t: str) -> list[tuple[int, int, bool, str, str]]:
     return out
 
 
+_DEST_PLAIN = re.compile(r"[^\x00-\x20\x7f()\\]*").match
+
+
 def _skip_space(t: str, k: int) -> int:
     n = len(t)
     while k < n and t[k] in " \t":
@@ -1306,6 +1556,9 @@ def _inline_destination(t: str, k: int) -> tuple[str, int] | None:
     else:
         e, depth = k, 0
         while e < n:
+            e = _DEST_PLAIN(t, e).end()  # the characters the checks below only step over
+            if e >= n:
+                break
             c = t[e]
             if c == "\\" and e + 1 < n and t[e + 1] in _ASCII_PUNCT:
                 e += 2
@@ -1347,19 +1600,14 @@ def _inline_destination(t: str, k: int) -> tuple[str, int] | None:
 
 
 def _wikilink(m: re.Match, line: int, column: int) -> Link:
-    inner = m.group(2).replace("\\|", "|")
+    raw, bang, inner = m.group(0, 1, 2)
+    if "\\|" in inner:
+        inner = inner.replace("\\|", "|")
     target, has_alias, alias = inner.partition("|")
     target, _, subpath = target.partition("#")
-    return Link(
-        kind=WIKI,
-        target=target.strip(),
-        subpath=subpath.strip(),
-        alias=alias.strip() if has_alias else None,
-        line=line,
-        column=column,
-        embed=bool(m.group(1)),
-        raw=m.group(0),
-    )
+    # Link(kind, target, subpath, alias, line, column, embed, raw)
+    return Link(WIKI, target.strip(), subpath.strip(), alias.strip() if has_alias else None,
+                line, column, bang == "!", raw)
 
 
 def _markdown_link(dest: str, text: str, embed: bool, line: int, column: int,

@@ -21,13 +21,15 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator, Sequence
 
+from vaultkit.core.lazyre import lazy_re
+
 # Characters that continue a Latin-script word: a phrase must not touch them.
 _WORDISH = r"0-9A-Za-z_\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"
 _BEFORE = rf"(?<![{_WORDISH}])"
 _AFTER = rf"(?![{_WORDISH}])"
-_WORD_EDGE = re.compile(rf"[{_WORDISH}]")
+_WORD_EDGE = lazy_re(rf"[{_WORDISH}]")
 # Anything that still counts as content once every phrase is removed.
-_CONTENT = re.compile(r"[^\W_]")
+_CONTENT = lazy_re(r"[^\W_]")
 
 
 def _phrase_pattern(phrase: str) -> str:

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
+from vaultkit.core.lazyre import lazy_re
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
@@ -523,7 +524,7 @@ def _opens_with(header: list[re.Pattern], lines: list[str]) -> bool:
 
 
 # Layer path patterns: the one place their syntax is read.
-_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
+_TOKEN = lazy_re(r"\*\*/|\*\*|\*|\?|\{date\}|\{time\}|.", re.S)
 
 
 def pattern_tokens(pattern: str) -> list[str]:
@@ -932,7 +933,17 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
         digest.update(read_regular(profile_path, MAX_CONFIG_BYTES))
     except OSError as exc:
         raise ConfigError(f"{profile_path}: cannot read rule pack: {exc.strerror}") from None
-    digest.update(str(profile_path).encode())
+    # the pack is known by its bytes, never by where it lies: two installs of one version
+    # (pre-commit's environment, a pip install) share the cache. A pack without runtimes
+    # takes the bundled openclaw pack's (load_profile), so those bytes count too.
+    from vaultkit.core.resources import rules_dir
+
+    bundled = rules_dir() / "openclaw.yaml"
+    if profile_path != bundled:
+        try:
+            digest.update(b"\0runtimes\0" + read_regular(bundled, MAX_CONFIG_BYTES))
+        except OSError:
+            digest.update(b"\0no-runtimes\0")
     fingerprint = digest.hexdigest()[:16]
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:

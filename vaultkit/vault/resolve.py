@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import MARKDOWN, Link, Note
 
 if TYPE_CHECKING:
@@ -69,8 +70,8 @@ EXACT, SAME_FOLDER, SHORTEST, RELATIVE, ROOT, SELF, EXTERNAL, MISSING = (
 M_NOTE, M_ATTACHMENT, M_HEADING, M_BLOCK = "note", "attachment", "heading", "block"
 
 _FINAL, _CHECK_FOLDER, _RELATIVE = 0, 1, 2
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
-_NOT_WORD = re.compile(r"[^\w\s]|_")
+_EXTENSION = lazy_re(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
+_NOT_WORD = lazy_re(r"[^\w\s]|_")
 
 
 @dataclass(slots=True)

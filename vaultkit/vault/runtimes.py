@@ -33,13 +33,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from vaultkit.core.lazyre import lazy_re
+
 RUNTIME_ORDER = ("openclaw", "claude-code", "codex")
 SESSIONS = ("main", "cron", "subagent", "group")
 
 # JavaScript's String.prototype.trimEnd: WhiteSpace and LineTerminator (ECMA-262)
 _JS_SPACE = ("\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
              "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
-_JS_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
+_JS_SPACE_RUN = lazy_re(f"[{_JS_SPACE}]+")
 MIN_TRIMMED_CONTENT = 16  # OpenClaw: under this much content beside the full marker, the compact one
 
 _CJK = ("[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff"
@@ -540,10 +542,10 @@ def load_openclaw(vault, spec, session: str | None, files: _Files, *,
 
 # -- Claude Code: claude-memory ----------------------------------------------------------
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_IMPORT = re.compile(r"(?<![\w@])@((?:~/|\.{1,2}/|/)?[^\s`@<>()\[\]{}\"',;]+)")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_HTML_BLOCK = re.compile(r"^ {0,3}<!--")
+_FENCE = lazy_re(r"^ {0,3}(`{3,}|~{3,})")
+_IMPORT = lazy_re(r"(?<![\w@])@((?:~/|\.{1,2}/|/)?[^\s`@<>()\[\]{}\"',;]+)")
+_CODE_SPAN = lazy_re(r"(`+)(?:(?!\1).)+?\1")
+_HTML_BLOCK = lazy_re(r"^ {0,3}<!--")
 
 
 def _strip_comments_and_code(lines: list[str]) -> list[int]:

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from vaultkit.core.lazyre import lazy_re
+
 # Bump when what is found changes: per-note results are cached under it.
 DETECTOR_VERSION = "2"
 
@@ -112,7 +114,7 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 # The prefilters: one pass each over a whole note, both anchored on characters that are
 # rare in prose so the regex engine skips most positions without trying a match.
 # Literal prefixes of the formats, anchored on their punctuation:
-_FORMAT_HINT = re.compile(
+_FORMAT_HINT = lazy_re(
     r"-(?:(?<=sk-)|(?<=nvapi-)|(?<=GOCSPX-)|(?<=xai-)|(?<=glpat-)|----BEGIN)|:(?://|AA)"
     r"|J(?<=\.eyJ)|A(?:KIA|SIA|Iza)|G(?<=SG)\.|K(?<=AccountK)ey="
     r"|x(?<=xox)|_(?:(?<=gh[pousr]_)|(?<=github_pat_)|(?<=k_live_)|(?<=hf_)|(?<=gsk_)"
@@ -122,7 +124,7 @@ _FORMAT_HINT = re.compile(
 # identifier characters to the keyword. Possessive quantifiers and the look-ahead on the
 # keywords' (last) letters keep a separator that leads nowhere ("14:30") cheap.
 _REVERSED_KEYWORDS = sorted({w[::-1] for w in _GROUP_OF}, key=len, reverse=True)
-_KEYWORD_HINT = re.compile(
+_KEYWORD_HINT = lazy_re(
     r"(?:[:=：|]|是|为|—|–)[ \t]*+[*_`\"'\[]*+(?:[^\s:=|：`\"']{1,24}+[ \t]++){0,3}?"
     r"[*_`\"'\[]*+(?:[a-z0-9]{1,12}+[_.\-]){0,2}[а-яё]?"
     r"(?=[" + re.escape("".join(sorted({w[0] for w in _REVERSED_KEYWORDS}))) + r"])(?:"
@@ -133,7 +135,7 @@ _KEYWORD_HINT = re.compile(
 # substring search in C); the look-behinds then ask for a keyword right before it.
 _PROSE_WORDS = ("password", "passphrase", "passwd", "api key", "api-key", "api_key", "apikey",
                 "access key", "secret key", "token", "secret")
-_PROSE_HINT = re.compile(" is (?:" + "|".join(
+_PROSE_HINT = lazy_re(" is (?:" + "|".join(
     "(?<=" + "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in w) + " is )"
     for w in _PROSE_WORDS) + ")")
 
@@ -144,19 +146,19 @@ _PLACEHOLDER_PATTERN = (
     r"|abcdefgh|qwerty|here$"
     r"|^env:|^secret:|^vault:|^keyring:|^op:|getenv|environ|process\.env"
     r"|1password|bitwarden|keychain|keyring|lastpass|^(?:the|see|in|from|stored|set|use|via|not)$")
-_PATH_OR_URL = re.compile(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|ini|pem|key|"
+_PATH_OR_URL = lazy_re(r"^(?:/|~|\.\.?/)|://|\.(?:json|ya?ml|env|txt|md|toml|ini|pem|key|"
                           r"cfg|conf|sh|py)$", re.IGNORECASE)
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_WORDY = re.compile(r"^(?:[A-Za-z]+|\d+)(?:[-_.:/](?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d+))*$")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
-_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}\(")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
-_HASH_CONTEXT = re.compile(r"commit|\bsha\b|sha-?\d|hash|checksum|digest|fingerprint|\brev\b|"
+_ENV_NAME = lazy_re(r"^[A-Z][A-Z0-9_]*$")
+_WORDY = lazy_re(r"^(?:[A-Za-z]+|\d+)(?:[-_.:/](?:[a-z]+|[A-Z][a-z]+|[A-Z]+|\d+))*$")
+_HEX = lazy_re(r"^[0-9a-fA-F]+$")
+_CALL = lazy_re(r"[A-Za-z_][A-Za-z0-9_.]{2,}\(")
+_DATE = lazy_re(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}")
+_HASH_CONTEXT = lazy_re(r"commit|\bsha\b|sha-?\d|hash|checksum|digest|fingerprint|\brev\b|"
                            r"revision|哈希|提交|коммит|хеш", re.IGNORECASE)
-_EXAMPLE = re.compile(r"example|e\.g\.|sample|placeholder|示例|例如|样例|举例|пример",
+_EXAMPLE = lazy_re(r"example|e\.g\.|sample|placeholder|示例|例如|样例|举例|пример",
                       re.IGNORECASE)
 _TRAILING = "*.,;:)]}>，。；：、!?\"'`"
-_DATA_URI = re.compile(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]*")
+_DATA_URI = lazy_re(r"data:[\w.+\-]+/[\w.+\-]+;base64,[A-Za-z0-9+/=]*")
 
 
 @lru_cache(maxsize=None)
@@ -401,13 +403,13 @@ def _not_a_label(line: str, key_start: int, key: str) -> bool:
     return low.strip("*_`\"'[] \t").rstrip("s").endswith(_NOT_SECRET_TAILS)
 
 
-_TYPED_PREFIX = {"GitHub token": re.compile(r"github_pat_|gh._"),
-                 "Slack token": re.compile(r"xox.-"), "Stripe secret key": re.compile(r".k_live_"),
-                 "AWS access key": re.compile(r"A...")}
-_ID_RUN = re.compile(r"[A-Za-z0-9_.\-]*")
+_TYPED_PREFIX = {"GitHub token": lazy_re(r"github_pat_|gh._"),
+                 "Slack token": lazy_re(r"xox.-"), "Stripe secret key": lazy_re(r".k_live_"),
+                 "AWS access key": lazy_re(r"A...")}
+_ID_RUN = lazy_re(r"[A-Za-z0-9_.\-]*")
 _JWT_GROUP = f"k{[f[0] for f in _FORMATS].index('JSON Web Token')}"
 _MAX_PER_LINE = 64  # a line holding more is reported by its first 64
-_KEYWORD_MAYBE = re.compile(r"[:=：|是为—–]")
+_KEYWORD_MAYBE = lazy_re(r"[:=：|是为—–]")
 
 
 def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Finding | None:
@@ -579,7 +581,7 @@ def _in_example(line: int, code_ranges, lines: list[str], verdicts: dict,
 # The strict token formats (a public prefix and a fixed alphabet and length): an example
 # block does not excuse one unless its value looks made up.
 _STRICT = {kind: kind not in ("private key", "password in a URL") for kind, *_ in _FORMATS}
-_ASCENDING = re.compile(r"(?:abc|bcd|cde|def|efg|fgh|ghi|hij|ijk|jkl|klm|lmn|mno|nop|opq|pqr|qrs"
+_ASCENDING = lazy_re(r"(?:abc|bcd|cde|def|efg|fgh|ghi|hij|ijk|jkl|klm|lmn|mno|nop|opq|pqr|qrs"
                         r"|rst|stu|tuv|uvw|vwx|wxy|xyz|012|123|234|345|456|567|678|789)",
                         re.IGNORECASE)
 

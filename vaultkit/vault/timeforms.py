@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import re
 
+from vaultkit.core.lazyre import lazy_re
+
 CLOCK = r"(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?)?"
 PERIOD = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍晚|晚上|晚间|深夜|夜间|午前|午後|夜)"
 DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)"
 
-_CLOCK_ANYWHERE = re.compile(rf"(?<![\d:：.]){CLOCK}(?![\d:：])")
+_CLOCK_ANYWHERE = lazy_re(rf"(?<![\d:：.]){CLOCK}(?![\d:：])")
 _OPEN = r"[\s\[【(（*_~≈约]*"
-TIMED_ITEM = re.compile(
+TIMED_ITEM = lazy_re(
     rf"^ {{0,3}}(?:[-*+]|\d{{1,9}}[.)])\s+(?:\[[ xX]\]\s+)?{_OPEN}(?:{PERIOD}\s*{_OPEN})?"
     rf"(?:{DATE}[ T]?)?{CLOCK}(?![\d])")
-BULLET = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
-_DATE = re.compile(DATE)
+BULLET = lazy_re(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+_DATE = lazy_re(DATE)
 # what may decorate a day heading besides the date: punctuation, emoji, a weekday or a word
-_DECORATION = re.compile(r"[\W_]+", re.UNICODE)
+_DECORATION = lazy_re(r"[\W_]+", re.UNICODE)
 
 
 def has_clock(text: str) -> bool:

@@ -7,19 +7,28 @@ from pathlib import Path
 from vaultkit.core.errors import VaultkitError
 
 
-def open_vault(args, path: str | Path = ".", *, named: bool | None = None):
+def open_vault(args, path: str | Path = ".", *, named: bool | None = None,
+               deferred: bool = False):
     """The vault ``path`` lies in. ``named``: the path was given on the command line, so a
-    folder of notes is a vault without a marker (default: any path but ".")."""
-    from vaultkit.vault.loader import load_vault
-
+    folder of notes is a vault without a marker (default: any path but "."). ``deferred``:
+    list the files now, read the notes (from the parse cache) only when first asked for
+    (vaultkit.vault.deferred): a warm check of an unchanged vault needs none of them."""
     path = Path(path)
     if not path.exists():
         raise VaultkitError(f"{path}: no such file or folder")
     # a folder named on the command line (not the default ".") is a vault when it holds notes
-    vault = load_vault(path, root=getattr(args, "root", None),
-                       profile=getattr(args, "profile", None),
-                       use_cache=not getattr(args, "no_cache", False), save=False,
-                       named=(str(path) != "." if named is None else named) and path.is_dir())
+    options = dict(root=getattr(args, "root", None), profile=getattr(args, "profile", None),
+                   use_cache=not getattr(args, "no_cache", False),
+                   named=(str(path) != "." if named is None else named) and path.is_dir())
+    if deferred:
+        from vaultkit.vault.deferred import DeferredVault
+        from vaultkit.vault.loader import scan_vault
+
+        vault = DeferredVault(scan_vault(path, **options), use_cache=options["use_cache"])
+    else:
+        from vaultkit.vault.loader import load_vault
+
+        vault = load_vault(path, save=False, **options)
     _OPENED.append(vault)
     return vault
 

@@ -256,7 +256,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
-    vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook)
+    vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook, deferred=True)
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
@@ -521,8 +521,7 @@ def _targets(vault, paths, vault_relative, hook=False):
             everything = True
             continue
         prefix = rel.rstrip("/") + "/"
-        matched = [n for n in list(vault.notes) + list(vault.attachments)
-                   if n == rel or n.startswith(prefix)]
+        matched = [n for n in vault.paths if n == rel or n.startswith(prefix)]
         targets.update(matched or [rel])
     return None if everything else targets
 

@@ -1,7 +1,9 @@
 """The rule registry: every module in this package defines exactly one rule.
 
 Modules are discovered, so adding a rule is adding a file. Each module exposes its
-rule class as ``RULE``.
+rule class as ``RULE``. ``_index.py`` lists each rule's name, code and flags, so that
+selecting rules (:func:`rule_refs`) imports no module until a rule runs; a module it does
+not list makes every module be imported.
 """
 
 from __future__ import annotations
@@ -28,6 +30,47 @@ def all_rules() -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+class RuleRef:
+    """A rule known by its entry in the index (``_index.py``): name, code, severity,
+    fixable, scope and cacheable are there at once; anything else (``check``,
+    ``check_vault``, its docs) imports the rule's module and asks the rule itself."""
+
+    __slots__ = ("code", "name", "module", "severity", "fixable", "scope", "cacheable", "_rule")
+
+    def __init__(self, code, name, module, severity, fixable, scope, cacheable):
+        self.code, self.name, self.module, self.severity = code, name, module, severity
+        self.fixable, self.scope, self.cacheable = fixable, scope, cacheable
+        self._rule = None
+
+    @property
+    def rule(self) -> Rule:
+        if self._rule is None:
+            self._rule = importlib.import_module(f"{__name__}.{self.module}").RULE()
+        return self._rule
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.rule, name)
+
+    def __repr__(self) -> str:
+        return f"<rule {self.code} {self.name}>"
+
+
+@lru_cache(maxsize=1)
+def rule_refs() -> tuple[Rule, ...]:
+    """Every rule as :func:`all_rules` gives them, in the same order, without importing a
+    rule's module until the rule is run (:class:`RuleRef`); every rule imported (as
+    :func:`all_rules`) when the index does not list exactly the modules there are."""
+    from vaultkit.lint.rules._index import RULES
+
+    modules = {info.name for info in pkgutil.iter_modules(__path__)
+               if not info.name.startswith("_")}
+    if modules != {entry[2] for entry in RULES} or len(RULES) != len(modules):
+        return all_rules()
+    return tuple(RuleRef(*entry) for entry in sorted(RULES))
+
+
 def by_key() -> dict[str, Rule]:
     """Rules by name and by code."""
     out: dict[str, Rule] = {}
@@ -45,13 +88,13 @@ def matches(rule: Rule, key: str) -> bool:
 
 
 def known(key: str) -> bool:
-    return any(matches(rule, key) for rule in all_rules())
+    return any(matches(rule, key) for rule in rule_refs())
 
 
 def unknown_rule_message(key: str) -> str:
     """``unknown rule 'x'`` with the nearest rule names as a "did you mean"."""
     from vaultkit.vault.phrases import did_you_mean
 
-    names = [r.name for r in all_rules()]
+    names = [r.name for r in rule_refs()]
     hint = did_you_mean(key.lower().replace("_", "-"), names)
     return f"unknown rule '{key}'{hint} (see `vaultkit rules`)"

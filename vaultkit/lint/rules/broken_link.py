@@ -1,11 +1,12 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.model import MARKDOWN
 from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE
 
 # a static site's route: /guide/intro, /zh/guide/ (no file extension on the last part)
-_ROUTE = re.compile(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
+_ROUTE = lazy_re(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
 
 
 class BrokenLink(Rule):
@@ -61,13 +62,16 @@ class BrokenLink(Rule):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
         settings = ctx.profile.links
-        if settings.excluded(note.path):
-            return  # a vendored package or generated site: its links are not the vault's
         forward = settings.forward_links == "allow"
         placeholder = None
+        excluded = None  # asked at the first broken link: most notes have none
         for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
             if res.missing is None:
                 continue
+            if excluded is None:
+                excluded = settings.excluded(note.path)
+            if excluded:
+                return  # a vendored package or generated site: its links are not the vault's
             if not ctx.is_link(link):
                 continue
             if "{{" in link.target or "{{" in link.subpath:

@@ -1,5 +1,6 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.phrases import matcher
 from vaultkit.vault.timeforms import PERIOD
@@ -7,19 +8,19 @@ from vaultkit.lint.shared import is_bootstrap_file, prose
 
 _TIME = r"\[?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\]?"
 _DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{4}年\d{1,2}月\d{1,2}日)"
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
+_HEADING = lazy_re(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 # A heading that is a time stamp (### 14:30 — ...) or a day (## 2026-02-13, ## 2026年2月13日).
 # also behind a bracket or a period word: ## 【21:30 · 复盘】, ## 上午 09:00 - Heartbeat
-_TIME_HEAD = re.compile(rf"^[\[【(（~≈约\s]*(?:{PERIOD}\s*[\[【(（~≈约\s]*)?{_TIME}"
+_TIME_HEAD = lazy_re(rf"^[\[【(（~≈约\s]*(?:{PERIOD}\s*[\[【(（~≈约\s]*)?{_TIME}"
                         rf"(?=\s|$|[—–\-|:,.·】)）\]])")
-_DATE_HEAD = re.compile(rf"^\[?{_DATE}\]?(?!\d)")
+_DATE_HEAD = lazy_re(rf"^\[?{_DATE}\]?(?!\d)")
 # what may follow the date in a day heading: a weekday or a short name for the day
-_DAY_REST = re.compile(r"[\W_]+", re.UNICODE)
+_DAY_REST = lazy_re(r"[\W_]+", re.UNICODE)
 # A list item or line that starts with a time and a separator: "- 14:30 — deployed v2".
-_TIME_ITEM = re.compile(
+_TIME_ITEM = lazy_re(
     rf"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*)?{_TIME}(?:\*\*)?\s*(?:[—–|]|-\s|:\s)")
 # A date-and-time stamp anywhere: 2026-02-13 14:30, 2026-02-13T14:30.
-_STAMP = re.compile(rf"(?<!\d){_DATE}[ T]?{_TIME}(?!\d)")
+_STAMP = lazy_re(rf"(?<!\d){_DATE}[ T]?{_TIME}(?!\d)")
 
 
 def record_kind(line: str, stamps=None) -> str | None:

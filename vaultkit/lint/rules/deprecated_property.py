@@ -1,6 +1,7 @@
 import json
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.diagnostics import Edit, Fix
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import key_lines, line_span, line_starts
@@ -8,11 +9,11 @@ from vaultkit.lint.shared import key_lines, line_span, line_starts
 # Dropped by Obsidian 1.9, and the property that replaces each.
 RENAMES = {"tag": "tags", "alias": "aliases", "cssclass": "cssclasses"}
 # How a text value of the old single-value form splits into list items.
-_SPLIT = {"tags": re.compile(r"[,\s]+"), "aliases": re.compile(r","),
-          "cssclasses": re.compile(r"[,\s]+")}
-_PLAIN = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#,\[\]{}\n]*[^\s:#,\[\]{}])?$")
+_SPLIT = {"tags": lazy_re(r"[,\s]+"), "aliases": lazy_re(r","),
+          "cssclasses": lazy_re(r"[,\s]+")}
+_PLAIN = lazy_re(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`](?:[^:#,\[\]{}\n]*[^\s:#,\[\]{}])?$")
 _YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"}
-_NUMBER = re.compile(r"^[-+.]?\d[\d_.eE+-]*$")
+_NUMBER = lazy_re(r"^[-+.]?\d[\d_.eE+-]*$")
 
 
 # -- frontmatter text helpers (shared with property-link-unquoted) --------------

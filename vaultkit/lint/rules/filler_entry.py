@@ -1,16 +1,15 @@
-import re
-
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.entries import LOG, is_content, note_entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
 
 # What is not the entry's words: list and quote markers, checkboxes, time and date
 # stamps, emphasis marks.
-_MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
-_STAMP = re.compile(
+_MARKER = lazy_re(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
+_STAMP = lazy_re(
     r"\[?(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\]?"
     r"|\[?\b(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\b\]?")
-_EMPHASIS = re.compile(r"[*~`=]+")
+_EMPHASIS = lazy_re(r"[*~`=]+")
 
 
 def words(line: str) -> str:

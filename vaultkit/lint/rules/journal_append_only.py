@@ -1,14 +1,14 @@
-import re
 import sys
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion, accepted_deletions
 
 # the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
-_WIKI_TARGET = re.compile(r"!?\[\[([^\]|#\n]*)")
-_MD_TARGET = re.compile(r"\]\((<[^>\n]*>|[^)\s]*)")
+_WIKI_TARGET = lazy_re(r"!?\[\[([^\]|#\n]*)")
+_MD_TARGET = lazy_re(r"\]\((<[^>\n]*>|[^)\s]*)")
 
 _KEEP_LAYERS = ("journal", "archive")
 

@@ -1,10 +1,11 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 
 # A date or period token in a file name: 2026-02-14, 2026_02_14, 20260214, 2026-02,
 # 2026-W07, week-07, wk7, w07, 2026年2月14日 ...
-_PERIOD = re.compile(
+_PERIOD = lazy_re(
     r"\d{4}[-_.]?\d{2}[-_.]?\d{2}"
     r"|\d{4}年\d{1,2}月(?:\d{1,2}日)?"
     r"|\d{4}[-_.]?w(?:ee)?k?[-_. ]?\d{1,2}"
@@ -16,12 +17,12 @@ _PERIOD = re.compile(
     re.IGNORECASE,
 )
 # Words that name the period's content generically rather than a topic.
-_GENERIC = re.compile(
+_GENERIC = lazy_re(
     r"(?:lessons?|learned|learnings?|notes?|log|daily|weekly|monthly|week|day|month|"
     r"summary|retro|review|教训|经验|心得|复盘|周|月|日)",
     re.IGNORECASE,
 )
-_SEPARATORS = re.compile(r"[\s\-_.,()\[\]]+")
+_SEPARATORS = lazy_re(r"[\s\-_.,()\[\]]+")
 
 
 def named_by_date(stem: str) -> bool:

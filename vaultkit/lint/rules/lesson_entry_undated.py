@@ -1,14 +1,14 @@
 import datetime as dt
-import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.entries import entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import bold_label
 
-_DATED = re.compile(r"[(（]\s*(\d{4})-(\d{2})-(\d{2})\s*[)）]")
+_DATED = lazy_re(r"[(（]\s*(\d{4})-(\d{2})-(\d{2})\s*[)）]")
 # a date written anywhere: 2026-02-13, 2026/2/13, 2026年2月13日, or 20260213 inside an id
-_ANY_DATE = re.compile(r"(?<!\d)(\d{4})(?:[-/.](\d{1,2})[-/.](\d{1,2})|年(\d{1,2})月(\d{1,2})日"
+_ANY_DATE = lazy_re(r"(?<!\d)(\d{4})(?:[-/.](\d{1,2})[-/.](\d{1,2})|年(\d{1,2})月(\d{1,2})日"
                        r"|(\d{2})(\d{2}))(?!\d)")
 
 

@@ -1,10 +1,9 @@
-import re
-
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import is_bootstrap_file, prose
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
+_HEADING = lazy_re(r"^ {0,3}#{1,6}(?:[ \t]+|$)")
 
 
 class LessonInNow(Rule):

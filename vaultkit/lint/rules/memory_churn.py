@@ -42,7 +42,7 @@ class MemoryChurn(Rule):
             git.notice()
             return
         path = (_NAME if ctx.profile.memory_prefix else "../" + _NAME)
-        if ctx.vault.note(path) is None and path not in git.by_new_path:
+        if not ctx.vault.has_note(path) and path not in git.by_new_path:
             return
         days = ctx.profile.git.churn_days
         counts = Counter(git.commit_days(path, days))

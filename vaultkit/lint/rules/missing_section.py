@@ -1,11 +1,12 @@
 import re
 from functools import lru_cache
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.entries import is_content
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import bold_label
 
-_LEAD = re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*", re.UNICODE)
+_LEAD = lazy_re(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*", re.UNICODE)
 
 
 def _norm(text: str) -> str:
@@ -15,7 +16,7 @@ def _norm(text: str) -> str:
     return " ".join(text.rstrip(" :：").split()).casefold()
 
 
-_TITLE_LABEL = re.compile(r"^(?P<label>[^:：]{1,40})[:：]\s*(?P<rest>\S.*)$")
+_TITLE_LABEL = lazy_re(r"^(?P<label>[^:：]{1,40})[:：]\s*(?P<rest>\S.*)$")
 
 
 def _titled(title: str, names: tuple[str, ...]) -> bool:

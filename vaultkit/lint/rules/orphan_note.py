@@ -1,11 +1,12 @@
 import re
 
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 
-_MD = re.compile(r"\.md(?![\w])", re.IGNORECASE)
+_MD = lazy_re(r"\.md(?![\w])", re.IGNORECASE)
 # the run of path characters before a ".md", read backwards: no spaces, quotes, brackets or
 # list punctuation
-_RUN = re.compile(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
+_RUN = lazy_re(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
 
 
 def mentions(note) -> list[str]:
@@ -89,7 +90,7 @@ class OrphanNote(Rule):
 
         graph = link_graph(vault)
         exclude = (index_path(vault), note.path)
-        if graph.inbound(note.path, exclude) or is_mentioned(vault, note, exclude):
+        if graph.in_degree(note.path, exclude) or is_mentioned(vault, note, exclude):
             return
         kind = vault.type_of(note) or "note"
         yield self.diag(note.path, 1, 1, f"no other note links to this {kind} or names its "

@@ -1,10 +1,11 @@
 import re
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import journal_name_problem
 
-_EXACT_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_JOURNAL_FOLDER = re.compile(r"journal|daily|diary|日记|日志|дневник", re.IGNORECASE)
-_LITERAL = re.compile(r"^[^*?{}]+$")
+_EXACT_DATE = lazy_re(r"^\d{4}-\d{2}-\d{2}$")
+_JOURNAL_FOLDER = lazy_re(r"journal|daily|diary|日记|日志|дневник", re.IGNORECASE)
+_LITERAL = lazy_re(r"^[^*?{}]+$")
 
 
 def one_slip(name: str, target: str) -> bool:
