@@ -93,8 +93,9 @@ def _check_once(args) -> int:
     # they are reported on, plus the vault-level findings, never the whole vault
     paths = args.paths or ([] if args.hook else ["."])
     existing = [p for p in paths if args.hook or Path(p).exists()]
+    present = set(existing)  # (a hook may name thousands of files: no list search per file)
     for p in paths:
-        if p not in existing:
+        if p not in present:
             print(f"vaultkit: warning: {p}: no such file or folder{_nearby(p)}; skipped",
                   file=sys.stderr)
     if not existing and not args.hook:
