@@ -337,6 +337,8 @@ class VaultSession:
         self._saved_at = _monotonic()
         self._scan = None
         self._freshness = None
+        self._members: dict[str, bool] = {}  # path -> in the memory set, for _members_for
+        self._members_for = None
 
     # -- current state ---------------------------------------------------------------
 
@@ -402,6 +404,30 @@ class VaultSession:
             self._vault._dirty = True
         return self._vault
 
+    def memory_notes(self, vault) -> dict:
+        """:func:`vaultkit.memory.memset.memory_notes` of ``vault``, each path's membership
+        decided once while the settings stay the same (after an edit, the search index
+        resyncs without sorting 10,000 paths again)."""
+        from vaultkit.memory.memset import MEMORY_MD, in_memory_set
+
+        settings = vault.settings
+        if self._members_for is not settings or len(self._members) > 4 * len(vault.notes) + 64:
+            self._members, self._members_for = {}, settings
+        members = self._members
+        out = {}
+        for path, note in vault.notes.items():
+            inside = members.get(path)
+            if inside is None:
+                inside = members[path] = in_memory_set(settings, path)
+            if inside:
+                out[path] = note
+        # the workspace's MEMORY.md in the memory-only layout, as memory_notes() adds it
+        if not vault.profile.memory_prefix and MEMORY_MD not in out:
+            ext = vault.external.get("../" + MEMORY_MD)
+            if ext is not None:
+                out[MEMORY_MD] = ext
+        return out
+
     def save_later(self) -> None:
         """Write the parse cache for the CLI's sake, at most once a minute (and at close).
 
@@ -419,7 +445,7 @@ class VaultSession:
         from vaultkit.memory.search import SearchIndex
 
         if self._index is None:
-            self._index = SearchIndex(self.root)
+            self._index = SearchIndex(self.root, helper=True)
         return self._index
 
     def close(self) -> None:
@@ -452,7 +478,7 @@ class VaultSession:
         hits = search_scan(scan, args["query"], max_results=args.get("maxResults", 6),
                            min_score=args.get("minScore", 0.0), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
-                           load=self.vault)
+                           load=self.vault, members=self.memory_notes)
         self.save_later()
         return {"results": [h.to_dict() for h in hits]}
 

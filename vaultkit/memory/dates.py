@@ -117,11 +117,101 @@ _RELATIVE = [
     (r"в этом месяце", "month", 0), (r"в прошлом году", "year", -1),
     (r"в этом году", "year", 0),
 ]
-_RELATIVE_RE = [(re.compile(p, re.IGNORECASE), kind, off) for p, kind, off in _RELATIVE]
-_AGO = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
-                  r"\s+(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-_LAST_WEEKDAY = re.compile(r"\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-                           re.IGNORECASE)
+_AGO_PATTERN = (r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
+                r"\s+(day|week|month|year)s?\s+ago\b")
+_LAST_WEEKDAY_PATTERN = r"\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+
+# What a text must hold before an English pattern is run on it (every chunk of every
+# journal is searched for relative dates when it is indexed: 40-odd case-insensitive
+# patterns, about 1 ms a chunk, most of a cold index build): one of these phrases, looked
+# for in the text's UTF-8 bytes with the ASCII letters lowercased. That is exact: apart
+# from its two cases, the only characters such a pattern matches to an ASCII letter are
+# the four in _ODD_FOLDS, and a text holding one runs every pattern. A Chinese pattern
+# needs one of its literal alternatives; a Russian one a Cyrillic letter, or one of the
+# few characters that fold to one (U+1C80-U+1C88).
+_ASCII_NEEDS = {
+    r"\bday before yesterday\b": ("day before yesterday",),
+    r"\byesterday\b|\blast night\b": ("yesterday", "last night"),
+    r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b": ("today", "tonight",
+                                                                     "this "),
+    r"\btomorrow\b": ("tomorrow",),
+    r"\blast weekend\b": ("last weekend",), r"\bthis weekend\b": ("this weekend",),
+    r"\bnext weekend\b": ("next weekend",), r"\blast week\b": ("last week",),
+    r"\bthis week\b": ("this week",), r"\bnext week\b": ("next week",),
+    r"\blast month\b": ("last month",), r"\bthis month\b": ("this month",),
+    r"\bnext month\b": ("next month",), r"\blast year\b": ("last year",),
+    r"\bthis year\b": ("this year",), r"\bnext year\b": ("next year",),
+    _AGO_PATTERN: ("ago",),
+    _LAST_WEEKDAY_PATTERN: ("last ",),
+}
+_ODD_FOLDS = tuple(c.encode() for c in "\u0130\u0131\u017f\u212a")
+_CYRILLIC = re.compile("[\u0400-\u04ff\u1c80-\u1c88]")  # (only to sort the patterns)
+_CJK_LITERALS = re.compile(r"[\u4e00-\u9fff]+(?:\|[\u4e00-\u9fff]+)*")
+
+
+def _needs(pattern: str) -> tuple[str, tuple]:
+    """``(what, phrases)``: what a text must hold before ``pattern`` can match it."""
+    if pattern in _ASCII_NEEDS:
+        return "ascii", tuple(p.encode() for p in _ASCII_NEEDS[pattern])
+    if _CJK_LITERALS.fullmatch(pattern):
+        return "cjk", tuple(pattern.split("|"))
+    if _CYRILLIC.search(pattern):
+        return "cyrillic", ()
+    return "any", ()  # (none today: a pattern added without its phrases is always run)
+
+
+class _Lazy:
+    """A case-insensitive pattern compiled when a text first needs it (a query with no
+    relative date compiles none of them)."""
+
+    __slots__ = ("pattern", "_rx")
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._rx = None
+
+    def finditer(self, text: str):
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, re.IGNORECASE)
+        return self._rx.finditer(text)
+
+
+_RELATIVE_RE = [(_Lazy(p), kind, off, _needs(p)) for p, kind, off in _RELATIVE]
+_AGO = _Lazy(_AGO_PATTERN)
+_LAST_WEEKDAY = _Lazy(_LAST_WEEKDAY_PATTERN)
+_AGO_NEEDS, _LAST_WEEKDAY_NEEDS = _needs(_AGO_PATTERN), _needs(_LAST_WEEKDAY_PATTERN)
+
+
+# Every English phrase above holds one of these words: a text with none of them skips
+# them all at once.
+_ASCII_ANCHORS = (b"yesterday", b"night", b"today", b"this ", b"tomorrow", b"week", b"month",
+                  b"year", b"ago", b"last ")
+# UTF-8 lead bytes: U+4E00-U+9FFF (the Chinese patterns' characters) start with E4-E9;
+# U+0400-U+04FF with D0-D3, U+1C80-U+1C88 with E1 B2
+_CJK_LEADS = (b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9")
+_CYRILLIC_LEADS = (b"\xd0", b"\xd1", b"\xd2", b"\xd3", b"\xe1\xb2")
+
+
+def _may_match(text: str) -> "callable":
+    """``may(needs) -> bool``: whether a pattern with these needs (see :func:`_needs`) can
+    match ``text``; False only when it cannot."""
+    data = text.encode("utf-8", "surrogatepass").lower()
+    plain = data.isascii()
+    odd = not plain and any(f in data for f in _ODD_FOLDS)
+    english = odd or any(a in data for a in _ASCII_ANCHORS)
+    chinese = not plain and any(b in data for b in _CJK_LEADS)
+    russian = not plain and any(b in data for b in _CYRILLIC_LEADS)
+
+    def may(needs: tuple[str, tuple]) -> bool:
+        what, phrases = needs
+        if what == "ascii":
+            return english and (odd or any(p in data for p in phrases))
+        if what == "cjk":
+            return chinese and any(p in text for p in phrases)
+        if what == "cyrillic":
+            return russian
+        return True
+    return may
 
 
 def _shift_month(day: dt.date, months: int) -> tuple[int, int]:
@@ -152,10 +242,13 @@ def relative_dates(text: str, ref: dt.date) -> list[tuple[str, str, list[str]]]:
     """``[(phrase, words, keys)]`` for each relative date in ``text`` resolved against
     ``ref``: the words of the date it means, and its ISO keys (see :func:`_span`)."""
     out: list[tuple[str, str, list[str]]] = []
-    for rx, kind, off in _RELATIVE_RE:
+    may = _may_match(text)
+    for rx, kind, off, needs in _RELATIVE_RE:
+        if not may(needs):
+            continue
         for m in rx.finditer(text):
             out.append((m.group(0), *_span(ref, kind, off)))
-    for m in _AGO.finditer(text):
+    for m in (_AGO.finditer(text) if may(_AGO_NEEDS) else ()):
         raw = m.group(1).lower()
         n = int(raw) if raw.isdigit() else _NUM[raw]
         unit = m.group(2).lower()
@@ -167,7 +260,7 @@ def relative_dates(text: str, ref: dt.date) -> list[tuple[str, str, list[str]]]:
             out.append((m.group(0), *_span(ref, "month", -n)))
         else:
             out.append((m.group(0), *_span(ref, "year", -n)))
-    for m in _LAST_WEEKDAY.finditer(text):
+    for m in (_LAST_WEEKDAY.finditer(text) if may(_LAST_WEEKDAY_NEEDS) else ()):
         target = WEEKDAYS_EN.index(m.group(1).capitalize())
         back = (ref.weekday() - target) % 7 or 7
         out.append((m.group(0), *_span(ref, "day", -back)))

@@ -49,7 +49,7 @@ from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
 
 DB_NAME = "search.sqlite"
-SCHEMA = 5  # bump whenever the tables, the chunking, the context words or fts_text() change
+SCHEMA = 6  # bump whenever the tables, the chunking, the context words or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -125,55 +125,57 @@ def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
     if lines and lines[-1] == "":
         lines.pop()
     starts = entry_starts(lines)
-    # atoms: the units a chunk is filled with, each a list of (line number, text)
-    atoms: list[list[tuple[int, str]]] = []
+    # atoms: the units a chunk is filled with, each (its characters with their newlines,
+    # [(line number, text)])
+    atoms: list[tuple[int, list[tuple[int, str]]]] = []
     block: list[tuple[int, str]] = []
+    block_size = 0
 
     def close_block() -> None:
         if not block:
             return
-        if sum(len(seg) + 1 for _, seg in block) <= max_chars:
-            atoms.append(list(block))
+        if block_size <= max_chars:
+            atoms.append((block_size, list(block)))
         else:
             for number, line in block:
                 if len(line) <= max_chars:
-                    atoms.append([(number, line)])
+                    atoms.append((len(line) + 1, [(number, line)]))
                 else:
-                    atoms.extend([(number, line[i:i + max_chars])]
-                                 for i in range(0, len(line), max_chars))
+                    for i in range(0, len(line), max_chars):
+                        piece = line[i:i + max_chars]
+                        atoms.append((len(piece) + 1, [(number, piece)]))
         block.clear()
 
     for number, (line, start) in enumerate(zip(lines, starts), 1):
         if start:
             close_block()
+            block_size = 0
         block.append((number, line))
+        block_size += len(line) + 1
     close_block()
 
     chunks: list[tuple[int, int, str]] = []
-    current: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, list[tuple[int, str]]]] = []
     size = 0
 
-    def atom_size(atom: list[tuple[int, str]]) -> int:
-        return sum(len(seg) + 1 for _, seg in atom)
-
     def flush() -> None:
-        segs = [item for atom in current for item in atom]
+        segs = [item for _size, atom in current for item in atom]
         if segs and any(seg.strip() for _, seg in segs):
             chunks.append((segs[0][0], segs[-1][0], "\n".join(s for _, s in segs)))
 
     for atom in atoms:
-        need = atom_size(atom)
+        need = atom[0]
         if current and size + need > max_chars:
             flush()
-            kept: list[list[tuple[int, str]]] = []
+            kept: list[tuple[int, list[tuple[int, str]]]] = []
             acc = 0
             for item in reversed(current):
                 if acc >= overlap:
                     break
                 kept.insert(0, item)
-                acc += atom_size(item)
+                acc += item[0]
             while kept and acc + need > max_chars:
-                acc -= atom_size(kept.pop(0))
+                acc -= kept.pop(0)[0]
             current, size = kept, acc
         current.append(atom)
         size += need
@@ -272,7 +274,10 @@ def _resolver(vault, notes: dict):
 class SearchIndex:
     """The FTS5 index of one vault's memory set."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, helper: bool = False):
+        """``helper``: rank by BM25 on a second connection and thread (see _Bm25Helper),
+        for an index kept open for many queries (``vaultkit mcp``); a one-query process
+        would pay more for the thread and the connection than it gains."""
         from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
 
         from vaultkit.core.confine import write_target
@@ -294,6 +299,12 @@ class SearchIndex:
             self.path = None  # a read-only vault: index in memory for this one search
         self.db = self._open()
         self._vocab = False  # temp.chunk_vocab made (see _respelled)
+        # the files table as this connection last wrote it, and SQLite's data_version then:
+        # a long-lived index (vaultkit mcp) reads it again only when another connection wrote
+        self._files: dict[str, list] | None = None
+        self._files_version = -1
+        self._use_helper = helper
+        self._helper: _Bm25Helper | None = None  # made on the first search (a file index only)
 
     def _open(self) -> sqlite3.Connection:
         if self.path is None:
@@ -341,15 +352,17 @@ class SearchIndex:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             # what the index was last brought up to date with (see search_scan)
             db.execute("CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT)")
+            # meta: the note's level-1 text; index_lines: the INDEX.md lines in it
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
-                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT)")
+                       "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT, "
+                       "index_lines TEXT)")
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
                        "start_line INTEGER, end_line INTEGER, text TEXT, ctx TEXT)")
             db.execute("CREATE INDEX chunks_file ON chunks(file)")
             db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
-                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+                       "tokenize='unicode61 remove_diacritics 2', prefix='3 4')")
             db.execute("CREATE VIRTUAL TABLE meta_fts USING fts5(body, "
-                       "tokenize='unicode61 remove_diacritics 2', prefix='2 3 4')")
+                       "tokenize='unicode61 remove_diacritics 2', prefix='3 4')")
             db.execute(f"PRAGMA user_version={SCHEMA}")
             db.execute("COMMIT")
         except BaseException:
@@ -375,6 +388,10 @@ class SearchIndex:
 
         ``state`` (key, listing time) is recorded in the same transaction, so the index can
         never be marked with a state newer than its content.
+
+        The work is proportional to the change: an unchanged note (same size and mtime,
+        and the same text when that mtime is within the racy window) keeps its chunks, and
+        its level-1 text too unless the INDEX.md lines that link to it changed.
         """
         from vaultkit.memory.text import fts_text
 
@@ -383,14 +400,21 @@ class SearchIndex:
         stats = {"added": 0, "updated": 0, "removed": 0}
         index_map = index_entries(vault, notes)
         progress = None
+        changed = False  # a level-1 text updated in place
         db.execute("BEGIN IMMEDIATE")
         try:
-            known = {row[1]: row for row in db.execute(
-                "SELECT id, path, size, mtime_ns, hash, indexed_ns, meta FROM files")}
-            for path, row in known.items():
+            version = db.execute("PRAGMA data_version").fetchone()[0]
+            known = self._files if version == self._files_version else None
+            self._files = None  # (kept again only once this transaction commits)
+            if known is None:
+                # (not the level-1 texts: read only for a note whose INDEX.md lines changed)
+                known = {row[1]: list(row) for row in db.execute(
+                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, index_lines FROM files")}
+            for path, row in list(known.items()):
                 note = notes.get(path)
                 if note is None or note.error:
                     self._drop(row[0])
+                    del known[path]
                     stats["removed"] += 1
             from vaultkit.core.progress import Progress
 
@@ -400,29 +424,40 @@ class SearchIndex:
                 if note.error:
                     continue
                 row = known.get(path)
-                meta = level1_text(note, index_map.get(path, []))
+                lines = index_map.get(path, [])
+                joined = "\n".join(lines)
                 if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
                     if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
-                        if row[6] != meta:
-                            db.execute("UPDATE files SET meta=? WHERE id=?", (meta, row[0]))
-                            db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
-                            db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
-                                       (row[0], fts_text(meta)))
+                        if row[6] != joined:  # its INDEX.md lines changed
+                            meta = level1_text(note, lines)
+                            old = db.execute("SELECT meta FROM files WHERE id=?",
+                                             (row[0],)).fetchone()[0]
+                            if old != meta:
+                                db.execute("DELETE FROM meta_fts WHERE rowid=?", (row[0],))
+                                db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)",
+                                           (row[0], fts_text(meta)))
+                            db.execute("UPDATE files SET meta=?, index_lines=? WHERE id=?",
+                                       (meta, joined, row[0]))
+                            row[6] = joined
+                            changed = True
                         continue
                 if row is not None:
                     self._drop(row[0])
                     stats["updated"] += 1
                 else:
                     stats["added"] += 1
+                meta = level1_text(note, lines)
+                digest = _digest(note.text)
                 cur = db.execute(
-                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (path, note.size, note.mtime_ns, _digest(note.text), now, meta))
+                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta, index_lines) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (path, note.size, note.mtime_ns, digest, now, meta, joined))
                 fid = cur.lastrowid
+                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, joined]
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
-                lines = note.text.replace("\r\n", "\n").split("\n")
                 chunks = chunk_text(note.text)
-                contexts = chunk_contexts(lines, chunks, date_of_path(path))
+                contexts = chunk_contexts(note.text.replace("\r\n", "\n").split("\n"), chunks,
+                                          date_of_path(path))
                 for (start, end, text), ctx in zip(chunks, contexts):
                     cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx) "
                                      "VALUES (?, ?, ?, ?, ?)",
@@ -430,6 +465,11 @@ class SearchIndex:
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(_indexed(text, ctx))))
             progress.__exit__(None, None, None)
+            if changed or any(stats.values()):
+                # a new token for this content, so two connections can tell that they read
+                # the same state of the index (see _Bm25Helper)
+                db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('generation', ?)",
+                           (os.urandom(8).hex(),))
             if state is not None:
                 self.mark_synced(*state)
             db.execute("COMMIT")
@@ -438,6 +478,8 @@ class SearchIndex:
                 progress.__exit__(None, None, None)  # erase the line before the error
             db.execute("ROLLBACK")
             raise
+        self._files = known
+        self._files_version = db.execute("PRAGMA data_version").fetchone()[0]
         return stats
 
     def _drop(self, fid: int) -> None:
@@ -468,6 +510,15 @@ class SearchIndex:
 
     def _search(self, terms, max_results, min_score, allow, demote, recent=False) -> list[Hit]:
         db = self.db
+        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
+        # The BM25 ranking is most of a query's time; it starts on the helper's connection
+        # now, with every term as asked, and is used only when no term is dropped or
+        # respelled below and both connections read the same state of the index.
+        early = None
+        if self._use_helper and self.path is not None:
+            if self._helper is None:
+                self._helper = _Bm25Helper(self.path)
+            early = self._helper.start(" OR ".join(t.fts for t in terms), limit)
         total = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if not total:
             return []
@@ -481,8 +532,7 @@ class SearchIndex:
         weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
-        limit = _CANDIDATES if allow is None else _CANDIDATES * 5
-        scored = self._rank(weighted, limit, allow, demote, recent)
+        scored = self._rank(weighted, limit, allow, demote, recent, early)
         scored = [s for s in scored if s[0] >= min_score]
 
         hits: list[Hit] = []
@@ -531,48 +581,64 @@ class SearchIndex:
                             (out.fts,)).fetchone()[0]
         return out
 
-    def _rank(self, weighted, limit, allow, demote, recent) -> list[list]:
-        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first."""
+    def _rank(self, weighted, limit, allow, demote, recent, early=None) -> list[list]:
+        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first.
+
+        ``early``: a future of ``(match, generation, [(rowid, bm25)], rows)`` (see
+        :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
         db = self.db
         weight = sum(t.idf for t in weighted)
         match = " OR ".join(t.fts for t in weighted)
 
-        bm25: dict[int, float] = {}
-        for rowid, rank in db.execute(
-                "SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
-                "ORDER BY bm25(chunk_fts) LIMIT ?", (match, limit)):
-            bm25[rowid] = -rank
-        meta_files = [r[0] for r in db.execute(
-            "SELECT rowid FROM meta_fts WHERE meta_fts MATCH ? ORDER BY bm25(meta_fts) LIMIT ?",
-            (match, limit))]
+        # each level-1 match's first chunk (lowest start line), in one query: SQLite takes a
+        # bare column's value from the row that holds the group's min()
+        meta_rows = [row[:-1] for row in db.execute(
+            f"SELECT {_ROW_COLUMNS}, min(c.start_line) FROM chunks c JOIN files f "
+            "ON f.id = c.file WHERE c.file IN (SELECT rowid FROM meta_fts WHERE meta_fts "
+            "MATCH ? ORDER BY bm25(meta_fts) LIMIT ?) GROUP BY c.file", (match, limit))]
 
-        cols = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
-        rows: dict[int, tuple] = {}
-        if bm25:
-            marks = ",".join("?" * len(bm25))
-            for row in db.execute(
-                    f"SELECT {cols} FROM chunks c JOIN files f ON f.id = c.file "
-                    f"WHERE c.id IN ({marks})", list(bm25)):
-                rows[row[0]] = row
+        finders = [(t.idf, _finder(t)) for t in weighted]
+        covs: dict[int, float] = {}  # a chunk's coverage
+        meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
+
+        def measure(rows) -> None:
+            for cid, path, _start, _end, text, meta, fid, ctx in rows:
+                if cid in covs or (allow is not None and not allow(path)):
+                    continue
+                covs[cid] = _coverage(finders, text, ctx) / weight
+                if fid not in meta_covs:
+                    meta_covs[fid] = _coverage(finders, meta) / weight
+
+        measure(meta_rows)  # (while the helper ranks)
+
+        ranked = found = None
+        if early is not None:
+            try:
+                got_match, generation, got, got_rows = early.result()
+            except Exception:  # noqa: BLE001 (ranked again below, where an error shows)
+                pass
+            else:
+                if got_match == match and generation == self._generation():
+                    ranked, found = got, got_rows
+        if ranked is None:
+            ranked = db.execute(_BM25_SQL, (match, limit)).fetchall()
+            found = _chunk_rows(db, [rowid for rowid, _rank in ranked])
+        bm25: dict[int, float] = {rowid: -rank for rowid, rank in ranked}
+
+        rows: dict[int, tuple] = {row[0]: row for row in found}
         have_file = {row[6] for row in rows.values()}
-        for fid in meta_files:
-            if fid in have_file:
-                continue
-            row = db.execute(
-                f"SELECT {cols} FROM chunks c JOIN files f ON f.id = c.file WHERE f.id = ? "
-                "ORDER BY c.start_line LIMIT 1", (fid,)).fetchone()
-            if row is not None:
+        for row in meta_rows:  # the notes that BM25 found no chunk of
+            if row[6] not in have_file:
                 rows[row[0]] = row
+        measure(rows.values())
 
         best = max(bm25.values(), default=0.0) or 1.0
         scored = []
         days = {}
-        for cid, (_, path, start, end, text, meta, _fid, ctx) in rows.items():
+        for cid, (_, path, start, end, text, _meta, fid, _ctx) in rows.items():
             if allow is not None and not allow(path):
                 continue
-            body = _indexed(text, ctx)
-            cov = sum(t.idf for t in weighted if t.pattern.search(body)) / weight
-            meta_cov = sum(t.idf for t in weighted if t.pattern.search(meta)) / weight
+            cov, meta_cov = covs[cid], meta_covs[fid]
             rel = max(0.0, bm25.get(cid, 0.0)) / best
             score = _W_TEXT * cov + _W_META * meta_cov + _W_BM25 * rel
             if path in demote:
@@ -587,7 +653,78 @@ class SearchIndex:
         return scored
 
     def close(self) -> None:
+        if self._helper is not None:
+            self._helper.close()
+            self._helper = None
         self.db.close()
+
+    def _generation(self) -> str | None:
+        row = self.db.execute("SELECT value FROM state WHERE key='generation'").fetchone()
+        return row[0] if row else None
+
+
+_BM25_SQL = ("SELECT rowid, bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH ? "
+             "ORDER BY bm25(chunk_fts) LIMIT ?")
+_ROW_COLUMNS = "c.id, f.path, c.start_line, c.end_line, c.text, f.meta, f.id, c.ctx"
+
+
+def _chunk_rows(db: sqlite3.Connection, ids: list[int]) -> list[tuple]:
+    """The candidate rows (``_ROW_COLUMNS``) of the chunks ``ids``."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT {_ROW_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file "
+                      f"WHERE c.id IN ({marks})", ids).fetchall()
+
+
+class _Bm25Helper:
+    """A second connection to a file index, on its own thread, that ranks chunks by BM25
+    and reads the ranked chunks while the first one counts terms, finds level-1 matches and
+    measures their coverage (SQLite runs the two at once; on one core it changes nothing
+    but the order).
+
+    Two connections may read different states of the index when another process writes
+    meanwhile: every change writes a new ``generation`` token (see :meth:`SearchIndex.sync`),
+    and a ranking read with another token than the query's is not used.
+    """
+
+    def __init__(self, path: Path):
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._local = threading.local()
+        self._path = path
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultkit-bm25")
+
+    def start(self, match: str, limit: int):
+        return self._pool.submit(self._rank, match, limit)
+
+    def _rank(self, match: str, limit: int) -> tuple[str, str | None, list, list]:
+        """``(match, generation, [(rowid, bm25)], the ranked chunks' rows)``, all read in
+        one transaction."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = sqlite3.connect(self._path, timeout=30, isolation_level=None)
+        db.execute("BEGIN")
+        try:
+            row = db.execute("SELECT value FROM state WHERE key='generation'").fetchone()
+            ranked = db.execute(_BM25_SQL, (match, limit)).fetchall()
+            return (match, row[0] if row else None, ranked,
+                    _chunk_rows(db, [rowid for rowid, _rank in ranked]))
+        finally:
+            db.execute("COMMIT")
+
+    def _close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def close(self) -> None:
+        try:
+            self._pool.submit(self._close).result()
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 # A query is a question, not a document: every term costs one FTS lookup and one pattern
@@ -678,6 +815,132 @@ def _within_one_edit(a: str, b: str) -> bool:
         return False
     i = _common_prefix(a, b)
     return a[i + 1:] == b[i + 1:] or a[i:] == b[i + 1:] or a[i + 1:] == b[i:]
+
+
+def _finder(term: Term) -> tuple:
+    """How :func:`_coverage` tells whether ``term.pattern.search(body)`` finds the term in a
+    chunk's body (its text and context words joined by a newline): the same answer, mostly
+    without running the regular expression.
+
+    A Latin term's pattern (:mod:`vaultkit.memory.text`) is case-insensitive with a
+    look-behind, so the regular-expression engine tries it at every character of a chunk
+    (about 20 µs a chunk). For an ASCII term the same answer comes from a substring search
+    in the text's UTF-8 bytes with the ASCII letters lowercased, and a look at the
+    characters around each occurrence: apart from its two cases, the only characters such
+    a pattern matches to an ASCII letter are the four in ``_ODD_FOLDS``, and a piece that
+    holds one is left to the pattern. A term matches inside one line, so it is found in
+    the body exactly when it is found in the text or in the context words. A CJK term's
+    pattern is the literal itself. Any other pattern (a respelled word, a date) is run on
+    the body as it is.
+
+    Returns ``(kind, key, whole, search)``: kind ``_WORD`` (``key`` as ASCII bytes;
+    ``whole``: the key as a whole word, else any word starting with it), ``_LITERAL`` or
+    ``_PATTERN``.
+    """
+    from vaultkit.memory.text import WORDISH
+
+    pattern = term.pattern
+    key = term.key
+    generic = (_PATTERN, key, False, pattern.search)
+    if term.cjk:
+        if pattern.flags == re.UNICODE and pattern.pattern == re.escape(key) and "\n" not in key:
+            return (_LITERAL, key, False, pattern.search)
+        return generic
+    if term.date or not key.isascii() or not key.isalnum() or key != key.lower() \
+            or pattern.flags != re.IGNORECASE | re.UNICODE:
+        return generic
+    esc = re.escape(key)
+    if pattern.pattern == rf"(?<![{WORDISH}]){esc}[{WORDISH}]*":
+        whole = False  # a prefix: any word starting with it
+    elif pattern.pattern == rf"(?<![{WORDISH}]){esc}(?![{WORDISH}])":
+        whole = True  # the key as a whole word
+    else:
+        return generic
+    return (_WORD, key.encode("ascii"), whole, pattern.search)
+
+
+_WORD, _LITERAL, _PATTERN = 0, 1, 2
+# (lowercased) ASCII bytes of WORDISH (vaultkit.memory.text)
+_ASCII_WORD = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyz")
+# The only characters a case-insensitive pattern matches to an ASCII letter other than its
+# two cases (İ and ı to i, ſ to s, the Kelvin sign to k), as UTF-8
+_ODD_FOLDS = ("\u0130".encode(), "\u0131".encode(), "\u017f".encode(), "\u212a".encode())
+_WORDISH_ANY_CASE = None  # re.compile(f"[{WORDISH}]", re.IGNORECASE), made when first needed
+
+
+def _odd_folds(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds one of the characters of ``_ODD_FOLDS``."""
+    return (b"\xc4" in data and (b"\xc4\xb0" in data or b"\xc4\xb1" in data)) \
+        or b"\xc5\xbf" in data or b"\xe2\x84\xaa" in data
+
+
+def _word_char(data: bytes, at: int, before: bool) -> bool:
+    """Whether the character before (or at) byte ``at`` of UTF-8 ``data`` is one the
+    patterns' look-around class ``[WORDISH]`` matches, case-insensitively."""
+    global _WORDISH_ANY_CASE
+    if before:
+        if at == 0:
+            return False
+        byte = data[at - 1]
+        if byte < 0x80:
+            return byte in _ASCII_WORD
+        start = at - 1
+        while start > 0 and data[start] & 0xC0 == 0x80:
+            start -= 1
+        char = data[start:at].decode("utf-8", "surrogatepass")
+    else:
+        if at >= len(data):
+            return False
+        byte = data[at]
+        if byte < 0x80:
+            return byte in _ASCII_WORD
+        size = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4  # (a lead byte: UTF-8)
+        char = data[at:at + size].decode("utf-8", "surrogatepass")
+    if _WORDISH_ANY_CASE is None:
+        from vaultkit.memory.text import WORDISH
+
+        _WORDISH_ANY_CASE = re.compile(f"[{WORDISH}]", re.IGNORECASE)
+    return _WORDISH_ANY_CASE.match(char) is not None
+
+
+def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
+    """The idf weight of the terms (``[(idf, _finder(term))]``) that
+    ``term.pattern.search(_indexed(text, ctx))`` finds."""
+    pieces = [text, ctx] if ctx else [text]
+    lowered: list = []  # per piece: (UTF-8 bytes with ASCII lowercased, holds an odd fold)
+    body = None
+    total = 0.0
+    for idf, (kind, key, whole, search) in finders:
+        if kind == _WORD:
+            if not lowered:
+                for piece in pieces:
+                    data = piece.encode("utf-8", "surrogatepass").lower()
+                    odd = not data.isascii() and _odd_folds(data)
+                    lowered.append((data, odd))
+            found = False
+            for piece, (data, odd) in zip(pieces, lowered):
+                if odd:
+                    found = search(piece) is not None
+                else:
+                    size = len(key)
+                    at = data.find(key)
+                    while at >= 0:
+                        if not _word_char(data, at, True) and not (
+                                whole and _word_char(data, at + size, False)):
+                            found = True
+                            break
+                        at = data.find(key, at + 1)
+                if found:
+                    break
+        elif kind == _LITERAL:
+            found = any(key in piece for piece in pieces)
+        else:
+            if body is None:
+                body = _indexed(text, ctx)
+            found = search(body) is not None
+        if found:
+            total += idf
+    return total
 
 
 def _indexed(text: str, ctx: str | None) -> str:
@@ -818,7 +1081,7 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
 def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
                 layer: str | None = None, use_cache: bool = True,
-                index: "SearchIndex | None" = None, load=None) -> list[Hit]:
+                index: "SearchIndex | None" = None, load=None, members=None) -> list[Hit]:
     """Search, reading the vault only when a file changed since the index was last synced.
 
     ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size and mtime; when
@@ -827,10 +1090,13 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     at all. Otherwise the vault is loaded and the index brought up to date first, so a
     deleted or edited note is never served stale.
 
-    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open and a
-    ``load(scan) -> Vault`` that reuses the notes it already parsed.
+    A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open, a
+    ``load(scan) -> Vault`` that reuses the notes it already parsed, and ``members(vault)``,
+    the vault's memory set (:func:`vaultkit.memory.memset.memory_notes`) as it keeps it.
     """
     from vaultkit.memory.memset import memory_notes
+
+    members = members or memory_notes
 
     key = f"{scan.settings.fingerprint}:{scan.digest}"
     owned = index is None
@@ -845,7 +1111,7 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 vault = load_vault(scan=scan, use_cache=use_cache)
             else:
                 vault = load(scan)
-            index.sync(vault, memory_notes(vault), (key, scan.started_ns))
+            index.sync(vault, members(vault), (key, scan.started_ns))
         return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
                       layer)
     finally:

@@ -45,7 +45,6 @@ def add_arguments(p) -> None:
 def run(args) -> int:
 
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.lint.report import use_colour
     from vaultkit.memory.search import highlight, search_scan
     from vaultkit.vault.loader import scan_vault
 
@@ -94,6 +93,7 @@ def run(args) -> int:
         shown = query if len(query) <= 200 else query[:200] + "..."
         print(f"No results for {shown!r}.", file=sys.stderr)
         return 0
+    from vaultkit.lint.report import use_colour  # (the text output's alone)
     from vaultkit.vault.outbound import clean_line
     from vaultkit.vault.scan import display_path
 
