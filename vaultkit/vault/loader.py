@@ -340,10 +340,10 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
     import hashlib
 
     digest = hashlib.sha1()
-    newest = 0
-    for f in files:
-        digest.update(f"{f.rel}\0{f.size}\0{f.mtime_ns}\n".encode("utf-8", "surrogatepass"))
-        newest = max(newest, f.mtime_ns)
+    # (one string hashed whole: the same digest as a line at a time, without 10,000 calls)
+    digest.update("".join([f"{f.rel}\0{f.size}\0{f.mtime_ns}\n" for f in files]).encode(
+        "utf-8", "surrogatepass"))
+    newest = max([f.mtime_ns for f in files], default=0)
     for p in problems:
         digest.update(f"!{p.rel}\0{p.message}\n".encode("utf-8", "surrogatepass"))
     for rel, size, mtime_ns in external:

@@ -92,9 +92,10 @@ def _check_once(args) -> int:
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
     paths = args.paths or ([] if args.hook else ["."])
-    existing = [p for p in paths if Path(p).exists() or args.hook]
+    existing = [p for p in paths if args.hook or Path(p).exists()]
+    present = set(existing)  # (a hook may name thousands of files: no list search per file)
     for p in paths:
-        if p not in existing:
+        if p not in present:
             print(f"vaultkit: warning: {p}: no such file or folder{_nearby(p)}; skipped",
                   file=sys.stderr)
     if not existing and not args.hook:
@@ -226,16 +227,26 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     groups: dict = {}
     anchors: dict = {}
     missing = []
+    # a file's folder as named -> its vault (or None): one search per folder. (A file that
+    # is no symlink lies in the vault of the folder it is named in.)
+    roots: dict = {}
     for p in paths:
         if not Path(p).exists():  # a hook's deleted file: reported with the first vault
             missing.append(p)
             continue
-        try:  # a folder named on the command line that holds notes is a vault
-            found = find_root(Path(p), named=named and Path(p).is_dir())
-        except NotAVault:
-            if hook:
-                continue
-            raise
+        folder = os.path.dirname(p) if os.path.isfile(p) and not os.path.islink(p) else None
+        found = roots.get(folder, False) if folder is not None else False
+        if found is False:
+            try:  # a folder named on the command line that holds notes is a vault
+                found = find_root(Path(p), named=named and Path(p).is_dir())
+            except NotAVault:
+                if not hook:
+                    raise
+                found = None
+            if folder is not None:  # (the vault of a file is its folder's)
+                roots[folder] = found
+        if found is None:
+            continue
         groups.setdefault(found, []).append(p)
         anchors.setdefault(found, p)
     if not groups:
@@ -510,6 +521,8 @@ def _targets(vault, paths, vault_relative, hook=False):
     """Vault paths to report on, or None for everything."""
     targets: set[str] = set()
     everything = False
+    listed: list[str] | None = None  # the vault's paths, sorted: read once, not per path
+    known: set[str] = set()
     for p in paths:
         rel = vault_relative(vault, p)
         if rel is None:
@@ -520,10 +533,25 @@ def _targets(vault, paths, vault_relative, hook=False):
         if rel == "":
             everything = True
             continue
-        prefix = rel.rstrip("/") + "/"
-        matched = [n for n in vault.paths if n == rel or n.startswith(prefix)]
-        targets.update(matched or [rel])
+        if listed is None:
+            listed = sorted(vault.paths)
+            known = set(listed)
+        if rel in known:  # a file (no file is also a folder): the common case of a hook
+            targets.add(rel)
+            continue
+        targets.update(_below(listed, rel.rstrip("/") + "/") or [rel])
     return None if everything else targets
+
+
+def _below(listed: list[str], prefix: str) -> list[str]:
+    """The paths of the sorted ``listed`` that start with ``prefix`` (a folder's files)."""
+    import bisect
+
+    start = bisect.bisect_left(listed, prefix)
+    end = start
+    while end < len(listed) and listed[end].startswith(prefix):
+        end += 1
+    return listed[start:end]
 
 
 def _check(vault, rules, targets, args, in_memory: bool = False):
