@@ -21,6 +21,22 @@ def make_vault(tmp_path):
     return make
 
 
+@pytest.fixture
+def counting(monkeypatch):
+    """The paths the parser reads in this test, in order (``parse_note`` spied on)."""
+    import vaultkit.vault.parse as parse_mod
+
+    calls = []
+    real = parse_mod.parse_note
+
+    def spy(path, data, **kw):
+        calls.append(path)
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(parse_mod, "parse_note", spy)
+    return calls
+
+
 def pytest_collection_modifyitems(session, config, items):
     """A test id is printed in every run and CI log: it must never hold a credential-shaped
     string (parametrize a credential with ``ids=``). Checked by the detector itself, so a

@@ -4,26 +4,9 @@ import os
 
 import pytest
 
-import vaultkit.vault.parse as parse_mod
 import vaultkit.vault.loader as vault_mod
 from vaultkit.vault.loader import load_vault
-
-
-@pytest.fixture
-def counting(monkeypatch):
-    calls = []
-    real = parse_mod.parse_note
-
-    def spy(path, data, **kw):
-        calls.append(path)
-        return real(path, data, **kw)
-
-    monkeypatch.setattr(parse_mod, "parse_note", spy)
-    return calls
-
-
-def _store(root):
-    return next((root / ".vaultkit" / "cache").glob("notes-*.sqlite"))
+from parse_store import age as _age, sql as _sql, store as _store
 
 
 def _records(root) -> dict:
@@ -39,21 +22,6 @@ def _records(root) -> dict:
                 db.execute("SELECT path, size, mtime_ns, seen_ns, record FROM notes")}
     finally:
         db.close()
-
-
-def _sql(root, statement, *args):
-    import sqlite3
-
-    db = sqlite3.connect(_store(root), isolation_level=None)
-    try:
-        return db.execute(statement, args).fetchall()
-    finally:
-        db.close()
-
-
-def _age(path, seconds=10):
-    st = os.stat(path)
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
 
 
 def _vault(make_vault):

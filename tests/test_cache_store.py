@@ -10,13 +10,8 @@ import textwrap
 import pytest
 
 import vaultkit.vault.loader as vault_mod
-import vaultkit.vault.parse as parse_mod
 from vaultkit.vault.loader import load_vault
-
-
-def _age(path, seconds=10):
-    st = os.stat(path)
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
+from parse_store import age as _age, sql as _sql, store as _store
 
 
 def _vault(make_vault, count=6):
@@ -25,31 +20,6 @@ def _vault(make_vault, count=6):
     for p in root.rglob("*.md"):
         _age(p)
     return root
-
-
-def _store(root):
-    return next((root / ".vaultkit" / "cache").glob("notes-*.sqlite"))
-
-
-def _sql(root, statement, *args):
-    db = sqlite3.connect(_store(root), isolation_level=None)
-    try:
-        return db.execute(statement, args).fetchall()
-    finally:
-        db.close()
-
-
-@pytest.fixture
-def counting(monkeypatch):
-    calls = []
-    real = parse_mod.parse_note
-
-    def spy(path, data, **kw):
-        calls.append(path)
-        return real(path, data, **kw)
-
-    monkeypatch.setattr(parse_mod, "parse_note", spy)
-    return calls
 
 
 @pytest.fixture
