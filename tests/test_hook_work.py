@@ -93,3 +93,27 @@ def test_the_reported_paths_come_from_one_read_of_the_listing(vault, monkeypatch
                         hook=True) == {"memory/old.md"}
     finally:
         os.chdir(cwd)
+
+
+def test_a_hook_on_a_journal_without_phrases_compiles_no_phrase_list(make_vault, capsys,
+                                                                    monkeypatch):
+    """The entry rules ask the profile's phrase lists (runtime and topic sections, filler)
+    of every entry; compiling those lists was ~15-20 ms of a one-note hook. A journal
+    whose entries hold none of the phrases compiles none of them."""
+    import re
+
+    from vaultkit.vault import phrases
+
+    root = make_vault({"memory/2026-11-29.md": "# 2026-11-29\n\n### 10:00 — Deploy\n"
+                       "- Moved the nightly job to 02:00.\n- Checked the logs twice.\n"
+                       "- The API answers again.\n"})
+    phrases._cached.cache_clear()  # (matchers are shared by every run of this process)
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda p, *a, **k: compiled.append(p) or real(p, *a, **k))
+    found = _hook(capsys, root, ["memory/2026-11-29.md"])
+    assert found is not None
+    # (each plain phrase list is one alternation with its words joined by \s+)
+    assert [p for p in compiled if isinstance(p, str) and
+            any(w in p for w in (r"light\s+sleep", r"next\s+step", r"nothing\s+to"))] == []
+    assert phrases._cached.cache_info().currsize >= 2  # (the entry rules did ask)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultkit.lint.engine import Selection, run_rules, select_rules
 from vaultkit.vault.entries import entries
@@ -103,6 +105,42 @@ def test_empty_matcher_finds_nothing():
     assert m.find("anything") is None
     assert not m.only("anything")
 
+
+
+def test_a_matcher_compiles_its_phrases_only_for_a_text_that_may_hold_one():
+    """Compiling a profile's phrase list costs 5-10 ms; a commit hook's journal entries
+    mostly hold none of the phrases, and then nothing is compiled."""
+    m = PhraseMatcher(["nothing to report", "no changes", "系统空闲"])
+    assert not m.only("Deployed the API; the nightly job moved to 02:00")
+    assert m.find("no change here, and nothing to reply") is None
+    assert list(m.finditer("none of them")) == []
+    assert m._alternation is None
+    assert m.only("No\u2003changes.")  # (any whitespace run joins a phrase's words)
+    assert m._alternation is not None
+
+
+# characters re.IGNORECASE folds unusually (Kelvin sign, long s, dotless and dotted i,
+# micro sign, final sigma, a combining iota), spaces of several kinds, and CJK
+_TRICKY = "aAiIkKsStT \n\t\u00a0\u2003\u212a\u017f\u0131\u0130\u00b5\u03bc\u03c2\u03c3\u0345\u03b9\u1fbe-,.无变化"
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=_TRICKY, max_size=24),
+       phrases=st.lists(st.text(alphabet=_TRICKY, min_size=1, max_size=6), min_size=1,
+                        max_size=4),
+       regex=st.sampled_from([None, "re:^-?a", "re:s\\b", "re:K"]))
+def test_the_phrase_prefilter_never_hides_a_match(text, phrases, regex):
+    """The folded-text test that skips compiling decides exactly as the pattern would
+    (beside a user's ``re:`` phrase too)."""
+    phrases = phrases + [regex] if regex else phrases
+    lazy = PhraseMatcher(phrases)
+    eager = PhraseMatcher(phrases)
+    if eager._plain:
+        eager._compiled()
+    assert lazy.only(text) == eager.only(text)
+    found, expected = lazy.find(text), eager.find(text)
+    assert (found and found.span()) == (expected and expected.span())
+    assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in eager.finditer(text)]
 
 # -- entries ------------------------------------------------------------------------
 
