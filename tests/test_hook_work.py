@@ -117,3 +117,27 @@ def test_a_hook_on_a_journal_without_phrases_compiles_no_phrase_list(make_vault,
     assert [p for p in compiled if isinstance(p, str) and
             any(w in p for w in (r"light\s+sleep", r"next\s+step", r"nothing\s+to"))] == []
     assert phrases._cached.cache_info().currsize >= 2  # (the entry rules did ask)
+
+
+def test_a_hook_looks_up_the_type_of_the_notes_it_reports_on_only(make_vault, capsys,
+                                                                  monkeypatch):
+    """The per-note rules ask each reported note's type; that used to build the type of
+    every note of the vault (10,000 lookups for one staged journal)."""
+    from vaultkit.vault.profile import Profile
+
+    files = {f"memory/decisions/d{i:02}.md": f"# D{i}\n" for i in range(30)}
+    files["memory/2026-11-29.md"] = "# 2026-11-29\n\n### 10:00 — Deploy\n- Moved the job.\n"
+    root = make_vault(files)
+    asked = []
+    real = Profile.type_of
+    monkeypatch.setattr(Profile, "type_of", lambda self, path: asked.append(path)
+                        or real(self, path))
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        main(["check", "--hook", "--no-cache", "--ignore", "index-stale", "--format", "json",
+              "memory/2026-11-29.md"])
+    finally:
+        os.chdir(cwd)
+    assert json.loads(capsys.readouterr().out) is not None
+    assert asked and set(asked) <= {"memory/2026-11-29.md"}

@@ -98,7 +98,12 @@ class Vault:
         return self._layer(note.path)
 
     def type_of(self, note: Note) -> str | None:
-        return self.types.get(note.path)
+        """The note's type, by its folder: asked per note, so a hook run looks up the notes
+        it reports on, not all 10,000 (:attr:`types` is every note's)."""
+        types = self.__dict__.get("types")
+        if types is not None:
+            return types.get(note.path)
+        return self.profile.type_of(note.path) if note.path in self.notes else None
 
     def notes_in(self, layer: str) -> list[Note]:
         notes = [n for p, n in self.notes.items() if self.layers.get(p) == layer]
