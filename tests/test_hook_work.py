@@ -141,3 +141,142 @@ def test_a_hook_looks_up_the_type_of_the_notes_it_reports_on_only(make_vault, ca
         os.chdir(cwd)
     assert json.loads(capsys.readouterr().out) is not None
     assert asked and set(asked) <= {"memory/2026-11-29.md"}
+
+
+# -- a hook reads the notes it reports on, not the vault -------------------------------
+
+def _aged(root, seconds=1_600_000_000):
+    """Every file old enough for the parse cache to trust (not in the cache's clock tick)."""
+    for p in root.rglob("*"):
+        if ".vaultkit" not in p.parts:
+            os.utime(p, (seconds, seconds))
+
+
+def _run(capsys, root, args):
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        main(["check", "--format", "json", *args])
+    finally:
+        os.chdir(cwd)
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def wide(make_vault):
+    files = {f"memory/decisions/d{i:02}.md": f"---\ndate: 2026-01-{i + 1:02}\n---\n# D{i}\n\n"
+             f"See [[d{(i + 1) % 30:02}]] and [[2026-11-29]].\n" for i in range(30)}
+    files["memory/2026-11-29.md"] = ("# 2026-11-29\n\n### 10:00 — Deploy\n- Moved the job "
+                                     "to [[d03]].\n- Checked the logs.\n- Answered again.\n")
+    files["MEMORY.md"] = "# Memory\n\n- [[d01]]\n"
+    root = make_vault(files)
+    _aged(root)
+    return root
+
+
+def _append(root, path, text):
+    with open(root / path, "a", encoding="utf-8") as f:
+        f.write(text)
+
+
+def test_a_hook_run_loads_no_record_of_a_note_it_does_not_report_on(wide, capsys,
+                                                                     monkeypatch):
+    """A warm hook used to make all 10,000 notes from the parse cache (~30-60 ms) because
+    the results cache's key, file-unreadable, the per-note rules' listing, the index memo
+    and the resolver each went through ``vault.notes``; they now ask for the notes they
+    need by path, and answer the rest (paths, sizes, mtimes) from the listing."""
+    from vaultkit.links import indexgen
+    from vaultkit.vault import loader
+
+    _run(capsys, wide, ["."])
+    _run(capsys, wide, ["."])  # (the index memo and the resolver's tables are kept)
+    _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n"
+            "- Agreed on it.\n- Wrote it down.\n")  # (no new link: the index reads none)
+    made = []
+    real_get, real_read = loader._Cache.get, loader._read_one
+    monkeypatch.setattr(loader._Cache, "get", lambda self, f, *a: made.append(f.rel)
+                        or real_get(self, f, *a))
+    monkeypatch.setattr(loader, "_read_one", lambda a, rel, *r: made.append(rel)
+                        or real_read(a, rel, *r))
+    rendered = []
+    real_sections = indexgen._sections
+    monkeypatch.setattr(indexgen, "_sections", lambda *a: rendered.append(1)
+                        or real_sections(*a))
+    found = _run(capsys, wide, ["--hook", "memory/2026-11-29.md"])
+    assert not any(p.startswith("memory/decisions/") for p in made), made
+    assert "memory/2026-11-29.md" in made
+    assert rendered == []  # the index's facts did not change: its rendering is reused
+    # the same findings as a run that reads everything
+    monkeypatch.undo()
+    assert found == _run(capsys, wide, ["--hook", "--no-cache", "memory/2026-11-29.md"])
+
+
+@pytest.mark.parametrize("change", ["new note", "removed note", "retitled", "unstaged edit",
+                                    "unreadable"])
+def test_a_hook_finds_what_a_full_run_finds_after_each_change(wide, capsys, change):
+    """Whatever changed, the hook's findings are those of a run without any cache."""
+    _run(capsys, wide, ["."])
+    _run(capsys, wide, ["."])
+    staged = ["memory/2026-11-29.md"]
+    _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- See [[brand-new]].\n")
+    if change == "new note":
+        (wide / "memory/decisions/brand-new.md").write_text("---\ndate: 2026-02-01\n---\n"
+                                                            "# Brand new\n\n[[d02]]\n")
+        staged.append("memory/decisions/brand-new.md")
+    elif change == "removed note":
+        (wide / "memory/decisions/d03.md").unlink()
+    elif change == "retitled":
+        (wide / "memory/decisions/d04.md").write_text("---\ndate: 2026-01-05\n---\n"
+                                                      "# A changed title\n\nSee [[d05]].\n")
+        staged.append("memory/decisions/d04.md")
+    elif change == "unstaged edit":
+        _append(wide, "memory/decisions/d06.md", "\n[[also-missing]]\n")
+    else:
+        (wide / "memory/decisions/d07.md").write_bytes(b"# \xff\xfe not UTF-8\n")
+        staged.append("memory/decisions/d07.md")
+    warm = _run(capsys, wide, ["--hook", *staged])
+    assert warm == _run(capsys, wide, ["--hook", "--no-cache", *staged])
+    assert warm == _run(capsys, wide, ["--hook", *staged])  # (and again, warmer)
+    if change == "new note":
+        assert not any("brand-new" in d["message"] for d in warm)
+    else:
+        assert any("brand-new" in d["message"] for d in warm)
+
+
+def test_a_note_made_alone_is_the_one_the_load_keeps(wide, capsys):
+    """A deferred vault makes a note asked for by path alone; when something then goes
+    through every note, the load takes that very note over, and what the listing told
+    (how many notes, their paths, sizes and mtimes) is what the loaded notes carry."""
+    from vaultkit.vault.deferred import DeferredVault
+    from vaultkit.vault.loader import scan_vault
+
+    _run(capsys, wide, ["."])
+    _append(wide, "memory/decisions/d08.md", "\nMore.\n")  # (read, not from the cache)
+    vault = DeferredVault(scan_vault(wide))
+    one = vault.notes["memory/decisions/d09.md"]
+    changed = vault.notes.get("memory/decisions/d08.md")
+    assert vault.notes.get("memory/decisions/nope.md") is None
+    assert "memory/decisions/d10.md" in vault.notes and "nope.md" not in vault.notes
+    count, paths, states = len(vault.notes), vault.note_paths(), vault.note_states()
+    assert not vault.loaded
+    assert list(vault.notes) == paths  # (iterating loads)
+    assert vault.loaded
+    assert vault.notes["memory/decisions/d09.md"] is one
+    assert vault.notes["memory/decisions/d08.md"] is changed
+    assert count == len(vault.notes) and states == vault.note_states()
+
+
+def test_a_hook_records_the_note_it_read_and_no_other(wide, capsys):
+    """A hook that made its notes alone writes their records to the parse cache (the next
+    run takes the changed journal from there) and leaves every other record as it was."""
+    from vaultkit.vault.loader import _Cache, scan_vault
+
+    _run(capsys, wide, ["."])
+    _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n")
+    before = dict(_Cache(wide, scan_vault(wide).settings.fingerprint).stats)
+    _run(capsys, wide, ["--hook", "memory/2026-11-29.md"])
+    after = _Cache(wide, scan_vault(wide).settings.fingerprint).stats
+    size = (wide / "memory/2026-11-29.md").stat().st_size
+    assert after["memory/2026-11-29.md"][0] == size != before["memory/2026-11-29.md"][0]
+    assert {p: s for p, s in after.items() if p != "memory/2026-11-29.md"} == \
+        {p: s for p, s in before.items() if p != "memory/2026-11-29.md"}

@@ -172,11 +172,11 @@ class _Memo:
         index = self.key.rsplit(":", 1)[1]
         limit = started_ns - _RACY_NS
         changed = []
-        for path, note in vault.notes.items():
+        for path, size, mtime_ns in vault.note_states():  # (a hook's vault is not loaded)
             state = states.get(path)
             if state is None:
                 return None
-            if state[0] != note.size or state[1] != note.mtime_ns or note.mtime_ns >= limit:
+            if state[0] != size or state[1] != mtime_ns or mtime_ns >= limit:
                 if path == index:
                     return None
                 changed.append(path)

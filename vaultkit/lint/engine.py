@@ -63,8 +63,12 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
         """The notes reported on, listed when a note rule first runs (not for findings the
         results cache has: then the notes are not even loaded)."""
         if not listed:
-            chosen = [n for p, n in vault.notes.items() if targets is None or p in targets]
-            chosen += [n for p, n in vault.external.items() if targets is None or p in targets]
+            if targets is None:
+                chosen = list(vault.notes.values()) + list(vault.external.values())
+            else:  # (in the vault's order, without going through its other notes)
+                notes = vault.notes
+                chosen = [notes[p] for p in sorted(targets) if p in notes]
+                chosen += [n for p, n in vault.external.items() if p in targets]
             listed.append(chosen)
         return listed[0]
 
@@ -167,13 +171,17 @@ class ResultsCache:
         self.vault = vault
         # (the notes not loaded: the listing alone said which hold an error)
         self.assumed = _assumed_errors(vault) is not None
-        self.key = self._key(vault, _errors(vault))
+        self.listing = self._listing_key(vault)
+        self.key = self._key(_errors(vault))
         try:
             key, computed_from_ns, results, suppressions = marshal.loads(read_cache_file(self.path))
         except (OSError, EOFError, ValueError, TypeError):
             return
-        if key != self.key and self.assumed:
+        if key != self.key and self.assumed and isinstance(key, str) \
+                and key.split("-", 1)[0] == self.listing:
             # a file that could not be read last time is read again, as an eager load would
+            # (only when nothing else changed: else no error makes the key match, and a
+            # commit hook's notes are not all loaded for nothing)
             self._rekey()
         # findings are only as new as the listing they were computed from: a file changed
         # in the same clock tick as that listing may still carry the same size and mtime
@@ -188,11 +196,19 @@ class ResultsCache:
     def _rekey(self) -> None:
         """The key with the errors of the loaded notes (loading them)."""
         if self.assumed:
-            self.key = self._key(self.vault, _errors(self.vault, assumed=False))
+            self.key = self._key(_errors(self.vault, assumed=False))
             self.assumed = False
 
+    def _key(self, errors: str) -> str:
+        """The listing's key, then a digest of the notes that could not be parsed."""
+        import hashlib
+
+        return f"{self.listing}-" + hashlib.sha1(errors.encode("utf-8", "surrogatepass")
+                                                 ).hexdigest()
+
     @staticmethod
-    def _key(vault, errors: str) -> str:
+    def _listing_key(vault) -> str:
+        """A digest of everything the findings depend on but the notes' errors."""
         import hashlib
 
         from vaultkit import __version__
@@ -208,7 +224,7 @@ class ResultsCache:
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
         return hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                            f"{config_state}|{errors}|{runtimes}".encode(
+                            f"{config_state}|{runtimes}".encode(
                                 "utf-8", "surrogatepass")).hexdigest()
 
     def get(self, rule: str) -> list[Diagnostic] | None:

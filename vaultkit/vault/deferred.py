@@ -7,12 +7,89 @@ findings the results cache kept for that listing: it never needs the 10,000 note
 problems and state digest are there at once, and the first use of anything else (its notes,
 their facts, the parse cache) loads the vault from that same listing with
 :func:`~vaultkit.vault.loader.load_vault`, exactly as an eager open would have.
+
+A commit hook reports on one or two notes: those are made one by one when asked for by
+path (``vault.notes[path]``, ``vault.note(path)``), each exactly as the load would make
+it (from the parse cache's record, else read), and the vault is loaded only when
+something goes through all of its notes (iterating ``vault.notes``); the load then takes
+over the notes, facts and cache already made. What a note's listing alone tells (how
+many notes there are, their paths, sizes and mtimes) is answered from the listing.
 """
 
 from __future__ import annotations
 
-from vaultkit.vault.loader import Scan, Vault, load_vault, oversize_error
+from functools import cached_property
+
+from vaultkit.vault.loader import (Scan, Vault, _Cache, external_notes, load_vault, one_note,
+                                   oversize_error)
 from vaultkit.vault.model import Attachment
+
+# notes read one by one before loading the whole vault is cheaper (it parses on both cores)
+_MAKE_AT_MOST = 64
+# what a vault made note by note holds before it is loaded (see DeferredVault._begin)
+_PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
+
+
+class _Notes:
+    """A deferred vault's ``notes``: a note asked for by path is made alone; going through
+    them all (iterating, ``items()``, ...) loads the vault and is then the loaded dict's."""
+
+    __slots__ = ("_vault", "made", "all")
+
+    def __init__(self, vault: "DeferredVault"):
+        self._vault = vault
+        self.made: dict = {}  # path -> the note made alone (before the load)
+        self.all: dict | None = None  # the loaded notes
+
+    def _loaded(self) -> dict:
+        if self.all is None:
+            self._vault._load()
+        return self.all  # type: ignore[return-value]
+
+    def get(self, path, default=None):
+        if self.all is not None:
+            return self.all.get(path, default)
+        note = self._vault._one(path)
+        return default if note is None else note
+
+    def __getitem__(self, path):
+        if self.all is not None:
+            return self.all[path]
+        note = self._vault._one(path)
+        if note is None:
+            raise KeyError(path)
+        return note
+
+    def __contains__(self, path) -> bool:
+        if self.all is not None:
+            return path in self.all
+        return path in self._vault._listed
+
+    def __len__(self) -> int:  # (every listed .md file is a note, readable or not)
+        return len(self.all) if self.all is not None else len(self._vault._listed)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self):
+        return iter(self._loaded())
+
+    def keys(self):
+        return self._loaded().keys()
+
+    def values(self):
+        return self._loaded().values()
+
+    def items(self):
+        return self._loaded().items()
+
+    def __eq__(self, other) -> bool:
+        return self._loaded() == (other._loaded() if isinstance(other, _Notes) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<notes of {self._vault.root}: {len(self)}>"
 
 
 class DeferredVault(Vault):
@@ -31,22 +108,69 @@ class DeferredVault(Vault):
         self.started_ns = scan.started_ns
         self.use_cache = use_cache
         self._scan = scan
+        self._map = self.notes = _Notes(self)
 
     @property
     def loaded(self) -> bool:
-        return "notes" in self.__dict__
+        return self._map.all is not None
 
     def __getattr__(self, name: str):
-        # only reached for an attribute not set yet: the notes and what comes with them
+        # only reached for an attribute not set yet: the cache and facts a note made alone
+        # needs, else the rest of what comes with the load
         if name.startswith("__") or self.loaded:
             raise AttributeError(name)
-        self._load()
+        if name in _PARTIAL and "_facts" not in self.__dict__:
+            self._begin()
+        else:
+            self._load()
         return getattr(self, name)
 
+    def _begin(self) -> None:
+        """What making notes one by one needs, as the load would make it: the parse cache
+        (opened), the facts, and the bootstrap files beside a memory-only vault."""
+        scan = self._scan
+        self._cache = _Cache(scan.root, scan.settings.fingerprint) if self.use_cache else None
+        if self._cache is not None:
+            self._cache.started_ns = scan.started_ns
+        self._facts = {}
+        self._dirty = False
+        self._fact_paths = set()
+        self.external = external_notes(scan.root, scan.settings)
+
+    @cached_property
+    def _listed(self) -> dict:
+        """Every listed Markdown file: ``{path: FileEntry}``."""
+        return {f.rel: f for f in self._scan.files if f.rel.lower().endswith(".md")}
+
+    def _one(self, path: str):
+        """The note at ``path`` (None if no note is listed there), made alone."""
+        made = self._map.made
+        note = made.get(path)
+        if note is None:
+            f = self._listed.get(path)
+            if f is None:
+                return None
+            limit = self.settings.profile.budgets.max_file_bytes
+            cache = self._cache
+            note = made[path] = one_note(f, limit, cache)
+            if cache is not None and not note.error and cache.stored.get(path) is not note:
+                self._dirty = True  # read, not from the cache: its record is written
+        return note
+
     def _load(self) -> None:
-        vault = load_vault(scan=self._scan, use_cache=self.use_cache, save=False)
+        partial = "_facts" in self.__dict__
+        vault = load_vault(scan=self._scan, use_cache=self.use_cache, save=False,
+                           made=self._map.made,
+                           cache=self._cache if partial else None,
+                           facts=self._facts if partial else None,
+                           external=self.external if partial else None)
+        dirty = partial and self._dirty
         for key, value in vault.__dict__.items():
-            self.__dict__.setdefault(key, value)
+            if key != "notes":
+                self.__dict__.setdefault(key, value)
+        self._dirty = dirty or vault._dirty
+        self._map.all = vault.notes
+        self.__dict__["notes"] = vault.notes  # (the dict itself from now on)
 
     @property
     def caching(self) -> bool:
@@ -56,6 +180,37 @@ class DeferredVault(Vault):
     def paths(self) -> list[str]:
         """Every file's vault path (notes and attachments), from the listing."""
         return [f.rel for f in self._scan.files]
+
+    def note_paths(self) -> list[str]:
+        """Every note's path, in the loaded vault's order (by path), from the listing."""
+        return super().note_paths() if self.loaded else sorted(self._listed)
+
+    def note_states(self) -> list[tuple[str, int, int]]:
+        """Every note's ``(path, size, mtime_ns)`` as the loaded vault's notes would carry
+        them: the listing's for a note over the size limit or in the parse cache; a note
+        that is read (new or changed) is made, since it carries what the read saw. Past a
+        few such notes (a checkout rewrote many) the vault is loaded instead."""
+        if self.loaded:
+            return super().note_states()
+        made, limit, cache = self._map.made, self.settings.profile.budgets.max_file_bytes, \
+            self._cache
+        listed = self._listed
+        unread = [p for p, f in listed.items() if p not in made and f.size <= limit
+                  and not (cache and cache.holds(f))]
+        if len(unread) > _MAKE_AT_MOST:
+            self._load()
+            return super().note_states()
+        for path in unread:
+            self._one(path)
+        out = []
+        for path in sorted(listed):
+            note = made.get(path)
+            if note is not None:
+                out.append((path, note.size, note.mtime_ns))
+            else:
+                f = listed[path]
+                out.append((path, f.size, f.mtime_ns))
+        return out
 
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
@@ -78,3 +233,9 @@ class DeferredVault(Vault):
     def save_cache(self) -> None:
         if self.loaded:
             super().save_cache()
+        elif "_facts" in self.__dict__ and self._cache is not None \
+                and (self._dirty or self._cache.mend):
+            # notes made alone: their records (a hook's changed notes), no other touched
+            self._cache.save(self._map.made, self._facts, self._fact_paths, complete=False)
+            self._dirty = False
+            self._fact_paths = set()

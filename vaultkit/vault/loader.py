@@ -134,6 +134,14 @@ class Vault:
         """Every file's vault path: the notes and the attachments."""
         return list(self.notes) + list(self.attachments)
 
+    def note_paths(self) -> list[str]:
+        """Every note's path, in order (``list(vault.notes)``)."""
+        return list(self.notes)
+
+    def note_states(self) -> list[tuple[str, int, int]]:
+        """Every note's ``(path, size, mtime_ns)``, in order."""
+        return [(p, n.size, n.mtime_ns) for p, n in self.notes.items()]
+
     @property
     def caching(self) -> bool:
         """Whether this vault has a parse cache (not with ``--no-cache``)."""
@@ -153,7 +161,7 @@ class Vault:
         import hashlib
 
         digest = hashlib.sha1()
-        for group in (self.notes, self.attachments):
+        for group in (self.note_paths(), self.attachments):
             digest.update("\n".join(group).encode("utf-8", "surrogatepass"))
             digest.update(b"\x00")
         return digest.hexdigest()[:16]
@@ -263,7 +271,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
                settings: Settings | None = None, save: bool = True,
                scan: Scan | None = None, previous: Vault | None = None,
-               named: bool = False) -> Vault:
+               named: bool = False, made: dict[str, Note] | None = None,
+               cache: "_Cache | None" = None, facts: dict | None = None,
+               external: dict[str, Note] | None = None) -> Vault:
     """Find the root from ``path`` (or take ``root``), read settings, parse every note.
 
     With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
@@ -271,7 +281,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     made by :func:`scan_vault`. ``previous`` (a vault this process loaded earlier, as a
     long-running server keeps one) lends its parsed notes, facts and cache: a note is
     taken over only when its size and mtime are unchanged and it was older than that
-    vault's listing by the racy margin, the same test the cache applies.
+    vault's listing by the racy margin, the same test the cache applies. ``made``,
+    ``cache``, ``facts`` and ``external``: what a deferred vault already made from this
+    same ``scan`` note by note (vaultkit.vault.deferred), taken over as it is.
     """
     if scan is None:
         scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
@@ -287,16 +299,21 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     same = previous is not None and previous.root == root_path \
         and previous.settings.fingerprint == settings.fingerprint
-    cache = None
-    if use_cache:
+    if cache is None and use_cache:
         kept = previous._cache if same else None
         cache = kept if kept is not None else _Cache(root_path, settings.fingerprint)
     lent = previous.notes if same else {}
     lent_before = previous.started_ns - _RACY_NS if same else 0
+    made = made or {}
     notes: dict[str, Note] = {}
-    facts: dict[str, dict | bytes] = {}
+    facts = {} if facts is None else facts
     todo: list[FileEntry] = []
     for f in md:
+        if made:
+            one = made.get(f.rel)
+            if one is not None:
+                notes[f.rel] = one
+                continue
         if f.size > max_bytes:
             notes[f.rel] = Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
                                 error=oversize_error(f.size, max_bytes))
@@ -319,12 +336,8 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
 
-    external: dict[str, Note] = {}
-    if not settings.profile.memory_prefix:
-        for name in settings.profile.bootstrap_files:
-            candidate = root_path.parent / name
-            if candidate.is_file():
-                external["../" + name] = _read_one(str(candidate), "../" + name, max_bytes)
+    if external is None:
+        external = external_notes(root_path, settings)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
     vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
     vault.started_ns = scan.started_ns
@@ -337,6 +350,28 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if save:
         vault.save_cache()
     return vault
+
+
+def external_notes(root: Path, settings: Settings) -> dict[str, Note]:
+    """The bootstrap files beside a memory-only vault, read: ``{"../AGENTS.md": note}``."""
+    external: dict[str, Note] = {}
+    if not settings.profile.memory_prefix:
+        max_bytes = settings.profile.budgets.max_file_bytes
+        for name in settings.profile.bootstrap_files:
+            candidate = root.parent / name
+            if candidate.is_file():
+                external["../" + name] = _read_one(str(candidate), "../" + name, max_bytes)
+    return external
+
+
+def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
+    """The note of one listed file, as :func:`load_vault` makes it (without ``previous``):
+    over the size limit, from the cache, else read and parsed."""
+    if f.size > limit:
+        return Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
+                    error=oversize_error(f.size, limit))
+    hit = cache.get(f, limit) if cache else None
+    return hit if hit is not None else _read_one(f.abs, f.rel, limit)
 
 
 def _state(files: list[FileEntry], problems: list[ScanProblem],
@@ -608,13 +643,18 @@ class _Cache:
                 pass
             self.db = None
 
-    def get(self, f: FileEntry, limit: int | None = None) -> Note | None:
-        """The cached note for ``f`` (its record fetched on first use), or None."""
+    def holds(self, f: FileEntry) -> bool:
+        """Whether :meth:`get` gives a note for ``f`` (else it is read and parsed)."""
         st = self.stats.get(f.rel)
         if st is None or st[0] != f.size or st[1] != f.mtime_ns:
+            return False
+        # (not when written in the same tick as the record: the content may differ)
+        return f.mtime_ns < st[2] - _RACY_NS
+
+    def get(self, f: FileEntry, limit: int | None = None) -> Note | None:
+        """The cached note for ``f`` (its record fetched on first use), or None."""
+        if not self.holds(f):
             return None
-        if f.mtime_ns >= st[2] - _RACY_NS:
-            return None  # written in the same tick as the record: content may differ
         note = Note.lazy(f.rel, f.size, f.mtime_ns, self, f.abs, limit=limit)
         self.stored[f.rel] = note
         return note
@@ -699,9 +739,13 @@ class _Cache:
         return live != len(self.stats)
 
     def save(self, notes: dict[str, Note], facts: dict[str, dict | bytes],
-             changed_facts: set[str] | frozenset = frozenset()) -> None:
+             changed_facts: set[str] | frozenset = frozenset(), *,
+             complete: bool = True) -> None:
         """Write the records of the notes that changed (or got new facts), remove those of
-        notes that are gone; one transaction. Nothing is written when it cannot be."""
+        notes that are gone; one transaction. Nothing is written when it cannot be.
+        ``complete=False``: ``notes`` are some of the vault's (a commit hook's): theirs are
+        written, no other record is removed, and a store that is to be built anew is not
+        (its dictionary is sampled from every note)."""
         import sqlite3
 
         if not self.usable:  # (a server keeps this object: it reads the store anew)
@@ -710,6 +754,8 @@ class _Cache:
         from vaultkit.vault.cachefile import open_cache_db
 
         rebuild = self.fresh
+        if rebuild and not complete:
+            return
         todo: list[tuple[str, Note, bytes, bytes]] = []
         for rel, note in notes.items():
             if note.error:
@@ -728,7 +774,7 @@ class _Cache:
                     kept = b""
             todo.append((rel, note, blob, kept if isinstance(kept, bytes) else b""))
         live = {rel for rel, note in notes.items() if not note.error}
-        gone = [rel for rel in self.stats if rel not in live]
+        gone = [rel for rel in self.stats if rel not in live] if complete else []
         if not todo and not gone and not rebuild:
             self.mend = False
             return

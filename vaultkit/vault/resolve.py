@@ -504,7 +504,7 @@ class _Tables:
         from vaultkit.vault.model import PARSER_VERSION
 
         digest = hashlib.sha1(f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}\0".encode())
-        for group in (vault.notes, sorted(vault.attachments)):
+        for group in (vault.note_paths(), sorted(vault.attachments)):
             digest.update(f"{len(group)}\0".encode())
             digest.update("\0".join(group).encode("utf-8", "surrogatepass"))
             digest.update(b"\0\0")

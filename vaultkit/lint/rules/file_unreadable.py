@@ -37,7 +37,11 @@ class FileUnreadable(Rule):
     def check_vault(self, ctx):
         for problem in ctx.vault.problems:
             yield self.diag(problem.rel, None, None, problem.message)
-        for note in ctx.vault.notes.values():
+        notes = ctx.vault.notes
+        # (reported for the notes a run reports on: a commit hook reads no other note)
+        chosen = notes.values() if ctx.targets is None else \
+            [notes[p] for p in sorted(ctx.targets) if p in notes]
+        for note in chosen:
             if note.error:
                 yield self.diag(note.path, 1 if "UTF-8" in note.error else None, None, note.error)
 

@@ -69,7 +69,7 @@ class IndexStale(Rule):
                              "rename the file")
         if note is None:
             prefix = vault.profile.memory_prefix
-            if not any(p.startswith(prefix) for p in vault.notes):
+            if not any(p.startswith(prefix) for p in vault.note_paths()):
                 return  # no memory folder at all: nothing to index yet
             yield Diagnostic(self.name, self.code, "info", path, None, None,
                              f"{path} does not exist; `vaultkit index` writes one the agent "
