@@ -195,21 +195,20 @@ class DeferredVault(Vault):
         made, limit, cache = self._map.made, self.settings.profile.budgets.max_file_bytes, \
             self._cache
         listed = self._listed
-        unread = [p for p, f in listed.items() if p not in made and f.size <= limit
-                  and not (cache and cache.holds(f))]
+        missed = cache.misses(listed.values()) if cache else list(listed.values())
+        unread = [f.rel for f in missed if f.rel not in made and f.size <= limit]
         if len(unread) > _MAKE_AT_MOST:
             self._load()
             return super().note_states()
         for path in unread:
             self._one(path)
-        out = []
-        for path in sorted(listed):
-            note = made.get(path)
-            if note is not None:
-                out.append((path, note.size, note.mtime_ns))
-            else:
-                f = listed[path]
-                out.append((path, f.size, f.mtime_ns))
+        import bisect
+
+        paths = sorted(listed)
+        out = [(f.rel, f.size, f.mtime_ns) for f in map(listed.__getitem__, paths)]
+        for path, note in made.items():  # (every note made is a listed one)
+            i = bisect.bisect_left(paths, path)
+            out[i] = (path, note.size, note.mtime_ns)
         return out
 
     def has_note(self, path: str) -> bool:

@@ -651,6 +651,17 @@ class _Cache:
         # (not when written in the same tick as the record: the content may differ)
         return f.mtime_ns < st[2] - _RACY_NS
 
+    def misses(self, files) -> list[FileEntry]:
+        """The entries of ``files`` :meth:`holds` no note for, in one pass."""
+        stats, racy = self.stats, _RACY_NS
+        out = []
+        for f in files:
+            st = stats.get(f.rel)
+            if st is None or st[0] != f.size or st[1] != f.mtime_ns \
+                    or f.mtime_ns >= st[2] - racy:
+                out.append(f)
+        return out
+
     def get(self, f: FileEntry, limit: int | None = None) -> Note | None:
         """The cached note for ``f`` (its record fetched on first use), or None."""
         if not self.holds(f):
