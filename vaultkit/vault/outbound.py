@@ -70,15 +70,118 @@ def mask_credentials(text: str) -> str:
     private key's body by ``…``)."""
     if text is _MASKED[0]:  # this very string came out of here: masking is idempotent
         return text
+    verified = _VERIFIED[0]
+    digest = None
+    if verified is not None:
+        digest = verified.digest(text)
+        if digest in verified:  # this exact text was scanned before and held nothing
+            if len(text) > 4096:
+                _MASKED[0] = text
+            return text
     from vaultkit.vault.secretscan import has_candidates
 
     out = _mask(text) if has_candidates(text) else text
+    if digest is not None and out is text:  # (_mask returns the text itself when it finds none)
+        verified.add(digest)
     if len(out) > 4096:  # (a report masked, then written to the terminal, is scanned once)
         _MASKED[0] = out
     return out
 
 
 _MASKED: list = [None]  # the last long text mask_credentials returned (kept: it is its id)
+_VERIFIED: list = [None]  # the Verified texts of the command running (see verified_texts)
+
+
+class Verified:
+    """Texts a vault's output boundary scanned before and found holding nothing to mask,
+    known by their SHA-256 digests: ``.vaultkit/cache/outbound-verified``.
+
+    A warm ``check`` prints the very report it printed last time (1,300 lines on the
+    10,000-note bench vault, whose file names hold words the detector's prefilters stop at:
+    ``secret.md:``, ``risk-…``). Masking is a function of the text alone, so the same text
+    is written without a second scan when its digest is listed; any other text (one byte
+    changed, a credential planted in a cached message) is scanned as before. The file
+    holds digests only, under a header naming vaultkit's and the detector's versions (a
+    new detector scans everything again); a damaged or foreign file is ignored and
+    replaced, and it is read and written only as a cache file (never through a symlink).
+    """
+
+    NAME = "outbound-verified"
+    KEEP = 32  # digests kept, the newest first (a report, its summary, a few other outputs)
+    _LIMIT = 8192  # bytes read at most: the header and KEEP digests fit in 2.2 KB
+
+    def __init__(self, root):
+        from pathlib import Path
+
+        from vaultkit import __version__
+        from vaultkit.vault.cachefile import CACHE_DIR
+        from vaultkit.vault.secretscan import DETECTOR_VERSION
+
+        self.path = Path(root) / CACHE_DIR / "cache" / self.NAME
+        self.header = f"vaultkit {__version__} detector {DETECTOR_VERSION}"
+        self.digests = self._read()
+        self._known = set(self.digests)
+        self.added = False
+
+    def _read(self) -> list[str]:
+        from vaultkit.core.bounded import read_regular
+
+        try:
+            lines = read_regular(self.path, self._LIMIT, follow_symlinks=False) \
+                .decode("ascii").split("\n")
+        except (OSError, UnicodeDecodeError):
+            return []
+        if lines[0] != self.header:
+            return []
+        return [d for d in lines[1:self.KEEP + 1] if _DIGEST.fullmatch(d)]
+
+    @staticmethod
+    def digest(text: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._known
+
+    def add(self, digest: str) -> None:
+        if digest in self._known:
+            return
+        self._known.add(digest)
+        self.digests.insert(0, digest)
+        del self.digests[self.KEEP:]
+        self.added = True
+
+    def save(self) -> None:
+        """Write the file when a text was added (a cache that cannot be written is no error)."""
+        if not self.added:
+            return
+        from vaultkit.vault.cachefile import write_cache_file
+
+        write_cache_file(self.path, "\n".join([self.header, *self.digests, ""]).encode("ascii"))
+        self.added = False
+
+
+_DIGEST = lazy_re(r"[0-9a-f]{64}")
+
+
+class verified_texts:  # noqa: N801 (used as a context manager, like contextlib's)
+    """While it is entered, :func:`mask_credentials` skips the texts ``verified`` lists and
+    adds those it scans and finds clean; on leaving, the list is saved."""
+
+    def __init__(self, verified: Verified | None):
+        self.verified = verified
+
+    def __enter__(self):
+        self._outer = _VERIFIED[0]
+        _VERIFIED[0] = self.verified
+        return self.verified
+
+    def __exit__(self, *exc):
+        _VERIFIED[0] = self._outer
+        if self.verified is not None:
+            self.verified.save()
+        return False
 
 
 # A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
