@@ -11,8 +11,13 @@ their facts, the parse cache) loads the vault from that same listing with
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from operator import attrgetter
+
 from vaultkit.vault.loader import Scan, Vault, load_vault, oversize_error
 from vaultkit.vault.model import Attachment
+
+_REL = attrgetter("rel")
 
 
 class DeferredVault(Vault):
@@ -24,8 +29,7 @@ class DeferredVault(Vault):
         self.settings = scan.settings
         self.profile = scan.settings.profile
         self.problems = scan.problems
-        self.attachments = {f.rel: Attachment(f.rel, f.size) for f in scan.files
-                            if not f.rel.lower().endswith(".md")}
+        # (the attachments are listed on first use: a warm check asks for none)
         self.state_digest = scan.digest
         self.newest_mtime_ns = scan.newest_mtime_ns
         self.started_ns = scan.started_ns
@@ -40,6 +44,10 @@ class DeferredVault(Vault):
         # only reached for an attribute not set yet: the notes and what comes with them
         if name.startswith("__") or self.loaded:
             raise AttributeError(name)
+        if name == "attachments":  # the listing has them: nothing to load
+            self.attachments = {f.rel: Attachment(f.rel, f.size) for f in self._scan.files
+                                if not f.rel.lower().endswith(".md")}
+            return self.attachments
         self._load()
         return getattr(self, name)
 
@@ -60,20 +68,22 @@ class DeferredVault(Vault):
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
             return super().has_note(path)
-        names = self.__dict__.get("_note_names")
-        if names is None:
-            names = self._note_names = {f.rel for f in self._scan.files
-                                        if f.rel.lower().endswith(".md")}
-        return path in names
+        files = self._scan.files  # (sorted by path: one binary search, no set of 10,000)
+        at = bisect_left(files, path, key=_REL)
+        return at < len(files) and files[at].rel == path and path.lower().endswith(".md")
 
     def assumed_errors(self) -> list[tuple[str, str]] | None:
         """The notes that hold an error, as far as the listing tells (files over the size
         limit), while the notes are not loaded; None once they are (ask them)."""
         if self.loaded:
             return None
-        limit = self.settings.profile.budgets.max_file_bytes
-        return [(f.rel, oversize_error(f.size, limit)) for f in self._scan.files
-                if f.size > limit and f.rel.lower().endswith(".md")]
+        listed = self.__dict__.get("_assumed")
+        if listed is None:  # (asked twice by the results cache's key: listed once)
+            limit = self.settings.profile.budgets.max_file_bytes
+            listed = self._assumed = [(f.rel, oversize_error(f.size, limit))
+                                      for f in self._scan.files
+                                      if f.size > limit and f.rel.lower().endswith(".md")]
+        return list(listed)
 
     def save_cache(self) -> None:
         if self.loaded:

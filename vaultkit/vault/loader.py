@@ -210,7 +210,7 @@ class Scan:
 
     root: Path
     settings: Settings
-    files: list[FileEntry]
+    files: list[FileEntry]  # sorted by path (a deferred vault looks notes up by bisection)
     problems: list[ScanProblem]
     digest: str  # every file's path, size and mtime (and the external bootstrap files')
     newest_mtime_ns: int
