@@ -21,6 +21,8 @@ from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 @dataclass
 class Selection:
+    """The rules asked for on the command line: --select, --ignore, --extend-select."""
+
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)

@@ -61,6 +61,8 @@ def _in_vault(value: str, name: str) -> str:
 
 @dataclass
 class PropertySpec:
+    """What a frontmatter property of a note type holds."""
+
     __pydantic_config__ = _STRICT
     type: Literal["string", "date", "list", "number", "boolean", "any"] = "any"
     items: Literal["string", "date", "number", "any"] = "any"
@@ -70,6 +72,8 @@ class PropertySpec:
 
 @dataclass
 class TypeSpec:
+    """A note type: its folder, properties and required sections."""
+
     __pydantic_config__ = _STRICT
     folder: str
     properties: dict[str, PropertySpec] = field(default_factory=dict)
@@ -127,6 +131,8 @@ def _at_least(obj, low: float, *names: str) -> None:
 
 @dataclass
 class Budgets:
+    """The size and count limits of a profile (`budgets:`)."""
+
     __pydantic_config__ = _STRICT
     memory_md_bytes: int = 10240
     # the design notes' "bootstrap layer < 20KB": a guideline on what OpenClaw injects,
@@ -154,6 +160,8 @@ class Budgets:
 
 @dataclass
 class Phrases:
+    """The phrase lists the rules match (`phrases:`)."""
+
     __pydantic_config__ = _STRICT
     lesson: list[str] = field(default_factory=list)
     filler: list[str] = field(default_factory=list)
@@ -195,6 +203,8 @@ class Phrases:
 
 @dataclass
 class IndexSettings:
+    """Where INDEX.md is and how it is ordered (`index:`)."""
+
     __pydantic_config__ = _STRICT
     path: str = "{memory}/INDEX.md"
     order: list[str] = field(default_factory=lambda: [
@@ -243,6 +253,8 @@ class LinkSettings:
 
 @dataclass
 class GitSettings:
+    """The git rules' thresholds (`git:`)."""
+
     __pydantic_config__ = _STRICT
     mass_deletion_ratio: float = 0.5
     churn_days: int = 14
@@ -343,6 +355,8 @@ class RuntimeSpec:
 
 @dataclass
 class Profile:
+    """A rule pack: the layers of a vault, its note types, budgets and phrases."""
+
     __pydantic_config__ = _STRICT
     name: str
     layers: list[LayerSpec]

@@ -36,6 +36,8 @@ ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 
 @dataclass(slots=True)
 class FileEntry:
+    """A file the scan listed: its vault path, its path on disk, size and mtime."""
+
     rel: str  # vault-relative, '/' separated
     abs: str
     size: int
@@ -44,6 +46,8 @@ class FileEntry:
 
 @dataclass(slots=True)
 class ScanProblem:
+    """Something the scan could not read, or did not follow."""
+
     rel: str
     message: str
 

@@ -176,6 +176,8 @@ def _regex(name: str) -> re.Pattern:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """A credential found in a text: where, what kind, and its masked form."""
+
     line: int  # 1-based
     column: int  # 1-based, of the value
     kind: str  # "Telegram bot token", "password", …

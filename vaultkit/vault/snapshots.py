@@ -67,6 +67,8 @@ _SETTINGS_KEYS = {"keep_days": 1, "interval": 1}  # name -> lowest value
 
 @dataclass
 class SnapshotSettings:
+    """How long snapshots are kept and how often they are taken."""
+
     keep_days: int = DEFAULT_KEEP_DAYS
     interval: int = DEFAULT_INTERVAL_MIN  # minutes between snapshots a service promises
 
@@ -175,6 +177,8 @@ def file_of(root: Path, path: str) -> str:
 
 @dataclass
 class Snapshot:
+    """One snapshot in the store."""
+
     commit: str
     time: int  # committer time, seconds since the epoch
     subject: str
@@ -182,6 +186,8 @@ class Snapshot:
 
 @dataclass
 class SnapshotResult:
+    """What taking a snapshot did."""
+
     commit: str | None  # the new snapshot, None when nothing changed
     changed: list[str] = field(default_factory=list)  # vault paths
     removed: list[str] = field(default_factory=list)
@@ -730,6 +736,8 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
 
 @dataclass
 class JournalLoss:
+    """Journal lines a snapshot held that the new version lacks."""
+
     path: str  # vault path
     lines: list[str]  # the lines gone, in the order they were written
     since: int  # time of the newest snapshot that still held one of them

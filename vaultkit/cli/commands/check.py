@@ -341,8 +341,17 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
 
 def _baseline(vault, args, targets):
     """The baseline this run reads (None with --no-baseline or when there is none)."""
-    from vaultkit.lint.baseline import Baseline, baseline_path
     from vaultkit.core.errors import VaultkitError
+
+    if not (args.no_baseline or args.baseline or args.write_baseline or args.shrink_baseline
+            or vault.settings.config.baseline):
+        from vaultkit.lint import BASELINE_NAME
+
+        try:  # the common case, no baseline at all: answered without loading its module
+            os.lstat(vault.root / BASELINE_NAME)
+        except FileNotFoundError:
+            return None
+    from vaultkit.lint.baseline import Baseline, baseline_path
 
     if args.no_baseline:
         if args.write_baseline or args.shrink_baseline:
