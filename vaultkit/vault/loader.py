@@ -234,8 +234,9 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
     folders: list[str] = []
-    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None,
-                           folders)
+    excludes = settings.excludes_anything
+    files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
+                           is_excluded_file=settings.is_excluded_file if excludes else None)
     external = []
     if not settings.profile.memory_prefix:
         folders.append(os.path.realpath(root_path.parent))

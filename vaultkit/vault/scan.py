@@ -207,16 +207,21 @@ def is_cache_tag(path: str) -> bool:
         return False
 
 
-def walk(root: Path, is_excluded=None, folders: list[str] | None = None
-         ) -> tuple[list[FileEntry], list[ScanProblem]]:
+def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
+         is_excluded_file=None) -> tuple[list[FileEntry], list[ScanProblem]]:
     """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
 
     ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
+    ``is_excluded_file(rel)`` (optional, with it) answers the same for a file in a folder
+    the walk entered, where only the file's own path can still be excluded (see
+    :meth:`vaultkit.vault.profile.Settings.is_excluded_file`).
     ``folders`` (optional) gets the real path of every folder listed: those whose changes
     change the listing (see vaultkit.vault.freshness).
     """
     files: list[FileEntry] = []
     problems: list[ScanProblem] = []
+    if is_excluded_file is None:
+        is_excluded_file = is_excluded
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
     stack = [(str(root), "", root_real)]
@@ -281,7 +286,7 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None
 
                     remove_stale_temp(entry.path)  # (if its writer was killed)
                 continue
-            if is_excluded is not None and is_excluded(rel):
+            if is_excluded_file is not None and is_excluded_file(rel):
                 continue
             try:
                 st = entry.stat()
