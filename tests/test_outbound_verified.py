@@ -144,3 +144,14 @@ def test_outside_a_check_every_text_is_scanned(scans):
     outbound.mask_credentials(text)
     outbound.mask_credentials(text)
     assert scans == [text, text]
+
+
+def test_json_output_is_listed_whole_not_string_by_string(vault, capsys, scans):
+    first = check(capsys, vault, "--format", "json")
+    digests = _verified(vault).read_text().splitlines()[1:]
+    assert 1 <= len(digests) <= 2  # the JSON text (and the closing newline, if written apart)
+    stat = _verified(vault).stat()
+    scans.clear()
+    assert check(capsys, vault, "--format", "json") == first
+    assert not [text for text in scans if text.startswith("[")]  # the whole JSON: not again
+    assert _verified(vault).stat().st_mtime_ns == stat.st_mtime_ns

@@ -70,21 +70,30 @@ def mask_credentials(text: str) -> str:
     private key's body by ``…``)."""
     if text is _MASKED[0]:  # this very string came out of here: masking is idempotent
         return text
-    verified = _VERIFIED[0]
-    digest = None
-    if verified is not None:
-        digest = verified.digest(text)
-        if digest in verified:  # this exact text was scanned before and held nothing
-            if len(text) > 4096:
-                _MASKED[0] = text
-            return text
     from vaultkit.vault.secretscan import has_candidates
 
     out = _mask(text) if has_candidates(text) else text
-    if digest is not None and out is text:  # (_mask returns the text itself when it finds none)
-        verified.add(digest)
     if len(out) > 4096:  # (a report masked, then written to the terminal, is scanned once)
         _MASKED[0] = out
+    return out
+
+
+def mask_output(text: str) -> str:
+    """:func:`mask_credentials` of a text written out whole (a report, a write to the
+    terminal). While a command's output is verified (:class:`verified_texts`), a text
+    scanned before and found holding nothing is not scanned again, and one scanned now
+    and found so is added."""
+    verified = _VERIFIED[0]
+    if verified is None or text is _MASKED[0]:
+        return mask_credentials(text)
+    digest = verified.digest(text)
+    if digest in verified:  # this exact text was scanned before and held nothing
+        if len(text) > 4096:
+            _MASKED[0] = text
+        return text
+    out = mask_credentials(text)
+    if out is text:  # (nothing found: the very same string comes back)
+        verified.add(digest)
     return out
 
 
@@ -166,8 +175,9 @@ _DIGEST = lazy_re(r"[0-9a-f]{64}")
 
 
 class verified_texts:  # noqa: N801 (used as a context manager, like contextlib's)
-    """While it is entered, :func:`mask_credentials` skips the texts ``verified`` lists and
-    adds those it scans and finds clean; on leaving, the list is saved."""
+    """While it is entered, :func:`mask_output` skips the texts ``verified`` lists and adds
+    those it scans and finds clean; on leaving, the list is saved. (The strings a writer
+    cleans one by one, JSON's, are scanned as ever: only whole outputs are listed.)"""
 
     def __init__(self, verified: Verified | None):
         self.verified = verified
@@ -368,7 +378,7 @@ def terminal(text: str) -> str:
     of anything quoted from a vault) and a progress line's carriage return."""
     if not text:
         return text
-    text = mask_credentials(text)
+    text = mask_output(text)
     if _UNSAFE_TEXT.search(text) is not None:
         if "\x1b" in text and _OWN_SGR.search(text):
             parts = _OWN_SGR.split(text)
@@ -380,7 +390,7 @@ def terminal(text: str) -> str:
             text = "".join(out)
         else:
             text = neutralise(text)
-        text = mask_credentials(text)  # (what the escapes now show)
+        text = mask_output(text)  # (what the escapes now show)
     return text
 
 
