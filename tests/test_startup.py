@@ -1,0 +1,45 @@
+"""What a command's start-up costs: the command line builds its parser without importing
+what only help output needs, and prints the same help as argparse's own formatter."""
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from vaultkit import cli
+
+
+@pytest.mark.parametrize("columns", [None, "44", "200", "0", "wide"])
+@pytest.mark.parametrize("argv", [["check", "--help"], ["--help"], ["search", "--help"]],
+                         ids=["check", "all", "search"])
+def test_help_is_what_argparse_prints_at_the_same_width(capsys, monkeypatch, columns, argv):
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    cli.main(argv)
+    ours = capsys.readouterr().out
+    monkeypatch.setattr(cli, "_formatter", lambda: argparse.HelpFormatter)  # the stock one
+    cli.main(argv)
+    assert ours == capsys.readouterr().out
+    assert ours.startswith("usage: vaultkit")
+
+
+def test_a_usage_error_is_what_argparse_prints(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    assert cli.main(["check", "--format", "nope", "."]) == 2
+    ours = capsys.readouterr().err
+    monkeypatch.setattr(cli, "_formatter", lambda: argparse.HelpFormatter)
+    cli.main(["check", "--format", "nope", "."])
+    assert ours == capsys.readouterr().err and "invalid choice" in ours
+
+
+def test_building_a_commands_parser_imports_no_shutil():
+    """argparse's stock formatter imports shutil (and bz2, lzma) for every option added."""
+    probe = ("import sys\nfrom vaultkit import cli\ncli.build_parser('check')\n"
+             "cli.build_parser()\nprint(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert "vaultkit.cli.commands.check" in imported
+    assert not imported & {"shutil", "bz2", "lzma"}, imported & {"shutil", "bz2", "lzma"}
