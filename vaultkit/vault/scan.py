@@ -242,7 +242,7 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
         for entry in entries:
             name = entry.name
             rel = prefix + name
-            if not _decodable(name):
+            if not name.isascii() and not _decodable(name):  # (ASCII always encodes)
                 what = "folder" if _is_dir(entry) else "file"
                 problems.append(ScanProblem(printable(rel), f"{what} name is not valid UTF-8; "
                                             "not read (rename it)"))
