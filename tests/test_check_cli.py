@@ -348,3 +348,30 @@ def test_bootstrap_files_must_be_plain_names(make_vault, capsys):
     root = make_vault({"pack.yaml": pack, "vaultkit.toml": "profile = 'pack.yaml'\n"})
     code, _, err = run(capsys, "check", str(root))
     assert code == 2 and "bootstrap_files" in err and "plain file name" in err
+
+
+def test_findings_of_two_vaults_are_shown_from_the_current_folder(make_vault, capsys,
+                                                                  monkeypatch):
+    """Each finding is printed relative to the current folder through its own vault's root;
+    the renderer gets the findings themselves (no wrapper to look every field up through)."""
+    import vaultkit.lint.report as report
+    from vaultkit.lint.diagnostics import Diagnostic
+
+    one = make_vault({"memory/semantic/x.md": "# X\n[[gone-one]]\n"}, root_name="one")
+    two = make_vault({"memory/semantic/y.md": "# Y\n[[gone-two]]\n"}, root_name="two")
+    rendered = []
+    real = report.render
+    monkeypatch.setattr(report, "render", lambda diags, *a, **k: rendered.extend(diags)
+                        or real(diags, *a, **k))
+    monkeypatch.chdir(one.parent)
+    _, out, _ = run(capsys, "check", "one", "two", "--select", "broken-link")
+    assert "one/memory/semantic/x.md:2:1: VK501 broken-link warning: no note 'gone-one'" in out
+    assert "two/memory/semantic/y.md:2:1: VK501 broken-link warning: no note 'gone-two'" in out
+    assert rendered and all(type(d) is Diagnostic for d in rendered)
+    monkeypatch.chdir(two / "memory")  # inside one of them: each file is shown on its own
+    _, out, _ = run(capsys, "check", str(one), "..", "--select", "broken-link")
+    assert out.splitlines()[:2] == [
+        f"{one}/memory/semantic/x.md:2:1: VK501 broken-link warning: no note 'gone-one' in the "
+        "vault (link [[gone-one]])",
+        "semantic/y.md:2:1: VK501 broken-link warning: no note 'gone-two' in the vault (link "
+        "[[gone-two]])"]

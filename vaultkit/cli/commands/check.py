@@ -114,12 +114,15 @@ def _check_once(args) -> int:
         return 0
     diags: list = []
     roots: list = []
+    root_of: dict[int, object] = {}  # id of each finding (all alive in diags) -> its vault's root
     failed = False
     diffs: list[str] = []
     hidden: list[str] = []
     for anchor, group in groups:
         vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden)
-        diags.extend(_Located(d, vault.root) for d in vault_diags)
+        diags.extend(vault_diags)
+        for d in vault_diags:
+            root_of[id(d)] = vault.root
         roots.append(vault.root)
         failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
     if args.diff:
@@ -131,10 +134,10 @@ def _check_once(args) -> int:
     # scanned then (by digest), and scans any other (vaultkit.vault.outbound.Verified)
     verified = Verified(vault.root) if len(roots) == 1 and vault.caching else None
     with verified_texts(verified):
-        return _write_report(args, diags, roots, hidden, failed)
+        return _write_report(args, diags, roots, hidden, failed, _where(root_of))
 
 
-def _write_report(args, diags, roots, hidden, failed) -> int:
+def _write_report(args, diags, roots, hidden, failed, where) -> int:
     from vaultkit.lint.report import render, statistics, summary, use_colour
 
     import io
@@ -147,7 +150,7 @@ def _write_report(args, diags, roots, hidden, failed) -> int:
         colour = args.format == "text" and not args.output and use_colour()
         out.write(render(diags, args.format, colour=colour,
                          root=str(roots[0]) if len(roots) == 1 else None,
-                         where=_where))
+                         where=where))
     # a hook run with nothing to report prints nothing: pre-commit shows the check hook's
     # output on every commit (verbose, so warnings are seen), and "All checks passed!"
     # under every commit is noise
@@ -187,39 +190,30 @@ def _nearby(path: str) -> str:
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
 
 
-class _Located:
-    """A diagnostic with the root of its vault, so paths can be shown from the current folder.
-
-    Behaves as the diagnostic for everything else (renderers, counters, fail())."""
-
-    __slots__ = ("_d", "root")
-
-    def __init__(self, d, root):
-        self._d = d
-        self.root = root
-
-    def __getattr__(self, name):
-        return getattr(self._d, name)
-
-
-def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
-    """The diagnostic's file as ruff prints it: relative to the current folder."""
+def _where(root_of: dict):
+    """``where(d)`` for one report: the finding's file as ruff prints it, relative to the
+    current folder (``root_of`` maps each finding's id to its vault's root)."""
     from vaultkit.vault.scan import display_path
 
-    root = getattr(d, "root", None)
-    if root is None:
-        return d.path
-    key = (str(root), os.getcwd())
-    prefix = _prefixes.get(key)
-    if prefix is None:  # how the root is shown; every file is then the root plus its path
-        shown = display_path(root)
-        below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
-        # (with the current folder below the root, each file is shown on its own)
-        prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
-        _prefixes[key] = prefix
-    if prefix is False or d.path.startswith("../"):  # the current folder is inside the vault
-        return display_path(os.path.normpath(os.path.join(root, d.path)))
-    return prefix + d.path
+    prefixes: dict = {}
+
+    def where(d) -> str:
+        root = root_of.get(id(d))
+        if root is None:
+            return d.path
+        key = (str(root), os.getcwd())
+        prefix = prefixes.get(key)
+        if prefix is None:  # how the root is shown; every file is then the root plus its path
+            shown = display_path(root)
+            below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+            # (with the current folder below the root, each file is shown on its own)
+            prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
+            prefixes[key] = prefix
+        if prefix is False or d.path.startswith("../"):  # the current folder is in the vault
+            return display_path(os.path.normpath(os.path.join(root, d.path)))
+        return prefix + d.path
+
+    return where
 
 
 def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
