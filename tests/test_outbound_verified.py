@@ -149,9 +149,29 @@ def test_outside_a_check_every_text_is_scanned(scans):
 def test_json_output_is_listed_whole_not_string_by_string(vault, capsys, scans):
     first = check(capsys, vault, "--format", "json")
     digests = _verified(vault).read_text().splitlines()[1:]
-    assert 1 <= len(digests) <= 2  # the JSON text (and the closing newline, if written apart)
+    # the JSON text, its closing newline, the "git rules skipped" line (no git here): not
+    # the twenty-odd strings of the two findings
+    assert 1 <= len(digests) <= 3
     stat = _verified(vault).stat()
     scans.clear()
     assert check(capsys, vault, "--format", "json") == first
     assert not [text for text in scans if text.startswith("[")]  # the whole JSON: not again
     assert _verified(vault).stat().st_mtime_ns == stat.st_mtime_ns
+
+
+def test_a_warm_check_printing_a_verified_report_imports_no_detector(vault, capsys):
+    """The detector (its patterns, its tables) is imported only to scan: a warm check whose
+    report and summary were verified before needs none of it."""
+    import subprocess
+    import sys
+
+    check(capsys, vault)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             f"    main(['check', {str(vault)!r}])\n"
+             "assert 'secret-plan.md:2:1: VK501' in out.getvalue()\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              check=True).stdout.split()
+    assert "vaultkit.vault.outbound" in imported
+    assert "vaultkit.vault.secretscan" not in imported

@@ -124,7 +124,7 @@ class Verified:
 
         from vaultkit import __version__
         from vaultkit.vault.cachefile import CACHE_DIR
-        from vaultkit.vault.secretscan import DETECTOR_VERSION
+        from vaultkit.vault import DETECTOR_VERSION
 
         self.path = Path(root) / CACHE_DIR / "cache" / self.NAME
         self.header = f"vaultkit {__version__} detector {DETECTOR_VERSION}"
@@ -142,7 +142,8 @@ class Verified:
             return []
         if lines[0] != self.header:
             return []
-        return [d for d in lines[1:self.KEEP + 1] if _DIGEST.fullmatch(d)]
+        return [d for d in lines[1:self.KEEP + 1]
+                if len(d) == 64 and not d.strip("0123456789abcdef")]
 
     @staticmethod
     def digest(text: str) -> str:
@@ -171,13 +172,11 @@ class Verified:
         self.added = False
 
 
-_DIGEST = lazy_re(r"[0-9a-f]{64}")
-
-
 class verified_texts:  # noqa: N801 (used as a context manager, like contextlib's)
     """While it is entered, :func:`mask_output` skips the texts ``verified`` lists and adds
     those it scans and finds clean; on leaving, the list is saved. (The strings a writer
-    cleans one by one, JSON's, are scanned as ever: only whole outputs are listed.)"""
+    cleans one by one, JSON's, are scanned as ever: only whole outputs are listed.) A list
+    known only later (when the vault is opened) is given to :meth:`use`."""
 
     def __init__(self, verified: Verified | None):
         self.verified = verified
@@ -185,7 +184,12 @@ class verified_texts:  # noqa: N801 (used as a context manager, like contextlib'
     def __enter__(self):
         self._outer = _VERIFIED[0]
         _VERIFIED[0] = self.verified
-        return self.verified
+        return self
+
+    def use(self, verified: Verified) -> None:
+        if self.verified is not None:
+            self.verified.save()
+        self.verified = _VERIFIED[0] = verified
 
     def __exit__(self, *exc):
         _VERIFIED[0] = self._outer

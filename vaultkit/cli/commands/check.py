@@ -82,7 +82,6 @@ def _check_once(args) -> int:
 
     from vaultkit.core import progress
     from vaultkit.cli.commands._common import check_output_folder, vault_relative
-    from vaultkit.lint.engine import fail
     from vaultkit.core.errors import VaultkitError
 
     check_output_folder(args.output)  # before any work
@@ -112,6 +111,19 @@ def _check_once(args) -> int:
         print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
               "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
         return 0
+    from vaultkit.vault.outbound import verified_texts
+
+    # a warm check prints what it printed last time: the output boundary skips a text it
+    # scanned then (by digest) and scans any other (vaultkit.vault.outbound.Verified); the
+    # list is the vault's, so it is used when the one vault checked is opened
+    with verified_texts(None) as verifying:
+        return _check_groups(args, groups, vault_relative,
+                             verifying if len(groups) == 1 else None)
+
+
+def _check_groups(args, groups, vault_relative, verifying) -> int:
+    from vaultkit.lint.engine import fail
+
     diags: list = []
     roots: list = []
     root_of: dict[int, object] = {}  # id of each finding (all alive in diags) -> its vault's root
@@ -119,7 +131,8 @@ def _check_once(args) -> int:
     diffs: list[str] = []
     hidden: list[str] = []
     for anchor, group in groups:
-        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden)
+        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden,
+                                          verifying)
         diags.extend(vault_diags)
         for d in vault_diags:
             root_of[id(d)] = vault.root
@@ -128,13 +141,7 @@ def _check_once(args) -> int:
     if args.diff:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
-    from vaultkit.vault.outbound import Verified, verified_texts
-
-    # a warm check prints what it printed last time: the output boundary skips a text it
-    # scanned then (by digest), and scans any other (vaultkit.vault.outbound.Verified)
-    verified = Verified(vault.root) if len(roots) == 1 and vault.caching else None
-    with verified_texts(verified):
-        return _write_report(args, diags, roots, hidden, failed, _where(root_of))
+    return _write_report(args, diags, roots, hidden, failed, _where(root_of))
 
 
 def _write_report(args, diags, roots, hidden, failed, where) -> int:
@@ -265,13 +272,19 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     return out
 
 
-def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
+def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
-    findings its baseline accepts are left out, and counted in ``hidden``."""
+    findings its baseline accepts are left out, and counted in ``hidden``. ``verifying``
+    (a :class:`~vaultkit.vault.outbound.verified_texts` entered) gets the vault's list of
+    verified texts, when its cache is used."""
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
     vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook, deferred=True)
+    if verifying is not None and vault.caching:
+        from vaultkit.vault.outbound import Verified
+
+        verifying.use(Verified(vault.root))
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
