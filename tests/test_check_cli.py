@@ -1,6 +1,7 @@
 """`vaultkit check` end to end: the foundation's four faults, every format, exit codes."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -235,6 +236,33 @@ def test_the_walk_asks_the_full_exclusion_per_folder_and_the_file_path_per_file(
     assert sorted(whole) == ["memory/backups/f.md", "memory/semantic/d.md",
                              "notes/venv/g.md", "notes/y1.md", "vaultkit.toml"]
     assert not [rel for rel in asked if rel.endswith(".md")]  # folders only
+
+
+@pytest.mark.skipif(os.scandir not in os.supports_fd, reason="no fd-relative listing here")
+def test_the_walk_stats_each_file_by_its_name_in_its_open_folder(make_vault, monkeypatch):
+    """Each folder is opened once and listed from that descriptor, so a file's stat resolves
+    one name, not the whole path again; paths and sizes are what a listing by path gives."""
+    from vaultkit.vault.scan import walk
+
+    root = make_vault({"memory/semantic/deep/er/a.md": "# A\n", "memory/b.md": "# B!\n",
+                       "c.md": "# C\n"})
+    (root / "memory/link.md").symlink_to(root / "c.md")
+    opened = []
+    real_open = os.open
+
+    def spying(path, flags, *args, **kwargs):
+        if flags & os.O_DIRECTORY:
+            opened.append(os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spying)
+    folders: list[str] = []
+    files, problems = walk(root, None, folders)
+    assert problems == []
+    assert len(opened) == len(folders) == len(set(opened))  # each listed folder, once
+    got = {f.rel: (f.abs, f.size) for f in files}
+    for rel in ("memory/semantic/deep/er/a.md", "memory/b.md", "c.md", "memory/link.md"):
+        assert got[rel] == (str(root / rel), os.stat(root / rel).st_size)
 
 
 def test_suppression_comments(make_vault, capsys):
