@@ -43,3 +43,38 @@ def test_building_a_commands_parser_imports_no_shutil():
                                   text=True, check=True).stdout.split())
     assert "vaultkit.cli.commands.check" in imported
     assert not imported & {"shutil", "bz2", "lzma"}, imported & {"shutil", "bz2", "lzma"}
+
+
+@pytest.mark.parametrize("data", [b"", b"vault", "état\0x".encode("utf-8"), bytes(range(256)) * 9])
+def test_the_digests_are_hashlibs(data):
+    import hashlib
+
+    from vaultkit.core import digests
+
+    assert digests.sha1(data).hexdigest() == hashlib.sha1(data).hexdigest()
+    assert digests.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    incremental = digests.sha1()
+    incremental.update(data)
+    incremental.update(b"more")
+    assert incremental.hexdigest() == hashlib.sha1(data + b"more").hexdigest()
+
+
+def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
+    """hashlib loads OpenSSL's library (~2.5 ms); the state digest, the caches' keys and
+    the verified texts use the interpreter's own SHA-1 and SHA-256."""
+    import os
+
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n"})
+    for p in root.rglob("*.md"):  # older than the racy margin: the results are reused
+        st = p.stat()
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 30_000_000_000))
+    cli.main(["check", str(root)])
+    capsys.readouterr()
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             f"    main(['check', {str(root)!r}])\n"
+             "assert 'VK501' in out.getvalue()\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}

@@ -195,9 +195,8 @@ class ResultsCache:
 
     @staticmethod
     def _key(vault, errors: str) -> str:
-        import hashlib
-
         from vaultkit import __version__
+        from vaultkit.core.digests import sha1
         from vaultkit.vault.openclaw import find_config
         from vaultkit.vault.runtimes import outside_state
 
@@ -209,7 +208,7 @@ class ResultsCache:
             config_state = f"unreadable:{exc.errno}"
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
-        return hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+        return sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
                             f"{config_state}|{errors}|{runtimes}".encode(
                                 "utf-8", "surrogatepass")).hexdigest()
 

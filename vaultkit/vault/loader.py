@@ -145,9 +145,9 @@ class Vault:
     @cached_property
     def names_epoch(self) -> str:
         """A digest of every file path: what link resolution depends on besides the note."""
-        import hashlib
+        from vaultkit.core.digests import sha1
 
-        digest = hashlib.sha1()
+        digest = sha1()
         for group in (self.notes, self.attachments):
             digest.update("\n".join(group).encode("utf-8", "surrogatepass"))
             digest.update(b"\x00")
@@ -338,9 +338,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 def _state(files: list[FileEntry], problems: list[ScanProblem],
            external: list[tuple[str, int, int]]) -> tuple[str, int]:
     """A digest of every file's path, size and mtime, and the newest mtime."""
-    import hashlib
+    from vaultkit.core.digests import sha1
 
-    digest = hashlib.sha1()
+    digest = sha1()
     # (one string hashed whole: the same digest as a line at a time, without 10,000 calls)
     digest.update("".join([f"{f.rel}\0{f.size}\0{f.mtime_ns}\n" for f in files]).encode(
         "utf-8", "surrogatepass"))

@@ -147,9 +147,9 @@ class Verified:
 
     @staticmethod
     def digest(text: str) -> str:
-        import hashlib
+        from vaultkit.core.digests import sha256
 
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def __contains__(self, digest: str) -> bool:
         return digest in self._known

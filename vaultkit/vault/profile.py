@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
-import hashlib
 import os
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -21,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
+from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
 
 CONFIG_NAME = "vaultkit.toml"
@@ -932,7 +932,7 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     import marshal
 
     config_path = root / CONFIG_NAME
-    digest = hashlib.sha1(__version__.encode())
+    digest = sha1(__version__.encode())
     config_bytes = None
     if os.path.lexists(config_path):
         from vaultkit.core.bounded import read_regular

@@ -44,7 +44,6 @@ Retention
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import stat
 import subprocess
@@ -52,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from vaultkit.core.digests import sha1
 from vaultkit.core.errors import VaultkitError
 
 REF = "refs/vaultkit/snapshots"
@@ -704,7 +704,7 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
                 # (a linked worktree by its name, .git/worktrees/<name>: the same however
                 # the path is spelt)
                 key = f"{git_dir.name if linked else ''}\0{where}"
-                ref = f"{REF}-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
+                ref = f"{REF}-{sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
             store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
                           bare=False)
             if not create and not store.table_path.is_file() and not store.has_ref_file():
