@@ -262,6 +262,51 @@ def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
     assert imported <= {"journal_append_only", "mass_deletion", "memory_churn"}, imported
 
 
+def test_a_warm_check_without_a_baseline_imports_neither_it_nor_json(vault, capsys):
+    """A vault with no baseline is told by one lstat, not by loading the baseline module;
+    text output needs no JSON (nor do Obsidian's settings files the vault does not have)."""
+    import subprocess
+    import sys
+
+    check(capsys, vault)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    main(['check', {str(vault)!r}])\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert "vaultkit.lint.report" in imported  # (the probe did print a report)
+    assert not imported & {"vaultkit.lint.baseline", "json"}, imported & {
+        "vaultkit.lint.baseline", "json"}
+
+
+def test_a_baseline_beside_a_warm_check_is_still_read(vault, capsys):
+    _, first = check(capsys, vault)
+    main(["check", str(vault), "--write-baseline"])
+    capsys.readouterr()
+    assert check(capsys, vault) == (0, [])  # every finding is in the baseline
+    (vault / "vaultkit-baseline.json").unlink()
+    assert check(capsys, vault)[1] == first
+
+
+def test_a_deferred_vault_answers_from_its_listing_as_the_loaded_one_would(vault):
+    from vaultkit.vault.deferred import DeferredVault
+    from vaultkit.vault.loader import load_vault, scan_vault
+
+    (vault / "memory/semantic/pic.png").write_bytes(b"png")
+    (vault / "memory/semantic/notes.MD").write_text("# upper-case suffix\n")
+    deferred = DeferredVault(scan_vault(vault))
+    loaded = load_vault(vault)
+    probes = ["memory/semantic/a.md", "memory/semantic/b.md", "memory/semantic/notes.MD",
+              "memory/semantic/pic.png", "memory/semantic/A.md", "memory/semantic/c.md",
+              "memory/semantic", "", "zzz.md"]
+    assert [deferred.has_note(p) for p in probes] == [loaded.has_note(p) for p in probes]
+    assert deferred.attachments == loaded.attachments
+    assert not deferred.loaded  # (neither question loaded a note)
+    assert deferred.has_note("../MEMORY.md") == loaded.has_note("../MEMORY.md")
+    assert deferred.attachments == loaded.attachments  # (the same once loaded)
+
+
 def test_suppressions_kept_later_leave_the_findings_as_old_as_they_were(vault, capsys):
     """A warm run that only adds a note's suppression comments (a git rule's finding in a
     note no cached finding is in) rewrites the results cache without making its findings

@@ -22,9 +22,11 @@ COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "contex
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``only`` (a command name), that command's parser alone:
     a run of one command (the commit hook) imports and builds no other command's options."""
+    formatter = _formatter()
     parser = argparse.ArgumentParser(
         prog="vaultkit",
         description="Lint and look after an agent-memory vault (Markdown + git + Obsidian).",
+        formatter_class=formatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"vaultkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -36,10 +38,35 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 continue
             raise
         p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION",
-                                                                       module.HELP))
+                                                                       module.HELP),
+                           formatter_class=formatter)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser
+
+
+def _formatter():
+    """argparse's help formatter at the terminal's width, read once.
+
+    argparse makes a formatter for every option it adds (to check its metavar) and the
+    stock one imports ``shutil`` (and with it bz2 and lzma) and asks the terminal each
+    time; a command's run needs neither. The width is the one
+    ``shutil.get_terminal_size()`` gives: ``COLUMNS`` when it is a positive number, else
+    the terminal of standard output, else 80."""
+    import functools
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        columns = columns or 80
+    return functools.partial(argparse.HelpFormatter, width=columns - 2)
 
 
 def add_vault_arguments(p: argparse.ArgumentParser, *, cache: bool = True) -> None:

@@ -213,9 +213,9 @@ def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
             with_dates: bool = False) -> bytes:
     """What the index reads of one note, hashed (see :class:`_Memo`): its whole index facts
     when its line was built, its dates when only its place in a section was decided."""
-    import hashlib
     import marshal
 
+    from vaultkit.core.digests import sha1
     from vaultkit.links.graph import _note_links
 
     note = vault.notes[path]
@@ -234,7 +234,7 @@ def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
     # marshal version 0: no back-references and no interning marks, so equal values give
     # equal bytes whatever else refers to them (in version 4 a string some other object
     # holds, such as a section item's date, is written differently)
-    return hashlib.sha1(marshal.dumps(part, 0)).digest()[:12]
+    return sha1(marshal.dumps(part, 0)).digest()[:12]
 
 
 def write_index(vault: "Vault") -> bool:

@@ -16,7 +16,6 @@ an object) is an error and stays untouched.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import TYPE_CHECKING
@@ -118,6 +117,8 @@ def _load(vault: "Vault") -> tuple[dict | None, bytes | None]:
     real, root = os.path.realpath(path), os.path.realpath(vault.root)
     if not real.startswith(root.rstrip(os.sep) + os.sep):  # never read (or copy in) a file
         raise VaultkitError(f"{GRAPH_JSON}: a symlink out of the vault; left untouched")
+    import json
+
     from vaultkit.core.bounded import MAX_CONFIG_BYTES, LimitError, load_json, read_regular
 
     try:
@@ -178,6 +179,8 @@ def missing_colour_groups(vault: "Vault") -> list[dict]:
 
 def write_colors(vault: "Vault", recolour: bool = False) -> bool:
     """Merge the colour groups into graph.json, atomically. True when the file changed."""
+    import json
+
     from vaultkit.core.atomic import write_atomic
 
     data, raw = _load(vault)
@@ -224,6 +227,8 @@ def template_folders(root) -> tuple[str, ...]:
             st = os.stat(path)
             if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SETTINGS_BYTES:
                 continue
+            import json  # (here: most vaults have no such settings, and a warm check asks)
+
             with open(path, "rb") as fh:
                 data = json.loads(fh.read(_MAX_SETTINGS_BYTES + 1).decode("utf-8-sig"))
         except (OSError, ValueError, RecursionError):
@@ -247,6 +252,8 @@ def _settings_json(root, rel: str):
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_SETTINGS_BYTES:
             return None
+        import json
+
         with open(path, "rb") as fh:
             return json.loads(fh.read(_MAX_SETTINGS_BYTES + 1).decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):

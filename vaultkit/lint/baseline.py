@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.lint import BASELINE_NAME
 from vaultkit.lint.diagnostics import Diagnostic
 from vaultkit.core.errors import VaultkitError
 
-DEFAULT_NAME = "vaultkit-baseline.json"
+DEFAULT_NAME = BASELINE_NAME
 FORMAT = 1
 NOT_BASELINED = frozenset({"journal-append-only", "mass-deletion", "memory-churn"})
 MAX_BYTES = 16 * 1024 * 1024

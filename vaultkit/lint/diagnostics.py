@@ -28,12 +28,16 @@ class Edit:
 
 @dataclass(slots=True)
 class Fix:
+    """The edits that fix one finding, with what they do."""
+
     description: str
     edits: list[Edit]
 
 
 @dataclass(slots=True)
 class Diagnostic:
+    """One finding: a rule's report about a place in a file."""
+
     rule: str
     code: str
     severity: str

@@ -21,6 +21,8 @@ from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 @dataclass
 class Selection:
+    """The rules asked for on the command line: --select, --ignore, --extend-select."""
+
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
@@ -201,17 +203,15 @@ class ResultsCache:
 
     def _key(self, errors: str) -> str:
         """The listing's key, then a digest of the notes that could not be parsed."""
-        import hashlib
+        from vaultkit.core.digests import sha1
 
-        return f"{self.listing}-" + hashlib.sha1(errors.encode("utf-8", "surrogatepass")
-                                                 ).hexdigest()
+        return f"{self.listing}-" + sha1(errors.encode("utf-8", "surrogatepass")).hexdigest()
 
     @staticmethod
     def _listing_key(vault) -> str:
         """A digest of everything the findings depend on but the notes' errors."""
-        import hashlib
-
         from vaultkit import __version__
+        from vaultkit.core.digests import sha1
         from vaultkit.vault.openclaw import find_config
         from vaultkit.vault.runtimes import outside_state
 
@@ -223,9 +223,8 @@ class ResultsCache:
             config_state = f"unreadable:{exc.errno}"
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
-        return hashlib.sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                            f"{config_state}|{runtimes}".encode(
-                                "utf-8", "surrogatepass")).hexdigest()
+        return sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
+                    f"{config_state}|{runtimes}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)

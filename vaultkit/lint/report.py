@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from typing import Sequence
@@ -48,7 +47,7 @@ def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
         out = "".join(_github(d, _cell(where(d))) + "\n" for d in diags)
     else:
         out = "".join(_text(d, colour, _cell(where(d))) + "\n" for d in diags)
-    return outbound.mask_credentials(out)
+    return outbound.mask_output(out)
 
 
 def _cell(text: str) -> str:

@@ -18,7 +18,9 @@ many notes there are, their paths, sizes and mtimes) is answered from the listin
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import cached_property
+from operator import attrgetter
 
 from vaultkit.vault.loader import (Scan, Vault, _Cache, external_notes, load_vault, one_note,
                                    oversize_error)
@@ -28,6 +30,7 @@ from vaultkit.vault.model import Attachment
 _MAKE_AT_MOST = 64
 # what a vault made note by note holds before it is loaded (see DeferredVault._begin)
 _PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
+_REL = attrgetter("rel")
 
 
 class _Notes:
@@ -101,8 +104,7 @@ class DeferredVault(Vault):
         self.settings = scan.settings
         self.profile = scan.settings.profile
         self.problems = scan.problems
-        self.attachments = {f.rel: Attachment(f.rel, f.size) for f in scan.files
-                            if not f.rel.lower().endswith(".md")}
+        # (the attachments are listed on first use: a warm check asks for none)
         self.state_digest = scan.digest
         self.newest_mtime_ns = scan.newest_mtime_ns
         self.started_ns = scan.started_ns
@@ -119,6 +121,10 @@ class DeferredVault(Vault):
         # needs, else the rest of what comes with the load
         if name.startswith("__") or self.loaded:
             raise AttributeError(name)
+        if name == "attachments":  # the listing has them: nothing to load
+            self.attachments = {f.rel: Attachment(f.rel, f.size) for f in self._scan.files
+                                if not f.rel.lower().endswith(".md")}
+            return self.attachments
         if name in _PARTIAL and "_facts" not in self.__dict__:
             self._begin()
         else:
@@ -214,20 +220,22 @@ class DeferredVault(Vault):
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
             return super().has_note(path)
-        names = self.__dict__.get("_note_names")
-        if names is None:
-            names = self._note_names = {f.rel for f in self._scan.files
-                                        if f.rel.lower().endswith(".md")}
-        return path in names
+        files = self._scan.files  # (sorted by path: one binary search, no set of 10,000)
+        at = bisect_left(files, path, key=_REL)
+        return at < len(files) and files[at].rel == path and path.lower().endswith(".md")
 
     def assumed_errors(self) -> list[tuple[str, str]] | None:
         """The notes that hold an error, as far as the listing tells (files over the size
         limit), while the notes are not loaded; None once they are (ask them)."""
         if self.loaded:
             return None
-        limit = self.settings.profile.budgets.max_file_bytes
-        return [(f.rel, oversize_error(f.size, limit)) for f in self._scan.files
-                if f.size > limit and f.rel.lower().endswith(".md")]
+        listed = self.__dict__.get("_assumed")
+        if listed is None:  # (asked twice by the results cache's key: listed once)
+            limit = self.settings.profile.budgets.max_file_bytes
+            listed = self._assumed = [(f.rel, oversize_error(f.size, limit))
+                                      for f in self._scan.files
+                                      if f.size > limit and f.rel.lower().endswith(".md")]
+        return list(listed)
 
     def save_cache(self) -> None:
         if self.loaded:

@@ -158,9 +158,9 @@ class Vault:
     @cached_property
     def names_epoch(self) -> str:
         """A digest of every file path: what link resolution depends on besides the note."""
-        import hashlib
+        from vaultkit.core.digests import sha1
 
-        digest = hashlib.sha1()
+        digest = sha1()
         for group in (self.note_paths(), self.attachments):
             digest.update("\n".join(group).encode("utf-8", "surrogatepass"))
             digest.update(b"\x00")
@@ -223,7 +223,7 @@ class Scan:
 
     root: Path
     settings: Settings
-    files: list[FileEntry]
+    files: list[FileEntry]  # sorted by path (a deferred vault looks notes up by bisection)
     problems: list[ScanProblem]
     digest: str  # every file's path, size and mtime (and the external bootstrap files')
     newest_mtime_ns: int
@@ -247,8 +247,9 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
         settings = load_settings(root_path, profile, use_cache=use_cache)
     started = time.time_ns()
     folders: list[str] = []
-    files, problems = walk(root_path, settings.is_excluded if settings.excludes_anything else None,
-                           folders)
+    excludes = settings.excludes_anything
+    files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
+                           is_excluded_file=settings.is_excluded_file if excludes else None)
     external = []
     if not settings.profile.memory_prefix:
         folders.append(os.path.realpath(root_path.parent))
@@ -377,9 +378,9 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
 def _state(files: list[FileEntry], problems: list[ScanProblem],
            external: list[tuple[str, int, int]]) -> tuple[str, int]:
     """A digest of every file's path, size and mtime, and the newest mtime."""
-    import hashlib
+    from vaultkit.core.digests import sha1
 
-    digest = hashlib.sha1()
+    digest = sha1()
     # (one string hashed whole: the same digest as a line at a time, without 10,000 calls)
     digest.update("".join([f"{f.rel}\0{f.size}\0{f.mtime_ns}\n" for f in files]).encode(
         "utf-8", "surrogatepass"))

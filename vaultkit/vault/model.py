@@ -46,6 +46,8 @@ class Link:
 
 @dataclass(slots=True)
 class Heading:
+    """A Markdown heading of a note."""
+
     level: int
     text: str
     line: int
@@ -56,6 +58,8 @@ class Heading:
 
 @dataclass(slots=True)
 class Tag:
+    """A tag of a note, in its text or its frontmatter."""
+
     name: str  # without '#', case as written
     line: int
     column: int  # 0 for frontmatter tags

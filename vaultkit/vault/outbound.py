@@ -78,7 +78,124 @@ def mask_credentials(text: str) -> str:
     return out
 
 
+def mask_output(text: str) -> str:
+    """:func:`mask_credentials` of a text written out whole (a report, a write to the
+    terminal). While a command's output is verified (:class:`verified_texts`), a text
+    scanned before and found holding nothing is not scanned again, and one scanned now
+    and found so is added."""
+    verified = _VERIFIED[0]
+    if verified is None or text is _MASKED[0]:
+        return mask_credentials(text)
+    digest = verified.digest(text)
+    if digest in verified:  # this exact text was scanned before and held nothing
+        if len(text) > 4096:
+            _MASKED[0] = text
+        return text
+    out = mask_credentials(text)
+    if out is text:  # (nothing found: the very same string comes back)
+        verified.add(digest)
+    return out
+
+
 _MASKED: list = [None]  # the last long text mask_credentials returned (kept: it is its id)
+_VERIFIED: list = [None]  # the Verified texts of the command running (see verified_texts)
+
+
+class Verified:
+    """Texts a vault's output boundary scanned before and found holding nothing to mask,
+    known by their SHA-256 digests: ``.vaultkit/cache/outbound-verified``.
+
+    A warm ``check`` prints the very report it printed last time (1,300 lines on the
+    10,000-note bench vault, whose file names hold words the detector's prefilters stop at:
+    ``secret.md:``, ``risk-…``). Masking is a function of the text alone, so the same text
+    is written without a second scan when its digest is listed; any other text (one byte
+    changed, a credential planted in a cached message) is scanned as before. The file
+    holds digests only, under a header naming vaultkit's and the detector's versions (a
+    new detector scans everything again); a damaged or foreign file is ignored and
+    replaced, and it is read and written only as a cache file (never through a symlink).
+    """
+
+    NAME = "outbound-verified"
+    KEEP = 32  # digests kept, the newest first (a report, its summary, a few other outputs)
+    _LIMIT = 8192  # bytes read at most: the header and KEEP digests fit in 2.2 KB
+
+    def __init__(self, root):
+        from pathlib import Path
+
+        from vaultkit import __version__
+        from vaultkit.vault.cachefile import CACHE_DIR
+        from vaultkit.vault import DETECTOR_VERSION
+
+        self.path = Path(root) / CACHE_DIR / "cache" / self.NAME
+        self.header = f"vaultkit {__version__} detector {DETECTOR_VERSION}"
+        self.digests = self._read()
+        self._known = set(self.digests)
+        self.added = False
+
+    def _read(self) -> list[str]:
+        from vaultkit.core.bounded import read_regular
+
+        try:
+            lines = read_regular(self.path, self._LIMIT, follow_symlinks=False) \
+                .decode("ascii").split("\n")
+        except (OSError, UnicodeDecodeError):
+            return []
+        if lines[0] != self.header:
+            return []
+        return [d for d in lines[1:self.KEEP + 1]
+                if len(d) == 64 and not d.strip("0123456789abcdef")]
+
+    @staticmethod
+    def digest(text: str) -> str:
+        from vaultkit.core.digests import sha256
+
+        return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._known
+
+    def add(self, digest: str) -> None:
+        if digest in self._known:
+            return
+        self._known.add(digest)
+        self.digests.insert(0, digest)
+        del self.digests[self.KEEP:]
+        self.added = True
+
+    def save(self) -> None:
+        """Write the file when a text was added (a cache that cannot be written is no error)."""
+        if not self.added:
+            return
+        from vaultkit.vault.cachefile import write_cache_file
+
+        write_cache_file(self.path, "\n".join([self.header, *self.digests, ""]).encode("ascii"))
+        self.added = False
+
+
+class verified_texts:  # noqa: N801 (used as a context manager, like contextlib's)
+    """While it is entered, :func:`mask_output` skips the texts ``verified`` lists and adds
+    those it scans and finds clean; on leaving, the list is saved. (The strings a writer
+    cleans one by one, JSON's, are scanned as ever: only whole outputs are listed.) A list
+    known only later (when the vault is opened) is given to :meth:`use`."""
+
+    def __init__(self, verified: Verified | None):
+        self.verified = verified
+
+    def __enter__(self):
+        self._outer = _VERIFIED[0]
+        _VERIFIED[0] = self.verified
+        return self
+
+    def use(self, verified: Verified) -> None:
+        if self.verified is not None:
+            self.verified.save()
+        self.verified = _VERIFIED[0] = verified
+
+    def __exit__(self, *exc):
+        _VERIFIED[0] = self._outer
+        if self.verified is not None:
+            self.verified.save()
+        return False
 
 
 # A control sequence as a terminal reads it (CSI, OSC, a two-byte escape) or a lone control:
@@ -265,7 +382,7 @@ def terminal(text: str) -> str:
     of anything quoted from a vault) and a progress line's carriage return."""
     if not text:
         return text
-    text = mask_credentials(text)
+    text = mask_output(text)
     if _UNSAFE_TEXT.search(text) is not None:
         if "\x1b" in text and _OWN_SGR.search(text):
             parts = _OWN_SGR.split(text)
@@ -277,7 +394,7 @@ def terminal(text: str) -> str:
             text = "".join(out)
         else:
             text = neutralise(text)
-        text = mask_credentials(text)  # (what the escapes now show)
+        text = mask_output(text)  # (what the escapes now show)
     return text
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
-import hashlib
 import os
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -21,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
+from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
 
 CONFIG_NAME = "vaultkit.toml"
@@ -61,6 +61,8 @@ def _in_vault(value: str, name: str) -> str:
 
 @dataclass
 class PropertySpec:
+    """What a frontmatter property of a note type holds."""
+
     __pydantic_config__ = _STRICT
     type: Literal["string", "date", "list", "number", "boolean", "any"] = "any"
     items: Literal["string", "date", "number", "any"] = "any"
@@ -70,6 +72,8 @@ class PropertySpec:
 
 @dataclass
 class TypeSpec:
+    """A note type: its folder, properties and required sections."""
+
     __pydantic_config__ = _STRICT
     folder: str
     properties: dict[str, PropertySpec] = field(default_factory=dict)
@@ -127,6 +131,8 @@ def _at_least(obj, low: float, *names: str) -> None:
 
 @dataclass
 class Budgets:
+    """The size and count limits of a profile (`budgets:`)."""
+
     __pydantic_config__ = _STRICT
     memory_md_bytes: int = 10240
     # the design notes' "bootstrap layer < 20KB": a guideline on what OpenClaw injects,
@@ -154,6 +160,8 @@ class Budgets:
 
 @dataclass
 class Phrases:
+    """The phrase lists the rules match (`phrases:`)."""
+
     __pydantic_config__ = _STRICT
     lesson: list[str] = field(default_factory=list)
     filler: list[str] = field(default_factory=list)
@@ -195,6 +203,8 @@ class Phrases:
 
 @dataclass
 class IndexSettings:
+    """Where INDEX.md is and how it is ordered (`index:`)."""
+
     __pydantic_config__ = _STRICT
     path: str = "{memory}/INDEX.md"
     order: list[str] = field(default_factory=lambda: [
@@ -243,6 +253,8 @@ class LinkSettings:
 
 @dataclass
 class GitSettings:
+    """The git rules' thresholds (`git:`)."""
+
     __pydantic_config__ = _STRICT
     mass_deletion_ratio: float = 0.5
     churn_days: int = 14
@@ -343,6 +355,8 @@ class RuntimeSpec:
 
 @dataclass
 class Profile:
+    """A rule pack: the layers of a vault, its note types, budgets and phrases."""
+
     __pydantic_config__ = _STRICT
     name: str
     layers: list[LayerSpec]
@@ -697,6 +711,17 @@ class Settings:
                 return True
         return False
 
+    def is_excluded_file(self, rel: str) -> bool:
+        """:meth:`is_excluded` of a file in a folder the walk entered: neither that folder
+        nor one above it is excluded (each was asked when it was entered), so the file's
+        own path alone decides. (The walk asks this for each of 10,000 files.)"""
+        if rel in self.skip_folders:
+            return True
+        for pattern in self.exclude_patterns:
+            if pattern.match(rel):
+                return True
+        return False
+
 
 def _slash_positions(rel: str):
     i = rel.find("/")
@@ -907,7 +932,7 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     import marshal
 
     config_path = root / CONFIG_NAME
-    digest = hashlib.sha1(__version__.encode())
+    digest = sha1(__version__.encode())
     config_bytes = None
     if os.path.lexists(config_path):
         from vaultkit.core.bounded import read_regular

@@ -498,12 +498,11 @@ class _Tables:
     @staticmethod
     def names_key(vault: "Vault") -> str:
         """A digest of every note and attachment path (NUL-separated: no path holds one)."""
-        import hashlib
-
         from vaultkit import __version__
+        from vaultkit.core.digests import sha1
         from vaultkit.vault.model import PARSER_VERSION
 
-        digest = hashlib.sha1(f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}\0".encode())
+        digest = sha1(f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}\0".encode())
         for group in (vault.note_paths(), sorted(vault.attachments)):
             digest.update(f"{len(group)}\0".encode())
             digest.update("\0".join(group).encode("utf-8", "surrogatepass"))

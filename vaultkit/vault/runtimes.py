@@ -156,6 +156,8 @@ class Piece:
 
 @dataclass
 class ImportProblem:
+    """An `@path` import a runtime could not follow."""
+
     path: str  # the importing file
     line: int
     target: str  # as written
@@ -371,6 +373,8 @@ def _digest(spec, text: str, budget: int) -> tuple[str, int]:
 
 @dataclass
 class _Cut:
+    """What a runtime keeps of a file it loads, and whether it cut it."""
+
     content: str
     truncated: bool
     length: int

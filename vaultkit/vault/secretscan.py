@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from vaultkit.core.lazyre import lazy_re
-
-# Bump when what is found changes: per-note results are cached under it.
-DETECTOR_VERSION = "2"
+# the detector's version: bump it (in vaultkit/vault/__init__.py) when what is found
+# changes; per-note results are cached under it
+from vaultkit.vault import DETECTOR_VERSION
 
 # (kind, literal prefixes, regular expression of the value, prefix kept in the mask).
 # _FORMAT_HINT below must find every literal prefix (a test holds it to that).
@@ -176,6 +176,8 @@ def _regex(name: str) -> re.Pattern:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """A credential found in a text: where, what kind, and its masked form."""
+
     line: int  # 1-based
     column: int  # 1-based, of the value
     kind: str  # "Telegram bot token", "password", …

@@ -44,7 +44,6 @@ Retention
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import stat
 import subprocess
@@ -52,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from vaultkit.core.digests import sha1
 from vaultkit.core.errors import VaultkitError
 
 REF = "refs/vaultkit/snapshots"
@@ -67,6 +67,8 @@ _SETTINGS_KEYS = {"keep_days": 1, "interval": 1}  # name -> lowest value
 
 @dataclass
 class SnapshotSettings:
+    """How long snapshots are kept and how often they are taken."""
+
     keep_days: int = DEFAULT_KEEP_DAYS
     interval: int = DEFAULT_INTERVAL_MIN  # minutes between snapshots a service promises
 
@@ -175,6 +177,8 @@ def file_of(root: Path, path: str) -> str:
 
 @dataclass
 class Snapshot:
+    """One snapshot in the store."""
+
     commit: str
     time: int  # committer time, seconds since the epoch
     subject: str
@@ -182,6 +186,8 @@ class Snapshot:
 
 @dataclass
 class SnapshotResult:
+    """What taking a snapshot did."""
+
     commit: str | None  # the new snapshot, None when nothing changed
     changed: list[str] = field(default_factory=list)  # vault paths
     removed: list[str] = field(default_factory=list)
@@ -698,7 +704,7 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
                 # (a linked worktree by its name, .git/worktrees/<name>: the same however
                 # the path is spelt)
                 key = f"{git_dir.name if linked else ''}\0{where}"
-                ref = f"{REF}-{hashlib.sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
+                ref = f"{REF}-{sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
             store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
                           bare=False)
             if not create and not store.table_path.is_file() and not store.has_ref_file():
@@ -730,6 +736,8 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
 
 @dataclass
 class JournalLoss:
+    """Journal lines a snapshot held that the new version lacks."""
+
     path: str  # vault path
     lines: list[str]  # the lines gone, in the order they were written
     since: int  # time of the newest snapshot that still held one of them

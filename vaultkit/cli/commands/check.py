@@ -82,9 +82,7 @@ def _check_once(args) -> int:
 
     from vaultkit.core import progress
     from vaultkit.cli.commands._common import check_output_folder, vault_relative
-    from vaultkit.lint.engine import fail
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.lint.report import render, statistics, summary, use_colour
 
     check_output_folder(args.output)  # before any work
     gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
@@ -113,19 +111,41 @@ def _check_once(args) -> int:
         print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
               "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
         return 0
+    from vaultkit.vault.outbound import verified_texts
+
+    # a warm check prints what it printed last time: the output boundary skips a text it
+    # scanned then (by digest) and scans any other (vaultkit.vault.outbound.Verified); the
+    # list is the vault's, so it is used when the one vault checked is opened
+    with verified_texts(None) as verifying:
+        return _check_groups(args, groups, vault_relative,
+                             verifying if len(groups) == 1 else None)
+
+
+def _check_groups(args, groups, vault_relative, verifying) -> int:
+    from vaultkit.lint.engine import fail
+
     diags: list = []
     roots: list = []
+    root_of: dict[int, object] = {}  # id of each finding (all alive in diags) -> its vault's root
     failed = False
     diffs: list[str] = []
     hidden: list[str] = []
     for anchor, group in groups:
-        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden)
-        diags.extend(_Located(d, vault.root) for d in vault_diags)
+        vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden,
+                                          verifying)
+        diags.extend(vault_diags)
+        for d in vault_diags:
+            root_of[id(d)] = vault.root
         roots.append(vault.root)
         failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
     if args.diff:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
+    return _write_report(args, diags, roots, hidden, failed, _where(root_of))
+
+
+def _write_report(args, diags, roots, hidden, failed, where) -> int:
+    from vaultkit.lint.report import render, statistics, summary, use_colour
 
     import io
 
@@ -137,7 +157,7 @@ def _check_once(args) -> int:
         colour = args.format == "text" and not args.output and use_colour()
         out.write(render(diags, args.format, colour=colour,
                          root=str(roots[0]) if len(roots) == 1 else None,
-                         where=_where))
+                         where=where))
     # a hook run with nothing to report prints nothing: pre-commit shows the check hook's
     # output on every commit (verbose, so warnings are seen), and "All checks passed!"
     # under every commit is noise
@@ -177,39 +197,30 @@ def _nearby(path: str) -> str:
     return did_you_mean(str(p), [prefix + n for n in close]) if close else ""
 
 
-class _Located:
-    """A diagnostic with the root of its vault, so paths can be shown from the current folder.
-
-    Behaves as the diagnostic for everything else (renderers, counters, fail())."""
-
-    __slots__ = ("_d", "root")
-
-    def __init__(self, d, root):
-        self._d = d
-        self.root = root
-
-    def __getattr__(self, name):
-        return getattr(self._d, name)
-
-
-def _where(d, _prefixes: dict = {}) -> str:  # noqa: B006 (a per-process cache)
-    """The diagnostic's file as ruff prints it: relative to the current folder."""
+def _where(root_of: dict):
+    """``where(d)`` for one report: the finding's file as ruff prints it, relative to the
+    current folder (``root_of`` maps each finding's id to its vault's root)."""
     from vaultkit.vault.scan import display_path
 
-    root = getattr(d, "root", None)
-    if root is None:
-        return d.path
-    key = (str(root), os.getcwd())
-    prefix = _prefixes.get(key)
-    if prefix is None:  # how the root is shown; every file is then the root plus its path
-        shown = display_path(root)
-        below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
-        # (with the current folder below the root, each file is shown on its own)
-        prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
-        _prefixes[key] = prefix
-    if prefix is False or d.path.startswith("../"):  # the current folder is inside the vault
-        return display_path(os.path.normpath(os.path.join(root, d.path)))
-    return prefix + d.path
+    prefixes: dict = {}
+
+    def where(d) -> str:
+        root = root_of.get(id(d))
+        if root is None:
+            return d.path
+        key = (str(root), os.getcwd())
+        prefix = prefixes.get(key)
+        if prefix is None:  # how the root is shown; every file is then the root plus its path
+            shown = display_path(root)
+            below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+            # (with the current folder below the root, each file is shown on its own)
+            prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
+            prefixes[key] = prefix
+        if prefix is False or d.path.startswith("../"):  # the current folder is in the vault
+            return display_path(os.path.normpath(os.path.join(root, d.path)))
+        return prefix + d.path
+
+    return where
 
 
 def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
@@ -261,13 +272,19 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     return out
 
 
-def _check_vault(args, anchor, paths, vault_relative, diffs, hidden):
+def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
-    findings its baseline accepts are left out, and counted in ``hidden``."""
+    findings its baseline accepts are left out, and counted in ``hidden``. ``verifying``
+    (a :class:`~vaultkit.vault.outbound.verified_texts` entered) gets the vault's list of
+    verified texts, when its cache is used."""
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
     vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook, deferred=True)
+    if verifying is not None and vault.caching:
+        from vaultkit.vault.outbound import Verified
+
+        verifying.use(Verified(vault.root))
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
@@ -331,8 +348,17 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
 
 def _baseline(vault, args, targets):
     """The baseline this run reads (None with --no-baseline or when there is none)."""
-    from vaultkit.lint.baseline import Baseline, baseline_path
     from vaultkit.core.errors import VaultkitError
+
+    if not (args.no_baseline or args.baseline or args.write_baseline or args.shrink_baseline
+            or vault.settings.config.baseline):
+        from vaultkit.lint import BASELINE_NAME
+
+        try:  # the common case, no baseline at all: answered without loading its module
+            os.lstat(vault.root / BASELINE_NAME)
+        except FileNotFoundError:
+            return None
+    from vaultkit.lint.baseline import Baseline, baseline_path
 
     if args.no_baseline:
         if args.write_baseline or args.shrink_baseline:

@@ -1,0 +1,80 @@
+"""What a command's start-up costs: the command line builds its parser without importing
+what only help output needs, and prints the same help as argparse's own formatter."""
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from vaultkit import cli
+
+
+@pytest.mark.parametrize("columns", [None, "44", "200", "0", "wide"])
+@pytest.mark.parametrize("argv", [["check", "--help"], ["--help"], ["search", "--help"]],
+                         ids=["check", "all", "search"])
+def test_help_is_what_argparse_prints_at_the_same_width(capsys, monkeypatch, columns, argv):
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    cli.main(argv)
+    ours = capsys.readouterr().out
+    monkeypatch.setattr(cli, "_formatter", lambda: argparse.HelpFormatter)  # the stock one
+    cli.main(argv)
+    assert ours == capsys.readouterr().out
+    assert ours.startswith("usage: vaultkit")
+
+
+def test_a_usage_error_is_what_argparse_prints(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "50")
+    assert cli.main(["check", "--format", "nope", "."]) == 2
+    ours = capsys.readouterr().err
+    monkeypatch.setattr(cli, "_formatter", lambda: argparse.HelpFormatter)
+    cli.main(["check", "--format", "nope", "."])
+    assert ours == capsys.readouterr().err and "invalid choice" in ours
+
+
+def test_building_a_commands_parser_imports_no_shutil():
+    """argparse's stock formatter imports shutil (and bz2, lzma) for every option added."""
+    probe = ("import sys\nfrom vaultkit import cli\ncli.build_parser('check')\n"
+             "cli.build_parser()\nprint(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert "vaultkit.cli.commands.check" in imported
+    assert not imported & {"shutil", "bz2", "lzma"}, imported & {"shutil", "bz2", "lzma"}
+
+
+@pytest.mark.parametrize("data", [b"", b"vault", "état\0x".encode("utf-8"), bytes(range(256)) * 9])
+def test_the_digests_are_hashlibs(data):
+    import hashlib
+
+    from vaultkit.core import digests
+
+    assert digests.sha1(data).hexdigest() == hashlib.sha1(data).hexdigest()
+    assert digests.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    incremental = digests.sha1()
+    incremental.update(data)
+    incremental.update(b"more")
+    assert incremental.hexdigest() == hashlib.sha1(data + b"more").hexdigest()
+
+
+def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
+    """hashlib loads OpenSSL's library (~2.5 ms); the state digest, the caches' keys and
+    the verified texts use the interpreter's own SHA-1 and SHA-256."""
+    import os
+
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n"})
+    for p in root.rglob("*.md"):  # older than the racy margin: the results are reused
+        st = p.stat()
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 30_000_000_000))
+    cli.main(["check", str(root)])
+    capsys.readouterr()
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             f"    main(['check', {str(root)!r}])\n"
+             "assert 'VK501' in out.getvalue()\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                  text=True, check=True).stdout.split())
+    assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}

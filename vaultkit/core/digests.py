@@ -1,0 +1,24 @@
+"""SHA-1 and SHA-256 for the digests every run computes (the vault's state, the settings
+and results caches' keys, the output boundary's verified texts).
+
+``hashlib`` loads OpenSSL's library on import (~2.5 ms, a warm check's whole budget for
+one small step); the interpreter's own implementations give the same digests and load
+nothing. ``hashlib``'s are used where they are missing (a Python built without them).
+"""
+
+from __future__ import annotations
+
+try:
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover (a Python built without its own SHA-1)
+    from hashlib import sha1
+
+try:
+    from _sha256 import sha256  # Python 3.11
+except ImportError:  # pragma: no cover
+    try:
+        from _sha2 import sha256  # Python 3.12 and later
+    except ImportError:
+        from hashlib import sha256
+
+__all__ = ["sha1", "sha256"]
