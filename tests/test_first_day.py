@@ -801,11 +801,12 @@ def test_log_path_alone_with_the_entry_on_a_pipe(tmp_path, capsys, monkeypatch):
     init_vault(tmp_path / "pv")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.StringIO("Piped entry\n- a\n- b\n- c\n"))
-    code, out, err = run(capsys, "log", "pv", "--date", "2026-12-03", "--time", "07:00")
+    # (a date not today: the starter vault holds a journal for today already)
+    code, out, err = run(capsys, "log", "pv", "--date", "2025-06-30", "--time", "07:00")
     assert code == 0, err
-    assert out.startswith("pv/memory/2026-12-03.md:3: ### 07:00 — Piped entry")
+    assert out.startswith("pv/memory/2025-06-30.md:3: ### 07:00 — Piped entry")
     monkeypatch.setattr(sys, "stdin", io.StringIO("ignored\n"))
-    code, out, _ = run(capsys, "log", "lunch", "--date", "2026-12-03", "--time", "08:00",
+    code, out, _ = run(capsys, "log", "lunch", "--date", "2025-06-30", "--time", "08:00",
                        "--root", "pv")  # not a folder: the text
     assert code == 0 and "08:00 — lunch" in out
 
