@@ -362,7 +362,10 @@ def _read_one(abs_path: str, rel: str, limit: int) -> Note:
         return Note(path=rel, error=exc.strerror)
     except OSError as exc:
         return Note(path=rel, error=f"cannot be read: {exc.strerror or exc}")
-    return parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
+    note = parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
+    # where its text is read again once released (Note.release_text), and the most read then
+    note._source, note._limit = abs_path, limit
+    return note
 
 
 def _reread(note: Note) -> Note:
@@ -405,28 +408,37 @@ Note.read_text = _read_text  # and the text the cache does not keep
 
 def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     """Parse in a worker; each note comes back marshalled (cheap to send, and the very
-    bytes the cache stores), or as plain data when it could not be read."""
+    bytes the cache stores), or as plain data when it could not be read. No text comes
+    back: the main process reads a note's text from its file when a rule needs it, and
+    forgets it again once that note's rules ran (a cold run never holds every note's text)."""
     out = []
     for a, r, limit in items:
         note = _read_one(a, r, limit)
         if note.error:
-            out.append((r, None, note.to_plain(), b"", None))
-        else:  # (the text beside the blob: the cache keeps the blob alone)
+            out.append((r, None, note.to_plain(), b""))
+        else:
             out.append((r, marshal.dumps(note.to_plain(with_text=False)),
-                        (note.size, note.mtime_ns), _worker_facts(note), note.text))
+                        (note.size, note.mtime_ns), _worker_facts(note)))
     return out
 
 
 def _worker_facts(note: Note) -> bytes:
-    """Facts computed where the note is parsed, so a cold run spreads them over the cores:
-    the credential scan (``secret-in-memory``) reads every line of every note."""
+    """Facts computed where the note is parsed, so a cold run spreads them over the cores
+    and the main process needs no note's text for them: the credential scan
+    (``secret-in-memory``) and the paths the note writes out (``orphan-note``)."""
+    from vaultkit.vault.mentions import FACT as MENTIONS, mentions
     from vaultkit.vault.secretscan import DETECTOR_VERSION, FACT, scan_note
 
+    facts = {}
     try:
-        found = scan_note(note)
+        facts[FACT] = (DETECTOR_VERSION, scan_note(note))
     except Exception:  # never lose the parse over it: the rule scans the note itself
-        return b""
-    return marshal.dumps({FACT: (DETECTOR_VERSION, found)})
+        pass
+    try:
+        facts[MENTIONS] = (None, mentions(note))
+    except Exception:  # (the rule finds them itself)
+        pass
+    return marshal.dumps(facts) if facts else b""
 
 
 def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None, *,
@@ -457,15 +469,15 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
         ctx = mp.get_context("fork")
     except ValueError:
         return [_read_one(*item) for item in items]
-    sources = {r: a for a, r, _ in items}
+    sources = {r: (a, limit) for a, r, limit in items}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     out: list[Note] = []
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
-                for rel, blob, rest, worker_facts, text in result:
-                    out.append(_decoded(blob, text, sources[rel], keep_blobs)
+                for rel, blob, rest, worker_facts in result:
+                    out.append(_decoded(blob, *sources[rel], keep_blobs)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -475,16 +487,18 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
     return out
 
 
-def _decoded(blob: bytes, text: str, source: str, keep_blob: bool = True) -> Note:
+def _decoded(blob: bytes, source: str, limit: int | None = None,
+             keep_blob: bool = True) -> Note:
     """A note a worker just parsed, decoded here at once (while the workers parse on):
     every rule of a run reads it, and decoding it whole costs less than a lazy note's
-    first use. It keeps ``blob``, the bytes the cache stores for it, when there is a cache
-    to write them to (``keep_blob``)."""
+    first use. Its text is not held: it is read from ``source`` on first use. It keeps
+    ``blob``, the bytes the cache stores for it, when there is a cache to write them to
+    (``keep_blob``)."""
     note = Note.from_plain(marshal.loads(blob))
-    note.text = text
+    del note.text  # (None in the blob: read from the file when asked for)
     if keep_blob:
         note._blob = blob
-    note._source = source
+    note._source, note._limit = source, limit
     return note
 
 

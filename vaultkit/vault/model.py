@@ -140,7 +140,10 @@ class Note:
         return note
 
     def __getattr__(self, name: str):
-        # only reached for a slot not set yet, i.e. on a lazy note's first use
+        # only reached for a slot not set yet, i.e. on a lazy note's first use, or for the
+        # text of a note that does not hold it (see release_text)
+        if name == "text" and _decoded(self):
+            return self._text_again()
         try:
             blob = object.__getattribute__(self, "_blob")
         except AttributeError:
@@ -171,6 +174,36 @@ class Note:
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)
+
+    def release_text(self) -> bool:
+        """Forget the note's text and lines when its file can give them again (they are
+        read from it on next use): a cold check holds no note's text once that note's
+        per-note rules ran. False (nothing dropped) for a note with no file to read."""
+        if self._source is None or not _decoded(self) or self.error:
+            return False
+        try:
+            object.__delattr__(self, "text")
+        except AttributeError:  # (not held)
+            pass
+        self._lines = None
+        return True
+
+    def _text_again(self) -> str:
+        """The text of a parsed note that does not hold it, read from its file; a file
+        changed since it was parsed is parsed again (every field, as a lazy note's is)."""
+        source = object.__getattribute__(self, "_source")
+        text = Note.read_text(self) if source is not None else None  # type: ignore[misc]
+        if text is None:
+            full = Note.reread(self) if source is not None else None  # type: ignore[misc]
+            if full is None:  # no file to read it from: a note made in memory without text
+                raise AttributeError("text")
+            for f in _NOTE_FIELDS:
+                if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit"):
+                    object.__setattr__(self, f, getattr(full, f))
+            self._blob = None  # (what the cache has no longer describes it)
+            return self.text
+        self.text = text
+        return text
 
     # -- derived views -------------------------------------------------------
 
@@ -256,6 +289,15 @@ class Note:
 
 
 _NOTE_FIELDS = tuple(f.name for f in fields(Note))  # not the ClassVar
+
+
+def _decoded(note: Note) -> bool:
+    """Whether the note's parse is held (not a lazy note still to decode)."""
+    try:
+        object.__getattribute__(note, "line_count")
+    except AttributeError:
+        return False
+    return True
 
 
 @dataclass(slots=True)
