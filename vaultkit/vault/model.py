@@ -9,6 +9,7 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
+from sys import intern as _intern
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
@@ -275,13 +276,19 @@ class Note:
     def from_plain(cls, t: tuple) -> "Note":
         (path, size, mtime_ns, error, text, bom, crlf, line_count, fm, fm_error, fm_span, fm_keys,
          headings, links, tags, block_ids, code_ranges, sups, nul) = t
+        # the strings notes share (link targets, tags, property names, headings such as
+        # "Decisions") are kept once, not once per note: a big vault holds every note's parse
+        i = _shared
         return cls(
             path=path, size=size, mtime_ns=mtime_ns, error=error, text=text, bom=bom, crlf=crlf,
             line_count=line_count, frontmatter=_from_plain(fm),
             fm_error=tuple(fm_error) if fm_error else None,
-            fm_span=tuple(fm_span) if fm_span else None, fm_keys=fm_keys,
-            headings=[Heading(*h) for h in headings], links=[Link(*lk) for lk in links],
-            tags=[Tag(*tg) for tg in tags], block_ids=block_ids,
+            fm_span=tuple(fm_span) if fm_span else None,
+            fm_keys={i(k): v for k, v in fm_keys.items()},
+            headings=[Heading(lv, i(tx), ln) for lv, tx, ln in headings],
+            links=[Link(kind, i(target), i(sub), i(alias), ln, col, embed, i(raw), external)
+                   for kind, target, sub, alias, ln, col, embed, raw, external in links],
+            tags=[Tag(i(name), ln, col) for name, ln, col in tags], block_ids=block_ids,
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
             nul=tuple(nul) if nul else None,
@@ -330,9 +337,16 @@ def _to_plain(value: Any) -> Any:
     return str(value)
 
 
+def _shared(value: Any) -> Any:
+    """The one copy of a string (sys.intern); anything else as it is."""
+    return _intern(value) if type(value) is str else value
+
+
 def _from_plain(value: Any) -> Any:
+    if type(value) is str:
+        return _intern(value)
     if isinstance(value, dict):
-        return {k: _from_plain(v) for k, v in value.items()}
+        return {_shared(k): _from_plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_from_plain(v) for v in value]
     if isinstance(value, tuple) and len(value) == 2 and value[0] in (_DATE, _DATETIME):
