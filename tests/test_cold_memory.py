@@ -109,3 +109,23 @@ def test_a_note_made_in_memory_keeps_its_text(make_vault):
     note = Note(path="x.md", text="# X\n", line_count=1)
     assert not note.release_text()
     assert note.text == "# X\n"
+
+
+def test_the_progress_of_a_check_counts_the_notes_as_their_rules_run(make_vault, monkeypatch):
+    from vaultkit.core import progress
+
+    files = _files(30)
+    root = make_vault(files)
+    vault = load_vault(root, use_cache=False)
+    counted = []
+
+    class Spy(progress.Progress):
+        def advance(self, n: int = 1) -> None:
+            super().advance(n)
+            counted.append((self.label, self.done))
+
+    monkeypatch.setattr(progress, "Progress", Spy)
+    rules = select_rules(vault.settings, Selection())
+    run_rules(Context(vault), rules)
+    assert [d for label, d in counted if label == "checking notes"] == list(range(1, 31))
+    assert [d for label, d in counted if label == "running rules"][-1] == len(rules)

@@ -68,8 +68,8 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
             listed.append(chosen)
         return listed[0]
 
+    by_note = _run_note_rules(ctx, rules, notes, results, targets)
     with Progress("running rules", len(rules)) as progress:
-        by_note = _run_note_rules(ctx, rules, notes, results, targets)
         for rule in rules:
             progress.advance()
             ran = by_note.pop(rule.name, None)
@@ -122,13 +122,18 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
         todo.append((rule, found))
     if not todo:
         return out
+    from vaultkit.core.progress import Progress  # shown on a terminal only
+
     checks = [(rule.check, rule.name == "file-unreadable", found) for rule, found in todo]
-    for note in notes():
-        for check, on_errors, found in checks:
-            if note.error and not on_errors:
-                continue
-            found.extend(check(note, ctx))
-        note.release_text()
+    listed = notes()
+    with Progress("checking notes", len(listed)) as progress:
+        for note in listed:
+            for check, on_errors, found in checks:
+                if note.error and not on_errors:
+                    continue
+                found.extend(check(note, ctx))
+            note.release_text()
+            progress.advance()
     for rule, found in todo:
         _mask_quoted(ctx.vault, found)
         if results is not None and rule.cacheable and targets is None:
