@@ -125,8 +125,8 @@ def test_parallel_parse_matches_serial(make_vault, monkeypatch):
     assert [n.to_plain() for n in serial.notes.values()] == [n.to_plain() for n in parallel.notes.values()]
 
 
-def test_a_note_a_worker_parsed_is_decoded_once_and_keeps_the_workers_bytes(make_vault,
-                                                                            monkeypatch):
+def test_a_note_a_worker_parsed_is_decoded_once_and_the_cache_stores_its_parse(make_vault,
+                                                                              monkeypatch):
     import marshal
 
     from vaultkit.vault.model import Note
@@ -143,10 +143,18 @@ def test_a_note_a_worker_parsed_is_decoded_once_and_keeps_the_workers_bytes(make
     for path, note in vault.notes.items():
         # every field is set (not a lazy note decoded again on first use) ...
         assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
-        # ... and the cache stores the bytes the worker sent, which describe it
-        assert marshal.loads(note._blob) == note.to_plain(with_text=False)
         assert note.text == files[path]
     assert sorted(decoded) == sorted(files)  # reading every field decoded nothing again
+    # the cache stores each note's parse (marshalled again when written: the worker's
+    # bytes are not held to the end of the run) ...
+    records = _records(root)
+    for path, note in vault.notes.items():
+        assert marshal.loads(records[path][3]) == note.to_plain(with_text=False)
+    # ... and serves it to the next run, which parses nothing
+    decoded.clear()
+    again = load_vault(root)
+    assert [n.to_plain() for n in again.notes.values()] == \
+        [n.to_plain() for n in vault.notes.values()]
 
 
 def test_a_run_without_the_cache_keeps_no_worker_bytes(make_vault, monkeypatch):
@@ -159,6 +167,23 @@ def test_a_run_without_the_cache_keeps_no_worker_bytes(make_vault, monkeypatch):
     for path, note in vault.notes.items():
         assert note._blob is None
         assert note.headings[0].text == path[16:-3].upper() and note.text == files[path]
+
+
+def test_a_run_with_the_cache_keeps_no_worker_bytes_either(make_vault, monkeypatch):
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n[[n{i + 1}]] #t{i}\n" for i in range(60)}
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    vault = load_vault(root, save=False)
+    assert not [p for p, n in vault.notes.items() if n._blob is not None]
+    vault.save_cache()
+    assert len(_records(root)) == 60
+    # written once: a second save of the same notes writes nothing
+    writes = []
+    monkeypatch.setattr(vault_mod._Cache, "_deflater",
+                        staticmethod(lambda zdict: writes.append(1) or 1 / 0))
+    vault._dirty = True
+    vault.save_cache()
+    assert writes == []
 
 
 def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):

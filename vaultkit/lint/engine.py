@@ -74,10 +74,12 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
             listed.append(chosen)
         return listed[0]
 
+    by_note = _run_note_rules(ctx, rules, notes, results, targets)
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:
             progress.advance()
-            out.extend(_run_rule(ctx, rule, notes, results, targets))
+            ran = by_note.pop(rule.name, None)
+            out.extend(ran if ran is not None else _run_rule(ctx, rule, notes, results, targets))
     found = _postprocess(ctx, out, results)
     if results is not None:
         results.save()
@@ -105,6 +107,46 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
     return found
 
 
+def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
+                    targets) -> dict[str, list[Diagnostic]]:
+    """The raw findings of every per-note rule, run note by note: each note's rules run
+    one after the other, then the note lets go of its text and lines (they are read from
+    its file again if a later rule asks), so that a run over 100,000 notes never holds
+    every note's text. Each rule's findings are in note order, as ``_run_rule`` gives
+    them; rules whose findings the results cache has are not run."""
+    todo: list[tuple[Rule, list[Diagnostic]]] = []
+    out: dict[str, list[Diagnostic]] = {}
+    for rule in rules:
+        if rule.scope == "vault":
+            continue
+        if results is not None and rule.cacheable:
+            cached = results.get(rule.name)
+            if cached is not None:
+                out[rule.name] = cached  # _postprocess narrows them to the targets
+                continue
+        out[rule.name] = found = []
+        todo.append((rule, found))
+    if not todo:
+        return out
+    from vaultkit.core.progress import Progress  # shown on a terminal only
+
+    checks = [(rule.check, rule.name == "file-unreadable", found) for rule, found in todo]
+    listed = notes()
+    with Progress("checking notes", len(listed)) as progress:
+        for note in listed:
+            for check, on_errors, found in checks:
+                if note.error and not on_errors:
+                    continue
+                found.extend(check(note, ctx))
+            note.release_text()
+            progress.advance()
+    for rule, found in todo:
+        _mask_quoted(ctx.vault, found)
+        if results is not None and rule.cacheable and targets is None:
+            results.put(rule.name, found)
+    return out
+
+
 def _mask_quoted(vault, found: list[Diagnostic]) -> None:
     """Mask, in each message, the credentials the detector found in the message's note.
 
@@ -129,12 +171,13 @@ def _mask_quoted(vault, found: list[Diagnostic]) -> None:
 
 def _credential_values(vault, path: str) -> list[tuple[str, str]]:
     note = vault.note(path)
-    if note is None or note.error or not note.text:
+    if note is None or note.error:
         return []
     from vaultkit.vault.secretscan import secrets_of
 
+    # (the credentials first: a cached fact; the text is read only for a note holding one)
     found = secrets_of(vault, note)
-    if not found:
+    if not found or not note.text:
         return []
     lines = note.lines
     out = []

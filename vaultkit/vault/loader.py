@@ -332,7 +332,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel] = hit  # its record and facts are read from the store on first use
         else:
             todo.append(f)
-    parsed = _parse_all(todo, max_bytes, facts, keep_blobs=cache is not None) if todo else []
+    parsed = _parse_all(todo, max_bytes, facts) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -403,7 +403,10 @@ def _read_one(abs_path: str, rel: str, limit: int) -> Note:
         return Note(path=rel, error=exc.strerror)
     except OSError as exc:
         return Note(path=rel, error=f"cannot be read: {exc.strerror or exc}")
-    return parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
+    note = parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
+    # where its text is read again once released (Note.release_text), and the most read then
+    note._source, note._limit = abs_path, limit
+    return note
 
 
 def _reread(note: Note) -> Note:
@@ -446,35 +449,43 @@ Note.read_text = _read_text  # and the text the cache does not keep
 
 def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     """Parse in a worker; each note comes back marshalled (cheap to send, and the very
-    bytes the cache stores), or as plain data when it could not be read."""
+    bytes the cache stores), or as plain data when it could not be read. No text comes
+    back: the main process reads a note's text from its file when a rule needs it, and
+    forgets it again once that note's rules ran (a cold run never holds every note's text)."""
     out = []
     for a, r, limit in items:
         note = _read_one(a, r, limit)
         if note.error:
-            out.append((r, None, note.to_plain(), b"", None))
-        else:  # (the text beside the blob: the cache keeps the blob alone)
+            out.append((r, None, note.to_plain(), b""))
+        else:
             out.append((r, marshal.dumps(note.to_plain(with_text=False)),
-                        (note.size, note.mtime_ns), _worker_facts(note), note.text))
+                        (note.size, note.mtime_ns), _worker_facts(note)))
     return out
 
 
 def _worker_facts(note: Note) -> bytes:
-    """Facts computed where the note is parsed, so a cold run spreads them over the cores:
-    the credential scan (``secret-in-memory``) reads every line of every note."""
+    """Facts computed where the note is parsed, so a cold run spreads them over the cores
+    and the main process needs no note's text for them: the credential scan
+    (``secret-in-memory``) and the paths the note writes out (``orphan-note``)."""
+    from vaultkit.vault.mentions import FACT as MENTIONS, mentions
     from vaultkit.vault.secretscan import DETECTOR_VERSION, FACT, scan_note
 
+    facts = {}
     try:
-        found = scan_note(note)
+        facts[FACT] = (DETECTOR_VERSION, scan_note(note))
     except Exception:  # never lose the parse over it: the rule scans the note itself
-        return b""
-    return marshal.dumps({FACT: (DETECTOR_VERSION, found)})
+        pass
+    try:
+        facts[MENTIONS] = (None, mentions(note))
+    except Exception:  # (the rule finds them itself)
+        pass
+    return marshal.dumps(facts) if facts else b""
 
 
-def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None, *,
-               keep_blobs: bool = True) -> list[Note]:
-    """Parse ``todo`` (in worker processes when there are many). ``keep_blobs``: each note a
-    worker sent keeps its marshalled bytes for the cache to write; a run without the cache
-    drops them (at 100,000 notes, about a tenth of the process's peak)."""
+def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> list[Note]:
+    """Parse ``todo`` (in worker processes when there are many). A note a worker sent keeps
+    neither its text nor the marshalled bytes it came as: the cache marshals the note again
+    when it writes it (at 100,000 notes those bytes were about a tenth of the peak)."""
     from vaultkit.core.progress import Progress
 
     items = [(f.abs, f.rel, limit) for f in todo]
@@ -486,11 +497,10 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None, *,
                 out.append(_read_one(*item))
                 progress.advance()
             return out
-        return _parse_parallel(items, workers, progress, facts, keep_blobs)
+        return _parse_parallel(items, workers, progress, facts)
 
 
-def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
-                    keep_blobs: bool = True) -> list[Note]:
+def _parse_parallel(items, workers: int, progress, facts: dict | None = None) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
@@ -498,15 +508,15 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
         ctx = mp.get_context("fork")
     except ValueError:
         return [_read_one(*item) for item in items]
-    sources = {r: a for a, r, _ in items}
+    sources = {r: (a, limit) for a, r, limit in items}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     out: list[Note] = []
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
-                for rel, blob, rest, worker_facts, text in result:
-                    out.append(_decoded(blob, text, sources[rel], keep_blobs)
+                for rel, blob, rest, worker_facts in result:
+                    out.append(_decoded(blob, *sources[rel])
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -516,16 +526,14 @@ def _parse_parallel(items, workers: int, progress, facts: dict | None = None,
     return out
 
 
-def _decoded(blob: bytes, text: str, source: str, keep_blob: bool = True) -> Note:
+def _decoded(blob: bytes, source: str, limit: int | None = None) -> Note:
     """A note a worker just parsed, decoded here at once (while the workers parse on):
     every rule of a run reads it, and decoding it whole costs less than a lazy note's
-    first use. It keeps ``blob``, the bytes the cache stores for it, when there is a cache
-    to write them to (``keep_blob``)."""
+    first use. Its text is not held: it is read from ``source`` on first use; nor is
+    ``blob`` (the cache marshals the note again to write it)."""
     note = Note.from_plain(marshal.loads(blob))
-    note.text = text
-    if keep_blob:
-        note._blob = blob
-    note._source = source
+    del note.text  # (None in the blob: read from the file when asked for)
+    note._source, note._limit = source, limit
     return note
 
 
@@ -768,25 +776,20 @@ class _Cache:
         rebuild = self.fresh
         if rebuild and not complete:
             return
-        todo: list[tuple[str, Note, bytes, bytes]] = []
+        todo: list[tuple[str, Note, tuple[bytes, bytes] | None]] = []
         for rel, note in notes.items():
             if note.error:
                 continue  # unreadable files are retried next run
             if not rebuild and self.stored.get(rel) is note and rel not in changed_facts \
                     and note._blob is not None:
                 continue  # its record is in the store as it is
-            blob = self._blob_of(note)
-            kept = facts.get(rel)
-            if kept is None:
-                kept = self.facts_for(note)
-            elif isinstance(kept, dict):
-                try:
-                    kept = marshal.dumps(kept)
-                except ValueError:  # a fact marshal cannot store: compute it again next time
-                    kept = b""
-            todo.append((rel, note, blob, kept if isinstance(kept, bytes) else b""))
+            # a note parsed by this run is marshalled as its record is written; one the
+            # store gave out is read from it now, before the store is written (or rebuilt)
+            own = note._blob is None and self.stored.get(rel) is not note
+            todo.append((rel, note, None if own else self._payload(note, facts)))
         live = {rel for rel, note in notes.items() if not note.error}
         gone = [rel for rel in self.stats if rel not in live] if complete else []
+        written: list[tuple[str, Note, bytes, bytes]] = []
         if not todo and not gone and not rebuild:
             self.mend = False
             return
@@ -804,7 +807,8 @@ class _Cache:
             db.execute("BEGIN IMMEDIATE")
             try:
                 if rebuild:
-                    gen, zdict = self._build(db, [t[2:] for t in todo])
+                    gen, zdict = self._build(db, _Sample(todo, lambda t: t[2] or self._payload(
+                        t[1], facts)))
                 else:
                     row = db.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
                     if row is None or row[0] != self.gen:
@@ -813,14 +817,22 @@ class _Cache:
                         return
                     gen, zdict = self.gen, self.zdict
                 deflate = self._deflater(zdict)
-                rows = []
-                for rel, note, blob, kept in todo:
-                    z = deflate.copy()
-                    rows.append((rel, note.size, note.mtime_ns, seen,
-                                 z.compress(marshal.dumps((blob, kept))) + z.flush()))
+
+                def rows():
+                    # one record at a time: a note's bytes are made, compressed and
+                    # handed to SQLite, not all held at once
+                    for rel, note, payload in todo:
+                        blob, kept = payload or self._payload(note, facts)
+                        z = deflate.copy()
+                        yield (rel, note.size, note.mtime_ns, seen,
+                               z.compress(marshal.dumps((blob, kept))) + z.flush())
+                        # a note parsed by this run is not given its bytes here, nor its
+                        # facts' (the vault holds those: they are never asked of the store)
+                        own = payload is None
+                        written.append((rel, note, b"" if own else blob, b"" if own else kept))
                 if gone:
                     db.executemany("DELETE FROM notes WHERE path = ?", [(g,) for g in gone])
-                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", rows)
+                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", rows())
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -835,11 +847,25 @@ class _Cache:
         for rel in gone:
             self.stats.pop(rel, None)
             self.stored.pop(rel, None)
-        for rel, note, blob, kept in todo:
+        for rel, note, blob, kept in written:
             self.stats[rel] = (note.size, note.mtime_ns, seen)
             self.stored[rel] = note
             self._fetched[rel] = (note.size, note.mtime_ns, blob, kept)
+            if note._blob is None:  # its record is in this store now (see the skip above)
+                note._blob = self
         self.mend = False
+
+    def _payload(self, note: Note, facts: dict[str, dict | bytes]) -> tuple[bytes, bytes]:
+        """What a note's record holds: its marshalled parse and its marshalled facts."""
+        kept = facts.get(note.path)
+        if kept is None:
+            kept = self.facts_for(note)
+        elif isinstance(kept, dict):
+            try:
+                kept = marshal.dumps(kept)
+            except ValueError:  # a fact marshal cannot store: compute it again next time
+                kept = b""
+        return self._blob_of(note), kept if isinstance(kept, bytes) else b""
 
     def _blob_of(self, note: Note) -> bytes:
         blob = note._blob
@@ -896,7 +922,23 @@ class _Cache:
 MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
 
 
-def _sample_dictionary(records: list[tuple[bytes, bytes]]) -> bytes:
+class _Sample:
+    """The records of ``items`` as a sequence whose record is made only when it is read
+    (the dictionary reads a few dozen of them)."""
+
+    def __init__(self, items: list, make):
+        self.items, self.make = items, make
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.make(item) for item in self.items[index]]
+        return self.make(self.items[index])
+
+
+def _sample_dictionary(records) -> bytes:
     """Up to _ZDICT_BYTES of records spread over the vault: what its notes share."""
     payloads, size = [], 0
     step = max(1, len(records) // 32)

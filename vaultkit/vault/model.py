@@ -9,6 +9,7 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
+from sys import intern as _intern
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar
 
@@ -144,7 +145,10 @@ class Note:
         return note
 
     def __getattr__(self, name: str):
-        # only reached for a slot not set yet, i.e. on a lazy note's first use
+        # only reached for a slot not set yet, i.e. on a lazy note's first use, or for the
+        # text of a note that does not hold it (see release_text)
+        if name == "text" and _decoded(self):
+            return self._text_again()
         try:
             blob = object.__getattribute__(self, "_blob")
         except AttributeError:
@@ -175,6 +179,36 @@ class Note:
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)
+
+    def release_text(self) -> bool:
+        """Forget the note's text and lines when its file can give them again (they are
+        read from it on next use): a cold check holds no note's text once that note's
+        per-note rules ran. False (nothing dropped) for a note with no file to read."""
+        if self._source is None or not _decoded(self) or self.error:
+            return False
+        try:
+            object.__delattr__(self, "text")
+        except AttributeError:  # (not held)
+            pass
+        self._lines = None
+        return True
+
+    def _text_again(self) -> str:
+        """The text of a parsed note that does not hold it, read from its file; a file
+        changed since it was parsed is parsed again (every field, as a lazy note's is)."""
+        source = object.__getattribute__(self, "_source")
+        text = Note.read_text(self) if source is not None else None  # type: ignore[misc]
+        if text is None:
+            full = Note.reread(self) if source is not None else None  # type: ignore[misc]
+            if full is None:  # no file to read it from: a note made in memory without text
+                raise AttributeError("text")
+            for f in _NOTE_FIELDS:
+                if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit"):
+                    object.__setattr__(self, f, getattr(full, f))
+            self._blob = None  # (what the cache has no longer describes it)
+            return self.text
+        self.text = text
+        return text
 
     # -- derived views -------------------------------------------------------
 
@@ -246,13 +280,19 @@ class Note:
     def from_plain(cls, t: tuple) -> "Note":
         (path, size, mtime_ns, error, text, bom, crlf, line_count, fm, fm_error, fm_span, fm_keys,
          headings, links, tags, block_ids, code_ranges, sups, nul) = t
+        # the strings notes share (link targets, tags, property names, headings such as
+        # "Decisions") are kept once, not once per note: a big vault holds every note's parse
+        i = _shared
         return cls(
             path=path, size=size, mtime_ns=mtime_ns, error=error, text=text, bom=bom, crlf=crlf,
             line_count=line_count, frontmatter=_from_plain(fm),
             fm_error=tuple(fm_error) if fm_error else None,
-            fm_span=tuple(fm_span) if fm_span else None, fm_keys=fm_keys,
-            headings=[Heading(*h) for h in headings], links=[Link(*lk) for lk in links],
-            tags=[Tag(*tg) for tg in tags], block_ids=block_ids,
+            fm_span=tuple(fm_span) if fm_span else None,
+            fm_keys={i(k): v for k, v in fm_keys.items()},
+            headings=[Heading(lv, i(tx), ln) for lv, tx, ln in headings],
+            links=[Link(kind, i(target), i(sub), i(alias), ln, col, embed, i(raw), external)
+                   for kind, target, sub, alias, ln, col, embed, raw, external in links],
+            tags=[Tag(i(name), ln, col) for name, ln, col in tags], block_ids=block_ids,
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
             nul=tuple(nul) if nul else None,
@@ -260,6 +300,15 @@ class Note:
 
 
 _NOTE_FIELDS = tuple(f.name for f in fields(Note))  # not the ClassVar
+
+
+def _decoded(note: Note) -> bool:
+    """Whether the note's parse is held (not a lazy note still to decode)."""
+    try:
+        object.__getattribute__(note, "line_count")
+    except AttributeError:
+        return False
+    return True
 
 
 @dataclass(slots=True)
@@ -292,9 +341,16 @@ def _to_plain(value: Any) -> Any:
     return str(value)
 
 
+def _shared(value: Any) -> Any:
+    """The one copy of a string (sys.intern); anything else as it is."""
+    return _intern(value) if type(value) is str else value
+
+
 def _from_plain(value: Any) -> Any:
+    if type(value) is str:
+        return _intern(value)
     if isinstance(value, dict):
-        return {k: _from_plain(v) for k, v in value.items()}
+        return {_shared(k): _from_plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_from_plain(v) for v in value]
     if isinstance(value, tuple) and len(value) == 2 and value[0] in (_DATE, _DATETIME):

@@ -1,26 +1,7 @@
-import re
-
-from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
+from vaultkit.vault.mentions import FACT, mentions
 
-_MD = lazy_re(r"\.md(?![\w])", re.IGNORECASE)
-# the run of path characters before a ".md", read backwards: no spaces, quotes, brackets or
-# list punctuation
-_RUN = lazy_re(r"[^\s`'\"()\[\]<>|*,;（）「」【】，；：]*")
-
-
-def mentions(note) -> list[str]:
-    """Every ``.md`` path written in a note's text (in backticks or not), lower-cased:
-    ``memory/decisions/x.md``, ``decisions/x.md``, ``x.md``."""
-    text = note.text
-    found = set()
-    for m in _MD.finditer(text):
-        at = m.start()
-        run = _RUN.match(text[max(0, at - 200):at][::-1]).end()
-        path = text[at - run:at + 3].lower().lstrip("./")
-        if len(path) > 3:
-            found.add(path)
-    return sorted(found)
+__all__ = ["OrphanNote", "is_mentioned", "mentioned_paths", "mentions"]
 
 
 def mentioned_paths(vault) -> dict[str, set[str]]:
@@ -32,7 +13,7 @@ def mentioned_paths(vault) -> dict[str, set[str]]:
     for path, note in vault.notes.items():
         if note.error:
             continue
-        for found in vault.fact(path, "mentions", lambda n=note: mentions(n)):
+        for found in vault.fact(path, FACT, lambda n=note: mentions(n)):
             out.setdefault(found, set()).add(path)
     vault._mentioned = out
     return out

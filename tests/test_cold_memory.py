@@ -1,0 +1,131 @@
+"""What keeps a cold check's memory flat: no note's text crosses from the parse workers,
+and none is held once that note's per-note rules ran (read from its file again on use)."""
+
+import os
+
+import vaultkit.vault.loader as vault_mod
+from vaultkit.lint.engine import Selection, run_rules, select_rules
+from vaultkit.lint.rule import Context
+from vaultkit.vault.loader import load_vault
+
+
+def _holds_text(note) -> bool:
+    try:
+        object.__getattribute__(note, "text")
+    except AttributeError:
+        return False
+    return True
+
+
+def _files(n: int) -> dict:
+    return {f"memory/semantic/n{i}.md":
+            f"# N{i}\n\nSee [[n{i + 1}]] and `memory/semantic/n{i + 2}.md`. #t{i}\n"
+            for i in range(n)}
+
+
+def test_the_main_process_receives_no_note_text_from_the_workers(make_vault, monkeypatch):
+    files = _files(60)
+    root = make_vault(files)
+    # what a worker sends back: the parse and its facts, never the text
+    items = [(str(root / p), p, 1 << 20) for p in sorted(files)]
+    for sent in vault_mod._parse_chunk(items):
+        assert not any(isinstance(part, str) and "See [[" in part for part in sent), sent
+        assert not any(isinstance(part, bytes) and b"See [[" in part for part in sent)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    vault = load_vault(root, use_cache=False)
+    assert len(vault.notes) == 60
+    for path, note in vault.notes.items():
+        assert not _holds_text(note), path
+        assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
+        assert note.text == files[path]  # read from its file on first use
+
+
+def test_the_paths_a_note_names_are_found_where_it_is_parsed(make_vault, monkeypatch):
+    from vaultkit.vault.mentions import FACT
+
+    files = _files(60)
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    vault = load_vault(root, use_cache=False)
+    read = []
+    monkeypatch.setattr(type(next(iter(vault.notes.values()))), "read_text",
+                        lambda note: read.append(note.path))
+    i = 7
+    path = f"memory/semantic/n{i}.md"
+    assert vault.fact(path, FACT, lambda: 1 / 0) == [f"memory/semantic/n{i + 2}.md"]
+    assert read == []  # no note's text was read for it
+
+
+def _note_rules(vault):
+    return [r for r in select_rules(vault.settings, Selection()) if r.scope == "note"]
+
+
+def test_a_cold_check_keeps_no_note_text_after_its_per_note_rules_ran(make_vault, monkeypatch):
+    files = _files(60)
+    files["memory/semantic/bad.md"] = "---\ntype: [unclosed\n---\n# Bad\n"
+    root = make_vault(files)
+    for parallel in (True, False):
+        monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10 if parallel else 10_000)
+        vault = load_vault(root, use_cache=False)
+        for note in vault.notes.values():
+            note.text  # (held, as after any rule that read it)
+        held_while_checked = []
+        rules = _note_rules(vault)
+        first = rules[0].rule if hasattr(rules[0], "_rule") else rules[0]
+        real = first.check
+
+        def spy(note, ctx, real=real):
+            # when a note's rules start, every note before it has let go of its text
+            held_while_checked.append(sum(_holds_text(n) for n in vault.notes.values()))
+            return real(note, ctx)
+
+        monkeypatch.setattr(first, "check", spy, raising=False)
+        found = run_rules(Context(vault), rules)
+        assert any(d.path == "memory/semantic/bad.md" for d in found)
+        assert not [p for p, n in vault.notes.items() if _holds_text(n)]
+        # note k's rules start with the notes from k on still holding theirs
+        assert held_while_checked == [len(files) - k for k in range(len(files))]
+        monkeypatch.undo()
+
+
+def test_a_released_note_whose_file_changed_is_parsed_again(make_vault, monkeypatch):
+    root = make_vault({"memory/semantic/a.md": "# A\n\n[[b]]\n", "memory/semantic/b.md": "# B\n"})
+    vault = load_vault(root, use_cache=False)
+    note = vault.notes["memory/semantic/a.md"]
+    assert note.release_text() and not _holds_text(note)
+    assert note.lines == ["# A", "", "[[b]]"]  # the same text, read again
+    assert note.release_text()
+    path = root / "memory/semantic/a.md"
+    path.write_text("# Changed heading\n")
+    os.utime(path, ns=(note.mtime_ns + 5_000_000_000,) * 2)
+    # its parse and its text stay one: the file as it is now, parsed again
+    assert note.text == "# Changed heading\n"
+    assert [h.text for h in note.headings] == ["Changed heading"] and note.links == []
+
+
+def test_a_note_made_in_memory_keeps_its_text(make_vault):
+    from vaultkit.vault.model import Note
+
+    note = Note(path="x.md", text="# X\n", line_count=1)
+    assert not note.release_text()
+    assert note.text == "# X\n"
+
+
+def test_the_progress_of_a_check_counts_the_notes_as_their_rules_run(make_vault, monkeypatch):
+    from vaultkit.core import progress
+
+    files = _files(30)
+    root = make_vault(files)
+    vault = load_vault(root, use_cache=False)
+    counted = []
+
+    class Spy(progress.Progress):
+        def advance(self, n: int = 1) -> None:
+            super().advance(n)
+            counted.append((self.label, self.done))
+
+    monkeypatch.setattr(progress, "Progress", Spy)
+    rules = select_rules(vault.settings, Selection())
+    run_rules(Context(vault), rules)
+    assert [d for label, d in counted if label == "checking notes"] == list(range(1, 31))
+    assert [d for label, d in counted if label == "running rules"][-1] == len(rules)
