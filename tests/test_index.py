@@ -502,3 +502,78 @@ def test_a_new_note_or_a_damaged_memo_renders_it_again(indexed):
     assert memo.is_file()
     memo.write_bytes(b"\x00garbage")
     assert _render_cached(indexed) == _render_fresh(indexed)
+
+
+def test_the_memo_is_written_without_holding_every_notes_digest_at_once(make_vault,
+                                                                        monkeypatch):
+    # a cold check of a big vault writes the memo at its peak of memory: the notes'
+    # states and digests are streamed to the file a batch at a time, never held whole
+    import marshal
+
+    import vaultkit.links.indexgen as indexgen
+    import vaultkit.vault.cachefile as cachefile
+
+    files = {**FILES, **{f"memory/semantic/n{i:02}.md": f"# N{i}\n\nSee [[n{(i + 1) % 40:02}]].\n"
+                         for i in range(40)}}
+    root = make_vault(files)
+    _age(root)
+    monkeypatch.setattr(indexgen._Memo, "_BATCH", 7, raising=False)
+    digests = []
+    real_digest = indexgen._digest
+
+    def digest(vault, path, *args):
+        digests.append(path)
+        return real_digest(vault, path, *args)
+
+    monkeypatch.setattr(indexgen, "_digest", digest)
+    ahead = []  # at each piece written: the digests made and not yet in a written piece
+    real_write = cachefile.write_cache_file
+
+    def write(path, data):
+        if path.name != "index-memo.marshal":
+            return real_write(path, data)
+        pieces = []
+        if isinstance(data, (bytes, bytearray)):
+            ahead.append(len(digests))
+            pieces.append(bytes(data))
+        else:
+            for piece in data:
+                ahead.append(len(digests) - sum(ahead))
+                pieces.append(piece)
+        return real_write(path, b"".join(pieces))
+
+    monkeypatch.setattr(cachefile, "write_cache_file", write)
+    vault = load_vault(root, root=root, save=False)
+    text = render_index(vault)
+    n = len(vault.notes)
+    assert len(digests) == n > 40
+    assert max(ahead) <= 7  # never more than a batch of digests held
+    key, epoch, _, states, memo_digests, used, dated, memo_text, left_out = marshal.loads(
+        (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
+    assert memo_text == text and epoch == vault.names_epoch and key.startswith("2:")
+    assert states == {p: (note.size, note.mtime_ns) for p, note in vault.notes.items()}
+    assert list(memo_digests) == list(vault.notes)
+    assert memo_digests["memory/semantic/n01.md"] == real_digest(
+        vault, "memory/semantic/n01.md", "memory/semantic/n01.md" in used,
+        vault.types.get("memory/semantic/n01.md"), "memory/semantic/n01.md" in dated)
+    assert left_out == list(vault.index_left_out)
+    vault.save_cache()
+    monkeypatch.setattr(indexgen, "render_index", _no_render)
+    monkeypatch.setattr(indexgen, "_sections", _no_render)
+    assert _render_cached(root) == (text, left_out)  # the streamed memo serves the next run
+
+
+def test_an_index_section_holds_one_line_maker_not_one_per_note(make_vault):
+    # a big vault's index lists every typed note, most of whose lines the budget cuts
+    # unbuilt: each waits on its section's one maker, not a function of its own
+    files = {**FILES, **{f"memory/decisions/d{i:02}.md": f"---\ntype: decision\ndate: 2026-01-"
+                         f"{i % 28 + 1:02}\n---\n# D{i}\n" for i in range(30)}}
+    root = make_vault(files)
+    vault = load_vault(root, root=root, use_cache=False)
+    import vaultkit.links.indexgen as indexgen
+
+    sections, _, _, _ = indexgen._sections(vault, indexgen.index_path(vault))
+    decisions = next(s for s in sections if s.title == "Decisions")
+    assert len(decisions.items) == 33
+    assert len({id(it._make) for it in decisions.items}) == 1
+    assert decisions.items[0].line.startswith("- [[")

@@ -65,7 +65,10 @@ def index_path(vault: "Vault") -> str:
 
 
 class _Item:
-    """One index line, built only when needed (most are cut by the budget in big vaults)."""
+    """One index line, built only when needed (most are cut by the budget in big vaults).
+
+    A line still to build holds its section's maker, called with the note's path: one
+    function per section, not one per note (a big vault's index lists every typed note)."""
 
     __slots__ = ("path", "recency", "links", "_line", "_make")
 
@@ -81,7 +84,7 @@ class _Item:
     @property
     def line(self) -> str:
         if self._line is None:
-            self._line = self._make()
+            self._line = self._make(self.path)
         return self._line
 
 
@@ -188,22 +191,43 @@ class _Memo:
         return text, list(left_out)
 
     def store(self, vault: "Vault", text: str, used: set[str], dated: set[str]) -> None:
-        import marshal
-
+        """Write the memo: the marshal of ``(key, epoch, started_ns, states, digests, used,
+        dated, text, left_out)``, streamed to the file a batch of notes at a time, so that no
+        dict of every note's state or digest is held (at 100,000 notes they and one bytes
+        object of the whole were tens of MB at the peak of a cold check)."""
         from vaultkit.vault.cachefile import write_cache_file
 
+        write_cache_file(self.file, self._chunks(vault, text, used, dated))
+
+    _BATCH = 1000
+
+    def _chunks(self, vault: "Vault", text: str, used: set[str], dated: set[str]):
+        import marshal
+
+        # marshal version 2 has no back-references, so pieces marshalled apart join into
+        # one value: a tuple is "(" and its length, then its items; a dict is "{", its
+        # keys and values, then "0" (a dict marshalled alone, without those two bytes,
+        # gives a batch of its entries)
         types = vault.types
-        states, digests = {}, {}
-        for path, note in vault.notes.items():
-            states[path] = (note.size, note.mtime_ns)
-            digests[path] = _digest(vault, path, path in used, types.get(path), path in dated)
-        data = (self.key, vault.names_epoch, vault.started_ns, states, digests, sorted(used),
-                sorted(dated),
-                text, list(getattr(vault, "index_left_out", ())))
-        try:
-            write_cache_file(self.file, marshal.dumps(data))
-        except (OSError, ValueError):
-            pass  # a cache that cannot be written is only slower next time
+        notes = vault.notes
+        yield b"(" + (9).to_bytes(4, "little", signed=True)
+        yield marshal.dumps(self.key, 2)
+        yield marshal.dumps(vault.names_epoch, 2)
+        yield marshal.dumps(vault.started_ns, 2)
+        paths = list(notes)
+        for states in (True, False):
+            yield b"{"
+            for start in range(0, len(paths), self._BATCH):
+                batch = paths[start:start + self._BATCH]
+                if states:
+                    part = {p: (notes[p].size, notes[p].mtime_ns) for p in batch}
+                else:
+                    part = {p: _digest(vault, p, p in used, types.get(p), p in dated)
+                            for p in batch}
+                yield marshal.dumps(part, 2)[1:-1]
+            yield b"0"
+        yield marshal.dumps((sorted(used), sorted(dated), text,
+                             list(getattr(vault, "index_left_out", ()))), 2)[5:]
 
 
 _RACY_NS = 2_000_000_000  # as the parse cache: a file changed in the listing's clock tick
@@ -392,10 +416,10 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
         else:
             continue
         items = []
+        make = _line_maker(vault.notes, facts, link, show_status, show_date)
         for n in notes:
             recency = max(dates(n))
-            items.append(_Item(n.path, _line_maker(n, facts, link, show_status, show_date),
-                               recency, links_to(n.path)))
+            items.append(_Item(n.path, make, recency, links_to(n.path)))
         items.sort(key=lambda it: (it.path.rsplit("/", 1)[-1].lower(), it.path))
         if key == "decision":
             items.sort(key=lambda it: it.recency, reverse=True)
@@ -485,8 +509,10 @@ def _checked_link(resolver, path: str, text: str, index: str, index_folder: str)
     return None
 
 
-def _line_maker(note: "Note", facts, link, show_status: bool, show_date: bool):
-    def make() -> str:
+def _line_maker(notes, facts, link, show_status: bool, show_date: bool):
+    """The line of a section's note, from its path (see :class:`_Item`)."""
+    def make(path: str) -> str:
+        note = notes[path]
         desc, status, date, _ = facts(note)
         meta = []
         if show_status and status:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 CACHE_DIR = ".vaultkit"
@@ -24,9 +25,11 @@ def read_cache_file(path: Path) -> bytes:
     return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
 
 
-def write_cache_file(path: Path, data: bytes) -> bool:
+def write_cache_file(path: Path, data: bytes | Iterable[bytes]) -> bool:
     """Replace a file under ``.vaultkit/`` (creating the folder); False when it cannot.
 
+    ``data`` is the bytes, or an iterable of the pieces, written as they come (so that a
+    big file is never held whole); the file is replaced only once every piece was written.
     A cache that cannot be written is not an error: a read-only vault is still checked.
     """
     tmp = path.with_suffix(f".tmp{os.getpid()}")
@@ -38,15 +41,21 @@ def write_cache_file(path: Path, data: bytes) -> bool:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
                      0o644)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                fh.write(data)
+            else:
+                for piece in data:
+                    fh.write(piece)
         os.replace(tmp, path)
         return True
-    except OSError:
+    except BaseException as exc:  # (a piece that could not be made leaves no file behind)
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        return False
+        if isinstance(exc, (OSError, ValueError)):  # ValueError: not marshallable
+            return False
+        raise
 
 
 def ensure_cache_dir(path: Path) -> None:
