@@ -42,6 +42,23 @@ def test_counts_and_edges(root):
     assert "attachments/unused.png" not in g.nodes and "attachments/chart.png" in g.nodes
 
 
+def test_the_graph_holds_each_notes_edges_once_and_its_sources_compactly(root):
+    # a big vault holds its graph through the whole check: the edges out of a note are
+    # its "links" fact's own list (not copied into a dict per note), and the notes linking
+    # to a file are one tuple (not a set each)
+    vault = load_vault(root, root=root, use_cache=False)
+    g = link_graph(vault)
+    facts = vault._facts["memory/projects/alpha.md"]
+    assert g._edges["memory/projects/alpha.md"] is facts["links"][1][3]
+    assert g._out is None  # the dicts are built only when asked for
+    assert all(type(s) is tuple for s in g.into.values())
+    assert sorted(g.into["memory/people/ada.md"]) == ["memory/INDEX.md",
+                                                       "memory/projects/alpha.md"]
+    assert g.in_degree("memory/people/ada.md", {"memory/INDEX.md"}) == 1
+    assert g.edge_count == sum(len(t) for t in g.out.values()) == 7
+    assert g.out["memory/semantic/island-a.md"] == {"memory/semantic/island-b.md": 1}
+
+
 def test_inbound_orphans_components_most_linked(root):
     vault = load_vault(root, root=root, use_cache=False)
     g = link_graph(vault)

@@ -29,15 +29,23 @@ if TYPE_CHECKING:
 
 
 class LinkGraph:
+    """A vault's links, kept compactly: a big vault holds one graph through its whole check.
+
+    ``into`` maps a file to the tuple of the notes linking to it (each once, in the vault's
+    order); the edges out of a note are its "links" fact's own list, shared with the fact
+    (``out``, the ``{target: count}`` dict per note, is built only when asked for).
+    """
+
     def __init__(self, vault: "Vault"):
         self.vault = vault
-        self.out: dict[str, dict[str, int]] = {}
-        self.into: dict[str, set[str]] = {}
+        self._edges: dict[str, list] = {}  # path -> [(target, count, embed)], the fact's list
+        self.into: dict[str, tuple[str, ...]] = {}
         self.embeds: set[tuple[str, str]] = set()
         self.links = 0  # internal links and embeds (external URLs not counted)
         self.external = 0
         self.resolved = 0
         self._with_unresolved: list[str] = []
+        self._out: dict[str, dict[str, int]] | None = None
         with gc_paused():
             self._build(vault)
 
@@ -46,6 +54,7 @@ class LinkGraph:
         # (vault.names_epoch): an unchanged note in an unchanged tree costs no resolving.
         epoch = vault.names_epoch
         fact = vault.fact
+        into: dict = self.into
         for path, note in vault.notes.items():
             if note.error:
                 continue
@@ -56,12 +65,24 @@ class LinkGraph:
             self.resolved += resolved
             if unresolved:
                 self._with_unresolved.append(path)
-            out = self.out.setdefault(path, {})
+            self._edges[path] = edges
             for target, count, embed in edges:
-                out[target] = count
-                self.into.setdefault(target, set()).add(path)
+                sources = into.get(target)
+                if sources is None:
+                    into[target] = [path]
+                elif sources[-1] != path:  # (a note's sources are added together: once)
+                    sources.append(path)
                 if embed:
                     self.embeds.add((path, target))
+        for target, sources in into.items():  # (values replaced, none added: allowed)
+            into[target] = tuple(sources)
+
+    @property
+    def out(self) -> dict[str, dict[str, int]]:
+        """``{note: {target: count}}`` for every readable note (built on first use)."""
+        if self._out is None:
+            self._out = {p: {t: c for t, c, _ in edges} for p, edges in self._edges.items()}
+        return self._out
 
     @property
     def unresolved(self) -> list[tuple["Note", "Link", "Resolution"]]:
@@ -91,14 +112,11 @@ class LinkGraph:
 
     @property
     def edge_count(self) -> int:
-        return sum(len(v) for v in self.out.values())
+        return sum(len({t for t, _, _ in v}) for v in self._edges.values())
 
     def inbound(self, path: str, exclude: Iterable[str] = ()) -> set[str]:
         """The other notes linking to ``path``, minus ``exclude``."""
-        sources = self.into.get(path, set())
-        if exclude:
-            sources = sources - set(exclude)
-        return sources
+        return set(self.into.get(path, ())).difference(exclude)
 
     def in_degree(self, path: str, exclude: Iterable[str] = ()) -> int:
         sources = self.into.get(path)
@@ -113,7 +131,7 @@ class LinkGraph:
     def orphans(self) -> list[str]:
         """Notes (readable ones) with no link in and no link out."""
         return [p for p, n in self.vault.notes.items()
-                if not n.error and not self.into.get(p) and not self.out.get(p)]
+                if not n.error and not self.into.get(p) and not self._edges.get(p)]
 
     def most_linked(self, n: int, exclude_sources: Iterable[str] = (),
                     notes_only: bool = True) -> list[tuple[str, int]]:
