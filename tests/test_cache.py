@@ -186,6 +186,38 @@ def test_a_run_with_the_cache_keeps_no_worker_bytes_either(make_vault, monkeypat
     assert writes == []
 
 
+def test_a_cold_cache_write_keeps_no_tuple_per_note_it_parsed(make_vault, monkeypatch):
+    # the write ends a cold check, at its peak of memory: for the notes this run parsed it
+    # keeps one shared marker (the vault holds their parse and facts), no tuple each, and
+    # still never asks the store for them
+    import sqlite3
+
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n[[n{i + 1}]] #t{i}\n" for i in range(60)}
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    vault = load_vault(root, save=False)
+    for path in vault.notes:
+        vault.fact(path, "x", lambda: 1)
+    vault.save_cache()
+    cache = vault._cache
+    assert len(_records(root)) == 60
+    assert len(cache._fetched) == 60 and len({id(v) for v in cache._fetched.values()}) == 1
+    assert next(iter(cache._fetched.values())) is vault_mod._OWN
+    assert len(cache.stats) == 60 and all(cache.stored[p] is n for p, n in vault.notes.items())
+    real_db, cache.db = cache.db, None  # (a read of the store would find nothing now)
+    note = vault.notes["memory/semantic/n3.md"]
+    assert cache.facts_for(note) == b"" and cache._record(note.path, note.size,
+                                                           note.mtime_ns) == (b"", b"")
+    assert cache._record(note.path, note.size + 1, note.mtime_ns) is None  # not as stored
+    cache.db = real_db
+    assert isinstance(cache.db, sqlite3.Connection)
+    monkeypatch.setattr(vault_mod._Cache, "_deflater",
+                        staticmethod(lambda zdict: 1 / 0))
+    vault._dirty = True
+    vault.save_cache()  # nothing to write again
+    assert vault.fact("memory/semantic/n3.md", "x", lambda: 2) == 1
+
+
 def test_leftover_temp_file_of_an_interrupted_write_is_not_scanned(make_vault):
     root = make_vault({"memory/semantic/a.md": "# A\n",
                        "memory/semantic/.a.md.x1y2.vaultkit-tmp": "# half written\n"})

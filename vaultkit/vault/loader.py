@@ -580,7 +580,7 @@ class _Cache:
         self.zdict = b""
         self.fresh = True  # the store is (re)built at the next save
         self.usable = True  # False: locked by another process for too long; not written
-        self._fetched: dict[str, tuple] = {}  # path -> (size, mtime_ns, blob, facts)
+        self._fetched: dict[str, tuple] = {}  # path -> (size, mtime_ns, blob, facts), or _OWN
         self._bulk: dict[str, tuple] | None = None
         self._singles = 0
         self._open()
@@ -697,7 +697,11 @@ class _Cache:
 
     def _record(self, path: str, size: int, mtime_ns: int) -> tuple[bytes, bytes] | None:
         hit = self._fetched.get(path)
-        if hit is not None and hit[0] == size and hit[1] == mtime_ns:
+        if hit is _OWN:  # written from this process's own parse: nothing to fetch
+            st = self.stats.get(path)
+            if st is not None and st[0] == size and st[1] == mtime_ns:
+                return b"", b""
+        elif hit is not None and hit[0] == size and hit[1] == mtime_ns:
             return hit[2], hit[3]
         import sqlite3
 
@@ -776,7 +780,10 @@ class _Cache:
         rebuild = self.fresh
         if rebuild and not complete:
             return
-        todo: list[tuple[str, Note, tuple[bytes, bytes] | None]] = []
+        # a note this run parsed is listed as itself (marshalled as its record is written);
+        # one the store gave out as (path, note, its payload): at 100,000 notes a tuple
+        # for each of them was megabytes at the peak of a cold check
+        todo: list[Note | tuple[str, Note, tuple[bytes, bytes]]] = []
         for rel, note in notes.items():
             if note.error:
                 continue  # unreadable files are retried next run
@@ -785,11 +792,11 @@ class _Cache:
                 continue  # its record is in the store as it is
             # a note parsed by this run is marshalled as its record is written; one the
             # store gave out is read from it now, before the store is written (or rebuilt)
-            own = note._blob is None and self.stored.get(rel) is not note
-            todo.append((rel, note, None if own else self._payload(note, facts)))
-        live = {rel for rel, note in notes.items() if not note.error}
-        gone = [rel for rel in self.stats if rel not in live] if complete else []
-        written: list[tuple[str, Note, bytes, bytes]] = []
+            own = note._blob is None and self.stored.get(rel) is not note and rel == note.path
+            todo.append(note if own else (rel, note, self._payload(note, facts)))
+        gone = [rel for rel in self.stats if (n := notes.get(rel)) is None or n.error] \
+            if complete else []
+        written: list[Note | tuple[str, Note, bytes, bytes]] = []  # as todo
         if not todo and not gone and not rebuild:
             self.mend = False
             return
@@ -807,8 +814,8 @@ class _Cache:
             db.execute("BEGIN IMMEDIATE")
             try:
                 if rebuild:
-                    gen, zdict = self._build(db, _Sample(todo, lambda t: t[2] or self._payload(
-                        t[1], facts)))
+                    gen, zdict = self._build(db, _Sample(todo, lambda t: t[2] if type(t) is tuple
+                                                         else self._payload(t, facts)))
                 else:
                     row = db.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
                     if row is None or row[0] != self.gen:
@@ -821,15 +828,19 @@ class _Cache:
                 def rows():
                     # one record at a time: a note's bytes are made, compressed and
                     # handed to SQLite, not all held at once
-                    for rel, note, payload in todo:
-                        blob, kept = payload or self._payload(note, facts)
+                    for item in todo:
+                        own = type(item) is not tuple
+                        if own:
+                            note = item
+                            rel, (blob, kept) = note.path, self._payload(note, facts)
+                        else:
+                            rel, note, (blob, kept) = item
                         z = deflate.copy()
                         yield (rel, note.size, note.mtime_ns, seen,
                                z.compress(marshal.dumps((blob, kept))) + z.flush())
                         # a note parsed by this run is not given its bytes here, nor its
                         # facts' (the vault holds those: they are never asked of the store)
-                        own = payload is None
-                        written.append((rel, note, b"" if own else blob, b"" if own else kept))
+                        written.append(note if own else (rel, note, blob, kept))
                 if gone:
                     db.executemany("DELETE FROM notes WHERE path = ?", [(g,) for g in gone])
                 db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", rows())
@@ -847,10 +858,16 @@ class _Cache:
         for rel in gone:
             self.stats.pop(rel, None)
             self.stored.pop(rel, None)
-        for rel, note, blob, kept in written:
+        for item in written:
+            if type(item) is tuple:
+                rel, note, blob, kept = item
+                fetched = (note.size, note.mtime_ns, blob, kept)
+            else:  # its record is as its entry in stats says; its bytes are not kept
+                note = item
+                rel, fetched = note.path, _OWN
             self.stats[rel] = (note.size, note.mtime_ns, seen)
             self.stored[rel] = note
-            self._fetched[rel] = (note.size, note.mtime_ns, blob, kept)
+            self._fetched[rel] = fetched
             if note._blob is None:  # its record is in this store now (see the skip above)
                 note._blob = self
         self.mend = False
@@ -920,6 +937,12 @@ class _Cache:
 
 
 MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
+
+
+# In _Cache._fetched: the note's record was written from the note this process parsed
+# (it holds that note's parse and facts), so nothing is fetched for it while the record
+# is as stats says (one shared marker, not a tuple per note)
+_OWN = ("own",)
 
 
 class _Sample:
