@@ -57,6 +57,11 @@ def test_the_graph_holds_each_notes_edges_once_and_its_sources_compactly(root):
     assert g.in_degree("memory/people/ada.md", {"memory/INDEX.md"}) == 1
     assert g.edge_count == sum(len(t) for t in g.out.values()) == 7
     assert g.out["memory/semantic/island-a.md"] == {"memory/semantic/island-b.md": 1}
+    # an edge two notes hold alike (here: a link to alpha, once, not embedded) is one tuple
+    (from_index,) = [e for e in g._edges["memory/INDEX.md"] if e[0].endswith("alpha.md")]
+    (from_ada,) = g._edges["memory/people/ada.md"]
+    assert from_index == from_ada == ("memory/projects/alpha.md", 1, False)
+    assert from_index is from_ada
 
 
 def test_inbound_orphans_components_most_linked(root):

@@ -55,11 +55,12 @@ class LinkGraph:
         epoch = vault.names_epoch
         fact = vault.fact
         into: dict = self.into
+        shared: dict = {}  # one tuple per distinct edge while the facts are made (see _note_links)
         for path, note in vault.notes.items():
             if note.error:
                 continue
             links, external, resolved, edges, unresolved = fact(
-                path, "links", lambda note=note: _note_links(vault, note), epoch=epoch)
+                path, "links", lambda note=note: _note_links(vault, note, shared), epoch=epoch)
             self.links += links
             self.external += external
             self.resolved += resolved
@@ -224,8 +225,11 @@ def link_graph(vault: "Vault") -> LinkGraph:
     return graph
 
 
-def _note_links(vault: "Vault", note: "Note") -> tuple:
-    """(links, external, resolved, [(target, count, embed)], has_unresolved) for one note."""
+def _note_links(vault: "Vault", note: "Note", shared: dict | None = None) -> tuple:
+    """(links, external, resolved, [(target, count, embed)], has_unresolved) for one note.
+
+    ``shared``: equal edges of different notes (most are a note linked once) are one tuple,
+    kept once however many notes hold it (a cold check of a big vault holds them all)."""
     links = external = resolved = 0
     counts: dict[str, int] = {}
     embedded: set[str] = set()
@@ -245,4 +249,6 @@ def _note_links(vault: "Vault", note: "Note") -> tuple:
         if link.embed:
             embedded.add(res.path)
     edges = [(t, c, t in embedded) for t, c in counts.items()]
+    if shared is not None:
+        edges = [shared.setdefault(e, e) for e in edges]
     return links, external, resolved, edges, unresolved
