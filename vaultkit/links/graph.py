@@ -248,7 +248,9 @@ def _note_links(vault: "Vault", note: "Note", shared: dict | None = None) -> tup
         counts[res.path] = counts.get(res.path, 0) + 1
         if link.embed:
             embedded.add(res.path)
-    edges = [(t, c, t in embedded) for t, c in counts.items()]
-    if shared is not None:
-        edges = [shared.setdefault(e, e) for e in edges]
+    if shared is None or embedded:
+        edges = [(t, c, t in embedded) for t, c in counts.items()]
+    else:  # (keyed by target: a string's hash is kept, a tuple's is computed each time)
+        edges = [(shared.get(t) or shared.setdefault(t, (t, 1, False))) if c == 1
+                 else (t, c, False) for t, c in counts.items()]
     return links, external, resolved, edges, unresolved
