@@ -548,12 +548,13 @@ def test_the_memo_is_written_without_holding_every_notes_digest_at_once(make_vau
     n = len(vault.notes)
     assert len(digests) == n > 40
     assert max(ahead) <= 7  # never more than a batch of digests held
-    key, epoch, _, states, memo_digests, used, dated, memo_text, left_out = marshal.loads(
+    key, epoch, _, states, used, dated, memo_text, left_out = marshal.loads(
         (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
-    assert memo_text == text and epoch == vault.names_epoch and key.startswith("2:")
-    assert states == {p: (note.size, note.mtime_ns) for p, note in vault.notes.items()}
-    assert list(memo_digests) == list(vault.notes)
-    assert memo_digests["memory/semantic/n01.md"] == real_digest(
+    assert memo_text == text and epoch == vault.names_epoch and key.startswith("3:")
+    assert {p: s[:2] for p, s in states.items()} == {p: (note.size, note.mtime_ns)
+                                                     for p, note in vault.notes.items()}
+    assert list(states) == list(vault.notes)
+    assert states["memory/semantic/n01.md"][2] == real_digest(
         vault, "memory/semantic/n01.md", "memory/semantic/n01.md" in used,
         vault.types.get("memory/semantic/n01.md"), "memory/semantic/n01.md" in dated)
     assert left_out == list(vault.index_left_out)

@@ -142,7 +142,7 @@ class _Memo:
     """
 
     NAME = "index-memo.marshal"
-    VERSION = 2
+    VERSION = 3
 
     def __init__(self, file, key):
         self.file = file
@@ -165,7 +165,7 @@ class _Memo:
         from vaultkit.vault.cachefile import read_cache_file
 
         try:
-            key, epoch, started_ns, states, digests, used, dated, text, left_out = \
+            key, epoch, started_ns, states, used, dated, text, left_out = \
                 marshal.loads(read_cache_file(self.file))
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
@@ -182,19 +182,20 @@ class _Memo:
             if state[0] != size or state[1] != mtime_ns or mtime_ns >= limit:
                 if path == index:
                     return None
-                changed.append(path)
+                changed.append((path, state[2]))
         used, dated = set(used), set(dated)
-        for path in changed:
+        for path, digest in changed:
             if _digest(vault, path, path in used, vault.profile.type_of(path),
-                       path in dated) != digests.get(path):
+                       path in dated) != digest:
                 return None
         return text, list(left_out)
 
     def store(self, vault: "Vault", text: str, used: set[str], dated: set[str]) -> None:
-        """Write the memo: the marshal of ``(key, epoch, started_ns, states, digests, used,
-        dated, text, left_out)``, streamed to the file a batch of notes at a time, so that no
-        dict of every note's state or digest is held (at 100,000 notes they and one bytes
-        object of the whole were tens of MB at the peak of a cold check)."""
+        """Write the memo: the marshal of ``(key, epoch, started_ns, states, used, dated,
+        text, left_out)`` (``states``: path -> size, mtime and digest), streamed to the
+        file a batch of notes at a time, so that no dict of every note's state and digest
+        is held (at 100,000 notes it and one bytes object of the whole were tens of MB at
+        the peak of a cold check)."""
         from vaultkit.vault.cachefile import write_cache_file
 
         write_cache_file(self.file, self._chunks(vault, text, used, dated))
@@ -210,22 +211,19 @@ class _Memo:
         # gives a batch of its entries)
         types = vault.types
         notes = vault.notes
-        yield b"(" + (9).to_bytes(4, "little", signed=True)
+        yield b"(" + (8).to_bytes(4, "little", signed=True)
         yield marshal.dumps(self.key, 2)
         yield marshal.dumps(vault.names_epoch, 2)
         yield marshal.dumps(vault.started_ns, 2)
         paths = list(notes)
-        for states in (True, False):
-            yield b"{"
-            for start in range(0, len(paths), self._BATCH):
-                batch = paths[start:start + self._BATCH]
-                if states:
-                    part = {p: (notes[p].size, notes[p].mtime_ns) for p in batch}
-                else:
-                    part = {p: _digest(vault, p, p in used, types.get(p), p in dated)
-                            for p in batch}
-                yield marshal.dumps(part, 2)[1:-1]
-            yield b"0"
+        # (one dict: version 2 shares no string, so each path is written once, not per dict)
+        yield b"{"
+        for start in range(0, len(paths), self._BATCH):
+            part = {p: (notes[p].size, notes[p].mtime_ns,
+                        _digest(vault, p, p in used, types.get(p), p in dated))
+                    for p in paths[start:start + self._BATCH]}
+            yield marshal.dumps(part, 2)[1:-1]
+        yield b"0"
         yield marshal.dumps((sorted(used), sorted(dated), text,
                              list(getattr(vault, "index_left_out", ()))), 2)[5:]
 
