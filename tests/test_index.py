@@ -578,3 +578,24 @@ def test_an_index_section_holds_one_line_maker_not_one_per_note(make_vault):
     assert len(decisions.items) == 33
     assert len({id(it._make) for it in decisions.items}) == 1
     assert decisions.items[0].line.startswith("- [[")
+
+
+LEAKED = "ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2"  # split: the source holds no token
+
+
+@pytest.mark.parametrize("text", [
+    f"---\ntype: decision\n---\n# Token {LEAKED} choice\n",  # the first heading
+    f"---\ntype: decision\ndescription: 'Rotate **{LEAKED}** monthly'\n---\n# T\n",
+    f"---\ntype: decision\nstatus: 'see {LEAKED}'\n---\n# T\n",
+    f"---\ntype: decision\n---\n# Tok\n\nThe key is _{LEAKED}_ for now.\n",  # first sentence
+    "---\ntype: decision\n---\n# Tok\n\napi key: sk-proj-Abc123Def456Ghi789Jkl012Mno345\n",
+], ids=["heading", "description", "status", "sentence", "label"])
+def test_a_credential_quoted_by_a_note_is_masked_in_the_index(make_vault, text):
+    # the markup cleaner strips "_": unmasked first, "ghp_X" became "ghpX", which the
+    # detector no longer knows, and the token was written into INDEX.md whole
+    root = make_vault({"memory/decisions/tok.md": text, "memory/INDEX.md": "# Index\n"})
+    secret = LEAKED if "ghp_" in text else "Abc123Def456Ghi789Jkl012Mno345"
+    for use_cache in (False, True, True):  # the second cached run reads the facts it kept
+        rendered = render_index(load_vault(root, root=root, use_cache=use_cache))
+        line = next(ln for ln in rendered.splitlines() if ln.startswith("- [[tok]]"))
+        assert secret[4:] not in line and secret[-4:] in line, line

@@ -125,6 +125,9 @@ def test_placeholders_and_lookalikes_give_nothing(name):
     'Culture=neutral, PublicKeyToken=b77a5c561934e089',
     "- the solve: GET /flag?token=4f9a2c7e1b3d5f8a0c6e&user=guest",
     "- The password is correct now, and the api key is rotated.",
+    # a token's shape inside an identifier is part of that identifier, underscores or not
+    "CACHE_ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2_v2 = 1",
+    "x___AKIA" + "Q3ZP7RXM2NV4KD6W",
 ], ids=lambda text: f"len{len(text)}")
 def test_more_non_secrets(text):
     assert scan_text(text) == []
@@ -173,7 +176,11 @@ def test_the_format_prefilter_finds_every_literal_prefix():
      "Google OAuth client secret", 30),
     ("- Vault login: `hunter2!x` is the root password", None, None),
     ("PGPASSWORD=Kq8vT2#pLm9 psql -h db", "password", 12),
-], ids=["bot-api-url", "transcript-json", "password-before-label", "pgpassword-env"])
+    # Markdown emphasis with underscores stands apart from the token it wraps
+    ("Rotated _ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2_ today", "GitHub token", 10),
+    ("- __AKIA" + "Q3ZP7RXM2NV4KD6W__ is live", "AWS access key", 5),
+], ids=["bot-api-url", "transcript-json", "password-before-label", "pgpassword-env",
+        "italic-token", "bold-token"])
 def test_more_forms(text, kind, column):
     found = scan_text(text)
     assert [(f.kind, f.column) for f in found] == ([(kind, column)] if kind else [])

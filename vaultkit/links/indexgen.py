@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.vault.outbound import mask_credentials
 from vaultkit.vault.resolve import normalize_heading
 
 if TYPE_CHECKING:
@@ -247,7 +248,7 @@ def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
         edges = vault.fact(path, "links", lambda: _note_links(vault, note),
                            epoch=vault.names_epoch)[3]
         if with_facts:
-            facts = vault.fact(path, "index", lambda: _index_facts(note))
+            facts = vault.fact(path, FACTS, lambda: _index_facts(note))
         elif with_dates:
             facts = vault.fact(path, DATES, lambda: _index_dates(note))
         else:
@@ -353,7 +354,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     def facts(n: "Note") -> tuple[str, str, str, str]:
         # what the index shows of a note depends on the note alone: kept in the cache
         used.add(n.path)
-        return vault.fact(n.path, "index", lambda: _index_facts(n))
+        return vault.fact(n.path, FACTS, lambda: _index_facts(n))
 
     def dates(n: "Note") -> tuple[str, str]:
         # where a note goes in its section: its description is read only when its line is
@@ -581,6 +582,9 @@ def _iso(value) -> str:
 # -- descriptions ----------------------------------------------------------------
 
 DATES = "index-dates"  # the fact of a note's (date, updated) alone
+# the fact of a note's (description, status, date, updated); named anew when what it holds
+# changes, so a cache written before is not read as it (2: credentials masked)
+FACTS = "index-2"
 
 
 def _index_facts(note: "Note") -> tuple[str, str, str, str]:
@@ -645,9 +649,12 @@ def _first_sentence(note: "Note") -> str:
 
 
 def _clean(text: str) -> str:
+    # INDEX.md is a file the agent loads every session: a credential quoted in a note's
+    # title or first sentence is masked on the way in, before the markup is stripped
+    # (``ghp_…`` without its underscore is no longer a token the detector knows)
+    text = mask_credentials(str(text))
     # each pattern is tried only when its literal is present (most lines hold no link):
     # the same result, without a regex scan of the line per pattern
-    text = str(text)
     if "[[" in text:
         text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
     if "](" in text:

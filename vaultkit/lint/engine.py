@@ -255,6 +255,7 @@ class ResultsCache:
         """A digest of everything the findings depend on but the notes' errors."""
         from vaultkit import __version__
         from vaultkit.core.digests import sha1
+        from vaultkit.vault import DETECTOR_VERSION
         from vaultkit.vault.openclaw import find_config
         from vaultkit.vault.runtimes import outside_state
 
@@ -266,8 +267,8 @@ class ResultsCache:
             config_state = f"unreadable:{exc.errno}"
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
-        return sha1(f"{__version__}|{vault.settings.fingerprint}|{vault.state_digest}|"
-                    f"{config_state}|{runtimes}".encode("utf-8", "surrogatepass")).hexdigest()
+        return sha1(f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
+                    f"{vault.state_digest}|{config_state}|{runtimes}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)

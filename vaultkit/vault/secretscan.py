@@ -71,11 +71,15 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
      ""),
 )
 
-_NOT_AFTER_TOKEN = r"(?<![A-Za-z0-9_\-])"
+# A token stands alone: no identifier character right before or after it, except the one or
+# two underscores of Markdown emphasis (_ghp_…_, __ghp_…__), which stand alone themselves.
+_NOT_AFTER_TOKEN = (r"(?:(?<![A-Za-z0-9_\-])|(?<=(?<![A-Za-z0-9_\-])_)"
+                    r"|(?<=(?<![A-Za-z0-9_\-])__))")
+_NOT_BEFORE_TOKEN = r"(?:(?![A-Za-z0-9_\-])|(?=__?(?![A-Za-z0-9_\-])))"
 _FORMAT_PATTERN = "|".join(
     # a format may set its own left boundary (a look-behind of its own); else: none of these
     f"(?P<k{i}>{'' if rx.startswith('(?:(?<=') else _NOT_AFTER_TOKEN}(?:{rx})"
-    r"(?![A-Za-z0-9_\-]))"
+    f"{_NOT_BEFORE_TOKEN})"
     for i, (_, _, rx, _) in enumerate(_FORMATS))
 
 # Keywords that label a credential, by the kind reported, in the languages of real
@@ -323,6 +327,11 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
                 at -= 1
             if at != h:
                 m = _regex("format").match(line, at)
+                # the underscores of Markdown emphasis (_ghp_…_) lead the run, not the token
+                skip = at
+                while m is None and skip < at + 2 and skip < h and line[skip] == "_":
+                    skip += 1
+                    m = _regex("format").match(line, skip)
         run_checked = h
         if m is None:
             m = _regex("format").match(line, h)
