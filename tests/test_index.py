@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.lint.engine import Selection, apply_fixes, run_rules, select_rules
 from vaultkit.core.errors import VaultkitError
@@ -362,7 +363,7 @@ def test_a_cut_lines_description_is_not_read_but_its_date_is(make_vault, monkeyp
     import vaultkit.links.indexgen as indexgen
 
     root = _big_vault(make_vault)
-    _age(root)
+    age_files(root)
     text, _ = _render_cached(root)
     assert "[[decision-0100]]" not in text  # cut by the budget
     target = root / "memory/decisions/decision-0100.md"
@@ -382,7 +383,7 @@ def test_an_edit_that_changes_no_shown_line_reuses_the_rendering(make_vault, mon
     import vaultkit.links.indexgen as indexgen
 
     root = _big_vault(make_vault)
-    _age(root)
+    age_files(root)
     text, _ = _render_cached(root)
     assert "- [[decision-1199]] — Why decision 1199 was made" in text
     with open(root / "memory/decisions/decision-1199.md", "a") as fh:
@@ -438,13 +439,6 @@ def test_unreadable_index_is_left_alone(make_vault, capsys):
 
 # -- the rendering is reused while nothing it reads changed ---------------------------------
 
-def _age(root, seconds=30):
-    for p in root.rglob("*"):
-        if p.is_file() and ".vaultkit" not in p.parts:
-            st = p.stat()
-            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
-
-
 def _render_cached(root):
     vault = load_vault(root, root=root, save=False)
     text = render_index(vault)
@@ -464,7 +458,7 @@ def _no_render(*args, **kwargs):
 @pytest.fixture
 def indexed(make_vault):
     root = make_vault({**FILES, "memory/semantic/a#b.md": "# left out\n"})
-    _age(root)
+    age_files(root)
     _render_cached(root)
     return root
 
@@ -516,7 +510,7 @@ def test_the_memo_is_written_without_holding_every_notes_digest_at_once(make_vau
     files = {**FILES, **{f"memory/semantic/n{i:02}.md": f"# N{i}\n\nSee [[n{(i + 1) % 40:02}]].\n"
                          for i in range(40)}}
     root = make_vault(files)
-    _age(root)
+    age_files(root)
     monkeypatch.setattr(indexgen._Memo, "_BATCH", 7, raising=False)
     digests = []
     real_digest = indexgen._digest

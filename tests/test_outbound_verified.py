@@ -6,18 +6,13 @@ import os
 
 import pytest
 
+from cli_invoke import modules_after_check
+from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.vault import outbound
 
 # a GitHub token shape (built here, never written out whole in a test id)
 TOKEN = "ghp_" + "Zq7Xw2Lm9Pk4Rt6Vb1Nc8Hd3Jf5Gs0Ya2Ue" + "K9t"
-
-
-def _age_all(root, seconds=30):
-    for p in root.rglob("*"):
-        if p.is_file() and ".vaultkit" not in p.parts:
-            st = p.stat()
-            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
 
 
 def check(capsys, root, *extra):
@@ -40,7 +35,7 @@ def vault(make_vault):
     # detector has to look at (as the bench vault's file names are)
     root = make_vault({"memory/semantic/secret-plan.md": "# Plan\n[[missing]]\n",
                        "memory/semantic/b.md": "# B\n[[secret-plan]]\n"})
-    _age_all(root)
+    age_files(root)
     return root
 
 
@@ -83,7 +78,7 @@ def test_a_credential_planted_in_a_cached_message_is_still_masked(vault, capsys)
 
 def test_a_report_that_needed_masking_is_scanned_every_time(make_vault, capsys, scans):
     root = make_vault({f"memory/semantic/{TOKEN}.md": "# T\n[[missing]]\n"})
-    _age_all(root)
+    age_files(root)
     first = check(capsys, root)
     assert TOKEN not in first and f"…{TOKEN[-4:]}.md:2:1: VK501" in first
     scans.clear()
@@ -162,16 +157,7 @@ def test_json_output_is_listed_whole_not_string_by_string(vault, capsys, scans):
 def test_a_warm_check_printing_a_verified_report_imports_no_detector(vault, capsys):
     """The detector (its patterns, its tables) is imported only to scan: a warm check whose
     report and summary were verified before needs none of it."""
-    import subprocess
-    import sys
-
     check(capsys, vault)
-    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-             f"    main(['check', {str(vault)!r}])\n"
-             "assert 'secret-plan.md:2:1: VK501' in out.getvalue()\n"
-             "print(' '.join(sorted(sys.modules)))")
-    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                              check=True).stdout.split()
+    imported = modules_after_check(vault, expect="secret-plan.md:2:1: VK501")
     assert "vaultkit.vault.outbound" in imported
     assert "vaultkit.vault.secretscan" not in imported

@@ -5,15 +5,10 @@ import os
 
 import pytest
 
+from cli_invoke import modules_after_check
+from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.lint.rules import all_rules
-
-
-def _age_all(root, seconds=30):
-    for p in root.rglob("*"):
-        if p.is_file() and ".vaultkit" not in p.parts:
-            st = p.stat()
-            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
 
 
 def check(capsys, root, *extra):
@@ -26,7 +21,7 @@ def check(capsys, root, *extra):
 def vault(make_vault):
     root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
                        "memory/semantic/b.md": "# B\n[[a]]\n"})
-    _age_all(root)
+    age_files(root)
     return root
 
 
@@ -44,7 +39,7 @@ def test_second_run_reuses_results_without_running_rules(vault, capsys, monkeypa
 def test_an_edit_is_seen_at_once(vault, capsys):
     check(capsys, vault)
     (vault / "memory/semantic/b.md").write_text("# B\n[[gone]]\n")
-    _age_all(vault, 10)
+    age_files(vault, 10)
     _, found = check(capsys, vault)
     assert ("broken-link", "memory/semantic/b.md", 2) in found
 
@@ -52,7 +47,7 @@ def test_an_edit_is_seen_at_once(vault, capsys):
 def test_a_new_file_is_seen_at_once(vault, capsys):
     check(capsys, vault)
     (vault / "memory/semantic/missing.md").write_text("# now here\n")
-    _age_all(vault, 10)
+    age_files(vault, 10)
     _, found = check(capsys, vault)
     assert ("broken-link", "memory/semantic/a.md", 2) not in found
 
@@ -70,7 +65,7 @@ def test_a_file_written_in_the_same_tick_is_not_trusted(vault, capsys):
 
 def test_openclaw_config_change_is_seen(make_vault, capsys, tmp_path):
     root = make_vault({"AGENTS.md": "# Agents\n\n" + "x" * 300 + "\n"})
-    _age_all(root)
+    age_files(root)
     _, before = check(capsys, root, "--select", "bootstrap-truncation")
     assert before == []
     (root.parent / "openclaw.json").write_text(
@@ -166,7 +161,7 @@ def test_a_warm_check_of_an_unchanged_vault_loads_no_note(make_vault, capsys, no
                        "memory/semantic/c.md": "# C\n<!-- vaultkit-disable-file -->\n[[gone]]\n",
                        "memory/semantic/d.md": "# D\n<!-- vaultkit-disable-next-line no-rule -->"
                                                "\n[[lost]]\n"})
-    _age_all(root)
+    age_files(root)
     first = check(capsys, root)
     assert ("broken-link", "memory/semantic/a.md", 2) in first[1]
     assert ("broken-link", "memory/semantic/d.md", 3) in first[1]  # (it names no rule)
@@ -178,7 +173,7 @@ def test_a_warm_check_of_an_unchanged_vault_loads_no_note(make_vault, capsys, no
         f for f in first[1] if f[0] != "index-stale"])
     assert opened == []
     (root / "memory/semantic/a.md").write_text("# A\n[[b]]\n")  # a change: the notes are read
-    _age_all(root, 10)
+    age_files(root, 10)
     assert ("broken-link", "memory/semantic/a.md", 2) not in check(capsys, root)[1]
     assert "parse cache" in opened
 
@@ -188,7 +183,7 @@ def test_a_note_too_big_to_read_keeps_a_warm_check_from_loading_notes(make_vault
     root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
                        "memory/semantic/big.md": "# Big\n" + "x" * 5000 + "\n",
                        "vaultkit.toml": "[budgets]\nmax-file-bytes = 4000\n"})
-    _age_all(root)
+    age_files(root)
     first = check(capsys, root)
     assert ("file-unreadable", "memory/semantic/big.md", None) in first[1]
     opened = no_note_loaded()
@@ -248,33 +243,17 @@ def test_the_rule_index_matches_the_rules():
 def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
     """An unchanged vault's findings come from the results cache: only the rules that read
     git history (never cached) are imported to run."""
-    import subprocess
-    import sys
-
     check(capsys, vault)
-    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             f"    main(['check', {str(vault)!r}])\n"
-             "print(' '.join(m.rsplit('.', 1)[1] for m in sys.modules "
-             "if m.startswith('vaultkit.lint.rules.') and not m.endswith('._index')))")
-    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                                  text=True, check=True).stdout.split())
+    imported = {m.rsplit(".", 1)[1] for m in modules_after_check(vault)
+                if m.startswith("vaultkit.lint.rules.") and not m.endswith("._index")}
     assert imported <= {"journal_append_only", "mass_deletion", "memory_churn"}, imported
 
 
 def test_a_warm_check_without_a_baseline_imports_neither_it_nor_json(vault, capsys):
     """A vault with no baseline is told by one lstat, not by loading the baseline module;
     text output needs no JSON (nor do Obsidian's settings files the vault does not have)."""
-    import subprocess
-    import sys
-
     check(capsys, vault)
-    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             f"    main(['check', {str(vault)!r}])\n"
-             "print(' '.join(sorted(sys.modules)))")
-    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                                  text=True, check=True).stdout.split())
+    imported = modules_after_check(vault)
     assert "vaultkit.lint.report" in imported  # (the probe did print a report)
     assert not imported & {"vaultkit.lint.baseline", "json"}, imported & {
         "vaultkit.lint.baseline", "json"}

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from cli_invoke import modules_after_check
+from vault_files import age_files
 from vaultkit import cli
 
 
@@ -62,19 +64,9 @@ def test_the_digests_are_hashlibs(data):
 def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
     """hashlib loads OpenSSL's library (~2.5 ms); the state digest, the caches' keys and
     the verified texts use the interpreter's own SHA-1 and SHA-256."""
-    import os
-
     root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n"})
-    for p in root.rglob("*.md"):  # older than the racy margin: the results are reused
-        st = p.stat()
-        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 30_000_000_000))
+    age_files(root)  # older than the racy margin: the results are reused
     cli.main(["check", str(root)])
     capsys.readouterr()
-    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-             f"    main(['check', {str(root)!r}])\n"
-             "assert 'VK501' in out.getvalue()\n"
-             "print(' '.join(sorted(sys.modules)))")
-    imported = set(subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                                  text=True, check=True).stdout.split())
+    imported = modules_after_check(root, expect="VK501")
     assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}
