@@ -267,8 +267,9 @@ class ResultsCache:
             config_state = f"unreadable:{exc.errno}"
         # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
         runtimes = outside_state(vault)
-        return sha1(f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
-                    f"{vault.state_digest}|{config_state}|{runtimes}".encode("utf-8", "surrogatepass")).hexdigest()
+        key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
+               f"{vault.state_digest}|{config_state}|{runtimes}")
+        return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
