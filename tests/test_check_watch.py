@@ -19,6 +19,14 @@ from vaultkit.vault.fswatch import Changes
 HEADER = "vaultkit check: "
 
 
+def interruptible() -> None:
+    """Run in the child before exec: SIGINT back to its default. A shell without job control
+    starts a background job (``pytest … &``) with SIGINT ignored, every child inherits that,
+    and Python then installs no KeyboardInterrupt handler: the watcher, as designed for a
+    background job, would not stop on the SIGINT these tests send for Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def make(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
     (root / ".obsidian").mkdir(parents=True)
@@ -36,7 +44,7 @@ class Running:
         self.err = open(root.parent / "err.txt", "w+b")
         self.proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "check", "--watch",
                                       *args], cwd=root, stdout=self.out, stderr=self.err,
-                                     env=env or os.environ.copy())
+                                     env=env or os.environ.copy(), preexec_fn=interruptible)
 
     def text(self) -> tuple[str, str]:
         read = lambda f: Path(f.name).read_text(encoding="utf-8")  # noqa: E731
@@ -233,7 +241,8 @@ def test_the_screen_is_cleared_on_a_terminal_only(tmp_path):
     err = open(tmp_path / "err.txt", "w+b")
     proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "check", "--watch", "--poll",
                              "0.1", "--select", "broken-link"], cwd=root, stdout=slave,
-                            stderr=err, env={**os.environ, "NO_COLOR": "1"})
+                            stderr=err, env={**os.environ, "NO_COLOR": "1"},
+                            preexec_fn=interruptible)
     os.close(slave)
     seen = b""
     try:
