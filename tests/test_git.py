@@ -667,3 +667,147 @@ def test_deleting_a_topic_note_is_refused_like_a_decision(repo, monkeypatch, cap
     assert code == 1
     assert f"{rel}:1:1: VK602 mass-deletion error: deleted (it had 4 non-blank lines)" in out
 
+
+
+# -- the diff memo: a warm check reuses git's diff while nothing it reads changed ---------
+
+LOST = "# 2026-02-13\n\n### 09:00 — Deploy\n- Deployed v1.3\n"  # a committed line rewritten
+
+
+def warm_check(root: Path, capsys, monkeypatch, *extra):
+    """``check --format json`` of the git rules (with the cache): the findings, and whether
+    git was asked for its diff."""
+    import json
+
+    asked = []
+    real = GitState._run
+
+    def spy(self, args, **kw):
+        asked.append(args[0])
+        return real(self, args, **kw)
+
+    monkeypatch.setattr(GitState, "_run", spy)
+    code = main(["check", str(root), "--format", "json", "--select",
+                 "journal-append-only,mass-deletion", *extra])
+    out = capsys.readouterr().out
+    monkeypatch.setattr(GitState, "_run", real)
+    return code, brief_json(out), "diff" in asked
+
+
+def brief_json(out: str):
+    import json
+
+    return sorted((d["rule"], d["path"], d["line"], d["message"]) for d in json.loads(out))
+
+
+def settle(repo: Path) -> None:
+    """Every file older than the caches' racy margin, and the index's stat data refreshed
+    (as a `git status` leaves it)."""
+    from vault_files import age_files
+
+    age_files(repo)
+    git(repo, "update-index", "-q", "--refresh")
+
+
+@pytest.fixture
+def rewritten(repo):
+    """The repo with its committed journal rewritten in the working tree, settled."""
+    write(repo, J, LOST)
+    settle(repo)
+    return repo
+
+
+def test_a_warm_check_reuses_gits_diff_and_keeps_the_finding(rewritten, capsys, monkeypatch):
+    first = warm_check(rewritten, capsys, monkeypatch)
+    assert first[0] == 1 and first[2], first  # the diff was asked for, the loss found
+    assert [f[:3] for f in first[1]] == [("journal-append-only", J, 4)]
+    assert (rewritten / ".vaultkit/cache/git-diff.marshal").is_file()
+    second = warm_check(rewritten, capsys, monkeypatch)
+    assert second == (first[0], first[1], False)  # the same finding, git not asked
+
+
+def _restore(repo):
+    write(repo, J, JOURNAL)
+
+
+def _stage(repo):
+    git(repo, "add", J)
+
+
+def _commit_other(repo):
+    git(repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "another")
+
+
+def _touch_memory(repo):
+    write(repo, "memory/semantic/deploy.md",
+          "# Deploy\n\n- step one\n- step two\n- step three\n- step four\n")
+
+
+@pytest.mark.parametrize("change,found", [
+    (_restore, []),  # the journal as committed again: nothing lost
+    (_stage, [("journal-append-only", J, 4)]),  # the index changed
+    (_commit_other, [("journal-append-only", J, 4)]),  # HEAD moved
+    (_touch_memory, [("journal-append-only", J, 4)]),  # another file changed
+], ids=["journal-restored", "staged", "new-commit", "other-note-edited"])
+def test_the_diff_is_asked_again_when_what_it_reads_changed(rewritten, capsys, monkeypatch,
+                                                            change, found):
+    warm_check(rewritten, capsys, monkeypatch)
+    change(rewritten)
+    settle(rewritten)
+    code, got, asked = warm_check(rewritten, capsys, monkeypatch)
+    assert asked
+    assert [f[:3] for f in got] == found
+    assert warm_check(rewritten, capsys, monkeypatch)[1:] == (got, False)
+
+
+def test_an_index_git_refreshed_while_diffing_is_not_taken_as_the_key(rewritten, capsys,
+                                                                        monkeypatch):
+    """Touched files make `git diff` rewrite the index's stat data as it runs: its answer
+    is kept only by the next run, which finds the index as git left it."""
+    from vault_files import age_files
+
+    age_files(rewritten)  # the index's stat data is stale again
+    before = (rewritten / ".git/index").stat().st_ino
+    assert warm_check(rewritten, capsys, monkeypatch)[2]
+    assert (rewritten / ".git/index").stat().st_ino != before  # git rewrote it
+    assert warm_check(rewritten, capsys, monkeypatch)[2]
+    assert not warm_check(rewritten, capsys, monkeypatch)[2]
+
+
+def test_a_file_changed_in_the_listings_tick_asks_git_again(rewritten, capsys, monkeypatch):
+    warm_check(rewritten, capsys, monkeypatch)
+    write(rewritten, "memory/semantic/deploy.md", "# Deploy\n\n- step one\n")  # now: racy
+    assert warm_check(rewritten, capsys, monkeypatch)[2]
+    assert warm_check(rewritten, capsys, monkeypatch)[2]  # still within the margin
+
+
+@pytest.mark.parametrize("config", [
+    'exclude = ["memory/drafts/**"]\n',  # a file left out may be a tracked journal
+])
+def test_no_diff_memo_when_the_listing_leaves_out_memory_files(rewritten, capsys, monkeypatch,
+                                                                config):
+    write(rewritten, "vaultkit.toml", config)
+    settle(rewritten)
+    for _ in range(2):
+        code, got, asked = warm_check(rewritten, capsys, monkeypatch)
+        assert asked and [f[:3] for f in got] == [("journal-append-only", J, 4)]
+    assert not (rewritten / ".vaultkit/cache/git-diff.marshal").exists()
+
+
+def test_no_diff_memo_without_the_cache(rewritten, capsys, monkeypatch):
+    for _ in range(2):
+        assert warm_check(rewritten, capsys, monkeypatch, "--no-cache")[2]
+    assert not (rewritten / ".vaultkit/cache/git-diff.marshal").exists()
+
+
+def test_the_hook_asks_git_for_the_staged_diff_after_each_git_add(rewritten, capsys,
+                                                                  monkeypatch):
+    """Staged: the index is the key; each `git add` replaces it."""
+    git(rewritten, "add", J)
+    monkeypatch.chdir(rewritten)
+    code, got, asked = warm_check(rewritten, capsys, monkeypatch, "--staged")
+    assert code == 1 and asked and [f[:3] for f in got] == [("journal-append-only", J, 4)]
+    _restore(rewritten)
+    git(rewritten, "add", J)
+    code, got, asked = warm_check(rewritten, capsys, monkeypatch, "--staged")
+    assert (code, got, asked) == (0, [], True)

@@ -73,6 +73,7 @@ class GitState:
         # vault's memory folder (the seeds' `cd memory && git commit`, seen from the workspace)
         self.down = ""
         self.head: str | None = None
+        self.state_files: tuple[str, ...] = ()  # the index and the config git reads
         self._probe()
 
     # -- running git -------------------------------------------------------------
@@ -96,10 +97,12 @@ class GitState:
                 self.down = memory
             else:
                 self.reason, self.toplevel, self.prefix, self.head = reason, None, "", None
+                self.state_files = ()
 
     def _probe_at(self, folder: Path) -> None:
         try:
             proc = self._run(["rev-parse", "--show-toplevel", "--show-prefix",
+                              "--git-path", "index", "--git-path", "config",
                               "--verify", "-q", "HEAD^{commit}"], cwd=folder)
         except FileNotFoundError:
             self.reason = "git is not installed"
@@ -108,7 +111,7 @@ class GitState:
             self.reason = f"git could not be run ({exc.strerror or exc})"
             return
         lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-        if proc.returncode not in (0, 1) or len(lines) < 2:
+        if proc.returncode not in (0, 1) or len(lines) < 4:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             detail = err[0].removeprefix("fatal: ") if err else "git rev-parse failed"
             if "not a git repository" in detail:
@@ -120,8 +123,10 @@ class GitState:
         self.prefix = lines[1]
         if self.prefix and not self.prefix.endswith("/"):
             self.prefix += "/"
-        if proc.returncode == 0 and len(lines) >= 3:
-            self.head = lines[2].strip()
+        # (relative to ``folder``; the index is $GIT_INDEX_FILE's when git set it for a hook)
+        self.state_files = tuple(os.path.join(folder, line) for line in lines[2:4])
+        if proc.returncode == 0 and len(lines) >= 5:
+            self.head = lines[4].strip()
 
     @property
     def available(self) -> bool:
@@ -194,11 +199,17 @@ class GitState:
         if self.staged:
             args.append("--cached")
         args += ["HEAD", "--", *self._pathspecs()]
-        proc = self._run(args)
-        if proc.returncode != 0:
-            self.reason = "git diff failed: " + proc.stderr.decode("utf-8", "replace").strip()
-            return []
-        return self._parse_raw(proc.stdout)
+        memo = _DiffMemo.open(self, args)
+        out = memo.lookup() if memo is not None else None
+        if out is None:
+            proc = self._run(args)
+            if proc.returncode != 0:
+                self.reason = "git diff failed: " + proc.stderr.decode("utf-8", "replace").strip()
+                return []
+            out = proc.stdout
+            if memo is not None and memo.stamp == _DiffMemo.stamp_of(self):
+                memo.store(out)  # (not when git refreshed the index meanwhile: next time)
+        return self._parse_raw(out)
 
     def _parse_raw(self, out: bytes) -> list[Change]:
         fields = out.split(b"\0")
@@ -387,6 +398,90 @@ class GitState:
             except ValueError:
                 continue
         return out
+
+
+class _DiffMemo:
+    """The last ``git diff --raw`` against HEAD, reused while nothing it reads changed.
+
+    Comparing the working tree with HEAD makes git stat every tracked file: as long as a
+    ``git status``, run by every warm check for the git rules. Its output depends on HEAD,
+    the index, git's configuration and the files it compares; so it is reused when HEAD
+    is the same commit, the index and the repository's config are the same files (path,
+    inode, size and mtime: git replaces them whole), and the vault's listing is the same
+    (every file's path, size and mtime: the key the results cache uses), with the parse
+    cache's racy margin. Not with the config's ``exclude``, nor a profile's
+    ``skip_folders`` inside the memory folder: a file the listing leaves out there may be a
+    tracked journal. The other folders no vault lists (``.obsidian/``, ``.trash/``, tool
+    caches, a profile's ``backups/``) hold no file of a layer the git rules read. The
+    rules still run on the diff each time: only git's answer is reused, never their
+    findings (the snapshots and the clock they also read are read anew).
+    Kept in ``.vaultkit/cache/``; only with a cache.
+    """
+
+    NAME = "git-diff.marshal"
+    VERSION = 1
+
+    def __init__(self, file: Path, key: str, stamp: str, vault):
+        self.file = file
+        self.key = key
+        self.stamp = stamp  # the index's and config's identity, within the key
+        self.vault = vault
+
+    @staticmethod
+    def stamp_of(state: "GitState") -> str:
+        """The index's and config's path, inode, size and mtime. ``git diff`` against the
+        working tree may rewrite the index (refreshing its stat data) as it runs: then the
+        answer is stored only by a later run that finds the index as it left it."""
+        files = []
+        for path in state.state_files:
+            try:
+                st = os.stat(path)
+            except OSError:
+                files.append(f"{path}:-")
+                continue
+            files.append(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        return "\0".join(files)
+
+    @classmethod
+    def open(cls, state: "GitState", args: list[str]) -> "_DiffMemo | None":
+        vault = state.vault
+        if not getattr(vault, "caching", False) or not getattr(vault, "state_digest", ""):
+            return None
+        settings = vault.settings
+        memory = vault.profile.memory_prefix
+        if settings.config.exclude or any(f.startswith(memory) for f in settings.skip_folders):
+            return None
+        from vaultkit.vault.cachefile import CACHE_DIR
+
+        stamp = cls.stamp_of(state)
+        key = "\0".join([str(cls.VERSION), str(state.toplevel), state.head or "", stamp,
+                         vault.state_digest, *args])
+        return cls(Path(vault.root) / CACHE_DIR / "cache" / cls.NAME, key, stamp, vault)
+
+    def lookup(self) -> bytes | None:
+        import marshal
+
+        from vaultkit.vault.cachefile import read_cache_file
+
+        try:
+            key, listed_ns, out = marshal.loads(read_cache_file(self.file))
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+        # (a file changed in the listing's clock tick may keep its size and mtime)
+        if key != self.key or not isinstance(out, bytes) or not isinstance(listed_ns, int) \
+                or self.vault.newest_mtime_ns >= listed_ns - _RACY_NS:
+            return None
+        return out
+
+    def store(self, out: bytes) -> None:
+        import marshal
+
+        from vaultkit.vault.cachefile import write_cache_file
+
+        write_cache_file(self.file, marshal.dumps((self.key, self.vault.started_ns, out)))
+
+
+_RACY_NS = 2_000_000_000  # as the parse cache's
 
 
 def decode(data: bytes) -> str:
