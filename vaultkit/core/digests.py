@@ -1,5 +1,7 @@
-"""SHA-1 and SHA-256 for the digests every run computes (the vault's state, the settings
-and results caches' keys, the output boundary's verified texts).
+"""SHA-1, SHA-256 and BLAKE2b for the digests every run computes (the vault's state, the
+settings and results caches' keys, the output boundary's verified texts).
+
+BLAKE2b hashes the listing (~0.7 MB at 10,000 files) three times as fast as SHA-1 here.
 
 ``hashlib`` loads OpenSSL's library on import (~2.5 ms, a warm check's whole budget for
 one small step); the interpreter's own implementations give the same digests and load
@@ -21,4 +23,9 @@ except ImportError:  # pragma: no cover
     except ImportError:
         from hashlib import sha256
 
-__all__ = ["sha1", "sha256"]
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b
+
+__all__ = ["blake2b", "sha1", "sha256"]

@@ -378,13 +378,19 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
 def _state(files: list[FileEntry], problems: list[ScanProblem],
            external: list[tuple[str, int, int]]) -> tuple[str, int]:
     """A digest of every file's path, size and mtime, and the newest mtime."""
-    from vaultkit.core.digests import sha1
+    from array import array
 
-    digest = sha1()
-    # (one string hashed whole: the same digest as a line at a time, without 10,000 calls)
-    digest.update("".join([f"{f.rel}\0{f.size}\0{f.mtime_ns}\n" for f in files]).encode(
-        "utf-8", "surrogatepass"))
-    newest = max([f.mtime_ns for f in files], default=0)
+    from vaultkit.core.digests import blake2b
+
+    # the count, the paths (no path holds a NUL), then the sizes and mtimes as 8-byte
+    # integers: unambiguous, and a third of the time of one formatted line per file
+    # (the listing's key, computed by every run)
+    digest = blake2b(len(files).to_bytes(8, "little"), digest_size=20)
+    digest.update("\0".join([f.rel for f in files]).encode("utf-8", "surrogatepass") + b"\0")
+    digest.update(array("q", [f.size for f in files]).tobytes())
+    mtimes = array("q", [f.mtime_ns for f in files])
+    digest.update(mtimes.tobytes())
+    newest = max(mtimes, default=0)
     for p in problems:
         digest.update(f"!{p.rel}\0{p.message}\n".encode("utf-8", "surrogatepass"))
     for rel, size, mtime_ns in external:
