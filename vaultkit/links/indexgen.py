@@ -176,7 +176,9 @@ class _Memo:
         index = self.key.rsplit(":", 1)[1]
         limit = started_ns - _RACY_NS
         changed = []
-        for path, size, mtime_ns in vault.note_states():  # (a hook's vault is not loaded)
+        # (a hook's vault is not loaded: the listing says which notes changed, and only
+        # those are made, to digest them)
+        for path, size, mtime_ns in vault.listed_states():
             state = states.get(path)
             if state is None:
                 return None

@@ -217,6 +217,19 @@ class DeferredVault(Vault):
             out[i] = (path, note.size, note.mtime_ns)
         return out
 
+    def listed_states(self) -> list[tuple[str, int, int]]:
+        """Every note's ``(path, size, mtime_ns)`` as listed, or as read for a note made
+        (it carries what the read saw); no other note is made, nor the vault loaded."""
+        if self.loaded:
+            return super().listed_states()
+        listed = self._listed
+        paths = sorted(listed)
+        out = [(f.rel, f.size, f.mtime_ns) for f in map(listed.__getitem__, paths)]
+        for path, note in self._map.made.items():  # (every note made is a listed one)
+            i = bisect_left(paths, path)
+            out[i] = (path, note.size, note.mtime_ns)
+        return out
+
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
             return super().has_note(path)

@@ -142,6 +142,11 @@ class Vault:
         """Every note's ``(path, size, mtime_ns)``, in order."""
         return [(p, n.size, n.mtime_ns) for p, n in self.notes.items()]
 
+    def listed_states(self) -> list[tuple[str, int, int]]:
+        """:meth:`note_states` as far as the listing tells without reading a note (a
+        deferred vault: vaultkit.vault.deferred); a loaded vault's are its notes'."""
+        return self.note_states()
+
     @property
     def caching(self) -> bool:
         """Whether this vault has a parse cache (not with ``--no-cache``)."""
@@ -578,7 +583,10 @@ class _Cache:
         self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.started_ns = 0  # set by load_vault: when this run listed the files
-        self.stats: dict[str, tuple] = {}  # path -> (size, mtime_ns, seen_ns) of each record
+        # path -> (size, mtime_ns, seen_ns) of each record: read on first use (``stats``),
+        # a few rows by path before that (``_row``: a hook asks for a handful of notes)
+        self._stats: dict[str, tuple] | None = {}
+        self._rows: dict[str, tuple | None] = {}
         self.stored: dict[str, Note] = {}  # path -> the note its record holds, as it is now
         self.mend = False  # a record could not be used: save() writes it anew
         self.db = None
@@ -618,8 +626,7 @@ class _Cache:
                 gen, zdict = meta.get("gen"), meta.get("zdict")
                 if not isinstance(gen, int) or not isinstance(zdict, bytes):
                     return self._damaged("damaged")
-                self.stats = {p: (s, m, w) for p, s, m, w in self.db.execute(
-                    "SELECT path, size, mtime_ns, seen_ns FROM notes")}
+                self._stats = None  # (read when first needed whole)
                 self.gen, self.zdict, self.fresh = gen, zdict, False
             finally:
                 if self.db is not None and self.db.in_transaction:
@@ -631,6 +638,52 @@ class _Cache:
             self._damaged("damaged")
         except (sqlite3.Error, ValueError, TypeError):
             self._damaged("damaged")
+
+    @property
+    def stats(self) -> dict[str, tuple]:
+        """Every record's ``(size, mtime_ns, seen_ns)`` by path, read on first use. Rows of
+        another generation (the store rebuilt by another process since it was opened) give
+        no record: ``_record`` asks for this generation's."""
+        if self._stats is None:
+            import sqlite3
+
+            if self.db is None:  # (closed: nothing more is read from it)
+                self._stats = {}
+                return self._stats
+            try:
+                self._stats = {p: (s, m, w) for p, s, m, w in self.db.execute(
+                    "SELECT path, size, mtime_ns, seen_ns FROM notes")}
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+                self._stats, self.usable = {}, False  # another vaultkit holds it: go without
+            except sqlite3.Error:
+                self._damaged("damaged")
+        return self._stats
+
+    @stats.setter
+    def stats(self, value: dict[str, tuple]) -> None:
+        self._stats = value
+        self._rows = {}
+
+    def _row(self, path: str) -> tuple | None:
+        """One record's ``(size, mtime_ns, seen_ns)``: from the whole table once read, else
+        asked for by path (a few times; past that the table is read)."""
+        if self._stats is not None:
+            return self._stats.get(path)
+        if path in self._rows:
+            return self._rows[path]
+        if len(self._rows) >= _SINGLE_FETCHES or self.db is None:
+            return self.stats.get(path)
+        import sqlite3
+
+        try:
+            row = self.db.execute("SELECT size, mtime_ns, seen_ns FROM notes WHERE path = ?",
+                                  (path,)).fetchone()
+        except sqlite3.Error:
+            return self.stats.get(path)  # (the whole read says what is wrong)
+        self._rows[path] = found = tuple(row) if row is not None else None
+        return found
 
     def _damaged(self, why: str) -> None:
         import sys
@@ -660,7 +713,7 @@ class _Cache:
 
     def holds(self, f: FileEntry) -> bool:
         """Whether :meth:`get` gives a note for ``f`` (else it is read and parsed)."""
-        st = self.stats.get(f.rel)
+        st = self._row(f.rel)
         if st is None or st[0] != f.size or st[1] != f.mtime_ns:
             return False
         # (not when written in the same tick as the record: the content may differ)
@@ -704,7 +757,7 @@ class _Cache:
     def _record(self, path: str, size: int, mtime_ns: int) -> tuple[bytes, bytes] | None:
         hit = self._fetched.get(path)
         if hit is _OWN:  # written from this process's own parse: nothing to fetch
-            st = self.stats.get(path)
+            st = self._row(path)
             if st is not None and st[0] == size and st[1] == mtime_ns:
                 return b"", b""
         elif hit is not None and hit[0] == size and hit[1] == mtime_ns:
@@ -871,7 +924,9 @@ class _Cache:
             else:  # its record is as its entry in stats says; its bytes are not kept
                 note = item
                 rel, fetched = note.path, _OWN
-            self.stats[rel] = (note.size, note.mtime_ns, seen)
+            # (the whole table is not read for this: a hook writes a handful of records)
+            (self._stats if self._stats is not None else self._rows)[rel] = \
+                (note.size, note.mtime_ns, seen)
             self.stored[rel] = note
             self._fetched[rel] = fetched
             if note._blob is None:  # its record is in this store now (see the skip above)
