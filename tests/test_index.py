@@ -498,64 +498,160 @@ def test_a_new_note_or_a_damaged_memo_renders_it_again(indexed):
     assert _render_cached(indexed) == _render_fresh(indexed)
 
 
-def test_the_memo_is_written_without_holding_every_notes_digest_at_once(make_vault,
-                                                                        monkeypatch):
-    # a cold check of a big vault writes the memo at its peak of memory: the notes'
-    # states and digests are streamed to the file a batch at a time, never held whole
+def test_the_memo_holds_each_notes_state_packed(make_vault, monkeypatch):
+    # a cold check of a big vault writes the memo at its peak of memory: every note's size,
+    # mtime, digest and links are packed arrays, not a dict of tuples (tens of MB at 100,000)
     import marshal
+    from array import array
 
     import vaultkit.links.indexgen as indexgen
-    import vaultkit.vault.cachefile as cachefile
 
     files = {**FILES, **{f"memory/semantic/n{i:02}.md": f"# N{i}\n\nSee [[n{(i + 1) % 40:02}]].\n"
                          for i in range(40)}}
     root = make_vault(files)
     age_files(root)
-    monkeypatch.setattr(indexgen._Memo, "_BATCH", 7, raising=False)
-    digests = []
-    real_digest = indexgen._digest
-
-    def digest(vault, path, *args):
-        digests.append(path)
-        return real_digest(vault, path, *args)
-
-    monkeypatch.setattr(indexgen, "_digest", digest)
-    ahead = []  # at each piece written: the digests made and not yet in a written piece
-    real_write = cachefile.write_cache_file
-
-    def write(path, data):
-        if path.name != "index-memo.marshal":
-            return real_write(path, data)
-        pieces = []
-        if isinstance(data, (bytes, bytearray)):
-            ahead.append(len(digests))
-            pieces.append(bytes(data))
-        else:
-            for piece in data:
-                ahead.append(len(digests) - sum(ahead))
-                pieces.append(piece)
-        return real_write(path, b"".join(pieces))
-
-    monkeypatch.setattr(cachefile, "write_cache_file", write)
     vault = load_vault(root, root=root, save=False)
     text = render_index(vault)
-    n = len(vault.notes)
-    assert len(digests) == n > 40
-    assert max(ahead) <= 7  # never more than a batch of digests held
-    key, epoch, _, states, used, dated, memo_text, left_out = marshal.loads(
+    (key, epoch, _, sizes, mtimes, digests, offsets, targets, counts, used, dated, memo_text,
+     left_out, layout, ranked) = marshal.loads(
         (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
-    assert memo_text == text and epoch == vault.names_epoch and key.startswith("3:")
-    assert {p: s[:2] for p, s in states.items()} == {p: (note.size, note.mtime_ns)
-                                                     for p, note in vault.notes.items()}
-    assert list(states) == list(vault.notes)
-    assert states["memory/semantic/n01.md"][2] == real_digest(
-        vault, "memory/semantic/n01.md", "memory/semantic/n01.md" in used,
-        vault.types.get("memory/semantic/n01.md"), "memory/semantic/n01.md" in dated)
+    assert memo_text == text and epoch == vault.names_epoch and key.startswith("4:")
+    assert all(isinstance(b, bytes) for b in (sizes, mtimes, digests, offsets, targets, counts))
+    paths = sorted(vault.notes)
+    assert list(array("q", sizes)) == [vault.notes[p].size for p in paths]
+    assert list(array("q", mtimes)) == [vault.notes[p].mtime_ns for p in paths]
+    i = paths.index("memory/semantic/n01.md")
+    digest, linked = indexgen._parts(vault, paths[i], paths[i] in used,
+                                     vault.types.get(paths[i]), paths[i] in dated)
+    assert digests[12 * i:12 * i + 12] == digest and linked == ["memory/semantic/n02.md"]
+    offsets, targets = array("I", offsets), array("I", targets)
+    assert [paths[j] for j in targets[offsets[i]:offsets[i + 1]]] == linked
+    assert array("I", counts)[paths.index("memory/semantic/n02.md")] == 1
     assert left_out == list(vault.index_left_out)
     vault.save_cache()
     monkeypatch.setattr(indexgen, "render_index", _no_render)
     monkeypatch.setattr(indexgen, "_sections", _no_render)
-    assert _render_cached(root) == (text, left_out)  # the streamed memo serves the next run
+    assert _render_cached(root) == (text, left_out)  # the memo serves the next run
+
+
+def _trimmed_vault(make_vault, decisions=60, hubs=0):
+    """Decisions linked unevenly, a journal, and an index budget that cuts most lines.
+    ``hubs``: that many knowledge notes every decision links, the most linked of all (so
+    a decision's in-degree moves which decisions the budget keeps, not the ranking)."""
+    files = {f"memory/decisions/d{i:02}.md": f"---\ndate: 2026-01-{i % 28 + 1:02}\n"
+             f"type: decision\nstatus: active\ndescription: Decision number {i} in words\n"
+             f"---\n# D{i}\n\nSee [[d{(i * 7) % decisions:02}]].\n"
+             + ("Also [[d00]] and [[d01]].\n" if i % 3 == 0 and not hubs else "")
+             + "".join(f"Hub [[h{k}]].\n" for k in range(hubs))
+             for i in range(decisions)}
+    files.update({f"memory/semantic/h{k}.md": f"# H{k}\n\nA hub.\n" for k in range(hubs)})
+    files.update({f"memory/semantic/s{i:02}.md": f"# S{i}\n\nAbout [[d{i:02}]].\n"
+                  for i in range(20)})
+    files["memory/2026-03-09.md"] = J
+    files["memory/INDEX.md"] = "# Index\n"
+    files["vaultkit.toml"] = "[budgets]\nindex-bytes = 2048\n"
+    root = make_vault(files)
+    age_files(root)
+    _render_cached(root)
+    return root
+
+
+def _count_renders(monkeypatch):
+    import vaultkit.links.indexgen as indexgen
+
+    renders = []
+    real = indexgen._sections
+    monkeypatch.setattr(indexgen, "_sections", lambda *a: renders.append(1) or real(*a))
+    return renders
+
+
+def _append(root, rel, text):
+    with open(root / rel, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def test_a_journal_entry_linking_a_decision_reuses_a_trimmed_index(make_vault, monkeypatch):
+    """The daily routine: an entry links a decision. Its in-degree moves, but neither the
+    most linked notes nor the lines the budget keeps change: the rendering is reused."""
+    root = _trimmed_vault(make_vault)
+    before = _render_fresh(root)[0]
+    assert "more in" in before  # the budget cuts this index
+    renders = _count_renders(monkeypatch)
+    _append(root, "memory/2026-03-09.md", "\n### 11:00 — Review\n- Went over [[d41]].\n")
+    fresh = _render_fresh(root)
+    renders.clear()
+    assert _render_cached(root) == fresh
+    assert renders == []  # reused, not rendered
+    assert fresh[0] == before
+
+
+def test_a_new_link_that_moves_the_ranking_renders_again(make_vault, monkeypatch):
+    root = _trimmed_vault(make_vault)
+    renders = _count_renders(monkeypatch)
+    # d59 goes from one note linking it to the most linked of all
+    for i in range(20):
+        _append(root, f"memory/semantic/s{i:02}.md", "\nAnd [[d59]].\n")
+    fresh = _render_fresh(root)
+    assert "[[d59]]" in fresh[0].split("## Most linked")[1]
+    renders.clear()
+    assert _render_cached(root) == fresh
+    assert renders == [1]
+
+
+def test_a_new_link_that_moves_the_kept_lines_renders_again(make_vault, monkeypatch):
+    """The most linked notes are the hubs either way; d37, linked by one note, is cut by
+    the budget until five more link it and it ranks first by links among the decisions."""
+    root = _trimmed_vault(make_vault, hubs=12)
+    assert "[[d37]]" not in _render_fresh(root)[0]
+    renders = _count_renders(monkeypatch)
+    for i in range(5):
+        _append(root, f"memory/semantic/s{i:02}.md", "\nAnd [[d37]].\n")
+    fresh = _render_fresh(root)
+    assert "[[d37]]" in fresh[0].split("## Most linked")[0]
+    assert "[[d37]]" not in fresh[0].split("## Most linked")[1]
+    renders.clear()
+    assert _render_cached(root) == fresh
+    assert renders == [1]
+
+
+@pytest.mark.parametrize("hubs", [0, 12], ids=["ranking-moves", "kept-lines-move"])
+def test_link_changes_render_the_index_a_fresh_run_would(make_vault, hubs):
+    """Rounds of links added and removed in many notes, each checked against a rendering
+    without the cache: the memo reuses or renders, never shows another text."""
+    import random
+
+    root = _trimmed_vault(make_vault, decisions=45, hubs=hubs)
+    rng = random.Random(7)
+    notes = [f"memory/decisions/d{i:02}.md" for i in range(45)] + \
+        [f"memory/semantic/s{i:02}.md" for i in range(20)] + ["memory/2026-03-09.md"]
+    reused = 0
+    import vaultkit.links.indexgen as indexgen
+
+    real = indexgen._sections
+    for round_ in range(40):
+        for _ in range(rng.randint(1, 3)):
+            rel = rng.choice(notes)
+            path = root / rel
+            text = path.read_text(encoding="utf-8")
+            if "[[" in text and rng.random() < 0.4:  # drop a line holding a link
+                lines = text.split("\n")
+                at = [k for k, line in enumerate(lines) if "[[" in line and k > 0]
+                if at:
+                    del lines[rng.choice(at)]
+                text = "\n".join(lines)
+            else:
+                text += f"\nLinks [[d{rng.randrange(45):02}]].\n"
+            path.write_text(text, encoding="utf-8")
+        fresh = _render_fresh(root)
+        calls = []
+        indexgen._sections = lambda *a: calls.append(1) or real(*a)
+        try:
+            cached = _render_cached(root)
+        finally:
+            indexgen._sections = real
+        assert cached == fresh, round_
+        reused += not calls
+    assert reused >= 5  # (the memo did serve some rounds)
 
 
 def test_an_index_section_holds_one_line_maker_not_one_per_note(make_vault):

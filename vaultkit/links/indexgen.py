@@ -104,7 +104,8 @@ def render_index(vault: "Vault") -> str:
     """The full text INDEX.md should have (decoded, without BOM, the file's line endings).
 
     With a cache, the last rendering is reused while nothing it depends on changed (see
-    :class:`_Memo`): a commit that appends to a journal does not render the index again.
+    :class:`_Memo`): a commit that appends to a journal does not render the index again,
+    nor one whose new links leave what the index shows as it was.
     """
     path = index_path(vault)
     note = vault.notes.get(path)
@@ -122,28 +123,57 @@ def render_index(vault: "Vault") -> str:
     sections, tail, used, dated = _sections(vault, path)
     budget = vault.profile.budgets.index_bytes
     fixed = bom + len(before.encode()) + len(after.encode())
-    _fit(sections, tail, nl, budget - fixed)
+    total = _region_size(sections, tail, nl)
+    _fit(sections, tail, nl, budget - fixed, total)
     text = before + nl.join(_region(sections, tail)) + after
     if memo is not None:
-        memo.store(vault, text, used, dated)
+        memo.store(vault, text, used, dated, _Layout(sections, nl, budget - fixed, total))
     return text
 
 
+class _Layout:
+    """What the budget decided, kept with the memo: each trimmable section's items (note,
+    date, the size of its line where it was built) and which of them it kept, the
+    arguments of the fit, and the most linked notes as ranked (INDEX.md among them)."""
+
+    def __init__(self, sections, nl: str, budget: int, total: int):
+        self.sections = sections
+        self.nl, self.budget, self.total = nl, budget, total
+
+
+class _Unknown(Exception):
+    """A line the memo does not know the size of (it was never built)."""
+
+
+def _unknown_line(path: str) -> str:
+    raise _Unknown(path)
+
+
 class _Memo:
-    """The last rendered index and, per note, a digest of what the rendering read of it.
+    """The last rendered index and, per note, what the rendering read of it.
 
     What the index shows of a note depends on the note and the vault's file names alone:
-    its layer and type, whether it could be read, the notes it links to (the in-degrees
-    that rank "Most linked" and trim sections), its dates where they place it in a
-    section, and its description, status and dates where its line was written (a line
-    the budget cut before it was built shows nothing of them). So when the names are the same, INDEX.md itself is
-    unchanged and every note that changed since (by size and mtime, with the cache's
-    racy margin) has the same digest, the rendering is the same text: it is reused.
-    Kept in ``.vaultkit/cache/``; only with a cache (``--no-cache`` renders every time).
+    its layer and type, whether it could be read, its dates where they place it in a
+    section and its description, status and dates where its line was written (a line
+    the budget cut before it was built shows nothing of them): a digest of these is kept
+    per note. What the notes link to counts only through in-degrees, which rank the most
+    linked notes and decide, with the dates, which lines the budget keeps: each note's
+    links to other notes are kept, with every note's in-degree, each trimmable section's
+    items and kept lines, and the ranking.
+
+    So when the names are the same and INDEX.md itself is unchanged, the notes that
+    changed since (by size and mtime, with the cache's racy margin) are read again: the
+    same digests and the same links reuse the rendering. Changed links move in-degrees:
+    the ranking is made again from the kept in-degrees, and the budget's choice is made
+    again from the kept items and line sizes; when both choose what they chose, the text
+    is the same and is reused (a journal entry linking a decision, the daily routine, in
+    a vault whose index is trimmed by its budget). Otherwise, or when that choice would
+    need a line never built, the index is rendered. Kept in ``.vaultkit/cache/``; only
+    with a cache (``--no-cache`` renders every time).
     """
 
     NAME = "index-memo.marshal"
-    VERSION = 3
+    VERSION = 4
 
     def __init__(self, file, key):
         self.file = file
@@ -162,82 +192,153 @@ class _Memo:
 
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
         import marshal
+        from array import array
 
         from vaultkit.vault.cachefile import read_cache_file
 
         try:
-            key, epoch, started_ns, states, used, dated, text, left_out = \
+            (key, epoch, started_ns, sizes, mtimes, digests, offsets, targets, counts,
+             used, dated, text, left_out, layout, ranked) = \
                 marshal.loads(read_cache_file(self.file))
+            if key != self.key or epoch != vault.names_epoch or not isinstance(text, str):
+                return None
+            sizes, mtimes = array("q", sizes), array("q", mtimes)
+            offsets, targets, counts = array("I", offsets), array("I", targets), \
+                array("I", counts)
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
-        if key != self.key or epoch != vault.names_epoch or not isinstance(states, dict) \
-                or len(states) != len(vault.notes) or not isinstance(text, str):
+        states = vault.listed_states()  # (a hook's vault is not loaded)
+        n = len(states)
+        if len(sizes) != n or len(mtimes) != n or len(digests) != 12 * n \
+                or len(offsets) != n + 1 or len(counts) != n:
             return None
         index = self.key.rsplit(":", 1)[1]
         limit = started_ns - _RACY_NS
-        changed = []
-        # (a hook's vault is not loaded: the listing says which notes changed, and only
-        # those are made, to digest them)
-        for path, size, mtime_ns in vault.listed_states():
-            state = states.get(path)
-            if state is None:
-                return None
-            if state[0] != size or state[1] != mtime_ns or mtime_ns >= limit:
-                if path == index:
-                    return None
-                changed.append((path, state[2]))
+        paths = [s[0] for s in states]
+        if paths != sorted(paths):
+            paths.sort()
+            states.sort()
         used, dated = set(used), set(dated)
-        for path, digest in changed:
-            if _digest(vault, path, path in used, vault.profile.type_of(path),
-                       path in dated) != digest:
+        moved: dict[int, int] = {}  # note -> change of its in-degree
+        position: dict[str, int] = {}
+        for i, (path, size, mtime_ns) in enumerate(states):
+            if sizes[i] == size and mtimes[i] == mtime_ns and mtime_ns < limit:
+                continue
+            if path == index:
                 return None
+            if not position:
+                position = {p: i for i, p in enumerate(paths)}
+            digest, linked = _parts(vault, path, path in used, vault.profile.type_of(path),
+                                    path in dated)
+            if digest != digests[12 * i:12 * i + 12]:
+                return None
+            now = {position[t] for t in linked if t in position}
+            before = set(targets[offsets[i]:offsets[i + 1]])
+            for j in now - before:
+                moved[j] = moved.get(j, 0) + 1
+            for j in before - now:
+                moved[j] = moved.get(j, 0) - 1
+        moved = {j: d for j, d in moved.items() if d}
+        if moved and not self._same_choice(paths, counts, moved, layout, ranked, vault):
+            return None
         return text, list(left_out)
 
-    def store(self, vault: "Vault", text: str, used: set[str], dated: set[str]) -> None:
-        """Write the memo: the marshal of ``(key, epoch, started_ns, states, used, dated,
-        text, left_out)`` (``states``: path -> size, mtime and digest), streamed to the
-        file a batch of notes at a time, so that no dict of every note's state and digest
-        is held (at 100,000 notes it and one bytes object of the whole were tens of MB at
-        the peak of a cold check)."""
+    @staticmethod
+    def _same_choice(paths, counts, moved, layout, ranked, vault) -> bool:
+        """Whether, with the in-degrees ``moved``, the most linked notes and the lines the
+        budget keeps are the ones the kept rendering shows."""
+        new = list(counts)
+        for j, d in moved.items():
+            new[j] += d
+        top = vault.profile.index.most_linked
+        if any(counts[j] or new[j] for j in moved) and \
+                _ranked(paths, new, top) != list(ranked):
+            return False
+        from array import array
+
+        nl, budget, total, sections = layout
+        sections = [(label, array("I", items), recency, array("i", lines), kept)
+                    for label, items, recency, lines, kept in sections]
+        if not any(j in items for _, items, _, _, _ in sections for j in moved):
+            return True  # no section's order moved: the budget chooses as it chose
+        made = []
+        for label, items, recency, lines, kept in sections:
+            if len(items) != len(recency) or len(items) != len(lines):
+                return False
+            row = [_Item(paths[j], "x" * size if size >= 0 else _unknown_line, rec, new[j])
+                   for j, rec, size in zip(items, recency, lines)]
+            sec = _Section("", label, row)
+            sec.priority = _priority(row)
+            made.append((sec, kept))
+        try:
+            _fit([sec for sec, _ in made], [], nl, budget, total)
+        except _Unknown:
+            return False  # a line the rendering never built would now be weighed
+        return all(set(sec.priority[:sec.kept]) == set(kept) for sec, kept in made)
+
+    def store(self, vault: "Vault", text: str, used: set[str], dated: set[str],
+              layout: _Layout) -> None:
+        """Write the memo. Every note's size, mtime, digest and links are held as packed
+        arrays while it is written (28 bytes and 4 per link a note): at 100,000 notes a
+        dict of their tuples was tens of MB at the peak of a cold check."""
+        import marshal
+        from array import array
+
+        from vaultkit.links.graph import link_graph
         from vaultkit.vault.cachefile import write_cache_file
 
-        write_cache_file(self.file, self._chunks(vault, text, used, dated))
-
-    _BATCH = 1000
-
-    def _chunks(self, vault: "Vault", text: str, used: set[str], dated: set[str]):
-        import marshal
-
-        # marshal version 2 has no back-references, so pieces marshalled apart join into
-        # one value: a tuple is "(" and its length, then its items; a dict is "{", its
-        # keys and values, then "0" (a dict marshalled alone, without those two bytes,
-        # gives a batch of its entries)
-        types = vault.types
         notes = vault.notes
-        yield b"(" + (8).to_bytes(4, "little", signed=True)
-        yield marshal.dumps(self.key, 2)
-        yield marshal.dumps(vault.names_epoch, 2)
-        yield marshal.dumps(vault.started_ns, 2)
-        paths = list(notes)
-        # (one dict: version 2 shares no string, so each path is written once, not per dict)
-        yield b"{"
-        for start in range(0, len(paths), self._BATCH):
-            part = {p: (notes[p].size, notes[p].mtime_ns,
-                        _digest(vault, p, p in used, types.get(p), p in dated))
-                    for p in paths[start:start + self._BATCH]}
-            yield marshal.dumps(part, 2)[1:-1]
-        yield b"0"
-        yield marshal.dumps((sorted(used), sorted(dated), text,
-                             list(getattr(vault, "index_left_out", ()))), 2)[5:]
+        paths = sorted(notes)
+        position = {p: i for i, p in enumerate(paths)}
+        types = vault.types
+        sizes, mtimes = array("q"), array("q")
+        digests = bytearray()
+        offsets, targets = array("I", [0]), array("I")
+        for p in paths:
+            note = notes[p]
+            sizes.append(note.size)
+            mtimes.append(note.mtime_ns)
+            digest, linked = _parts(vault, p, p in used, types.get(p), p in dated)
+            digests += digest
+            targets.extend(sorted({position[t] for t in linked if t in position}))
+            offsets.append(len(targets))
+        index = self.key.rsplit(":", 1)[1]
+        graph = link_graph(vault)
+        skip = {index}
+        counts = array("I", (graph.in_degree(p, skip) for p in paths))
+        sections = []
+        for sec in layout.sections:
+            sections.append((sec.folder_label,
+                             array("I", [position[it.path] for it in sec.items]).tobytes(),
+                             [it.recency for it in sec.items],
+                             array("i", [len(it._line.encode()) if it._line is not None
+                                         else -1 for it in sec.items]).tobytes(),
+                             sorted(sec.priority[:sec.kept])))
+        ranked = _ranked(paths, counts, vault.profile.index.most_linked)
+        write_cache_file(self.file, marshal.dumps((
+            self.key, vault.names_epoch, vault.started_ns, sizes.tobytes(), mtimes.tobytes(),
+            bytes(digests), offsets.tobytes(), targets.tobytes(), counts.tobytes(),
+            sorted(used), sorted(dated), text, list(getattr(vault, "index_left_out", ())),
+            (layout.nl, layout.budget, layout.total, sections), ranked), 2))
 
 
 _RACY_NS = 2_000_000_000  # as the parse cache: a file changed in the listing's clock tick
 
 
-def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
-            with_dates: bool = False) -> bytes:
-    """What the index reads of one note, hashed (see :class:`_Memo`): its whole index facts
-    when its line was built, its dates when only its place in a section was decided."""
+def _ranked(paths: list[str], counts, top: int) -> list[str]:
+    """The ``top`` notes with the most notes linking to them, as ``LinkGraph.most_linked``
+    ranks them (INDEX.md's own links not counted; INDEX.md itself among them)."""
+    import heapq
+
+    pairs = [(-c, p) for p, c in zip(paths, counts) if c]
+    return [p for _, p in heapq.nsmallest(top, pairs, key=lambda t: (t[0], t[1].lower(), t[1]))]
+
+
+def _parts(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
+           with_dates: bool = False) -> tuple[bytes, list[str]]:
+    """What the index reads of one note: a digest of its layer, type, readability and
+    facts (its whole index facts when its line was built, its dates when only its place
+    in a section was decided), and the files it links to."""
     import marshal
 
     from vaultkit.core.digests import sha1
@@ -246,20 +347,22 @@ def _digest(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
     note = vault.notes[path]
     if note.error:
         part: tuple = ("unreadable", vault._layer(path), note_type)
+        linked: list[str] = []
     else:
         edges = vault.fact(path, "links", lambda: _note_links(vault, note),
                            epoch=vault.names_epoch)[3]
+        linked = [e[0] for e in edges]
         if with_facts:
             facts = vault.fact(path, FACTS, lambda: _index_facts(note))
         elif with_dates:
             facts = vault.fact(path, DATES, lambda: _index_dates(note))
         else:
             facts = None
-        part = (vault._layer(path), note_type, sorted([e[0] for e in edges]), facts)
+        part = (vault._layer(path), note_type, facts)
     # marshal version 0: no back-references and no interning marks, so equal values give
     # equal bytes whatever else refers to them (in version 4 a string some other object
     # holds, such as a section item's date, is written differently)
-    return sha1(marshal.dumps(part, 0)).digest()[:12]
+    return sha1(marshal.dumps(part, 0)).digest()[:12], linked
 
 
 def write_index(vault: "Vault") -> bool:
@@ -709,21 +812,28 @@ def _region(sections: list[_Section], tail: list[_Section]) -> list[str]:
     return lines
 
 
-def _fit(sections: list[_Section], tail: list[_Section], nl: str, budget: int) -> None:
+def _region_size(sections: list[_Section], tail: list[_Section], nl: str) -> int:
+    """The region's size in bytes with no section keeping an entry."""
+    for sec in sections:
+        sec.kept = 0
+    lines = _region(sections, tail)
+    return sum(len(s.encode()) for s in lines) + len(nl) * (len(lines) - 1)
+
+
+def _fit(sections: list[_Section], tail: list[_Section], nl: str, budget: int,
+         total: int | None = None) -> None:
     """Choose how many entries each section keeps so that the region fits ``budget``.
 
     Sections start empty and grow one entry at a time, always the section with the fewest
     entries shown (ties: the later one), each taking its next most important entry, until
-    the next entry would not fit. Only the lines considered are ever built.
+    the next entry would not fit. Only the lines considered are ever built. ``total``: the
+    region's size with no entry kept (:func:`_region_size`), when already known.
     """
     nlb = len(nl)
-
-    def size(lines: list[str]) -> int:
-        return sum(len(s.encode()) for s in lines) + nlb * (len(lines) - 1)
-
+    if total is None:
+        total = _region_size(sections, tail, nl)
     for sec in sections:
         sec.kept = 0
-    total = size(_region(sections, tail))
     while True:
         best = None
         for k, sec in enumerate(sections):
