@@ -14,7 +14,10 @@ committed, and times these as separate processes, ``--runs`` times each:
   the cache ``.vaultkit/`` beside the Markdown's
 - the pre-commit hook with one changed file: today's journal gets one appended entry and is
   staged, then ``vaultkit check --hook memory/<today>.md`` runs from the vault root as
-  pre-commit would (parse cache warm)
+  pre-commit would (parse cache warm); every run stages the same entry, so all but the
+  first reuse what the first computed. Then the same with a line linking a decision the
+  journal did not link yet, another each run: a new link moves the in-degrees INDEX.md is
+  ranked by, so each run renders the index again (what an agent's entry linking a note costs)
 - ``vaultkit index`` (``--check`` when the command has it), ``vaultkit graph`` (statistics)
 - ``vaultkit search QUERY``: first query with ``.vaultkit/`` deleted, then warm queries
 
@@ -92,6 +95,7 @@ STEPS = (
     ("check_warm", "check, warm"),
     ("check_warm_nofix", "check, warm, no fixable shown"),
     ("hook", "hook, one changed file"),
+    ("hook_link", "hook, one changed file, a new link"),
     ("index", "index"),
     ("graph", "graph"),
     ("search_first", "search, first query (cold)"),
@@ -231,6 +235,16 @@ def restore_vault(vault):
             if p.is_file():
                 os.utime(p, (synth.MTIME, synth.MTIME))
     shutil.rmtree(vault / ".vaultkit", ignore_errors=True)
+
+
+def new_link_targets(vault: Path, journal: bytes, count: int) -> list[str]:
+    """``count`` decision notes (by name) that ``journal`` does not link yet."""
+    text = journal.decode("utf-8", "replace")
+    names = sorted(p.stem for p in (vault / "memory" / "decisions").glob("*.md"))
+    out = [n for n in names if f"[[{n}" not in text][:count]
+    if len(out) < count:
+        raise SystemExit(f"bench: {vault} has fewer than {count} decisions to link")
+    return out
 
 
 def clear_cache(vault):
@@ -416,13 +430,25 @@ class Bench:
             hook = ["check", "--hook", today] if "--hook" in opts else ["check", today]
             measure([*self.vk, "check", "."], vault)  # make sure the cache is warm
             res["hook"] = self.vk_step("check", hook, vault, before=change_one)
+            # the same entry, linking a note the journal did not link before, another each
+            # run: a new link moves in-degrees, which INDEX.md ranks by (the runs above all
+            # stage the same text, so all but the first reuse what the first computed)
+            linked = iter(new_link_targets(vault, original, args.runs))
+
+            def change_link():
+                line = f"- Linked [[{next(linked)}]].\n"
+                journal.write_bytes(original + HOOK_ENTRY.encode() + line.encode())
+                git(vault, "add", "--", today)
+            res["hook_link"] = self.vk_step("check", hook, vault, before=change_link)
             journal.write_bytes(original)
             os.utime(journal, (synth.MTIME, synth.MTIME))
             git(vault, "add", "--", today)
         else:
-            res["hook"] = {"status": MISSING if "check" not in self.commands else
-                           "n/a (vault too small for a journal)"}
+            for key in ("hook", "hook_link"):
+                res[key] = {"status": MISSING if "check" not in self.commands else
+                            "n/a (vault too small for a journal)"}
         say("hook", res)
+        say("hook_link", res)
 
         res["index"] = self._maybe("index", vault, prefer=("--check",))
         say("index", res)
@@ -622,8 +648,8 @@ def evaluate_targets(sizes):
     else:
         row("graph vs obsidiantools connect()", "≤ 0.05×",
             g.get("status") if not ok(g) else ot.get("status"), None)
-    vk_keys = ("version", "check_cold", "check_warm", "hook", "index", "graph", "search_first",
-               "search_warm")
+    vk_keys = ("version", "check_cold", "check_warm", "hook", "hook_link", "index", "graph",
+               "search_first", "search_warm")
     peaks = {k: r10[k]["peak_rss_mb"] for k in vk_keys if ok(r10[k])}
     if peaks:
         worst = max(peaks, key=peaks.get)
@@ -659,6 +685,7 @@ def evaluate_floor_targets(sizes):
         n = f"{block['vault']['notes']:,}" if "vault" in block else str(size)
         gs = res.get("git_status", {})
         for key, what, limit in (("hook", "hook, one changed note", 3.0),
+                                 ("hook_link", "hook, a note with a new link", 3.0),
                                  ("check_warm", "check warm (fixable shown)", 5.0),
                                  ("check_warm_nofix", "check warm (no fixable)", 5.0)):
             r = res.get(key, {})
