@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import posixpath
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -220,19 +221,21 @@ class _Memo:
             states.sort()
         used, dated = set(used), set(dated)
         moved: dict[int, int] = {}  # note -> change of its in-degree
-        position: dict[str, int] = {}
+
+        def position(target: str) -> int | None:
+            at = bisect_left(paths, target)
+            return at if at < n and paths[at] == target else None
+
         for i, (path, size, mtime_ns) in enumerate(states):
             if sizes[i] == size and mtimes[i] == mtime_ns and mtime_ns < limit:
                 continue
             if path == index:
                 return None
-            if not position:
-                position = {p: i for i, p in enumerate(paths)}
             digest, linked = _parts(vault, path, path in used, vault.profile.type_of(path),
                                     path in dated)
             if digest != digests[12 * i:12 * i + 12]:
                 return None
-            now = {position[t] for t in linked if t in position}
+            now = {j for j in map(position, linked) if j is not None}
             before = set(targets[offsets[i]:offsets[i + 1]])
             for j in now - before:
                 moved[j] = moved.get(j, 0) + 1
@@ -247,15 +250,20 @@ class _Memo:
     def _same_choice(paths, counts, moved, layout, ranked, vault) -> bool:
         """Whether, with the in-degrees ``moved``, the most linked notes and the lines the
         budget keeps are the ones the kept rendering shows."""
-        new = list(counts)
+        from array import array
+
+        new = array("I", counts)
         for j, d in moved.items():
             new[j] += d
         top = vault.profile.index.most_linked
-        if any(counts[j] or new[j] for j in moved) and \
-                _ranked(paths, new, top) != list(ranked):
+        # the ranking is made again unless every moved note stays out of it: below the
+        # last one ranked (a tie is ranked by name: made again), which stays where it was
+        last = bisect_left(paths, ranked[-1]) if ranked else len(paths)
+        ranks = len(ranked) < top or last == len(paths) or paths[last] != ranked[-1] \
+            or bool({paths[j] for j in moved} & set(ranked)) \
+            or any(new[j] >= counts[last] for j in moved)
+        if ranks and _ranked(paths, new, top) != list(ranked):
             return False
-        from array import array
-
         nl, budget, total, sections = layout
         sections = [(label, array("I", items), recency, array("i", lines), kept)
                     for label, items, recency, lines, kept in sections]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import cached_property
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from vaultkit.vault.loader import (Scan, Vault, _Cache, external_notes, load_vault, one_note,
                                    oversize_error)
@@ -31,6 +31,7 @@ _MAKE_AT_MOST = 64
 # what a vault made note by note holds before it is loaded (see DeferredVault._begin)
 _PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
 _REL = attrgetter("rel")
+_FIRST = itemgetter(0)
 
 
 class _Notes:
@@ -222,11 +223,11 @@ class DeferredVault(Vault):
         (it carries what the read saw); no other note is made, nor the vault loaded."""
         if self.loaded:
             return super().listed_states()
-        listed = self._listed
-        paths = sorted(listed)
-        out = [(f.rel, f.size, f.mtime_ns) for f in map(listed.__getitem__, paths)]
+        # (the listing is sorted by path: its notes are, without a dict or a sort)
+        out = [(f.rel, f.size, f.mtime_ns) for f in self._scan.files
+               if f.rel[-3:].lower() == ".md"]
         for path, note in self._map.made.items():  # (every note made is a listed one)
-            i = bisect_left(paths, path)
+            i = bisect_left(out, path, key=_FIRST)
             out[i] = (path, note.size, note.mtime_ns)
         return out
 
