@@ -141,7 +141,7 @@ class Resolver:
         tables = _Tables.load(vault, key) if cached else None
         if tables is None:
             tables = _Tables.build(vault, key)
-        self._exact, self._keys, self._by_name = tables
+        self._exact, self._by_name = tables
         self._notes = vault.notes
         self._headings: dict[str, list[tuple[int, str]]] = {}  # as written, lower case
         self._lenient: dict[str, list[tuple[int, str]]] = {}  # normalize_heading()
@@ -293,8 +293,7 @@ class Resolver:
         if path is not None:
             hit = (Resolution(path, EXACT), _FINAL, name, _NO_BASES)
         else:
-            keys = self._keys
-            bases = frozenset(keys[p].rpartition("/")[0] for p in cands)
+            bases = frozenset(_key(p).rpartition("/")[0] for p in cands)
             hit = (Resolution(cands[0], SHORTEST, candidates=cands), _CHECK_FOLDER, name, bases)
         self._global[name] = hit
         return hit
@@ -361,7 +360,8 @@ class Resolver:
     def _folders(self) -> frozenset[str]:
         """Every folder holding a note or attachment, folded like the keys."""
         out = set()
-        for key in self._keys.values():
+        vault = self.vault
+        for key in map(_key, [*vault.note_paths(), *vault.attachments]):
             while "/" in key:
                 key = key.rpartition("/")[0]
                 if key in out:
@@ -488,12 +488,13 @@ def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
 
 
 class _Tables:
-    """The resolver's name tables (exact key -> path, path -> key, file name -> paths), which
-    depend on the set of file names alone: kept in ``.vaultkit/cache/`` and built again only
-    when a name is added, removed or renamed (never read or written with ``--no-cache``)."""
+    """The resolver's name tables (exact key -> path, file name -> paths), which depend on
+    the set of file names alone: kept in ``.vaultkit/cache/`` and built again only when a
+    name is added, removed or renamed (never read or written with ``--no-cache``). A path's
+    own key is computed when asked for (:func:`_key`): kept, it was a third of the file."""
 
     NAME = "resolver.marshal"
-    VERSION = 1
+    VERSION = 2
 
     @staticmethod
     def names_key(vault: "Vault") -> str:
@@ -517,32 +518,29 @@ class _Tables:
         from vaultkit.vault.cachefile import read_cache_file
 
         try:
-            stored, exact, keys, by_name = marshal.loads(
+            stored, count, exact, by_name = marshal.loads(
                 read_cache_file(vault._cache.dir / cls.NAME))
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: built and written again
-        if stored != key or not (isinstance(exact, dict) and isinstance(keys, dict)
-                                 and isinstance(by_name, dict)) \
-                or len(keys) != len(vault.notes) + len(vault.attachments):
+        if stored != key or not (isinstance(exact, dict) and isinstance(by_name, dict)) \
+                or count != len(vault.notes) + len(vault.attachments):
             return None
-        return exact, keys, by_name
+        return exact, by_name
 
     @classmethod
     def build(cls, vault: "Vault", names_key: str | None):
         """The tables from every path; stored under ``names_key`` (None: not stored)."""
         exact: dict[str, str] = {}
         by_name: dict[str, list[str]] = {}
-        keys: dict[str, str] = {}  # path -> folded key
         # notes first, so a note wins a (rare) key clash with an extensionless attachment;
         # vault.notes is sorted by path, so of two paths differing only in case the first wins
         for path in vault.notes:
             key = _fold(path[:-3] if path[-3:].lower() == ".md" else path)
-            keys[path] = key
             exact.setdefault(key, path)
             slash = key.rfind("/")
             by_name.setdefault(key[slash + 1:], []).append(path)
         for path in sorted(vault.attachments):
-            key = keys[path] = _fold(path)
+            key = _fold(path)
             exact.setdefault(key, path)
             slash = key.rfind("/")
             by_name.setdefault(key[slash + 1:], []).append(path)
@@ -554,8 +552,9 @@ class _Tables:
             from vaultkit.vault.cachefile import write_cache_file
 
             write_cache_file(vault._cache.dir / cls.NAME,
-                             marshal.dumps((names_key, exact, keys, names)))
-        return exact, keys, names
+                             marshal.dumps((names_key, len(vault.notes) + len(vault.attachments), exact,
+                                            names)))
+        return exact, names
 
 
 def _path_order(path: str) -> tuple:
