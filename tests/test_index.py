@@ -614,6 +614,21 @@ def test_a_new_link_that_moves_the_kept_lines_renders_again(make_vault, monkeypa
     assert renders == [1]
 
 
+@pytest.mark.parametrize("part", [7, 8], ids=["links", "in-degrees"])
+def test_a_memo_whose_parts_disagree_renders_again(make_vault, part):
+    """A memo marshal reads but whose arrays do not fit together (damaged, or written by a
+    bug) is never trusted and never a traceback: the index is rendered again."""
+    import marshal
+
+    root = _trimmed_vault(make_vault)
+    memo = root / ".vaultkit/cache/index-memo.marshal"
+    data = list(marshal.loads(memo.read_bytes()))
+    data[part] = b"\xff" * len(data[part])  # every link to, or in-degree of, note 2**32-1
+    memo.write_bytes(marshal.dumps(tuple(data), 2))
+    _append(root, "memory/2026-03-09.md", "\n### 11:00 — Review\n- Went over [[d41]].\n")
+    assert _render_cached(root) == _render_fresh(root)
+
+
 @pytest.mark.parametrize("hubs", [0, 12], ids=["ranking-moves", "kept-lines-move"])
 def test_link_changes_render_the_index_a_fresh_run_would(make_vault, hubs):
     """Rounds of links added and removed in many notes, each checked against a rendering

@@ -237,14 +237,19 @@ class _Memo:
                 return None
             now = {j for j in map(position, linked) if j is not None}
             before = set(targets[offsets[i]:offsets[i + 1]])
+            if before and max(before) >= n:
+                return None  # (damaged)
             for j in now - before:
                 moved[j] = moved.get(j, 0) + 1
             for j in before - now:
                 moved[j] = moved.get(j, 0) - 1
         moved = {j: d for j, d in moved.items() if d}
-        if moved and not self._same_choice(paths, counts, moved, layout, ranked, vault):
-            return None
-        return text, list(left_out)
+        try:
+            if moved and not self._same_choice(paths, counts, moved, layout, ranked, vault):
+                return None
+            return text, list(left_out)
+        except (IndexError, OverflowError, ValueError, TypeError):
+            return None  # a memo whose parts do not agree (damaged): rendered again
 
     @staticmethod
     def _same_choice(paths, counts, moved, layout, ranked, vault) -> bool:
