@@ -179,11 +179,22 @@ def test_the_format_prefilter_finds_every_literal_prefix():
     # Markdown emphasis with underscores stands apart from the token it wraps
     ("Rotated _ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2_ today", "GitHub token", 10),
     ("- __AKIA" + "Q3ZP7RXM2NV4KD6W__ is live", "AWS access key", 5),
+    ("See [[missing-ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2]].", "GitHub token", 15),
+    ("- [[nowhere-AKIA" + "Q3ZP7RXM2NV4KD6W]]", "AWS access key", 13),
+    ("Kept as ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2-old.txt", "GitHub token", 9),
 ], ids=["bot-api-url", "transcript-json", "password-before-label", "pgpassword-env",
-        "italic-token", "bold-token"])
+        "italic-token", "bold-token", "hyphen-before-in-a-link", "hyphen-before-aws",
+        "hyphen-after"])
 def test_more_forms(text, kind, column):
     found = scan_text(text)
     assert [(f.kind, f.column) for f in found] == ([(kind, column)] if kind else [])
+
+
+def test_tokens_joined_by_a_hyphen_are_each_found():
+    token = "ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2"
+    found = scan_text(f"{token}-{token}.{token}")
+    assert [(f.kind, f.column) for f in found] == [("GitHub token", 1), ("GitHub token", 42),
+                                                  ("GitHub token", 83)]
 
 
 def test_masks():

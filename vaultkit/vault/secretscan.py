@@ -73,9 +73,11 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
 
 # A token stands alone: no identifier character right before or after it, except the one or
 # two underscores of Markdown emphasis (_ghp_…_, __ghp_…__), which stand alone themselves.
-_NOT_AFTER_TOKEN = (r"(?:(?<![A-Za-z0-9_\-])|(?<=(?<![A-Za-z0-9_\-])_)"
-                    r"|(?<=(?<![A-Za-z0-9_\-])__))")
-_NOT_BEFORE_TOKEN = r"(?:(?![A-Za-z0-9_\-])|(?=__?(?![A-Za-z0-9_\-])))"
+# A hyphen is not an identifier character: a token pasted into a note's name
+# ([[missing-ghp_…]], [[ghp_…-old]]) is still one (as gitleaks' word boundary has it).
+_NOT_AFTER_TOKEN = (r"(?:(?<![A-Za-z0-9_])|(?<=(?<![A-Za-z0-9_])_)"
+                    r"|(?<=(?<![A-Za-z0-9_])__))")
+_NOT_BEFORE_TOKEN = r"(?:(?![A-Za-z0-9_])|(?=__?(?![A-Za-z0-9_])))"
 _FORMAT_PATTERN = "|".join(
     # a format may set its own left boundary (a look-behind of its own); else: none of these
     f"(?P<k{i}>{'' if rx.startswith('(?:(?<=') else _NOT_AFTER_TOKEN}(?:{rx})"
@@ -332,6 +334,15 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
                 while m is None and skip < at + 2 and skip < h and line[skip] == "_":
                     skip += 1
                     m = _regex("format").match(line, skip)
+        else:  # the same run: only what follows the part already tried
+            at = max(run_checked, done)
+        # a hyphen or a dot ends a word, not a run: a token may start after one
+        # ([[missing-ghp_…]], ghp_…-ghp_…)
+        cut = at
+        while m is None and cut < h:
+            if line[cut] in "-.":
+                m = _regex("format").match(line, cut + 1)
+            cut += 1
         run_checked = h
         if m is None:
             m = _regex("format").match(line, h)
