@@ -489,6 +489,20 @@ def test_search_text_marks_the_line(make_vault, capsys):
     assert "! line 5 holds a credential: Telegram bot token (…7U4O)" in out
 
 
+@pytest.mark.parametrize("query", ["ghp", "AKIA"])
+def test_search_for_a_tokens_prefix_never_cuts_the_token_with_its_mark(make_vault, capsys,
+                                                                         query):
+    """The matched word is marked (**ghp**): inside a token the mark cut it where the output
+    boundary no longer knew it, and the token was printed whole."""
+    gh, aws = "ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2", "AKIA" + "Q3ZP7RXM2NV4KD6W"
+    root = make_vault({"memory/2026-02-14.md": f"# 2026-02-14\n\n### 10:00 — Keys\n\n"
+                       f"- pasted {gh} and {aws} here, then the ghp and AKIA notes\n"})
+    main(["search", query, "--root", str(root), "--min-score", "0"])
+    out = capsys.readouterr().out
+    assert gh[4:] not in out and aws[4:] not in out and "ghp_…8Ue2" in out, out
+    assert out.count(f"**{query}**") == 1  # the same word outside a token is marked
+
+
 def test_get_masks_and_marks_the_excerpt(make_vault, capsys):
     root = _memory_vault(make_vault)
     assert main(["get", "memory/2026-02-14.md", "--json", "--root", str(root)]) == 0

@@ -1049,6 +1049,10 @@ def _word_cut(text: str, limit: int) -> int:
 
 
 def highlight(snippet: str, spans: list[tuple[int, int]], colour: bool) -> str:
+    """The snippet with the matched words marked. A credential is never marked: a mark
+    inside it (``**ghp**_…``, searched for "ghp") would cut it where the output boundary
+    no longer knows it as one, and it would be printed whole."""
+    spans = _outside_credentials(snippet, spans)
     if not spans:
         return snippet
     on, off = ("\x1b[1;33m", "\x1b[0m") if colour else ("**", "**")
@@ -1060,6 +1064,28 @@ def highlight(snippet: str, spans: list[tuple[int, int]], colour: bool) -> str:
         pos = b
     out.append(snippet[pos:])
     return "".join(out)
+
+
+def _outside_credentials(snippet: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` less those that overlap a credential the detector finds in ``snippet``."""
+    from vaultkit.vault.secretscan import has_candidates
+
+    if not spans or not has_candidates(snippet):
+        return spans
+    from vaultkit.vault.secretscan import scan_text
+
+    lines = snippet.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    taken = []
+    for f in scan_text(snippet):
+        if 0 < f.line <= len(starts):
+            at = starts[f.line - 1] + f.column - 1
+            # (a finding that gives no length, a private key's header: the rest of its line)
+            taken.append((at, at + f.length if f.length else
+                          starts[f.line - 1] + len(lines[f.line - 1])))
+    return [(a, b) for a, b in spans if not any(a < y and x < b for x, y in taken)]
 
 
 # -- the whole operation -----------------------------------------------------------
