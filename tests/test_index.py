@@ -704,3 +704,20 @@ def test_a_credential_quoted_by_a_note_is_masked_in_the_index(make_vault, text):
         rendered = render_index(load_vault(root, root=root, use_cache=use_cache))
         line = next(ln for ln in rendered.splitlines() if ln.startswith("- [[tok]]"))
         assert secret[4:] not in line and secret[-4:] in line, line
+
+
+def test_a_description_kept_under_an_older_detector_is_masked_anew(make_vault, monkeypatch):
+    """Descriptions are kept masked in the cache; a detector that finds more (a new
+    version) masks them again: nothing kept under the old one reaches INDEX.md."""
+    import vaultkit.links.indexgen as indexgen
+    import vaultkit.vault as vault_pkg
+
+    root = make_vault({"memory/decisions/tok.md": f"---\ntype: decision\n---\n# Tok\n\n"
+                       f"See [[missing-{LEAKED}]].\n", "memory/INDEX.md": "# Index\n"})
+    age_files(root)
+    monkeypatch.setattr(vault_pkg, "DETECTOR_VERSION", "older")
+    monkeypatch.setattr(indexgen, "mask_credentials", lambda text: text)  # it missed this
+    assert LEAKED[4:] in _render_cached(root)[0]
+    monkeypatch.undo()
+    text = _render_cached(root)[0]
+    assert LEAKED[4:] not in text and text == _render_fresh(root)[0]

@@ -186,9 +186,12 @@ class _Memo:
         if cache is None:
             return None
         from vaultkit import __version__
+        from vaultkit.vault import DETECTOR_VERSION
         from vaultkit.vault.model import PARSER_VERSION
 
-        key = f"{cls.VERSION}:{__version__}:{PARSER_VERSION}:{vault.settings.fingerprint}:{index}"
+        # (the detector's version too: the text holds descriptions masked by it)
+        key = (f"{cls.VERSION}:{__version__}:{PARSER_VERSION}:{DETECTOR_VERSION}:"
+               f"{vault.settings.fingerprint}:{index}")
         return cls(cache.dir / cls.NAME, key)
 
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
@@ -366,7 +369,7 @@ def _parts(vault: "Vault", path: str, with_facts: bool, note_type: str | None,
                            epoch=vault.names_epoch)[3]
         linked = [e[0] for e in edges]
         if with_facts:
-            facts = vault.fact(path, FACTS, lambda: _index_facts(note))
+            facts = _facts_of(vault, note)
         elif with_dates:
             facts = vault.fact(path, DATES, lambda: _index_dates(note))
         else:
@@ -472,7 +475,7 @@ def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section
     def facts(n: "Note") -> tuple[str, str, str, str]:
         # what the index shows of a note depends on the note alone: kept in the cache
         used.add(n.path)
-        return vault.fact(n.path, FACTS, lambda: _index_facts(n))
+        return _facts_of(vault, n)
 
     def dates(n: "Note") -> tuple[str, str]:
         # where a note goes in its section: its description is read only when its line is
@@ -703,6 +706,14 @@ DATES = "index-dates"  # the fact of a note's (date, updated) alone
 # the fact of a note's (description, status, date, updated); named anew when what it holds
 # changes, so a cache written before is not read as it (2: credentials masked)
 FACTS = "index-2"
+
+
+def _facts_of(vault: "Vault", note: "Note") -> tuple[str, str, str, str]:
+    """The note's index facts, kept in the cache under the credential detector's version
+    (a description is masked by it: a detector that finds more masks it anew)."""
+    from vaultkit.vault import DETECTOR_VERSION
+
+    return vault.fact(note.path, FACTS, lambda: _index_facts(note), epoch=DETECTOR_VERSION)
 
 
 def _index_facts(note: "Note") -> tuple[str, str, str, str]:
