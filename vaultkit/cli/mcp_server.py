@@ -40,12 +40,12 @@ from typing import Any, Callable
 
 from vaultkit import __version__
 from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 from vaultkit.vault.profile import ConfigError
 
 SERVER_NAME = "vaultkit"
 SAVE_EVERY_S = 60.0
 RESOURCE_SCHEME = "vaultkit"
-_RACY_NS = 2_000_000_000
 
 INSTRUCTIONS = (
     "vaultkit serves this agent-memory vault (Markdown notes in git). Before acting on past "

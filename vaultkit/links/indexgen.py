@@ -198,7 +198,7 @@ class _Memo:
         import marshal
         from array import array
 
-        from vaultkit.vault.cachefile import read_cache_file
+        from vaultkit.vault.cachefile import RACY_NS, read_cache_file
 
         try:
             (key, epoch, started_ns, sizes, mtimes, digests, offsets, targets, counts,
@@ -217,7 +217,7 @@ class _Memo:
                 or len(offsets) != n + 1 or len(counts) != n:
             return None
         index = self.key.rsplit(":", 1)[1]
-        limit = started_ns - _RACY_NS
+        limit = started_ns - RACY_NS
         paths = [s[0] for s in states]
         if paths != sorted(paths):
             paths.sort()
@@ -338,7 +338,6 @@ class _Memo:
             (layout.nl, layout.budget, layout.total, sections), ranked), 2))
 
 
-_RACY_NS = 2_000_000_000  # as the parse cache: a file changed in the listing's clock tick
 
 
 def _ranked(paths: list[str], counts, top: int) -> list[str]:

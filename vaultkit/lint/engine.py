@@ -203,7 +203,7 @@ class ResultsCache:
     def __init__(self, vault):
         import marshal
 
-        from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file
+        from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, read_cache_file
 
         self.path = vault.root / CACHE_DIR / "cache" / self.NAME
         self.started_ns = vault.started_ns
@@ -232,7 +232,7 @@ class ResultsCache:
         # in the same clock tick as that listing may still carry the same size and mtime
         if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
                 and isinstance(suppressions, dict)
-                and vault.newest_mtime_ns < computed_from_ns - 2_000_000_000):
+                and vault.newest_mtime_ns < computed_from_ns - RACY_NS):
             self.results = results
             self.suppressions = suppressions
             self.matched = True

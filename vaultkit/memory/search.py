@@ -47,6 +47,7 @@ from pathlib import Path
 from vaultkit.core.errors import VaultkitError
 from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
+from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 
 DB_NAME = "search.sqlite"
 SCHEMA = 6  # bump whenever the tables, the chunking, the context words or fts_text() change
@@ -55,7 +56,6 @@ OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
 DEFAULT_MAX_RESULTS = 6
 DEFAULT_MIN_SCORE = 0.0
-_RACY_NS = 2_000_000_000
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
 INDEX_FACTOR = 0.6

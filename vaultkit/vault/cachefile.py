@@ -14,6 +14,11 @@ from pathlib import Path
 
 CACHE_DIR = ".vaultkit"
 
+# A file whose mtime is this close to (or after) when a cache entry was made from it may have
+# changed again in the same clock tick without its mtime moving: every cache reads it again
+# (git's "racy" rule). One margin for the parse cache and every cache keyed on a listing.
+RACY_NS = 2_000_000_000
+
 MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
 
 

@@ -209,14 +209,7 @@ class DeferredVault(Vault):
             return super().note_states()
         for path in unread:
             self._one(path)
-        import bisect
-
-        paths = sorted(listed)
-        out = [(f.rel, f.size, f.mtime_ns) for f in map(listed.__getitem__, paths)]
-        for path, note in made.items():  # (every note made is a listed one)
-            i = bisect.bisect_left(paths, path)
-            out[i] = (path, note.size, note.mtime_ns)
-        return out
+        return self.listed_states()
 
     def listed_states(self) -> list[tuple[str, int, int]]:
         """Every note's ``(path, size, mtime_ns)`` as listed, or as read for a note made

@@ -467,9 +467,11 @@ class _DiffMemo:
             key, listed_ns, out = marshal.loads(read_cache_file(self.file))
         except (OSError, EOFError, ValueError, TypeError):
             return None
+        from vaultkit.vault.cachefile import RACY_NS
+
         # (a file changed in the listing's clock tick may keep its size and mtime)
         if key != self.key or not isinstance(out, bytes) or not isinstance(listed_ns, int) \
-                or self.vault.newest_mtime_ns >= listed_ns - _RACY_NS:
+                or self.vault.newest_mtime_ns >= listed_ns - RACY_NS:
             return None
         return out
 
@@ -481,7 +483,6 @@ class _DiffMemo:
         write_cache_file(self.file, marshal.dumps((self.key, self.vault.started_ns, out)))
 
 
-_RACY_NS = 2_000_000_000  # as the parse cache's
 
 
 def decode(data: bytes) -> str:

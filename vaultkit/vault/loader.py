@@ -20,12 +20,12 @@ from pathlib import Path
 
 from vaultkit import __version__
 from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file, write_cache_file
+from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 from vaultkit.vault.model import Attachment, Note
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
-_RACY_NS = 2_000_000_000
 _LOCK_TIMEOUT = 5.0  # seconds to wait for another vaultkit's write to the cache to finish
 
 

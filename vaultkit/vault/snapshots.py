@@ -53,11 +53,11 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1
 from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.cachefile import RACY_NS  # (a file that close to a snapshot: read again)
 
 REF = "refs/vaultkit/snapshots"
 BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository
 WORKSPACE_PREFIX = ".workspace/"  # store path of a bootstrap file above a memory-only vault
-RACY_NS = 2_000_000_000  # a file this close to the snapshot's start is read again next time
 DEFAULT_KEEP_DAYS = 30
 DEFAULT_INTERVAL_MIN = 15
 _IDENTITY = {"GIT_AUTHOR_NAME": "vaultkit", "GIT_AUTHOR_EMAIL": "vaultkit@localhost",
