@@ -148,9 +148,8 @@ class LinkGraph:
                 if e in sources:
                     c -= 1
             if c:
-                counts.append((-c, path))
-        top = heapq.nsmallest(n, counts, key=lambda t: (t[0], t[1].lower(), t[1]))
-        return [(p, -c) for c, p in top]
+                counts.append((c, path))
+        return top_linked(counts, n)
 
     def components(self) -> list[list[str]]:
         """Weakly connected components of the notes (and linked attachments), largest first."""
@@ -213,6 +212,13 @@ def is_attachment(path: str) -> bool:
         return False
     name = path.rsplit("/", 1)[-1]
     return "." in name and name.rsplit(".", 1)[1].lower() in ATTACHMENT_SUFFIXES
+
+
+def top_linked(counts: list[tuple[int, str]], n: int) -> list[tuple[str, int]]:
+    """The ``n`` of ``(count, path)`` with the highest counts, as ``(path, count)``; ties by
+    path, case folded first (the index's memo ranks its kept in-degrees with this too)."""
+    top = heapq.nsmallest(n, counts, key=lambda t: (-t[0], t[1].lower(), t[1]))
+    return [(p, c) for c, p in top]
 
 
 def link_graph(vault: "Vault") -> LinkGraph:

@@ -338,15 +338,12 @@ class _Memo:
             (layout.nl, layout.budget, layout.total, sections), ranked), 2))
 
 
-
-
 def _ranked(paths: list[str], counts, top: int) -> list[str]:
     """The ``top`` notes with the most notes linking to them, as ``LinkGraph.most_linked``
     ranks them (INDEX.md's own links not counted; INDEX.md itself among them)."""
-    import heapq
+    from vaultkit.links.graph import top_linked
 
-    pairs = [(-c, p) for p, c in zip(paths, counts) if c]
-    return [p for _, p in heapq.nsmallest(top, pairs, key=lambda t: (t[0], t[1].lower(), t[1]))]
+    return [p for p, _ in top_linked([(c, p) for p, c in zip(paths, counts) if c], top)]
 
 
 def _parts(vault: "Vault", path: str, with_facts: bool, note_type: str | None,

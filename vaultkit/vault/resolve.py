@@ -491,7 +491,7 @@ class _Tables:
     """The resolver's name tables (exact key -> path, file name -> paths), which depend on
     the set of file names alone: kept in ``.vaultkit/cache/`` and built again only when a
     name is added, removed or renamed (never read or written with ``--no-cache``). A path's
-    own key is computed when asked for (:func:`_key`): kept, it was a third of the file."""
+    own key is computed when asked for (:func:`_key`), not kept."""
 
     NAME = "resolver.marshal"
     VERSION = 2
@@ -534,13 +534,8 @@ class _Tables:
         by_name: dict[str, list[str]] = {}
         # notes first, so a note wins a (rare) key clash with an extensionless attachment;
         # vault.notes is sorted by path, so of two paths differing only in case the first wins
-        for path in vault.notes:
-            key = _fold(path[:-3] if path[-3:].lower() == ".md" else path)
-            exact.setdefault(key, path)
-            slash = key.rfind("/")
-            by_name.setdefault(key[slash + 1:], []).append(path)
-        for path in sorted(vault.attachments):
-            key = _fold(path)
+        for path in [*vault.notes, *sorted(vault.attachments)]:
+            key = _key(path)
             exact.setdefault(key, path)
             slash = key.rfind("/")
             by_name.setdefault(key[slash + 1:], []).append(path)
@@ -551,9 +546,9 @@ class _Tables:
 
             from vaultkit.vault.cachefile import write_cache_file
 
+            count = len(vault.notes) + len(vault.attachments)
             write_cache_file(vault._cache.dir / cls.NAME,
-                             marshal.dumps((names_key, len(vault.notes) + len(vault.attachments), exact,
-                                            names)))
+                             marshal.dumps((names_key, count, exact, names)))
         return exact, names
 
 
