@@ -606,3 +606,65 @@ def test_a_committed_journal_deleted_is_reported_once(tmp_path):
     rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
     assert rc == 1 and out.count(f"{JOURNAL}:") == 1, out
     assert "journal deleted; journals are append-only" in out
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["working-tree", "staged"])
+def test_snapshot_rules_read_only_the_files_that_differ_from_the_snapshots(
+        tmp_path, monkeypatch, staged):
+    """A watcher's first snapshot records every memory file; a check after it compares only
+    the files whose content is not what the snapshots hold (by blob, from the index or the
+    snapshot table), so a 10,000-note vault's hook does not read 10,000 texts (it took
+    30 s, one git process per file)."""
+    import vaultkit.vault.gitstate as gitstate
+    from vaultkit.vault.snapshots import Store
+
+    root = make(tmp_path)
+    people = root / "memory" / "people"
+    people.mkdir()
+    for i in range(40):
+        (people / f"p{i}.md").write_text(f"# P{i}\n\n- met at the fair\n- likes tea\n",
+                                         encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "people")
+    old = time.time() - 3600  # (not in the racy margin of the snapshot that records them)
+    for path in root.rglob("*.md"):
+        os.utime(path, (old, old))
+    store = store_of(root)
+    texts = [checkpoint(root, n) for n in range(1, 4)]
+    topic = root / "memory" / "semantic" / "today.md"  # written today, never committed
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    for path in (root / JOURNAL, topic):
+        os.utime(path, (old, old))
+    store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    topic.write_text("# Today\n\n- finding 0\n", encoding="utf-8")
+    if staged:
+        git(root, "add", "-A")
+    asked: list[str] = []
+    real_blobs = Store.blobs
+
+    def blobs(self, oids):
+        oids = list(oids)
+        asked.extend(oids)
+        return real_blobs(self, oids)
+
+    index_reads = []
+    real_index = gitstate.GitState.index_texts
+
+    def index_texts(self, path):
+        index_reads.append(path)
+        return real_index(self, path)
+
+    monkeypatch.setattr(Store, "blobs", blobs)
+    monkeypatch.setattr(gitstate.GitState, "index_texts", index_texts)
+    args = ["check", "--select", "journal-append-only,mass-deletion"]
+    rc, out, _ = invoke(args + (["--staged"] if staged else []), root)
+    assert rc == 1
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 9 lines lost" in out, out
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 "
+            "non-blank lines since the snapshot") in out, out
+    assert len(set(asked)) == 2  # the two changed files' snapshot versions, nothing else
+    assert sorted(set(index_reads)) == (sorted([JOURNAL, "memory/semantic/today.md"])
+                                        if staged else [])
+    assert len(texts) == 3

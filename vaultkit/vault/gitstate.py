@@ -347,6 +347,27 @@ class GitState:
             return None
         return note.text
 
+    @cached_property
+    def index_oids(self) -> dict[str, str]:
+        """Vault path -> staged blob of every file in the index (stage 0), from one
+        ``git ls-files``: what the snapshot rules compare with the snapshots' blobs before
+        reading any text."""
+        if not self.available:
+            return {}
+        proc = self._run(["ls-files", "-s", "-z", "--full-name"], cwd=self.toplevel)
+        if proc.returncode != 0:
+            return {}
+        out: dict[str, str] = {}
+        for record in proc.stdout.split(b"\0"):
+            head, tab, name = record.partition(b"\t")
+            parts = head.split()
+            if not tab or len(parts) != 3 or parts[2] != b"0":
+                continue
+            path = self.vault_path(os.fsdecode(name))
+            if path is not None:
+                out[path] = parts[1].decode("ascii")
+        return out
+
     def index_texts(self, vault_path: str) -> str | None:
         """The staged (index) text of one file, None when it is not in the index."""
         repo = self.repo_path(vault_path)

@@ -287,6 +287,24 @@ class Store:
         entries = table["entries"] if table.get("commit") == head else self._tree_entries(head)
         return {p: e[2] for p, e in entries.items() if e[2]}
 
+    def current_oids(self, states) -> dict[str, str]:
+        """Vault path -> blob of each file in ``states`` (``(vault path, size, mtime_ns)``,
+        as the vault's listing has them) whose size and mtime are those the newest
+        snapshot's table recorded for it, not in the racy margin: its content is that
+        blob, known without reading it."""
+        head = self.head()
+        table = self._load_table()
+        if head is None or table.get("commit") != head:
+            return {}
+        entries = table["entries"]
+        out = {}
+        for path, size, mtime in states:
+            known = entries.get(path)  # (a vault path is its store path inside the vault)
+            if known is not None and known[2] and known[0] == size and known[1] == mtime \
+                    and not known[3]:
+                out[path] = known[2]
+        return out
+
     def exists(self) -> bool:
         """True when this vault has snapshots (checked without running git)."""
         return self.table_path.is_file() or self.head() is not None
@@ -745,20 +763,54 @@ class JournalLoss:
     deleted: bool = False  # the journal itself is gone (not on the new side, not on disk)
 
 
+def changed_versions(store: Store, *, since: int | None, wanted,
+                     current=None) -> list[tuple[str, int, str, str]]:
+    """:meth:`Store.versions` without the files every recorded version of which is the
+    current blob (``current()``: vault path -> blob, where known, asked only when there
+    are versions): nothing of theirs can be lost, and after a watcher's first snapshot
+    that is nearly every file of the vault, so none of their texts is read."""
+    key = (str(store.cwd), store.ref, store.head(), since)
+    versions = _VERSIONS.get(key)
+    if versions is None:  # (the two snapshot rules of one run ask for the same window)
+        versions = _VERSIONS[key] = store.versions(since=since)
+        while len(_VERSIONS) > 4:
+            del _VERSIONS[next(iter(_VERSIONS))]
+    if not versions:
+        return versions
+    now = current() if current is not None else {}
+    differ = {path for _, _, path, oid in versions if now.get(path) != oid}
+    wanted = {path for path in differ if wanted is None or wanted(path)}
+    return [v for v in versions if v[2] in wanted]
+
+
+# store.versions() by (repository, ref, snapshot, since): a snapshot never changes, so
+# neither does what its chain recorded since a given time
+_VERSIONS: dict = {}
+
+
+def current_blobs(store: Store, git, vault):
+    """The ``current`` of :func:`changed_versions` for the snapshot rules: the staged blobs
+    when they compare the index, else the blobs the snapshot table knows for the files the
+    listing shows unchanged."""
+    if git.available and git.staged:
+        return lambda: git.index_oids
+    return lambda: store.current_oids(vault.listed_states())
+
+
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
-                   present=None) -> list[JournalLoss]:
+                   present=None, current=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
     snapshot since ``since`` held: the lines a commit of that text would seal away.
 
     A journal with no new text is passed over, unless ``present(vault path)`` says it is
     gone from the disk too: then it was deleted since that snapshot, every line it held is
     lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
-    a commit seals nothing.)"""
+    a commit seals nothing.) ``current``: see :func:`changed_versions`."""
     from collections import Counter
 
     from vaultkit.vault.gitstate import decode, split_lines
 
-    versions = store.versions(since=since, wanted=is_journal)
+    versions = changed_versions(store, since=since, wanted=is_journal, current=current)
     by_path: dict[str, list[tuple[str, int, str]]] = {}
     for commit, when, path, oid in versions:
         by_path.setdefault(path, []).append((commit, when, oid))
@@ -804,12 +856,14 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     return out
 
 
-def recorded_texts(store: Store, *, since: int | None, wanted) -> dict[str, list[tuple[str, int, str]]]:
+def recorded_texts(store: Store, *, since: int | None, wanted,
+                   current=None) -> dict[str, list[tuple[str, int, str]]]:
     """``{vault path: [(snapshot, time, text), ...]}``, oldest first: every version of the
-    files ``wanted(vault path)`` accepts that the snapshots since ``since`` recorded."""
+    files ``wanted(vault path)`` accepts that the snapshots since ``since`` recorded
+    (``current``: see :func:`changed_versions`)."""
     from vaultkit.vault.gitstate import decode
 
-    versions = store.versions(since=since, wanted=wanted)
+    versions = changed_versions(store, since=since, wanted=wanted, current=current)
     blobs = store.blobs([oid for _, _, _, oid in versions])
     out: dict[str, list[tuple[str, int, str]]] = {}
     for commit, when, path, oid in versions:

@@ -88,7 +88,8 @@ class JournalAppendOnly(Rule):
         journals such a snapshot held that are deleted."""
         import os
 
-        from vaultkit.vault.snapshots import clock, file_of, journal_losses, open_store
+        from vaultkit.vault.snapshots import (
+            clock, current_blobs, file_of, journal_losses, open_store)
 
         vault = ctx.vault
         staged = git.available and git.staged
@@ -120,7 +121,8 @@ class JournalAppendOnly(Rule):
                 return
             since = git.head_time() if git.available else None
             losses = journal_losses(store, texts, since=since, present=present,
-                                    is_journal=lambda p: git.layer_of(p) == "journal")
+                                    is_journal=lambda p: git.layer_of(p) == "journal",
+                                    current=current_blobs(store, git, vault))
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return

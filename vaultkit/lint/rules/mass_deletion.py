@@ -78,7 +78,7 @@ class MassDeletion(Rule):
         import sys
 
         from vaultkit.core.errors import VaultkitError
-        from vaultkit.vault.snapshots import clock, open_store, recorded_texts
+        from vaultkit.vault.snapshots import clock, current_blobs, open_store, recorded_texts
 
         vault = ctx.vault
         settings = ctx.profile.git
@@ -98,7 +98,8 @@ class MassDeletion(Rule):
             if store is None:
                 return
             since = git.head_time() if git.available else None
-            versions = recorded_texts(store, since=since, wanted=wanted)
+            versions = recorded_texts(store, since=since, wanted=wanted,
+                                      current=current_blobs(store, git, vault))
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
