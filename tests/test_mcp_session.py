@@ -181,8 +181,11 @@ def test_warm_calls_do_not_list_the_vault_until_something_changes(vault, monkeyp
     session.memory_search({"query": "oolong"})  # the new folder is watched after one more
     listed = len(walks)
     (folder / "tea.md").write_text("# Tea\n\nGreen only.\n", encoding="utf-8")
+    (vault / "memory" / "coffee.md").write_text("# Coffee\n\nArabica.\n", encoding="utf-8")
+    # a note written and one added: the events name them, so only they are listed again
     assert "Green only." in session.vault().notes["memory/new-topic/tea.md"].text
-    assert len(walks) == listed + 1
+    assert "Arabica." in session.vault().notes["memory/coffee.md"].text
+    assert len(walks) == listed
     session.close()
 
 

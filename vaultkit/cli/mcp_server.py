@@ -335,8 +335,7 @@ class VaultSession:
         self._settings_read = 0
         self._settings_lock = threading.Lock()
         self._saved_at = _monotonic()
-        self._scan = None
-        self._freshness = None
+        self._listing = None
         self._members: dict[str, bool] = {}  # path -> in the memory set, for _members_for
         self._members_for = None
 
@@ -371,23 +370,14 @@ class VaultSession:
         return settings
 
     def scan(self):
-        """The vault's listing: the last one while file events say nothing changed (a warm
-        call does not list 10,000 files), else a new one (see vaultkit.vault.freshness)."""
-        from vaultkit.vault.freshness import Freshness
-        from vaultkit.vault.loader import scan_vault
+        """The vault's listing: the last one while file events say nothing changed, only
+        the changed names listed again when they name them (a warm call does not list
+        10,000 files), else a new one (see vaultkit.vault.freshness)."""
+        from vaultkit.vault.loader import WarmListing
 
-        settings = self.settings()
-        last = self._scan
-        if self._freshness is None:
-            self._freshness = Freshness()
-        fresh = self._freshness
-        if last is not None and last.settings is settings and fresh.unchanged():
-            return last
-        fresh.before_listing(last.folders if last is not None else ())
-        scan = scan_vault(self.root, root=self.root, settings=settings)
-        fresh.after_listing(scan.folders)
-        self._scan = scan
-        return scan
+        if self._listing is None:
+            self._listing = WarmListing()
+        return self._listing.scan(self.root, self.settings())
 
     def vault(self, scan=None):
         """The vault as it is now: the warm one when nothing changed, else reloaded."""
@@ -449,8 +439,8 @@ class VaultSession:
         return self._index
 
     def close(self) -> None:
-        if self._freshness is not None:
-            self._freshness.close()
+        if self._listing is not None:
+            self._listing.close()
         if self._vault is not None:
             try:
                 self._vault.save_cache()

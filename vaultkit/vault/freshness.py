@@ -13,11 +13,17 @@ The order makes it safe: the folders of the previous listing are watched *before
 new listing is made, so a change during the listing is an event the next question sees;
 folders the new listing found that were not watched yet are watched after it, and the
 next question answers "list again" once, after which they are covered too.
+
+The events also name what changed (:meth:`Freshness.changes`), so a warm listing
+(vaultkit.vault.loader.WarmListing) lists only those names again instead of 10,000 files. A
+kernel event is queued before the write that caused it returns, so reading the queue
+empty (never waiting) is exact: anything written before the question is in the answer.
 """
 
 from __future__ import annotations
 
 import os
+import struct
 import sys
 
 # inotify(7)
@@ -25,6 +31,10 @@ _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
 _IN_DELETE_SELF, _IN_MOVE_SELF = 0x400, 0x800
 _IN_ONLYDIR, _IN_DONT_FOLLOW = 0x1000000, 0x2000000
+_IN_Q_OVERFLOW, _IN_IGNORED, _IN_ISDIR = 0x4000, 0x8000, 0x40000000
+# a folder added, removed or moved, a watched folder gone, events lost: list again
+_RELIST = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_Q_OVERFLOW | _IN_IGNORED | _IN_ISDIR
+_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 _MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
          | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW)
 
@@ -40,7 +50,7 @@ class Freshness:
 
     def __init__(self) -> None:
         self._fd: int | None = None
-        self._watched: set[str] = set()
+        self._watched: dict[int, str] = {}  # watch descriptor -> folder
         self._complete = False  # every folder of the last listing was watched before it
         self._libc = _libc()
 
@@ -62,16 +72,25 @@ class Freshness:
     def after_listing(self, folders) -> None:
         if self._fd is None:
             return
-        new = [f for f in folders if f not in self._watched]
+        known = set(self._watched.values())
+        new = [f for f in folders if f not in known]
         if new:
             self._complete = False  # changed before it was watched: not seen; list again
             self._watch(new)
 
     def unchanged(self) -> bool:
         """True when nothing changed since the last listing; False when unsure."""
+        return self.changes() == {}
+
+    def changes(self) -> dict[str, set[str]] | None:
+        """What changed since the last question (or listing): each watched folder's names
+        that were created, written, removed or renamed. None when unsure (no file events,
+        a folder not watched before the listing, events lost, a folder added or gone):
+        then only a new listing is right."""
         if self._fd is None or not self._complete:
-            return False
-        changed = False
+            return None
+        out: dict[str, set[str]] = {}
+        relist = False
         while True:
             try:
                 data = os.read(self._fd, 65536)
@@ -79,11 +98,23 @@ class Freshness:
                 break
             except OSError:
                 self.close()
-                return False
+                return None
             if not data:
                 break
-            changed = True
-        return not changed
+            at = 0
+            while at + _EVENT.size <= len(data):
+                wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
+                name = data[at + _EVENT.size:at + _EVENT.size + size].rstrip(b"\0")
+                at += _EVENT.size + size
+                folder = self._watched.get(wd)
+                if mask & _RELIST or folder is None or not name:
+                    relist = True  # (read on: the queue is emptied either way)
+                elif not relist:
+                    out.setdefault(folder, set()).add(os.fsdecode(name))
+        if relist:
+            self._complete = False  # until the next listing watches what it found
+            return None
+        return out
 
     def close(self) -> None:
         if self._fd is not None:
@@ -92,7 +123,7 @@ class Freshness:
             except OSError:
                 pass
         self._fd = None
-        self._watched = set()
+        self._watched = {}
         self._complete = False
 
     def _watch(self, folders) -> bool:
@@ -100,11 +131,12 @@ class Freshness:
         always "list again" until the next listing)."""
         ok = True
         for folder in folders:
-            if self._libc.inotify_add_watch(self._fd, os.fsencode(folder), _MASK) < 0:
+            wd = self._libc.inotify_add_watch(self._fd, os.fsencode(folder), _MASK)
+            if wd < 0:
                 ok = False  # gone meanwhile, or the watch limit: never claim freshness
                 self._complete = False
             else:
-                self._watched.add(folder)
+                self._watched[wd] = folder
         return ok
 
     def __del__(self) -> None:

@@ -238,6 +238,11 @@ class Scan:
     # the real path of every folder listed (and of the workspace, for bootstrap files
     # outside a memory-only vault): where a change would change this listing
     folders: list[str] = field(default_factory=list)
+    # what rescan() needs: each listed folder's path and vault prefix (vaultkit.vault.scan
+    # walk's ``places``), the bootstrap files outside, whether a symlink was followed
+    places: dict = field(default_factory=dict)
+    external: list = field(default_factory=list)
+    links: bool = False
 
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -250,11 +255,76 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
     require_vault(root_path)
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
+    warm = WARM.get(root_path)
+    if warm is not None:
+        return warm.scan(root_path, settings)
+    return list_vault(root_path, settings)
+
+
+# Listings a long-running process keeps up to date by file events (a resolved root ->
+# WarmListing): a command it runs itself lists from there.
+WARM: dict = {}
+
+
+class WarmListing:
+    """The listing of one vault kept by a long-running process (``vaultkit mcp``, the
+    resident check of ``vaultkit watch``): :meth:`scan` gives the last listing while
+    nothing changed, that listing with the changed names listed again when the events
+    name them, else a new one. Safe to share between threads."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from vaultkit.vault.freshness import Freshness
+
+        self._fresh = Freshness()
+        self._last = None
+        self._lock = threading.Lock()
+
+    def scan(self, root, settings):
+        """The listing of the vault at ``root`` (a resolved path) under ``settings``."""
+        import dataclasses
+        import time
+
+        with self._lock:
+            last = self._last
+            if last is not None and last.root == root \
+                    and last.settings.fingerprint == settings.fingerprint:
+                started = time.time_ns()
+                changed = self._fresh.changes()
+                if changed == {}:
+                    if last.settings is not settings:
+                        last = self._last = dataclasses.replace(last, settings=settings)
+                    return last
+                if changed is not None:
+                    if last.settings is not settings:
+                        last = dataclasses.replace(last, settings=settings)
+                    new = rescan(last, changed, started)
+                    if new is not None:
+                        self._last = new
+                        return new
+            self._fresh.before_listing(last.folders if last is not None else ())
+            scan = list_vault(root, settings)
+            self._fresh.after_listing(scan.folders)
+            self._last = scan
+            return scan
+
+    def close(self) -> None:
+        with self._lock:
+            self._fresh.close()
+            self._last = None
+
+
+def list_vault(root_path: Path, settings: Settings) -> Scan:
+    """Walk the vault at ``root_path`` (resolved) and stat every file: its :class:`Scan`."""
     started = time.time_ns()
     folders: list[str] = []
+    places: dict = {}
+    links: list = []
     excludes = settings.excludes_anything
     files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
-                           is_excluded_file=settings.is_excluded_file if excludes else None)
+                           is_excluded_file=settings.is_excluded_file if excludes else None,
+                           places=places, links=links)
     external = []
     if not settings.profile.memory_prefix:
         folders.append(os.path.realpath(root_path.parent))
@@ -265,7 +335,31 @@ def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 continue
             external.append(("../" + name, st.st_size, st.st_mtime_ns))
     digest, newest = _state(files, problems, external)
-    return Scan(root_path, settings, files, problems, digest, newest, started, folders)
+    return Scan(root_path, settings, files, problems, digest, newest, started, folders,
+                places, external, bool(links))
+
+
+def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
+    """``scan`` after the names ``changed`` (a listed folder's real path -> names in it)
+    changed, listing only those names again (vaultkit.vault.scan.relist); None when only
+    a new listing is right: a symlink was followed (its entry follows a file elsewhere),
+    a change outside the listed folders (the bootstrap files one folder up), a new folder.
+    ``started_ns``: when the changes were read, before anything was listed again."""
+    from vaultkit.vault.scan import relist
+
+    if scan.links:
+        return None
+    settings = scan.settings
+    excludes = settings.excludes_anything
+    done = relist(scan.root, scan.files, scan.problems, scan.places, changed,
+                  settings.is_excluded if excludes else None,
+                  is_excluded_file=settings.is_excluded_file if excludes else None)
+    if done is None:
+        return None
+    files, problems = done
+    digest, newest = _state(files, problems, scan.external)
+    return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
+                scan.folders, scan.places, scan.external, False)
 
 
 def oversize_error(size: int, limit: int) -> str:
