@@ -133,6 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
         print(f"vaultkit {__version__}")
         return 0
+    if argv and argv[0] == "check":  # a running `vaultkit watch` may answer it
+        from vaultkit.cli.resident import ask
+
+        code = ask(argv)
+        if code is not None:
+            return code
     # `vaultkit COMMAND ...`: only that command's parser is built (what it parses is the
     # same; anything else, such as `vaultkit --help`, gets the whole command line)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)

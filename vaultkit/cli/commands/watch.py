@@ -76,8 +76,17 @@ def run(args) -> int:
         return 0
     from vaultkit.memory.watch import Watcher
 
+    from vaultkit.cli.commands._check_server import CheckServer
+    from vaultkit.cli.resident import SOCKET
+
     watcher = Watcher(Path(root), settings, restore=not args.no_restore)
+    server = CheckServer(root, watcher.lock)
+    why_not = server.start()
     print(f"vaultkit: watching {root} (snapshots on {watcher.store.ref}; "
           f"{'restoring' if not args.no_restore else 'reporting'} lost journal lines; "
+          f"{'answering `vaultkit check` on ' + SOCKET if why_not is None else why_not}; "
           "Ctrl-C stops)", file=sys.stderr, flush=True)
-    return watcher.run(interval=conf.interval * 60, poll=args.poll)
+    try:
+        return watcher.run(interval=conf.interval * 60, poll=args.poll)
+    finally:
+        server.close()

@@ -1,0 +1,193 @@
+"""`vaultkit check` answered by a running `vaultkit watch` (vaultkit.cli.resident): the same
+output and exit code as the command run here, the caller's folder and environment, and a
+run here whenever the watcher cannot answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from vaultkit.cli import resident
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the watcher answers on Linux")
+
+JOURNAL = "memory/2026-11-20.md"
+ENV = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.com",
+       "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.com",
+       "GIT_CONFIG_NOSYSTEM": "1"}
+# a client whose own `check` refuses to run: an answer can only come from the watcher
+ONLY_ANSWERED = ("import sys\nimport vaultkit.cli.commands.check as check\n"
+                 "def refuse(args):\n    raise SystemExit('ran here')\n"
+                 "check.run = refuse\nfrom vaultkit.cli import main\n"
+                 "sys.exit(main(sys.argv[1:]))\n")
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(ENV)
+    env.pop("VAULTKIT_RESIDENT", None)
+    env.update(extra)
+    return env
+
+
+def git(root: Path, *args: str, env=None) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                          text=True, env=env or _env()).stdout
+
+
+def make(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n",
+                                    encoding="utf-8")
+    (root / "memory" / "people").mkdir(parents=True)
+    (root / "memory" / "people" / "ana.md").write_text(
+        "---\ntype: person\n---\n# Ana\n\n- Runs the payments team; see [[nobody-here]]\n",
+        encoding="utf-8")
+    (root / JOURNAL).write_text(
+        "# 2026-11-20\n\n### 09:00 — Morning\n- Reviewed the queue\n- Closed item 4\n"
+        "- Next: item 5\n", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+def vaultkit(root: Path, *args: str, env=None, cwd=None, script=None):
+    command = [sys.executable, "-c", script, *args] if script else \
+        [sys.executable, "-m", "vaultkit", *args]
+    return subprocess.run(command, cwd=cwd or root, capture_output=True, text=True,
+                          env=env or _env(), timeout=120)
+
+
+@pytest.fixture
+def watching(tmp_path):
+    """A vault with `vaultkit watch` running in it (polling: no watchfiles needed)."""
+    root = make(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "watch", "--poll", "0.5"],
+                            cwd=root, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    sock = root / resident.SOCKET
+    while not sock.exists():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline, "the watcher never listened"
+        time.sleep(0.05)
+    yield root
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    assert "answering `vaultkit check` on .vaultkit/check.sock" in err, err
+    assert not sock.exists()  # a watcher that stops takes its socket away
+
+
+def test_the_watcher_answers_exactly_what_the_command_prints_here(watching):
+    root = watching
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 10:00 — Short\n- one line\n")
+    git(root, "add", "-A")
+    here = vaultkit(root, "check", "--hook", JOURNAL, "memory/people/ana.md",
+                    env=_env(VAULTKIT_RESIDENT="0"))
+    answered = vaultkit(root, "check", "--hook", JOURNAL, "memory/people/ana.md",
+                        script=ONLY_ANSWERED)
+    assert "ran here" not in answered.stderr
+    assert (answered.returncode, answered.stdout) == (here.returncode, here.stdout)
+    assert answered.stderr == here.stderr
+    assert "VK501 broken-link" in answered.stdout and "VK305" in answered.stdout
+    # from a subfolder, in JSON: paths and format are the caller's
+    sub = root / "memory"
+    here = vaultkit(root, "check", "--format", "json", cwd=sub, env=_env(VAULTKIT_RESIDENT="0"))
+    answered = vaultkit(root, "check", "--format", "json", cwd=sub, script=ONLY_ANSWERED)
+    assert answered.stdout == here.stdout and json.loads(answered.stdout)
+
+
+def test_a_note_written_since_the_last_answer_is_seen_at_once(watching):
+    root = watching
+    first = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
+    assert "VK501 broken-link warning: no note 'nobody-here'" in first.stdout
+    (root / "memory" / "people" / "nobody-here.md").write_text(
+        "---\ntype: person\n---\n# Nobody\n", encoding="utf-8")
+    second = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)  # no wait: the events are there
+    assert "VK501" not in second.stdout, second.stdout
+
+
+def test_the_callers_environment_is_used_the_index_being_committed_too(watching):
+    root = watching
+    alternate = root / ".git" / "next-index.lock-test"
+    env = _env(GIT_INDEX_FILE=str(alternate))
+    git(root, "read-tree", "HEAD", env=env)
+    cut = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, check=True,
+                         capture_output=True, input=b"# 2026-11-20\n\n- A summary\n",
+                         env=_env()).stdout.decode().strip()
+    # the alternate index (as `git commit FILE` makes one) stages the journal cut; the
+    # usual index and the file on disk keep every line
+    git(root, "update-index", "--cacheinfo", f"100644,{cut},{JOURNAL}", env=env)
+    args = ["check", "--hook", JOURNAL, "--select", "journal-append-only"]
+    plain = vaultkit(root, *args, script=ONLY_ANSWERED)
+    assert plain.returncode == 0 and "VK601" not in plain.stdout, plain.stdout + plain.stderr
+    committing = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
+    assert committing.returncode == 1 and "VK601 journal-append-only" in committing.stdout
+    here = vaultkit(root, *args, env=_env(GIT_INDEX_FILE=str(alternate), VAULTKIT_RESIDENT="0"))
+    assert committing.stdout == here.stdout
+
+
+def test_commands_that_write_or_wait_run_here(watching):
+    root = watching
+    for args in (["check", "--fix"], ["check", "--write-b"], ["check", "-o", "out.txt"],
+                 ["check", "--watch"], ["index"], ["check", "--select", "-x"]):
+        assert not resident.delegable(args), args
+    assert resident.delegable(["check", "--hook", "--select=broken-link", "a.md"])
+    fixed = vaultkit(root, "check", "--fix", script=ONLY_ANSWERED)
+    assert "ran here" in fixed.stderr  # not sent to the watcher
+
+
+def test_a_watcher_of_another_version_declines(watching):
+    root = watching
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(root / resident.SOCKET))
+        conn.sendall(json.dumps({"version": "0.0.1",
+                                 "argv": ["check"], "cwd": str(root), "env": {},
+                                 "tty": False}).encode() + b"\n")
+        conn.shutdown(socket.SHUT_WR)
+        answer = json.loads(conn.recv(1 << 16))
+    assert "declined" in answer and "code" not in answer
+
+
+def test_no_watcher_a_dead_socket_or_anothers_runs_here(tmp_path, monkeypatch):
+    root = make(tmp_path)
+    expected = vaultkit(root, "check", env=_env(VAULTKIT_RESIDENT="0"))
+    (root / ".vaultkit").mkdir(exist_ok=True)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(root / resident.SOCKET))
+    dead.close()  # a watcher killed with its socket left behind
+    again = vaultkit(root, "check")
+    assert (again.returncode, again.stdout) == (expected.returncode, expected.stdout)
+    monkeypatch.chdir(root)
+    assert resident.find_socket(["check"]) == str(root / resident.SOCKET)
+    monkeypatch.setattr(os, "getuid", lambda: 4242)  # the socket is not this user's
+    assert resident.find_socket(["check"]) is None
+
+
+def test_a_second_watcher_leaves_the_socket_to_the_first(watching):
+    root = watching
+    proc = subprocess.run([sys.executable, "-c",
+                           "import threading\nfrom pathlib import Path\n"
+                           "from vaultkit.cli.commands._check_server import CheckServer\n"
+                           f"s = CheckServer(Path({str(root)!r}), threading.Lock())\n"
+                           "print(s.start())\n"], capture_output=True, text=True,
+                          env=_env(), timeout=60)
+    assert "another watcher answers the commit hook" in proc.stdout, proc.stdout + proc.stderr
+    assert (root / resident.SOCKET).exists()
