@@ -668,3 +668,58 @@ def test_snapshot_rules_read_only_the_files_that_differ_from_the_snapshots(
     assert sorted(set(index_reads)) == (sorted([JOURNAL, "memory/semantic/today.md"])
                                         if staged else [])
     assert len(texts) == 3
+
+
+def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
+    """A process that runs on (the watcher answering the hook) reads only the snapshots
+    made since it last asked; the result is what reading the whole window gives, the
+    versions a file had before the window included."""
+    from vaultkit.vault.snapshots import Versions
+
+    root = make(tmp_path)
+    topic = root / "memory" / "semantic" / "deploys.md"
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()  # the window's start: the snapshot before its first one
+    since = int(time.time()) + 1
+    while time.time() < since + 0.1:
+        time.sleep(0.05)
+    checkpoint(root, 2)
+    store.snapshot()
+    known = store.versions(since=since)
+    assert isinstance(known, Versions) and known.before
+    logs = []
+    real_git = store.git
+
+    def spy(args, **kw):
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_git(args, **kw)
+
+    for n in range(3, 6):
+        checkpoint(root, n)
+        if n == 4:  # a file the window had not seen until now
+            topic.write_text("# Deploys\n\n- fact 0\n", encoding="utf-8")
+        store.snapshot()
+        store.git = spy
+        extended = store.versions(since=since, known=known)
+        store.git = real_git
+        assert logs == [f"{known.head}..{store.head()}"]  # the new snapshot alone
+        logs.clear()
+        anew = store.versions(since=since)
+        assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
+        assert extended.paths == anew.paths
+        known = extended
+    assert any(v[2] == "memory/semantic/deploys.md" and v[0] == known.before for v in known)
+    # the chain rewritten (retention): read anew, not extended
+    git(root, "update-ref", store.ref, known.before)
+    checkpoint(root, 9)
+    store.snapshot()
+    assert list(store.versions(since=since, known=known)) == list(store.versions(since=since))
+
+
+def _by_file(versions) -> dict:
+    out: dict = {}
+    for commit, when, path, oid in versions:
+        out.setdefault(path, []).append((commit, when, oid))
+    return out

@@ -354,18 +354,21 @@ class GitState:
         reading any text."""
         if not self.available:
             return {}
+        import re
+
         proc = self._run(["ls-files", "-s", "-z", "--full-name"], cwd=self.toplevel)
         if proc.returncode != 0:
             return {}
+        # "MODE OID STAGE\tPATH\0" per entry; stage 0 only (a conflict has no one blob)
+        found = re.findall(r"[0-7]+ ([0-9a-f]+) 0\t([^\0]*)\0",
+                           os.fsdecode(proc.stdout))
+        if not self.prefix and not self.down:  # the vault is the repository: same paths
+            return {path: oid for oid, path in found}
         out: dict[str, str] = {}
-        for record in proc.stdout.split(b"\0"):
-            head, tab, name = record.partition(b"\t")
-            parts = head.split()
-            if not tab or len(parts) != 3 or parts[2] != b"0":
-                continue
-            path = self.vault_path(os.fsdecode(name))
+        for oid, name in found:
+            path = self.vault_path(name)
             if path is not None:
-                out[path] = parts[1].decode("ascii")
+                out[path] = oid
         return out
 
     def index_texts(self, vault_path: str) -> str | None:

@@ -199,6 +199,23 @@ class SnapshotResult:
                 "files": self.files, "pruned": self.pruned}
 
 
+class Versions(list):
+    """What :meth:`Store.versions` found (a list of its tuples), with what extending it to
+    later snapshots needs: the chain's head then, the snapshot before the window and its
+    files' blobs, the paths seen."""
+
+    def __init__(self, head, items, before=None, before_time=0, before_entries=None,
+                 paths=None):
+        super().__init__(items)
+        self.head, self.before, self.before_time = head, before, before_time
+        self.before_entries = before_entries or {}
+        self.paths = paths if paths is not None else {v[2] for v in items}
+
+    @property
+    def items(self) -> list:
+        return list(self)
+
+
 class Store:
     """One vault's snapshot chain (see the module docs). Build it with :func:`open_store`."""
 
@@ -551,29 +568,39 @@ class Store:
             out.append(Snapshot(sha, int(stamp), subject))
         return out
 
-    def versions(self, *, since: int | None = None, wanted=None) -> list[tuple[str, int, str, str]]:
-        """``(commit, time, vault path, blob)`` of every recorded version of a file, oldest
-        first: what each snapshot since ``since`` wrote (``wanted(vault path)`` filters),
-        and the version each such file had in the snapshot before the first of them."""
+    def versions(self, *, since: int | None = None, wanted=None,
+                 known: Versions | None = None) -> Versions:
+        """``(commit, time, vault path, blob)`` of every recorded version of a file, each
+        file's oldest first: what each snapshot since ``since`` wrote (``wanted(vault
+        path)`` filters), and the version each such file had in the snapshot before the
+        first of them.
+
+        ``known``: what an earlier call with the same ``since`` (and no ``wanted``)
+        returned; when the snapshots made since extend its chain, only they are read."""
         head = self.head()
         if head is None:
-            return []
+            return Versions(None, [])
+        if known is not None and known.head == head:
+            return known
         args = ["log", "--reverse", "-z", "--raw", "--no-renames", "--no-abbrev", "--root",
-                "--format=%x1e%H %ct", head]
+                "--format=%x1e%H %ct %P"]
         if since is not None:
-            args.insert(1, f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
-        fields = self.git(args).stdout.split(b"\0")
+            args.append(f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
+        extend = known is not None and known.head is not None and wanted is None
+        fields = self.git(args + ([f"{known.head}..{head}"] if extend else [head])
+                          ).stdout.split(b"\0")
         out: list[tuple[str, int, str, str]] = []
-        commit, when, first_parent = "", 0, None
+        commit, when, first, first_parents = "", 0, None, ""
         i = 0
         while i < len(fields):
             token = fields[i].lstrip(b"\n")
             i += 1
             if token.startswith(b"\x1e"):
-                sha, _, stamp = token[1:].decode().partition(" ")
-                commit, when = sha, int(stamp.split()[0])
-                if first_parent is None:
-                    first_parent = commit
+                sha, _, rest = token[1:].decode().partition(" ")
+                stamp, _, parents = rest.partition(" ")
+                commit, when = sha, int(stamp)
+                if first is None:
+                    first, first_parents = commit, parents.strip()
                 continue
             if token.startswith(b":") and i < len(fields):
                 parts = token[1:].decode("ascii", "replace").split()
@@ -581,18 +608,30 @@ class Store:
                 i += 1
                 if len(parts) >= 5 and parts[4][:1] != "D" and (wanted is None or wanted(path)):
                     out.append((commit, when, path, parts[3]))
-        if first_parent is not None and since is not None:
+        if extend:
+            if first is None or first_parents != known.head:
+                # not an extension (retention rewrote the chain, the ref went back): read
+                # it all
+                return self.versions(since=since, wanted=wanted)
+            # the window's start is the same: files first written in it now get the
+            # version they had then, ahead of their new ones
+            paths = known.paths
+            base = [(known.before, known.before_time, p, known.before_entries[p])
+                    for p in dict.fromkeys(v[2] for v in out)
+                    if p not in paths and p in known.before_entries] \
+                if known.before else []
+            return Versions(head, known.items + base + out, known.before, known.before_time,
+                            known.before_entries, paths | {v[2] for v in out})
+        before, stamp, entries = None, 0, {}
+        if first is not None and since is not None:
             # the versions the window started from: the snapshot before its first one
-            proc = self.git(["rev-parse", "-q", "--verify", first_parent + "^"], check=False)
-            before = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+            before = first_parents.split()[0] if first_parents else None
             if before:
-                paths = {p for _, _, p, _ in out}
                 stamp = int(self.git(["log", "-1", "--format=%ct", before]).stdout.split()[0])
-                base = [(before, stamp, vault_path_of(p), e[2])
-                        for p, e in self._tree_entries(before).items()
-                        if vault_path_of(p) in paths]
-                out = base + out
-        return out
+                entries = {vault_path_of(p): e[2] for p, e in self._tree_entries(before).items()}
+                paths = {p for _, _, p, _ in out}
+                out = [(before, stamp, p, oid) for p, oid in entries.items() if p in paths] + out
+        return Versions(head, out, before, stamp, entries, {v[2] for v in out})
 
     def blobs(self, oids) -> dict[str, bytes]:
         oids = list(dict.fromkeys(oids))
@@ -769,12 +808,12 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     current blob (``current()``: vault path -> blob, where known, asked only when there
     are versions): nothing of theirs can be lost, and after a watcher's first snapshot
     that is nearly every file of the vault, so none of their texts is read."""
-    key = (str(store.cwd), store.ref, store.head(), since)
-    versions = _VERSIONS.get(key)
-    if versions is None:  # (the two snapshot rules of one run ask for the same window)
-        versions = _VERSIONS[key] = store.versions(since=since)
-        while len(_VERSIONS) > 4:
-            del _VERSIONS[next(iter(_VERSIONS))]
+    key = (str(store.cwd), store.ref, since)
+    # (the two snapshot rules of one run ask for the same window; a process that runs
+    # on, such as the watcher answering the hook, reads only the snapshots made since)
+    versions = _VERSIONS[key] = store.versions(since=since, known=_VERSIONS.get(key))
+    while len(_VERSIONS) > 4:
+        del _VERSIONS[next(iter(_VERSIONS))]
     if not versions:
         return versions
     now = current() if current is not None else {}
@@ -783,8 +822,8 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     return [v for v in versions if v[2] in wanted]
 
 
-# store.versions() by (repository, ref, snapshot, since): a snapshot never changes, so
-# neither does what its chain recorded since a given time
+# store.versions() by (repository, ref, since): a snapshot never changes, so neither does
+# what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
 
 
