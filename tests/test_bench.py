@@ -223,14 +223,20 @@ def test_run_end_to_end_at_a_tiny_size(tmp_path):
         assert results[key]["runs"] == 1 and results[key]["median"] > 0
         assert results[key]["peak_rss_mb"] > 0
     assert results["hook"]["argv"][-2:] == ["--hook", f"memory/{synth.END_DATE}.md"]
+    if sys.platform.startswith("linux"):  # answered by a `vaultkit watch` the bench starts
+        for key in ("hook_watch", "check_warm_watch"):
+            assert results[key]["status"] == "ok", (key, results[key])
+            assert results[key]["watcher_peak_rss_mb"] > 0
     for key in ("index", "graph", "search_first", "search_warm"):
         status = results[key]["status"]
         assert status == "ok" or status.startswith(("n/a", "error")), (key, status)
     assert results["markdownlint"]["status"].startswith("n/a")
     assert report["machine"]["cpus"] >= 1 and report["machine"]["python"]
-    # The vault is left as committed: no cache, no staged or changed files.
+    # The vault is left as committed: no cache, no staged or changed files, no snapshots.
     vault = Path(block["vault"]["path"])
     assert not (vault / ".vaultkit").exists()
+    assert subprocess.run(["git", "-C", str(vault), "for-each-ref", "refs/vaultkit"],
+                          capture_output=True, text=True).stdout == ""
     status = subprocess.run(["git", "-C", str(vault), "status", "--porcelain"],
                             capture_output=True, text=True).stdout
     assert status == ""
