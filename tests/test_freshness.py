@@ -168,7 +168,8 @@ def test_a_change_in_a_watched_folder_lists_only_its_names(tmp_path, monkeypatch
     assert walks == []
     rels = [f.rel for f in scan.files]
     assert "memory/people/ana.md" in rels and "memory/decisions/d0.md" not in rels
-    assert warm.scan(root, settings) is scan  # nothing since: the same listing
+    again = warm.scan(root, settings)  # nothing since: the same listing
+    assert again.files is scan.files and again.digest == scan.digest
     assert walks == []
     _same(scan, list_vault(root, settings))
     warm.close()
@@ -211,3 +212,29 @@ def test_without_file_events_every_scan_walks(tmp_path, monkeypatch):
     for _ in range(3):
         warm.scan(root, settings)
     assert len(walks) == 3
+
+
+def test_an_unchanged_listing_is_as_new_as_the_question_that_found_it_so(tmp_path):
+    """A note written just before a listing is in the racy margin of that listing (its
+    mtime may not show a second write in the same tick), so caches derived from it are not
+    kept; once the events show nothing changed since, the listing is as new as that
+    question, and the doubt ends (a warm check answered by `vaultkit watch` right after a
+    hook otherwise recomputed everything on every call)."""
+    import time
+
+    from vaultkit.vault.cachefile import RACY_NS
+    from vaultkit.vault.loader import WarmListing
+
+    root = _vault(tmp_path)
+    settings = load_settings(root)
+    warm = WarmListing()
+    warm.scan(root, settings)
+    warm.scan(root, settings)
+    (root / "memory" / "2026-11-01.md").write_text("# Day 0\n- new\n", encoding="utf-8")
+    fresh = warm.scan(root, settings)
+    assert fresh.newest_mtime_ns >= fresh.started_ns - RACY_NS  # in doubt
+    time.sleep(RACY_NS / 1e9 + 0.01)
+    later = warm.scan(root, settings)
+    assert later.digest == fresh.digest and later.files == fresh.files
+    assert later.newest_mtime_ns < later.started_ns - RACY_NS  # no longer
+    warm.close()

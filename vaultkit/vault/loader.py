@@ -293,8 +293,12 @@ class WarmListing:
                 started = time.time_ns()
                 changed = self._fresh.changes()
                 if changed == {}:
-                    if last.settings is not settings:
-                        last = self._last = dataclasses.replace(last, settings=settings)
+                    # nothing changed up to ``started`` (a change before it is an event read
+                    # after it): the listing is as new as that, not as old as the walk, so
+                    # what is derived from it is not in a same-tick doubt for ever after
+                    if last.settings is not settings or last.started_ns < started:
+                        last = self._last = dataclasses.replace(
+                            last, settings=settings, started_ns=started)
                     return last
                 if changed is not None:
                     if last.settings is not settings:
