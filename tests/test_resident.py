@@ -142,6 +142,9 @@ def test_the_callers_environment_is_used_the_index_being_committed_too(watching)
     assert committing.returncode == 1 and "VK601 journal-append-only" in committing.stdout
     here = vaultkit(root, *args, env=_env(GIT_INDEX_FILE=str(alternate), VAULTKIT_RESIDENT="0"))
     assert committing.stdout == here.stdout
+    # one caller's environment is not the next one's (each request is a process of its own)
+    again = vaultkit(root, *args, script=ONLY_ANSWERED)
+    assert again.returncode == 0 and "VK601" not in again.stdout, again.stdout
 
 
 def test_commands_that_write_or_wait_run_here(watching):
@@ -184,9 +187,9 @@ def test_no_watcher_a_dead_socket_or_anothers_runs_here(tmp_path, monkeypatch):
 def test_a_second_watcher_leaves_the_socket_to_the_first(watching):
     root = watching
     proc = subprocess.run([sys.executable, "-c",
-                           "import threading\nfrom pathlib import Path\n"
+                           "from pathlib import Path\n"
                            "from vaultkit.cli.commands._check_server import CheckServer\n"
-                           f"s = CheckServer(Path({str(root)!r}), threading.Lock())\n"
+                           f"s = CheckServer(Path({str(root)!r}))\n"
                            "print(s.start())\n"], capture_output=True, text=True,
                           env=_env(), timeout=60)
     assert "another watcher answers the commit hook" in proc.stdout, proc.stdout + proc.stderr

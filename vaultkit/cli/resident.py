@@ -22,8 +22,8 @@ from its own copy of vaultkit, and a watcher of the same release answers it.
 
 Safety: the socket is the owner's only (mode 0600, and the watcher checks each caller's
 user id with ``SO_PEERCRED``); the client connects only to a socket its own user owns.
-Requests run one at a time and never beside the watcher's own round (one lock), because a
-request sets the process's folder and environment to the caller's for its duration.
+Each request runs in a child process forked from the watcher, so the caller's folder,
+environment and output, and whatever the check reads, are that child's alone.
 """
 
 from __future__ import annotations

@@ -122,20 +122,11 @@ class Watcher:
         self.out = out or (lambda line: print(line, flush=True))
         self.store = open_store(self.root, settings, create=True)
         self.memory_md = "MEMORY.md" if self.profile.memory_prefix else "../MEMORY.md"
-        # held by each round, and by a check this process answers (vaultkit.cli.resident),
-        # which sets the process's folder and environment to its caller's meanwhile
-        import threading
-
-        self.lock = threading.Lock()
 
     # -- one round -----------------------------------------------------------------
 
     def step(self) -> list[WatchEvent]:
         """Snapshot, judge what changed since the previous snapshot, restore, log."""
-        with self.lock:
-            return self._step()
-
-    def _step(self) -> list[WatchEvent]:
         from vaultkit.vault.snapshots import store_path
 
         store = self.store

@@ -384,6 +384,10 @@ class GitState:
 
     def head_time(self) -> int | None:
         """HEAD's committer time (seconds since the epoch), None before the first commit."""
+        return self._head_time
+
+    @cached_property
+    def _head_time(self) -> int | None:  # (both snapshot rules ask)
         if not self.available or not self.has_head:
             return None
         proc = self._run(["log", "-1", "--format=%ct", "HEAD"])

@@ -8,7 +8,7 @@ import os
 import sys
 
 from vaultkit.cli import resident
-from vaultkit.cli.resident import SOCKET, delegable, isatty, release
+from vaultkit.cli.resident import SOCKET, delegable, release
 
 
 def _code_state(package: str) -> tuple:
@@ -27,57 +27,86 @@ def _code_state(package: str) -> tuple:
     return tuple(sorted(out))
 
 
-class _Routed:
-    """sys.stdout or sys.stderr, written per thread: a request's thread into its buffer,
-    every other thread (the watcher's own messages) into the stream it had."""
+def _import_also(names) -> None:
+    """Import the modules of ``names`` this process has not imported yet."""
+    import importlib
 
-    def __init__(self, stream, local, which: str):
-        self._stream, self._local, self._which = stream, local, which
+    for name in names:
+        if name and name not in sys.modules and not name.startswith("__"):
+            try:
+                importlib.import_module(name)
+            except Exception:  # (a private or platform module not importable by name)
+                pass
 
-    def _target(self):
-        return getattr(self._local, self._which, None) or self._stream
 
-    def write(self, text):
-        return self._target().write(text)
+class _Collected:
+    """A command's standard output or error, collected to send back (a text stream that
+    answers ``isatty`` as the caller's own would)."""
 
-    def flush(self):
-        return self._target().flush()
+    def __init__(self, tty: bool = False):
+        import io
 
-    def isatty(self):
-        target = getattr(self._local, self._which, None)
-        if target is None:
-            return isatty(self._stream)
-        return self._which == "out" and getattr(self._local, "tty", False)
+        self._buffer = io.StringIO()
+        self._tty = tty
 
-    def __getattr__(self, name):
-        return getattr(self._target(), name)
+    def write(self, text: str) -> int:
+        return self._buffer.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def getvalue(self) -> str:
+        return self._buffer.getvalue()
+
+
+class _Fixed:
+    """The listing a request's process lists from: the watcher's, brought up to date just
+    before the fork (the child must not read the events the watcher goes on reading)."""
+
+    def __init__(self, scan):
+        self._scan = scan
+
+    def scan(self, root, settings):
+        import dataclasses
+
+        from vaultkit.vault.loader import list_vault
+
+        scan = self._scan
+        if root == scan.root and settings.fingerprint == scan.settings.fingerprint:
+            return dataclasses.replace(scan, settings=settings)
+        return list_vault(root, settings)  # (another --profile: its own listing)
 
 
 class CheckServer:
-    """Answers ``vaultkit check`` for the vault at ``root`` on its socket, one request at a
-    time under ``lock`` (the watcher's round holds it too)."""
+    """Answers ``vaultkit check`` for the vault at ``root`` on its socket.
 
-    def __init__(self, root, lock):
+    Each request runs in a child process forked from the watcher: the imports are done and
+    the listing is the watcher's (kept by file events), while the check's folder,
+    environment, output and memory are the child's alone, gone when it exits; a check of
+    a whole vault never leaves the watcher holding what it read."""
+
+    def __init__(self, root):
         from pathlib import Path
 
         self.root = Path(root).resolve()
-        self.lock = lock
         self.path = str(self.root / SOCKET)
         self._sock = None
         self._thread = None
         self._stop = False
+        self._listing = None
         self._package = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         self._code = _code_state(self._package)
 
     def start(self) -> str | None:
         """Listen; None when listening, else why not (said once by the caller)."""
-        global _LOCAL
         import socket
         import threading
 
         from vaultkit.vault.loader import WarmListing
-        from vaultkit.vault.loader import WARM
 
         if not sys.platform.startswith("linux"):
             return "the commit hook runs on its own (answering it needs Linux)"
@@ -102,11 +131,7 @@ class CheckServer:
             os.umask(old)
         sock.settimeout(0.5)  # to see close() while waiting
         self._sock = sock
-        _LOCAL = _LOCAL or threading.local()
-        resident.SERVING = True
-        WARM[self.root] = WarmListing()
-        sys.stdout = _Routed(sys.stdout, _LOCAL, "out")
-        sys.stderr = _Routed(sys.stderr, _LOCAL, "err")
+        self._listing = WarmListing()
         self._thread = threading.Thread(target=self._serve, name="vaultkit-check-server",
                                         daemon=True)
         self._thread.start()
@@ -124,8 +149,6 @@ class CheckServer:
             return False
 
     def close(self) -> None:
-        from vaultkit.vault.loader import WARM
-
         self._stop = True
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -136,13 +159,8 @@ class CheckServer:
                 os.unlink(self.path)
             except OSError:
                 pass
-        listing = WARM.pop(self.root, None)
-        if listing is not None:
-            listing.close()
-        for name in ("stdout", "stderr"):
-            stream = getattr(sys, name)
-            if isinstance(stream, _Routed):
-                setattr(sys, name, stream._stream)
+        if self._listing is not None:
+            self._listing.close()
 
     def _serve(self) -> None:
         import socket
@@ -170,37 +188,71 @@ class CheckServer:
                             break
                         data += chunk
                     conn.settimeout(None)
-                    conn.sendall(self._answer(data))
+                    self._answer(conn, data)
                 except OSError:
                     continue  # the caller went away (Ctrl-C): nothing to tell
 
-    def _answer(self, data: bytes) -> bytes:
+    def _answer(self, conn, data: bytes) -> None:
         import json
 
         try:
             request = json.loads(data.decode("utf-8", "surrogateescape"))
             argv, cwd, env = request["argv"], request["cwd"], request["env"]
+            tty = bool(request.get("tty"))
             # (the same release, wherever installed: pre-commit's hook has its own copy)
             same = request.get("version") == release()
-        except (ValueError, KeyError, TypeError):
-            return b'{"declined": "not a request"}'
+        except (ValueError, KeyError, TypeError, AttributeError):
+            conn.sendall(b'{"declined": "not a request"}')
+            return
         if not same or not delegable(argv) or _code_state(self._package) != self._code:
-            return b'{"declined": "another vaultkit"}'
-        with self.lock:
-            out, err, code = self._run(argv, cwd, env, bool(request.get("tty")))
-        return json.dumps({"out": out, "err": err, "code": code}).encode(
-            "utf-8", "surrogateescape")
+            conn.sendall(b'{"declined": "another vaultkit"}')
+            return
+        try:
+            scan = self._current()
+        except Exception as exc:  # (a broken vaultkit.toml: the caller says it, as always)
+            conn.sendall(json.dumps({"declined": f"cannot list: {exc}"}).encode())
+            return
+        modules_r, modules_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: run the command, send its answer, exit
+            code = 2
+            try:
+                os.close(modules_r)
+                answer = self._run(scan, argv, cwd, env, tty)
+                conn.sendall(answer)
+                conn.close()
+                # what it imported, for the watcher to import too: the next child starts
+                # with it done (what a check imports is whatever its code imports)
+                with open(modules_w, "w", encoding="utf-8") as fh:
+                    fh.write("\n".join(sys.modules))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(modules_w)
+        conn.close()  # (the caller reads to the end: the child's copy alone is open)
+        with open(modules_r, encoding="utf-8") as fh:
+            names = fh.read().split("\n")
+        os.waitpid(pid, 0)
+        _import_also(names)
 
-    def _run(self, argv, cwd, env, tty: bool):
-        """The command, as the caller would have run it: its folder, environment and
-        arguments; its output collected (this thread's sys.stdout and sys.stderr)."""
-        import io
+    def _current(self):
+        """The watcher's listing of the vault, brought up to date by the events."""
+        from vaultkit.vault.profile import load_settings
+
+        return self._listing.scan(self.root, load_settings(self.root))
+
+    def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
+        """In the child: the command as the caller would have run it (its folder,
+        environment and arguments), its output collected; the JSON answer."""
+        import json
 
         from vaultkit.cli import main
+        from vaultkit.vault.loader import WARM
 
-        here, environ = os.getcwd(), dict(os.environ)
-        out, err = io.StringIO(), io.StringIO()
-        _LOCAL.out, _LOCAL.err, _LOCAL.tty = out, err, tty
+        resident.SERVING = True
+        WARM[self.root] = _Fixed(scan)
+        out, err = _Collected(tty), _Collected()
+        sys.stdout, sys.stderr = out, err
         try:
             os.chdir(cwd)
             os.environ.clear()
@@ -209,12 +261,5 @@ class CheckServer:
         except OSError as exc:  # the caller's folder is gone
             print(f"vaultkit: error: {exc}", file=err)
             code = 2
-        finally:
-            os.environ.clear()
-            os.environ.update(environ)
-            os.chdir(here)
-            _LOCAL.out = _LOCAL.err = None
-        return out.getvalue(), err.getvalue(), code
-
-
-_LOCAL = None  # a threading.local: the collected output of the request each thread runs
+        return json.dumps({"out": out.getvalue(), "err": err.getvalue(), "code": code}
+                          ).encode("utf-8", "surrogateescape")
