@@ -723,3 +723,52 @@ def _by_file(versions) -> dict:
     for commit, when, path, oid in versions:
         out.setdefault(path, []).append((commit, when, oid))
     return out
+
+
+def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch):
+    """What one check read of the snapshots since the last commit is kept beside the stat
+    table; the next run (another process) reads only the snapshots made since, and a kept
+    file that does not fit (another window, a head gone) is read anew."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in range(1, 4):
+        checkpoint(root, n)
+        store.snapshot()
+    since = 0
+    snapshots.changed_versions(store, since=since, wanted=None)
+    read_at = store.head()
+    kept = snapshots._versions_path(store)
+    assert kept.is_file()
+    checkpoint(root, 4)
+    store.snapshot()
+    snapshots._VERSIONS.clear()  # a new process
+    logs = []
+    real_git = snapshots.Store.git
+
+    def spy(self, args, **kw):
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_git(self, args, **kw)
+
+    monkeypatch.setattr(snapshots.Store, "git", spy)
+    later = snapshots.changed_versions(store, since=since, wanted=None)
+    assert logs == [f"{read_at}..{store.head()}"]
+    assert sorted(later) == sorted(store.versions(since=since))
+    # a damaged file, or one of another window, is read anew
+    kept.write_bytes(b"\x00garbage")
+    snapshots._VERSIONS.clear()
+    logs.clear()
+    assert sorted(snapshots.changed_versions(store, since=since, wanted=None)) == sorted(later)
+    assert logs == [store.head()]
+    snapshots._VERSIONS.clear()
+    logs.clear()
+    snapshots.changed_versions(store, since=1, wanted=None)
+    assert logs == [store.head()]
+    # a kept head that no longer exists in the repository: read anew, no error
+    snapshots._save_versions(store, 1, snapshots.Versions("0" * 40, list(later)))
+    snapshots._VERSIONS.clear()
+    logs.clear()
+    assert sorted(snapshots.changed_versions(store, since=1, wanted=None)) == \
+        sorted(store.versions(since=1))

@@ -7,12 +7,14 @@ Each subcommand is a module in :mod:`vaultkit.cli.commands` with ``HELP``,
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from typing import Sequence
 
 from vaultkit import __version__
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (imported where used: a check a running watcher answers needs neither)
+    import argparse
+    from collections.abc import Sequence
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
             "search", "get",
@@ -22,6 +24,9 @@ COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "contex
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``only`` (a command name), that command's parser alone:
     a run of one command (the commit hook) imports and builds no other command's options."""
+    import argparse
+    import importlib
+
     formatter = _formatter()
     parser = argparse.ArgumentParser(
         prog="vaultkit",
@@ -53,6 +58,7 @@ def _formatter():
     time; a command's run needs neither. The width is the one
     ``shutil.get_terminal_size()`` gives: ``COLUMNS`` when it is a positive number, else
     the terminal of standard output, else 80."""
+    import argparse
     import functools
     import os
 

@@ -208,8 +208,16 @@ class Versions(list):
                  paths=None):
         super().__init__(items)
         self.head, self.before, self.before_time = head, before, before_time
-        self.before_entries = before_entries or {}
+        self.before_entries = before_entries  # (None: not read yet; see base())
         self.paths = paths if paths is not None else {v[2] for v in items}
+
+    def base(self, store: "Store") -> dict:
+        """Vault path -> blob of every file of the snapshot before the window."""
+        if self.before_entries is None:
+            self.before_entries = {vault_path_of(p): e[2] for p, e in
+                                   store._tree_entries(self.before).items()} \
+                if self.before else {}
+        return self.before_entries
 
     @property
     def items(self) -> list:
@@ -587,8 +595,13 @@ class Store:
         if since is not None:
             args.append(f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
         extend = known is not None and known.head is not None and wanted is None
-        fields = self.git(args + ([f"{known.head}..{head}"] if extend else [head])
-                          ).stdout.split(b"\0")
+        if extend:
+            proc = self.git(args + [f"{known.head}..{head}"], check=False)
+            if proc.returncode != 0:  # (that head is gone: pruned and collected)
+                return self.versions(since=since, wanted=wanted)
+            fields = proc.stdout.split(b"\0")
+        else:
+            fields = self.git(args + [head]).stdout.split(b"\0")
         out: list[tuple[str, int, str, str]] = []
         commit, when, first, first_parents = "", 0, None, ""
         i = 0
@@ -616,10 +629,10 @@ class Store:
             # the window's start is the same: files first written in it now get the
             # version they had then, ahead of their new ones
             paths = known.paths
-            base = [(known.before, known.before_time, p, known.before_entries[p])
-                    for p in dict.fromkeys(v[2] for v in out)
-                    if p not in paths and p in known.before_entries] \
-                if known.before else []
+            new = [p for p in dict.fromkeys(v[2] for v in out) if p not in paths]
+            entries = known.base(self) if new and known.before else {}
+            base = [(known.before, known.before_time, p, entries[p])
+                    for p in new if p in entries]
             return Versions(head, known.items + base + out, known.before, known.before_time,
                             known.before_entries, paths | {v[2] for v in out})
         before, stamp, entries = None, 0, {}
@@ -809,9 +822,12 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     are versions): nothing of theirs can be lost, and after a watcher's first snapshot
     that is nearly every file of the vault, so none of their texts is read."""
     key = (str(store.cwd), store.ref, since)
-    # (the two snapshot rules of one run ask for the same window; a process that runs
-    # on, such as the watcher answering the hook, reads only the snapshots made since)
-    versions = _VERSIONS[key] = store.versions(since=since, known=_VERSIONS.get(key))
+    # (the two snapshot rules of one run ask for the same window; a later run reads only
+    # the snapshots made since the last one that read it, kept beside the stat table)
+    known = _VERSIONS.get(key) or _load_versions(store, since)
+    versions = _VERSIONS[key] = store.versions(since=since, known=known)
+    if versions is not known and versions.head is not None:
+        _save_versions(store, since, versions)
     while len(_VERSIONS) > 4:
         del _VERSIONS[next(iter(_VERSIONS))]
     if not versions:
@@ -825,6 +841,47 @@ def changed_versions(store: Store, *, since: int | None, wanted,
 # store.versions() by (repository, ref, since): a snapshot never changes, so neither does
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
+_VERSIONS_FORMAT = 1
+
+
+def _versions_path(store: Store) -> Path:
+    return store.meta / (store.ref.rsplit("/", 1)[-1] + ".versions")
+
+
+def _load_versions(store: Store, since: int | None) -> Versions | None:
+    """The versions the last run read for the window from ``since``, if it is this one."""
+    import marshal
+
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        data = marshal.loads(read_regular(_versions_path(store), 1 << 30,
+                                          follow_symlinks=False))
+        fmt, ref, when, head, items, before, before_time = data
+        if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
+                or not isinstance(items, list):
+            return None
+        return Versions(head, [tuple(v) for v in items], before, before_time)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
+    """Keep ``versions`` for the next run (atomically; a lost write costs one read)."""
+    import marshal
+
+    path = _versions_path(store)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(marshal.dumps((_VERSIONS_FORMAT, store.ref, since, versions.head,
+                                    list(versions), versions.before, versions.before_time)))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def current_blobs(store: Store, git, vault):
