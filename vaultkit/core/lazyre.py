@@ -20,6 +20,7 @@ class LazyPattern:
 
     def __init__(self, pattern: str, flags: int = 0):
         self._args = (pattern, flags)
+        _MADE.append(self)
 
     @property
     def compiled(self) -> re.Pattern:
@@ -44,3 +45,13 @@ class LazyPattern:
 
 def lazy_re(pattern: str, flags: int = 0) -> LazyPattern:
     return LazyPattern(pattern, flags)
+
+
+_MADE: list[LazyPattern] = []  # every pattern made (module-level ones: a few hundred)
+
+
+def compile_all() -> None:
+    """Compile every pattern made so far: a process that forks a child per request (the
+    watcher answering checks) compiles once, and each child starts with them compiled."""
+    for pattern in _MADE:
+        pattern.compiled

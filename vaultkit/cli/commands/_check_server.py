@@ -27,16 +27,43 @@ def _code_state(package: str) -> tuple:
     return tuple(sorted(out))
 
 
-def _import_also(names) -> None:
-    """Import the modules of ``names`` this process has not imported yet."""
-    import importlib
+def _learned() -> bytes:
+    """In a child, after its check: the modules it imported and the regular expressions
+    it compiled (``re``'s own cache), marshalled for the watcher."""
+    import marshal
+    import re
 
+    patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
+                if isinstance(key, tuple) and len(key) == 3
+                and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
+    return marshal.dumps((list(sys.modules), patterns))
+
+
+def _learn(data: bytes) -> None:
+    """In the watcher: import and compile what its child did (:func:`_learned`), and every
+    pattern of :mod:`vaultkit.core.lazyre`, so the next child does not."""
+    import importlib
+    import marshal
+    import re
+
+    from vaultkit.core import lazyre
+
+    try:
+        names, patterns = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return  # (a child that died before telling)
     for name in names:
         if name and name not in sys.modules and not name.startswith("__"):
             try:
                 importlib.import_module(name)
             except Exception:  # (a private or platform module not importable by name)
                 pass
+    for pattern, flags in patterns:
+        try:
+            re.compile(pattern, flags)
+        except (re.error, TypeError, ValueError):
+            pass
+    lazyre.compile_all()
 
 
 class _Collected:
@@ -212,28 +239,28 @@ class CheckServer:
         except Exception as exc:  # (a broken vaultkit.toml: the caller says it, as always)
             conn.sendall(json.dumps({"declined": f"cannot list: {exc}"}).encode())
             return
-        modules_r, modules_w = os.pipe()
+        learned_r, learned_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: run the command, send its answer, exit
             code = 2
             try:
-                os.close(modules_r)
+                os.close(learned_r)
                 answer = self._run(scan, argv, cwd, env, tty)
                 conn.sendall(answer)
                 conn.close()
-                # what it imported, for the watcher to import too: the next child starts
-                # with it done (what a check imports is whatever its code imports)
-                with open(modules_w, "w", encoding="utf-8") as fh:
-                    fh.write("\n".join(sys.modules))
+                # what it imported and compiled, for the watcher to do too: the next child
+                # starts with it done (whatever the check's code needed, by construction)
+                with open(learned_w, "wb") as fh:
+                    fh.write(_learned())
                 code = 0
             finally:
                 os._exit(code)
-        os.close(modules_w)
+        os.close(learned_w)
         conn.close()  # (the caller reads to the end: the child's copy alone is open)
-        with open(modules_r, encoding="utf-8") as fh:
-            names = fh.read().split("\n")
+        with open(learned_r, "rb") as fh:
+            learned = fh.read()
         os.waitpid(pid, 0)
-        _import_also(names)
+        _learn(learned)
 
     def _current(self):
         """The watcher's listing of the vault, brought up to date by the events."""
