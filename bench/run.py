@@ -456,12 +456,14 @@ class Bench:
                 git(vault, "add", "--", today)
             res["hook_link"] = self.vk_step("check", hook, vault, before=change_link)
             # with `vaultkit watch` running, the hook is answered by it; each run appends
-            # an entry of its own, which the watcher snapshots as it would an agent's
+            # a line of its own to the entry (the journal only grows, as an agent's does),
+            # which the watcher snapshots
             runs = iter(range(10 ** 6))
+            grown = [original + HOOK_ENTRY.encode()]
 
             def change_entry():
-                line = f"- Run {next(runs)} of the benchmark.\n"
-                journal.write_bytes(original + HOOK_ENTRY.encode() + line.encode())
+                grown[0] += f"- Run {next(runs)} of the benchmark.\n".encode()
+                journal.write_bytes(grown[0])
                 git(vault, "add", "--", today)
             res["hook_watch"], res["check_warm_watch"] = self._watched(
                 vault, hook, change_entry)
