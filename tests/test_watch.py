@@ -346,3 +346,28 @@ def test_install_writes_the_service_and_runs_its_manager(tmp_path, monkeypatch):
 
     check = next(c for c in run_audit(load_vault(root, use_cache=False)) if c.id == "snapshots")
     assert check.status == "pass" and "systemd unit" in check.found and "crontab" in check.found
+
+
+def test_a_round_of_only_new_files_reads_none_of_them(tmp_path, monkeypatch):
+    """The first snapshot records every memory file as new: nothing can have been lost, so
+    the round reads no blob (on a 10,000-note vault it kept the watcher busy for seconds,
+    and the checks it answers waited on it)."""
+    from vaultkit.vault.snapshots import Store
+
+    root = make(tmp_path)
+    w, lines = watcher(root)
+    read = []
+    real = Store.blobs
+
+    def blobs(self, oids):
+        oids = list(oids)
+        read.append(oids)
+        return real(self, oids)
+
+    monkeypatch.setattr(Store, "blobs", blobs)
+    assert w.step() == [] and read == []  # the first round: every file new
+    append(root, "\n### 09:00 — Morning\n- one\n- two\n- three\n")
+    assert w.step() == [] and read == []  # a new journal: new too
+    (root / JOURNAL).write_text("# Summary\n", encoding="utf-8")
+    events = w.step()
+    assert [e.kind for e in events] == ["journal-restored"] and read  # a loss: judged

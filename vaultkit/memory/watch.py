@@ -134,8 +134,12 @@ class Watcher:
         result = store.snapshot(prune=False)
         if result.commit is None:
             return []
-        after = store.recorded()
         old_oids = {p: before.get(store_path(p)) for p in result.changed + result.removed}
+        if not result.removed and not any(old_oids.values()):
+            # only new files (the first snapshot records every one): nothing was lost, and
+            # reading them all to judge nothing would keep the process busy for seconds
+            return []
+        after = store.recorded()
         new_oids = {p: after.get(store_path(p)) for p in result.changed}
         blobs = store.blobs([o for o in list(old_oids.values()) + list(new_oids.values())
                              if o])
