@@ -110,10 +110,12 @@ class _Fixed:
 class CheckServer:
     """Answers ``vaultkit check`` for the vault at ``root`` on its socket.
 
-    Each request runs in a child process forked from the watcher: the imports are done and
-    the listing is the watcher's (kept by file events), while the check's folder,
-    environment, output and memory are the child's alone, gone when it exits; a check of
-    a whole vault never leaves the watcher holding what it read."""
+    :meth:`start` forks the answering process before the watcher starts any thread, and
+    that process forks a child per request: a process with one thread is safe to fork (a
+    lock another thread held at the fork would stay held in the child for ever). The
+    child starts with the answering process's imports and listing (kept by file events);
+    the check's folder, environment, output and memory are the child's alone, gone when
+    it exits, so a check of a whole vault never leaves anything behind."""
 
     def __init__(self, root):
         from pathlib import Path
@@ -121,19 +123,16 @@ class CheckServer:
         self.root = Path(root).resolve()
         self.path = str(self.root / SOCKET)
         self._sock = None
-        self._thread = None
-        self._stop = False
+        self._pid = None  # the answering process, in the watcher
         self._listing = None
         self._package = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         self._code = _code_state(self._package)
 
     def start(self) -> str | None:
-        """Listen; None when listening, else why not (said once by the caller)."""
+        """Listen; None when listening, else why not (said once by the caller). Call it
+        before the watcher starts its threads."""
         import socket
-        import threading
-
-        from vaultkit.vault.loader import WarmListing
 
         if not sys.platform.startswith("linux"):
             return "the commit hook runs on its own (answering it needs Linux)"
@@ -156,12 +155,26 @@ class CheckServer:
             return f"cannot answer the commit hook: {self.path}: {exc.strerror or exc}"
         finally:
             os.umask(old)
-        sock.settimeout(0.5)  # to see close() while waiting
-        self._sock = sock
-        self._listing = WarmListing()
-        self._thread = threading.Thread(target=self._serve, name="vaultkit-check-server",
-                                        daemon=True)
-        self._thread.start()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        watcher = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the answering process: serve until the watcher is gone
+            code = 0
+            try:
+                import signal
+
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C stops the watcher)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                sock.settimeout(0.5)  # to see the watcher gone while waiting
+                self._sock = sock
+                self._serve(watcher)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        sock.close()  # (the answering process has it)
+        self._pid = pid
         return None
 
     def _answers(self) -> bool:
@@ -176,24 +189,43 @@ class CheckServer:
             return False
 
     def close(self) -> None:
-        self._stop = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-            try:
-                os.unlink(self.path)
-            except OSError:
-                pass
-        if self._listing is not None:
-            self._listing.close()
+        """Stop the answering process and take the socket away (in the watcher)."""
+        import signal
+        import time
 
-    def _serve(self) -> None:
+        if self._pid is None:
+            return
+        try:
+            os.kill(self._pid, signal.SIGTERM)
+        except OSError:
+            pass
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                done, _ = os.waitpid(self._pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done or time.monotonic() > deadline:
+                if not done:
+                    os.kill(self._pid, signal.SIGKILL)
+                    os.waitpid(self._pid, 0)
+                break
+            time.sleep(0.02)
+        self._pid = None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def _serve(self, watcher: int) -> None:
+        """The answering process's loop, until the watcher (pid ``watcher``) is gone."""
         import socket
         import struct
 
-        while not self._stop:
+        from vaultkit.vault.loader import WarmListing
+
+        self._listing = WarmListing()
+        while os.getppid() == watcher:
             try:
                 conn, _ = self._sock.accept()
             except socket.timeout:
