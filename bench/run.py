@@ -242,15 +242,24 @@ def restore_vault(vault):
 
 
 def _peak_mb(pid: int) -> float | None:
-    """A running process's peak resident set (Linux), in MB."""
+    """The peak resident set (Linux), in MB, of a running process and of its children
+    (the watcher's answering process), summed: what they hold together at most."""
+    total, found = 0.0, False
     try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024 / 1e6
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            children = [int(c) for c in fh.read().split()]
     except (OSError, ValueError):
-        pass
-    return None
+        children = []
+    for one in [pid, *children]:
+        try:
+            with open(f"/proc/{one}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmHWM:"):
+                        total += int(line.split()[1]) * 1024 / 1e6
+                        found = True
+        except (OSError, ValueError):
+            continue
+    return total if found else None
 
 
 def new_link_targets(vault: Path, journal: bytes, count: int) -> list[str]:
@@ -840,7 +849,8 @@ def render(report):
         watcher = res.get("hook_watch", {}).get("watcher_peak_rss_mb")
         if watcher is not None:
             out.append(f"(the rows answered by `vaultkit watch` time the asking process; the "
-                       f"watcher that answered them peaked at {watcher:.0f} MB)")
+                       f"watcher and its answering process peaked at {watcher:.0f} MB "
+                       "together)")
         ratios = []
         cc, mdl, g, ot = (res.get(k, {}) for k in ("check_cold", "markdownlint", "graph",
                                                     "obsidiantools"))
