@@ -194,3 +194,27 @@ def test_a_second_watcher_leaves_the_socket_to_the_first(watching):
                           env=_env(), timeout=60)
     assert "another watcher answers the commit hook" in proc.stdout, proc.stdout + proc.stderr
     assert (root / resident.SOCKET).exists()
+
+
+def test_the_socket_is_found_from_the_root_here_or_the_first_file_named(tmp_path, monkeypatch):
+    """The hook runs at the repository's top; a vault in a subfolder of it is found from
+    the files the hook names."""
+    repo = tmp_path / "repo"
+    vault = repo / "vault"
+    (vault / ".vaultkit").mkdir(parents=True)
+    (vault / "memory").mkdir()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(vault / resident.SOCKET))
+    try:
+        monkeypatch.chdir(repo)
+        expected = str(vault / resident.SOCKET)
+        assert resident.find_socket(["check", "--hook"]) is None
+        assert resident.find_socket(["check", "--hook", "vault/memory/a.md"]) == expected
+        assert resident.find_socket(["check", "--select", "vault/x", "--hook",
+                                     "vault/memory/a.md"]) == expected
+        assert resident.find_socket(["check", "--select", "broken-link", "other/a.md"]) is None
+        assert resident.find_socket(["check", "--root", "vault"]) == expected
+        assert resident.find_socket(["check", "--root=vault"]) == expected
+        assert resident.find_socket(["check", "--root", ".", "vault/memory/a.md"]) is None
+    finally:
+        server.close()

@@ -5,7 +5,7 @@ small because every ``vaultkit check`` imports it; the answering side is
 
 While ``vaultkit watch`` runs it listens on ``.vaultkit/check.sock`` (a Unix socket at the
 vault root, Linux only). ``vaultkit check`` (the hook included) first looks for that
-socket from the current folder up; when a watcher answers, it runs the check in its own
+socket from the current folder up (:func:`find_socket`); when a watcher answers, it runs the check in its own
 process, exactly as the command would (the same code, the caller's arguments, folder and
 environment, ``GIT_INDEX_FILE`` included), and the caller prints what it sends back and
 exits with its code. What makes it faster is what the watcher keeps: the imports done,
@@ -49,15 +49,40 @@ def delegable(argv) -> bool:
     return True
 
 
+# the read-only options that take a value (the next argument, unless given with "=")
+_VALUED = frozenset({"--select", "--ignore", "--extend-select", "--fail-on", "--format",
+                     "--output-format", "--baseline", "--root", "--profile"})
+
+
 def find_socket(argv) -> str | None:
-    """The socket of the nearest folder up from here (or from ``--root``) that has one."""
-    folder = os.getcwd()
-    for i, arg in enumerate(argv):
-        if arg == "--root" and i + 1 < len(argv):
-            folder = os.path.join(folder, argv[i + 1])
-        elif arg.startswith("--root="):
-            folder = os.path.join(folder, arg.split("=", 1)[1])
-    folder = os.path.abspath(folder)
+    """The socket of the nearest folder up from ``--root``, else from here, that has one;
+    else from the first path named (a vault in a subfolder of the repository: the hook
+    runs at the repository's top and names the vault's files)."""
+    here = os.getcwd()
+    root, first = None, None
+    args = iter(argv[1:])
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name == "--root":
+            root = arg.split("=", 1)[1] if "=" in arg else next(args, None)
+        elif name in _VALUED:
+            if "=" not in arg:
+                next(args, None)
+        elif not arg.startswith("-") and first is None:
+            first = arg
+    starts = [root] if root is not None else \
+        [here] + ([os.path.dirname(os.path.join(here, first))] if first else [])
+    for start in starts:
+        found = _socket_above(os.path.abspath(os.path.join(here, start)))
+        if found is not None:
+            return found or None
+    return None
+
+
+def _socket_above(folder: str) -> str | bool | None:
+    """The socket in ``folder`` or the nearest folder above with one; False when the
+    nearest is not usable (not a socket, another user's: its answer could be forged);
+    None when there is none."""
     while True:
         path = os.path.join(folder, SOCKET)
         try:
@@ -67,8 +92,7 @@ def find_socket(argv) -> str | None:
         if st is not None:
             import stat
 
-            # only a socket of this user (another user's could forge the answer)
-            return path if stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid() else None
+            return path if stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid() else False
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
