@@ -218,3 +218,22 @@ def test_the_socket_is_found_from_the_root_here_or_the_first_file_named(tmp_path
         assert resident.find_socket(["check", "--root", ".", "vault/memory/a.md"]) is None
     finally:
         server.close()
+
+
+def test_a_caller_that_goes_away_leaves_the_watcher_answering(watching):
+    """A caller interrupted (Ctrl-C) before the answer, or one that sends garbage, costs
+    the watcher nothing: the next check is answered."""
+    root = watching
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(root / resident.SOCKET))
+        conn.sendall(b"\x00\xff not json\n")
+        conn.shutdown(socket.SHUT_WR)
+        assert b"declined" in conn.recv(1 << 16)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(root / resident.SOCKET))
+        conn.sendall(json.dumps({"version": resident.release(), "argv": ["check"],
+                                 "cwd": str(root), "env": _env(), "tty": False}).encode()
+                     + b"\n")
+    # (closed before the answer came)
+    answered = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
+    assert "ran here" not in answered.stderr and "VK501" in answered.stdout
