@@ -237,3 +237,16 @@ def test_a_caller_that_goes_away_leaves_the_watcher_answering(watching):
     # (closed before the answer came)
     answered = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
     assert "ran here" not in answered.stderr and "VK501" in answered.stdout
+
+
+def test_a_check_in_a_deleted_folder_is_one_line_not_a_traceback(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", "import os, sys\nos.chdir(sys.argv[1])\n"
+                             "os.rmdir(sys.argv[1])\nfrom vaultkit.cli import main\n"
+                             "sys.exit(main(['check']))\n", str(gone)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env())
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert err.startswith("vaultkit: error:") and len(err.strip().splitlines()) == 1

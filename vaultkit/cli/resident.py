@@ -105,7 +105,10 @@ def ask(argv) -> int | None:
     if SERVING or os.environ.get("VAULTKIT_RESIDENT") == "0" or not delegable(argv) \
             or not sys.platform.startswith("linux"):
         return None
-    path = find_socket(argv)
+    try:
+        path = find_socket(argv)
+    except OSError:  # (the current folder was deleted: the command itself says so)
+        return None
     if path is None:
         return None
     import json
