@@ -250,3 +250,19 @@ def test_a_check_in_a_deleted_folder_is_one_line_not_a_traceback(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "Traceback" not in err, err
     assert err.startswith("vaultkit: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_an_answer_to_a_reader_gone_away_ends_quietly(watching):
+    """`vaultkit check | head -1`: the reader closes the pipe; as a check run here, the
+    answered one exits 0 without a traceback."""
+    root = watching
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first line
+    try:
+        proc = subprocess.run([sys.executable, "-c", ONLY_ANSWERED, "check"], cwd=root,
+                              stdout=w, stderr=subprocess.PIPE, text=True, env=_env(),
+                              timeout=120)
+    finally:
+        os.close(w)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "ran here" not in proc.stderr

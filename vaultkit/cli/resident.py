@@ -137,10 +137,14 @@ def ask(argv) -> int | None:
     if not isinstance(answer, dict) or not isinstance(answer.get("code"), int):
         return None  # declined (another version, its code changed): run here
     # (this text passed the output boundary in the watcher, the same code as here)
-    sys.stdout.write(answer.get("out", ""))
-    sys.stdout.flush()
-    sys.stderr.write(answer.get("err", ""))
-    sys.stderr.flush()
+    try:
+        sys.stdout.write(answer.get("out", ""))
+        sys.stdout.flush()
+        sys.stderr.write(answer.get("err", ""))
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away (`| head`): quietly, as a run here
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return answer["code"]
 
 
