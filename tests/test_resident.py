@@ -266,3 +266,27 @@ def test_an_answer_to_a_reader_gone_away_ends_quietly(watching):
         os.close(w)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert "ran here" not in proc.stderr
+
+
+def test_no_socket_through_a_symlink(tmp_path, monkeypatch):
+    """`.vaultkit` shipped as a symlink (a cloned vault) gets no socket made through it, and
+    a socket file that is a symlink is never connected to."""
+    from vaultkit.cli.commands._check_server import CheckServer
+
+    root = make(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / ".vaultkit").symlink_to(elsewhere, target_is_directory=True)
+    why = CheckServer(root).start()
+    assert why is not None and "is a symlink" in why
+    assert list(elsewhere.iterdir()) == []
+    (root / ".vaultkit").unlink()
+    (root / ".vaultkit").mkdir()
+    real = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    real.bind(str(elsewhere / "real.sock"))
+    try:
+        (root / resident.SOCKET).symlink_to(elsewhere / "real.sock")
+        monkeypatch.chdir(root)
+        assert resident.find_socket(["check"]) is None
+    finally:
+        real.close()

@@ -86,7 +86,7 @@ def _socket_above(folder: str) -> str | bool | None:
     while True:
         path = os.path.join(folder, SOCKET)
         try:
-            st = os.stat(path)
+            st = os.stat(path, follow_symlinks=False)  # (never a socket a symlink names)
         except OSError:
             st = None
         if st is not None:

@@ -136,7 +136,10 @@ class CheckServer:
 
         if not sys.platform.startswith("linux"):
             return "the commit hook runs on its own (answering it needs Linux)"
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        folder = os.path.dirname(self.path)
+        if os.path.islink(folder):  # (as the caches: nothing is made outside the vault)
+            return f"cannot answer the commit hook: {folder} is a symlink"
+        os.makedirs(folder, exist_ok=True)
         if os.path.lexists(self.path):
             if self._answers():
                 return (f"another watcher answers the commit hook on {SOCKET}; this one "
