@@ -27,6 +27,9 @@ def _code_state(package: str) -> tuple:
     return tuple(sorted(out))
 
 
+SEND_TIMEOUT_S = 30.0
+
+
 def _learned() -> bytes:
     """In a child, after its check: the modules it imported and the regular expressions
     it compiled (``re``'s own cache), marshalled for the watcher."""
@@ -281,6 +284,9 @@ class CheckServer:
             try:
                 os.close(learned_r)
                 answer = self._run(scan, argv, cwd, env, tty)
+                # (a caller that stops reading, suspended with Ctrl-Z, must not hold up
+                # the checks after it for ever: they are answered one at a time)
+                conn.settimeout(SEND_TIMEOUT_S)
                 conn.sendall(answer)
                 conn.close()
                 # what it imported and compiled, for the watcher to do too: the next child
