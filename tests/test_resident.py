@@ -160,7 +160,7 @@ def test_commands_that_write_or_wait_run_here(watching):
 def test_a_watcher_of_another_version_declines(watching):
     root = watching
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(str(root / resident.SOCKET))
+        resident.at_socket(conn.connect, str(root / resident.SOCKET))
         conn.sendall(json.dumps({"version": "0.0.1",
                                  "argv": ["check"], "cwd": str(root), "env": {},
                                  "tty": False}).encode() + b"\n")
@@ -174,7 +174,7 @@ def test_no_watcher_a_dead_socket_or_anothers_runs_here(tmp_path, monkeypatch):
     expected = vaultkit(root, "check", env=_env(VAULTKIT_RESIDENT="0"))
     (root / ".vaultkit").mkdir(exist_ok=True)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    dead.bind(str(root / resident.SOCKET))
+    resident.at_socket(dead.bind, str(root / resident.SOCKET))
     dead.close()  # a watcher killed with its socket left behind
     again = vaultkit(root, "check")
     assert (again.returncode, again.stdout) == (expected.returncode, expected.stdout)
@@ -204,7 +204,7 @@ def test_the_socket_is_found_from_the_root_here_or_the_first_file_named(tmp_path
     (vault / ".vaultkit").mkdir(parents=True)
     (vault / "memory").mkdir()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(vault / resident.SOCKET))
+    resident.at_socket(server.bind, str(vault / resident.SOCKET))
     try:
         monkeypatch.chdir(repo)
         expected = str(vault / resident.SOCKET)
@@ -225,12 +225,12 @@ def test_a_caller_that_goes_away_leaves_the_watcher_answering(watching):
     the watcher nothing: the next check is answered."""
     root = watching
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(str(root / resident.SOCKET))
+        resident.at_socket(conn.connect, str(root / resident.SOCKET))
         conn.sendall(b"\x00\xff not json\n")
         conn.shutdown(socket.SHUT_WR)
         assert b"declined" in conn.recv(1 << 16)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(str(root / resident.SOCKET))
+        resident.at_socket(conn.connect, str(root / resident.SOCKET))
         conn.sendall(json.dumps({"version": resident.release(), "argv": ["check"],
                                  "cwd": str(root), "env": _env(), "tty": False}).encode()
                      + b"\n")
@@ -283,10 +283,30 @@ def test_no_socket_through_a_symlink(tmp_path, monkeypatch):
     (root / ".vaultkit").unlink()
     (root / ".vaultkit").mkdir()
     real = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    real.bind(str(elsewhere / "real.sock"))
+    resident.at_socket(real.bind, str(elsewhere / "real.sock"))
     try:
         (root / resident.SOCKET).symlink_to(elsewhere / "real.sock")
         monkeypatch.chdir(root)
         assert resident.find_socket(["check"]) is None
     finally:
         real.close()
+
+
+def test_a_socket_deep_in_the_file_system_is_reached(tmp_path, monkeypatch):
+    """AF_UNIX names stop at about 100 bytes; a vault deeper than that is reached from
+    inside its folder."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = str(deep / "check.sock")
+    assert len(path) > 110
+    monkeypatch.chdir(tmp_path)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    here = os.getcwd()
+    try:
+        resident.at_socket(server.bind, path)
+        server.listen(1)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            resident.at_socket(client.connect, path)
+        assert os.getcwd() == here  # (back where it was)
+    finally:
+        server.close()

@@ -120,7 +120,7 @@ def ask(argv) -> int | None:
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(2.0)  # to connect; the check itself may take long
-            conn.connect(os.path.relpath(path))  # (relative: a long path fits the limit)
+            at_socket(conn.connect, path)
             conn.settimeout(None)
             conn.sendall(json.dumps(request).encode("utf-8", "surrogateescape") + b"\n")
             conn.shutdown(socket.SHUT_WR)
@@ -146,6 +146,22 @@ def ask(argv) -> int | None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return answer["code"]
+
+
+def at_socket(call, path: str):
+    """``call`` (a socket's ``bind`` or ``connect``) on ``path`` by a name that fits
+    AF_UNIX's limit of about 100 bytes: relative to here, else from inside its folder (a
+    vault deep in the file system; only where nothing else runs meanwhile)."""
+    rel = os.path.relpath(path)
+    if len(os.fsencode(rel)) < 100:
+        return call(rel)
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(os.path.dirname(path))
+        return call(os.path.basename(path))
+    finally:
+        os.fchdir(here)
+        os.close(here)
 
 
 def release() -> str:

@@ -8,7 +8,7 @@ import os
 import sys
 
 from vaultkit.cli import resident
-from vaultkit.cli.resident import SOCKET, delegable, release
+from vaultkit.cli.resident import SOCKET, at_socket, delegable, release
 
 
 def _code_state(package: str) -> tuple:
@@ -154,7 +154,7 @@ class CheckServer:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is the owner's only
         try:
-            sock.bind(os.path.relpath(self.path))
+            at_socket(sock.bind, self.path)  # (before any thread: it may change folder)
             sock.listen(8)
         except OSError as exc:
             sock.close()
@@ -189,7 +189,7 @@ class CheckServer:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
                 probe.settimeout(1.0)
-                probe.connect(os.path.relpath(self.path))
+                at_socket(probe.connect, self.path)
             return True
         except OSError:
             return False
