@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from test_mcp_session import _counting_walks as _counting
 from vaultkit.vault.loader import list_vault
 from vaultkit.vault.profile import load_settings
 
@@ -38,18 +39,15 @@ def _same(warm, fresh):
     assert warm.newest_mtime_ns == fresh.newest_mtime_ns
 
 
-def _counting(monkeypatch):
-    import vaultkit.vault.loader as loader
+def _warm(root):
+    """The vault's settings and a warm listing of it, every folder watched."""
+    from vaultkit.vault.loader import WarmListing
 
-    calls = []
-    real = loader.walk
-
-    def walk(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(loader, "walk", walk)
-    return calls
+    settings = load_settings(root)
+    warm = WarmListing()
+    warm.scan(root, settings)
+    warm.scan(root, settings)  # (the folders the first listing found are watched after it)
+    return settings, warm
 
 
 def _operations(root, rng):
@@ -135,15 +133,10 @@ def _operations(root, rng):
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_a_warm_listing_is_the_listing_a_new_walk_makes(tmp_path, seed):
-    from vaultkit.vault.loader import WarmListing
-
     root = _vault(tmp_path)
     rng = random.Random(seed)
     common, rare = _operations(root, rng)
-    warm = WarmListing()
-    settings = load_settings(root)
-    warm.scan(root, settings)
-    warm.scan(root, settings)  # every folder watched from here on
+    settings, warm = _warm(root)
     for _round in range(40):
         for _ in range(rng.randrange(1, 4)):
             op = rng.choice(rare if rng.random() < 0.08 else common)
@@ -153,13 +146,8 @@ def test_a_warm_listing_is_the_listing_a_new_walk_makes(tmp_path, seed):
 
 
 def test_a_change_in_a_watched_folder_lists_only_its_names(tmp_path, monkeypatch):
-    from vaultkit.vault.loader import WarmListing
-
     root = _vault(tmp_path)
-    settings = load_settings(root)
-    warm = WarmListing()
-    warm.scan(root, settings)
-    warm.scan(root, settings)
+    settings, warm = _warm(root)
     walks = _counting(monkeypatch)
     (root / "memory" / "2026-11-01.md").write_text("# Day 0\n- an entry\n", encoding="utf-8")
     (root / "memory" / "people" / "ana.md").write_text("# Ana\n", encoding="utf-8")
@@ -176,13 +164,8 @@ def test_a_change_in_a_watched_folder_lists_only_its_names(tmp_path, monkeypatch
 
 
 def test_a_new_folder_or_a_symlink_makes_a_new_walk(tmp_path, monkeypatch):
-    from vaultkit.vault.loader import WarmListing
-
     root = _vault(tmp_path)
-    settings = load_settings(root)
-    warm = WarmListing()
-    warm.scan(root, settings)
-    warm.scan(root, settings)
+    settings, warm = _warm(root)
     walks = _counting(monkeypatch)
     (root / "memory" / "lessons").mkdir()
     (root / "memory" / "lessons" / "l.md").write_text("# L\n", encoding="utf-8")
@@ -223,13 +206,9 @@ def test_an_unchanged_listing_is_as_new_as_the_question_that_found_it_so(tmp_pat
     import time
 
     from vaultkit.vault.cachefile import RACY_NS
-    from vaultkit.vault.loader import WarmListing
 
     root = _vault(tmp_path)
-    settings = load_settings(root)
-    warm = WarmListing()
-    warm.scan(root, settings)
-    warm.scan(root, settings)
+    settings, warm = _warm(root)
     (root / "memory" / "2026-11-01.md").write_text("# Day 0\n- new\n", encoding="utf-8")
     fresh = warm.scan(root, settings)
     assert fresh.newest_mtime_ns >= fresh.started_ns - RACY_NS  # in doubt

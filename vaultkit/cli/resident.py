@@ -5,8 +5,8 @@ small because every ``vaultkit check`` imports it; the answering side is
 
 While ``vaultkit watch`` runs it listens on ``.vaultkit/check.sock`` (a Unix socket at the
 vault root, Linux only). ``vaultkit check`` (the hook included) first looks for that
-socket from the current folder up (:func:`find_socket`); when a watcher answers, it runs the check in its own
-process, exactly as the command would (the same code, the caller's arguments, folder and
+socket from the current folder up (:func:`find_socket`); when a watcher answers, it runs
+the check in its own process, exactly as the command would (the same code, the caller's arguments, folder and
 environment, ``GIT_INDEX_FILE`` included), and the caller prints what it sends back and
 exits with its code. What makes it faster is what the watcher keeps: the imports done,
 and the vault's listing kept current by file events (vaultkit.vault.freshness), so only

@@ -219,10 +219,6 @@ class Versions(list):
                 if self.before else {}
         return self.before_entries
 
-    @property
-    def items(self) -> list:
-        return list(self)
-
 
 class Store:
     """One vault's snapshot chain (see the module docs). Build it with :func:`open_store`."""
@@ -633,7 +629,7 @@ class Store:
             entries = known.base(self) if new and known.before else {}
             base = [(known.before, known.before_time, p, entries[p])
                     for p in new if p in entries]
-            return Versions(head, known.items + base + out, known.before, known.before_time,
+            return Versions(head, [*known, *base, *out], known.before, known.before_time,
                             known.before_entries, paths | {v[2] for v in out})
         before, stamp, entries = None, 0, {}
         if first is not None and since is not None:

@@ -4,6 +4,7 @@ docstring says when and how)."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -69,27 +70,16 @@ def _learn(data: bytes) -> None:
     lazyre.compile_all()
 
 
-class _Collected:
-    """A command's standard output or error, collected to send back (a text stream that
-    answers ``isatty`` as the caller's own would)."""
+class _Collected(io.StringIO):
+    """A command's standard output or error, collected to send back; ``isatty`` answers
+    as the caller's own stream would."""
 
     def __init__(self, tty: bool = False):
-        import io
-
-        self._buffer = io.StringIO()
+        super().__init__()
         self._tty = tty
-
-    def write(self, text: str) -> int:
-        return self._buffer.write(text)
-
-    def flush(self) -> None:
-        pass
 
     def isatty(self) -> bool:
         return self._tty
-
-    def getvalue(self) -> str:
-        return self._buffer.getvalue()
 
 
 class _Fixed:
