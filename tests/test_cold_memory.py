@@ -129,3 +129,56 @@ def test_the_progress_of_a_check_counts_the_notes_as_their_rules_run(make_vault,
     run_rules(Context(vault), rules)
     assert [d for label, d in counted if label == "checking notes"] == list(range(1, 31))
     assert [d for label, d in counted if label == "running rules"][-1] == len(rules)
+
+
+def test_a_parsed_note_holds_the_listings_objects_and_strings_shared_once(make_vault,
+                                                                          monkeypatch):
+    """What a cold check of a big vault holds per note: its path, size and mtime are the
+    listing's objects, a note without block ids holds no dict of its own, equal link targets
+    and headings are one string, and the table that shared them is gone after the parse."""
+    from vaultkit.vault import model
+    from vaultkit.vault.loader import scan_vault
+
+    files = {f"memory/semantic/n{i}.md": f"# Context\n\nSee [[hub]] and [[hub#Context]].\n"
+             for i in range(40)}
+    files["memory/semantic/hub.md"] = "# Context\n\nA paragraph ^anchor\n"
+    root = make_vault(files)
+    monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
+    scan = scan_vault(root, use_cache=False)
+    vault = load_vault(scan=scan, use_cache=False)
+    listed = {f.rel: f for f in scan.files}
+    notes = [vault.notes[p] for p in sorted(files)]
+    for note in notes:
+        f = listed[note.path]
+        assert note.path is f.rel and note.size is f.size and note.mtime_ns is f.mtime_ns
+    plain = [n for n in notes if not n.path.endswith("hub.md")]
+    assert len({id(n.block_ids) for n in plain}) == 1 and not plain[0].block_ids
+    assert vault.notes["memory/semantic/hub.md"].block_ids == {"anchor": 3}
+    assert type(plain[0].to_plain()[15]) is dict  # (marshal takes a dict, not the mapping)
+    assert len({id(n.links[0].target) for n in plain}) == 1
+    assert len({id(n.headings[0].text) for n in notes}) == 1
+    assert model._STRINGS == {}
+    with __import__("pytest").raises(TypeError):
+        plain[0].block_ids["x"] = 1  # (shared: nobody may write into it)
+
+
+def test_a_heading_link_keeps_a_set_of_the_target_headings_and_no_table(make_vault):
+    from vaultkit.lint.engine import Selection
+
+    files = {f"memory/semantic/n{i}.md": f"# Context {i % 2}\n\nSee [[hub#Context]].\n"
+             for i in range(6)}
+    files["memory/semantic/hub.md"] = "# Context\n\n## Next steps\n"
+    files["memory/semantic/m.md"] = "See [[n0#Context 0]], [[n2#context 0]], [[hub#Gone]].\n"
+    root = make_vault(files)
+    vault = load_vault(root, use_cache=False)
+    diags = run_rules(Context(vault), select_rules(vault.settings,
+                                                   Selection(select=["broken-link"])))
+    assert [d.path for d in diags] == ["memory/semantic/m.md"] and "Gone" in diags[0].message
+    resolver = vault.resolver
+    assert resolver._headings == {} and resolver._lenient == {}  # (one-part subpaths only)
+    sets = resolver._heading_sets
+    assert sets[("memory/semantic/n0.md", 0)] == {"context 0"}
+    assert sets[("memory/semantic/n0.md", 0)] == sets[("memory/semantic/n2.md", 0)]
+    first, second = (next(iter(sets[(p, 0)])) for p in ("memory/semantic/n0.md",
+                                                        "memory/semantic/n2.md"))
+    assert first is second  # (one string for the same heading in many notes)

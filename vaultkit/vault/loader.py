@@ -597,52 +597,66 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> 
     when it writes it (at 100,000 notes those bytes were about a tenth of the peak)."""
     from vaultkit.core.progress import Progress
 
-    items = [(f.abs, f.rel, limit) for f in todo]
+    from vaultkit.vault.model import forget_shared
+
     workers = min(os.cpu_count() or 1, 8)
-    with Progress("parsing notes", len(items)) as progress:
-        if len(items) < _PARALLEL_MIN or workers < 2:
-            out = []
-            for item in items:
-                out.append(_read_one(*item))
-                progress.advance()
-            return out
-        return _parse_parallel(items, workers, progress, facts)
+    try:
+        with Progress("parsing notes", len(todo)) as progress:
+            if len(todo) < _PARALLEL_MIN or workers < 2:
+                out = []
+                for f in todo:
+                    out.append(_read_one(f.abs, f.rel, limit))
+                    progress.advance()
+                return out
+            return _parse_parallel(todo, limit, workers, progress, facts)
+    finally:
+        forget_shared()  # (the notes keep the strings; the table was for decoding them)
 
 
-def _parse_parallel(items, workers: int, progress, facts: dict | None = None) -> list[Note]:
+def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
+                    facts: dict | None = None) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
     try:
         ctx = mp.get_context("fork")
     except ValueError:
-        return [_read_one(*item) for item in items]
-    sources = {r: (a, limit) for a, r, limit in items}
+        return [_read_one(f.abs, f.rel, limit) for f in todo]
+    items = [(f.abs, f.rel, limit) for f in todo]
+    listed = {f.rel: f for f in todo}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    del items
     out: list[Note] = []
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts in result:
-                    out.append(_decoded(blob, *sources[rel])
+                    out.append(_decoded(blob, listed[rel], limit)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
                 progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
-        return [_read_one(*item) for item in items]
+        return [_read_one(f.abs, f.rel, limit) for f in todo]
     return out
 
 
-def _decoded(blob: bytes, source: str, limit: int | None = None) -> Note:
-    """A note a worker just parsed, decoded here at once (while the workers parse on):
-    every rule of a run reads it, and decoding it whole costs less than a lazy note's
-    first use. Its text is not held: it is read from ``source`` on first use; nor is
-    ``blob`` (the cache marshals the note again to write it)."""
+def _decoded(blob: bytes, f: FileEntry, limit: int | None = None) -> Note:
+    """A note a worker just parsed from the listed file ``f``, decoded here at once (while
+    the workers parse on): every rule of a run reads it, and decoding it whole costs less
+    than a lazy note's first use. Its text is not held: it is read from the file on first
+    use; nor is ``blob`` (the cache marshals the note again to write it). Its path, and its
+    size and mtime when the read saw the listed ones, are the listing's own objects (at
+    100,000 notes a copy of each was 15 MB)."""
     note = Note.from_plain(marshal.loads(blob))
     del note.text  # (None in the blob: read from the file when asked for)
-    note._source, note._limit = source, limit
+    note._source, note._limit = f.abs, limit
+    note.path = f.rel  # (the same text: the worker was given it)
+    if note.size == f.size:
+        note.size = f.size
+    if note.mtime_ns == f.mtime_ns:
+        note.mtime_ns = f.mtime_ns
     return note
 
 

@@ -9,8 +9,8 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
-from sys import intern as _intern
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any, Callable, ClassVar
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
@@ -272,7 +272,8 @@ class Note:
             self.text if with_text else None, self.bom, self.crlf,
             self.line_count, _to_plain(self.frontmatter), self.fm_error, self.fm_span,
             self.fm_keys, [h.to_plain() for h in self.headings], [lk.to_plain() for lk in self.links],
-            [(t.name, t.line, t.column) for t in self.tags], self.block_ids, self.code_ranges,
+            [(t.name, t.line, t.column) for t in self.tags], dict(self.block_ids),
+            self.code_ranges,
             [(s.action, s.rules, s.line) for s in self.suppressions], self.nul,
         )
 
@@ -292,7 +293,8 @@ class Note:
             headings=[Heading(lv, i(tx), ln) for lv, tx, ln in headings],
             links=[Link(kind, i(target), i(sub), i(alias), ln, col, embed, i(raw), external)
                    for kind, target, sub, alias, ln, col, embed, raw, external in links],
-            tags=[Tag(i(name), ln, col) for name, ln, col in tags], block_ids=block_ids,
+            tags=[Tag(i(name), ln, col) for name, ln, col in tags],
+            block_ids=block_ids or _NO_BLOCK_IDS,
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
             nul=tuple(nul) if nul else None,
@@ -341,14 +343,31 @@ def _to_plain(value: Any) -> Any:
     return str(value)
 
 
+# The block ids of the many notes that have none, one read-only mapping (a dict each was
+# 10 MB at 100,000 notes); the parser fills a note's own dict.
+_NO_BLOCK_IDS = MappingProxyType({})
+
+# The strings notes share, each kept once while a run decodes many notes. Not sys.intern:
+# its table lives as long as the strings, and at 100,000 notes it was 15 MB at the peak of
+# a cold check; this one is dropped once the parse is decoded (forget_shared).
+_STRINGS: dict[str, str] = {}
+_intern = _STRINGS.setdefault
+
+
 def _shared(value: Any) -> Any:
-    """The one copy of a string (sys.intern); anything else as it is."""
-    return _intern(value) if type(value) is str else value
+    """The one copy of a string (as decoded so far); anything else as it is."""
+    return _intern(value, value) if type(value) is str else value
+
+
+def forget_shared() -> None:
+    """Drop the table of shared strings (the notes keep theirs): called once a run's notes
+    are decoded, a note decoded after that starts it again."""
+    _STRINGS.clear()
 
 
 def _from_plain(value: Any) -> Any:
     if type(value) is str:
-        return _intern(value)
+        return _intern(value, value)
     if isinstance(value, dict):
         return {_shared(k): _from_plain(v) for k, v in value.items()}
     if isinstance(value, list):

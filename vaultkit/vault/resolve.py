@@ -147,6 +147,7 @@ class Resolver:
         self._lenient: dict[str, list[tuple[int, str]]] = {}  # normalize_heading()
         self._slugs: dict[str, list[tuple[int, str]]] = {}  # github_slug()
         self._heading_sets: dict[tuple[str, int], frozenset[str]] = {}
+        self._texts: dict[str, str] = {}  # a heading's text in a set, kept once
         self._by_note: dict[str, list[Resolution]] = {}
         # wiki target as written -> (result, mode, lookup key, same-folder bases); a bare
         # name's entry is made on its first lookup (_glob_miss)
@@ -449,9 +450,15 @@ class Resolver:
         key = (note.path, kind)
         found = self._heading_sets.get(key)
         if found is None:
-            table = (self._slug_table(note) if kind == 2
-                     else self._heading_table(note, kind == 1))
-            found = self._heading_sets[key] = frozenset(text for _, text in table)
+            # (from the headings, not a table kept beside the set: a one-part subpath, the
+            # usual kind, needs no table; at 100,000 notes the tables were 24 MB)
+            form = github_slug if kind == 2 else normalize_heading if kind else str.lower
+            shared = self._texts.setdefault
+            texts = []
+            for h in note.headings:
+                text = form(h.text)
+                texts.append(shared(text, text))  # ("Context" is one string, not 10,000)
+            found = self._heading_sets[key] = frozenset(texts)
         return found
 
 
