@@ -346,14 +346,22 @@ class Store:
         return out if proc.returncode == 0 and out else None
 
     def _load_table(self) -> dict:
+        """The snapshot table, read once per version of its file in a process (the two
+        snapshot rules of a check both ask; the file is only ever replaced, never written
+        in place, so a new version is a new inode). Not to be changed by the caller."""
         import marshal
 
         try:
             from vaultkit.core.bounded import read_regular
 
+            st = os.stat(self.table_path, follow_symlinks=False)
+            key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns)
+            if _TABLE and _TABLE[0] == key:
+                return _TABLE[1]
             data = marshal.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
             if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
                     and data.get("ref") == self.ref:
+                _TABLE[:] = [key, data]
                 return data
         except (OSError, ValueError, EOFError, TypeError):
             pass
@@ -362,6 +370,7 @@ class Store:
     def _save_table(self, table: dict) -> None:
         import marshal
 
+        _TABLE.clear()
         tmp = self.table_path.with_name(self.table_path.name + f".tmp{os.getpid()}")
         try:
             with open(tmp, "wb") as fh:
@@ -829,7 +838,11 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     if not versions:
         return versions
     now = current() if current is not None else {}
-    differ = {path for _, _, path, oid in versions if now.get(path) != oid}
+    if _DIFFER and _DIFFER[0] is versions and _DIFFER[1] is now:
+        differ = _DIFFER[2]  # (the other snapshot rule of this run asked the same)
+    else:
+        differ = {path for _, _, path, oid in versions if now.get(path) != oid}
+        _DIFFER[:] = [versions, now, differ]
     wanted = {path for path in differ if wanted is None or wanted(path)}
     return [v for v in versions if v[2] in wanted]
 
@@ -838,6 +851,10 @@ def changed_versions(store: Store, *, since: int | None, wanted,
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
 _VERSIONS_FORMAT = 1
+# the last comparison of versions with the current blobs ([versions, current, paths that
+# differ]), and the last snapshot table read ([file key, table]): one each per process
+_DIFFER: list = []
+_TABLE: list = []
 
 
 def _versions_path(store: Store) -> Path:
@@ -886,7 +903,17 @@ def current_blobs(store: Store, git, vault):
     listing shows unchanged."""
     if git.available and git.staged:
         return lambda: git.index_oids
-    return lambda: store.current_oids(vault.listed_states())
+    # (one answer for the run's two snapshot rules, which share ``git``: the same object,
+    # so the comparison with the versions is made once too)
+    memo = git.__dict__.setdefault("_snapshot_current", {})
+    key = str(store.cwd)
+
+    def current():
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = store.current_oids(vault.listed_states())
+        return found
+    return current
 
 
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
