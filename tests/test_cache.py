@@ -420,3 +420,24 @@ def test_two_installs_of_one_version_share_the_cache(make_vault, tmp_path, monke
     # obsidian's pack takes the runtimes of openclaw's: a change there is a change of both
     assert all(load_settings(root, name, use_cache=False).fingerprint != before[name]
                for name in packs)
+
+
+def test_settings_are_built_once_per_content_in_a_process(make_vault, monkeypatch):
+    """A process that loads a vault's settings for every request (the MCP server, the
+    watcher's answering process) builds them once while the files are the same, and anew
+    when vaultkit.toml changes."""
+    import vaultkit.vault.profile as profile_mod
+
+    root = make_vault({"memory/semantic/a.md": "# A\n"})
+    (root / "vaultkit.toml").write_text('exclude = ["drafts/"]\n', encoding="utf-8")
+    built = []
+    real = profile_mod._settings
+    monkeypatch.setattr(profile_mod, "_settings",
+                        lambda *a, **k: built.append(1) or real(*a, **k))
+    first = profile_mod.load_settings(root)
+    assert profile_mod.load_settings(root) is first and len(built) == 1
+    (root / "vaultkit.toml").write_text('exclude = ["drafts/", "old/"]\n', encoding="utf-8")
+    second = profile_mod.load_settings(root)
+    assert second is not first and len(built) == 2
+    assert list(second.config.exclude) == ["drafts/", "old/"]
+    assert profile_mod.load_settings(root, use_cache=False) is not second  # (validated)

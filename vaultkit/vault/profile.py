@@ -929,8 +929,6 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     The validated result is cached under ``.vaultkit/`` keyed by vaultkit's version and
     the bytes of both files, so an unchanged configuration is not validated again.
     """
-    import marshal
-
     config_path = root / CONFIG_NAME
     digest = sha1(__version__.encode())
     config_bytes = None
@@ -970,6 +968,28 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
         except OSError:
             digest.update(b"\0no-runtimes\0")
     fingerprint = digest.hexdigest()[:16]
+    # (a process that loads them again and again, the MCP server and the watcher's answering
+    # process, builds them once per content: the same bytes give the same settings)
+    known = (fingerprint, str(root), config_bytes is not None)
+    if use_cache and known in _BUILT:
+        return _BUILT[known]
+    settings = _settings(root, fingerprint, config_path, config_bytes, profile_path, use_cache)
+    if use_cache:
+        _BUILT[known] = settings
+        while len(_BUILT) > 4:
+            del _BUILT[next(iter(_BUILT))]
+    return settings
+
+
+# the settings this process built, by (fingerprint, vault, has a config): see
+# _load_settings
+_BUILT: dict[tuple, Settings] = {}
+
+
+def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: bytes | None,
+              profile_path: Path, use_cache: bool) -> Settings:
+    import marshal
+
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:
         try:
