@@ -356,8 +356,9 @@ class Store:
 
             st = os.stat(self.table_path, follow_symlinks=False)
             key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns)
-            if _TABLE and _TABLE[0] == key:
-                return _TABLE[1]
+            last = _TABLE[:]  # (one read, as _DIFFER's)
+            if last and last[0] == key:
+                return last[1]
             data = marshal.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
             if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
                     and data.get("ref") == self.ref:
@@ -838,8 +839,9 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     if not versions:
         return versions
     now = current() if current is not None else {}
-    if _DIFFER and _DIFFER[0] is versions and _DIFFER[1] is now:
-        differ = _DIFFER[2]  # (the other snapshot rule of this run asked the same)
+    last = _DIFFER[:]  # (one read: a server's other thread may replace it meanwhile)
+    if last and last[0] is versions and last[1] is now:
+        differ = last[2]  # (the other snapshot rule of this run asked the same)
     else:
         differ = {path for _, _, path, oid in versions if now.get(path) != oid}
         _DIFFER[:] = [versions, now, differ]
