@@ -302,6 +302,112 @@ def test_suppressions_kept_later_leave_the_findings_as_old_as_they_were(vault, c
     assert cache.matched
     cache.keep_suppressions("memory/semantic/b.md", [])
     cache.save()
-    key, stamp, _, suppressions = marshal.loads(path.read_bytes())
+    key, stamp, _, suppressions, *_ = marshal.loads(path.read_bytes())
     assert stamp == computed_from and key == cache.key
     assert suppressions["memory/semantic/b.md"] == []
+
+
+def _spy(monkeypatch, names):
+    """Record the notes the rules ``names`` check (and check them as before)."""
+    seen = {name: [] for name in names}
+    for rule in all_rules():
+        if rule.name in seen:
+            real = type(rule).check
+
+            def spying(self, note, ctx, real=real, into=seen[rule.name]):
+                into.append(note.path)
+                return real(self, note, ctx)
+            monkeypatch.setattr(type(rule), "check", spying)
+    return seen
+
+
+def _write_aged(path, text: str) -> None:
+    import time
+
+    path.write_text(text, encoding="utf-8")
+    old = time.time() - 30  # (older than the racy margin: the next run may trust it)
+    os.utime(path, (old, old))
+
+
+def test_after_a_change_a_rule_that_reads_its_note_alone_runs_on_the_changed_note_only(
+        make_vault, capsys, monkeypatch):
+    """A check after one note changed keeps the findings of the rules whose findings on a
+    note come from that note alone (Rule.note_alone) on the notes that did not change, and
+    runs them on the changed note; the rules that read other notes run on every note. The
+    findings are those of a run without any cache."""
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n\nSee [[n{i + 1}]].\n" for i in range(6)}
+    files["memory/semantic/bad.md"] = "---\ntitle: [unclosed\n---\n# Bad\n\n[[nowhere]]\n"
+    root = make_vault(files)
+    age_files(root)
+    first = check(capsys, root)
+    assert ("frontmatter-invalid", "memory/semantic/bad.md", 2) in first[1]
+    seen = _spy(monkeypatch, ["frontmatter-invalid", "broken-link"])
+    _write_aged(root / "memory/semantic/n2.md", "---\ntype: [x\n---\n# N2\n\n[[n9]]\n")
+    code, found = check(capsys, root)
+    assert seen["frontmatter-invalid"] == ["memory/semantic/n2.md"]
+    assert len(seen["broken-link"]) == len(files)
+    assert (code, found) == check(capsys, root, "--no-cache")
+    assert {("frontmatter-invalid", "memory/semantic/bad.md", 2),
+            ("frontmatter-invalid", "memory/semantic/n2.md", 2),
+            ("broken-link", "memory/semantic/n2.md", 6)} <= set(found)
+    # a note added (or removed, or renamed): the names changed, every note is checked again
+    seen["frontmatter-invalid"].clear()
+    _write_aged(root / "memory/semantic/n9.md", "# N9\n")
+    code, found = check(capsys, root)
+    assert len(seen["frontmatter-invalid"]) == len(files) + 1
+    assert (code, found) == check(capsys, root, "--no-cache")
+    assert ("broken-link", "memory/semantic/n2.md", 6) not in found
+
+
+def test_a_note_changed_within_the_racy_margin_of_the_last_run_is_checked_again(
+        make_vault, capsys, monkeypatch):
+    """A note written in the same clock tick as the last run's listing may have changed
+    after it with the same size and mtime: its findings are not kept."""
+    import time
+
+    root = make_vault({"memory/semantic/a.md": "# A\n", "memory/semantic/b.md": "# B\n"})
+    age_files(root)
+    recent = root / "memory/semantic/b.md"
+    now = time.time()
+    os.utime(recent, (now, now))  # (as new as the run about to list it)
+    check(capsys, root)
+    seen = _spy(monkeypatch, ["frontmatter-invalid"])
+    _write_aged(root / "memory/semantic/a.md", "# A, again\n")
+    check(capsys, root)
+    assert sorted(seen["frontmatter-invalid"]) == ["memory/semantic/a.md",
+                                                   "memory/semantic/b.md"]
+
+
+def test_a_note_decoded_from_the_cache_for_its_links_reads_no_text(make_vault, capsys,
+                                                                    monkeypatch):
+    """After a change, the rules that read every note's links (broken-link) decode the notes
+    from the parse cache without reading their files; a note's text is read when a rule
+    asks for it."""
+    import vaultkit.vault.loader as loader
+    from vaultkit.vault.model import Note
+
+    files = {f"memory/semantic/n{i}.md": f"# N{i}\n\nSee [[n{i + 1}]].\n" for i in range(8)}
+    root = make_vault(files)
+    age_files(root)
+    check(capsys, root)
+    _write_aged(root / "memory/semantic/n3.md", "# N3\n\nSee [[n4]] and [[gone]].\n")
+    read = []
+    real = Note.read_text
+    monkeypatch.setattr(Note, "read_text", lambda note: read.append(note.path) or real(note))
+    _, found = check(capsys, root)
+    assert ("broken-link", "memory/semantic/n3.md", 3) in found
+    assert set(read) <= {"memory/semantic/n3.md"}  # (the changed note only)
+    read.clear()
+    vault = loader.load_vault(root)
+    note = vault.notes["memory/semantic/n5.md"]
+    assert [link.target for link in note.links] == ["n6"] and read == []
+    assert note.text == files["memory/semantic/n5.md"] and read == ["memory/semantic/n5.md"]
+
+
+def test_only_cacheable_note_rules_keep_findings_by_note():
+    marked = [r for r in all_rules() if r.note_alone]
+    assert len(marked) >= 15
+    assert all(r.scope == "note" and r.cacheable for r in marked)
+    # the rules that read other notes or files outside the notes run on every note
+    assert not {r.name for r in marked} & {"broken-link", "ambiguous-link", "orphan-note",
+                                           "skill-not-loaded", "unknown-location"}

@@ -114,8 +114,9 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
     its file again if a later rule asks), so that a run over 100,000 notes never holds
     every note's text. Each rule's findings are in note order, as ``_run_rule`` gives
     them; rules whose findings the results cache has are not run."""
-    todo: list[tuple[Rule, list[Diagnostic]]] = []
+    todo: list[tuple[Rule, list[Diagnostic], dict | None]] = []
     out: dict[str, list[Diagnostic]] = {}
+    changed = results.changed_notes() if results is not None and targets is None else None
     for rule in rules:
         if rule.scope == "vault":
             continue
@@ -124,26 +125,52 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
             if cached is not None:
                 out[rule.name] = cached  # _postprocess narrows them to the targets
                 continue
+        # a rule whose findings on a note come from that note alone keeps those on the
+        # notes that did not change, and runs on the others only
+        kept = results.kept(rule.name, changed) if changed is not None and rule.note_alone \
+            and rule.cacheable else None
         out[rule.name] = found = []
-        todo.append((rule, found))
+        todo.append((rule, found, kept))
     if not todo:
         return out
     from vaultkit.core.progress import Progress  # shown on a terminal only
 
-    checks = [(rule.check, rule.name == "file-unreadable", found) for rule, found in todo]
+    everywhere = [(rule.check, rule.name == "file-unreadable", found)
+                  for rule, found, kept in todo if kept is None]
+    where_changed = [(rule.check, rule.name == "file-unreadable", found)
+                     for rule, found, kept in todo if kept is not None]
     listed = notes()
     with Progress("checking notes", len(listed)) as progress:
         for note in listed:
+            checks = everywhere + where_changed if changed is not None and \
+                note.path in changed else everywhere  # type: ignore[operator]
             for check, on_errors, found in checks:
                 if note.error and not on_errors:
                     continue
                 found.extend(check(note, ctx))
             note.release_text()
             progress.advance()
-    for rule, found in todo:
+    for rule, found, kept in todo:
         _mask_quoted(ctx.vault, found)
+        if kept is not None:  # (in the notes' order, as a run over all of them gives)
+            found[:] = _in_note_order(listed, kept, found)
         if results is not None and rule.cacheable and targets is None:
             results.put(rule.name, found)
+    return out
+
+
+def _in_note_order(listed: list[Note], kept: dict[str, list[Diagnostic]],
+                   found: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings kept from the last run (by note) and those just found (on the notes
+    that changed), note after note in the run's order."""
+    by_path = dict(kept)
+    for d in found:
+        by_path.setdefault(d.path, []).append(d)
+    out: list[Diagnostic] = []
+    for note in listed:
+        out.extend(by_path.pop(note.path, ()))
+    for rest in by_path.values():  # (a finding on no listed note: as it came)
+        out.extend(rest)
     return out
 
 
@@ -218,10 +245,16 @@ class ResultsCache:
         self.assumed = _assumed_errors(vault) is not None
         self.listing = self._listing_key(vault)
         self.key = self._key(_errors(vault))
+        # the last run's findings when they are not for this state, with what they were
+        # computed from (see changed_notes)
+        self.previous: tuple | None = None
+        self.last: list = []  # (context, sizes, mtimes) as the file holds them
         try:
-            key, computed_from_ns, results, suppressions = marshal.loads(read_cache_file(self.path))
+            key, computed_from_ns, results, suppressions, *last = \
+                marshal.loads(read_cache_file(self.path))
         except (OSError, EOFError, ValueError, TypeError):
             return
+        self.last = last
         if key != self.key and self.assumed and isinstance(key, str) \
                 and key.split("-", 1)[0] == self.listing:
             # a file that could not be read last time is read again, as an eager load would
@@ -237,6 +270,9 @@ class ResultsCache:
             self.suppressions = suppressions
             self.matched = True
             self.computed_from_ns = computed_from_ns
+        elif len(last) == 3 and isinstance(results, dict) and isinstance(suppressions, dict) \
+                and isinstance(computed_from_ns, int):
+            self.previous = (computed_from_ns, results, suppressions, *last)
 
     def _rekey(self) -> None:
         """The key with the errors of the loaded notes (loading them)."""
@@ -270,6 +306,85 @@ class ResultsCache:
         key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
                f"{vault.state_digest}|{config_state}|{runtimes}")
         return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @staticmethod
+    def _context(vault) -> str:
+        """A digest of what the findings of the rules that read their note alone
+        (``Rule.note_alone``) depend on besides the notes' texts: the listing's key
+        without the sizes and mtimes, with every file's name instead, and the errors."""
+        from vaultkit import __version__
+        from vaultkit.core.digests import sha1
+        from vaultkit.vault import DETECTOR_VERSION
+        from vaultkit.vault.openclaw import find_config
+        from vaultkit.vault.runtimes import outside_state
+
+        try:
+            config = find_config(vault)
+            st = config.stat() if config is not None else None
+            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+        except OSError as exc:
+            config_state = f"unreadable:{exc.errno}"
+        errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
+        external = [(p, n.size, n.mtime_ns) for p, n in sorted(vault.external.items())]
+        key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
+               f"{vault.names_epoch}|{config_state}|{outside_state(vault)}|{external}|"
+               f"{errors}")
+        return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @staticmethod
+    def _note_states(vault) -> tuple[bytes, bytes]:
+        """Every note's size and mtime, in the notes' order (their names are in the
+        context: the same order next time when it is the same)."""
+        from array import array
+
+        states = vault.note_states()
+        return (array("q", [s[1] for s in states]).tobytes(),
+                array("q", [s[2] for s in states]).tobytes())
+
+    def changed_notes(self) -> set[str] | None:
+        """After a change (the last run's findings are not for this state): the notes
+        that changed since, when nothing else the ``note_alone`` rules read did; else
+        None. A note changed within the racy margin of the last run counts as changed."""
+        if self.matched or self.previous is None:
+            return None
+        from array import array
+
+        from vaultkit.vault.cachefile import RACY_NS
+
+        stamp, _results, _suppressions, context, sizes, mtimes = self.previous
+        try:
+            if not isinstance(context, str) or context != self._context(self.vault):
+                return None
+            old_sizes, old_mtimes = array("q", sizes), array("q", mtimes)
+        except (TypeError, ValueError):
+            return None
+        states = self.vault.note_states()
+        if len(old_sizes) != len(states) or len(old_mtimes) != len(states):
+            return None
+        limit = stamp - RACY_NS
+        return {path for (path, size, mtime), old_size, old_mtime
+                in zip(states, old_sizes, old_mtimes)
+                if size != old_size or mtime != old_mtime or old_mtime >= limit}
+
+    def kept(self, rule: str, changed: set[str]) -> dict[str, list[Diagnostic]] | None:
+        """The last run's findings of ``rule`` on the notes not in ``changed``, by note
+        (see :meth:`changed_notes`); None when it holds none for the rule. Their notes'
+        suppression comments are kept too."""
+        found = self.previous[1].get(rule) if self.previous is not None else None
+        if not isinstance(found, list):
+            return None
+        out: dict[str, list[Diagnostic]] = {}
+        try:
+            for t in found:
+                if t[3] not in changed:
+                    out.setdefault(t[3], []).append(Diagnostic(*t))
+        except (TypeError, IndexError):
+            return None
+        old = self.previous[2]
+        for path in out:
+            if path not in self.suppressions and isinstance(old.get(path), list):
+                self.suppressions[path] = old[path]
+        return out
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
@@ -315,8 +430,15 @@ class ResultsCache:
         try:
             # (suppressions added to reused findings leave those as old as they were)
             stamp = self.started_ns if self.ran or not self.matched else self.computed_from_ns
+            # what the next run needs to reuse findings on the notes it finds unchanged
+            # (changed_notes): only once the notes are loaded, which rules running on every
+            # note did (a hook's run puts nothing)
+            if getattr(self.vault, "loaded", True):
+                last = (self._context(self.vault), *self._note_states(self.vault))
+            else:  # (reused findings, new suppressions: the same state as the file's)
+                last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
-                                                       self.suppressions)))
+                                                       self.suppressions, *last)))
         except ValueError:
             pass
 

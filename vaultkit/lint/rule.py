@@ -99,6 +99,12 @@ class Rule:
     #: False for rules whose findings depend on more than the vault's files and config
     #: (git history): their results are never reused from the results cache.
     cacheable: ClassVar[bool] = True
+    #: True for a note rule whose findings on a note depend on that note alone (its text,
+    #: path and layer), the profile and config, and the set of file names: after a change,
+    #: its findings on the notes that did not change are reused (engine.ResultsCache).
+    #: False (the default) for one that reads other notes (links' targets, mentions,
+    #: the bootstrap files) or files outside the notes.
+    note_alone: ClassVar[bool] = False
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
         return ()

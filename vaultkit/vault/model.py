@@ -164,18 +164,25 @@ class Note:
             full = Note.from_plain(marshal.loads(blob))
         except (EOFError, ValueError, TypeError):  # a damaged cache entry: read the file again
             full = None
+        later = False  # the text is read from the file when first asked for
         if full is not None and full.text is None:  # the cache keeps no text: the file has it
             try:
                 full.text = object.__getattribute__(self, "text")
             except AttributeError:
-                full.text = Note.read_text(self)  # type: ignore[misc]
-            if full.text is None:  # changed since it was listed, or gone: parse it again
-                full = None
+                # (a rule that reads the links or headings only, broken-link after a change,
+                # needs no text: read now, 10,000 of them were a third of such a check, and
+                # all held to the end; a file changed since is parsed again when it is read)
+                later = name != "text" and object.__getattribute__(self, "_source") is not None
+                if not later:
+                    full.text = Note.read_text(self)  # type: ignore[misc]
+            if not later and full.text is None:  # changed since it was listed, or gone:
+                full = None  # parse it again
         if full is None:
             self._blob = None  # the cache stores the note anew
             full = Note.reread(self)  # type: ignore[misc]
         for f in _NOTE_FIELDS:
-            if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit"):
+            if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit") \
+                    and not (later and f == "text"):
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
         return object.__getattribute__(self, name)

@@ -83,6 +83,7 @@ class DailyRecordInMemory(Rule):
 
     name = "daily-record-in-memory"
     code = "VK402"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

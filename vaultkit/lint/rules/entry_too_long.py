@@ -40,6 +40,7 @@ class EntryTooLong(Rule):
 
     name = "entry-too-long"
     code = "VK304"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -47,6 +47,7 @@ class EntryTooShort(Rule):
 
     name = "entry-too-short"
     code = "VK305"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -51,6 +51,7 @@ class FillerEntry(Rule):
 
     name = "filler-entry"
     code = "VK403"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -28,6 +28,7 @@ class FrontmatterMissing(Rule):
 
     name = "frontmatter-missing"
     code = "VK201"
+    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):

@@ -97,6 +97,7 @@ class FrontmatterSchema(Rule):
 
     name = "frontmatter-schema"
     code = "VK202"
+    note_alone = True
     severity = "error"
 
     def __init__(self):

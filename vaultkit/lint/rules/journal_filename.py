@@ -29,6 +29,7 @@ class JournalFilename(Rule):
 
     name = "journal-filename"
     code = "VK102"
+    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):

@@ -57,6 +57,7 @@ class LessonByDate(Rule):
 
     name = "lesson-by-date"
     code = "VK103"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -71,6 +71,7 @@ class LessonEntryUndated(Rule):
 
     name = "lesson-entry-undated"
     code = "VK404"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

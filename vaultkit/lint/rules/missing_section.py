@@ -77,6 +77,7 @@ class MissingSection(Rule):
 
     name = "missing-section"
     code = "VK204"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

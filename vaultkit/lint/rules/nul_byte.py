@@ -23,6 +23,7 @@ class NulByte(Rule):
 
     name = "nul-byte"
     code = "VK003"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -40,6 +40,7 @@ class PropertyLinkUnquoted(Rule):
 
     name = "property-link-unquoted"
     code = "VK206"
+    note_alone = True
     severity = "error"
     fixable = True
 

@@ -53,6 +53,7 @@ class SecretInMemory(Rule):
 
     name = "secret-in-memory"
     code = "VK701"
+    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):

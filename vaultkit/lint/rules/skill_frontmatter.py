@@ -40,6 +40,7 @@ class SkillFrontmatter(Rule):
 
     name = "skill-frontmatter"
     code = "VK310"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

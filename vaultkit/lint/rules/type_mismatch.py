@@ -29,6 +29,7 @@ class TypeMismatch(Rule):
 
     name = "type-mismatch"
     code = "VK203"
+    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):
