@@ -411,3 +411,45 @@ def test_only_cacheable_note_rules_keep_findings_by_note():
     # the rules that read other notes or files outside the notes run on every note
     assert not {r.name for r in marked} & {"broken-link", "ambiguous-link", "orphan-note",
                                            "skill-not-loaded", "unknown-location"}
+
+
+def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, capsys):
+    import marshal
+
+    files = {f"memory/semantic/n{i}.md": "---\ntitle: [x\n---\n# N\n" for i in range(4)}
+    root = make_vault(files)
+    age_files(root)
+    check(capsys, root)
+    path = root / ".vaultkit" / "cache" / "results.marshal"
+    key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
+    results["frontmatter-invalid"] = [{"not": "a finding"}] + results["frontmatter-invalid"]
+    path.write_bytes(marshal.dumps((key, stamp, results, suppressions, last[0],
+                                    [10 ** 30], last[2])))
+    _write_aged(root / "memory/semantic/n1.md", "# N1, fixed\n")
+    assert check(capsys, root) == check(capsys, root, "--no-cache")
+    path.write_bytes(marshal.dumps((key, stamp, results, suppressions, *last)))
+    _write_aged(root / "memory/semantic/n2.md", "# N2, fixed\n")
+    assert check(capsys, root) == check(capsys, root, "--no-cache")
+
+
+def test_a_cached_note_its_reader_cannot_open_is_read_at_once(make_vault, monkeypatch):
+    """A note made unreadable keeps its size and mtime: decoding it from the parse cache
+    reads its file at once (the error is seen) instead of when its text is asked for."""
+    import vaultkit.vault.model as model
+    from vaultkit.vault.loader import load_vault
+
+    root = make_vault({"memory/semantic/a.md": "# A\n\n[[b]]\n",
+                       "memory/semantic/b.md": "# B\n\n[[a]]\n"})
+    age_files(root)
+    load_vault(root)  # (the parse cache)
+    read = []
+    real = model.Note.read_text
+    monkeypatch.setattr(model.Note, "read_text", lambda note: read.append(note.path)
+                        or real(note))
+    blocked = str(root / "memory/semantic/a.md")
+    real_access = model._os.access
+    monkeypatch.setattr(model._os, "access",
+                        lambda path, mode: path != blocked and real_access(path, mode))
+    vault = load_vault(root)
+    assert vault.notes["memory/semantic/b.md"].links and read == []
+    assert vault.notes["memory/semantic/a.md"].links and read == ["memory/semantic/a.md"]

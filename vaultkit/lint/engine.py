@@ -352,16 +352,18 @@ class ResultsCache:
         from vaultkit.vault.cachefile import RACY_NS
 
         stamp, _results, _suppressions, context, sizes, mtimes = self.previous
+        limit = stamp - RACY_NS
         try:
             if not isinstance(context, str) or context != self._context(self.vault):
                 return None
             old_sizes, old_mtimes = array("q", sizes), array("q", mtimes)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # (a damaged file: a full run)
             return None
+        if any(n.mtime_ns >= limit for n in self.vault.external.values()):
+            return None  # a bootstrap file beside the vault changed in the last run's tick
         states = self.vault.note_states()
         if len(old_sizes) != len(states) or len(old_mtimes) != len(states):
             return None
-        limit = stamp - RACY_NS
         return {path for (path, size, mtime), old_size, old_mtime
                 in zip(states, old_sizes, old_mtimes)
                 if size != old_size or mtime != old_mtime or old_mtime >= limit}
@@ -374,12 +376,11 @@ class ResultsCache:
         if not isinstance(found, list):
             return None
         out: dict[str, list[Diagnostic]] = {}
-        try:
-            for t in found:
-                if t[3] not in changed:
-                    out.setdefault(t[3], []).append(Diagnostic(*t))
-        except (TypeError, IndexError):
-            return None
+        for t in found:
+            if not isinstance(t, tuple) or len(t) != 8 or not isinstance(t[3], str):
+                return None  # (a damaged file: the rule runs on every note)
+            if t[3] not in changed:
+                out.setdefault(t[3], []).append(Diagnostic(*t))
         old = self.previous[2]
         for path in out:
             if path not in self.suppressions and isinstance(old.get(path), list):

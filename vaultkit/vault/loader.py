@@ -453,6 +453,11 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     vault._dirty = cache is not None and cache.stale(notes)
     if save:
         vault.save_cache()
+    # (a long-running server loads again for each request: what its notes decoded since
+    # the last load shared is not kept for ever)
+    from vaultkit.vault.model import forget_shared
+
+    forget_shared()
     return vault
 
 

@@ -9,6 +9,7 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
+import os as _os
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Callable, ClassVar
@@ -172,7 +173,9 @@ class Note:
                 # (a rule that reads the links or headings only, broken-link after a change,
                 # needs no text: read now, 10,000 of them were a third of such a check, and
                 # all held to the end; a file changed since is parsed again when it is read)
-                later = name != "text" and object.__getattribute__(self, "_source") is not None
+                source = object.__getattribute__(self, "_source")
+                # (a file made unreadable keeps its size and mtime: read now, it is an error)
+                later = name != "text" and source is not None and _os.access(source, _os.R_OK)
                 if not later:
                     full.text = Note.read_text(self)  # type: ignore[misc]
             if not later and full.text is None:  # changed since it was listed, or gone:

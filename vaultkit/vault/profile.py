@@ -971,13 +971,14 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
     # (a process that loads them again and again, the MCP server and the watcher's answering
     # process, builds them once per content: the same bytes give the same settings)
     known = (fingerprint, str(root), config_bytes is not None)
-    if use_cache and known in _BUILT:
-        return _BUILT[known]
+    built = _BUILT.get(known) if use_cache else None
+    if built is not None:
+        return built
     settings = _settings(root, fingerprint, config_path, config_bytes, profile_path, use_cache)
     if use_cache:
         _BUILT[known] = settings
-        while len(_BUILT) > 4:
-            del _BUILT[next(iter(_BUILT))]
+        for old in list(_BUILT)[:-4]:  # (a server's threads may be here at once)
+            _BUILT.pop(old, None)
     return settings
 
 
