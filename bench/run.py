@@ -96,6 +96,7 @@ STEPS = (
     ("check_cold", "check, cold (no cache)"),
     ("check_warm", "check, warm"),
     ("check_warm_nofix", "check, warm, no fixable shown"),
+    ("check_changed", "check, after one note changed"),
     ("hook", "hook, one changed file"),
     ("hook_link", "hook, one changed file, a new link"),
     ("hook_watch", "hook, answered by watch"),
@@ -443,6 +444,8 @@ class Bench:
         else:
             res["check_warm_nofix"] = {"status": "n/a (no rule list)"}
         say("check_warm_nofix", res)
+        res["check_changed"] = self._after_a_change(vault)
+        say("check_changed", res)
 
         today = f"memory/{synth.END_DATE.isoformat()}.md"
         journal = vault / today
@@ -527,6 +530,30 @@ class Bench:
                           "markdown_bytes": info["markdown_bytes"], "seed": args.seed,
                           "generator": info["generator"], "kinds": info["kinds"]},
                 "results": res}
+
+    def _after_a_change(self, vault):
+        """`check .` right after one note was edited (another line appended to a decision
+        each run), as a user runs it after an edit: the rest of the vault as the last
+        check saw it. The note is put back afterwards."""
+        folder = vault / "memory" / "decisions"
+        notes = sorted(folder.glob("*.md")) if folder.is_dir() else []
+        if not notes or "check" not in self.commands:
+            return {"status": MISSING if "check" not in self.commands else
+                    "n/a (no decision note)"}
+        note = notes[0]
+        original = note.read_bytes()
+        runs = iter(range(10 ** 6))
+        grown = [original]
+
+        def edit():
+            grown[0] += f"\n- Edited in benchmark run {next(runs)}.\n".encode()
+            note.write_bytes(grown[0])
+        try:
+            measure([*self.vk, "check", "."], vault)  # (the last check saw the vault as is)
+            return self.vk_step("check", ["check", "."], vault, before=edit)
+        finally:
+            note.write_bytes(original)
+            os.utime(note, (synth.MTIME, synth.MTIME))
 
     def _watched(self, vault, hook, change):
         """The hook and a warm check with `vaultkit watch` running in the vault (it answers
@@ -735,8 +762,9 @@ def evaluate_targets(sizes):
     else:
         row("graph vs obsidiantools connect()", "≤ 0.05×",
             g.get("status") if not ok(g) else ot.get("status"), None)
-    vk_keys = ("version", "check_cold", "check_warm", "hook", "hook_link", "hook_watch",
-               "check_warm_watch", "index", "graph", "search_first", "search_warm")
+    vk_keys = ("version", "check_cold", "check_warm", "check_changed", "hook", "hook_link",
+               "hook_watch", "check_warm_watch", "index", "graph", "search_first",
+               "search_warm")
     peaks = {k: max(r10[k]["peak_rss_mb"], r10[k].get("watcher_peak_rss_mb", 0))
              for k in vk_keys if ok(r10.get(k, {}))}
     if peaks:

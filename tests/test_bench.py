@@ -218,7 +218,7 @@ def test_run_end_to_end_at_a_tiny_size(tmp_path):
     assert block["vault"]["notes"] == 50
     results = block["results"]
     assert set(results) == {k for k, _ in bench_run.STEPS}
-    for key in ("version", "check_cold", "check_warm", "hook", "hook_link"):
+    for key in ("version", "check_cold", "check_warm", "check_changed", "hook", "hook_link"):
         assert results[key]["status"] == "ok", (key, results[key])
         assert results[key]["runs"] == 1 and results[key]["median"] > 0
         assert results[key]["peak_rss_mb"] > 0
