@@ -337,19 +337,32 @@ def test_after_a_change_a_rule_that_reads_its_note_alone_runs_on_the_changed_not
     findings are those of a run without any cache."""
     files = {f"memory/semantic/n{i}.md": f"# N{i}\n\nSee [[n{i + 1}]].\n" for i in range(6)}
     files["memory/semantic/bad.md"] = "---\ntitle: [unclosed\n---\n# Bad\n\n[[nowhere]]\n"
+    # a heading link reads its target's headings: it is checked again when they change
+    files["memory/semantic/toc.md"] = "# Toc\n\n[[n2#N2]] and [[n3#N3]]\n"
     root = make_vault(files)
     age_files(root)
     first = check(capsys, root)
     assert ("frontmatter-invalid", "memory/semantic/bad.md", 2) in first[1]
-    seen = _spy(monkeypatch, ["frontmatter-invalid", "broken-link"])
-    _write_aged(root / "memory/semantic/n2.md", "---\ntype: [x\n---\n# N2\n\n[[n9]]\n")
+    assert not [f for f in first[1] if f[1] == "memory/semantic/toc.md"]
+    seen = _spy(monkeypatch, ["frontmatter-invalid", "broken-link", "orphan-note"])
+    _write_aged(root / "memory/semantic/n2.md", "---\ntype: [x\n---\n# Renamed\n\n[[n9]]\n")
     code, found = check(capsys, root)
     assert seen["frontmatter-invalid"] == ["memory/semantic/n2.md"]
-    assert len(seen["broken-link"]) == len(files)
+    assert sorted(seen["broken-link"]) == ["memory/semantic/n2.md", "memory/semantic/toc.md"]
+    assert len(seen["orphan-note"]) == len(files)  # (it reads every note's links)
     assert (code, found) == check(capsys, root, "--no-cache")
     assert {("frontmatter-invalid", "memory/semantic/bad.md", 2),
             ("frontmatter-invalid", "memory/semantic/n2.md", 2),
-            ("broken-link", "memory/semantic/n2.md", 6)} <= set(found)
+            ("broken-link", "memory/semantic/n2.md", 6),
+            ("broken-link", "memory/semantic/toc.md", 3),
+            ("broken-link", "memory/semantic/bad.md", 6)} <= set(found)
+    # the heading put back: the link mends, its note is checked again
+    for spied in seen.values():
+        spied.clear()
+    _write_aged(root / "memory/semantic/n2.md", "# N2\n\nSee [[n3]].\n")
+    code, found = check(capsys, root)
+    assert sorted(seen["broken-link"]) == ["memory/semantic/n2.md", "memory/semantic/toc.md"]
+    assert (code, found) == check(capsys, root, "--no-cache") == first
     # a note added (or removed, or renamed): the names changed, every note is checked again
     seen["frontmatter-invalid"].clear()
     _write_aged(root / "memory/semantic/n9.md", "# N9\n")
@@ -409,8 +422,8 @@ def test_only_cacheable_note_rules_keep_findings_by_note():
     assert len(marked) >= 15
     assert all(r.scope == "note" and r.cacheable for r in marked)
     # the rules that read other notes or files outside the notes run on every note
-    assert not {r.name for r in marked} & {"broken-link", "ambiguous-link", "orphan-note",
-                                           "skill-not-loaded", "unknown-location"}
+    assert not {r.name for r in marked} & {"orphan-note", "skill-not-loaded",
+                                           "unknown-location"}
 
 
 def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, capsys):
@@ -424,11 +437,16 @@ def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, cap
     key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
     results["frontmatter-invalid"] = [{"not": "a finding"}] + results["frontmatter-invalid"]
     path.write_bytes(marshal.dumps((key, stamp, results, suppressions, last[0],
-                                    [10 ** 30], last[2])))
+                                    [10 ** 30], *last[2:])))
     _write_aged(root / "memory/semantic/n1.md", "# N1, fixed\n")
     assert check(capsys, root) == check(capsys, root, "--no-cache")
     path.write_bytes(marshal.dumps((key, stamp, results, suppressions, *last)))
     _write_aged(root / "memory/semantic/n2.md", "# N2, fixed\n")
+    assert check(capsys, root) == check(capsys, root, "--no-cache")
+    key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
+    last[3] = {"broken-link": {"memory/semantic/n0.md": "not a list"}}
+    path.write_bytes(marshal.dumps((key, stamp, results, suppressions, *last)))
+    _write_aged(root / "memory/semantic/n3.md", "# N3, fixed\n")
     assert check(capsys, root) == check(capsys, root, "--no-cache")
 
 

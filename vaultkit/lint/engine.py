@@ -114,7 +114,7 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
     its file again if a later rule asks), so that a run over 100,000 notes never holds
     every note's text. Each rule's findings are in note order, as ``_run_rule`` gives
     them; rules whose findings the results cache has are not run."""
-    todo: list[tuple[Rule, list[Diagnostic], dict | None]] = []
+    todo: list[tuple[Rule, list[Diagnostic], tuple | None]] = []
     out: dict[str, list[Diagnostic]] = {}
     changed = results.changed_notes() if results is not None and targets is None else None
     for rule in rules:
@@ -125,8 +125,8 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
             if cached is not None:
                 out[rule.name] = cached  # _postprocess narrows them to the targets
                 continue
-        # a rule whose findings on a note come from that note alone keeps those on the
-        # notes that did not change, and runs on the others only
+        # a rule whose findings on a note come from that note alone (and the notes it said
+        # it read) keeps those on the notes that did not change, and runs on the others
         kept = results.kept(rule.name, changed) if changed is not None and rule.note_alone \
             and rule.cacheable else None
         out[rule.name] = found = []
@@ -137,25 +137,30 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
 
     everywhere = [(rule.check, rule.name == "file-unreadable", found)
                   for rule, found, kept in todo if kept is None]
-    where_changed = [(rule.check, rule.name == "file-unreadable", found)
-                     for rule, found, kept in todo if kept is not None]
+    somewhere = [(rule.check, rule.name == "file-unreadable", found, kept[1])
+                 for rule, found, kept in todo if kept is not None]
+    rerun = set().union(*(only for *_, only in somewhere))
     listed = notes()
     with Progress("checking notes", len(listed)) as progress:
         for note in listed:
-            checks = everywhere + where_changed if changed is not None and \
-                note.path in changed else everywhere  # type: ignore[operator]
+            checks = everywhere
+            if note.path in rerun:
+                checks = everywhere + [c[:3] for c in somewhere if note.path in c[3]]
             for check, on_errors, found in checks:
                 if note.error and not on_errors:
                     continue
                 found.extend(check(note, ctx))
             note.release_text()
             progress.advance()
+    reads = ctx.__dict__.get("_reads", {})
     for rule, found, kept in todo:
         _mask_quoted(ctx.vault, found)
+        read = reads.get(rule.name, {})
         if kept is not None:  # (in the notes' order, as a run over all of them gives)
-            found[:] = _in_note_order(listed, kept, found)
+            found[:] = _in_note_order(listed, kept[0], found)
+            read = {**{p: r for p, r in kept[2].items() if p not in kept[1]}, **read}
         if results is not None and rule.cacheable and targets is None:
-            results.put(rule.name, found)
+            results.put(rule.name, found, read)
     return out
 
 
@@ -236,6 +241,8 @@ class ResultsCache:
         self.started_ns = vault.started_ns
         self.results: dict[str, list] = {}
         self.suppressions: dict[str, list] = {}  # path -> [(action, rules, line)]
+        # rule -> {note: [the other notes its findings there read]} (Context.reads)
+        self.reads: dict[str, dict] = {}
         self.fresh = False
         self.ran = False  # a rule's findings were put: they are as new as this listing
         self.matched = False  # the file holds findings for this very key
@@ -270,8 +277,8 @@ class ResultsCache:
             self.suppressions = suppressions
             self.matched = True
             self.computed_from_ns = computed_from_ns
-        elif len(last) == 3 and isinstance(results, dict) and isinstance(suppressions, dict) \
-                and isinstance(computed_from_ns, int):
+        elif len(last) == 4 and isinstance(results, dict) and isinstance(suppressions, dict) \
+                and isinstance(computed_from_ns, int) and isinstance(last[3], dict):
             self.previous = (computed_from_ns, results, suppressions, *last)
 
     def _rekey(self) -> None:
@@ -351,7 +358,7 @@ class ResultsCache:
 
         from vaultkit.vault.cachefile import RACY_NS
 
-        stamp, _results, _suppressions, context, sizes, mtimes = self.previous
+        stamp, _results, _suppressions, context, sizes, mtimes, _reads = self.previous
         limit = stamp - RACY_NS
         try:
             if not isinstance(context, str) or context != self._context(self.vault):
@@ -368,24 +375,33 @@ class ResultsCache:
                 in zip(states, old_sizes, old_mtimes)
                 if size != old_size or mtime != old_mtime or old_mtime >= limit}
 
-    def kept(self, rule: str, changed: set[str]) -> dict[str, list[Diagnostic]] | None:
-        """The last run's findings of ``rule`` on the notes not in ``changed``, by note
-        (see :meth:`changed_notes`); None when it holds none for the rule. Their notes'
-        suppression comments are kept too."""
+    def kept(self, rule: str, changed: set[str]) -> tuple | None:
+        """``(findings by note, notes to run on, notes read)`` for ``rule`` after a change:
+        the last run's findings on the notes that did not change and read no note that did
+        (see :meth:`changed_notes` and ``Context.reads``), the notes it must run on, and
+        what each note's findings read last time; None when the last run left nothing to
+        keep for the rule. The kept notes' suppression comments are kept too."""
         found = self.previous[1].get(rule) if self.previous is not None else None
-        if not isinstance(found, list):
+        read = self.previous[6].get(rule, {}) if self.previous is not None else None
+        if not isinstance(found, list) or not isinstance(read, dict):
             return None
+        rerun = set(changed)
+        for path, others in read.items():
+            if not isinstance(others, list):
+                return None  # (a damaged file: the rule runs on every note)
+            if path not in rerun and any(o in changed for o in others):
+                rerun.add(path)
         out: dict[str, list[Diagnostic]] = {}
         for t in found:
             if not isinstance(t, tuple) or len(t) != 8 or not isinstance(t[3], str):
                 return None  # (a damaged file: the rule runs on every note)
-            if t[3] not in changed:
+            if t[3] not in rerun:
                 out.setdefault(t[3], []).append(Diagnostic(*t))
         old = self.previous[2]
         for path in out:
             if path not in self.suppressions and isinstance(old.get(path), list):
                 self.suppressions[path] = old[path]
-        return out
+        return out, rerun, read
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
@@ -396,14 +412,17 @@ class ResultsCache:
         except TypeError:
             return None
 
-    def put(self, rule: str, found: list[Diagnostic]) -> None:
-        """Keep a rule's findings; messages pass the output boundary (a cache is a file
-        too). Paths are kept as the vault names them: they are the notes' keys."""
+    def put(self, rule: str, found: list[Diagnostic], reads: dict | None = None) -> None:
+        """Keep a rule's findings (and the other notes they read on each note); messages
+        pass the output boundary (a cache is a file too). Paths are kept as the vault names
+        them: they are the notes' keys."""
         from vaultkit.vault.outbound import clean_many
 
         messages = clean_many([d.message for d in found], one_line=True)
         self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
                                d.fixable) for d, message in zip(found, messages)]
+        if reads:
+            self.reads[rule] = reads
         self.fresh = self.ran = True
 
     def keep_suppressions(self, path: str, found: list) -> None:
@@ -435,7 +454,8 @@ class ResultsCache:
             # (changed_notes): only once the notes are loaded, which rules running on every
             # note did (a hook's run puts nothing)
             if getattr(self.vault, "loaded", True):
-                last = (self._context(self.vault), *self._note_states(self.vault))
+                last = (self._context(self.vault), *self._note_states(self.vault),
+                        self.reads)
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,

@@ -61,6 +61,14 @@ class Context:
     def _not_link_memo(self) -> dict[str, bool]:
         return {}
 
+    def reads(self, rule: str, path: str, others) -> None:
+        """Say that ``rule``'s findings on the note at ``path`` read the notes ``others``
+        too (a heading link's target): after a change to one of them, a rule that keeps
+        its findings on unchanged notes (``Rule.note_alone``) runs on this note again."""
+        others = sorted({o for o in others if o and o != path})
+        if others:
+            self.__dict__.setdefault("_reads", {}).setdefault(rule, {})[path] = others
+
     def link_source(self, note) -> bool:
         """Whether ``note``'s links are checked: not for session transcripts (runtime
         output holding `[[reply_to_current]]` directives and raw turns)."""
@@ -100,10 +108,11 @@ class Rule:
     #: (git history): their results are never reused from the results cache.
     cacheable: ClassVar[bool] = True
     #: True for a note rule whose findings on a note depend on that note alone (its text,
-    #: path and layer), the profile and config, and the set of file names: after a change,
-    #: its findings on the notes that did not change are reused (engine.ResultsCache).
-    #: False (the default) for one that reads other notes (links' targets, mentions,
-    #: the bootstrap files) or files outside the notes.
+    #: path and layer), the profile and config, the set of file names, and the notes it
+    #: names with ``Context.reads``: after a change, its findings on the notes that did not
+    #: change and read none that did are reused (engine.ResultsCache). False (the default)
+    #: for one that reads other notes in other ways (mentions, inbound links, the bootstrap
+    #: files) or files outside the notes.
     note_alone: ClassVar[bool] = False
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:

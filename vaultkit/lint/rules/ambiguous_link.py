@@ -24,6 +24,7 @@ class AmbiguousLink(Rule):
 
     name = "ambiguous-link"
     code = "VK502"
+    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

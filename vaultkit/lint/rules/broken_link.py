@@ -57,6 +57,7 @@ class BrokenLink(Rule):
     name = "broken-link"
     code = "VK501"
     severity = "warning"
+    note_alone = True  # (with the targets of its heading and block links: ctx.reads)
 
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
@@ -65,7 +66,12 @@ class BrokenLink(Rule):
         forward = settings.forward_links == "allow"
         placeholder = None
         excluded = None  # asked at the first broken link: most notes have none
-        for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
+        resolved = ctx.resolver.resolve_all(note)
+        # a heading or block link reads its target's headings and block ids: a change there
+        # can break it or mend it (which note a name means depends on the names alone)
+        ctx.reads(self.name, note.path, [res.path for link, res in zip(note.links, resolved)
+                                         if link.subpath and res.path])
+        for link, res in zip(note.links, resolved):
             if res.missing is None:
                 continue
             if excluded is None:
