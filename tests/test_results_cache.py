@@ -444,7 +444,7 @@ def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, cap
     _write_aged(root / "memory/semantic/n2.md", "# N2, fixed\n")
     assert check(capsys, root) == check(capsys, root, "--no-cache")
     key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
-    last[3] = {"broken-link": {"memory/semantic/n0.md": "not a list"}}
+    last[3] = {"broken-link": b"\xff" * 9}  # (not pairs of positions)
     path.write_bytes(marshal.dumps((key, stamp, results, suppressions, *last)))
     _write_aged(root / "memory/semantic/n3.md", "# N3, fixed\n")
     assert check(capsys, root) == check(capsys, root, "--no-cache")

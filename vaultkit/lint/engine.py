@@ -255,7 +255,8 @@ class ResultsCache:
         # the last run's findings when they are not for this state, with what they were
         # computed from (see changed_notes)
         self.previous: tuple | None = None
-        self.last: list = []  # (context, sizes, mtimes) as the file holds them
+        self.last: list = []  # (context, sizes, mtimes, reads) as the file holds them
+        self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         try:
             key, computed_from_ns, results, suppressions, *last = \
                 marshal.loads(read_cache_file(self.path))
@@ -371,6 +372,7 @@ class ResultsCache:
         states = self.vault.note_states()
         if len(old_sizes) != len(states) or len(old_mtimes) != len(states):
             return None
+        self._paths = [s[0] for s in states]  # (the names are the last run's, in its order)
         return {path for (path, size, mtime), old_size, old_mtime
                 in zip(states, old_sizes, old_mtimes)
                 if size != old_size or mtime != old_mtime or old_mtime >= limit}
@@ -382,13 +384,12 @@ class ResultsCache:
         what each note's findings read last time; None when the last run left nothing to
         keep for the rule. The kept notes' suppression comments are kept too."""
         found = self.previous[1].get(rule) if self.previous is not None else None
-        read = self.previous[6].get(rule, {}) if self.previous is not None else None
-        if not isinstance(found, list) or not isinstance(read, dict):
-            return None
+        read = _decode_reads(self.previous[6].get(rule, b""), self._paths) \
+            if self.previous is not None else None
+        if not isinstance(found, list) or read is None:
+            return None  # (none kept, or a damaged file: the rule runs on every note)
         rerun = set(changed)
         for path, others in read.items():
-            if not isinstance(others, list):
-                return None  # (a damaged file: the rule runs on every note)
             if path not in rerun and any(o in changed for o in others):
                 rerun.add(path)
         out: dict[str, list[Diagnostic]] = {}
@@ -454,14 +455,52 @@ class ResultsCache:
             # (changed_notes): only once the notes are loaded, which rules running on every
             # note did (a hook's run puts nothing)
             if getattr(self.vault, "loaded", True):
+                paths = [s[0] for s in self.vault.note_states()]
                 last = (self._context(self.vault), *self._note_states(self.vault),
-                        self.reads)
+                        {rule: _encode_reads(reads, paths)
+                         for rule, reads in self.reads.items()})
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
                                                        self.suppressions, *last)))
         except ValueError:
             pass
+
+
+def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:
+    """A rule's reads (note -> the notes its findings there read) as pairs of positions in
+    the notes' order: the names are in the results cache's context, so the same order
+    holds whenever they are used (paths as text were half the file). A read of no note
+    (an attachment) is left out: only a note can be found changed."""
+    from array import array
+
+    at = {p: i for i, p in enumerate(paths)}
+    pairs = array("I")
+    for path, others in reads.items():
+        i = at.get(path)
+        if i is not None:
+            for other in others:
+                j = at.get(other)
+                if j is not None:
+                    pairs.extend((i, j))
+    return pairs.tobytes()
+
+
+def _decode_reads(raw, paths: list[str]) -> dict[str, list[str]] | None:
+    """:func:`_encode_reads` undone; None for bytes that do not fit these notes."""
+    from array import array
+
+    try:
+        pairs = array("I", raw)
+    except (TypeError, ValueError):
+        return None
+    n = len(paths)
+    if len(pairs) % 2 or any(k >= n for k in pairs):
+        return None
+    out: dict[str, list[str]] = {}
+    for k in range(0, len(pairs), 2):
+        out.setdefault(paths[pairs[k]], []).append(paths[pairs[k + 1]])
+    return out
 
 
 def _errors(vault, assumed: bool = True) -> str:
