@@ -471,3 +471,19 @@ def test_a_cached_note_its_reader_cannot_open_is_read_at_once(make_vault, monkey
     vault = load_vault(root)
     assert vault.notes["memory/semantic/b.md"].links and read == []
     assert vault.notes["memory/semantic/a.md"].links and read == ["memory/semantic/a.md"]
+
+
+def test_the_reads_of_findings_reused_as_they_were_are_kept_for_the_next_change(
+        make_vault, capsys):
+    """A run that reuses broken-link's findings and runs another rule writes the results
+    cache again: the notes broken-link's findings read are kept with them, so that a
+    later change to such a note still checks the note that links into it."""
+    root = make_vault({"memory/semantic/n2.md": "# N2\n",
+                       "memory/semantic/toc.md": "# Toc\n\n[[n2#N2]]\n"})
+    age_files(root)
+    check(capsys, root, "--select", "VK501")  # (broken-link's findings and reads)
+    check(capsys, root)  # (reused; the other rules run and the file is written again)
+    _write_aged(root / "memory/semantic/n2.md", "# Renamed\n")
+    found = check(capsys, root)
+    assert ("broken-link", "memory/semantic/toc.md", 3) in found[1]
+    assert found == check(capsys, root, "--no-cache")

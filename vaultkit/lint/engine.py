@@ -456,9 +456,15 @@ class ResultsCache:
             # note did (a hook's run puts nothing)
             if getattr(self.vault, "loaded", True):
                 paths = [s[0] for s in self.vault.note_states()]
-                last = (self._context(self.vault), *self._note_states(self.vault),
-                        {rule: _encode_reads(reads, paths)
-                         for rule, reads in self.reads.items()})
+                # the reads of the findings reused as they were (the same names, so the
+                # same positions), then those of the rules that ran
+                kept = self.last[3] if self.matched and len(self.last) == 4 \
+                    and isinstance(self.last[3], dict) else {}
+                reads = {rule: raw for rule, raw in kept.items()
+                         if rule in self.results and rule not in self.reads}
+                reads.update((rule, _encode_reads(found, paths))
+                             for rule, found in self.reads.items())
+                last = (self._context(self.vault), *self._note_states(self.vault), reads)
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
