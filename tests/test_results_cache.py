@@ -422,8 +422,7 @@ def test_only_cacheable_note_rules_keep_findings_by_note():
     assert len(marked) >= 15
     assert all(r.scope == "note" and r.cacheable for r in marked)
     # the rules that read other notes or files outside the notes run on every note
-    assert not {r.name for r in marked} & {"orphan-note", "skill-not-loaded",
-                                           "unknown-location"}
+    assert not {r.name for r in marked} & {"orphan-note", "skill-not-loaded"}
 
 
 def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, capsys):
@@ -487,3 +486,22 @@ def test_the_reads_of_findings_reused_as_they_were_are_kept_for_the_next_change(
     found = check(capsys, root)
     assert ("broken-link", "memory/semantic/toc.md", 3) in found[1]
     assert found == check(capsys, root, "--no-cache")
+
+
+def test_obsidians_daily_notes_settings_are_part_of_what_the_findings_depend_on(make_vault,
+                                                                                capsys):
+    """A dated note outside the memory folder is an Obsidian daily note where the vault's
+    daily-notes settings put it, else a journal the runtime never loads: a change to those
+    settings (outside the listed files) is seen by the next check."""
+    root = make_vault({"memory/semantic/a.md": "# A\n", "2026-01-05.md": "# Monday\n"})
+    settings = root / ".obsidian" / "daily-notes.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text('{"folder": ""}', encoding="utf-8")
+    age_files(root)
+    finding = ("unknown-location", "2026-01-05.md", 1)
+    assert finding not in check(capsys, root)[1]
+    settings.unlink()
+    assert finding in check(capsys, root)[1]
+    settings.write_text('{"folder": ""}', encoding="utf-8")
+    _write_aged(root / "memory/semantic/a.md", "# A, again\n")  # (and a note changed)
+    assert finding not in check(capsys, root)[1]

@@ -300,19 +300,9 @@ class ResultsCache:
         from vaultkit import __version__
         from vaultkit.core.digests import sha1
         from vaultkit.vault import DETECTOR_VERSION
-        from vaultkit.vault.openclaw import find_config
-        from vaultkit.vault.runtimes import outside_state
 
-        try:
-            config = find_config(vault)
-            st = config.stat() if config is not None else None
-            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
-        except OSError as exc:
-            config_state = f"unreadable:{exc.errno}"
-        # what the runtimes read outside the notes (.claude/, CLAUDE.md above the vault, ...)
-        runtimes = outside_state(vault)
         key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
-               f"{vault.state_digest}|{config_state}|{runtimes}")
+               f"{vault.state_digest}|{_outside_state(vault)}")
         return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     @staticmethod
@@ -323,20 +313,11 @@ class ResultsCache:
         from vaultkit import __version__
         from vaultkit.core.digests import sha1
         from vaultkit.vault import DETECTOR_VERSION
-        from vaultkit.vault.openclaw import find_config
-        from vaultkit.vault.runtimes import outside_state
 
-        try:
-            config = find_config(vault)
-            st = config.stat() if config is not None else None
-            config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
-        except OSError as exc:
-            config_state = f"unreadable:{exc.errno}"
         errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
         external = [(p, n.size, n.mtime_ns) for p, n in sorted(vault.external.items())]
         key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
-               f"{vault.names_epoch}|{config_state}|{outside_state(vault)}|{external}|"
-               f"{errors}")
+               f"{vault.names_epoch}|{_outside_state(vault)}|{external}|{errors}")
         return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     @staticmethod
@@ -471,6 +452,36 @@ class ResultsCache:
                                                        self.suppressions, *last)))
         except ValueError:
             pass
+
+
+# Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
+# listing leaves .obsidian/ out
+_OBSIDIAN_SETTINGS = (".obsidian/daily-notes.json", ".obsidian/core-plugins.json")
+
+
+def _outside_state(vault) -> str:
+    """Size and mtime of what findings read outside the listed files: openclaw.json, the
+    files the runtimes read (.claude/, CLAUDE.md above the vault, ...), Obsidian's
+    daily-notes settings."""
+    import os
+
+    from vaultkit.vault.openclaw import find_config
+    from vaultkit.vault.runtimes import outside_state
+
+    try:
+        config = find_config(vault)
+        st = config.stat() if config is not None else None
+        config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+    except OSError as exc:
+        config_state = f"unreadable:{exc.errno}"
+    obsidian = []
+    for name in _OBSIDIAN_SETTINGS:
+        try:
+            st = os.stat(vault.root / name)
+            obsidian.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            obsidian.append(f"{name}:-")
+    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}"
 
 
 def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:

@@ -114,6 +114,7 @@ class UnknownLocation(Rule):
 
     name = "unknown-location"
     code = "VK101"
+    note_alone = True  # (Obsidian's daily-notes settings are in the results cache's keys)
     severity = "warning"
 
     def check(self, note, ctx):
