@@ -297,38 +297,16 @@ class ResultsCache:
     @staticmethod
     def _listing_key(vault) -> str:
         """A digest of everything the findings depend on but the notes' errors."""
-        from vaultkit import __version__
-        from vaultkit.core.digests import sha1
-        from vaultkit.vault import DETECTOR_VERSION
-
-        key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
-               f"{vault.state_digest}|{_outside_state(vault)}")
-        return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
+        return _digest(vault, vault.state_digest)
 
     @staticmethod
     def _context(vault) -> str:
         """A digest of what the findings of the rules that read their note alone
         (``Rule.note_alone``) depend on besides the notes' texts: the listing's key
         without the sizes and mtimes, with every file's name instead, and the errors."""
-        from vaultkit import __version__
-        from vaultkit.core.digests import sha1
-        from vaultkit.vault import DETECTOR_VERSION
-
         errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
         external = [(p, n.size, n.mtime_ns) for p, n in sorted(vault.external.items())]
-        key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
-               f"{vault.names_epoch}|{_outside_state(vault)}|{external}|{errors}")
-        return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
-
-    @staticmethod
-    def _note_states(vault) -> tuple[bytes, bytes]:
-        """Every note's size and mtime, in the notes' order (their names are in the
-        context: the same order next time when it is the same)."""
-        from array import array
-
-        states = vault.note_states()
-        return (array("q", [s[1] for s in states]).tobytes(),
-                array("q", [s[2] for s in states]).tobytes())
+        return _digest(vault, f"{vault.names_epoch}|{external}|{errors}")
 
     def changed_notes(self) -> set[str] | None:
         """After a change (the last run's findings are not for this state): the notes
@@ -436,7 +414,10 @@ class ResultsCache:
             # (changed_notes): only once the notes are loaded, which rules running on every
             # note did (a hook's run puts nothing)
             if getattr(self.vault, "loaded", True):
-                paths = [s[0] for s in self.vault.note_states()]
+                from array import array
+
+                states = self.vault.note_states()
+                paths = [s[0] for s in states]
                 # the reads of the findings reused as they were (the same names, so the
                 # same positions), then those of the rules that ran
                 kept = self.last[3] if self.matched and len(self.last) == 4 \
@@ -445,7 +426,10 @@ class ResultsCache:
                          if rule in self.results and rule not in self.reads}
                 reads.update((rule, _encode_reads(found, paths))
                              for rule, found in self.reads.items())
-                last = (self._context(self.vault), *self._note_states(self.vault), reads)
+                # (every note's size and mtime, in the notes' order: their names are in the
+                # context, so the order is the same whenever the context is)
+                last = (self._context(self.vault), array("q", [s[1] for s in states]).tobytes(),
+                        array("q", [s[2] for s in states]).tobytes(), reads)
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
@@ -457,6 +441,18 @@ class ResultsCache:
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out
 _OBSIDIAN_SETTINGS = (".obsidian/daily-notes.json", ".obsidian/core-plugins.json")
+
+
+def _digest(vault, state: str) -> str:
+    """The results cache's key for ``state`` (the listing's, or the names'): with vaultkit's
+    and the detector's versions, the settings, and what findings read outside the files."""
+    from vaultkit import __version__
+    from vaultkit.core.digests import sha1
+    from vaultkit.vault import DETECTOR_VERSION
+
+    key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|{state}|"
+           f"{_outside_state(vault)}")
+    return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _outside_state(vault) -> str:

@@ -453,8 +453,8 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     vault._dirty = cache is not None and cache.stale(notes)
     if save:
         vault.save_cache()
-    # (a long-running server loads again for each request: what its notes decoded since
-    # the last load shared is not kept for ever)
+    # (the notes keep the strings the parse shared; and a long-running server loads again
+    # for each request: what its notes decoded since the last load is not kept for ever)
     from vaultkit.vault.model import forget_shared
 
     forget_shared()
@@ -602,20 +602,15 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> 
     when it writes it (at 100,000 notes those bytes were about a tenth of the peak)."""
     from vaultkit.core.progress import Progress
 
-    from vaultkit.vault.model import forget_shared
-
     workers = min(os.cpu_count() or 1, 8)
-    try:
-        with Progress("parsing notes", len(todo)) as progress:
-            if len(todo) < _PARALLEL_MIN or workers < 2:
-                out = []
-                for f in todo:
-                    out.append(_read_one(f.abs, f.rel, limit))
-                    progress.advance()
-                return out
-            return _parse_parallel(todo, limit, workers, progress, facts)
-    finally:
-        forget_shared()  # (the notes keep the strings; the table was for decoding them)
+    with Progress("parsing notes", len(todo)) as progress:
+        if len(todo) < _PARALLEL_MIN or workers < 2:
+            out = []
+            for f in todo:
+                out.append(_read_one(f.abs, f.rel, limit))
+                progress.advance()
+            return out
+        return _parse_parallel(todo, limit, workers, progress, facts)
 
 
 def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,

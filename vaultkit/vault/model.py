@@ -359,7 +359,7 @@ _NO_BLOCK_IDS = MappingProxyType({})
 
 # The strings notes share, each kept once while a run decodes many notes. Not sys.intern:
 # its table lives as long as the strings, and at 100,000 notes it was 15 MB at the peak of
-# a cold check; this one is dropped once the parse is decoded (forget_shared).
+# a cold check; this one is dropped at the end of every load (forget_shared).
 _STRINGS: dict[str, str] = {}
 _intern = _STRINGS.setdefault
 
@@ -370,8 +370,8 @@ def _shared(value: Any) -> Any:
 
 
 def forget_shared() -> None:
-    """Drop the table of shared strings (the notes keep theirs): called once a run's notes
-    are decoded, a note decoded after that starts it again."""
+    """Drop the table of shared strings (the notes keep theirs): called at the end of a
+    load; a note decoded after that starts it again."""
     _STRINGS.clear()
 
 
