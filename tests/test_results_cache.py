@@ -349,7 +349,8 @@ def test_after_a_change_a_rule_that_reads_its_note_alone_runs_on_the_changed_not
     code, found = check(capsys, root)
     assert seen["frontmatter-invalid"] == ["memory/semantic/n2.md"]
     assert sorted(seen["broken-link"]) == ["memory/semantic/n2.md", "memory/semantic/toc.md"]
-    assert len(seen["orphan-note"]) == len(files)  # (it reads every note's links)
+    # (and orphan-note on n2 and the notes it links to now: none, [[n9]] is missing)
+    assert seen["orphan-note"] == ["memory/semantic/n2.md"]
     assert (code, found) == check(capsys, root, "--no-cache")
     assert {("frontmatter-invalid", "memory/semantic/bad.md", 2),
             ("frontmatter-invalid", "memory/semantic/n2.md", 2),
@@ -421,8 +422,8 @@ def test_only_cacheable_note_rules_keep_findings_by_note():
     marked = [r for r in all_rules() if r.note_alone]
     assert len(marked) >= 15
     assert all(r.scope == "note" and r.cacheable for r in marked)
-    # the rules that read other notes or files outside the notes run on every note
-    assert not {r.name for r in marked} & {"orphan-note", "skill-not-loaded"}
+    # the rules that read files outside the notes run on every note
+    assert "skill-not-loaded" not in {r.name for r in marked}
 
 
 def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, capsys):
@@ -505,3 +506,69 @@ def test_obsidians_daily_notes_settings_are_part_of_what_the_findings_depend_on(
     settings.write_text('{"folder": ""}', encoding="utf-8")
     _write_aged(root / "memory/semantic/a.md", "# A, again\n")  # (and a note changed)
     assert finding not in check(capsys, root)[1]
+
+
+def test_after_a_change_orphan_note_judges_only_the_notes_the_change_reaches(
+        make_vault, capsys, monkeypatch):
+    """orphan-note keeps, per note, the first few notes reaching it (its reads): after a
+    change it runs on the changed notes, on the notes whose kept sources changed and on the
+    notes the changed ones link to or name now, and judges them from what it kept without
+    the whole vault's links, unless every kept source of a note with more changed. The
+    findings are those of a run without any cache at every step."""
+    from vaultkit.lint.rules import orphan_note
+
+    decisions = {f"memory/decisions/d{i}.md": f"# D{i}\n\nDecided {i}.\n" for i in range(6)}
+    files = {**decisions,
+             "memory/2026-03-01.md": "# 2026-03-01\n\n### 10:00 — Work\n- [[d0]] and [[d1]]\n",
+             "memory/projects/p.md": "# P\n\nSee [[d1]].\n",
+             **{f"memory/projects/s{i}.md": f"# S{i}\n\nSee [[d4]].\n" for i in range(4)}}
+    root = make_vault(files)
+    age_files(root)
+    journal = root / "memory/2026-03-01.md"
+
+    judged, graphs = [], []  # (by the run after the change, not the run without cache)
+
+    def orphans():
+        code, found = check(capsys, root)
+        judged[:], graphs[:] = sorted(seen["orphan-note"]), used
+        assert (code, found) == check(capsys, root, "--no-cache")
+        return sorted(p for rule, p, _ in found
+                      if rule == "orphan-note" and p.startswith("memory/decisions/"))
+
+    seen = {"orphan-note": []}
+    used = []
+    assert orphans() == [f"memory/decisions/d{i}.md" for i in (2, 3, 5)]
+    monkeypatch.setattr(orphan_note, "mentioned_paths",  # (only the whole vault's way asks)
+                        lambda vault, real=orphan_note.mentioned_paths:
+                        used.append(1) or real(vault))
+    seen = _spy(monkeypatch, ["orphan-note"])
+
+    def step(path, text):
+        seen["orphan-note"].clear()
+        used.clear()
+        _write_aged(path, text)
+        return orphans()
+
+    # a link added: the journal and the decision it now links are judged, nothing else
+    now = step(journal, journal.read_text() + "- and [[d3]]\n")
+    assert now == ["memory/decisions/d2.md", "memory/decisions/d5.md"]
+    assert judged == ["memory/2026-03-01.md", "memory/decisions/d0.md",
+                      "memory/decisions/d1.md", "memory/decisions/d3.md"]
+    assert graphs == []  # (judged from the sources kept last run)
+    # a link removed: the decision whose only source it was is an orphan again
+    now = step(journal, "# 2026-03-01\n\n### 10:00 — Work\n- [[d1]] and [[d3]]\n")
+    assert now == [f"memory/decisions/d{i}.md" for i in (0, 2, 5)] and graphs == []
+    # a path written out counts as a link
+    now = step(journal, journal.read_text() + "- see `memory/decisions/d5.md`\n")
+    assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"] and graphs == []
+    # a decision edited is judged from the sources kept for it
+    now = step(root / "memory/decisions/d1.md", "# D1\n\nDecided 1, again.\n")
+    assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"]
+    assert judged == ["memory/decisions/d1.md"] and graphs == []
+    # d4 has four sources, three kept: with all three changed it takes the whole vault
+    for i in range(3):
+        _write_aged(root / f"memory/projects/s{i}.md", f"# S{i}\n\nNothing.\n")
+    now = step(root / "memory/projects/s0.md", "# S0\n\nNothing at all.\n")
+    assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"] and graphs
+    now = step(root / "memory/projects/s3.md", "# S3\n\nNothing.\n")
+    assert now == [f"memory/decisions/d{i}.md" for i in (0, 2, 4)] and graphs == []

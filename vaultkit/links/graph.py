@@ -231,6 +231,13 @@ def link_graph(vault: "Vault") -> LinkGraph:
     return graph
 
 
+def linked_from(vault: "Vault", note: "Note") -> list[str]:
+    """The files one note links to, as the graph has them (the same cached fact)."""
+    edges = vault.fact(note.path, "links", lambda: _note_links(vault, note),
+                       epoch=vault.names_epoch)[3]
+    return [target for target, _, _ in edges]
+
+
 def _note_links(vault: "Vault", note: "Note", shared: dict | None = None) -> tuple:
     """(links, external, resolved, [(target, count, embed)], has_unresolved) for one note.
 

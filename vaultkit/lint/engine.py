@@ -127,8 +127,10 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
                 continue
         # a rule whose findings on a note come from that note alone (and the notes it said
         # it read) keeps those on the notes that did not change, and runs on the others
-        kept = results.kept(rule.name, changed) if changed is not None and rule.note_alone \
-            and rule.cacheable else None
+        kept = results.kept(rule.name, changed, rule.touched(ctx, changed)) \
+            if changed is not None and rule.note_alone and rule.cacheable else None
+        if kept is not None:  # (what the rule may ask of the last run: Context.before)
+            ctx.__dict__.setdefault("_before", {})[rule.name] = (changed, kept[2], kept[3])
         out[rule.name] = found = []
         todo.append((rule, found, kept))
     if not todo:
@@ -153,29 +155,31 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
             note.release_text()
             progress.advance()
     reads = ctx.__dict__.get("_reads", {})
+    order = None
     for rule, found, kept in todo:
         _mask_quoted(ctx.vault, found)
         read = reads.get(rule.name, {})
         if kept is not None:  # (in the notes' order, as a run over all of them gives)
-            found[:] = _in_note_order(listed, kept[0], found)
+            if order is None:
+                order = {note.path: i for i, note in enumerate(listed)}
+            found[:] = _in_note_order(order, kept[0], found)
             read = {**{p: r for p, r in kept[2].items() if p not in kept[1]}, **read}
         if results is not None and rule.cacheable and targets is None:
             results.put(rule.name, found, read)
     return out
 
 
-def _in_note_order(listed: list[Note], kept: dict[str, list[Diagnostic]],
+def _in_note_order(order: dict[str, int], kept: dict[str, list[Diagnostic]],
                    found: list[Diagnostic]) -> list[Diagnostic]:
     """The findings kept from the last run (by note) and those just found (on the notes
-    that changed), note after note in the run's order."""
-    by_path = dict(kept)
+    that changed), note after note in the run's order (``order``: path -> position)."""
+    by_path = {path: list(ds) for path, ds in kept.items()}
     for d in found:
         by_path.setdefault(d.path, []).append(d)
+    last = len(order)  # (a finding on no listed note: after them, as it came)
     out: list[Diagnostic] = []
-    for note in listed:
-        out.extend(by_path.pop(note.path, ()))
-    for rest in by_path.values():  # (a finding on no listed note: as it came)
-        out.extend(rest)
+    for path in sorted(by_path, key=lambda p: order.get(p, last)):
+        out.extend(by_path[path])
     return out
 
 
@@ -336,32 +340,36 @@ class ResultsCache:
                 in zip(states, old_sizes, old_mtimes)
                 if size != old_size or mtime != old_mtime or old_mtime >= limit}
 
-    def kept(self, rule: str, changed: set[str]) -> tuple | None:
-        """``(findings by note, notes to run on, notes read)`` for ``rule`` after a change:
-        the last run's findings on the notes that did not change and read no note that did
-        (see :meth:`changed_notes` and ``Context.reads``), the notes it must run on, and
-        what each note's findings read last time; None when the last run left nothing to
-        keep for the rule. The kept notes' suppression comments are kept too."""
+    def kept(self, rule: str, changed: set[str], touched=frozenset()) -> tuple | None:
+        """``(findings by note, notes to run on, notes read, notes with findings)`` for
+        ``rule`` after a change: the last run's findings on the notes that did not change,
+        read no note that did (see :meth:`changed_notes` and ``Context.reads``) and are not
+        ``touched`` (``Rule.touched``), the notes it must run on, what each note's findings
+        read last time, and the notes it found something on last time; None when the last
+        run left nothing to keep for the rule. The kept notes' suppression comments are
+        kept too."""
         found = self.previous[1].get(rule) if self.previous is not None else None
         read = _decode_reads(self.previous[6].get(rule, b""), self._paths) \
             if self.previous is not None else None
         if not isinstance(found, list) or read is None:
             return None  # (none kept, or a damaged file: the rule runs on every note)
-        rerun = set(changed)
+        rerun = set(changed) | set(touched)
         for path, others in read.items():
             if path not in rerun and any(o in changed for o in others):
                 rerun.add(path)
         out: dict[str, list[Diagnostic]] = {}
+        flagged = set()
         for t in found:
             if not isinstance(t, tuple) or len(t) != 8 or not isinstance(t[3], str):
                 return None  # (a damaged file: the rule runs on every note)
+            flagged.add(t[3])
             if t[3] not in rerun:
                 out.setdefault(t[3], []).append(Diagnostic(*t))
         old = self.previous[2]
         for path in out:
             if path not in self.suppressions and isinstance(old.get(path), list):
                 self.suppressions[path] = old[path]
-        return out, rerun, read
+        return out, rerun, read, flagged
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)

@@ -69,6 +69,12 @@ class Context:
         if others:
             self.__dict__.setdefault("_reads", {}).setdefault(rule, {})[path] = others
 
+    def before(self, rule: str):
+        """For a rule keeping its findings on unchanged notes (``Rule.note_alone``), in a
+        run after a change: ``(notes changed, what each note's findings read last run,
+        notes it found something on last run)``; None in a run over every note."""
+        return self.__dict__.get("_before", {}).get(rule)
+
     def link_source(self, note) -> bool:
         """Whether ``note``'s links are checked: not for session transcripts (runtime
         output holding `[[reply_to_current]]` directives and raw turns)."""
@@ -110,15 +116,22 @@ class Rule:
     #: True for a note rule whose findings on a note depend on that note alone (its text,
     #: path and layer), the profile and config, the set of file names, and the notes it
     #: names with ``Context.reads``: after a change, its findings on the notes that did not
-    #: change and read none that did are reused (engine.ResultsCache). False (the default)
-    #: for one that reads other notes in other ways (mentions, inbound links, the bootstrap
-    #: files) or files outside the notes.
+    #: change and read none that did are reused (engine.ResultsCache). A rule that reads
+    #: other notes in other ways too (inbound links) says with :meth:`touched` which notes a
+    #: change moves. False (the default) for one whose reads cannot be named that way (the
+    #: bootstrap files, files outside the notes).
     note_alone: ClassVar[bool] = False
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
         return ()
 
     def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def touched(self, ctx: Context, changed: set[str]) -> Iterable[str]:
+        """For a ``note_alone`` rule, after a change to the notes ``changed``: the other
+        notes whose findings that change may move though they read none of them (a note
+        the changed ones link to now); the rule runs on these again too."""
         return ()
 
     def diag(self, path: str, line: int | None, column: int | None, message: str,
