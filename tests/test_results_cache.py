@@ -422,8 +422,7 @@ def test_only_cacheable_note_rules_keep_findings_by_note():
     marked = [r for r in all_rules() if r.note_alone]
     assert len(marked) >= 15
     assert all(r.scope == "note" and r.cacheable for r in marked)
-    # the rules that read files outside the notes run on every note
-    assert "skill-not-loaded" not in {r.name for r in marked}
+    assert {"orphan-note", "skill-not-loaded"} <= {r.name for r in marked}
 
 
 def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, capsys):
@@ -572,3 +571,42 @@ def test_after_a_change_orphan_note_judges_only_the_notes_the_change_reaches(
     assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"] and graphs
     now = step(root / "memory/projects/s3.md", "# S3\n\nNothing.\n")
     assert now == [f"memory/decisions/d{i}.md" for i in (0, 2, 4)] and graphs == []
+
+
+def test_the_runtimes_that_apply_are_part_of_what_the_findings_depend_on(make_vault, capsys):
+    """Which runtimes apply is decided by marker folders too (`.codex/`, `.claude/`), which
+    are no listed file: one made with no file changed is seen by the next check. Here Codex
+    comes to apply, and it cuts AGENTS.md at 32 KiB (before, a warm check reused the
+    findings of the vault without it and missed the cut)."""
+    import shutil
+
+    rules = "".join(f"- rule {i}: always do the thing number {i} carefully.\n" for i in range(700))
+    root = make_vault({"CLAUDE.md": "# Claude\n", "AGENTS.md": "# Agents\n" + rules},
+                      root_name="ws")
+    age_files(root)
+    cut = ("bootstrap-truncation", "AGENTS.md")
+    assert cut not in {f[:2] for f in check(capsys, root)[1]}
+    (root / ".codex").mkdir()
+    found = check(capsys, root)
+    assert cut in {f[:2] for f in found[1]} and found == check(capsys, root, "--no-cache")
+    shutil.rmtree(root / ".codex")
+    assert cut not in {f[:2] for f in check(capsys, root)[1]}
+
+
+def test_skill_not_loaded_keeps_its_findings_by_note_and_sees_openclaw_come_to_apply(
+        make_vault, capsys, monkeypatch):
+    """skill-not-loaded judges skills only where OpenClaw applies. After an edit it runs on
+    the changed note alone; a memory folder made (OpenClaw's layout, no file in it yet)
+    makes it judge every skill again."""
+    root = make_vault({"CLAUDE.md": "# Plugin\n", "skills/deploy/SKILL.md": "Deploy it.\n",
+                       "docs/a.md": "# A\n"}, root_name="plugin")
+    age_files(root)
+    skill = ("skill-not-loaded", "skills/deploy/SKILL.md", 1)
+    assert skill not in check(capsys, root)[1]
+    (root / "memory").mkdir()
+    assert skill in check(capsys, root)[1]
+    seen = _spy(monkeypatch, ["skill-not-loaded"])
+    _write_aged(root / "docs/a.md", "# A, again\n")
+    found = check(capsys, root)
+    assert seen["skill-not-loaded"] == ["docs/a.md"]
+    assert skill in found[1] and found == check(capsys, root, "--no-cache")

@@ -453,13 +453,16 @@ _OBSIDIAN_SETTINGS = (".obsidian/daily-notes.json", ".obsidian/core-plugins.json
 
 def _digest(vault, state: str) -> str:
     """The results cache's key for ``state`` (the listing's, or the names'): with vaultkit's
-    and the detector's versions, the settings, and what findings read outside the files."""
+    and the detector's versions, the settings, what findings read outside the files, and
+    the runtimes that apply (a marker folder such as ``.codex/`` is no listed file, yet it
+    decides them)."""
     from vaultkit import __version__
     from vaultkit.core.digests import sha1
     from vaultkit.vault import DETECTOR_VERSION
+    from vaultkit.vault.runtimes import detected
 
     key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|{state}|"
-           f"{_outside_state(vault)}")
+           f"{_outside_state(vault)}|{detected(vault)}")
     return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 

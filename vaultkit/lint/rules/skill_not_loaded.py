@@ -34,6 +34,7 @@ class SkillNotLoaded(Rule):
     name = "skill-not-loaded"
     code = "VK309"
     severity = "error"
+    note_alone = True  # (whether OpenClaw applies is part of the results cache's context)
 
     def check(self, note, ctx):
         from vaultkit.lint.shared import skill_folder, skill_frontmatter
