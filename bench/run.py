@@ -470,9 +470,11 @@ class Bench:
             res["hook_link"] = self.vk_step("check", hook, vault, before=change_link)
             # with `vaultkit watch` running, the hook is answered by it; each run appends
             # a line of its own to the entry (the journal only grows, as an agent's does),
-            # which the watcher snapshots
+            # which the watcher snapshots. It grows from what the runs above left: a text
+            # without their link lines would be a loss, which the watcher restores by
+            # writing the journal again, under the measured runs
             runs = iter(range(10 ** 6))
-            grown = [original + HOOK_ENTRY.encode()]
+            grown = [journal.read_bytes()]
 
             def change_entry():
                 grown[0] += f"- Run {next(runs)} of the benchmark.\n".encode()
