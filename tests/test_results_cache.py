@@ -418,6 +418,40 @@ def test_a_note_decoded_from_the_cache_for_its_links_reads_no_text(make_vault, c
     assert note.text == files["memory/semantic/n5.md"] and read == ["memory/semantic/n5.md"]
 
 
+def test_what_the_rules_keep_after_a_change_is_versioned():
+    """A results cache written when fewer rules kept their findings by note (orphan-note
+    without its reads, say) must not be read as one that names every read: the context
+    digest holds KEPT_READS, which changes whenever the set below does."""
+    from vaultkit.lint.engine import KEPT_READS
+
+    kept = sorted(r.name for r in all_rules() if r.note_alone)
+    # (on a change to this list or to what a rule's reads mean: bump KEPT_READS, then here)
+    assert (KEPT_READS, len(kept), "orphan-note" in kept, "skill-not-loaded" in kept) == \
+        (2, 24, True, True)
+
+
+def test_a_cache_kept_by_rules_that_kept_less_means_a_full_run(make_vault, capsys,
+                                                              monkeypatch):
+    """The build before orphan-note kept its reads wrote the same release's cache: after an
+    edit that takes a note's only link away, that cache must not hide the new orphan."""
+    import vaultkit.lint.engine as engine
+
+    root = make_vault({"memory/decisions/a.md": "# A\n",
+                       "memory/projects/p.md": "# P\n\nsee [[a]]\n",
+                       "memory/2026-01-01.md": "# Day\n\nsee [[p]]\n"})
+    age_files(root)
+    monkeypatch.setattr(engine, "KEPT_READS", 1)
+    monkeypatch.setattr(engine.ResultsCache, "put",
+                        lambda self, rule, found, reads=None, real=engine.ResultsCache.put:
+                        real(self, rule, found, None))  # (as a build that kept no reads)
+    check(capsys, root)
+    monkeypatch.undo()
+    _write_aged(root / "memory/projects/p.md", "# P\n\nno link\n")
+    found = check(capsys, root)
+    assert ("orphan-note", "memory/decisions/a.md", 1) in found[1]
+    assert found == check(capsys, root, "--no-cache")
+
+
 def test_only_cacheable_note_rules_keep_findings_by_note():
     marked = [r for r in all_rules() if r.note_alone]
     assert len(marked) >= 15

@@ -310,7 +310,7 @@ class ResultsCache:
         without the sizes and mtimes, with every file's name instead, and the errors."""
         errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
         external = [(p, n.size, n.mtime_ns) for p, n in sorted(vault.external.items())]
-        return _digest(vault, f"{vault.names_epoch}|{external}|{errors}")
+        return _digest(vault, f"{KEPT_READS}|{vault.names_epoch}|{external}|{errors}")
 
     def changed_notes(self) -> set[str] | None:
         """After a change (the last run's findings are not for this state): the notes
@@ -445,6 +445,12 @@ class ResultsCache:
         except ValueError:
             pass
 
+
+# What the per-note rules keep after a change (which are ``note_alone``, what their reads
+# mean), part of the context digest: a results cache written by a vaultkit whose rules kept
+# less (the same release, an earlier build) is then not taken for one that names every read.
+# Bump it with any change to either; tests/test_results_cache.py holds it to the rules.
+KEPT_READS = 2
 
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out

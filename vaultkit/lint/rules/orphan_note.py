@@ -1,7 +1,7 @@
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.mentions import FACT, mentions
 
-__all__ = ["OrphanNote", "is_mentioned", "mentioned_paths", "mentions"]
+__all__ = ["OrphanNote", "is_mentioned", "mentioned_paths", "mentioning", "mentions"]
 
 # the other notes kept per note as reaching it (the first by name): after a change, a note
 # at least one of whose kept sources did not change, or with fewer sources than this (all
