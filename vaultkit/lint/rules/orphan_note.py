@@ -1,7 +1,7 @@
 from vaultkit.lint.rule import Rule
 from vaultkit.vault.mentions import FACT, mentions
 
-__all__ = ["OrphanNote", "is_mentioned", "mentioned_paths", "mentioning", "mentions"]
+__all__ = ["OrphanNote", "mentioned_paths", "mentioning", "mentions"]
 
 # the other notes kept per note as reaching it (the first by name): after a change, a note
 # at least one of whose kept sources did not change, or with fewer sources than this (all
@@ -35,12 +35,6 @@ def mentioning(vault, note, exclude) -> set[str]:
         for i in range(len(parts)):
             out.update(found.get("/".join(parts[i:]), ()))
     return out.difference(exclude)
-
-
-def is_mentioned(vault, note, exclude) -> bool:
-    """True when a note other than ``exclude`` writes out this note's path (see
-    :func:`mentioning`)."""
-    return bool(mentioning(vault, note, exclude))
 
 
 def _reached_from(ctx, changed: set[str]) -> dict[str, set[str]]:
