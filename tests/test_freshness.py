@@ -37,6 +37,8 @@ def _same(warm, fresh):
         [(p.rel, p.message) for p in fresh.problems]
     assert warm.digest == fresh.digest
     assert warm.newest_mtime_ns == fresh.newest_mtime_ns
+    # what the names give is kept while no name changes, and worked out anew after
+    assert warm.names_digest() == fresh.names_digest()
 
 
 def _warm(root):
@@ -216,4 +218,28 @@ def test_an_unchanged_listing_is_as_new_as_the_question_that_found_it_so(tmp_pat
     later = warm.scan(root, settings)
     assert later.digest == fresh.digest and later.files == fresh.files
     assert later.newest_mtime_ns < later.started_ns - RACY_NS  # no longer
+    warm.close()
+
+
+def test_what_the_names_give_is_kept_while_no_name_changes(tmp_path):
+    """The answering process works out the digest of the vault's names (what the link
+    resolver's tables and the per-note link facts are keyed on) once per set of names, not
+    once per commit: a listing brought up to date after files were written keeps it, one
+    after a name was added, removed or renamed does not. Either way it is the digest a
+    vault loaded from a new walk has."""
+    from vaultkit.vault.loader import load_vault
+
+    root = _vault(tmp_path)
+    settings, warm = _warm(root)
+    first = warm.scan(root, settings)
+    digest = first.names_digest()
+    (root / "memory" / "2026-11-01.md").write_text("# Day 0\n- more\n", encoding="utf-8")
+    written = warm.scan(root, settings)
+    assert written is not first and written.memo.get("names") == digest
+    assert load_vault(root, settings=settings, save=False).names_digest == digest
+    (root / "memory" / "decisions" / "d0.md").rename(root / "memory" / "decisions" / "d9.md")
+    renamed = warm.scan(root, settings)
+    assert "names" not in renamed.memo
+    assert renamed.names_digest() != digest
+    assert renamed.names_digest() == load_vault(root, settings=settings, save=False).names_digest
     warm.close()

@@ -67,7 +67,7 @@ class _Notes:
     def __contains__(self, path) -> bool:
         if self.all is not None:
             return path in self.all
-        return path in self._vault._listed
+        return self._vault._entry(path) is not None
 
     def __len__(self) -> int:  # (every listed .md file is a note, readable or not)
         return len(self.all) if self.all is not None else len(self._vault._listed)
@@ -149,12 +149,26 @@ class DeferredVault(Vault):
         """Every listed Markdown file: ``{path: FileEntry}``."""
         return {f.rel: f for f in self._scan.files if f.rel.lower().endswith(".md")}
 
+    def _entry(self, path):
+        """The listing's entry of the note at ``path``, None if no note is listed there
+        (one binary search: a hook asks for a few notes, not a dict of 10,000)."""
+        listed = self.__dict__.get("_listed")
+        if listed is not None:
+            return listed.get(path)
+        files = self._scan.files
+        if not isinstance(path, str):
+            return None
+        at = bisect_left(files, path, key=_REL)
+        if at < len(files) and files[at].rel == path and path.lower().endswith(".md"):
+            return files[at]
+        return None
+
     def _one(self, path: str):
         """The note at ``path`` (None if no note is listed there), made alone."""
         made = self._map.made
         note = made.get(path)
         if note is None:
-            f = self._listed.get(path)
+            f = self._entry(path)
             if f is None:
                 return None
             limit = self.settings.profile.budgets.max_file_bytes
@@ -227,9 +241,7 @@ class DeferredVault(Vault):
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
             return super().has_note(path)
-        files = self._scan.files  # (sorted by path: one binary search, no set of 10,000)
-        at = bisect_left(files, path, key=_REL)
-        return at < len(files) and files[at].rel == path and path.lower().endswith(".md")
+        return self._entry(path) is not None
 
     def assumed_errors(self) -> list[tuple[str, str]] | None:
         """The notes that hold an error, as far as the listing tells (files over the size

@@ -161,15 +161,19 @@ class Vault:
     # -- per-note facts, kept in the cache ------------------------------------------
 
     @cached_property
-    def names_epoch(self) -> str:
-        """A digest of every file path: what link resolution depends on besides the note."""
-        from vaultkit.core.digests import sha1
+    def names_digest(self) -> str:
+        """A digest of every file path (:func:`names_digest`): what link resolution
+        depends on besides the note. A vault loaded from a listing asks the listing, which
+        a long-running process keeps while no name changes."""
+        scan = self.__dict__.get("_scan")
+        if scan is not None:
+            return scan.names_digest()
+        return names_digest(self.note_paths(), sorted(self.attachments))
 
-        digest = sha1()
-        for group in (self.note_paths(), self.attachments):
-            digest.update("\n".join(group).encode("utf-8", "surrogatepass"))
-            digest.update(b"\x00")
-        return digest.hexdigest()[:16]
+    @cached_property
+    def names_epoch(self) -> str:
+        """:attr:`names_digest`, short: what the per-note facts that resolve links keep."""
+        return self.names_digest[:16]
 
     def fact(self, path: str, key: str, compute, *, epoch: str | None = None):
         """A value derived from one note alone (plus ``epoch``), computed once per content.
@@ -222,6 +226,19 @@ def opening_lines(note: Note, count: int) -> list[str]:
     return out
 
 
+def names_digest(notes: list[str], attachments: list[str]) -> str:
+    """A digest of the notes' and the attachments' paths, each group in order (counted and
+    NUL-separated: no path holds a NUL, so no two listings share one)."""
+    from vaultkit.core.digests import sha1
+
+    digest = sha1()
+    for group in (notes, attachments):
+        digest.update(f"{len(group)}\0".encode())
+        digest.update("\0".join(group).encode("utf-8", "surrogatepass"))
+        digest.update(b"\0\0")
+    return digest.hexdigest()
+
+
 @dataclass
 class Scan:
     """A vault's files listed and stat'ed, not read: enough to tell whether anything changed."""
@@ -243,6 +260,20 @@ class Scan:
     places: dict = field(default_factory=dict)
     external: list = field(default_factory=list)
     links: bool = False
+    # what is derived from the listing's names alone (:meth:`names_digest`): a listing
+    # brought up to date without a name added, removed or renamed keeps it
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def names_digest(self) -> str:
+        """:func:`names_digest` of the listed notes and attachments (by path, as the vault
+        made from this listing has them)."""
+        found = self.memo.get("names")
+        if found is None:
+            notes, attachments = [], []
+            for f in self.files:  # (sorted by path: so is each group)
+                (notes if f.rel.lower().endswith(".md") else attachments).append(f.rel)
+            found = self.memo["names"] = names_digest(notes, attachments)
+        return found
 
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
@@ -362,8 +393,12 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
         return None
     files, problems = done
     digest, newest = _state(files, problems, scan.external)
+    # (files written in place keep every name: what the names alone give is kept too)
+    same_names = len(files) == len(scan.files) and all(
+        a.rel == b.rel for a, b in zip(files, scan.files))
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
-                scan.folders, scan.places, scan.external, False)
+                scan.folders, scan.places, scan.external, False,
+                dict(scan.memo) if same_names else {})
 
 
 def oversize_error(size: int, limit: int) -> str:
@@ -443,6 +478,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if external is None:
         external = external_notes(root_path, settings)
     vault = Vault(root_path, settings, notes, attachments, problems, external)
+    vault._scan = scan
     vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
     vault.started_ns = scan.started_ns
     if cache is not None:

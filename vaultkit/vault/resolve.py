@@ -505,17 +505,12 @@ class _Tables:
 
     @staticmethod
     def names_key(vault: "Vault") -> str:
-        """A digest of every note and attachment path (NUL-separated: no path holds one)."""
+        """The vault's names (:attr:`~vaultkit.vault.loader.Vault.names_digest`) under
+        this release of the tables."""
         from vaultkit import __version__
-        from vaultkit.core.digests import sha1
         from vaultkit.vault.model import PARSER_VERSION
 
-        digest = sha1(f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}\0".encode())
-        for group in (vault.note_paths(), sorted(vault.attachments)):
-            digest.update(f"{len(group)}\0".encode())
-            digest.update("\0".join(group).encode("utf-8", "surrogatepass"))
-            digest.update(b"\0\0")
-        return digest.hexdigest()
+        return f"{_Tables.VERSION}:{__version__}:{PARSER_VERSION}:{vault.names_digest}"
 
     @classmethod
     def load(cls, vault: "Vault", key: str):
@@ -529,8 +524,8 @@ class _Tables:
                 read_cache_file(vault._cache.dir / cls.NAME))
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: built and written again
-        if stored != key or not (isinstance(exact, dict) and isinstance(by_name, dict)) \
-                or count != len(vault.notes) + len(vault.attachments):
+        # (the key counts the notes and the attachments: ``count`` is not asked again)
+        if stored != key or not (isinstance(exact, dict) and isinstance(by_name, dict)):
             return None
         return exact, by_name
 

@@ -294,10 +294,13 @@ class CheckServer:
         _learn(learned)
 
     def _current(self):
-        """The watcher's listing of the vault, brought up to date by the events."""
+        """The watcher's listing of the vault, brought up to date by the events, with what
+        its names give worked out here (kept while no name changes), not in every child."""
         from vaultkit.vault.profile import load_settings
 
-        return self._listing.scan(self.root, load_settings(self.root))
+        scan = self._listing.scan(self.root, load_settings(self.root))
+        scan.names_digest()
+        return scan
 
     def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
         """In the child: the command as the caller would have run it (its folder,
