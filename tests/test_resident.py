@@ -310,3 +310,45 @@ def test_a_socket_deep_in_the_file_system_is_reached(tmp_path, monkeypatch):
         assert os.getcwd() == here  # (back where it was)
     finally:
         server.close()
+
+
+def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, monkeypatch):
+    """The answering process parses again the cache files its last child parsed, so the
+    next child takes them as they are, without reading them; each is known by its identity,
+    so one replaced since is read anew, and what is kept is handed out once (the caller may
+    change it: a second reader in the same process reads the file)."""
+    import marshal
+
+    import vaultkit.core.bounded as bounded
+    from vaultkit.cli.commands._check_server import _learn, _learned
+    from vaultkit.vault import cachefile
+
+    monkeypatch.setattr(cachefile, "_KEPT", {})
+    monkeypatch.setattr(cachefile, "_PARSED", [])
+    path = tmp_path / "results.marshal"
+    path.write_bytes(marshal.dumps({"findings": [1, 2, 3]}))
+    assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]}  # (the child's read)
+    assert cachefile.parsed_files() == [str(path)]
+    _learn(_learned())  # the answering process, once the child is done
+    reads = []
+    real = bounded.read_regular
+    monkeypatch.setattr(bounded, "read_regular",
+                        lambda p, *a, **k: reads.append(str(p)) or real(p, *a, **k))
+    kept = cachefile.load_marshal(path)  # the next child
+    assert kept == {"findings": [1, 2, 3]} and reads == []
+    kept["findings"].append(4)  # (its own to change)
+    assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]} and reads == [str(path)]
+    # replaced since it was kept (another process wrote it): read anew
+    cachefile.keep([str(path)])
+    tmp = tmp_path / "new.tmp"
+    tmp.write_bytes(marshal.dumps({"findings": []}))
+    os.replace(tmp, path)
+    assert cachefile.load_marshal(path) == {"findings": []}
+    # a symlink, a folder, a damaged file or one past the bound is not kept
+    (tmp_path / "link.marshal").symlink_to(path)
+    (tmp_path / "damaged.marshal").write_bytes(b"\x00garbage")
+    monkeypatch.setattr(cachefile, "KEEP_AT_MOST_BYTES", 64)
+    (tmp_path / "big.marshal").write_bytes(marshal.dumps(list(range(100))))
+    cachefile.keep([str(tmp_path / n) for n in ("link.marshal", "damaged.marshal",
+                                                 "big.marshal")] + [str(tmp_path)])
+    assert cachefile._KEPT == {}

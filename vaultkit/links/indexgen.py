@@ -195,15 +195,14 @@ class _Memo:
         return cls(cache.dir / cls.NAME, key)
 
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
-        import marshal
         from array import array
 
-        from vaultkit.vault.cachefile import RACY_NS, read_cache_file
+        from vaultkit.vault.cachefile import RACY_NS, load_marshal
 
         try:
             (key, epoch, started_ns, sizes, mtimes, digests, offsets, targets, counts,
              used, dated, text, left_out, layout, ranked) = \
-                marshal.loads(read_cache_file(self.file))
+                load_marshal(self.file)
             if key != self.key or epoch != vault.names_epoch or not isinstance(text, str):
                 return None
             sizes, mtimes = array("q", sizes), array("q", mtimes)

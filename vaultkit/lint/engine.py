@@ -237,9 +237,7 @@ class ResultsCache:
     NAME = "results.marshal"
 
     def __init__(self, vault):
-        import marshal
-
-        from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, read_cache_file
+        from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal
 
         self.path = vault.root / CACHE_DIR / "cache" / self.NAME
         self.started_ns = vault.started_ns
@@ -263,7 +261,7 @@ class ResultsCache:
         self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         try:
             key, computed_from_ns, results, suppressions, *last = \
-                marshal.loads(read_cache_file(self.path))
+                load_marshal(self.path)
         except (OSError, EOFError, ValueError, TypeError):
             return
         self.last = last

@@ -30,6 +30,84 @@ def read_cache_file(path: Path) -> bytes:
     return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
 
 
+# -- what the process that answers checks keeps parsed ------------------------------------
+# ``vaultkit watch`` answers each check in a child forked from one long-running process
+# (vaultkit.cli.commands._check_server). The cache files a child parsed, that process
+# parses again once the child is done (:func:`keep`), so the next child starts with them
+# parsed. A kept file is known by its identity (device, inode, size, mtime, ctime): every
+# cache file is replaced whole, a new inode, never written in place. A process that was
+# never handed any (every command run by itself) reads and parses as always.
+_KEPT: dict[str, tuple[tuple, object]] = {}
+_PARSED: list[str] = []  # the cache files this process parsed (what a child tells)
+KEEP_AT_MOST_BYTES = 48 << 20  # of cache files kept at once (objects take ~5x that)
+
+
+def _identity(st: os.stat_result) -> tuple:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
+    """``marshal.loads`` of the cache file at ``path`` (read as :func:`read_cache_file`
+    does), or what this process was handed of that very file (once: the caller may
+    change what it gets). Raises what reading or parsing it raises."""
+    import marshal
+
+    name = os.fspath(path)
+    kept = _KEPT.pop(name, None)
+    if kept is not None:
+        try:
+            if _identity(os.lstat(name)) == kept[0]:
+                return kept[1]
+        except OSError:
+            pass
+    _PARSED.append(name)
+    from vaultkit.core.bounded import read_regular
+
+    return marshal.loads(read_regular(path, limit, follow_symlinks=False))
+
+
+def parsed_files() -> list[str]:
+    """The cache files this process parsed (:func:`load_marshal`), each once."""
+    return list(dict.fromkeys(_PARSED))
+
+
+def keep(paths: Iterable[str]) -> None:
+    """Parse the cache files ``paths`` now and keep them for :func:`load_marshal` (what a
+    long-running process does between requests; see above). Read from one open file, so
+    what is kept is what that identity holds; a file that cannot be read is not kept."""
+    import marshal
+    import stat
+
+    _KEPT.clear()
+    total = 0
+    for name in paths:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+            | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(name, flags)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or total + st.st_size > KEEP_AT_MOST_BYTES:
+                continue
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            data = b"".join(chunks)
+            if len(data) != st.st_size:  # (written meanwhile: not this identity's)
+                continue
+            _KEPT[name] = (_identity(st), marshal.loads(data))
+            total += st.st_size
+        except (OSError, EOFError, ValueError, TypeError):
+            continue
+        finally:
+            os.close(fd)
+
+
 def write_cache_file(path: Path, data: bytes | Iterable[bytes]) -> bool:
     """Replace a file under ``.vaultkit/`` (creating the folder); False when it cannot.
 

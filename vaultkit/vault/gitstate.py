@@ -487,12 +487,10 @@ class _DiffMemo:
         return cls(Path(vault.root) / CACHE_DIR / "cache" / cls.NAME, key, stamp, vault)
 
     def lookup(self) -> bytes | None:
-        import marshal
-
-        from vaultkit.vault.cachefile import read_cache_file
+        from vaultkit.vault.cachefile import load_marshal
 
         try:
-            key, listed_ns, out = marshal.loads(read_cache_file(self.file))
+            key, listed_ns, out = load_marshal(self.file)
         except (OSError, EOFError, ValueError, TypeError):
             return None
         from vaultkit.vault.cachefile import RACY_NS

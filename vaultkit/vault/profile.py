@@ -989,14 +989,12 @@ _BUILT: dict[tuple, Settings] = {}
 
 def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: bytes | None,
               profile_path: Path, use_cache: bool) -> Settings:
-    import marshal
-
     cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
     if use_cache:
         try:
-            from vaultkit.vault.cachefile import read_cache_file
+            from vaultkit.vault.cachefile import load_marshal
 
-            version, profile_data, config_data = marshal.loads(read_cache_file(cache))
+            version, profile_data, config_data = load_marshal(cache)
             if version == __version__:
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)

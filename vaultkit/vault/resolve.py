@@ -515,13 +515,10 @@ class _Tables:
     @classmethod
     def load(cls, vault: "Vault", key: str):
         """The stored tables when they were built from these very names, else None."""
-        import marshal
-
-        from vaultkit.vault.cachefile import read_cache_file
+        from vaultkit.vault.cachefile import load_marshal
 
         try:
-            stored, count, exact, by_name = marshal.loads(
-                read_cache_file(vault._cache.dir / cls.NAME))
+            stored, count, exact, by_name = load_marshal(vault._cache.dir / cls.NAME)
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: built and written again
         # (the key counts the notes and the attachments: ``count`` is not asked again)

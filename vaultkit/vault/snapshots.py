@@ -349,17 +349,15 @@ class Store:
         """The snapshot table, read once per version of its file in a process (the two
         snapshot rules of a check both ask; the file is only ever replaced, never written
         in place, so a new version is a new inode). Not to be changed by the caller."""
-        import marshal
-
         try:
-            from vaultkit.core.bounded import read_regular
+            from vaultkit.vault.cachefile import load_marshal
 
             st = os.stat(self.table_path, follow_symlinks=False)
             key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns)
             last = _TABLE[:]  # (one read, as _DIFFER's)
             if last and last[0] == key:
                 return last[1]
-            data = marshal.loads(read_regular(self.table_path, 1 << 30, follow_symlinks=False))
+            data = load_marshal(self.table_path, 1 << 30)
             if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
                     and data.get("ref") == self.ref:
                 _TABLE[:] = [key, data]
@@ -865,13 +863,10 @@ def _versions_path(store: Store) -> Path:
 
 def _load_versions(store: Store, since: int | None) -> Versions | None:
     """The versions the last run read for the window from ``since``, if it is this one."""
-    import marshal
-
-    from vaultkit.core.bounded import read_regular
+    from vaultkit.vault.cachefile import load_marshal
 
     try:
-        data = marshal.loads(read_regular(_versions_path(store), 1 << 30,
-                                          follow_symlinks=False))
+        data = load_marshal(_versions_path(store), 1 << 30)
         fmt, ref, when, head, items, before, before_time = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list):

@@ -32,30 +32,36 @@ SEND_TIMEOUT_S = 30.0
 
 
 def _learned() -> bytes:
-    """In a child, after its check: the modules it imported and the regular expressions
-    it compiled (``re``'s own cache), marshalled for the watcher."""
+    """In a child, after its check: the modules it imported, the regular expressions it
+    compiled (``re``'s own cache) and the cache files it parsed, marshalled for the
+    watcher."""
     import marshal
     import re
+
+    from vaultkit.vault.cachefile import parsed_files
 
     patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
                 if isinstance(key, tuple) and len(key) == 3
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
-    return marshal.dumps((list(sys.modules), patterns))
+    return marshal.dumps((list(sys.modules), patterns, parsed_files()))
 
 
 def _learn(data: bytes) -> None:
-    """In the watcher: import and compile what its child did (:func:`_learned`), and every
-    pattern of :mod:`vaultkit.core.lazyre`, so the next child does not."""
+    """In the watcher: import and compile what its child did (:func:`_learned`), every
+    pattern of :mod:`vaultkit.core.lazyre`, and parse the cache files it parsed as they
+    are now (the child may have written them since), so the next child does not."""
     import importlib
     import marshal
     import re
 
     from vaultkit.core import lazyre
+    from vaultkit.vault.cachefile import keep
 
     try:
-        names, patterns = marshal.loads(data)
+        names, patterns, cache_files = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return  # (a child that died before telling)
+    keep(cache_files)
     for name in names:
         if name and name not in sys.modules and not name.startswith("__"):
             try:
