@@ -820,3 +820,59 @@ def test_the_two_snapshot_rules_of_a_check_share_the_current_blobs_and_the_table
     tmp.write_bytes(marshal.dumps(data))
     os.replace(tmp, store.table_path)
     assert store._load_table()["pruneChecked"] == 123
+
+
+def test_the_staged_blobs_come_from_git_comparing_the_index_with_the_newest_snapshot(tmp_path):
+    """The hook compares the snapshots' versions with the staged blobs. Listing the whole
+    index for them (``git ls-files``) costs a line per file of the vault; git comparing the
+    index with the newest snapshot's tree names only what differs. Both must give the same
+    blob for every path the versions hold, whatever the index: staged edits, a file removed
+    from the index, one added with intent-to-add, one deleted since a snapshot (not in the
+    newest tree) and absent or still staged, a conflict (no stage 0)."""
+    from vaultkit.vault.gitstate import GitState
+    from vaultkit.vault.loader import load_vault
+    from vaultkit.vault.snapshots import Versions, staged_blobs
+
+    root = make(tmp_path)
+    for name in ("gone.md", "kept-staged.md", "conflict.md"):
+        (root / "memory" / "semantic" / name).write_text(f"# {name}\n- a\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "more")
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    (root / "memory" / "semantic" / "deploys.md").write_text("# Deploys\n- changed\n",
+                                                             encoding="utf-8")
+    store.snapshot()
+    for name in ("gone.md", "kept-staged.md"):
+        (root / "memory" / "semantic" / name).unlink()
+    (root / "memory" / "semantic" / "new.md").write_text("# New\n- b\n", encoding="utf-8")
+    store.snapshot()
+    versions = store.versions(since=0)
+    assert versions.gone == {"memory/semantic/gone.md", "memory/semantic/kept-staged.md"}
+    assert len({v[2] for v in versions}) < len(versions)  # (a path with two versions)
+    # the index, every way it can differ
+    git(root, "add", JOURNAL)
+    git(root, "rm", "-q", "--cached", "memory/semantic/deploys.md")
+    git(root, "add", "-N", "memory/semantic/new.md")
+    git(root, "rm", "-q", "--cached", "memory/semantic/gone.md")
+    blob = git(root, "rev-parse", ":memory/semantic/conflict.md").stdout.strip()
+    other = git(root, "rev-parse", ":MEMORY.md").stdout.strip()
+    subprocess.run(["git", "update-index", "--index-info"], cwd=root, check=True, input=(
+        f"0 {'0' * 40}\tmemory/semantic/conflict.md\n"
+        f"100644 {blob} 1\tmemory/semantic/conflict.md\n"
+        f"100644 {other} 2\tmemory/semantic/conflict.md\n").encode())
+    state = GitState(load_vault(root, save=False), staged=True)
+    listed = state.index_oids
+    assert "memory/semantic/kept-staged.md" in listed  # deleted on disk, still staged
+    assert "memory/semantic/conflict.md" not in listed
+    found = staged_blobs(store, state, versions)
+    assert found is not listed  # (git compared: the index was not listed)
+    for path in {v[2] for v in versions}:
+        assert found.get(path) == listed.get(path), path
+    # what it cannot tell from the tree: the index is listed
+    assert staged_blobs(store, state, Versions(versions.head, list(versions))) is listed
+    outside = Versions(versions.head, [*versions, ("c", 1, "../AGENTS.md", "0" * 40)],
+                       gone=set())
+    assert staged_blobs(store, state, outside) is listed
+

@@ -202,14 +202,16 @@ class SnapshotResult:
 class Versions(list):
     """What :meth:`Store.versions` found (a list of its tuples), with what extending it to
     later snapshots needs: the chain's head then, the snapshot before the window and its
-    files' blobs, the paths seen."""
+    files' blobs, the paths seen; and the paths a snapshot of the window deleted last
+    (``gone``: not in the head's tree), None when not known."""
 
     def __init__(self, head, items, before=None, before_time=0, before_entries=None,
-                 paths=None):
+                 paths=None, gone=None):
         super().__init__(items)
         self.head, self.before, self.before_time = head, before, before_time
         self.before_entries = before_entries  # (None: not read yet; see base())
         self.paths = paths if paths is not None else {v[2] for v in items}
+        self.gone = gone
 
     def base(self, store: "Store") -> dict:
         """Vault path -> blob of every file of the snapshot before the window."""
@@ -607,6 +609,8 @@ class Store:
         else:
             fields = self.git(args + [head]).stdout.split(b"\0")
         out: list[tuple[str, int, str, str]] = []
+        # (a path whose last change in the window is a deletion is not in the head's tree)
+        gone = set(known.gone) if extend and known.gone is not None else set()
         commit, when, first, first_parents = "", 0, None, ""
         i = 0
         while i < len(fields):
@@ -623,7 +627,12 @@ class Store:
                 parts = token[1:].decode("ascii", "replace").split()
                 path = vault_path_of(os.fsdecode(fields[i]))
                 i += 1
-                if len(parts) >= 5 and parts[4][:1] != "D" and (wanted is None or wanted(path)):
+                if len(parts) < 5 or not (wanted is None or wanted(path)):
+                    continue
+                if parts[4][:1] == "D":
+                    gone.add(path)
+                else:
+                    gone.discard(path)
                     out.append((commit, when, path, parts[3]))
         if extend:
             if first is None or first_parents != known.head:
@@ -638,7 +647,8 @@ class Store:
             base = [(known.before, known.before_time, p, entries[p])
                     for p in new if p in entries]
             return Versions(head, [*known, *base, *out], known.before, known.before_time,
-                            known.before_entries, paths | {v[2] for v in out})
+                            known.before_entries, paths | {v[2] for v in out},
+                            gone if known.gone is not None else None)
         before, stamp, entries = None, 0, {}
         if first is not None and since is not None:
             # the versions the window started from: the snapshot before its first one
@@ -648,7 +658,7 @@ class Store:
                 entries = {vault_path_of(p): e[2] for p, e in self._tree_entries(before).items()}
                 paths = {p for _, _, p, _ in out}
                 out = [(before, stamp, p, oid) for p, oid in entries.items() if p in paths] + out
-        return Versions(head, out, before, stamp, entries, {v[2] for v in out})
+        return Versions(head, out, before, stamp, entries, {v[2] for v in out}, gone)
 
     def blobs(self, oids) -> dict[str, bytes]:
         oids = list(dict.fromkeys(oids))
@@ -836,7 +846,7 @@ def changed_versions(store: Store, *, since: int | None, wanted,
         del _VERSIONS[next(iter(_VERSIONS))]
     if not versions:
         return versions
-    now = current() if current is not None else {}
+    now = current(versions) if current is not None else {}
     last = _DIFFER[:]  # (one read: a server's other thread may replace it meanwhile)
     if last and last[0] is versions and last[1] is now:
         differ = last[2]  # (the other snapshot rule of this run asked the same)
@@ -850,7 +860,7 @@ def changed_versions(store: Store, *, since: int | None, wanted,
 # store.versions() by (repository, ref, since): a snapshot never changes, so neither does
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
-_VERSIONS_FORMAT = 1
+_VERSIONS_FORMAT = 2
 # the last comparison of versions with the current blobs ([versions, current, paths that
 # differ]), and the last snapshot table read ([file key, table]): one each per process
 _DIFFER: list = []
@@ -867,11 +877,12 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
 
     try:
         data = load_marshal(_versions_path(store), 1 << 30)
-        fmt, ref, when, head, items, before, before_time = data
+        fmt, ref, when, head, items, before, before_time, gone = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
-                or not isinstance(items, list):
+                or not isinstance(items, list) or not isinstance(gone, (list, type(None))):
             return None
-        return Versions(head, [tuple(v) for v in items], before, before_time)
+        return Versions(head, [tuple(v) for v in items], before, before_time,
+                        gone=None if gone is None else set(gone))
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
@@ -884,8 +895,10 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as fh:
+            gone = None if versions.gone is None else sorted(versions.gone)
             fh.write(marshal.dumps((_VERSIONS_FORMAT, store.ref, since, versions.head,
-                                    list(versions), versions.before, versions.before_time)))
+                                    list(versions), versions.before, versions.before_time,
+                                    gone)))
         os.replace(tmp, path)
     except (OSError, ValueError):
         try:
@@ -895,22 +908,50 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
 
 
 def current_blobs(store: Store, git, vault):
-    """The ``current`` of :func:`changed_versions` for the snapshot rules: the staged blobs
-    when they compare the index, else the blobs the snapshot table knows for the files the
-    listing shows unchanged."""
-    if git.available and git.staged:
-        return lambda: git.index_oids
+    """The ``current`` of :func:`changed_versions` for the snapshot rules (a function of
+    the versions): the staged blobs when they compare the index (:func:`staged_blobs`),
+    else the blobs the snapshot table knows for the files the listing shows unchanged."""
     # (one answer for the run's two snapshot rules, which share ``git``: the same object,
     # so the comparison with the versions is made once too)
     memo = git.__dict__.setdefault("_snapshot_current", {})
     key = str(store.cwd)
+    if git.available and git.staged:
+        def staged(versions):
+            found = memo.get(key)
+            if found is None or found[0] is not versions:
+                found = memo[key] = (versions, staged_blobs(store, git, versions))
+            return found[1]
+        return staged
 
-    def current():
+    def current(_versions):
         found = memo.get(key)
         if found is None:
             found = memo[key] = store.current_oids(vault.listed_states())
         return found
     return current
+
+
+def staged_blobs(store: Store, git, versions: Versions) -> dict[str, str | None]:
+    """The staged blob of every path ``versions`` holds (None: not staged), as
+    :attr:`GitState.index_oids` has them, without listing the whole index: git compares
+    the index with the tree of the newest snapshot (``versions.head``), and a path it does
+    not name has the blob that tree holds, which is that path's newest version (or none:
+    deleted since). The index's listing when that cannot be known: a store outside the
+    repository, a vault below the repository's top, bootstrap files outside it."""
+    if store.bare or versions.head is None or versions.gone is None:
+        return git.index_oids
+    newest: dict[str, str | None] = {}
+    for _, _, path, oid in versions:  # (oldest first: the last is what the tree holds)
+        if path.startswith(("../", WORKSPACE_PREFIX)):
+            return git.index_oids
+        newest[path] = oid
+    differ = git.index_against(versions.head)
+    if differ is None:
+        return git.index_oids
+    for path in versions.gone:
+        newest.pop(path, None)
+    newest.update(differ)
+    return newest
 
 
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
