@@ -876,3 +876,40 @@ def test_the_staged_blobs_come_from_git_comparing_the_index_with_the_newest_snap
                        gone=set())
     assert staged_blobs(store, state, outside) is listed
 
+
+def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path, monkeypatch):
+    """The hook answered while a watcher snapshots: the snapshot rules learn the staged
+    blobs from git comparing the index with the newest snapshot (no listing of the whole
+    index), the last commit's time and the staged journal from the batch that read its
+    committed side (no `git log -1`, no second `cat-file`), and report the same loss."""
+    import vaultkit.core.gitenv as gitenv
+
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 0)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "journal")
+    for n in range(1, 4):
+        checkpoint(root, n)
+        store.snapshot()
+    (root / JOURNAL).write_text((root / JOURNAL).read_text(encoding="utf-8").split("\n### 10")[0]
+                                + "\n", encoding="utf-8")
+    git(root, "add", JOURNAL)
+    calls = []
+    real_run = gitenv.subprocess.run
+
+    def counting(cmd, *a, **kw):
+        if cmd and "git" in os.path.basename(cmd[0]):
+            calls.append([arg for arg in cmd[1:] if not arg.startswith("-c")])
+        return real_run(cmd, *a, **kw)
+
+    monkeypatch.setattr(gitenv.subprocess, "run", counting)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 9 lines lost since the snapshot" \
+        in out, out
+    verbs = [next(a for a in c if not a.startswith("-") and "=" not in a and a != "core.hooksPath")
+             for c in calls]
+    assert "ls-files" not in verbs and "diff-index" in verbs, verbs
+    assert not [c for c in calls if "--format=%ct" in c], calls
+    assert verbs.count("cat-file") == 2, verbs  # HEAD and staged sides; the snapshots' lines

@@ -312,6 +312,8 @@ class GitState:
         wanted = list(dict.fromkeys(wanted))
         if not wanted:
             return {}
+        if self.head and "_head_time" not in self.__dict__:
+            wanted.append(self.head)  # (its committer time, for the snapshot rules)
         proc = self._run(["cat-file", "--batch"], stdin="".join(o + "\n" for o in wanted).encode())
         return _parse_batch(proc.stdout)
 
@@ -399,6 +401,12 @@ class GitState:
         repo = self.repo_path(vault_path)
         if repo is None:
             return None
+        # (a staged change's blob was read with its HEAD side, when the rules read those)
+        if self.staged and "changes" in self.__dict__ and "_blobs" in self.__dict__:
+            change = self.by_new_path.get(vault_path)
+            data = self._blobs.get(change.new_oid) if change is not None else None
+            if data is not None:
+                return decode(data)
         proc = self._run(["cat-file", "--batch"], stdin=f":{repo}\n".encode())
         if proc.returncode != 0:
             return None
@@ -413,6 +421,13 @@ class GitState:
     def _head_time(self) -> int | None:  # (both snapshot rules ask)
         if not self.available or not self.has_head:
             return None
+        commit = self.__dict__.get("_blobs", {}).get(self.head or "")
+        if commit is not None:  # the committer line's time, as %ct prints it
+            for line in commit.split(b"\n\n", 1)[0].split(b"\n"):
+                if line.startswith(b"committer "):
+                    stamp = line.rsplit(b" ", 2)[-2:]
+                    if len(stamp) == 2 and stamp[0].isdigit():
+                        return int(stamp[0])
         proc = self._run(["log", "-1", "--format=%ct", "HEAD"])
         try:
             return int(proc.stdout.split()[0])
