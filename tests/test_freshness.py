@@ -236,6 +236,7 @@ def test_what_the_names_give_is_kept_while_no_name_changes(tmp_path):
     (root / "memory" / "2026-11-01.md").write_text("# Day 0\n- more\n", encoding="utf-8")
     written = warm.scan(root, settings)
     assert written is not first and written.memo.get("names") == digest
+    _same(written, list_vault(root, settings))  # (its digest from the entries written alone)
     assert load_vault(root, settings=settings, save=False).names_digest == digest
     (root / "memory" / "decisions" / "d0.md").rename(root / "memory" / "decisions" / "d9.md")
     renamed = warm.scan(root, settings)

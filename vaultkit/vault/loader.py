@@ -369,9 +369,10 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
             except OSError:
                 continue
             external.append(("../" + name, st.st_size, st.st_mtime_ns))
-    digest, newest = _state(files, problems, external)
+    memo: dict = {}
+    digest, newest = _state(files, problems, external, memo)
     return Scan(root_path, settings, files, problems, digest, newest, started, folders,
-                places, external, bool(links))
+                places, external, bool(links), memo)
 
 
 def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
@@ -391,14 +392,12 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
                   is_excluded_file=settings.is_excluded_file if excludes else None)
     if done is None:
         return None
-    files, problems = done
-    digest, newest = _state(files, problems, scan.external)
+    files, problems, spots = done
     # (files written in place keep every name: what the names alone give is kept too)
-    same_names = len(files) == len(scan.files) and all(
-        a.rel == b.rel for a, b in zip(files, scan.files))
+    memo = dict(scan.memo) if spots is not None else {}
+    digest, newest = _state(files, problems, scan.external, memo, spots)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
-                scan.folders, scan.places, scan.external, False,
-                dict(scan.memo) if same_names else {})
+                scan.folders, scan.places, scan.external, False, memo)
 
 
 def oversize_error(size: int, limit: int) -> str:
@@ -520,8 +519,14 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
 
 
 def _state(files: list[FileEntry], problems: list[ScanProblem],
-           external: list[tuple[str, int, int]]) -> tuple[str, int]:
-    """A digest of every file's path, size and mtime, and the newest mtime."""
+           external: list[tuple[str, int, int]], memo: dict | None = None,
+           spots: list[int] | None = None) -> tuple[str, int]:
+    """A digest of every file's path, size and mtime, and the newest mtime.
+
+    ``memo``: the listing's (:attr:`Scan.memo`), which keeps the digest's part for the
+    paths and the sizes and mtimes; given the ``spots`` (positions) of the only entries
+    that changed since the memo's listing, with every path the same, only those are
+    taken again (a listing kept by file events, after a file was written)."""
     from array import array
 
     from vaultkit.core.digests import blake2b
@@ -529,10 +534,24 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
     # the count, the paths (no path holds a NUL), then the sizes and mtimes as 8-byte
     # integers: unambiguous, and a third of the time of one formatted line per file
     # (the listing's key, computed by every run)
-    digest = blake2b(len(files).to_bytes(8, "little"), digest_size=20)
-    digest.update("\0".join([f.rel for f in files]).encode("utf-8", "surrogatepass") + b"\0")
-    digest.update(array("q", [f.size for f in files]).tobytes())
-    mtimes = array("q", [f.mtime_ns for f in files])
+    memo = {} if memo is None else memo
+    named = memo.get("state_names")
+    if named is None:
+        named = blake2b(len(files).to_bytes(8, "little"), digest_size=20)
+        named.update("\0".join([f.rel for f in files]).encode("utf-8", "surrogatepass")
+                     + b"\0")
+        memo["state_names"] = named
+    kept = memo.get("state_numbers") if spots is not None else None
+    if kept is None:
+        sizes = array("q", [f.size for f in files])
+        mtimes = array("q", [f.mtime_ns for f in files])
+    else:  # (copies: the listing the memo came from keeps its own)
+        sizes, mtimes = array("q", kept[0]), array("q", kept[1])
+        for at in spots:
+            sizes[at], mtimes[at] = files[at].size, files[at].mtime_ns
+    memo["state_numbers"] = (sizes, mtimes)
+    digest = named.copy()
+    digest.update(sizes.tobytes())
     digest.update(mtimes.tobytes())
     newest = max(mtimes, default=0)
     for p in problems:

@@ -341,14 +341,16 @@ def _list_folder(folder, prefix, entries, root_real, seen_dirs, stack, files, pr
 
 def relist(root: Path, files: list[FileEntry], problems: list[ScanProblem], places: dict,
            changed: dict, is_excluded=None, *, is_excluded_file=None
-           ) -> tuple[list[FileEntry], list[ScanProblem]] | None:
+           ) -> tuple[list[FileEntry], list[ScanProblem], list[int] | None] | None:
     """The listing :func:`walk` made (``files``, ``problems``, ``places``) brought up to date
     after the names ``changed`` (a listed folder's real path -> names in it) were
     created, written, removed or renamed: each name is listed again through the walk's own
     per-entry code, the rest is kept. None when only a new walk gives the right answer: a
     folder that is not in ``places``, a name that is now a folder the walk did not enter,
     a cache tag. The result is what a new walk would give (``tests/test_freshness.py``
-    compares them), in a fraction of its time."""
+    compares them), in a fraction of its time; with it, when every listed path is still
+    there and no other came (files written in place), the positions of the entries listed
+    again, else None."""
     if is_excluded_file is None:
         is_excluded_file = is_excluded
     root_real = os.path.realpath(root)
@@ -378,13 +380,48 @@ def relist(root: Path, files: list[FileEntry], problems: list[ScanProblem], plac
         for name in names:
             gone.add(prefix + name)
             gone.add(printable(prefix + name))
+    problems = [p for p in problems if p.rel not in gone] + found
+    problems.sort(key=_problem_order)
+    spots = _same_places(files, gone, added)
+    if spots is not None:  # (each entry takes its old one's place: no filter, no sort)
+        kept = list(files)
+        for at, f in zip(spots, added):
+            kept[at] = f
+        return kept, problems, spots
     kept = [f for f in files if f.rel not in gone] if gone else list(files)
     if added:
         kept.extend(added)
         kept.sort(key=lambda f: f.rel)
-    problems = [p for p in problems if p.rel not in gone] + found
-    problems.sort(key=_problem_order)
-    return kept, problems
+    return kept, problems, None
+
+
+def _same_places(files: list[FileEntry], gone: set[str], added: list[FileEntry]
+                 ) -> list[int] | None:
+    """The positions in ``files`` (sorted by path) of the entries ``added`` when each
+    replaces one of the same path and no other listed path is ``gone``; else None."""
+    from bisect import bisect_left
+
+    def position(rel: str) -> int | None:
+        at = bisect_left(files, rel, key=_rel_of)
+        return at if at < len(files) and files[at].rel == rel else None
+
+    spots = []
+    for f in added:
+        at = position(f.rel)
+        if at is None:
+            return None
+        spots.append(at)
+    again = {f.rel for f in added}
+    if len(again) != len(added):
+        return None
+    for rel in gone:
+        if rel not in again and position(rel) is not None:
+            return None  # listed before, not now: removed or renamed
+    return spots
+
+
+def _rel_of(f: FileEntry) -> str:
+    return f.rel
 
 
 def _problem_order(p: ScanProblem) -> tuple[str, str]:
