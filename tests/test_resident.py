@@ -338,8 +338,12 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     assert kept == {"findings": [1, 2, 3]} and reads == []
     kept["findings"].append(4)  # (its own to change)
     assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]} and reads == [str(path)]
-    # replaced since it was kept (another process wrote it): read anew
+    # kept again while unchanged: the same parse, not a new one
     cachefile.keep([str(path)])
+    first = cachefile._KEPT[str(path)][1]
+    cachefile.keep([str(path)])
+    assert cachefile._KEPT[str(path)][1] is first
+    # replaced since it was kept (another process wrote it): read anew
     tmp = tmp_path / "new.tmp"
     tmp.write_bytes(marshal.dumps({"findings": []}))
     os.replace(tmp, path)

@@ -756,6 +756,18 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     later = snapshots.changed_versions(store, since=since, wanted=None)
     assert logs == [f"{read_at}..{store.head()}"]
     assert sorted(later) == sorted(store.versions(since=since))
+    # a few snapshots more are read from git again by the next run, rather than the whole
+    # window written again; past _SAVE_AFTER versions it is written
+    assert snapshots._load_versions(store, since).head == read_at
+    monkeypatch.setattr(snapshots, "_SAVE_AFTER", 2)
+    for n in (5, 6):
+        checkpoint(root, n)
+        store.snapshot()
+    snapshots._VERSIONS.clear()
+    logs.clear()
+    later = snapshots.changed_versions(store, since=since, wanted=None)
+    assert logs == [f"{read_at}..{store.head()}"]
+    assert snapshots._load_versions(store, since).head == store.head()
     # a damaged file, or one of another window, is read anew
     kept.write_bytes(b"\x00garbage")
     snapshots._VERSIONS.clear()

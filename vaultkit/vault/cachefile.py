@@ -78,6 +78,7 @@ def keep(paths: Iterable[str]) -> None:
     import marshal
     import stat
 
+    before = dict(_KEPT)  # (a file unchanged since it was kept is not parsed again)
     _KEPT.clear()
     total = 0
     for name in paths:
@@ -90,6 +91,11 @@ def keep(paths: Iterable[str]) -> None:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or total + st.st_size > KEEP_AT_MOST_BYTES:
+                continue
+            same = before.get(name)
+            if same is not None and same[0] == _identity(st):
+                _KEPT[name] = same
+                total += st.st_size
                 continue
             chunks = []
             while True:

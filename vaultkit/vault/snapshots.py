@@ -212,6 +212,7 @@ class Versions(list):
         self.before_entries = before_entries  # (None: not read yet; see base())
         self.paths = paths if paths is not None else {v[2] for v in items}
         self.gone = gone
+        self.saved: int | None = None  # how many of them the versions file holds
 
     def base(self, store: "Store") -> dict:
         """Vault path -> blob of every file of the snapshot before the window."""
@@ -646,9 +647,12 @@ class Store:
             entries = known.base(self) if new and known.before else {}
             base = [(known.before, known.before_time, p, entries[p])
                     for p in new if p in entries]
-            return Versions(head, [*known, *base, *out], known.before, known.before_time,
-                            known.before_entries, paths | {v[2] for v in out},
-                            gone if known.gone is not None else None)
+            extended = Versions(head, [*known, *base, *out], known.before,
+                                known.before_time, known.before_entries,
+                                paths | {v[2] for v in out},
+                                gone if known.gone is not None else None)
+            extended.saved = known.saved
+            return extended
         before, stamp, entries = None, 0, {}
         if first is not None and since is not None:
             # the versions the window started from: the snapshot before its first one
@@ -840,8 +844,12 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     # the snapshots made since the last one that read it, kept beside the stat table)
     known = _VERSIONS.get(key) or _load_versions(store, since)
     versions = _VERSIONS[key] = store.versions(since=since, known=known)
-    if versions is not known and versions.head is not None:
+    # (written again when the next run would read much more without it: a run after a
+    # snapshot or two reads those from git faster than the whole window is written)
+    if versions is not known and versions.head is not None and (
+            versions.saved is None or len(versions) - versions.saved >= _SAVE_AFTER):
         _save_versions(store, since, versions)
+        versions.saved = len(versions)
     while len(_VERSIONS) > 4:
         del _VERSIONS[next(iter(_VERSIONS))]
     if not versions:
@@ -861,6 +869,7 @@ def changed_versions(store: Store, *, since: int | None, wanted,
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
 _VERSIONS_FORMAT = 2
+_SAVE_AFTER = 256  # versions read from git since the versions file was written
 # the last comparison of versions with the current blobs ([versions, current, paths that
 # differ]), and the last snapshot table read ([file key, table]): one each per process
 _DIFFER: list = []
@@ -881,8 +890,10 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))):
             return None
-        return Versions(head, [tuple(v) for v in items], before, before_time,
-                        gone=None if gone is None else set(gone))
+        versions = Versions(head, [tuple(v) for v in items], before, before_time,
+                            gone=None if gone is None else set(gone))
+        versions.saved = len(versions)
+        return versions
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
