@@ -334,8 +334,10 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     real = bounded.read_regular
     monkeypatch.setattr(bounded, "read_regular",
                         lambda p, *a, **k: reads.append(str(p)) or real(p, *a, **k))
+    cachefile._PARSED.clear()
     kept = cachefile.load_marshal(path)  # the next child
     assert kept == {"findings": [1, 2, 3]} and reads == []
+    assert cachefile.parsed_files() == [str(path)]  # (so that it is kept for the one after)
     kept["findings"].append(4)  # (its own to change)
     assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]} and reads == [str(path)]
     # kept again while unchanged: the same parse, not a new one

@@ -53,6 +53,7 @@ def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
     import marshal
 
     name = os.fspath(path)
+    _PARSED.append(name)  # (handed or read: the answering process keeps it for the next)
     kept = _KEPT.pop(name, None)
     if kept is not None:
         try:
@@ -60,7 +61,6 @@ def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
                 return kept[1]
         except OSError:
             pass
-    _PARSED.append(name)
     from vaultkit.core.bounded import read_regular
 
     return marshal.loads(read_regular(path, limit, follow_symlinks=False))
