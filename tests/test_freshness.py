@@ -37,8 +37,11 @@ def _same(warm, fresh):
         [(p.rel, p.message) for p in fresh.problems]
     assert warm.digest == fresh.digest
     assert warm.newest_mtime_ns == fresh.newest_mtime_ns
-    # what the names give is kept while no name changes, and worked out anew after
+    # what the names give is kept while no name changes, and worked out anew after; the
+    # notes' sizes and mtimes are taken again only for the entries that changed
     assert warm.names_digest() == fresh.names_digest()
+    assert warm.note_paths() == fresh.note_paths()
+    assert warm.note_numbers() == fresh.note_numbers()
 
 
 def _warm(root):

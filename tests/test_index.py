@@ -721,3 +721,58 @@ def test_a_description_kept_under_an_older_detector_is_masked_anew(make_vault, m
     monkeypatch.undo()
     text = _render_cached(root)[0]
     assert LEAKED[4:] not in text and text == _render_fresh(root)[0]
+
+
+def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listing(indexed):
+    """A hook's vault is not loaded: the notes changed since the memo was written are found
+    by comparing the listing's arrays of sizes and mtimes with the memo's, a slice at a time;
+    a loaded vault goes through its notes. Both name the same notes: written (size, or only
+    mtime), in the same-tick margin, or read in this run with what the read saw."""
+    import time
+    from array import array
+
+    from vaultkit.links.indexgen import _changed_since
+    from vaultkit.vault.deferred import DeferredVault
+    from vaultkit.vault.loader import scan_vault
+
+    loaded = load_vault(indexed, root=indexed, save=False)
+    paths = sorted(loaded.notes)
+    sizes = array("q", [loaded.notes[p].size for p in paths])
+    mtimes = array("q", [loaded.notes[p].mtime_ns for p in paths])
+    calm = time.time_ns() - 10 ** 9  # (the notes are older: none in the same-tick margin)
+    assert _changed_since(loaded, sizes, mtimes, calm) == (paths, [])
+    deferred = DeferredVault(scan_vault(indexed, root=indexed))
+    assert _changed_since(deferred, sizes, mtimes, calm) == (paths, [])
+    (indexed / paths[0]).write_text("# grown\n- a longer text than before\n")
+    old = (indexed / paths[-1]).stat()
+    os.utime(indexed / paths[-1], ns=(old.st_atime_ns, old.st_mtime_ns - 10 ** 9))
+    with open(indexed / paths[1], "a") as fh:
+        fh.write("- more\n")
+    deferred = DeferredVault(scan_vault(indexed, root=indexed))
+    deferred.note(paths[1])  # (made in this run: its numbers are those its read saw)
+    loaded = load_vault(indexed, root=indexed, save=False)
+    for limit in (calm, 0):  # (0: every note in the margin)
+        assert _changed_since(deferred, sizes, mtimes, limit) == \
+            _changed_since(loaded, sizes, mtimes, limit)
+    assert _changed_since(deferred, sizes, mtimes, calm)[1] == [0, 1, len(paths) - 1]
+    assert _changed_since(deferred, sizes, mtimes, 0)[1] == list(range(len(paths)))
+
+
+def test_arrays_are_compared_a_slice_at_a_time():
+    import random
+    from array import array
+
+    from vaultkit.links.indexgen import _differing
+
+    rng = random.Random(7)
+    old = array("q", [rng.randrange(10 ** 12) for _ in range(2_000)])
+    assert _differing(old, array("q", old)) == []
+    for count in (1, 3, 40):
+        new = array("q", old)
+        spots = sorted(rng.sample(range(len(old)), count))
+        for i in spots:
+            new[i] += 1
+        assert _differing(old, new) == spots
+    new = array("q", old)
+    new[0], new[-1] = -1, -1
+    assert _differing(old, new) == [0, len(old) - 1]

@@ -210,17 +210,13 @@ class _Memo:
                 array("I", counts)
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
-        states = vault.listed_states()  # (a hook's vault is not loaded)
-        n = len(states)
+        limit = started_ns - RACY_NS
+        paths, changed = _changed_since(vault, sizes, mtimes, limit)
+        n = len(paths)
         if len(sizes) != n or len(mtimes) != n or len(digests) != 12 * n \
                 or len(offsets) != n + 1 or len(counts) != n:
             return None
         index = self.key.rsplit(":", 1)[1]
-        limit = started_ns - RACY_NS
-        paths = [s[0] for s in states]
-        if paths != sorted(paths):
-            paths.sort()
-            states.sort()
         used, dated = set(used), set(dated)
         moved: dict[int, int] = {}  # note -> change of its in-degree
 
@@ -228,9 +224,8 @@ class _Memo:
             at = bisect_left(paths, target)
             return at if at < n and paths[at] == target else None
 
-        for i, (path, size, mtime_ns) in enumerate(states):
-            if sizes[i] == size and mtimes[i] == mtime_ns and mtime_ns < limit:
-                continue
+        for i in changed:
+            path = paths[i]
             if path == index:
                 return None
             digest, linked = _parts(vault, path, path in used, vault.profile.type_of(path),
@@ -335,6 +330,43 @@ class _Memo:
             bytes(digests), offsets.tobytes(), targets.tobytes(), counts.tobytes(),
             sorted(used), sorted(dated), text, list(getattr(vault, "index_left_out", ())),
             (layout.nl, layout.budget, layout.total, sections), ranked), 2))
+
+
+def _changed_since(vault: "Vault", sizes, mtimes, limit: int) -> tuple[list[str], list[int]]:
+    """The notes' paths in order, and the positions of those whose size or mtime is not
+    the one kept (``sizes``, ``mtimes``: arrays in that order) or whose mtime is not older
+    than ``limit`` (a same-tick change would not show). A hook's vault, not loaded, has
+    its listing's arrays: compared as arrays, a slice at a time, not note by note."""
+    numbers = getattr(vault, "listed_numbers", lambda: None)()
+    if numbers is None:
+        states = vault.listed_states()
+        if [s[0] for s in states] != sorted(s[0] for s in states):
+            states.sort()
+        paths = [s[0] for s in states]
+        if len(sizes) != len(states) or len(mtimes) != len(states):
+            return paths, []
+        return paths, [i for i, (_, size, mtime_ns) in enumerate(states)
+                       if sizes[i] != size or mtimes[i] != mtime_ns or mtime_ns >= limit]
+    now_sizes, now_mtimes = numbers
+    paths = vault.note_paths()
+    if len(sizes) != len(now_sizes) or len(mtimes) != len(now_mtimes):
+        return paths, []  # (the caller sees the lengths differ)
+    changed = set(_differing(sizes, now_sizes)) | set(_differing(mtimes, now_mtimes))
+    if now_mtimes and max(now_mtimes) >= limit:
+        changed.update(i for i, mtime_ns in enumerate(now_mtimes) if mtime_ns >= limit)
+    return paths, sorted(changed)
+
+
+def _differing(old, new, step: int = 512) -> list[int]:
+    """The positions where two arrays of the same length differ."""
+    if old == new:
+        return []
+    out = []
+    for start in range(0, len(old), step):
+        end = start + step
+        if old[start:end] != new[start:end]:
+            out += [i for i in range(start, min(end, len(old))) if old[i] != new[i]]
+    return out
 
 
 def _ranked(paths: list[str], counts, top: int) -> list[str]:

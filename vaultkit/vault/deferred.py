@@ -204,7 +204,25 @@ class DeferredVault(Vault):
 
     def note_paths(self) -> list[str]:
         """Every note's path, in the loaded vault's order (by path), from the listing."""
-        return super().note_paths() if self.loaded else sorted(self._listed)
+        return super().note_paths() if self.loaded else list(self._scan.note_paths())
+
+    def listed_numbers(self) -> tuple | None:
+        """:meth:`listed_states` as two arrays, the sizes and the mtimes (the listing's
+        :meth:`~vaultkit.vault.loader.Scan.note_numbers`, with what the notes made saw);
+        None once the vault is loaded."""
+        if self.loaded:
+            return None
+        sizes, mtimes = self._scan.note_numbers()
+        made = self._map.made
+        if made:
+            from array import array
+
+            notes = self._scan.note_paths()
+            sizes, mtimes = array("q", sizes), array("q", mtimes)
+            for path, note in made.items():  # (every note made is a listed one)
+                i = bisect_left(notes, path)
+                sizes[i], mtimes[i] = note.size, note.mtime_ns
+        return sizes, mtimes
 
     def note_states(self) -> list[tuple[str, int, int]]:
         """Every note's ``(path, size, mtime_ns)`` as the loaded vault's notes would carry

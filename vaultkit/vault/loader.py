@@ -269,10 +269,30 @@ class Scan:
         made from this listing has them)."""
         found = self.memo.get("names")
         if found is None:
-            notes, attachments = [], []
-            for f in self.files:  # (sorted by path: so is each group)
-                (notes if f.rel.lower().endswith(".md") else attachments).append(f.rel)
-            found = self.memo["names"] = names_digest(notes, attachments)
+            attachments = [f.rel for f in self.files if not f.rel.lower().endswith(".md")]
+            found = self.memo["names"] = names_digest(self.note_paths(), attachments)
+        return found
+
+    def note_paths(self) -> list[str]:
+        """The listed notes' paths, in order (kept while no name changes; do not change)."""
+        found = self.memo.get("notes")
+        if found is None:  # (the listing is sorted by path: so are its notes)
+            found = self.memo["notes"] = [f.rel for f in self.files
+                                          if f.rel.lower().endswith(".md")]
+        return found
+
+    def note_numbers(self) -> tuple:
+        """The listed notes' sizes and mtimes, two ``array("q")`` in :meth:`note_paths`'
+        order (do not change them): kept by a listing brought up to date, which takes
+        again only the notes written since."""
+        found = self.memo.get("note_numbers")
+        if found is None:
+            from array import array
+
+            self.note_paths()  # (what a listing brought up to date finds them by)
+            notes = [f for f in self.files if f.rel.lower().endswith(".md")]
+            found = self.memo["note_numbers"] = (array("q", [f.size for f in notes]),
+                                                 array("q", [f.mtime_ns for f in notes]))
         return found
 
 
@@ -396,6 +416,18 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     # (files written in place keep every name: what the names alone give is kept too)
     memo = dict(scan.memo) if spots is not None else {}
     digest, newest = _state(files, problems, scan.external, memo, spots)
+    numbers, notes = memo.pop("note_numbers", None), memo.get("notes")
+    if numbers is not None and notes is not None:  # (copies: the older listing keeps its own)
+        from array import array
+        from bisect import bisect_left
+
+        sizes, mtimes = array("q", numbers[0]), array("q", numbers[1])
+        for at in spots:
+            f = files[at]
+            if f.rel.lower().endswith(".md"):
+                j = bisect_left(notes, f.rel)
+                sizes[j], mtimes[j] = f.size, f.mtime_ns
+        memo["note_numbers"] = (sizes, mtimes)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
                 scan.folders, scan.places, scan.external, False, memo)
 

@@ -306,6 +306,7 @@ class CheckServer:
 
         scan = self._listing.scan(self.root, load_settings(self.root))
         scan.names_digest()
+        scan.note_numbers()
         return scan
 
     def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
