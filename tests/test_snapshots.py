@@ -709,6 +709,9 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
         anew = store.versions(since=since)
         assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
         assert extended.paths == anew.paths
+        assert extended._summary is not None  # (brought up to date, not made anew)
+        assert extended.summary() == anew.summary()
+        assert known.summary() != extended.summary()
         known = extended
     assert any(v[2] == "memory/semantic/deploys.md" and v[0] == known.before for v in known)
     # the chain rewritten (retention): read anew, not extended
@@ -834,7 +837,8 @@ def test_the_two_snapshot_rules_of_a_check_share_the_current_blobs_and_the_table
     assert store._load_table()["pruneChecked"] == 123
 
 
-def test_the_staged_blobs_come_from_git_comparing_the_index_with_the_newest_snapshot(tmp_path):
+def test_the_staged_blobs_that_differ_come_from_git_comparing_the_index_with_the_newest_snapshot(
+        tmp_path):
     """The hook compares the snapshots' versions with the staged blobs. Listing the whole
     index for them (``git ls-files``) costs a line per file of the vault; git comparing the
     index with the newest snapshot's tree names only what differs. Both must give the same
@@ -843,7 +847,7 @@ def test_the_staged_blobs_come_from_git_comparing_the_index_with_the_newest_snap
     newest tree) and absent or still staged, a conflict (no stage 0)."""
     from vaultkit.vault.gitstate import GitState
     from vaultkit.vault.loader import load_vault
-    from vaultkit.vault.snapshots import Versions, staged_blobs
+    from vaultkit.vault.snapshots import Versions, staged_differ
 
     root = make(tmp_path)
     for name in ("gone.md", "kept-staged.md", "conflict.md"):
@@ -878,15 +882,21 @@ def test_the_staged_blobs_come_from_git_comparing_the_index_with_the_newest_snap
     listed = state.index_oids
     assert "memory/semantic/kept-staged.md" in listed  # deleted on disk, still staged
     assert "memory/semantic/conflict.md" not in listed
-    found = staged_blobs(store, state, versions)
-    assert found is not listed  # (git compared: the index was not listed)
-    for path in {v[2] for v in versions}:
-        assert found.get(path) == listed.get(path), path
-    # what it cannot tell from the tree: the index is listed
-    assert staged_blobs(store, state, Versions(versions.head, list(versions))) is listed
+    differ = {path for _, _, path, oid in versions if listed.get(path) != oid}
+    fresh = GitState(load_vault(root, save=False), staged=True)
+    assert staged_differ(store, fresh, versions) == differ
+    assert "index_oids" not in fresh.__dict__  # (git compared: the index was not listed)
+    assert {"memory/semantic/deploys.md", "memory/semantic/gone.md",
+            "memory/semantic/conflict.md", "memory/semantic/new.md"} <= differ
+    assert "memory/semantic/kept-staged.md" not in differ  # (its one blob is still staged)
+    # the same from versions read from the kept file, and after an extension
+    assert staged_differ(store, fresh, Versions(
+        versions.head, list(versions), gone=versions.gone)) == differ
+    # what it cannot tell from the tree: None (the caller lists the index)
+    assert staged_differ(store, fresh, Versions(versions.head, list(versions))) is None
     outside = Versions(versions.head, [*versions, ("c", 1, "../AGENTS.md", "0" * 40)],
                        gone=set())
-    assert staged_blobs(store, state, outside) is listed
+    assert staged_differ(store, fresh, outside) is None
 
 
 def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path, monkeypatch):

@@ -203,16 +203,39 @@ class Versions(list):
     """What :meth:`Store.versions` found (a list of its tuples), with what extending it to
     later snapshots needs: the chain's head then, the snapshot before the window and its
     files' blobs, the paths seen; and the paths a snapshot of the window deleted last
-    (``gone``: not in the head's tree), None when not known."""
+    (``gone``: not in the head's tree), None when not known.
+
+    :meth:`summary` tells, per path, its newest version's blob and whether its versions
+    hold more than one blob: what comparing them with the staged blobs needs, without going
+    through every version (kept with them, and brought up to date as they are extended)."""
 
     def __init__(self, head, items, before=None, before_time=0, before_entries=None,
-                 paths=None, gone=None):
+                 paths=None, gone=None, summary=None):
         super().__init__(items)
         self.head, self.before, self.before_time = head, before, before_time
         self.before_entries = before_entries  # (None: not read yet; see base())
-        self.paths = paths if paths is not None else {v[2] for v in items}
+        self._summary = summary
+        self.paths = paths if paths is not None else \
+            set(summary[0]) if summary is not None else {v[2] for v in items}
         self.gone = gone
         self.saved: int | None = None  # how many of them the versions file holds
+
+    def summary(self) -> tuple[dict[str, str], set[str], bool]:
+        """``(tips, mixed, outside)``: each path's newest blob, the paths whose versions
+        hold more than one blob, and whether a path is a bootstrap file outside the vault
+        (``../NAME``, stored under ``.workspace/``)."""
+        if self._summary is None:
+            self._summary = _summarised(({}, set(), False), self)
+        return self._summary
+
+    def extended(self, head, base, out, paths, gone) -> "Versions":
+        """These versions and the later ones ``base`` (their files' versions before the
+        window) and ``out``, as of ``head``."""
+        summary = _summarised(self.summary(), [*base, *out], copy=True)
+        extended = Versions(head, [*self, *base, *out], self.before, self.before_time,
+                            self.before_entries, paths, gone, summary)
+        extended.saved = self.saved
+        return extended
 
     def base(self, store: "Store") -> dict:
         """Vault path -> blob of every file of the snapshot before the window."""
@@ -221,6 +244,21 @@ class Versions(list):
                                    store._tree_entries(self.before).items()} \
                 if self.before else {}
         return self.before_entries
+
+
+def _summarised(summary, items, copy: bool = False):
+    """``summary`` (see :meth:`Versions.summary`) with ``items``, later versions, added."""
+    tips, mixed, outside = summary
+    if copy:
+        tips, mixed = dict(tips), set(mixed)
+    for _, _, path, oid in items:
+        tip = tips.get(path)
+        if tip is not None and tip != oid:
+            mixed.add(path)
+        tips[path] = oid
+        if not outside and path.startswith(("../", WORKSPACE_PREFIX)):
+            outside = True
+    return tips, mixed, outside
 
 
 class Store:
@@ -357,7 +395,7 @@ class Store:
 
             st = os.stat(self.table_path, follow_symlinks=False)
             key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns)
-            last = _TABLE[:]  # (one read, as _DIFFER's)
+            last = _TABLE[:]  # (one read: a server's other thread may replace it meanwhile)
             if last and last[0] == key:
                 return last[1]
             data = load_marshal(self.table_path, 1 << 30)
@@ -647,12 +685,8 @@ class Store:
             entries = known.base(self) if new and known.before else {}
             base = [(known.before, known.before_time, p, entries[p])
                     for p in new if p in entries]
-            extended = Versions(head, [*known, *base, *out], known.before,
-                                known.before_time, known.before_entries,
-                                paths | {v[2] for v in out},
-                                gone if known.gone is not None else None)
-            extended.saved = known.saved
-            return extended
+            return known.extended(head, base, out, paths | {v[2] for v in out},
+                                  gone if known.gone is not None else None)
         before, stamp, entries = None, 0, {}
         if first is not None and since is not None:
             # the versions the window started from: the snapshot before its first one
@@ -836,9 +870,10 @@ class JournalLoss:
 def changed_versions(store: Store, *, since: int | None, wanted,
                      current=None) -> list[tuple[str, int, str, str]]:
     """:meth:`Store.versions` without the files every recorded version of which is the
-    current blob (``current()``: vault path -> blob, where known, asked only when there
-    are versions): nothing of theirs can be lost, and after a watcher's first snapshot
-    that is nearly every file of the vault, so none of their texts is read."""
+    current blob (``current(versions)``: the paths of which a version is not the current
+    blob, asked only when there are versions): nothing of theirs can be lost, and after a
+    watcher's first snapshot that is nearly every file of the vault, so none of their
+    texts is read."""
     key = (str(store.cwd), store.ref, since)
     # (the two snapshot rules of one run ask for the same window; a later run reads only
     # the snapshots made since the last one that read it, kept beside the stat table)
@@ -854,25 +889,17 @@ def changed_versions(store: Store, *, since: int | None, wanted,
         del _VERSIONS[next(iter(_VERSIONS))]
     if not versions:
         return versions
-    now = current(versions) if current is not None else {}
-    last = _DIFFER[:]  # (one read: a server's other thread may replace it meanwhile)
-    if last and last[0] is versions and last[1] is now:
-        differ = last[2]  # (the other snapshot rule of this run asked the same)
-    else:
-        differ = {path for _, _, path, oid in versions if now.get(path) != oid}
-        _DIFFER[:] = [versions, now, differ]
+    differ = current(versions) if current is not None else versions.paths
     wanted = {path for path in differ if wanted is None or wanted(path)}
-    return [v for v in versions if v[2] in wanted]
+    return [v for v in versions if v[2] in wanted] if wanted else []
 
 
 # store.versions() by (repository, ref, since): a snapshot never changes, so neither does
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
-_VERSIONS_FORMAT = 2
+_VERSIONS_FORMAT = 3
 _SAVE_AFTER = 256  # versions read from git since the versions file was written
-# the last comparison of versions with the current blobs ([versions, current, paths that
-# differ]), and the last snapshot table read ([file key, table]): one each per process
-_DIFFER: list = []
+# the last snapshot table read ([file key, table]): one per process
 _TABLE: list = []
 
 
@@ -886,12 +913,15 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
 
     try:
         data = load_marshal(_versions_path(store), 1 << 30)
-        fmt, ref, when, head, items, before, before_time, gone = data
+        fmt, ref, when, head, items, before, before_time, gone, tips, mixed, outside = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
-                or not isinstance(items, list) or not isinstance(gone, (list, type(None))):
+                or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \
+                or not isinstance(tips, dict) or not isinstance(mixed, list) \
+                or not all(type(v) is tuple and len(v) == 4 for v in items):
             return None
-        versions = Versions(head, [tuple(v) for v in items], before, before_time,
-                            gone=None if gone is None else set(gone))
+        versions = Versions(head, items, before, before_time,
+                            gone=None if gone is None else set(gone),
+                            summary=(tips, set(mixed), bool(outside)))
         versions.saved = len(versions)
         return versions
     except (OSError, ValueError, EOFError, TypeError):
@@ -907,9 +937,10 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
     try:
         with open(tmp, "wb") as fh:
             gone = None if versions.gone is None else sorted(versions.gone)
+            tips, mixed, outside = versions.summary()
             fh.write(marshal.dumps((_VERSIONS_FORMAT, store.ref, since, versions.head,
                                     list(versions), versions.before, versions.before_time,
-                                    gone)))
+                                    gone, tips, sorted(mixed), outside)))
         os.replace(tmp, path)
     except (OSError, ValueError):
         try:
@@ -919,50 +950,53 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
 
 
 def current_blobs(store: Store, git, vault):
-    """The ``current`` of :func:`changed_versions` for the snapshot rules (a function of
-    the versions): the staged blobs when they compare the index (:func:`staged_blobs`),
-    else the blobs the snapshot table knows for the files the listing shows unchanged."""
+    """The ``current`` of :func:`changed_versions` for the snapshot rules: the paths of
+    which a version is not the staged blob when they compare the index
+    (:func:`staged_differ`), else not the blob the snapshot table knows for the file (a
+    file the listing shows changed since is not known: all its versions differ)."""
     # (one answer for the run's two snapshot rules, which share ``git``: the same object,
     # so the comparison with the versions is made once too)
     memo = git.__dict__.setdefault("_snapshot_current", {})
     key = str(store.cwd)
-    if git.available and git.staged:
-        def staged(versions):
-            found = memo.get(key)
-            if found is None or found[0] is not versions:
-                found = memo[key] = (versions, staged_blobs(store, git, versions))
-            return found[1]
-        return staged
 
-    def current(_versions):
+    def current(versions):
         found = memo.get(key)
-        if found is None:
-            found = memo[key] = store.current_oids(vault.listed_states())
-        return found
+        if found is None or found[0] is not versions:
+            differ = staged_differ(store, git, versions) \
+                if git.available and git.staged else None
+            if differ is None:
+                now = git.index_oids if git.available and git.staged \
+                    else store.current_oids(vault.listed_states())
+                differ = {path for _, _, path, oid in versions if now.get(path) != oid}
+            found = memo[key] = (versions, differ)
+        return found[1]
     return current
 
 
-def staged_blobs(store: Store, git, versions: Versions) -> dict[str, str | None]:
-    """The staged blob of every path ``versions`` holds (None: not staged), as
-    :attr:`GitState.index_oids` has them, without listing the whole index: git compares
-    the index with the tree of the newest snapshot (``versions.head``), and a path it does
-    not name has the blob that tree holds, which is that path's newest version (or none:
-    deleted since). The index's listing when that cannot be known: a store outside the
+def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
+    """The paths of which a version is not the staged blob (none staged included), as
+    comparing each version with :attr:`GitState.index_oids` finds them, without listing
+    the whole index: git compares the index with the tree of the newest snapshot
+    (``versions.head``), and a path it does not name has the blob that tree holds, which
+    is that path's newest version, or none when a snapshot deleted it since. So a path
+    differs when its versions hold two blobs, or git names it with another blob, or it was
+    deleted and git does not name it. None when the tree cannot tell: a store outside the
     repository, a vault below the repository's top, bootstrap files outside it."""
     if store.bare or versions.head is None or versions.gone is None:
-        return git.index_oids
-    newest: dict[str, str | None] = {}
-    for _, _, path, oid in versions:  # (oldest first: the last is what the tree holds)
-        if path.startswith(("../", WORKSPACE_PREFIX)):
-            return git.index_oids
-        newest[path] = oid
-    differ = git.index_against(versions.head)
-    if differ is None:
-        return git.index_oids
-    for path in versions.gone:
-        newest.pop(path, None)
-    newest.update(differ)
-    return newest
+        return None
+    tips, mixed, outside = versions.summary()
+    if outside:
+        return None
+    staged = git.index_against(versions.head)
+    if staged is None:
+        return None
+    differ = set(mixed)
+    for path, oid in staged.items():
+        tip = tips.get(path)
+        if tip is not None and oid != tip:
+            differ.add(path)
+    differ.update(p for p in versions.gone if p in tips and p not in staged)
+    return differ
 
 
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
