@@ -40,7 +40,7 @@ def _same(warm, fresh):
     # what the names give is kept while no name changes, and worked out anew after; the
     # notes' sizes and mtimes are taken again only for the entries that changed
     assert warm.names_digest() == fresh.names_digest()
-    assert warm.note_paths() == fresh.note_paths()
+    assert warm.note_paths() == fresh.note_paths() and warm.paths() == fresh.paths()
     assert warm.note_numbers() == fresh.note_numbers()
 
 

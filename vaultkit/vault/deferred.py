@@ -199,8 +199,8 @@ class DeferredVault(Vault):
 
     @property
     def paths(self) -> list[str]:
-        """Every file's vault path (notes and attachments), from the listing."""
-        return [f.rel for f in self._scan.files]
+        """Every file's vault path (notes and attachments), from the listing (sorted)."""
+        return list(self._scan.paths())
 
     def note_paths(self) -> list[str]:
         """Every note's path, in the loaded vault's order (by path), from the listing."""
@@ -269,9 +269,10 @@ class DeferredVault(Vault):
         listed = self.__dict__.get("_assumed")
         if listed is None:  # (asked twice by the results cache's key: listed once)
             limit = self.settings.profile.budgets.max_file_bytes
-            listed = self._assumed = [(f.rel, oversize_error(f.size, limit))
-                                      for f in self._scan.files
-                                      if f.size > limit and f.rel.lower().endswith(".md")]
+            sizes = self._scan.note_numbers()[0]
+            listed = self._assumed = [] if max(sizes, default=0) <= limit else \
+                [(f.rel, oversize_error(f.size, limit)) for f in self._scan.files
+                 if f.size > limit and f.rel.lower().endswith(".md")]
         return list(listed)
 
     def save_cache(self) -> None:

@@ -273,6 +273,13 @@ class Scan:
             found = self.memo["names"] = names_digest(self.note_paths(), attachments)
         return found
 
+    def paths(self) -> list[str]:
+        """Every listed file's path, in order (kept while no name changes; do not change)."""
+        found = self.memo.get("paths")
+        if found is None:
+            found = self.memo["paths"] = [f.rel for f in self.files]
+        return found
+
     def note_paths(self) -> list[str]:
         """The listed notes' paths, in order (kept while no name changes; do not change)."""
         found = self.memo.get("notes")

@@ -917,7 +917,8 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \
                 or not isinstance(tips, dict) or not isinstance(mixed, list) \
-                or not all(type(v) is tuple and len(v) == 4 for v in items):
+                or (items and (set(map(type, items)) != {tuple}
+                               or set(map(len, items)) != {4})):
             return None
         versions = Versions(head, items, before, before_time,
                             gone=None if gone is None else set(gone),

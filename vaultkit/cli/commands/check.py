@@ -547,8 +547,9 @@ def _targets(vault, paths, vault_relative, hook=False):
     """Vault paths to report on, or None for everything."""
     targets: set[str] = set()
     everything = False
+    import bisect
+
     listed: list[str] | None = None  # the vault's paths, sorted: read once, not per path
-    known: set[str] = set()
     for p in paths:
         rel = vault_relative(vault, p)
         if rel is None:
@@ -561,8 +562,8 @@ def _targets(vault, paths, vault_relative, hook=False):
             continue
         if listed is None:
             listed = sorted(vault.paths)
-            known = set(listed)
-        if rel in known:  # a file (no file is also a folder): the common case of a hook
+        at = bisect.bisect_left(listed, rel)
+        if at < len(listed) and listed[at] == rel:  # a file (no file is also a folder)
             targets.add(rel)
             continue
         targets.update(_below(listed, rel.rstrip("/") + "/") or [rel])
