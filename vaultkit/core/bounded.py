@@ -115,20 +115,27 @@ def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool =
                 raise ReadRefused(errno.EMLINK, linked + "; not read", os.fspath(path))
         if st.st_size > limit:
             raise ReadRefused(errno.EFBIG, too_big(st.st_size, limit), os.fspath(path))
-        chunks = []
-        left = limit + 1  # one byte more tells a file that grew past the limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        data = read_open(fd, limit + 1)  # one byte more tells a file that grew past the limit
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > limit:
         raise ReadRefused(errno.EFBIG, too_big(None, limit), os.fspath(path))
     return data
+
+
+def read_open(fd: int, most: int | None = None) -> bytes:
+    """The bytes of the open file ``fd`` from where it is to its end (at most ``most``),
+    read a MiB at a time."""
+    chunks = []
+    left = most
+    while left is None or left > 0:
+        chunk = os.read(fd, 1 << 20 if left is None else min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return b"".join(chunks)
 
 
 def too_big(size: int | None, limit: int) -> str:

@@ -340,9 +340,10 @@ def _changed_since(vault: "Vault", sizes, mtimes, limit: int) -> tuple[list[str]
     numbers = getattr(vault, "listed_numbers", lambda: None)()
     if numbers is None:
         states = vault.listed_states()
-        if [s[0] for s in states] != sorted(s[0] for s in states):
-            states.sort()
         paths = [s[0] for s in states]
+        if paths != sorted(paths):
+            states.sort()
+            paths = [s[0] for s in states]
         if len(sizes) != len(states) or len(mtimes) != len(states):
             return paths, []
         return paths, [i for i, (_, size, mtime_ns) in enumerate(states)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from vaultkit.core.bounded import read_open
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.model import MARKDOWN
 
@@ -294,13 +295,7 @@ def _journal_lock(path: Path):
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        yield b"".join(chunks)
+        yield read_open(fd)
     finally:
         os.close(fd)
 

@@ -78,6 +78,8 @@ def keep(paths: Iterable[str]) -> None:
     import marshal
     import stat
 
+    from vaultkit.core.bounded import read_open
+
     before = dict(_KEPT)  # (a file unchanged since it was kept is not parsed again)
     _KEPT.clear()
     total = 0
@@ -97,13 +99,7 @@ def keep(paths: Iterable[str]) -> None:
                 _KEPT[name] = same
                 total += st.st_size
                 continue
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            data = b"".join(chunks)
+            data = read_open(fd, st.st_size + 1)
             if len(data) != st.st_size:  # (written meanwhile: not this identity's)
                 continue
             _KEPT[name] = (_identity(st), marshal.loads(data))

@@ -260,8 +260,9 @@ class Scan:
     places: dict = field(default_factory=dict)
     external: list = field(default_factory=list)
     links: bool = False
-    # what is derived from the listing's names alone (:meth:`names_digest`): a listing
-    # brought up to date without a name added, removed or renamed keeps it
+    # what is derived from the listing (its names' digest and paths, its numbers as
+    # arrays): a listing brought up to date without a name added, removed or renamed
+    # keeps it, taking again the numbers of the entries written (see _state)
     memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def names_digest(self) -> str:
@@ -423,18 +424,6 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     # (files written in place keep every name: what the names alone give is kept too)
     memo = dict(scan.memo) if spots is not None else {}
     digest, newest = _state(files, problems, scan.external, memo, spots)
-    numbers, notes = memo.pop("note_numbers", None), memo.get("notes")
-    if numbers is not None and notes is not None:  # (copies: the older listing keeps its own)
-        from array import array
-        from bisect import bisect_left
-
-        sizes, mtimes = array("q", numbers[0]), array("q", numbers[1])
-        for at in spots:
-            f = files[at]
-            if f.rel.lower().endswith(".md"):
-                j = bisect_left(notes, f.rel)
-                sizes[j], mtimes[j] = f.size, f.mtime_ns
-        memo["note_numbers"] = (sizes, mtimes)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
                 scan.folders, scan.places, scan.external, False, memo)
 
@@ -589,6 +578,18 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
         for at in spots:
             sizes[at], mtimes[at] = files[at].size, files[at].mtime_ns
     memo["state_numbers"] = (sizes, mtimes)
+    # the notes' own arrays (Scan.note_numbers), when the memo's listing had them: the same
+    numbers, notes = memo.pop("note_numbers", None), memo.get("notes")
+    if spots is not None and numbers is not None and notes is not None:
+        from bisect import bisect_left
+
+        note_sizes, note_mtimes = array("q", numbers[0]), array("q", numbers[1])
+        for at in spots:
+            f = files[at]
+            if f.rel.lower().endswith(".md"):
+                j = bisect_left(notes, f.rel)
+                note_sizes[j], note_mtimes[j] = f.size, f.mtime_ns
+        memo["note_numbers"] = (note_sizes, note_mtimes)
     digest = named.copy()
     digest.update(sizes.tobytes())
     digest.update(mtimes.tobytes())

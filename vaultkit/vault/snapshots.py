@@ -210,15 +210,18 @@ class Versions(list):
     through every version (kept with them, and brought up to date as they are extended)."""
 
     def __init__(self, head, items, before=None, before_time=0, before_entries=None,
-                 paths=None, gone=None, summary=None):
+                 gone=None, summary=None):
         super().__init__(items)
         self.head, self.before, self.before_time = head, before, before_time
         self.before_entries = before_entries  # (None: not read yet; see base())
         self._summary = summary
-        self.paths = paths if paths is not None else \
-            set(summary[0]) if summary is not None else {v[2] for v in items}
         self.gone = gone
         self.saved: int | None = None  # how many of them the versions file holds
+
+    @property
+    def paths(self):
+        """The paths that have versions (a view: do not change)."""
+        return self.summary()[0].keys()
 
     def summary(self) -> tuple[dict[str, str], set[str], bool]:
         """``(tips, mixed, outside)``: each path's newest blob, the paths whose versions
@@ -228,12 +231,12 @@ class Versions(list):
             self._summary = _summarised(({}, set(), False), self)
         return self._summary
 
-    def extended(self, head, base, out, paths, gone) -> "Versions":
+    def extended(self, head, base, out, gone) -> "Versions":
         """These versions and the later ones ``base`` (their files' versions before the
         window) and ``out``, as of ``head``."""
         summary = _summarised(self.summary(), [*base, *out], copy=True)
         extended = Versions(head, [*self, *base, *out], self.before, self.before_time,
-                            self.before_entries, paths, gone, summary)
+                            self.before_entries, gone, summary)
         extended.saved = self.saved
         return extended
 
@@ -685,7 +688,7 @@ class Store:
             entries = known.base(self) if new and known.before else {}
             base = [(known.before, known.before_time, p, entries[p])
                     for p in new if p in entries]
-            return known.extended(head, base, out, paths | {v[2] for v in out},
+            return known.extended(head, base, out,
                                   gone if known.gone is not None else None)
         before, stamp, entries = None, 0, {}
         if first is not None and since is not None:
@@ -696,7 +699,7 @@ class Store:
                 entries = {vault_path_of(p): e[2] for p, e in self._tree_entries(before).items()}
                 paths = {p for _, _, p, _ in out}
                 out = [(before, stamp, p, oid) for p, oid in entries.items() if p in paths] + out
-        return Versions(head, out, before, stamp, entries, {v[2] for v in out}, gone)
+        return Versions(head, out, before, stamp, entries, gone)
 
     def blobs(self, oids) -> dict[str, bytes]:
         oids = list(dict.fromkeys(oids))
