@@ -358,3 +358,22 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     cachefile.keep([str(tmp_path / n) for n in ("link.marshal", "damaged.marshal",
                                                  "big.marshal")] + [str(tmp_path)])
     assert cachefile._KEPT == {}
+
+
+def test_the_objects_a_child_read_are_held_for_the_next(monkeypatch):
+    """What a child read of the snapshots' objects from git, the answering process holds
+    once the child is done: the next child asks git only for new ones."""
+    import vaultkit.vault.snapshots as snapshots
+    from vaultkit.cli.commands._check_server import _learn, _learned
+    from vaultkit.vault import cachefile
+
+    monkeypatch.setattr(snapshots, "BLOBS", {"a" * 40: b"old\n", "b" * 40: b"read\n"})
+    monkeypatch.setattr(snapshots, "_blobs_bytes", [9])
+    monkeypatch.setattr(snapshots, "BLOBS_READ", ["b" * 40])
+    monkeypatch.setattr(cachefile, "_PARSED", [])
+    told = _learned()
+    snapshots.BLOBS.clear()
+    snapshots._blobs_bytes[0] = 0
+    _learn(told)
+    assert snapshots.BLOBS == {"b" * 40: b"read\n"}  # (what the child read, not all it held)
+

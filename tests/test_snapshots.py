@@ -789,6 +789,87 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
         sorted(store.versions(since=1))
 
 
+def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_path, monkeypatch):
+    """Answering a check (the watcher's child), the versions read are written every time
+    they grew, but only once the answer is sent: the next check starts from them and asks
+    git nothing while no snapshot was made."""
+    import vaultkit.vault.snapshots as snapshots
+    from vaultkit.vault import cachefile
+
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    snapshots.changed_versions(store, since=0, wanted=None)  # (written: the first read)
+    checkpoint(root, 2)
+    store.snapshot()
+    snapshots._VERSIONS.clear()
+    before = snapshots._versions_path(store).read_bytes()
+    cachefile.answer_first()
+    try:
+        grown = snapshots.changed_versions(store, since=0, wanted=None)
+        assert cachefile.answering()
+        assert snapshots._versions_path(store).read_bytes() == before  # (not yet)
+    finally:
+        cachefile.answered()
+    assert not cachefile.answering()
+    assert snapshots._load_versions(store, 0).head == store.head()
+    logs = []
+    real_git = snapshots.Store.git
+    monkeypatch.setattr(snapshots.Store, "git",
+                        lambda self, args, **kw: logs.append(args) or real_git(self, args, **kw))
+    snapshots._VERSIONS.clear()  # the next check
+    assert sorted(snapshots.changed_versions(store, since=0, wanted=None)) == sorted(grown)
+    assert logs == []
+    # run by itself, a process writes at once (and, a few versions more, not at all)
+    checkpoint(root, 3)
+    store.snapshot()
+    snapshots._VERSIONS.clear()
+    snapshots.changed_versions(store, since=0, wanted=None)
+    assert snapshots._load_versions(store, 0).head != store.head()
+
+
+def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch):
+    """The snapshots' objects are read from git once per process (an object's content never
+    changes); the memo lets the oldest go past its bound, and a process answering a check
+    tells the ids it read, for the process that forks the next."""
+    import vaultkit.vault.snapshots as snapshots
+    from vaultkit.vault import cachefile
+
+    monkeypatch.setattr(snapshots, "BLOBS", {})
+    monkeypatch.setattr(snapshots, "_blobs_bytes", [0])
+    monkeypatch.setattr(snapshots, "BLOBS_READ", [])
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    oids = [git(root, "rev-parse", f"{REF}:{p}").stdout.strip()
+            for p in ("MEMORY.md", JOURNAL)]
+    asked = []
+    real_git = snapshots.Store.git
+    monkeypatch.setattr(snapshots.Store, "git",
+                        lambda self, args, **kw: asked.append(args) or real_git(self, args, **kw))
+    first = store.blobs(oids + ["0" * 40])  # (an id git does not have: left out)
+    assert set(first) == set(oids) and len(asked) == 1
+    assert first[oids[0]] == (root / "MEMORY.md").read_bytes()
+    assert snapshots.BLOBS_READ == []  # (run by itself: nothing to tell)
+    assert store.blobs(oids) == first and len(asked) == 1
+    cachefile.answer_first()
+    try:
+        snapshots.BLOBS.pop(oids[1])
+        snapshots._blobs_bytes[0] -= len(first[oids[1]])
+        assert store.blobs(oids) == first and len(asked) == 2
+        assert asked[-1][0] == "cat-file" and snapshots.BLOBS_READ == [oids[1]]
+    finally:
+        cachefile.answered()
+    monkeypatch.setattr(snapshots, "BLOBS_AT_MOST_BYTES", 40)
+    snapshots.remember_blobs([("a" * 40, b"x" * 8), ("b" * 40, b"y" * 9),
+                              ("c" * 40, b"z" * 11)])  # (11 > 40 // 4: not held)
+    assert "c" * 40 not in snapshots.BLOBS
+    assert sum(map(len, snapshots.BLOBS.values())) == snapshots._blobs_bytes[0] <= 40
+    assert list(snapshots.BLOBS)[-2:] == ["a" * 40, "b" * 40]
+
+
 def test_the_two_snapshot_rules_of_a_check_share_the_current_blobs_and_the_table(
         tmp_path, monkeypatch):
     """A check with snapshots (a watcher runs) asks for the current blobs once and reads

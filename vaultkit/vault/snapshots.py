@@ -53,7 +53,8 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.cachefile import RACY_NS  # (a file that close to a snapshot: read again)
+# (RACY_NS: a file that close to a snapshot is read again)
+from vaultkit.vault.cachefile import RACY_NS, after_answer, answering
 
 REF = "refs/vaultkit/snapshots"
 BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository
@@ -702,12 +703,16 @@ class Store:
         return Versions(head, out, before, stamp, entries, gone)
 
     def blobs(self, oids) -> dict[str, bytes]:
+        """``{oid: content}`` of the objects ``oids`` (those git has); each read from git
+        once per process while the memo holds it (:func:`remember_blobs`)."""
         oids = list(dict.fromkeys(oids))
-        if not oids:
-            return {}
-        out = self.git(["cat-file", "--batch"], input="".join(o + "\n" for o in oids).encode()
-                       ).stdout
-        result: dict[str, bytes] = {}
+        result = {oid: BLOBS[oid] for oid in oids if oid in BLOBS}
+        missing = [oid for oid in oids if oid not in result]
+        if not missing:
+            return result
+        out = self.git(["cat-file", "--batch"],
+                       input="".join(o + "\n" for o in missing).encode()).stdout
+        read: list[tuple[str, bytes]] = []
         pos = 0
         while pos < len(out):
             eol = out.find(b"\n", pos)
@@ -719,7 +724,11 @@ class Store:
                 continue
             size = int(header[2])
             result[header[0]] = out[pos:pos + size]
+            read.append((header[0], result[header[0]]))
             pos += size + 1
+        remember_blobs(read)
+        if answering():
+            BLOBS_READ.extend(oid for oid, _ in read)
         return result
 
     def size_report(self) -> dict:
@@ -748,6 +757,28 @@ class Store:
             raise VaultkitError(f"push to {remote} failed: "
                                 + (detail[-1] if detail else f"exit {proc.returncode}"))
         return remote
+
+
+# Objects read, by id: an object's content never changes, so what a process read once it
+# does not ask git again (the two snapshot rules of one check, the watcher's next round,
+# the next check answered by the watcher: vaultkit.cli.commands._check_server hands what
+# each child read to the process that forks the next). Held in memory only.
+BLOBS: dict[str, bytes] = {}
+BLOBS_AT_MOST_BYTES = 16 << 20
+BLOBS_READ: list[str] = []  # the ids read from git while answering (what a child tells)
+_blobs_bytes = [0]
+
+
+def remember_blobs(items) -> None:
+    """Hold ``(oid, content)`` pairs in :data:`BLOBS`, the oldest let go first past
+    :data:`BLOBS_AT_MOST_BYTES` (an object over a quarter of that is not held)."""
+    for oid, data in items:
+        if oid in BLOBS or len(data) > BLOBS_AT_MOST_BYTES // 4:
+            continue
+        BLOBS[oid] = data
+        _blobs_bytes[0] += len(data)
+        while _blobs_bytes[0] > BLOBS_AT_MOST_BYTES:
+            _blobs_bytes[0] -= len(BLOBS.pop(next(iter(BLOBS))))
 
 
 def _date_of(ident: str | None) -> str:
@@ -883,10 +914,13 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     known = _VERSIONS.get(key) or _load_versions(store, since)
     versions = _VERSIONS[key] = store.versions(since=since, known=known)
     # (written again when the next run would read much more without it: a run after a
-    # snapshot or two reads those from git faster than the whole window is written)
+    # snapshot or two reads those from git faster than the whole window is written; a
+    # process answering a check writes after its answer, at no cost to the caller, so
+    # every time: the next check reads nothing from git unless a snapshot was made)
     if versions is not known and versions.head is not None and (
-            versions.saved is None or len(versions) - versions.saved >= _SAVE_AFTER):
-        _save_versions(store, since, versions)
+            versions.saved is None or len(versions) - versions.saved >= _SAVE_AFTER
+            or answering()):
+        after_answer(lambda: _save_versions(store, since, versions))
         versions.saved = len(versions)
     while len(_VERSIONS) > 4:
         del _VERSIONS[next(iter(_VERSIONS))]

@@ -33,8 +33,8 @@ SEND_TIMEOUT_S = 30.0
 
 def _learned() -> bytes:
     """In a child, after its check: the modules it imported, the regular expressions it
-    compiled (``re``'s own cache) and the cache files it parsed, marshalled for the
-    watcher."""
+    compiled (``re``'s own cache), the cache files it parsed and the snapshots' objects it
+    read from git, marshalled for the watcher."""
     import marshal
     import re
 
@@ -43,13 +43,17 @@ def _learned() -> bytes:
     patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
                 if isinstance(key, tuple) and len(key) == 3
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
-    return marshal.dumps((list(sys.modules), patterns, parsed_files()))
+    snapshots = sys.modules.get("vaultkit.vault.snapshots")
+    blobs = [(oid, snapshots.BLOBS[oid]) for oid in dict.fromkeys(snapshots.BLOBS_READ)
+             if oid in snapshots.BLOBS] if snapshots is not None else []
+    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs))
 
 
 def _learn(data: bytes) -> None:
     """In the watcher: import and compile what its child did (:func:`_learned`), every
-    pattern of :mod:`vaultkit.core.lazyre`, and parse the cache files it parsed as they
-    are now (the child may have written them since), so the next child does not."""
+    pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they are
+    now (the child may have written them since) and hold the objects it read, so the next
+    child does not."""
     import importlib
     import marshal
     import re
@@ -58,10 +62,14 @@ def _learn(data: bytes) -> None:
     from vaultkit.vault.cachefile import keep
 
     try:
-        names, patterns, cache_files = marshal.loads(data)
+        names, patterns, cache_files, blobs = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return  # (a child that died before telling)
     keep(cache_files)
+    if blobs:
+        from vaultkit.vault.snapshots import remember_blobs
+
+        remember_blobs(blobs)
     for name in names:
         if name and name not in sys.modules and not name.startswith("__"):
             try:
@@ -273,18 +281,22 @@ class CheckServer:
         except Exception as exc:  # (a broken vaultkit.toml: the caller says it, as always)
             conn.sendall(json.dumps({"declined": f"cannot list: {exc}"}).encode())
             return
+        from vaultkit.vault.cachefile import answer_first, answered
+
         learned_r, learned_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: run the command, send its answer, exit
             code = 2
             try:
                 os.close(learned_r)
+                answer_first()
                 answer = self._run(scan, argv, cwd, env, tty)
                 # (a caller that stops reading, suspended with Ctrl-Z, must not hold up
                 # the checks after it for ever: they are answered one at a time)
                 conn.settimeout(SEND_TIMEOUT_S)
                 conn.sendall(answer)
                 conn.close()
+                answered()  # (the cache files that could wait: the next check reads them)
                 # what it imported and compiled, for the watcher to do too: the next child
                 # starts with it done (whatever the check's code needed, by construction)
                 with open(learned_w, "wb") as fh:
@@ -307,6 +319,7 @@ class CheckServer:
         scan = self._listing.scan(self.root, load_settings(self.root))
         scan.names_digest()
         scan.note_numbers()
+        scan.paths()
         return scan
 
     def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
