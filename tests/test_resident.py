@@ -5,6 +5,7 @@ run here whenever the watcher cannot answer."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import signal
 import socket
@@ -114,6 +115,17 @@ def test_the_watcher_answers_exactly_what_the_command_prints_here(watching):
     assert answered.stdout == here.stdout and json.loads(answered.stdout)
 
 
+def test_the_asking_process_imports_no_more_than_it_needs(watching):
+    """Asking is most of what the commit hook costs when a watcher answers: the asking
+    process imports neither ``json`` nor ``socket`` (with them ``re`` and ``enum``)."""
+    script = ("import sys\nfrom vaultkit.cli import main\ncode = main(sys.argv[1:])\n"
+              "print(sorted(m for m in ('json', 'socket', 're', 'enum', 'argparse') "
+              "if m in sys.modules), file=sys.stderr)\nsys.exit(code)\n")
+    asked = vaultkit(watching, "check", "--hook", JOURNAL, script=script)
+    # (argparse: a check run here would have parsed its arguments)
+    assert "VK504" in asked.stdout and asked.stderr.strip() == "[]", asked.stderr
+
+
 def test_a_note_written_since_the_last_answer_is_seen_at_once(watching):
     root = watching
     first = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
@@ -161,12 +173,27 @@ def test_a_watcher_of_another_version_declines(watching):
     root = watching
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         resident.at_socket(conn.connect, str(root / resident.SOCKET))
-        conn.sendall(json.dumps({"version": "0.0.1",
-                                 "argv": ["check"], "cwd": str(root), "env": {},
-                                 "tty": False}).encode() + b"\n")
+        conn.sendall(marshal.dumps({"version": "0.0.1",
+                                    "argv": ["check"], "cwd": str(root), "env": {},
+                                    "tty": False}))
         conn.shutdown(socket.SHUT_WR)
-        answer = json.loads(conn.recv(1 << 16))
+        answer = marshal.loads(conn.recv(1 << 16))
     assert "declined" in answer and "code" not in answer
+    # a request of the format before (JSON), or of the right format but not a request's
+    # shape, is declined, and the watcher goes on answering
+    for request in (json.dumps({"version": resident.release(), "argv": ["check"],
+                                "cwd": str(root), "env": {}, "tty": False}).encode() + b"\n",
+                    marshal.dumps({"version": resident.release(), "argv": ["check", 1],
+                                   "cwd": str(root), "env": {}}),
+                    marshal.dumps({"version": resident.release(), "argv": ["check"],
+                                   "cwd": str(root), "env": {"A": 1}})):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            resident.at_socket(conn.connect, str(root / resident.SOCKET))
+            conn.sendall(request)
+            conn.shutdown(socket.SHUT_WR)
+            assert marshal.loads(conn.recv(1 << 16)) == {"declined": "not a request"}
+    answered = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
+    assert "ran here" not in answered.stderr
 
 
 def test_no_watcher_a_dead_socket_or_anothers_runs_here(tmp_path, monkeypatch):
@@ -231,9 +258,8 @@ def test_a_caller_that_goes_away_leaves_the_watcher_answering(watching):
         assert b"declined" in conn.recv(1 << 16)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         resident.at_socket(conn.connect, str(root / resident.SOCKET))
-        conn.sendall(json.dumps({"version": resident.release(), "argv": ["check"],
-                                 "cwd": str(root), "env": _env(), "tty": False}).encode()
-                     + b"\n")
+        conn.sendall(marshal.dumps({"version": resident.release(), "argv": ["check"],
+                                    "cwd": str(root), "env": _env(), "tty": False}))
     # (closed before the answer came)
     answered = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
     assert "ran here" not in answered.stderr and "VK501" in answered.stdout

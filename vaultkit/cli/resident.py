@@ -22,6 +22,9 @@ from its own copy of vaultkit, and a watcher of the same release answers it.
 
 Safety: the socket is the owner's only (mode 0600, and the watcher checks each caller's
 user id with ``SO_PEERCRED``); the client connects only to a socket its own user owns.
+So a request and its answer are only ever read from a process of the same user, which
+could as well change the vault or vaultkit itself: they are ``marshal``-led (a client
+importing no ``json``), and one that does not decode is declined, or run here.
 Each request runs in a child process forked from the watcher, so the caller's folder,
 environment and output, and whatever the check reads, are that child's alone.
 """
@@ -38,6 +41,7 @@ READ_ONLY = frozenset({
     "--output-format", "--json", "--statistics", "--baseline", "--no-baseline",
     "--exit-zero", "-q", "--quiet", "--root", "--profile", "--no-cache", "--diff"})
 _MAX_ANSWER = 256 << 20
+WIRE = 4  # the marshal format of a request and its answer
 
 
 def delegable(argv) -> bool:
@@ -111,19 +115,22 @@ def ask(argv) -> int | None:
         return None
     if path is None:
         return None
-    import json
-    import socket
+    # (marshal and the C socket module: `json` and `socket` import `re` and `enum`, half of
+    # what this process would import; both ends are the same user's, see the docstring)
+    import _socket
+    import marshal
 
     request = {"version": release(), "argv": list(argv),
                "cwd": os.getcwd(), "env": dict(os.environ),
                "tty": isatty(sys.stdout)}
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
             conn.settimeout(2.0)  # to connect; the check itself may take long
             at_socket(conn.connect, path)
             conn.settimeout(None)
-            conn.sendall(json.dumps(request).encode("utf-8", "surrogateescape") + b"\n")
-            conn.shutdown(socket.SHUT_WR)
+            conn.sendall(marshal.dumps(request, WIRE))
+            conn.shutdown(_socket.SHUT_WR)
             chunks, size = [], 0
             while size <= _MAX_ANSWER:
                 chunk = conn.recv(1 << 16)
@@ -131,9 +138,11 @@ def ask(argv) -> int | None:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
-        answer = json.loads(b"".join(chunks))
-    except (OSError, ValueError):
-        return None  # a watcher stopped or killed: run here
+        finally:
+            conn.close()
+        answer = marshal.loads(b"".join(chunks))
+    except (OSError, ValueError, EOFError, TypeError):
+        return None  # a watcher stopped or killed, or of another format: run here
     if not isinstance(answer, dict) or not isinstance(answer.get("code"), int):
         return None  # declined (another version, its code changed): run here
     # (this text passed the output boundary in the watcher, the same code as here)

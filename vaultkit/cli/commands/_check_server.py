@@ -249,37 +249,46 @@ class CheckServer:
                     _pid, uid, _gid = struct.unpack("3i", cred)
                     if uid != os.getuid():
                         continue
-                    conn.settimeout(10.0)  # a request is one line, sent at once
-                    data = b""
-                    while not data.endswith(b"\n") and len(data) < (16 << 20):
+                    conn.settimeout(10.0)  # a request is sent at once, then the end
+                    chunks, size = [], 0
+                    while size < (16 << 20):
                         chunk = conn.recv(1 << 16)
                         if not chunk:
                             break
-                        data += chunk
+                        chunks.append(chunk)
+                        size += len(chunk)
+                    data = b"".join(chunks)
                     conn.settimeout(None)
                     self._answer(conn, data)
                 except OSError:
                     continue  # the caller went away (Ctrl-C): nothing to tell
 
     def _answer(self, conn, data: bytes) -> None:
-        import json
+        import marshal
+
+        from vaultkit.cli.resident import WIRE
 
         try:
-            request = json.loads(data.decode("utf-8", "surrogateescape"))
+            request = marshal.loads(data)
             argv, cwd, env = request["argv"], request["cwd"], request["env"]
+            if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+                    and isinstance(cwd, str) and isinstance(env, dict)
+                    and all(isinstance(k, str) and isinstance(v, str)
+                            for k, v in env.items())):
+                raise TypeError("not a request")
             tty = bool(request.get("tty"))
             # (the same release, wherever installed: pre-commit's hook has its own copy)
             same = request.get("version") == release()
-        except (ValueError, KeyError, TypeError, AttributeError):
-            conn.sendall(b'{"declined": "not a request"}')
+        except (ValueError, EOFError, KeyError, TypeError, AttributeError):
+            conn.sendall(marshal.dumps({"declined": "not a request"}, WIRE))
             return
         if not same or not delegable(argv) or _code_state(self._package) != self._code:
-            conn.sendall(b'{"declined": "another vaultkit"}')
+            conn.sendall(marshal.dumps({"declined": "another vaultkit"}, WIRE))
             return
         try:
             scan = self._current()
         except Exception as exc:  # (a broken vaultkit.toml: the caller says it, as always)
-            conn.sendall(json.dumps({"declined": f"cannot list: {exc}"}).encode())
+            conn.sendall(marshal.dumps({"declined": f"cannot list: {exc}"}, WIRE))
             return
         from vaultkit.vault.cachefile import answer_first, answered
 
@@ -325,7 +334,7 @@ class CheckServer:
     def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
         """In the child: the command as the caller would have run it (its folder,
         environment and arguments), its output collected; the JSON answer."""
-        import json
+        import marshal
 
         from vaultkit.cli import main
         from vaultkit.vault.loader import WARM
@@ -342,5 +351,5 @@ class CheckServer:
         except OSError as exc:  # the caller's folder is gone
             print(f"vaultkit: error: {exc}", file=err)
             code = 2
-        return json.dumps({"out": out.getvalue(), "err": err.getvalue(), "code": code}
-                          ).encode("utf-8", "surrogateescape")
+        return marshal.dumps({"out": out.getvalue(), "err": err.getvalue(), "code": code},
+                             resident.WIRE)
