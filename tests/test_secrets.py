@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
+from vaultkit.vault.outbound import clean
 from vaultkit.vault.parse import parse_note
 from vaultkit.vault.secretscan import mask, scan_text
 
@@ -195,6 +196,25 @@ def test_tokens_joined_by_a_hyphen_are_each_found():
     found = scan_text(f"{token}-{token}.{token}")
     assert [(f.kind, f.column) for f in found] == [("GitHub token", 1), ("GitHub token", 42),
                                                   ("GitHub token", 83)]
+
+
+def test_a_token_glued_to_another_is_masked_with_it():
+    """A token whose characters take the start of the next (an xAI key's ``_`` and letters
+    take ``_xai`` of the ``xai-`` after it): the next was shown whole. Both are one span."""
+    xai = "xai-" + "q6T8HB1einblr2X2Bx3FSwf65pkq5HJVnnNa3GBmJdrqa7CSPamjLtxkuC6CK4kvO1e4N"
+    ghp = "ghp_" + "R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2"
+    for text in (f"{xai}_{xai}", f"{xai}_{ghp}", f"{xai}_sk-ant-api03-{'b7Y' * 14}",
+                 f"k={xai}_{xai}_{xai} then"):
+        found = scan_text(text)
+        assert found and found[0].column in (1, 3), text
+        shown = clean(text)
+        bodies = [xai[4:], ghp[4:], "b7Y" * 14]
+        assert not any(body[i:i + 8] in shown for body in bodies
+                       for i in range(len(body) - 8)), shown
+        assert clean(shown) == shown
+    # tokens apart, or joined by a hyphen, are each found as before
+    assert [f.length for f in scan_text(f"{xai} {xai}")] == [len(xai)] * 2
+    assert [f.length for f in scan_text(f"{ghp}-{ghp}")] == [len(ghp)] * 2
 
 
 def test_masks():
@@ -521,7 +541,8 @@ def test_get_masks_and_marks_the_excerpt(make_vault, capsys):
 HOSTILE_UNITS = ["sk-", ".eyJ", "123456789:AA", "ghp_", "token: ", "password=x1y2z3w4 ",
                  "| api key | ", "a_" * 50 + "secret=", "password is ",
                  "| Binance api key x | a | b | ", "SG.", "AccountKey=",
-                 "https://hooks.slack.com/services/", "redis://:"]
+                 "https://hooks.slack.com/services/", "redis://:",
+                 "xai-" + "a1" * 20 + "_", "xoxb-" + "1" * 10 + "-ghp", "xai-" + "a" * 38]
 
 
 # (ids by position: a test name never shows a credential-shaped string)

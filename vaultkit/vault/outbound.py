@@ -73,6 +73,10 @@ def mask_credentials(text: str) -> str:
     from vaultkit.vault.secretscan import has_candidates
 
     out = _mask(text) if has_candidates(text) else text
+    for _ in range(2):  # (what masking left may read as a token still: mask until it does not)
+        if out is text:
+            break
+        text, out = out, _mask(out)
     if len(out) > 4096:  # (a report masked, then written to the terminal, is scanned once)
         _MASKED[0] = out
     return out

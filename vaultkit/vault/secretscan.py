@@ -116,6 +116,7 @@ _KEY_AT_PATTERN = (
     r"(?P<v>[^\s|`\"'\u3000-\u303f\uff00-\uffef]{1,513})")  # (CJK punctuation ends it; longer
     # is no credential: see _plausible)
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_LONGEST_PREFIX = max(len(p) for _, prefixes, _, _ in _FORMATS for p in prefixes)
 
 # The prefilters: one pass each over a whole note, both anchored on characters that are
 # rare in prose so the regex engine skips most positions without trying a match.
@@ -173,6 +174,9 @@ def _regex(name: str) -> re.Pattern:
     get past the prefilters, and ``search``/``get`` start faster without them."""
     if name == "format":
         return re.compile(_FORMAT_PATTERN)
+    if name == "glued":  # (a token glued to another: no boundary before it)
+        return re.compile("|".join(f"(?:{rx}){_NOT_BEFORE_TOKEN}" for _, _, rx, _ in _FORMATS
+                                   if not rx.startswith("(?:(?<=")))
     if name == "key":
         return re.compile(_KEY_AT_PATTERN, re.IGNORECASE)
     if name == "keyword":
@@ -356,6 +360,13 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
             continue
         done = m.end()
         finding = _format_finding(m, line, lineno, text, end)
+        glued = _glued_end(line, m)
+        if glued != done and finding is not None and finding.column == m.start() + 1 \
+                and finding.kind != "private key":  # (one finding: both masked as one)
+            done = glued
+            finding = Finding(lineno, m.start() + 1, finding.kind,
+                              mask(line[m.start():glued], _FORMATS[int(m.lastgroup[1:])][3]),
+                              "", glued - m.start())
         if finding is None and m.lastgroup == _JWT_GROUP:
             continue  # dotted, but no token: a keyword before it may still label a value
         spans.append((m.start(), m.end()))
@@ -432,6 +443,23 @@ _ID_RUN = lazy_re(r"[A-Za-z0-9_.\-]*")
 _JWT_GROUP = f"k{[f[0] for f in _FORMATS].index('JSON Web Token')}"
 _MAX_PER_LINE = 64  # a line holding more is reported by its first 64
 _KEYWORD_MAYBE = lazy_re(r"[:=：|是为—–]")
+
+
+def _glued_end(line: str, m) -> int:
+    """Where the token ``m`` ends, or the token glued to it ends: one whose start ``m``'s
+    characters took (``xai-…_xai-…``: the first's ``[A-Za-z0-9_]`` takes the second's
+    ``_xai``, and the second, no longer found at a boundary, would be shown whole). A few
+    tries at each end, so a hostile line stays linear."""
+    end = m.end()
+    while end < len(line) and (line[end] in _ID_CHARS or line[end] == ":"):
+        for at in range(max(m.start() + 1, end - _LONGEST_PREFIX), end):
+            glued = _regex("glued").match(line, at)
+            if glued is not None and glued.end() > end:
+                end = glued.end()
+                break
+        else:
+            break
+    return end
 
 
 def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Finding | None:

@@ -19,7 +19,9 @@ class SecretInMemory(Rule):
     (`export X_API_KEY="…"`, `Environment=DB_PASSWORD=…`), JSON or YAML (`"api_key": "…"`),
     a header (`-H "X-MBX-APIKEY: …"`) or a bullet (`- 用户: root | 密码: …`). Such a value
     must look like a credential: long enough, mixed letters and digits (or symbols, for a
-    password), not a word, number, path, URL, model name or identifier.
+    password), not a word, number, path, URL, model name or identifier. Two tokens joined
+    by a hyphen are two findings; two glued so that the first's characters take the
+    second's start (`xai-…_xai-…`) are one, masked whole.
 
     Not reported: placeholders and test values (`sk-xxx`, `<YOUR_KEY>`, `${OPENAI_API_KEY}`,
     `****`, `AKIA…EXAMPLE`, `changeme`, `test1234`), references to where a secret is kept
