@@ -1016,3 +1016,45 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
     assert not [c for c in calls if "--format=%ct" in c], calls
     assert verbs.count("cat-file") == 2, verbs  # HEAD and staged sides; the snapshots' lines
+
+
+def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path, monkeypatch):
+    """While the note rules run, a thread asks git what the git rules ask first (the
+    repository, the diff against HEAD, its blobs, the index against the newest snapshot),
+    each once: the git rules find the answers, and report what they reported before."""
+    import threading
+
+    import vaultkit.core.gitenv as gitenv
+
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 0)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "journal")
+    for n in range(1, 3):
+        checkpoint(root, n)
+        store.snapshot()
+    (root / JOURNAL).write_text((root / JOURNAL).read_text(encoding="utf-8").split("\n### 10")[0]
+                                + "\n", encoding="utf-8")
+    git(root, "add", JOURNAL)
+    calls = []
+    real_run = gitenv.subprocess.run
+
+    def counting(cmd, *a, **kw):
+        if cmd and "git" in os.path.basename(cmd[0]):
+            verb = next(a for a in cmd[1:] if not a.startswith("-") and "=" not in a
+                        and a != "core.hooksPath")
+            calls.append((verb, threading.current_thread().name))
+        return real_run(cmd, *a, **kw)
+
+    monkeypatch.setattr(gitenv.subprocess, "run", counting)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL], root)
+    assert rc == 1 and "VK601 journal-append-only error: 6 lines lost since the snapshot" in out
+    verbs = [verb for verb, _ in calls]
+    assert verbs.count("rev-parse") == verbs.count("diff") == verbs.count("diff-index") == 1
+    asked_beside = {verb for verb, thread in calls if thread != "MainThread"}
+    assert {"rev-parse", "diff", "cat-file", "diff-index"} <= asked_beside, calls
+    # a check of rules none of which asks git starts no thread and no git
+    calls.clear()
+    invoke(["check", "--hook", JOURNAL, "--select", "broken-link"], root)
+    assert calls == []

@@ -74,16 +74,46 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
             listed.append(chosen)
         return listed[0]
 
+    asking = _ask_git_beside(ctx, rules)
     by_note = _run_note_rules(ctx, rules, notes, results, targets)
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:
             progress.advance()
+            if asking is not None and rule.name in asking.rules:
+                asking.join()  # (from here on git's answers are the rules' own to ask)
+                asking = None
             ran = by_note.pop(rule.name, None)
             out.extend(ran if ran is not None else _run_rule(ctx, rule, notes, results, targets))
+    if asking is not None:
+        asking.join()
     found = _postprocess(ctx, out, results)
     if results is not None:
         results.save()
     return found
+
+
+def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
+    """A thread asking git now what the git rules ask first (GitState.prefetch: the
+    repository, what differs from HEAD, ...), while the rules before them run:
+    none of those touches git, and each git rule waits for the thread before it starts, so
+    nothing is asked twice nor at once. None when no git rule runs."""
+    from vaultkit.vault.gitstate import GIT_RULES
+
+    wanted = {rule.name for rule in rules} & set(GIT_RULES)
+    if not wanted:
+        return None
+    import threading
+
+    def ask() -> None:
+        try:
+            ctx.git.prefetch()
+        except Exception:  # (the rule asks again, and says what went wrong)
+            pass
+
+    thread = threading.Thread(target=ask, name="vaultkit-git", daemon=True)
+    thread.rules = wanted
+    thread.start()
+    return thread
 
 
 def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnostic]:

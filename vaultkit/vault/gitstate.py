@@ -294,6 +294,28 @@ class GitState:
                         out.append((path, note.text))
         return out
 
+    def prefetch(self) -> None:
+        """Ask git now what the git rules ask first: what differs from HEAD, those files'
+        blobs and, checking a commit's index, how it differs from the newest snapshot (the
+        snapshot rules compare them: vaultkit.vault.snapshots.staged_differ)."""
+        if not self.available:
+            return
+        beside = None
+        if self.staged and not (self.prefix or self.down):
+            from vaultkit.vault.snapshots import newest_snapshot
+
+            newest = newest_snapshot(self.vault, self)
+            if newest is not None:  # (the two do not wait for each other)
+                import threading
+
+                beside = threading.Thread(target=self.index_against, args=(newest,),
+                                          daemon=True)
+                beside.start()
+        self.changes
+        self._blobs
+        if beside is not None:
+            beside.join()
+
     @cached_property
     def _blobs(self) -> dict[str, bytes]:
         """Every blob the rules need, read with one ``git cat-file --batch``."""
@@ -381,6 +403,12 @@ class GitState:
         vault is not the repository's top (paths would need mapping)."""
         if not self.available or self.prefix or self.down:
             return None
+        asked = self.__dict__.setdefault("_index_against", {})  # (asked once per commit)
+        if commit not in asked:
+            asked[commit] = self._index_against_of(commit)
+        return asked[commit]
+
+    def _index_against_of(self, commit: str) -> dict[str, str | None] | None:
         proc = self._run(["diff-index", "--cached", "--raw", "-z", "--no-renames",
                           "--no-abbrev", commit, "--"], cwd=self.toplevel)
         if proc.returncode != 0:

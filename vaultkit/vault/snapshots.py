@@ -1011,6 +1011,13 @@ def current_blobs(store: Store, git, vault):
     return current
 
 
+def newest_snapshot(vault, git) -> str | None:
+    """The newest snapshot of the vault's store in its repository (what
+    :func:`staged_differ` compares the index with), None without one."""
+    store = open_store(vault.root, vault.settings, git_state=git)
+    return store.head() if store is not None and not store.bare else None
+
+
 def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
     """The paths of which a version is not the staged blob (none staged included), as
     comparing each version with :attr:`GitState.index_oids` finds them, without listing
