@@ -1020,8 +1020,9 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
 
 def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path, monkeypatch):
     """While the note rules run, a thread asks git what the git rules ask first (the
-    repository, the diff against HEAD, its blobs, the index against the newest snapshot),
-    each once: the git rules find the answers, and report what they reported before."""
+    repository, the diff against HEAD, its blobs, the index against the newest snapshot,
+    MEMORY.md's commits), each once: the git rules find the answers, and report what they
+    reported before."""
     import threading
 
     import vaultkit.core.gitenv as gitenv
@@ -1044,7 +1045,8 @@ def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path
         if cmd and "git" in os.path.basename(cmd[0]):
             verb = next(a for a in cmd[1:] if not a.startswith("-") and "=" not in a
                         and a != "core.hooksPath")
-            calls.append((verb, threading.current_thread().name))
+            calls.append((verb if "--diff-filter=MT" not in cmd else "log of MEMORY.md",
+                          threading.current_thread().name))
         return real_run(cmd, *a, **kw)
 
     monkeypatch.setattr(gitenv.subprocess, "run", counting)
@@ -1053,7 +1055,8 @@ def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path
     verbs = [verb for verb, _ in calls]
     assert verbs.count("rev-parse") == verbs.count("diff") == verbs.count("diff-index") == 1
     asked_beside = {verb for verb, thread in calls if thread != "MainThread"}
-    assert {"rev-parse", "diff", "cat-file", "diff-index"} <= asked_beside, calls
+    assert {"rev-parse", "diff", "cat-file", "diff-index", "log of MEMORY.md"} <= asked_beside
+    assert verbs.count("log of MEMORY.md") == 1  # (memory-churn's: not asked again)
     # a check of rules none of which asks git starts no thread and no git
     calls.clear()
     invoke(["check", "--hook", JOURNAL, "--select", "broken-link"], root)

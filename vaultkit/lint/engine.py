@@ -93,25 +93,43 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
 
 
 def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
-    """A thread asking git now what the git rules ask first (GitState.prefetch: the
-    repository, what differs from HEAD, ...), while the rules before them run:
-    none of those touches git, and each git rule waits for the thread before it starts, so
-    nothing is asked twice nor at once. None when no git rule runs."""
-    from vaultkit.vault.gitstate import GIT_RULES
-
-    wanted = {rule.name for rule in rules} & set(GIT_RULES)
-    if not wanted:
+    """A thread asking git now what the git rules ask first (:meth:`Rule.asks_git`), while
+    the rules before them run: none of those touches git, and the engine waits for the
+    thread before the first rule that asks runs, so nothing is asked twice nor at once.
+    None when no rule asks git."""
+    # (only rules that always run can ask: their modules are imported anyway)
+    asking = [rule for rule in rules if rule.scope == "vault" and not rule.cacheable
+              and type(getattr(rule, "rule", rule)).asks_git is not Rule.asks_git]
+    if not asking:
         return None
     import threading
 
-    def ask() -> None:
+    def quietly(call) -> None:
         try:
-            ctx.git.prefetch()
+            call()
         except Exception:  # (the rule asks again, and says what went wrong)
             pass
 
+    def ask() -> None:
+        try:
+            if not ctx.git.available:
+                return
+            calls: list = []
+            for rule in asking:
+                calls += [call for call in rule.asks_git(ctx) if call not in calls]
+        except Exception:
+            return
+        beside = [threading.Thread(target=quietly, args=(call,), daemon=True)
+                  for call in calls[1:]]  # (each its own git process, at once)
+        for thread in beside:
+            thread.start()
+        if calls:
+            quietly(calls[0])
+        for thread in beside:
+            thread.join()
+
     thread = threading.Thread(target=ask, name="vaultkit-git", daemon=True)
-    thread.rules = wanted
+    thread.rules = {rule.name for rule in asking}
     thread.start()
     return thread
 

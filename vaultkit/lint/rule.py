@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 from vaultkit.lint.diagnostics import Diagnostic, Fix
 
@@ -123,6 +123,13 @@ class Rule:
     note_alone: ClassVar[bool] = False
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
+        return ()
+
+    def asks_git(self, ctx: Context) -> Iterable[Callable[[], object]]:
+        """For a vault rule that is not ``cacheable`` and asks git: what it asks first, as
+        calls that keep their answers in ``ctx.git``. The engine makes them, once each, in
+        threads beside the rules that run before it (none of which touches git), once
+        ``ctx.git`` found the repository."""
         return ()
 
     def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:

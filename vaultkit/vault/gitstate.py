@@ -294,27 +294,12 @@ class GitState:
                         out.append((path, note.text))
         return out
 
-    def prefetch(self) -> None:
-        """Ask git now what the git rules ask first: what differs from HEAD, those files'
-        blobs and, checking a commit's index, how it differs from the newest snapshot (the
-        snapshot rules compare them: vaultkit.vault.snapshots.staged_differ)."""
-        if not self.available:
-            return
-        beside = None
-        if self.staged and not (self.prefix or self.down):
-            from vaultkit.vault.snapshots import newest_snapshot
-
-            newest = newest_snapshot(self.vault, self)
-            if newest is not None:  # (the two do not wait for each other)
-                import threading
-
-                beside = threading.Thread(target=self.index_against, args=(newest,),
-                                          daemon=True)
-                beside.start()
-        self.changes
-        self._blobs
-        if beside is not None:
-            beside.join()
+    def prefetch_diff(self) -> None:
+        """Ask git now what differs from HEAD and read those files' blobs (what the git
+        rules ask first: see Rule.asks_git)."""
+        if self.available:
+            self.changes
+            self._blobs
 
     @cached_property
     def _blobs(self) -> dict[str, bytes]:
@@ -474,7 +459,12 @@ class GitState:
         repo = self.repo_path(vault_path)
         if repo is None or not self.has_head:
             return []
-        now = now or _dt.datetime.now(_dt.timezone.utc)
+        if now is None:  # (asked once per run: the first asking's now is the run's)
+            asked = self.__dict__.setdefault("_commit_days", {})
+            if (vault_path, days) not in asked:
+                asked[vault_path, days] = self.commit_days(
+                    vault_path, days, now=_dt.datetime.now(_dt.timezone.utc))
+            return list(asked[vault_path, days])
         since = now - _dt.timedelta(days=days)
         proc = self._run(["log", "--no-merges", "--diff-filter=MT",
                           f"--since={since.isoformat()}",

@@ -1011,11 +1011,15 @@ def current_blobs(store: Store, git, vault):
     return current
 
 
-def newest_snapshot(vault, git) -> str | None:
-    """The newest snapshot of the vault's store in its repository (what
-    :func:`staged_differ` compares the index with), None without one."""
+def index_against_newest(vault, git) -> None:
+    """Ask git now how the index differs from the newest snapshot in the repository (what
+    :func:`staged_differ` asks; the answer is kept by ``git``)."""
+    if not (git.available and git.staged) or git.prefix or git.down:
+        return
     store = open_store(vault.root, vault.settings, git_state=git)
-    return store.head() if store is not None and not store.bare else None
+    newest = store.head() if store is not None and not store.bare else None
+    if newest is not None:
+        git.index_against(newest)
 
 
 def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:

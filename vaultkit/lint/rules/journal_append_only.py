@@ -74,6 +74,14 @@ class JournalAppendOnly(Rule):
     scope = "vault"
     cacheable = False  # depends on git history, not only on the files
 
+    def asks_git(self, ctx):
+        from functools import partial
+
+        from vaultkit.vault.snapshots import index_against_newest
+
+        yield ctx.git.prefetch_diff
+        yield partial(index_against_newest, ctx.vault, ctx.git)
+
     def check_vault(self, ctx):
         git = ctx.git
         changes = git.changes  # a failing `git diff` makes git unavailable too

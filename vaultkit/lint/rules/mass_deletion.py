@@ -61,6 +61,9 @@ class MassDeletion(Rule):
     scope = "vault"
     cacheable = False  # depends on git history, not only on the files
 
+    def asks_git(self, ctx):
+        yield ctx.git.prefetch_diff
+
     def check_vault(self, ctx):
         git = ctx.git
         changes = git.changes  # a failing `git diff` makes git unavailable too

@@ -36,6 +36,13 @@ class MemoryChurn(Rule):
     scope = "vault"
     cacheable = False  # depends on git history, not only on the files
 
+    def asks_git(self, ctx):
+        from functools import partial
+
+        path = (_NAME if ctx.profile.memory_prefix else "../" + _NAME)
+        if ctx.vault.has_note(path):
+            yield partial(ctx.git.commit_days, path, ctx.profile.git.churn_days)
+
     def check_vault(self, ctx):
         git = ctx.git
         if not git.available:
