@@ -126,6 +126,24 @@ def test_the_asking_process_imports_no_more_than_it_needs(watching):
     assert "VK504" in asked.stdout and asked.stderr.strip() == "[]", asked.stderr
 
 
+def test_the_caches_an_answer_need_not_wait_for_are_written_after_it(watching):
+    """The child writes the cache files its answer does not need once it has answered:
+    they are there for the next check all the same."""
+    root = watching
+    cache = root / ".vaultkit" / "cache"
+    for name in ("git-diff.marshal", "outbound-verified"):
+        (cache / name).unlink(missing_ok=True)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 11:00 — Later\n- one more line\n- and another\n")
+    git(root, "add", "-A")
+    answered = vaultkit(root, "check", "--hook", JOURNAL, script=ONLY_ANSWERED)
+    assert "ran here" not in answered.stderr
+    deadline = time.monotonic() + 30  # (the child may still be writing as the caller ends)
+    while not all((cache / n).is_file() for n in ("git-diff.marshal", "outbound-verified")):
+        assert time.monotonic() < deadline, sorted(p.name for p in cache.iterdir())
+        time.sleep(0.05)
+
+
 def test_a_note_written_since_the_last_answer_is_seen_at_once(watching):
     root = watching
     first = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)

@@ -560,9 +560,10 @@ class _DiffMemo:
     def store(self, out: bytes) -> None:
         import marshal
 
-        from vaultkit.vault.cachefile import write_cache_file
+        from vaultkit.vault.cachefile import after_answer, write_cache_file
 
-        write_cache_file(self.file, marshal.dumps((self.key, self.vault.started_ns, out)))
+        data = marshal.dumps((self.key, self.vault.started_ns, out))
+        after_answer(lambda: write_cache_file(self.file, data))
 
 
 

@@ -170,9 +170,10 @@ class Verified:
         """Write the file when a text was added (a cache that cannot be written is no error)."""
         if not self.added:
             return
-        from vaultkit.vault.cachefile import write_cache_file
+        from vaultkit.vault.cachefile import after_answer, write_cache_file
 
-        write_cache_file(self.path, "\n".join([self.header, *self.digests, ""]).encode("ascii"))
+        data = "\n".join([self.header, *self.digests, ""]).encode("ascii")
+        after_answer(lambda: write_cache_file(self.path, data))
         self.added = False
 
 
