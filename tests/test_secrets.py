@@ -572,6 +572,23 @@ def test_audit_accepts_what_the_baseline_accepts(make_vault, capsys):
     assert _audit_secrets(root).status == "pass"
 
 
+def test_no_cache_file_holds_a_credential_as_written(make_vault, capsys):
+    """The cache files under .vaultkit/cache (the notes' records compressed with a
+    dictionary sampled from them, the resolver's tables, the results) never hold a
+    credential as written: the dictionary is stored with them, masked."""
+    token = "ghp_" + "Zq8Lm2Xv7Rt4Nw1Kc9Bd5Yp3Hs6Jf0Ga2Ue7"
+    notes = {f"memory/topics/t{i}.md": f"# T{i}\n\n- see [[{token}]] and [[t{i + 1}]]\n"
+             for i in range(40)}
+    root = make_vault({"MEMORY.md": "# Memory\n\n- topics\n", **notes})
+    assert main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert token not in out and "ghp_…2Ue7" in out
+    cache = root / ".vaultkit" / "cache"
+    files = [p for p in cache.iterdir() if p.is_file()]
+    assert any(p.name.startswith("notes-") for p in files)
+    assert [p.name for p in files if token[4:20].encode() in p.read_bytes()] == []
+
+
 def test_a_code_block_of_many_keys_is_judged_once():
     """20,000 keys in one code block: the example check looks at the block once, not once
     per finding (that was quadratic in the note's size)."""

@@ -756,9 +756,10 @@ def _decoded(blob: bytes, f: FileEntry, limit: int | None = None) -> Note:
 
 
 # The format of the notes cache: 2 kept no note text (it is read from the file again); 3 is
-# an SQLite file of per-note records, compressed, updated in place. A new format gets a new
-# file name, so an old cache is never misread; save() removes the old ones.
-CACHE_FORMAT = 3
+# an SQLite file of per-note records, compressed, updated in place; 4 masks credentials in
+# the stored dictionary. A new format gets a new file name, so an old cache is never
+# misread; save() removes the old ones.
+CACHE_FORMAT = 4
 
 # Records are raw deflate (zlib) with a preset dictionary: a sample of the vault's own
 # records, taken when the store is built. Notes are 0.5-3 KB and share their link targets,
@@ -1230,7 +1231,11 @@ class _Sample:
 
 
 def _sample_dictionary(records) -> bytes:
-    """Up to _ZDICT_BYTES of records spread over the vault: what its notes share."""
+    """Up to _ZDICT_BYTES of records spread over the vault: what its notes share. Stored
+    as it is in the cache, so a credential a sampled record holds (a link to a pasted
+    token) is masked in it (any bytes make a dictionary: only the ratio depends on them)."""
+    from vaultkit.vault.outbound import mask_credentials
+
     payloads, size = [], 0
     step = max(1, len(records) // 32)
     for record in records[::step]:
@@ -1238,7 +1243,8 @@ def _sample_dictionary(records) -> bytes:
         size += len(payloads[-1])
         if size >= _ZDICT_BYTES:
             break
-    return b"".join(payloads)[-_ZDICT_BYTES:]
+    sample = b"".join(payloads)[-_ZDICT_BYTES:].decode("utf-8", "surrogateescape")
+    return mask_credentials(sample).encode("utf-8", "surrogateescape")
 
 
 def _busy(exc: Exception) -> bool:
