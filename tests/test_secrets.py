@@ -573,9 +573,10 @@ def test_audit_accepts_what_the_baseline_accepts(make_vault, capsys):
 
 
 def test_no_cache_file_holds_a_credential_as_written(make_vault, capsys):
-    """The cache files under .vaultkit/cache (the notes' records compressed with a
-    dictionary sampled from them, the resolver's tables, the results) never hold a
-    credential as written: the dictionary is stored with them, masked."""
+    """The files under .vaultkit/ (the notes' records compressed with a dictionary sampled
+    from them, the resolver's tables, the results, the search index) never hold a
+    credential as written: the dictionary and the index's text are stored masked, and the
+    index still says which lines held one."""
     token = "ghp_" + "Zq8Lm2Xv7Rt4Nw1Kc9Bd5Yp3Hs6Jf0Ga2Ue7"
     notes = {f"memory/topics/t{i}.md": f"# T{i}\n\n- see [[{token}]] and [[t{i + 1}]]\n"
              for i in range(40)}
@@ -583,9 +584,13 @@ def test_no_cache_file_holds_a_credential_as_written(make_vault, capsys):
     assert main(["check", str(root)]) == 1
     out = capsys.readouterr().out
     assert token not in out and "ghp_…2Ue7" in out
-    cache = root / ".vaultkit" / "cache"
-    files = [p for p in cache.iterdir() if p.is_file()]
+    assert main(["search", "see", "--json", "--root", str(root), "--min-score", "0"]) == 0
+    hits = json.loads(capsys.readouterr().out)["results"]
+    assert hits and all(h["holdsCredential"] and h["credentials"][0]["kind"] == "GitHub token"
+                        for h in hits)
+    files = [p for p in (root / ".vaultkit").rglob("*") if p.is_file()]
     assert any(p.name.startswith("notes-") for p in files)
+    assert any(p.name == "search.sqlite" for p in files)
     assert [p.name for p in files if token[4:20].encode() in p.read_bytes()] == []
 
 

@@ -36,6 +36,7 @@ of the notes they link to, so those notes rank above the index.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import hashlib
 import os
 import re
@@ -50,7 +51,7 @@ from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_i
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 
 DB_NAME = "search.sqlite"
-SCHEMA = 6  # bump whenever the tables, the chunking, the context words or fts_text() change
+SCHEMA = 7  # bump whenever the tables, the chunking, the context words or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -316,6 +317,9 @@ class SearchIndex:
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
+                # (what is deleted is overwritten: an older index's text, a chunk whose
+                # note changed, leave nothing of theirs in the file's free pages)
+                db.execute("PRAGMA secure_delete=ON")
                 if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
                     self._create(db)
                 return db
@@ -356,8 +360,10 @@ class SearchIndex:
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
                        "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT, "
                        "index_lines TEXT)")
+            # text, ctx and meta are stored with their credentials masked; creds: the
+            # credentials the chunk held, as JSON ([{"line", "kind", "masked"}])
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
-                       "start_line INTEGER, end_line INTEGER, text TEXT, ctx TEXT)")
+                       "start_line INTEGER, end_line INTEGER, text TEXT, ctx TEXT, creds TEXT)")
             db.execute("CREATE INDEX chunks_file ON chunks(file)")
             db.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='', "
                        "tokenize='unicode61 remove_diacritics 2', prefix='3 4')")
@@ -394,6 +400,8 @@ class SearchIndex:
         its level-1 text too unless the INDEX.md lines that link to it changed.
         """
         from vaultkit.memory.text import fts_text
+        from vaultkit.vault.outbound import mask_credentials as masked
+        from vaultkit.vault.secretscan import credentials_in
 
         db = self.db
         now = time.time_ns()
@@ -429,7 +437,7 @@ class SearchIndex:
                 if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
                     if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
                         if row[6] != joined:  # its INDEX.md lines changed
-                            meta = level1_text(note, lines)
+                            meta = masked(level1_text(note, lines))
                             old = db.execute("SELECT meta FROM files WHERE id=?",
                                              (row[0],)).fetchone()[0]
                             if old != meta:
@@ -446,7 +454,7 @@ class SearchIndex:
                     stats["updated"] += 1
                 else:
                     stats["added"] += 1
-                meta = level1_text(note, lines)
+                meta = masked(level1_text(note, lines))
                 digest = _digest(note.text)
                 cur = db.execute(
                     "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta, index_lines) "
@@ -455,13 +463,20 @@ class SearchIndex:
                 fid = cur.lastrowid
                 known[path] = [fid, path, note.size, note.mtime_ns, digest, now, joined]
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
-                chunks = chunk_text(note.text)
-                contexts = chunk_contexts(note.text.replace("\r\n", "\n").split("\n"), chunks,
+                stored = masked(note.text)
+                chunks = chunk_text(stored)
+                contexts = chunk_contexts(stored.replace("\r\n", "\n").split("\n"), chunks,
                                           date_of_path(path))
+                raw = note.text.replace("\r\n", "\n").split("\n") if stored is not note.text \
+                    else None
                 for (start, end, text), ctx in zip(chunks, contexts):
-                    cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx) "
-                                     "VALUES (?, ?, ?, ?, ?)",
-                                     (fid, start, end, text, ctx)).lastrowid
+                    creds = None
+                    if raw is not None:  # (what the chunk's lines held, as written)
+                        found = credentials_in("\n".join(raw[start - 1:end]), start)
+                        creds = json.dumps(found) if found else None
+                    cid = db.execute("INSERT INTO chunks(file, start_line, end_line, text, ctx, "
+                                     "creds) VALUES (?, ?, ?, ?, ?, ?)",
+                                     (fid, start, end, text, ctx, creds)).lastrowid
                     db.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
                                (cid, fts_text(_indexed(text, ctx))))
             progress.__exit__(None, None, None)
@@ -542,14 +557,20 @@ class SearchIndex:
                 continue  # overlaps a better chunk of the same note
             taken.setdefault(path, []).append((start, end))
             snippet, spans, first, last = snippet_window(text, terms)
-            from vaultkit.vault.secretscan import credentials_in
-
             hits.append(Hit(path, start, end, score, snippet, spans,
-                            credentials_in(snippet, start, text),
+                            self._credentials(_cid, start + first, start + last),
                             start + first, start + last))
             if len(hits) >= max_results:
                 break
         return hits
+
+    def _credentials(self, cid: int, first: int, last: int) -> list[dict]:
+        """The credentials the chunk ``cid`` held on the lines ``first``..``last`` (its
+        stored text has them masked; the index recorded where they were)."""
+        row = self.db.execute("SELECT creds FROM chunks WHERE id=?", (cid,)).fetchone()
+        if row is None or not row[0]:
+            return []
+        return [c for c in json.loads(row[0]) if first <= c.get("line", 0) <= last]
 
     def _respelled(self, term: Term) -> Term:
         """A query word the vault never uses, replaced by the vault's own words that are
@@ -1067,9 +1088,13 @@ def highlight(snippet: str, spans: list[tuple[int, int]], colour: bool) -> str:
 
 
 def _outside_credentials(snippet: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` less those that overlap a credential the detector finds in ``snippet``."""
+    """``spans`` less those that overlap a credential the detector finds in ``snippet``, or
+    a word holding ``…``: a credential masked as the index stores it (``ghp_…8Ue2``)."""
     from vaultkit.vault.secretscan import has_candidates
 
+    if spans and "…" in snippet:
+        masked = [m.span() for m in _MASKED_WORD.finditer(snippet)]
+        spans = [(a, b) for a, b in spans if not any(a < y and x < b for x, y in masked)]
     if not spans or not has_candidates(snippet):
         return spans
     from vaultkit.vault.secretscan import scan_text
@@ -1086,6 +1111,9 @@ def _outside_credentials(snippet: str, spans: list[tuple[int, int]]) -> list[tup
             taken.append((at, at + f.length if f.length else
                           starts[f.line - 1] + len(lines[f.line - 1])))
     return [(a, b) for a, b in spans if not any(a < y and x < b for x, y in taken)]
+
+
+_MASKED_WORD = re.compile(r"[^\s…]*…[^\s…]*")
 
 
 # -- the whole operation -----------------------------------------------------------
