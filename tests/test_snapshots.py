@@ -1054,10 +1054,29 @@ def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path
     assert rc == 1 and "VK601 journal-append-only error: 6 lines lost since the snapshot" in out
     verbs = [verb for verb, _ in calls]
     assert verbs.count("rev-parse") == verbs.count("diff") == verbs.count("diff-index") == 1
-    asked_beside = {verb for verb, thread in calls if thread != "MainThread"}
+    asked_beside = {verb for verb, thread in calls if thread == "vaultkit-git"}
     assert {"rev-parse", "diff", "cat-file", "diff-index", "log of MEMORY.md"} <= asked_beside
     assert verbs.count("log of MEMORY.md") == 1  # (memory-churn's: not asked again)
     # a check of rules none of which asks git starts no thread and no git
     calls.clear()
     invoke(["check", "--hook", JOURNAL, "--select", "broken-link"], root)
     assert calls == []
+
+
+def test_any_rule_using_git_waits_for_the_thread_asking_beside(tmp_path):
+    """``ctx.git`` answers another thread only once the thread asking beside the rules is
+    done (a rule that is not a git rule but uses git never asks at the same time)."""
+    import threading
+
+    from vaultkit.lint.rule import ASKING_GIT, Context
+    from vaultkit.vault.loader import load_vault
+
+    root = make(tmp_path)
+    ctx = Context(load_vault(root, root=root, use_cache=False), hook=True)
+    asked = []
+    asking = threading.Thread(target=lambda: (time.sleep(0.3), asked.append(ctx.git)),
+                              name=ASKING_GIT)
+    ctx.asking_git = asking
+    asking.start()
+    git_state = ctx.git  # (waits for it)
+    assert asked == [git_state] and ctx.asking_git is None and git_state.available

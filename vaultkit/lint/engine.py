@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.model import Note, Suppression
-from vaultkit.lint.rule import Context, Rule
+from vaultkit.lint.rule import ASKING_GIT, Context, Rule
 from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 
@@ -74,18 +74,16 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
             listed.append(chosen)
         return listed[0]
 
-    asking = _ask_git_beside(ctx, rules)
+    ctx.asking_git = _ask_git_beside(ctx, rules)  # (ctx.git waits for it)
     by_note = _run_note_rules(ctx, rules, notes, results, targets)
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:
             progress.advance()
-            if asking is not None and rule.name in asking.rules:
-                asking.join()  # (from here on git's answers are the rules' own to ask)
-                asking = None
             ran = by_note.pop(rule.name, None)
             out.extend(ran if ran is not None else _run_rule(ctx, rule, notes, results, targets))
-    if asking is not None:
-        asking.join()
+    if ctx.asking_git is not None:
+        ctx.asking_git.join()
+        ctx.asking_git = None
     found = _postprocess(ctx, out, results)
     if results is not None:
         results.save()
@@ -94,9 +92,8 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
 
 def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
     """A thread asking git now what the git rules ask first (:meth:`Rule.asks_git`), while
-    the rules before them run: none of those touches git, and the engine waits for the
-    thread before the first rule that asks runs, so nothing is asked twice nor at once.
-    None when no rule asks git."""
+    the rules before them run; the first of them to use ``ctx.git`` waits for it (so does
+    any rule), so nothing is asked twice nor at once. None when no rule asks git."""
     # (only rules that always run can ask: their modules are imported anyway)
     asking = [rule for rule in rules if rule.scope == "vault" and not rule.cacheable
               and type(getattr(rule, "rule", rule)).asks_git is not Rule.asks_git]
@@ -119,7 +116,7 @@ def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
                 calls += [call for call in rule.asks_git(ctx) if call not in calls]
         except Exception:
             return
-        beside = [threading.Thread(target=quietly, args=(call,), daemon=True)
+        beside = [threading.Thread(target=quietly, args=(call,), name=ASKING_GIT, daemon=True)
                   for call in calls[1:]]  # (each its own git process, at once)
         for thread in beside:
             thread.start()
@@ -128,8 +125,7 @@ def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
         for thread in beside:
             thread.join()
 
-    thread = threading.Thread(target=ask, name="vaultkit-git", daemon=True)
-    thread.rules = {rule.name for rule in asking}
+    thread = threading.Thread(target=ask, name=ASKING_GIT, daemon=True)
     thread.start()
     return thread
 

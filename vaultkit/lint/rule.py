@@ -10,6 +10,7 @@ files themselves.
 from __future__ import annotations
 
 import inspect
+import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 # layers whose links are not checked: runtime output (session transcripts), and templates,
 # whose `[[文件名]]` are placeholders filled in when the template is used
 NOT_LINK_SOURCES = frozenset({"session", "templates"})
+ASKING_GIT = "vaultkit-git"  # the threads that ask git beside the rules (engine)
 
 
 class Context:
@@ -93,8 +95,21 @@ class Context:
             hit = memo[inner] = find(inner) is None
         return hit
 
-    @cached_property
+    @property
     def git(self):
+        """The run's :class:`~vaultkit.vault.gitstate.GitState`. While the engine asks git
+        beside the rules (``asking_git``, a thread: see ``Rule.asks_git``), any other
+        thread asking waits for it first: git is never asked twice nor at once."""
+        asking = self.asking_git
+        if asking is not None and threading.current_thread().name != ASKING_GIT:
+            asking.join()
+            self.asking_git = None
+        return self._git
+
+    asking_git = None  # the engine's thread asking git beside the rules (its name: ASKING_GIT)
+
+    @cached_property
+    def _git(self):
         from vaultkit.vault.gitstate import GitState
 
         return GitState(self.vault, staged=self.staged or self.hook)
@@ -128,8 +143,8 @@ class Rule:
     def asks_git(self, ctx: Context) -> Iterable[Callable[[], object]]:
         """For a vault rule that is not ``cacheable`` and asks git: what it asks first, as
         calls that keep their answers in ``ctx.git``. The engine makes them, once each, in
-        threads beside the rules that run before it (none of which touches git), once
-        ``ctx.git`` found the repository."""
+        threads beside the rules that run before it, once ``ctx.git`` found the repository;
+        ``ctx.git`` waits for them before it answers any other thread."""
         return ()
 
     def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:
