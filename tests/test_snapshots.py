@@ -980,41 +980,62 @@ def test_the_staged_blobs_that_differ_come_from_git_comparing_the_index_with_the
     assert staged_differ(store, fresh, outside) is None
 
 
-def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path, monkeypatch):
-    """The hook answered while a watcher snapshots: the snapshot rules learn the staged
-    blobs from git comparing the index with the newest snapshot (no listing of the whole
-    index), the last commit's time and the staged journal from the batch that read its
-    committed side (no `git log -1`, no second `cat-file`), and report the same loss."""
-    import vaultkit.core.gitenv as gitenv
-
+def _staged_cut_after_snapshots(tmp_path, snapshots: int) -> Path:
+    """A committed journal, ``snapshots`` checkpoints snapshotted after it, then the
+    journal cut back to its committed entry and staged (the loss a hook must catch)."""
     root = make(tmp_path)
     store = store_of(root)
     checkpoint(root, 0)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "journal")
-    for n in range(1, 4):
+    for n in range(1, snapshots + 1):
         checkpoint(root, n)
         store.snapshot()
     (root / JOURNAL).write_text((root / JOURNAL).read_text(encoding="utf-8").split("\n### 10")[0]
                                 + "\n", encoding="utf-8")
     git(root, "add", JOURNAL)
+    return root
+
+
+def _git_calls(monkeypatch) -> list[tuple[list[str], str]]:
+    """Every git process vaultkit starts from now on: its arguments (without the ``-c``
+    settings) and the name of the thread that started it."""
+    import threading
+
+    import vaultkit.core.gitenv as gitenv
+
     calls = []
     real_run = gitenv.subprocess.run
 
     def counting(cmd, *a, **kw):
         if cmd and "git" in os.path.basename(cmd[0]):
-            calls.append([arg for arg in cmd[1:] if not arg.startswith("-c")])
+            calls.append(([arg for arg in cmd[1:] if not arg.startswith("-c")],
+                          threading.current_thread().name))
         return real_run(cmd, *a, **kw)
 
     monkeypatch.setattr(gitenv.subprocess, "run", counting)
+    return calls
+
+
+def _verb(args: list[str]) -> str:
+    return next(a for a in args if not a.startswith("-") and "=" not in a
+                and a != "core.hooksPath")
+
+
+def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path, monkeypatch):
+    """The hook answered while a watcher snapshots: the snapshot rules learn the staged
+    blobs from git comparing the index with the newest snapshot (no listing of the whole
+    index), the last commit's time and the staged journal from the batch that read its
+    committed side (no `git log -1`, no second `cat-file`), and report the same loss."""
+    root = _staged_cut_after_snapshots(tmp_path, 3)
+    calls = _git_calls(monkeypatch)
     rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
     assert rc == 1, out
     assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 9 lines lost since the snapshot" \
         in out, out
-    verbs = [next(a for a in c if not a.startswith("-") and "=" not in a and a != "core.hooksPath")
-             for c in calls]
+    verbs = [_verb(args) for args, _ in calls]
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
-    assert not [c for c in calls if "--format=%ct" in c], calls
+    assert not [args for args, _ in calls if "--format=%ct" in args], calls
     assert verbs.count("cat-file") == 2, verbs  # HEAD and staged sides; the snapshots' lines
 
 
@@ -1023,38 +1044,14 @@ def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path
     repository, the diff against HEAD, its blobs, the index against the newest snapshot,
     MEMORY.md's commits), each once: the git rules find the answers, and report what they
     reported before."""
-    import threading
-
-    import vaultkit.core.gitenv as gitenv
-
-    root = make(tmp_path)
-    store = store_of(root)
-    checkpoint(root, 0)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "journal")
-    for n in range(1, 3):
-        checkpoint(root, n)
-        store.snapshot()
-    (root / JOURNAL).write_text((root / JOURNAL).read_text(encoding="utf-8").split("\n### 10")[0]
-                                + "\n", encoding="utf-8")
-    git(root, "add", JOURNAL)
-    calls = []
-    real_run = gitenv.subprocess.run
-
-    def counting(cmd, *a, **kw):
-        if cmd and "git" in os.path.basename(cmd[0]):
-            verb = next(a for a in cmd[1:] if not a.startswith("-") and "=" not in a
-                        and a != "core.hooksPath")
-            calls.append((verb if "--diff-filter=MT" not in cmd else "log of MEMORY.md",
-                          threading.current_thread().name))
-        return real_run(cmd, *a, **kw)
-
-    monkeypatch.setattr(gitenv.subprocess, "run", counting)
+    root = _staged_cut_after_snapshots(tmp_path, 2)
+    calls = _git_calls(monkeypatch)
     rc, out, _ = invoke(["check", "--hook", JOURNAL], root)
     assert rc == 1 and "VK601 journal-append-only error: 6 lines lost since the snapshot" in out
-    verbs = [verb for verb, _ in calls]
+    verbs = [_verb(args) if "--diff-filter=MT" not in args else "log of MEMORY.md"
+             for args, _ in calls]
     assert verbs.count("rev-parse") == verbs.count("diff") == verbs.count("diff-index") == 1
-    asked_beside = {verb for verb, thread in calls if thread == "vaultkit-git"}
+    asked_beside = {verb for verb, (_, thread) in zip(verbs, calls) if thread == "vaultkit-git"}
     assert {"rev-parse", "diff", "cat-file", "diff-index", "log of MEMORY.md"} <= asked_beside
     assert verbs.count("log of MEMORY.md") == 1  # (memory-churn's: not asked again)
     # a check of rules none of which asks git starts no thread and no git

@@ -131,16 +131,9 @@ def ask(argv) -> int | None:
             conn.settimeout(None)
             conn.sendall(marshal.dumps(request, WIRE))
             conn.shutdown(_socket.SHUT_WR)
-            chunks, size = [], 0
-            while size <= _MAX_ANSWER:
-                chunk = conn.recv(1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
+            answer = marshal.loads(received(conn, _MAX_ANSWER))
         finally:
             conn.close()
-        answer = marshal.loads(b"".join(chunks))
     except (OSError, ValueError, EOFError, TypeError):
         return None  # a watcher stopped or killed, or of another format: run here
     if not isinstance(answer, dict) or not isinstance(answer.get("code"), int):
@@ -155,6 +148,18 @@ def ask(argv) -> int | None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return answer["code"]
+
+
+def received(conn, most: int) -> bytes:
+    """What the other end sent until it closed its side (at most about ``most`` bytes)."""
+    chunks, size = [], 0
+    while size <= most:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def at_socket(call, path: str):

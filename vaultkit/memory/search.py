@@ -36,8 +36,8 @@ of the notes they link to, so those notes rank above the index.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import hashlib
+import json
 import os
 import re
 import sqlite3

@@ -1014,7 +1014,7 @@ def current_blobs(store: Store, git, vault):
 def index_against_newest(vault, git) -> None:
     """Ask git now how the index differs from the newest snapshot in the repository (what
     :func:`staged_differ` asks; the answer is kept by ``git``)."""
-    if not (git.available and git.staged) or git.prefix or git.down:
+    if not (git.available and git.staged):
         return
     store = open_store(vault.root, vault.settings, git_state=git)
     newest = store.head() if store is not None and not store.bare else None

@@ -9,7 +9,7 @@ import os
 import sys
 
 from vaultkit.cli import resident
-from vaultkit.cli.resident import SOCKET, at_socket, delegable, release
+from vaultkit.cli.resident import SOCKET, at_socket, delegable, received, release
 
 
 def _code_state(package: str) -> tuple:
@@ -250,14 +250,7 @@ class CheckServer:
                     if uid != os.getuid():
                         continue
                     conn.settimeout(10.0)  # a request is sent at once, then the end
-                    chunks, size = [], 0
-                    while size < (16 << 20):
-                        chunk = conn.recv(1 << 16)
-                        if not chunk:
-                            break
-                        chunks.append(chunk)
-                        size += len(chunk)
-                    data = b"".join(chunks)
+                    data = received(conn, 16 << 20)
                     conn.settimeout(None)
                     self._answer(conn, data)
                 except OSError:
@@ -333,7 +326,7 @@ class CheckServer:
 
     def _run(self, scan, argv, cwd, env, tty: bool) -> bytes:
         """In the child: the command as the caller would have run it (its folder,
-        environment and arguments), its output collected; the JSON answer."""
+        environment and arguments), its output collected; the answer, marshalled."""
         import marshal
 
         from vaultkit.cli import main
