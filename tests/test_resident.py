@@ -144,6 +144,46 @@ def test_the_caches_an_answer_need_not_wait_for_are_written_after_it(watching):
         time.sleep(0.05)
 
 
+def _prepared_head(root: Path, deadline: float) -> str:
+    """The newest snapshot, once the answering process has read the chain up to it (the
+    versions file it keeps for the next check names it)."""
+    versions = root / ".git" / "vaultkit" / "snapshots.versions"
+    while True:
+        head = subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/vaultkit/snapshots"],
+                              cwd=root, capture_output=True, text=True, env=_env()).stdout.strip()
+        try:
+            if head and marshal.loads(versions.read_bytes())[3] == head:
+                return head
+        except (OSError, EOFError, ValueError, TypeError, IndexError):
+            pass
+        assert time.monotonic() < deadline, "the snapshots were never read ahead"
+        time.sleep(0.1)
+
+
+def test_a_hook_after_a_snapshot_finds_the_chain_already_read(watching, tmp_path):
+    """After each snapshot the answering process reads, while no check waits, what the next
+    hook's snapshot rules ask git about it: that hook's child asks git nothing about the
+    chain (no `git log` of it, no object of it), and answers what it answered before."""
+    root = watching
+    deadline = time.monotonic() + 60
+    first = _prepared_head(root, deadline)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 11:00 — Later\n- one more line\n- and another\n- a third\n")
+    git(root, "add", "-A")
+    while _prepared_head(root, deadline) == first:  # the watcher's snapshot of it, read
+        time.sleep(0.1)
+    trace = tmp_path / "git-trace.json"
+    answered = vaultkit(root, "check", "--hook", JOURNAL, script=ONLY_ANSWERED,
+                        env=_env(GIT_TRACE2_EVENT=str(trace)))
+    assert "ran here" not in answered.stderr
+    here = vaultkit(root, "check", "--hook", JOURNAL, env=_env(VAULTKIT_RESIDENT="0"))
+    assert (answered.returncode, answered.stdout) == (here.returncode, here.stdout)
+    asked = [event["argv"][1:] for event in map(json.loads, trace.read_text().splitlines())
+             if event.get("event") == "start"]
+    assert asked, "no git process traced"
+    chain = [args for args in asked if "log" in args and "--reverse" in args]
+    assert chain == [], chain
+
 def test_a_note_written_since_the_last_answer_is_seen_at_once(watching):
     root = watching
     first = vaultkit(root, "check", "-q", script=ONLY_ANSWERED)
