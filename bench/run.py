@@ -599,17 +599,24 @@ class Bench:
                 time.sleep(0.1)
             hook_res = self.vk_step("check", hook, vault, before=change, warmup=2)
 
+            unsnapped = []
+
             def change_then_snapshot():
                 head = snapshot_head(vault)
                 change()
                 waited = time.monotonic() + 30
-                while snapshot_head(vault) == head and time.monotonic() < waited:
+                while snapshot_head(vault) == head:
+                    if time.monotonic() > waited:
+                        unsnapped.append(head)
+                        return
                     time.sleep(0.05)
                 # the answering process reads a new snapshot when no check waits (within
                 # half a second); a release that does not is measured as it is
                 time.sleep(SNAPSHOT_SETTLE_S)
             snapped_res = self.vk_step("check", hook, vault, before=change_then_snapshot,
                                        warmup=1)
+            if unsnapped:
+                snapped_res = {"status": "error: the watcher took no snapshot of the change"}
             # a note written less than the racy margin ago may change again within its
             # mtime's tick, so nothing derived from it is kept that soon: the warm rows run
             # by themselves start from a settled vault, and so does this one

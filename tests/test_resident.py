@@ -163,7 +163,8 @@ def _prepared_head(root: Path, deadline: float) -> str:
 def test_a_hook_after_a_snapshot_finds_the_chain_already_read(watching, tmp_path):
     """After each snapshot the answering process reads, while no check waits, what the next
     hook's snapshot rules ask git about it: that hook's child asks git nothing about the
-    chain (no `git log` of it, no object of it), and answers what it answered before."""
+    chain (no `git log` of it, no object of it: its one `cat-file` reads the journal's
+    committed and staged sides), and answers what the hook run here answers."""
     root = watching
     deadline = time.monotonic() + 60
     first = _prepared_head(root, deadline)
@@ -183,6 +184,8 @@ def test_a_hook_after_a_snapshot_finds_the_chain_already_read(watching, tmp_path
     assert asked, "no git process traced"
     chain = [args for args in asked if "log" in args and "--reverse" in args]
     assert chain == [], chain
+    assert sum("cat-file" in args for args in asked) == 1, asked
+
 
 def test_a_note_written_since_the_last_answer_is_seen_at_once(watching):
     root = watching

@@ -46,14 +46,17 @@ def _learned() -> bytes:
     snapshots = sys.modules.get("vaultkit.vault.snapshots")
     blobs = [(oid, snapshots.BLOBS[oid]) for oid in dict.fromkeys(snapshots.BLOBS_READ)
              if oid in snapshots.BLOBS] if snapshots is not None else []
-    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs))
+    # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
+    heads = [v.head for v in snapshots._VERSIONS.values() if isinstance(v.head, str)] \
+        if snapshots is not None else []
+    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads))
 
 
-def _learn(data: bytes) -> None:
+def _learn(data: bytes) -> list[str]:
     """In the watcher: import and compile what its child did (:func:`_learned`), every
     pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they are
     now (the child may have written them since) and hold the objects it read, so the next
-    child does not."""
+    child does not. Returns the newest snapshots the child read the chain up to."""
     import importlib
     import marshal
     import re
@@ -62,9 +65,9 @@ def _learn(data: bytes) -> None:
     from vaultkit.vault.cachefile import keep
 
     try:
-        names, patterns, cache_files, blobs = marshal.loads(data)
+        names, patterns, cache_files, blobs, heads = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
-        return  # (a child that died before telling)
+        return []  # (a child that died before telling)
     keep(cache_files)
     if blobs:
         from vaultkit.vault.snapshots import remember_blobs
@@ -82,6 +85,7 @@ def _learn(data: bytes) -> None:
         except (re.error, TypeError, ValueError):
             pass
     lazyre.compile_all()
+    return heads
 
 
 class _Collected(io.StringIO):
@@ -124,7 +128,7 @@ class CheckServer:
     the check's folder, environment, output and memory are the child's alone, gone when
     it exits, so a check of a whole vault never leaves anything behind."""
 
-    def __init__(self, root):
+    def __init__(self, root, snapshots=None):
         from pathlib import Path
 
         self.root = Path(root).resolve()
@@ -132,8 +136,11 @@ class CheckServer:
         self._sock = None
         self._pid = None  # the answering process, in the watcher
         self._listing = None
-        self._table = None  # the snapshot table's path ("" when there is no store)
-        self._prepared = None  # its identity when a check last read the snapshots
+        # the file of the watcher's snapshot ref (the store is the watcher's: none is
+        # opened here), and the newest snapshot a check has read the chain up to
+        self._ref_file = str(snapshots.refs_dir / snapshots.ref) if snapshots is not None \
+            else None
+        self._prepared = None
         self._package = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         self._code = _code_state(self._package)
@@ -241,7 +248,10 @@ class CheckServer:
             try:
                 conn, _ = self._sock.accept()
             except socket.timeout:
-                self._prepare()
+                try:
+                    self._prepare()
+                except Exception:  # (no process to be had: the next check reads it)
+                    pass
                 continue
             except OSError:
                 return
@@ -286,8 +296,6 @@ class CheckServer:
         except Exception as exc:  # (a broken vaultkit.toml: the caller says it, as always)
             conn.sendall(marshal.dumps({"declined": f"cannot list: {exc}"}, WIRE))
             return
-        # (what this check reads of the snapshots is not prepared again: see _prepare)
-        self._prepared = self._snapshots_state()
         self._in_child(scan, argv, cwd, env, tty, conn)
 
     def _in_child(self, scan, argv, cwd, env, tty: bool, conn=None) -> None:
@@ -323,45 +331,40 @@ class CheckServer:
         with open(learned_r, "rb") as fh:
             learned = fh.read()
         os.waitpid(pid, 0)
-        _learn(learned)
+        head = self._snapshot_head()
+        if head is not None and head in _learn(learned):
+            self._prepared = head  # (what a check read is not read again: see _prepare)
 
     def _prepare(self) -> None:
-        """While no check waits, after a snapshot: run the commit hook's check of the vault
-        (``check --hook``, no file named) in a child, its output dropped, and learn what it
-        read. The watcher snapshots each change a second or two after it is written, so the
-        commit that follows nearly always comes after a snapshot the answering process has
-        not seen: without this, that hook's child reads the snapshot chain's new versions
-        and their objects from git while the caller waits (~10-15 ms at 10,000 notes).
-        A check that arrives meanwhile waits for it, as for another check."""
-        state = self._snapshots_state()
-        if state == self._prepared:
+        """While no check waits, after a snapshot no check has read: run the commit hook's
+        check of the vault (``check --hook``, no file named) in a child, its output
+        dropped, and learn what it read. The watcher snapshots each change a second or two
+        after it is written, so the commit that follows nearly always comes after a
+        snapshot the answering process has not seen: without this, that hook's child reads
+        the snapshot chain's new versions and their objects from git while the caller
+        waits (~10-15 ms at 10,000 notes). A check that arrives meanwhile waits for it, as
+        for another check. Once per snapshot, whatever the run does."""
+        head = self._snapshot_head()
+        if head is None or head == self._prepared:
             return
-        self._prepared = state
+        self._prepared = head
         try:
             scan = self._current()
         except Exception:  # (a broken vaultkit.toml: the next check says it)
             return
         self._in_child(scan, ["check", "--hook"], str(self.root), dict(os.environ), False)
 
-    def _snapshots_state(self):
-        """The identity of the snapshot table (replaced by every snapshot that records
-        something), None when there is none yet."""
-        if self._table is None:
-            from vaultkit.vault.profile import load_settings
-            from vaultkit.vault.snapshots import open_store
-
-            try:  # (the watcher made the store before this process was forked)
-                store = open_store(self.root, load_settings(self.root), create=True)
-            except Exception:  # (no git, a broken vaultkit.toml: nothing to prepare)
-                store = None
-            self._table = str(store.table_path) if store is not None else ""
-        if not self._table:
+    def _snapshot_head(self) -> str | None:
+        """The newest snapshot, as the ref's own file names it (``git update-ref`` writes
+        it for every snapshot); None when there is none, or the ref is packed."""
+        if self._ref_file is None:
             return None
         try:
-            st = os.stat(self._table)
-        except OSError:
+            with open(self._ref_file, "rb") as fh:
+                value = fh.read(100).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
             return None
-        return st.st_ino, st.st_size, st.st_mtime_ns
+        return value or None
 
     def _current(self):
         """The watcher's listing of the vault, brought up to date by the events, with what

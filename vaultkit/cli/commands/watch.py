@@ -80,7 +80,7 @@ def run(args) -> int:
     from vaultkit.cli.resident import SOCKET
 
     watcher = Watcher(Path(root), settings, restore=not args.no_restore)
-    server = CheckServer(root)
+    server = CheckServer(root, watcher.store)
     why_not = server.start()
     print(f"vaultkit: watching {root} (snapshots on {watcher.store.ref}; "
           f"{'restoring' if not args.no_restore else 'reporting'} lost journal lines; "
