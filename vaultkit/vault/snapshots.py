@@ -378,17 +378,25 @@ class Store:
     def head(self) -> str | None:
         if self.bare and not (self.cwd / "HEAD").is_file():
             return None
-        loose = self.refs_dir / self.ref
-        try:  # git's own file for the ref (written by update-ref); else ask git
-            with open(loose, "rb") as fh:
-                value = fh.read(100).decode("ascii").strip()
-            if len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value):
-                return value
-        except (OSError, UnicodeDecodeError):
-            pass
+        loose = self.loose_head()
+        if loose is not None:
+            return loose
         proc = self.git(["rev-parse", "-q", "--verify", self.ref + "^{commit}"], check=False)
         out = proc.stdout.decode("ascii", "replace").strip()
         return out if proc.returncode == 0 and out else None
+
+    def loose_head(self) -> str | None:
+        """The newest snapshot as git's own file for the ref names it (``update-ref`` writes
+        it for every snapshot), read without running git; None when there is no such file
+        (no snapshot yet, or the ref packed)."""
+        try:
+            with open(self.refs_dir / self.ref, "rb") as fh:
+                value = fh.read(100).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value):
+            return value
+        return None
 
     def _load_table(self) -> dict:
         """The snapshot table, read once per version of its file in a process (the two
@@ -934,6 +942,11 @@ def changed_versions(store: Store, *, since: int | None, wanted,
 # store.versions() by (repository, ref, since): a snapshot never changes, so neither does
 # what its chain recorded since a given time; later snapshots only add to it
 _VERSIONS: dict = {}
+
+
+def heads_read() -> list[str]:
+    """The newest snapshot of each chain this process read the versions of."""
+    return [v.head for v in _VERSIONS.values() if isinstance(v.head, str)]
 _VERSIONS_FORMAT = 3
 _SAVE_AFTER = 256  # versions read from git since the versions file was written
 # the last snapshot table read ([file key, table]): one per process

@@ -47,8 +47,7 @@ def _learned() -> bytes:
     blobs = [(oid, snapshots.BLOBS[oid]) for oid in dict.fromkeys(snapshots.BLOBS_READ)
              if oid in snapshots.BLOBS] if snapshots is not None else []
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
-    heads = [v.head for v in snapshots._VERSIONS.values() if isinstance(v.head, str)] \
-        if snapshots is not None else []
+    heads = snapshots.heads_read() if snapshots is not None else []
     return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads))
 
 
@@ -136,10 +135,9 @@ class CheckServer:
         self._sock = None
         self._pid = None  # the answering process, in the watcher
         self._listing = None
-        # the file of the watcher's snapshot ref (the store is the watcher's: none is
-        # opened here), and the newest snapshot a check has read the chain up to
-        self._ref_file = str(snapshots.refs_dir / snapshots.ref) if snapshots is not None \
-            else None
+        # the watcher's snapshot store (none is opened here), and the newest snapshot a
+        # check has read the chain up to
+        self._snapshots = snapshots
         self._prepared = None
         self._package = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
@@ -355,16 +353,8 @@ class CheckServer:
         self._in_child(scan, ["check", "--hook"], str(self.root), dict(os.environ), False)
 
     def _snapshot_head(self) -> str | None:
-        """The newest snapshot, as the ref's own file names it (``git update-ref`` writes
-        it for every snapshot); None when there is none, or the ref is packed."""
-        if self._ref_file is None:
-            return None
-        try:
-            with open(self._ref_file, "rb") as fh:
-                value = fh.read(100).decode("ascii").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        return value or None
+        """The newest snapshot, read from the ref's file (no git run every half second)."""
+        return self._snapshots.loose_head() if self._snapshots is not None else None
 
     def _current(self):
         """The watcher's listing of the vault, brought up to date by the events, with what
