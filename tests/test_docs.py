@@ -66,3 +66,17 @@ def test_docs_site_builds_strictly(tmp_path):
                           cwd=PROJECT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "site" / "rules" / "index.html").exists()
+
+
+def test_every_rule_example_shows_a_severity_the_rule_reports():
+    # a page that shows a warning as an error tells the user a commit is refused when it
+    # is not: each example line of a rule's docstring shows the rule's default severity,
+    # or one its module reports on purpose for that case (index-stale's suggestion)
+    from vaultkit.lint.rules import all_rules
+
+    for rule in all_rules():
+        source = Path(sys.modules[type(rule).__module__].__file__).read_text(encoding="utf-8")
+        for m in re.finditer(rf"\b{rule.code} {rule.name} (error|warning|info):", rule.doc()):
+            shown = m.group(1)
+            assert shown == rule.severity or f'"{shown}"' in source.split('"""', 2)[2], \
+                f"{rule.name}: its example shows {shown!r}, its severity is {rule.severity!r}"

@@ -553,6 +553,42 @@ def test_missing_folder_gets_a_did_you_mean(make_vault, capsys, monkeypatch):
     assert "memory/decision: no such file or folder; did you mean 'memory/decisions'?" in err
 
 
+def test_a_missing_path_beside_a_real_one_is_an_error_not_all_passed(make_vault, capsys,
+                                                                      monkeypatch):
+    # ruff's E902: a named path that does not exist fails the run; the rest is checked
+    vault = make_vault({"memory/semantic/a.md": "# A\n"})
+    monkeypatch.chdir(vault)
+    code, out, err = run(capsys, "check", "--no-cache", "memory/semantic/a.md", "missing.md")
+    assert code == 1
+    assert "vaultkit: error: missing.md: no such file or folder" in err
+    assert "All checks passed!" not in out
+    assert "1 path not found" in out
+    code, out, _ = run(capsys, "check", "--no-cache", "--exit-zero", "memory/semantic/a.md",
+                       "missing.md")
+    assert code == 0 and "1 path not found" in out
+    code, out, _ = run(capsys, "check", "--no-cache", "memory/semantic/a.md")
+    assert code == 0 and "All checks passed!" in out
+
+
+def test_an_unknown_config_key_gets_a_did_you_mean(make_vault, capsys, monkeypatch):
+    vault = make_vault({"memory/semantic/a.md": "# A\n"})
+    monkeypatch.chdir(vault)
+    cases = [
+        ('ignroe = ["orphan-note"]\n', "unknown key 'ignroe' (did you mean 'ignore'?)"),
+        ("strict-placment = true\n",
+         "unknown key 'strict-placment' (did you mean 'strict-placement'?)"),
+        ('[[layers]]\nname = "x"\npaths = ["a/*.md"]\nexlude = []\n',
+         "unknown key 'layers.0.exlude' (did you mean 'exclude'?)"),
+    ]
+    for text, message in cases:
+        (vault / "vaultkit.toml").write_text(text)
+        code, _, err = run(capsys, "check", "--no-cache")
+        assert code == 2 and message in err, (text, err)
+    (vault / "vaultkit.toml").write_text("zzqqxx = 1\n")
+    code, _, err = run(capsys, "check", "--no-cache")
+    assert code == 2 and "unknown key 'zzqqxx'" in err and "did you mean" not in err
+
+
 def test_heading_link_gets_the_heading_that_holds_the_words(make_vault, capsys, monkeypatch):
     vault = make_vault({
         "memory/2026-11-08.md": "# 2026-11-08\n\n### 09:10 — Kickoff\n\n- a\n- b\n- c\n",

@@ -52,7 +52,7 @@ def test_the_readme_says_to_install_pre_commit():
 
 def run_tour(tmp_path: Path):
     """Yield ``(command, expected, actual output)`` for every step of the tour."""
-    env = dict(os.environ, HOME=str(tmp_path), NO_COLOR="1", GIT_AUTHOR_NAME="Tour",
+    env = dict(os.environ, HOME=str(tmp_path), NO_COLOR="1", PYTHONUNBUFFERED="1", GIT_AUTHOR_NAME="Tour",
                GIT_AUTHOR_EMAIL="tour@example.com", GIT_COMMITTER_NAME="Tour",
                GIT_COMMITTER_EMAIL="tour@example.com", GIT_CONFIG_GLOBAL=os.devnull,
                PATH=str(Path(VAULTKIT).parent) + os.pathsep + os.environ.get("PATH", ""))
@@ -64,10 +64,13 @@ def run_tour(tmp_path: Path):
             target = shlex.split(command)[1]
             cwd = Path(env["HOME"] + target[1:]) if target.startswith("~") else cwd / target
             continue
-        proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
+        # one pipe for both streams, unbuffered: the lines come in the order a terminal
+        # shows them (stderr's "Fixed 2 findings." before stdout's summary)
+        proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, timeout=120)
-        assert proc.returncode in (0, 1), (command, proc.stderr)
-        yield command, expected, proc.stdout + proc.stderr
+        assert proc.returncode in (0, 1), (command, proc.stdout)
+        yield command, expected, proc.stdout
 
 
 @pytest.mark.integration

@@ -69,10 +69,15 @@ def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
             f"{c['dim']}{d.rule}{c['reset']} {sev}{level}:{c['reset']}{fix} {message}")
 
 
-def summary(diags: Sequence[Diagnostic]) -> str:
+def summary(diags: Sequence[Diagnostic], missing: int = 0) -> str:
     """The closing lines: how many findings, and how many of them ``--fix`` fixes (the
-    ``fixable`` flag they carry; no rule is run again to count them)."""
+    ``fixable`` flag they carry; no rule is run again to count them). ``missing``: how
+    many paths named on the command line do not exist (each already reported as an
+    error), so a run that checked less than it was asked to never says all passed."""
     if not diags:
+        if missing:
+            return (f"No findings in what was checked; {missing} path"
+                    f"{'s' * (missing != 1)} not found.")
         return "All checks passed!"
     errors = sum(1 for d in diags if d.severity == "error")
     infos = sum(1 for d in diags if d.severity == "info")

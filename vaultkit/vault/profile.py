@@ -737,7 +737,56 @@ def _validate(cls, data, source: str):
     try:
         return _adapter(cls, TypeAdapter).validate_python(data)
     except ValidationError as exc:
-        raise ConfigError(_format_validation(source, exc)) from None
+        raise ConfigError(_format_validation(source, exc, cls)) from None
+
+
+def _did_you_mean(cls, loc, kebab: bool) -> str:
+    """`` (did you mean 'x'?)`` for an unknown key close to one the dataclass at ``loc``
+    knows (a misspelt ``[chek]`` or ``ignroe``), else ``""``: the keys are read from the
+    dataclasses themselves, so the hint never names a key that does not exist."""
+    import difflib
+
+    known = _known_keys(cls, list(loc[:-1])) if cls is not None and loc else []
+    if not known:
+        return ""
+    show = [k.replace("_", "-") if kebab else k for k in known]
+    typed = str(loc[-1]).replace("_", "-") if kebab else str(loc[-1])
+    close = difflib.get_close_matches(typed, show, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _known_keys(cls, path: list) -> list[str]:
+    """The field names of the dataclass reached from ``cls`` along ``path`` (field
+    names, list indexes and mapping keys, as pydantic reports a location)."""
+    import dataclasses
+    import typing
+
+    hint: Any = cls
+    for step in path:
+        hint = _dataclass_in(hint)
+        if hint is None:
+            return []
+        if isinstance(step, int) or step not in {f.name for f in dataclasses.fields(hint)}:
+            # an index or a mapping key: step into the container's element type
+            continue
+        hint = typing.get_type_hints(hint, include_extras=False).get(step)
+    found = _dataclass_in(hint)
+    return [f.name for f in dataclasses.fields(found)] if found is not None else []
+
+
+def _dataclass_in(hint):
+    """The dataclass ``hint`` names, directly or as the element of a list, mapping or
+    optional (``list[LayerSpec]``, ``dict[str, TypeSpec]``, ``Budgets | None``)."""
+    import dataclasses
+    import typing
+
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return hint
+    for arg in reversed(typing.get_args(hint)):
+        found = _dataclass_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 _ADAPTERS: dict = {}
@@ -749,14 +798,14 @@ def _adapter(cls, factory):
     return _ADAPTERS[cls]
 
 
-def _format_validation(source: str, exc) -> str:
+def _format_validation(source: str, exc, cls=None) -> str:
     err = exc.errors()[0]
     # name keys as the user writes them: kebab-case in vaultkit.toml
     kebab = source.endswith(".toml")
     where = ".".join(str(p).replace("_", "-") if kebab and isinstance(p, str) else str(p)
                      for p in err["loc"]) or "(top level)"
     if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"{source}: unknown key '{where}'"
+        return f"{source}: unknown key '{where}'{_did_you_mean(cls, err['loc'], kebab)}"
     if err["type"] == "missing_argument":
         return f"{source}: {where}: required key missing"
     msg = err["msg"]

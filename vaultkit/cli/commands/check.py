@@ -92,10 +92,13 @@ def _check_once(args) -> int:
     paths = args.paths or ([] if args.hook else ["."])
     existing = [p for p in paths if args.hook or Path(p).exists()]
     present = set(existing)  # (a hook may name thousands of files: no list search per file)
-    for p in paths:
-        if p not in present:
-            print(f"vaultkit: warning: {p}: no such file or folder{_nearby(p)}; skipped",
-                  file=sys.stderr)
+    # like ruff's E902: a path named that does not exist is an error (exit 1 at least),
+    # reported once; the paths that exist are still checked
+    missing = [p for p in paths if p not in present]
+    args.missing_paths = len(missing)  # (the summary must not say "All checks passed!")
+    for p in missing:
+        print(f"vaultkit: error: {p}: no such file or folder{_nearby(p)}",
+              file=sys.stderr)
     if not existing and not args.hook:
         raise VaultkitError("none of the given paths exists")
     if not args.hook:  # (a hook gets only Markdown files from pre-commit)
@@ -117,8 +120,9 @@ def _check_once(args) -> int:
     # scanned then (by digest) and scans any other (vaultkit.vault.outbound.Verified); the
     # list is the vault's, so it is used when the one vault checked is opened
     with verified_texts(None) as verifying:
-        return _check_groups(args, groups, vault_relative,
+        code = _check_groups(args, groups, vault_relative,
                              verifying if len(groups) == 1 else None)
+    return max(code, 1) if missing and not args.exit_zero else code
 
 
 def _check_groups(args, groups, vault_relative, verifying) -> int:
@@ -163,7 +167,7 @@ def _write_report(args, diags, roots, hidden, failed, where) -> int:
     # under every commit is noise
     if args.format == "text" and not args.quiet and not args.statistics \
             and not (args.hook and not diags):
-        print(summary(diags), file=out)
+        print(summary(diags, missing=getattr(args, "missing_paths", 0)), file=out)
         for line in hidden:
             print(line, file=out)
     if out is not sys.stdout:

@@ -77,7 +77,7 @@ class DailyRecordInMemory(Rule):
     ```
 
     ```
-    MEMORY.md:2:1: VK402 daily-record-in-memory error: MEMORY.md holds a time-stamped entry heading; journal records go to memory/YYYY-MM-DD.md, MEMORY.md keeps only what is durable
+    MEMORY.md:2:1: VK402 daily-record-in-memory warning: MEMORY.md holds a time-stamped entry heading; journal records go to memory/YYYY-MM-DD.md, MEMORY.md keeps only what is durable
     ```
     """
 

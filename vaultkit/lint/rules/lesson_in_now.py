@@ -37,7 +37,7 @@ class LessonInNow(Rule):
     ```
 
     ```
-    NOW.md:4:4: VK401 lesson-in-now error: NOW.md heading holds a lesson ('Lessons learned'); NOW.md is the status board: move lessons to memory/lessons/<topic>.md
+    NOW.md:4:4: VK401 lesson-in-now warning: NOW.md heading holds a lesson ('Lessons learned'); NOW.md is the status board: move lessons to memory/lessons/<topic>.md
     ```
     """
 

@@ -71,7 +71,7 @@ class MissingSection(Rule):
     ```
 
     ```
-    memory/decisions/community.md:7:1: VK204 missing-section error: decision has no 'Decision' section (a '## Decision' heading or a '**Decision:**' label)
+    memory/decisions/community.md:7:1: VK204 missing-section warning: decision has no 'Decision' section (a '## Decision' heading or a '**Decision:**' label)
     ```
     """
 
