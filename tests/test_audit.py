@@ -180,7 +180,7 @@ CASES = [
     ("leftover BOOTSTRAP.md", lambda ws: _write(ws / "demo/BOOTSTRAP.md", "# First run\n"),
      "bootstrap-leftover", "warn", ["BOOTSTRAP.md is still there"], "git rm BOOTSTRAP.md"),
     ("index missing", lambda ws: (ws / "demo/memory/INDEX.md").unlink(),
-     "index", "fail", ["no memory/INDEX.md"], "vaultkit index"),
+     "index", "tip", ["no memory/INDEX.md"], "vaultkit index"),
     ("index stale", lambda ws: _write(
         ws / "demo/memory/semantic/payments.md", "# Payments\n\nCards are validated twice.\n"),
      "index", "fail", ["stale"], "vaultkit index"),
@@ -191,14 +191,14 @@ CASES = [
     ("git-backup no remote", lambda ws: git(ws / "demo", "remote", "remove", "origin"),
      "git-backup", "warn", ["no remote"], "git remote add origin"),
     ("pre-commit no config", lambda ws: (ws / "demo/.pre-commit-config.yaml").unlink(),
-     "pre-commit", "fail", ["no .pre-commit-config.yaml"], "pre-commit install"),
+     "pre-commit", "tip", ["no .pre-commit-config.yaml"], "pre-commit install"),
     ("pre-commit no vaultkit hooks", lambda ws: _write(
         ws / "demo/.pre-commit-config.yaml",
         "repos:\n- repo: https://github.com/pre-commit/pre-commit-hooks\n  rev: v4.6.0\n"
         "  hooks:\n  - id: trailing-whitespace\n"),
-     "pre-commit", "fail", ["uses no vaultkit hook"], "vaultkit-check"),
+     "pre-commit", "tip", ["uses no vaultkit hook"], "vaultkit-check"),
     ("pre-commit hook not installed", lambda ws: (ws / "demo/.git/hooks/pre-commit").unlink(),
-     "pre-commit", "fail", ["the git hook is not installed"], "pre-commit install"),
+     "pre-commit", "tip", ["the git hook is not installed"], "pre-commit install"),
     ("pre-commit config broken", lambda ws: _write(ws / "demo/.pre-commit-config.yaml",
                                                    "repos: [\n"),
      "pre-commit", "fail", ["not valid YAML", "line 2"], "fix the YAML"),
@@ -234,7 +234,7 @@ CASES = [
      "vaultkit recover"),
     ("snapshots none", lambda ws: (shutil.rmtree(ws / "demo/.git/vaultkit"), git(
         ws / "demo", "update-ref", "-d", "refs/vaultkit/snapshots")),
-     "snapshots", "fail", ["no snapshots", "would seal the loss"], "vaultkit watch --service"),
+     "snapshots", "tip", ["no snapshots", "would seal the loss"], "vaultkit watch --service"),
     ("snapshots nothing keeps them", lambda ws: _heartbeat(ws, (
         ws / "demo/HEARTBEAT.md").read_text().replace("vaultkit snapshot", "vaultkit index")),
      "snapshots", "warn", ["nothing keeps them running"], "--service cron --install"),
@@ -509,9 +509,15 @@ def test_empty_folder_fails_without_crashing(tmp_path, capsys):
     assert code == 2 and out == "" and "not a vault" in err  # no marker at all
     (tmp_path / "empty" / ".obsidian").mkdir()  # an Obsidian vault with nothing in it
     code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
-    assert code == 1 and "Traceback" not in err and "internal error" not in err
+    assert code == 0 and "Traceback" not in err and "internal error" not in err
     data = {c["id"]: c["status"] for c in json.loads(out)}
-    assert data["memory-md"] == data["memory-dir"] == data["git-backup"] == "fail"
+    # a plain Obsidian vault: no agent check applies, git is a recommendation there
+    assert "memory-md" not in data and "memory-dir" not in data
+    assert data["git-backup"] == data["pre-commit"] == "tip"
+    (tmp_path / "empty" / "MEMORY.md").write_text("# Memory\n")  # an agent moved in
+    code, out, err = run_cli("audit", tmp_path / "empty", "--format", "json", capsys=capsys)
+    data = {c["id"]: c["status"] for c in json.loads(out)}
+    assert code == 1 and data["memory-dir"] == data["git-backup"] == "fail"
 
 
 def test_unreadable_bootstrap_files_do_not_crash(ws):
@@ -605,3 +611,17 @@ def test_no_visible_config_is_unknown_not_failed(ws, capsys):
     assert code == 0, out  # nothing else fails in the good workspace: unknown fails no audit
     code, out, _ = run_cli("audit", ws / "demo", "--format", "json", capsys=capsys)
     assert {c["id"]: c["status"] for c in json.loads(out)}["reserve-floor"] == "unknown"
+
+
+def test_a_plain_obsidian_vault_gets_the_checks_that_apply_and_passes(tmp_path, capsys):
+    vault = tmp_path / "notes"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Ideas.md").write_text("# Ideas\n\nSee [[Reading]].\n")
+    (vault / "Reading.md").write_text("# Reading\n")
+    code, out, err = run_cli("audit", vault, capsys=capsys)
+    assert code == 0, out + err
+    assert "not an agent's workspace: the 12 agent-memory checks do not apply" in out
+    assert "openclaw.json" not in out and "MEMORY.md" not in out and "FAIL" not in out
+    # no graph.json and no colour groups to add: said as it is, not "has the groups"
+    assert "no .obsidian/graph.json, and the profile has no colour groups" in out
+    assert out.rstrip().endswith("6 checks: 4 passed, 0 warnings, 0 failed, 2 tips.")

@@ -190,3 +190,23 @@ def test_event_table_is_capped_with_the_unrecovered_first():
     assert table.count("<tr>") == MAX_EVENT_ROWS + 1  # the header row too
     assert f"The {MAX_EVENT_ROWS} most recent of {MAX_EVENT_ROWS + 50} events" in table
     assert table.count('"fail">lost<') == (MAX_EVENT_ROWS + 50) // 2  # every unrecovered one
+
+
+def test_the_audit_tile_counts_as_the_audit_does(page, built, capsys):
+    # one count for both: a check the audit cannot judge (no openclaw.json: unknown) is not
+    # counted as passed on the page
+    import json as _json
+
+    text = page.read_text(encoding="utf-8")
+    tile = re.search(r'<div class="tile [a-z]+"><b>(\d+)/(\d+)</b>audit<br>'
+                     r'<span class="hint">([^<]*)</span>', text)
+    assert tile, "no audit tile"
+    rows = re.findall(r'<td>([a-z-]+)</td><td class="([a-z]+)">', text)
+    statuses = dict(rows)
+    assert int(tile.group(1)) == sum(1 for s in statuses.values() if s == "pass")
+    assert int(tile.group(2)) == len(statuses)
+    if "unknown" in statuses.values():
+        assert "unknown" in tile.group(3)
+    assert main(["audit", str(built.path), "--format", "json"]) in (0, 1)
+    audited = {c["id"]: c["status"] for c in _json.loads(capsys.readouterr().out)}
+    assert audited.keys() == statuses.keys()

@@ -2,7 +2,8 @@
 
 One module per check, each a function of an :class:`~vaultkit.audit.context.AuditContext`
 returning a :class:`~vaultkit.audit.context.Check` with an id, a status (``pass``, ``warn``,
-``fail``, or ``unknown`` when what it reads is not visible), what it found, and a one-line hint saying how to fix it. :func:`run_audit` runs them
+``fail``, ``unknown`` when what it reads is not visible, or ``tip`` for vaultkit's own tooling
+not set up yet), what it found, and a one-line hint saying how to fix it. :func:`run_audit` runs them
 all in the order of :data:`CHECK_IDS`; :mod:`vaultkit.audit.render` prints them. A check module
 imports only :mod:`vaultkit.audit.context` from this package, never another check.
 """
@@ -14,8 +15,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from vaultkit.audit.context import (FAIL, PASS, UNKNOWN, WARN, AuditContext, Check,
-                                    estimate_tokens)
+from vaultkit.audit.context import (AGENT_CHECKS, FAIL, PASS, TIP, UNKNOWN, WARN, AuditContext,
+                                    Check, counts, counts_text, estimate_tokens)
 from vaultkit.audit.render import render_json, render_text
 from vaultkit.audit.memory_md import check_memory_md
 from vaultkit.audit.memory_dir import check_memory_dir
@@ -37,8 +38,8 @@ from vaultkit.audit.secrets import check_secrets
 from vaultkit.audit.snapshots import check_snapshots
 from vaultkit.audit.unclosed import find_unclosed, unclosed_items
 
-__all__ = ["CHECKS", "CHECK_IDS", "FAIL", "PASS", "UNKNOWN", "WARN", "AuditContext", "Check",
-           "estimate_tokens", "find_unclosed", "render_json", "render_text", "run_audit",
+__all__ = ["AGENT_CHECKS", "CHECKS", "CHECK_IDS", "FAIL", "PASS", "TIP", "UNKNOWN", "WARN",
+           "AuditContext", "Check", "counts", "counts_text", "applies", "estimate_tokens", "find_unclosed", "render_json", "render_text", "run_audit",
            "unclosed_items"]
 
 CHECK_IDS = ("memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
@@ -72,12 +73,13 @@ assert tuple(CHECKS) == CHECK_IDS
 def run_audit(vault, *, openclaw_config: str | Path | None = None, agent: str | None = None,
               backup_max_age_hours: float | None = None, now: dt.datetime | None = None,
               skip: set[str] | frozenset[str] = frozenset()) -> list[Check]:
-    """Run every check (except those in ``skip``) in the checklist's order."""
+    """Run every check that applies to the vault (:func:`applies`), except those in
+    ``skip``, in the checklist's order."""
     ctx = AuditContext(vault, openclaw_config=openclaw_config, agent=agent,
                        backup_max_age_hours=backup_max_age_hours, now=now)
     out = []
     for cid, fn in CHECKS.items():
-        if cid in skip:
+        if cid in skip or not applies(cid, vault):
             continue
         try:
             check = fn(ctx)
@@ -89,3 +91,10 @@ def run_audit(vault, *, openclaw_config: str | Path | None = None, agent: str | 
         check.id = cid
         out.append(check)
     return out
+
+
+def applies(check_id: str, vault) -> bool:
+    """Whether a check judges this vault: the agent checks (:data:`AGENT_CHECKS`) only an
+    agent's workspace, a profile with bootstrap files; a plain Obsidian vault gets the
+    checks for what it has (git, hooks, Obsidian's settings, baseline, history, secrets)."""
+    return check_id not in AGENT_CHECKS or bool(vault.profile.bootstrap_files)

@@ -21,9 +21,34 @@ PASS, WARN, FAIL = "pass", "warn", "fail"
 # what a check cannot judge because what it reads is not visible (no openclaw.json found):
 # not wrong, and never a failed audit
 UNKNOWN = "unknown"
+# a recommendation: vaultkit's own tooling (the pre-commit hooks, snapshots, INDEX.md) not
+# set up yet. Nothing is wrong without it, so it never fails an audit
+TIP = "tip"
+STATUSES = (PASS, WARN, FAIL, UNKNOWN, TIP)
+
+RANK = {PASS: 0, TIP: 0, UNKNOWN: 1, WARN: 1, FAIL: 2}
+# the checks that judge an agent's memory (bootstrap files, journals, the runtime's
+# settings, vaultkit's guard for them): a plain Obsidian vault (a profile without bootstrap
+# files) has none of it, so they do not apply there
+AGENT_CHECKS = frozenset({
+    "memory-md", "memory-dir", "memory-flush", "reserve-floor", "agents-protocol",
+    "heartbeat-distillation", "bootstrap-footprint", "bootstrap-truncation",
+    "bootstrap-leftover", "index", "unclosed-work", "snapshots"})
 
 
-RANK = {PASS: 0, UNKNOWN: 1, WARN: 1, FAIL: 2}
+def counts(checks) -> dict[str, int]:
+    """How many checks have each status: the one count the checklist, the JSON of MCP's
+    ``vault_audit`` and the HTML report's tile all print."""
+    return {s: sum(1 for c in checks if c.status == s) for s in STATUSES}
+
+
+def counts_text(checks) -> str:
+    """``18 checks: 13 passed, 1 warning, 0 failed, 2 unknown, 2 tips.``"""
+    n = counts(checks)
+    extra = "".join(f", {n[s]} {word}" for s, word in
+                    ((UNKNOWN, "unknown"), (TIP, "tip" + "s" * (n[TIP] != 1))) if n[s])
+    return (f"{len(checks)} checks: {n[PASS]} passed, {n[WARN]} "
+            f"warning{'s' * (n[WARN] != 1)}, {n[FAIL]} failed{extra}.")
 
 
 @dataclass
@@ -66,6 +91,8 @@ class AuditContext:
         self._git_top: Any = None
         self._git_top_done = False
         self._runtimes: list | None = None
+        # an agent's workspace (the profile names bootstrap files): the agent checks apply
+        self.agent_vault = bool(self.profile.bootstrap_files)
 
     # -- bootstrap files ----------------------------------------------------------------
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 
-from vaultkit.audit.context import FAIL, PASS, WARN, AuditContext, Check
+from vaultkit.audit.context import FAIL, PASS, TIP, WARN, AuditContext, Check
 
 def check_git_backup(ctx: AuditContext) -> Check:
     top = ctx.git_top()
     if top is False:
         return Check("git-backup", FAIL, "git is not installed, so nothing backs up the vault",
                      "install git, then `git init` the vault and commit nightly")
+    if top is None and not ctx.agent_vault:
+        # a plain Obsidian vault may be backed up another way (Obsidian Sync, a synced
+        # folder): git is a recommendation there, not a failure
+        return Check("git-backup", TIP, f"{ctx.vault.root} is not in a git repository: "
+                                        "nothing keeps earlier versions of a note",
+                     f"`git init` {ctx.vault.root} and commit now and then (Obsidian Git "
+                     "does it from inside Obsidian)")
     if top is None:
         return Check("git-backup", FAIL, f"{ctx.vault.root} is not in a git repository: one bad "
                                          "write loses memory for good",

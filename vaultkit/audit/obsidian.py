@@ -48,4 +48,8 @@ def check_obsidian(ctx: AuditContext) -> Check:
         what = "no .obsidian/graph.json" if not graph.exists() else \
             f".obsidian/graph.json lacks {len(missing)} colour group{'s' * (len(missing) != 1)}"
         return Check("obsidian", WARN, f"{what}: {queries}", hint)
+    if not os.path.lexists(graph):
+        # (nothing missing and no graph.json: the profile has no colour groups to add)
+        return Check("obsidian", PASS, "no .obsidian/graph.json, and the profile has no "
+                                       "colour groups to add to one")
     return Check("obsidian", PASS, ".obsidian/graph.json has the profile's colour groups")

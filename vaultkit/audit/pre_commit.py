@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vaultkit.audit.context import FAIL, PASS, AuditContext, Check
+from vaultkit.audit.context import FAIL, PASS, TIP, AuditContext, Check
 
 HOOK_IDS = ("vaultkit-check", "vaultkit-index", "vaultkit-colors", "vaultkit-append-only",
             "vaultkit-audit")
@@ -23,7 +23,8 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     example = ("add the vaultkit hooks to .pre-commit-config.yaml (`vaultkit init` writes one "
                "pinned to this version), then run `pre-commit install`")
     if not config.is_file():
-        return Check("pre-commit", FAIL, f"no .pre-commit-config.yaml in {base}", example)
+        # vaultkit's own hooks not set up: a recommendation, not a failure
+        return Check("pre-commit", TIP, f"no .pre-commit-config.yaml in {base}", example)
     try:
         data = load_yaml(read_text(config))
     except LimitError as exc:
@@ -56,7 +57,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                     local_entries.append((str(hook["id"]), hook["entry"], hook.get("language")))
     known = [i for i in dict.fromkeys(ids) if i in HOOK_IDS]
     if not known:
-        return Check("pre-commit", FAIL, f"{config} uses no vaultkit hook",
+        return Check("pre-commit", TIP, f"{config} uses no vaultkit hook",
                      "add a repo entry with the hooks vaultkit-check, vaultkit-index, "
                      "vaultkit-colors and vaultkit-append-only (and vaultkit-audit at pre-push)")
     used = ", ".join(known)
@@ -85,7 +86,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
         if all(r.lstrip("v") != __version__ for r in pinned):
             pin += f" (this vaultkit is {__version__})"
     if not installed:
-        return Check("pre-commit", FAIL,
+        return Check("pre-commit", TIP,
                      f"{config.name} uses {used}{pin}, but the git hook is not installed "
                      f"({hook or '.git/hooks/pre-commit'} missing or not pre-commit's)",
                      f"run `pre-commit install` in {top}")

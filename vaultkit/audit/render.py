@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from vaultkit.audit.context import FAIL, PASS, UNKNOWN, WARN, Check
+from vaultkit.audit.context import FAIL, PASS, TIP, UNKNOWN, WARN, Check, counts_text
 
-_SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌", UNKNOWN: "❔"}
+_SYMBOLS = {PASS: "✅", WARN: "⚠️ ", FAIL: "❌", UNKNOWN: "❔", TIP: "💡"}
 
 
-_WORDS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL", UNKNOWN: "????"}
+_WORDS = {PASS: "PASS", WARN: "WARN", FAIL: "FAIL", UNKNOWN: "????", TIP: "TIP "}
 
 
 def render_json(checks: list[Check]) -> str:
@@ -31,11 +31,8 @@ def render_text(checks: list[Check], *, symbols: bool = False, header: str = "")
             lines.extend(pad + "  " + (f"commit {d['commit'][:12]} ({d['date']}) added " if
                                        d.get("commit") else "now in ")
                          + f"{d['path']}:{d['line']} {d['found']}" for d in c.details)
-    counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL, UNKNOWN)}
     lines.append("")
-    unknown = f", {counts[UNKNOWN]} unknown" if counts[UNKNOWN] else ""
-    lines.append(f"{len(checks)} checks: {counts[PASS]} passed, {counts[WARN]} "
-                 f"warning{'s' * (counts[WARN] != 1)}, {counts[FAIL]} failed{unknown}.")
+    lines.append(counts_text(checks))
     return "\n".join(lines) + "\n"
 
 

@@ -513,8 +513,10 @@ def _render_html(data: ReportData) -> str:
     warnings = sum(1 for d in data.diagnostics if d.severity == "warning")
     events = history.events if history is not None else []
     open_events = [e for e in events if not e.recovered]
-    failed = sum(1 for c in data.checks if c.status == "fail")
-    warned = sum(1 for c in data.checks if c.status == "warn")
+    from vaultkit.audit import counts, counts_text
+
+    tally = counts(data.checks)  # (the one count `vaultkit audit` prints)
+    failed, warned = tally["fail"], tally["warn"]
     title = f"vaultkit report: {vault.root.name}"
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -534,9 +536,9 @@ def _render_html(data: ReportData) -> str:
          "good", f"{_n(errors, 'error')}, {_n(warnings, 'warning')}"),
         ("memory lost, not recovered", f"{len(open_events)}", "bad" if open_events else "good",
          f"of {_n(len(events), 'loss event')} in the history"),
-        ("audit", f"{len(data.checks) - failed - warned}/{len(data.checks)}",
+        ("audit", f"{tally['pass']}/{len(data.checks)}",
          "bad" if failed else "warn" if warned else "good",
-         f"checks pass; {failed} fail, {warned} warn"),
+         counts_text(data.checks).split(": ", 1)[1].rstrip(".")),
     ]
     parts.append("<section class=\"tiles\">" + "".join(
         f"<div class=\"tile {cls}\"><b>{_e(value)}</b>{_e(label)}<br>"

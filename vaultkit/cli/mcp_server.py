@@ -248,8 +248,9 @@ TOOLS = (
             "Check the vault and its OpenClaw setup against the survival checklist "
             "(MEMORY.md size, memory flush, reserve floor, memory protocol in AGENTS.md, "
             "weekly distillation, bootstrap footprint and truncation, INDEX.md, git backup, "
-            "hooks, Obsidian, unclosed work). Each check passes, warns or fails, with what "
-            "it found and how to fix it. Writes nothing."),
+            "hooks, Obsidian, unclosed work). Each check passes, warns or fails (or is a tip: "
+            "vaultkit's own tooling not set up yet), with what it found and how to fix it. "
+            "Writes nothing."),
         input_schema={
             "type": "object",
             "properties": {
@@ -270,11 +271,12 @@ TOOLS = (
             "properties": {"checks": {"type": "array", "items": {
                 "type": "object",
                 "properties": {"id": {"type": "string"},
-                               "status": {"type": "string", "enum": ["pass", "warn", "fail", "unknown"]},
+                               "status": {"type": "string", "enum": ["pass", "warn", "fail", "unknown", "tip"]},
                                "found": {"type": "string"}, "hint": {"type": "string"}},
                 "required": ["id", "status", "found", "hint"]}},
                 "passed": {"type": "integer"}, "warned": {"type": "integer"},
-                "failed": {"type": "integer"}, "unknown": {"type": "integer"}},
+                "failed": {"type": "integer"}, "unknown": {"type": "integer"},
+                "tips": {"type": "integer"}},
             "required": ["checks", "passed", "warned", "failed"],
         },
         read_only=True, destructive=False, idempotent=True, run="vault_audit",
@@ -561,7 +563,7 @@ class VaultSession:
         return targets
 
     def vault_audit(self, args: dict) -> dict:
-        from vaultkit.audit import CHECK_IDS, FAIL, PASS, UNKNOWN, WARN, run_audit
+        from vaultkit.audit import CHECK_IDS, FAIL, PASS, TIP, UNKNOWN, WARN, counts, run_audit
         from vaultkit.cli.commands.audit import _check_agent
 
         skip = set(args.get("skip", []))
@@ -577,11 +579,10 @@ class VaultSession:
         checks = run_audit(vault, openclaw_config=self.openclaw_config, agent=agent,
                            backup_max_age_hours=args.get("backupMaxAgeHours"), skip=skip)
         self.save_later()
+        n = counts(checks)  # (the checklist's own count)
         return {"checks": [c.to_dict() for c in checks],
-                "passed": sum(c.status == PASS for c in checks),
-                "warned": sum(c.status == WARN for c in checks),
-                "failed": sum(c.status == FAIL for c in checks),
-                "unknown": sum(c.status == UNKNOWN for c in checks)}
+                "passed": n[PASS], "warned": n[WARN], "failed": n[FAIL],
+                "unknown": n[UNKNOWN], "tips": n[TIP]}
 
     def vault_index(self, args: dict) -> dict:
         import difflib

@@ -60,8 +60,14 @@ def run(args) -> int:
         config, source = openclaw.find_config_with_source(vault, args.openclaw_config)
         where = f"{config} (via {source})" if config else "none found"
         agent = f", agent {args.agent}" if args.agent else ""
-        header = (f"Survival checklist for {vault.root} (profile {vault.profile.name}{agent})\n"
-                  f"openclaw.json: {where}\n")
+        header = f"Survival checklist for {vault.root} (profile {vault.profile.name}{agent})\n"
+        if vault.profile.bootstrap_files:
+            header += f"openclaw.json: {where}\n"
+        else:
+            from vaultkit.audit import AGENT_CHECKS
+
+            header += (f"not an agent's workspace: the {len(AGENT_CHECKS)} agent-memory checks "
+                       "do not apply\n")
         sys.stdout.write(render_text(checks, symbols=symbols, header=header))
     return 1 if any(c.status == FAIL for c in checks) else 0
 
