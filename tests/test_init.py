@@ -15,7 +15,7 @@ import yaml
 
 from vaultkit import __version__
 from vaultkit.cli import main
-from vaultkit.cli.starter import GIT_FALLBACK_EMAIL, init_vault, openclaw_snippet
+from vaultkit.cli.starter import GIT_FALLBACK_EMAIL, MINIMAL_FILES, init_vault, openclaw_snippet
 
 REPO = Path(__file__).resolve().parent.parent
 TODAY = dt.date.today()
@@ -251,7 +251,7 @@ def test_init_into_a_non_empty_folder_changes_no_existing_byte(tmp_path, capsys)
     root.mkdir()
     _existing(root)
     before = hashes(root)
-    code, out, _ = run_cli("init", root, capsys=capsys)
+    code, out, _ = run_cli("init", root, "--full", capsys=capsys)
     assert code == 0
     after = hashes(root)
     for rel, digest in before.items():
@@ -264,6 +264,32 @@ def test_init_into_a_non_empty_folder_changes_no_existing_byte(tmp_path, capsys)
     assert set(after) - set(before) == {r for r in EXPECTED if r not in (
         "MEMORY.md", "memory/INDEX.md", ".gitignore", "SOUL.md", ".obsidian/graph.json",
         "memory/people/.gitkeep", "memory/decisions/.gitkeep")}
+
+
+def test_init_into_a_workspace_adds_only_what_vaultkit_needs(tmp_path, capsys):
+    # an agent's workspace already holds notes: its settings, hooks and .gitignore only;
+    # nothing the agent loads or Obsidian shows (no NOW.md, no journal, no .obsidian/)
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n\n- tea, not coffee\n")
+    (root / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n## 10:00 Started\n")
+    before = hashes(root)
+    code, out, _ = run_cli("init", root, "--dry-run", capsys=capsys)
+    assert code == 0 and hashes(root) == before  # nothing written
+    planned = sorted(line.split()[-1] for line in out.splitlines()
+                     if line.startswith("would create "))
+    assert planned == sorted(MINIMAL_FILES)
+    assert "3 files would be written" in out and "nothing written" in out
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert code == 0
+    assert set(hashes(root)) - set(before) == set(MINIMAL_FILES)
+    assert "`vaultkit init --full` adds the rest" in out
+    code, out, _ = run_cli("init", root, "--full", "--dry-run", capsys=capsys)
+    assert "would create NOW.md" in out and "would create .obsidian/graph.json" in out
+    assert "skipped  vaultkit.toml (exists; left unchanged)" in out
+    assert set(hashes(root)) - set(before) == set(MINIMAL_FILES)
+    code, _, err = run_cli("init", root, "--dry-run", "--git", capsys=capsys)
+    assert code == 2 and "cannot go with --git" in err
 
 
 def test_init_twice_adds_nothing(tmp_path):

@@ -68,14 +68,26 @@ def template_files(today: dt.date) -> list[tuple[Path, str]]:
     return out
 
 
+# what an existing workspace needs to run vaultkit, and no more: its settings (with the
+# version the hooks need), the hooks, and a .gitignore for vaultkit's cache. Everything
+# else the starter holds (bootstrap files, typed folders, templates, Obsidian settings)
+# changes what the agent loads or how Obsidian shows the vault, so it is written only
+# when asked (`init --full`) or into a new folder
+MINIMAL_FILES = ("vaultkit.toml", ".pre-commit-config.yaml", ".gitignore")
+
+
 def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
-               now: dt.datetime | None = None) -> InitResult:
-    """Write the starter vault into ``target``; never change an existing file."""
+               now: dt.datetime | None = None, minimal: bool = False,
+               dry_run: bool = False) -> InitResult:
+    """Write the starter vault into ``target``; never change an existing file. ``minimal``:
+    only :data:`MINIMAL_FILES`; ``dry_run``: list what would be written, write nothing."""
     now = now or dt.datetime.now()
     today = today or now.date()
     target = Path(target)
     if target.exists() and not target.is_dir():
         raise VaultkitError(f"{target}: exists and is not a folder")
+    if dry_run:
+        return _planned(target, today, minimal)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -92,6 +104,8 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
     files = template_files(today)
     # the starter's own Obsidian settings are the files init may write inside .obsidian/
     owned = {rel for _, rel in files if rel.startswith(".obsidian/")}
+    if minimal:
+        files = [(src, rel) for src, rel in files if rel in MINIMAL_FILES]
     for src, rel in files:
         dest = target / rel
         if os.path.lexists(dest):
@@ -134,9 +148,32 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
             raise
         result.created.append(rel)
 
-    _generate(target, result)
+    if not minimal:
+        _generate(target, result)
     if git:
         result.git = _git_first_commit(target)
+    return result
+
+
+def _planned(target: Path, today: dt.date, minimal: bool) -> InitResult:
+    """What :func:`init_vault` would write (``created``) and leave (``skipped``), with
+    nothing written: a file is planned when nothing is at its path."""
+    result = InitResult()
+    for src, rel in template_files(today):
+        if minimal and rel not in MINIMAL_FILES:
+            continue
+        dest = target / rel
+        if os.path.lexists(dest):
+            result.skipped.append(rel)
+            result.reasons[rel] = "exists; left unchanged"
+        elif src.name == ".gitkeep" and dest.parent.is_dir() and any(dest.parent.iterdir()):
+            result.skipped.append(rel)
+            result.reasons[rel] = "folder already has files"
+        else:
+            result.created.append(rel)
+    graph_rel = ".obsidian/graph.json"
+    if not minimal and not os.path.lexists(target / graph_rel):
+        result.created.append(graph_rel)
     return result
 
 

@@ -8,9 +8,11 @@ HELP = "create a starter vault (never overwrites an existing file)"
 DESCRIPTION = (
     "Write a starter vault: bootstrap files, memory/ with today's journal and INDEX.md, the "
     "typed folders, Obsidian templates and settings, .gitignore and a .pre-commit-config.yaml "
-    "pinned to this vaultkit. Into a folder that has files it only adds what is missing and "
-    "changes no existing byte. Prints the openclaw.json settings to merge; never writes that "
-    "file.")
+    "pinned to this vaultkit. Into a folder that already holds notes (an agent's workspace "
+    "or an Obsidian vault) it writes only what vaultkit needs there: vaultkit.toml, "
+    ".pre-commit-config.yaml and .gitignore, each only if missing; --full adds the rest of "
+    "the starter that is missing. It never changes an existing byte. Prints the "
+    "openclaw.json settings to merge; never writes that file.")
 
 
 def add_arguments(p) -> None:
@@ -19,6 +21,12 @@ def add_arguments(p) -> None:
                    help="initialise a git repository there and make the first commit")
     p.add_argument("--openclaw-snippet", action="store_true",
                    help="only print the openclaw.json settings for DIR (JSON5); write nothing")
+    p.add_argument("--full", action="store_true",
+                   help="into a folder that holds notes, also add the rest of the starter "
+                        "that is missing (bootstrap files, typed folders, templates, "
+                        "Obsidian settings)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be written; write nothing")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="do not list the files, only what was skipped and the snippet")
 
@@ -35,17 +43,33 @@ def run(args) -> int:
     # an agent's existing workspace: offer the baseline before the hooks go on
     adopting = target.is_dir() and any(
         p.suffix == ".md" for p in target.rglob("*.md") if ".git" not in p.parts)
-    result = init_vault(target, git=args.git)
+    minimal = adopting and not args.full
+    if args.dry_run and args.git:
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError("--dry-run writes nothing, so it cannot go with --git")
+    result = init_vault(target, git=args.git, minimal=minimal, dry_run=args.dry_run)
     out = sys.stdout
-    if not args.quiet:
+    verb = "would create" if args.dry_run else "created "
+    if not args.quiet or args.dry_run:
         for rel in result.created:
-            out.write(f"created  {rel}\n")
+            out.write(f"{verb} {rel}\n")
     for rel in result.skipped:
         out.write(f"skipped  {rel} ({result.reasons.get(rel, 'exists; left unchanged')})\n")
     for note in result.notes:
         out.write(f"note     {note}\n")
     kept = f", {len(result.skipped)} skipped" if result.skipped else ""
-    out.write(f"\nStarter vault in {target}: {len(result.created)} files written{kept}.\n")
+    if args.dry_run:
+        out.write(f"\n{len(result.created)} files would be written in {target}{kept}; "
+                  "nothing written (run it without --dry-run to write them).\n")
+        return 0
+    if minimal:
+        out.write(f"\nvaultkit set up in {target}: {len(result.created)} files written{kept}. "
+                  "The folder holds notes already, so only what vaultkit needs was added; "
+                  "`vaultkit init --full` adds the rest of the starter (bootstrap files, "
+                  "typed folders, templates, Obsidian settings) where missing.\n")
+    else:
+        out.write(f"\nStarter vault in {target}: {len(result.created)} files written{kept}.\n")
     if result.git:
         out.write(f"git: {result.git}\n")
     config_hint = target.resolve().parent / "openclaw.json"
