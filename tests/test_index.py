@@ -515,7 +515,7 @@ def test_the_memo_holds_each_notes_state_packed(make_vault, monkeypatch):
     (key, epoch, _, sizes, mtimes, digests, offsets, targets, counts, used, dated, memo_text,
      left_out, layout, ranked) = marshal.loads(
         (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
-    assert memo_text == text and epoch == vault.names_epoch and key.startswith("4:")
+    assert memo_text == text and epoch == vault.names_epoch and key.startswith("5:")
     assert all(isinstance(b, bytes) for b in (sizes, mtimes, digests, offsets, targets, counts))
     paths = sorted(vault.notes)
     assert list(array("q", sizes)) == [vault.notes[p].size for p in paths]
@@ -776,3 +776,49 @@ def test_arrays_are_compared_a_slice_at_a_time():
     new = array("q", old)
     new[0], new[-1] = -1, -1
     assert _differing(old, new) == [0, len(old) - 1]
+
+
+def _plain_vault(make_vault, settings: str | None):
+    files = {"Notes/Ideas.md": "# Ideas\n\nSee [[Reading]].\n", "Notes/Reading.md": "# Reading\n",
+             "Daily/2026-12-01.md": "# Monday\n", "Daily/2026-12-02.md": "# Tuesday\n",
+             "Journal/2026/12/03.md": "# Wednesday\n", "Daily/notes on days.md": "# Not a day\n"}
+    root = make_vault(files)
+    (root / ".obsidian").mkdir(exist_ok=True)
+    if settings is not None:
+        (root / ".obsidian" / "daily-notes.json").write_text(settings)
+    return root
+
+
+def test_a_plain_obsidian_vault_indexes_its_daily_notes_at_its_top(make_vault):
+    root = _plain_vault(make_vault, '{"folder": "Daily"}')
+    vault = load_vault(root, use_cache=False)
+    assert vault.profile.name == "obsidian"
+    text = render_index(vault)
+    assert text.startswith("# Index\n") and "memory/" not in text
+    days = text.split("## Recent daily notes\n\n", 1)[1].split("\n\n", 1)[0]
+    assert days.splitlines() == ["- [[2026-12-02]]", "- [[2026-12-01]]"]
+    assert "## Archive" not in text  # (a plain vault keeps none)
+    assert main(["index", str(root)]) == 0
+    assert (root / "INDEX.md").is_file() and not (root / "memory").exists()
+
+
+def test_the_daily_notes_folder_and_format_come_from_obsidians_settings(make_vault):
+    root = _plain_vault(make_vault, '{"folder": "Journal", "format": "YYYY/MM/DD"}')
+    text = render_index(load_vault(root, use_cache=False))
+    days = text.split("## Recent daily notes\n\n", 1)[1].split("\n\n", 1)[0]
+    assert days.splitlines() == ["- [[03]]"]
+    (root / ".obsidian" / "daily-notes.json").unlink()  # the plugin not in use
+    text = render_index(load_vault(root, use_cache=False))
+    assert "No daily notes yet." in text
+
+
+def test_a_changed_daily_notes_setting_renders_the_index_again(make_vault):
+    # the memo must not answer for settings it did not read: cached equals fresh
+    root = _plain_vault(make_vault, '{"folder": "Daily"}')
+    cached = render_index(load_vault(root))
+    assert cached == render_index(load_vault(root, use_cache=False))
+    (root / ".obsidian" / "daily-notes.json").write_text('{"folder": "Journal", '
+                                                         '"format": "YYYY/MM/DD"}')
+    cached = render_index(load_vault(root))
+    assert cached == render_index(load_vault(root, use_cache=False))
+    assert "[[03]]" in cached

@@ -278,6 +278,19 @@ def daily_notes_folder(root) -> str | None:
     return "" if on else None
 
 
+def daily_notes_format(root) -> tuple[str, str] | None:
+    """``(folder, date format)`` of Obsidian's Daily notes plugin (the format as the plugin
+    writes it, ``YYYY-MM-DD`` when unset), or None when the vault uses no daily notes."""
+    folder = daily_notes_folder(root)
+    if folder is None:
+        return None
+    data = _settings_json(root, ".obsidian/daily-notes.json")
+    fmt = data.get("format") if isinstance(data, dict) else None
+    if not isinstance(fmt, str) or not fmt.strip() or ".." in fmt:
+        fmt = "YYYY-MM-DD"
+    return folder, fmt.strip().strip("/")
+
+
 def in_folders(path: str, folders: tuple[str, ...]) -> bool:
     """``path`` lies inside one of ``folders`` (case-insensitively, as Obsidian matches)."""
     low = path.lower()
