@@ -105,10 +105,29 @@ def test_bad_since_is_a_usage_error(built, capsys, args, message):
     assert message in capsys.readouterr().err
 
 
-def test_outside_git_is_a_clear_error(tmp_path, capsys):
-    (tmp_path / "v" / ".obsidian").mkdir(parents=True)
-    assert main(["history", str(tmp_path / "v")]) == 2
-    assert "history needs git" in capsys.readouterr().err
+def test_outside_git_answers_the_same_way_with_or_without_a_loss(tmp_path, capsys):
+    # a folder without git: exit 0 and the same summary shape, before any snapshot and
+    # once the snapshots hold a loss
+    vault = tmp_path / "v"
+    (vault / ".obsidian").mkdir(parents=True)
+    assert main(["history", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert out == ("0 loss events between commits (/{0} is not in a git repository: only "
+                   "vaultkit's snapshots were read), 0 not recovered.\n").format(
+        str(vault).lstrip("/"))
+    journal = vault / "memory" / "2026-12-01.md"
+    journal.parent.mkdir()
+    journal.write_text("# 2026-12-01\n\n## 09:00 Kept\n- one\n- two\n- three\n")
+    assert main(["snapshot", str(vault)]) == 0
+    journal.write_text("# 2026-12-01\n")
+    capsys.readouterr()
+    assert main(["history", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert "journal-rewrite" in out and out.rstrip().endswith(
+        "only vaultkit's snapshots were read), 1 not recovered.")
+    assert main(["history", str(vault), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["outsideGit"].endswith("is not in a git repository") and data["commits"] == 0
 
 
 def test_empty_repository_has_no_events(tmp_path, capsys):

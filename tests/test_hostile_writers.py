@@ -269,7 +269,7 @@ def test_log_and_init_still_write_through_a_folder_link_inside_the_vault(world):
     proc = run(["log", "--root", ".", "--title", "T", "a line"], root)
     assert proc.returncode == 0, proc.stderr
     assert "### " in (root / "store" / f"{TODAY}.md").read_text()
-    proc = run(["init", "."], root)
+    proc = run(["init", ".", "--full"], root)
     assert proc.returncode == 0, proc.stderr
     assert (root / "store" / "lessons" / ".gitkeep").is_file()
 

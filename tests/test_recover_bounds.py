@@ -231,7 +231,7 @@ def test_log_and_init_start_a_journal_at_the_level_the_other_journals_use(tmp_pa
     (root / "memory").mkdir(parents=True)
     (root / "memory/2026-01-30.md").write_text(
         "# 2026-01-30\n\n## 09:00 Standup\n- a\n- b\n- c\n")
-    code, _, err = invoke(["init", str(root)], tmp_path)
+    code, _, err = invoke(["init", str(root), "--full"], tmp_path)
     assert code == 0, err
     firsts = [p for p in (root / "memory").glob("2*.md") if p.name != "2026-01-30.md"]
     assert len(firsts) == 1

@@ -196,6 +196,8 @@ class History:
     limits_source: str = ""
     # versions not judged: over the size bound, or missing from the object store
     warnings: list[str] = field(default_factory=list)
+    # why there is no git history to read (a folder that is no repository), else ""
+    outside_git: str = ""
 
 
 # -- reading the history ----------------------------------------------------------------

@@ -70,10 +70,11 @@ def scan_all(root, settings, since=None, *, record: bool = True):
     between = scan_snapshot_losses(root, settings, since=since, record=record)
     try:
         history = scan_history(root, settings, since=since)
-    except VaultkitError:
-        if not between:
+    except VaultkitError as exc:
+        if not str(exc).startswith("history needs git"):
             raise
-        history = History([], 0, None)  # a folder without git, kept by snapshots only
+        # a folder without git: the same answer whether or not its snapshots hold a loss
+        history = History([], 0, None, outside_git=str(exc).split(": ", 1)[-1])
     if between:
         history.events = sorted(history.events + between, key=lambda e: e.timestamp,
                                 reverse=True)
@@ -89,6 +90,7 @@ def run(args) -> int:
         from vaultkit.vault.outbound import dumps
 
         print(dumps({"commits": history.commits, "head": history.head,
+                     "outsideGit": history.outside_git or None,
                      "events": [e.to_dict() for e in history.events],
                      "warnings": history.warnings, "watch": watched}, indent=2))
         return 0
@@ -143,6 +145,9 @@ def render_text(history) -> str:
     open_count = sum(1 for e in events if not e.recovered)
     if out:
         out.append("")
-    out.append(f"{len(events)} loss event{'s' * (len(events) != 1)} in {history.commits} "
-               f"commit{'s' * (history.commits != 1)}, {open_count} not recovered.")
+    where = (f"in {history.commits} commit{'s' * (history.commits != 1)}"
+             if not history.outside_git else
+             f"between commits ({history.outside_git}: only vaultkit's snapshots were read)")
+    out.append(f"{len(events)} loss event{'s' * (len(events) != 1)} {where}, "
+               f"{open_count} not recovered.")
     return "\n".join(out) + "\n"
