@@ -65,6 +65,12 @@ def neutralise(text: str, *, one_line: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character a one-line field shows as an escape (a control
+    character, newline and tab included, or a bidirectional control)."""
+    return _UNSAFE_LINE.search(text) is not None
+
+
 def mask_credentials(text: str) -> str:
     """``text`` with each credential the detector finds replaced by its masked form (and a
     private key's body by ``…``)."""
