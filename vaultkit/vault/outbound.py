@@ -470,9 +470,10 @@ def line_head(head: str, written: str) -> str:
     """The ``head`` of :func:`commands_off` after ``written`` was written: all of the
     current line while it is blank or blank and one ``:``, else its last two characters
     (behind a marker that is no blank)."""
-    breaks = _LINE_BREAK.split(written[-4096:]) if ("\n" in written or "\r" in written) \
-        else None
-    line = breaks[-1] if breaks else head[1:] + written[-4096:]
+    if written.endswith("\n"):  # (most writes: a line, or print's own "\n")
+        return "\n"
+    cut = max(written.rfind("\n"), written.rfind("\r"))
+    line = written[cut + 1:] if cut >= 0 else head[1:] + written
     rest = line[_LEAD.match(line).end():]
     if rest in ("", ":"):
         return "\n" + rest
