@@ -481,7 +481,9 @@ def line_head(head: str, written: str) -> str:
 
 
 class Stream:
-    """A text stream whose writes pass :func:`terminal` (the command line's stdout/stderr).
+    """A text stream whose writes pass :func:`terminal` and then :func:`commands_off` (the
+    command line's stdout/stderr); it follows the line being written across writes, since
+    ``print`` writes its pieces one by one.
 
     Everything else (``isatty``, ``fileno``, ``encoding``, ``flush`` …) is the wrapped
     stream's. A progress line's ``\\r`` is written as is: it comes only from
