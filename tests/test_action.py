@@ -158,3 +158,30 @@ def test_args_and_a_configuration_error(pushed, env, tmp_path):
     assert out["exit-code"] == "0", proc.stdout
     proc, out = run_step("check", repo, env, tmp_path, {"base": base, "args": "--select nope"})
     assert proc.returncode == 2 and "unknown rule 'nope'" in proc.stderr
+
+
+def test_the_log_executes_no_command_from_the_vault(pushed, env, tmp_path):
+    """A pull request's file named as a workflow command, and a heading holding the older
+    "##[" form quoted in a finding, reach the log as text; the action's own warning holds a
+    hostile base escaped (docs/security.md, "No workflow command from a vault")."""
+    from runner_commands import commands
+
+    repo, base = pushed
+    (repo / "::error title=Spoof::x.md").write_text("# x\n\nSee [[nowhere at all]].\n",
+                                                   encoding="utf-8")
+    (repo / "memory" / "heads.md").write_text("# Heads\n\n## ##[stop-commands]tok\n\nx\n",
+                                              encoding="utf-8")
+    (repo / "memory" / "asks.md").write_text("# Asks\n\nSee [[heads#::stop-commands::t2]].\n",
+                                             encoding="utf-8")
+    git(repo, "add", "-A", env=env)
+    git(repo, "commit", "-qm", "a pull request's notes", env=env)
+    proc, out = run_step("check", repo, env, tmp_path, {"base": base})
+    assert proc.returncode == 0, proc.stderr
+    assert commands(proc.stdout) == [] and commands(proc.stderr) == [], proc.stdout
+    assert "./::error title=Spoof::x.md:3:5: VK501 broken-link" in proc.stdout
+    assert "##\\u005bstop-commands]tok" in proc.stdout
+    # a base given as input, not in the history: one warning, its value escaped as data
+    proc, out = run_step("check", repo, env, tmp_path, {"base": "x%y\n::error::spoofed"})
+    assert commands(proc.stdout) == [
+        ("warning", {"title": "vaultkit"}, "git rules skipped: the base commit "
+         "x%y\n::error::spoofed is not in the fetched history; check out with fetch-depth: 0")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ import pytest
 
 from cli_invoke import invoke
 from vaultkit.memory.watch import Watcher, read_events, service_text
+from vaultkit.vault.outbound import has_control
 from vaultkit.vault.profile import load_settings
 
 TODAY = dt.date.today().isoformat()
@@ -371,3 +373,128 @@ def test_a_round_of_only_new_files_reads_none_of_them(tmp_path, monkeypatch):
     (root / JOURNAL).write_text("# Summary\n", encoding="utf-8")
     events = w.step()
     assert [e.kind for e in events] == ["journal-restored"] and read  # a loss: judged
+
+
+# -- what a service file holds is what runs: nothing injected, nothing expanded -------------
+
+# a folder name with each character a service file's format reads on its own: specifiers
+# and variables (systemd), % (cron), quotes, backslashes (one before a %, one at the end:
+# a unit file joins the next line there), a shell comment, XML's markup
+AWKWARD = "v 100% \\%n %h $HOME ${USER} $$ \"q\" 'q' ; #x <a>&amp;]]> \\"
+
+
+def _python_at(folder: Path) -> str:
+    """A real program (this Python) at an awkward path: ``systemd-analyze verify`` checks
+    that the program it reads from ``ExecStart=`` exists."""
+    folder.mkdir(parents=True)
+    (folder / "python").symlink_to(sys.executable)
+    return str(folder / "python")
+
+
+def test_the_systemd_unit_runs_exactly_the_vault_path(tmp_path):
+    from service_formats import exec_argv, specifiers, systemd_unit
+
+    root = tmp_path / AWKWARD
+    python = _python_at(tmp_path / "py 50% %h $HOME ${USER} ;")
+    unit, _ = service_text("systemd", root, interval=15, python=python)
+    parsed = systemd_unit(unit)
+    assert set(parsed) == {("Unit", "Description"), ("Service", "ExecStart"),
+                           ("Service", "Restart"), ("Service", "RestartSec"),
+                           ("Install", "WantedBy")}  # no directive of the path's own
+    assert exec_argv(parsed["Service", "ExecStart"][0]) == [
+        python, "-m", "vaultkit", "watch", str(root)]
+    assert specifiers(parsed["Unit", "Description"][0]) == \
+        f'vaultkit watch: snapshots of the memory in "{root}"'
+    # and systemd's own reader, where it is installed: the program it resolves must exist
+    # (a $ doubled in the program's path, or a % specifier expanded there, names another)
+    analyze = shutil.which("systemd-analyze")
+    if analyze:
+        (tmp_path / "units").mkdir()
+        path = tmp_path / "units" / "vaultkit-watch-test.service"
+        path.write_text(unit, encoding="utf-8")
+        proc = subprocess.run([analyze, "verify", "--man=no", str(path)], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0 and path.name not in proc.stderr, proc.stderr
+    # systemd takes no quote or backslash in a program's path (systemd-analyze verify:
+    # "Executable name contains special characters"): refused before anything is written
+    from vaultkit.core.errors import VaultkitError
+
+    for bad in ('/opt/py "3"/python', "/opt/py 'x'/python", "/opt/py\\3/python"):
+        with pytest.raises(VaultkitError, match="holds a quote or a backslash"):
+            service_text("systemd", root, interval=15, python=bad)
+
+
+def test_the_crontab_line_runs_exactly_the_vault_path(tmp_path):
+    from service_formats import crontab_job
+
+    root = tmp_path / AWKWARD
+    for python in ("/opt/py%1/python", str(tmp_path / "py 50% \\%d 'q'" / "python")):
+        line, _ = service_text("cron", root, interval=15, python=python)
+        fields, argv = crontab_job(line)
+        assert fields == ["*/15", "*", "*", "*", "*"]
+        assert argv == [python, "-m", "vaultkit", "snapshot", "--quiet", str(root)]
+    # the shell itself reads the same words (cron's % rule applied first, as above)
+    probe = tmp_path / "probe %"
+    probe.mkdir()
+    (probe / "python").write_text('#!/bin/sh\nprintf "%s\\0" "$@" > "$0.args"\n')
+    (probe / "python").chmod(0o755)
+    line, _ = service_text("cron", root, interval=15, python=str(probe / "python"))
+    command = line.split(None, 5)[5].replace("\\%", "%")
+    subprocess.run(["sh", "-c", command], check=True, timeout=30)
+    assert (probe / "python.args").read_text().split("\0")[:-1] == [
+        "-m", "vaultkit", "snapshot", "--quiet", str(root)]
+
+
+def test_the_launchd_agent_runs_exactly_the_vault_path(tmp_path):
+    import plistlib
+
+    root = tmp_path / AWKWARD
+    plist, _ = service_text("launchd", root, interval=15, python="/opt/py & <3>/python")
+    agent = plistlib.loads(plist.encode("utf-8"))
+    assert agent["ProgramArguments"] == ["/opt/py & <3>/python", "-m", "vaultkit", "watch",
+                                         str(root)]
+    assert agent["RunAtLoad"] is True and agent["KeepAlive"] is True
+
+
+@pytest.mark.parametrize("kind", ["systemd", "cron", "launchd"])
+def test_a_value_with_a_control_character_is_refused(tmp_path, kind):
+    from vaultkit.core.errors import VaultkitError
+
+    for root, python in ((tmp_path / "v\nExecStartPre=/bin/touch pwned", "/usr/bin/python3"),
+                         (tmp_path / "v\r* * * * * touch pwned", "/usr/bin/python3"),
+                         (tmp_path / "v\x1b[2J", "/usr/bin/python3"),
+                         (tmp_path / "v", "/usr/bin/py\nthon3")):
+        with pytest.raises(VaultkitError) as exc:
+            service_text(kind, root, interval=15, python=python)
+        message = str(exc.value)
+        assert "holds a control character" in message and "nothing written" in message
+        assert not has_control(message)  # shown as escapes: one line
+    with pytest.raises(VaultkitError, match="not valid UTF-8"):  # a name of raw bytes
+        service_text(kind, tmp_path / "v\udcff", interval=15, python="/usr/bin/python3")
+    with pytest.raises(VaultkitError, match="no absolute path"):
+        service_text(kind, tmp_path / "v", interval=15, python="python3")
+
+
+def test_install_refuses_a_vault_path_that_would_inject_a_job(tmp_path, monkeypatch):
+    """A folder name holding a line break would add a crontab job, or unit directives, of
+    its own: --install --yes refuses it in one line, exit 2, and installs nothing."""
+    made = make(tmp_path)
+    root = made.rename(tmp_path / "vault\n* * * * * touch pwned #")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    table, calls = tmp_path / "crontab.txt", tmp_path / "calls.log"
+    for tool in ("crontab", "systemctl"):
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} $@" >> "{calls}"\n'
+                                    f'cat > /dev/null\n')
+        (bin_dir / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    table.write_text("0 23 * * * nightly-backup\n")
+    for kind in ("cron", "systemd", "launchd"):
+        rc, out, err = invoke(["watch", "--service", kind, "--install", "--yes"], root)
+        assert rc == 2 and out == "", out
+        assert err.count("\n") == 1 and "holds a control character" in err, err
+        assert "\\n* * * * * touch pwned" in err  # the name, shown with its escape
+    assert not calls.exists()  # neither crontab nor systemctl ran
+    assert not (tmp_path / "home").exists()  # no unit or agent written
+    assert table.read_text() == "0 23 * * * nightly-backup\n"

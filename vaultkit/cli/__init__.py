@@ -127,10 +127,10 @@ def _run_into_file(args) -> int:
     with contextlib.redirect_stdout(buffer):
         code = int(args.run(args) or 0)
     from vaultkit.core.atomic import write_output
-    from vaultkit.vault.outbound import clean
+    from vaultkit.vault.outbound import clean, commands_off
 
     # (the output boundary: a file gets what the terminal would)
-    write_output(args.output, clean(buffer.getvalue()).encode("utf-8"))
+    write_output(args.output, commands_off(clean(buffer.getvalue())).encode("utf-8"))
     return code
 
 
@@ -207,6 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         sys.stdout, sys.stderr = streams
         _common.forget_opened_vaults()
+        from vaultkit.vault.outbound import own_commands
+
+        own_commands("")  # (the annotations a command rendered are its own)
         from vaultkit.core import progress
 
         progress.allow(False)

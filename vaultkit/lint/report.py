@@ -45,9 +45,17 @@ def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False,
         return outbound.dumps(sarif(diags, root), indent=2) + "\n"
     if fmt == "github":
         out = "".join(_github(d, _cell(where(d))) + "\n" for d in diags)
-    else:
-        out = "".join(_text(d, colour, _cell(where(d))) + "\n" for d in diags)
+        # its annotations are the workflow commands the output boundary lets through
+        return outbound.own_commands(outbound.mask_output(out))
+    out = "".join(_text(d, colour, _editor_path(_cell(where(d)))) + "\n" for d in diags)
     return outbound.mask_output(out)
+
+
+def _editor_path(path: str) -> str:
+    """A path that would start its line with ``::`` (a note named ``::error …::x.md``)
+    written ``./::error …::x.md``: the same file, to an editor too, and no workflow command
+    (the output boundary would otherwise escape its second colon)."""
+    return "./" + path if path.lstrip().startswith("::") else path
 
 
 def _cell(text: str) -> str:
@@ -57,7 +65,7 @@ def _cell(text: str) -> str:
 def _text(d: Diagnostic, colour: bool, path: str | None = None) -> str:
     """``path:line:col: CODE rule severity: message``: the severity is written out, so the
     errors (which fail the run) are told from the warnings without colour too."""
-    where = f"{path or _cell(d.path)}:{d.line or 1}:{d.column or 1}:"
+    where = f"{path or _editor_path(_cell(d.path))}:{d.line or 1}:{d.column or 1}:"
     message = _cell(d.message)
     level = d.severity if d.severity in ("error", "info") else "warning"
     if not colour:

@@ -380,17 +380,34 @@ def service_name(root: Path) -> str:
 
 def service_text(kind: str, root: Path, *, interval: int, python: str | None = None) -> tuple[str, str | None]:
     """``(text, file)``: the unit, agent or crontab line that keeps snapshots running, and
-    the file it goes in (None for cron: a line of the user's crontab)."""
-    import shlex
+    the file it goes in (None for cron: a line of the user's crontab).
+
+    Each value put in is refused when it could change the file's lines (a control
+    character) and is then escaped for that format alone (docs/security.md)."""
     from xml.sax.saxutils import escape
 
-    python = python or sys.executable
+    if kind not in ("systemd", "launchd", "cron"):
+        raise VaultkitError(f"--service {kind}: give systemd, launchd or cron")
+    python = python if python is not None else sys.executable
+    _fit_for_service(kind, "the vault path", str(root))
+    _fit_for_service(kind, "the Python running vaultkit", python)
+    if not os.path.isabs(python):  # (the manager runs it from elsewhere, with its own PATH)
+        raise VaultkitError(f"--service {kind}: the Python running vaultkit has no absolute "
+                            f"path ({_shown(python) or 'none'}); run vaultkit with a Python "
+                            "named by its full path")
     name = service_name(root)
     home = Path.home()
     if kind == "systemd":
-        text = (f"[Unit]\nDescription=vaultkit watch: snapshots of the memory in {root}\n\n"
+        if any(c in python for c in "\\\"'"):  # (systemd refuses the unit: "Executable name
+            # contains special characters", systemd-analyze verify, systemd 252)
+            raise VaultkitError(f"--service systemd: the Python running vaultkit "
+                                f"{_shown(python)} holds a quote or a backslash, which "
+                                "systemd does not take in a program's path; nothing written")
+        text = ("[Unit]\nDescription=vaultkit watch: snapshots of the memory in "
+                f"{_systemd_description(str(root))}\n\n"
                 "[Service]\n"
-                f"ExecStart={_systemd_quote(python)} -m vaultkit watch {_systemd_quote(str(root))}\n"
+                f"ExecStart={_systemd_word(python, program=True)} -m vaultkit watch "
+                f"{_systemd_word(str(root))}\n"
                 "Restart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n")
         return text, str(home / ".config" / "systemd" / "user" / f"{name}.service")
     if kind == "launchd":
@@ -406,18 +423,67 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
                 "  <key>RunAtLoad</key>\n  <true/>\n  <key>KeepAlive</key>\n  <true/>\n"
                 "</dict>\n</plist>\n")
         return text, str(home / "Library" / "LaunchAgents" / f"{label}.plist")
-    if kind == "cron":
-        step = max(1, min(int(interval), 59))
-        text = (f"*/{step} * * * * {shlex.quote(python)} -m vaultkit snapshot --quiet "
-                f"{shlex.quote(str(root))}  # {name}\n")
-        return text, None
-    raise VaultkitError(f"--service {kind}: give systemd, launchd or cron")
+    step = max(1, min(int(interval), 59))
+    text = (f"*/{step} * * * * {_cron_word(python)} -m vaultkit snapshot --quiet "
+            f"{_cron_word(str(root))}  # {name}\n")
+    return text, None
 
 
-def _systemd_quote(arg: str) -> str:
+def _fit_for_service(kind: str, what: str, value: str) -> None:
+    """Refuse a value that a service file could not hold as written: a control character
+    (a line break starts a crontab job or a unit directive of its own; the others are
+    refused with it, as the output boundary shows them) or a name that is not UTF-8."""
+    from vaultkit.vault.outbound import has_control
+
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise VaultkitError(f"--service {kind}: {what} {_shown(value)} is not valid UTF-8; "
+                            "nothing written (rename it)") from None
+    if has_control(value):
+        raise VaultkitError(f"--service {kind}: {what} {_shown(value)} holds a control "
+                            "character (a line break would add lines of its own to the "
+                            "file); nothing written (rename it)")
+
+
+def _shown(value: str) -> str:
+    from vaultkit.vault.outbound import clean_line
+
+    return clean_line(value.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _systemd_word(arg: str, *, program: bool = False) -> str:
+    """One word of an ``ExecStart=`` line, read back as ``arg``: systemd.service(5) expands
+    ``%`` specifiers on the whole line first (``%%`` is a ``%``), then splits it into words
+    by systemd.syntax(7)'s quoting (C escapes: ``\\``, ``\"``), then expands ``$VAR`` in the
+    arguments (``$$`` is a ``$``) but never in the program's path."""
     if arg and all(c.isalnum() or c in "/._-+:@" for c in arg):
         return arg
-    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%") + '"'
+    arg = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    return '"' + (arg if program else arg.replace("$", "$$")) + '"'
+
+
+def _systemd_description(value: str) -> str:
+    """A value inside ``Description=``: specifiers are expanded there (``%%``), nothing is
+    unquoted or unescaped, and a trailing backslash would join the next line, so the value
+    is written between double quotes (shown as they are)."""
+    return '"' + value.replace("%", "%%") + '"'
+
+
+def _cron_word(arg: str) -> str:
+    """One shell word of a crontab command, read back as ``arg``. crontab(5): a ``%`` not
+    escaped with a backslash ends the command (the rest becomes its standard input), and
+    ``\\%`` is a ``%``. Each ``%`` is therefore put outside the shell's quotes as ``\\%``:
+    cron takes the backslash away and the shell reads a bare ``%``, and a backslash of the
+    name just before it (inside the quotes) cannot combine with the escape."""
+    import shlex
+
+    quoted = shlex.quote(arg)
+    if "%" not in arg:
+        return quoted
+    if not quoted.startswith("'"):  # (shlex left it bare: no backslash, no quote in it)
+        return quoted.replace("%", "\\%")
+    return quoted.replace("%", "'\\%'")
 
 
 def install_service(kind: str, text: str, target: str | None) -> list[str]:

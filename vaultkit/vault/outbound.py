@@ -13,6 +13,14 @@ text must never reach a terminal, a CI log, a committed baseline, a cache or an 
   the same text is a valid escape inside a JSON string, so JSON output stays JSON).
   Newline and tab are kept where the output has lines (a snippet, an excerpt); a one-line
   field (a message, a path, an author) shows them as ``\\n`` and ``\\t`` too.
+- **workflow commands**: a GitHub Actions runner executes a line of a job's log that starts
+  with ``::`` (after blanks) or holds ``##[`` anywhere: a note named ``::error …::x.md``
+  would spoof an annotation, a heading ``##[stop-commands]x`` quoted in a message would
+  switch command processing off. :func:`commands_off` shows the character that completes
+  one as an escape (``:\\u003aerror``, ``##\\u005b``); only the lines vaultkit's own
+  ``github`` format built (:func:`own_commands`) pass as they are. It needs to know where
+  lines start, so it runs where whole outputs leave: :class:`Stream` (which follows the
+  line across writes) and the ``-o FILE`` writers.
 
 Who calls it: :class:`vaultkit.lint.diagnostics.Diagnostic` cleans its message when it is
 made, and the writers clean what they write again (the report formats, the baseline, the
@@ -63,6 +71,12 @@ def neutralise(text: str, *, one_line: bool = False) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(_escape, text)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character a one-line field shows as an escape (a control
+    character, newline and tab included, or a bidirectional control)."""
+    return _UNSAFE_LINE.search(text) is not None
 
 
 def mask_credentials(text: str) -> str:
@@ -403,8 +417,73 @@ def terminal(text: str) -> str:
     return text
 
 
+# What the Actions runner reads as a workflow command (actions/runner,
+# ActionCommandManager.TryProcessCommand, checked on 2026-12-07): ActionCommand.TryParseV2,
+# a line that starts with "::" after String.TrimStart(); else ActionCommand.TryParse, the
+# older "##[" anywhere in the line. The runner reads its output line by line (\n, \r\n,
+# \r). The blanks matched here are Python's whitespace (more than .NET trims) plus the
+# zero-width space and BOM: one too many is harmless, one too few is not.
+_LEAD = lazy_re(r"(?:[^\S\n\r]|[\u200b\ufeff])*")
+_LINE_BREAK = lazy_re(r"(\r\n|\r|\n)")
+_OWN_COMMANDS: list[frozenset] = [frozenset()]
+
+
+def own_commands(text: str) -> str:
+    """``text``, whose lines are the workflow commands vaultkit built itself (the ``github``
+    format's annotations, their values escaped as GitHub documents): the only lines
+    :func:`commands_off` lets through as they are, until another text is given (``""`` at
+    the end of a command)."""
+    _OWN_COMMANDS[0] = frozenset(text.split("\n")) if text else frozenset()
+    return text
+
+
+def commands_off(text: str, head: str = "\n") -> str:
+    """``text`` with no line the Actions runner would execute as a workflow command, but
+    vaultkit's own (:func:`own_commands`): the character that completes ``::`` at a line's
+    start or ``##[`` is shown as its escape (``:\\u003a``, ``##\\u005b``), as control
+    characters are. ``head`` is what the output's current line already holds, in the form
+    :func:`line_head` gives (``"\\n"``: a line starts here)."""
+    edge = head + text[:2]
+    if "::" not in text and "##[" not in text and "::" not in edge and "##[" not in edge:
+        return text
+    own = _OWN_COMMANDS[0]
+    pieces = _LINE_BREAK.split(text)  # lines and the breaks between them, alternately
+    for i in range(0, len(pieces), 2):
+        before = head if i == 0 else "\n"
+        piece = pieces[i]
+        if before == "\n" and piece in own:
+            continue  # a line vaultkit's github format built, from its start
+        line = before + piece
+        if line[0] == "\n":
+            lead = _LEAD.match(line, 1).end()
+            # (":::" is no command: its name would start with ":", and none does; a
+            # Markdown admonition fence, ":::note", is left as it is)
+            if line.startswith("::", lead) and not line.startswith(":::", lead):
+                line = line[:lead + 1] + "\\u003a" + line[lead + 2:]
+        if "##[" in line:
+            line = line.replace("##[", "##\\u005b")
+        pieces[i] = line[len(before):]  # (before holds no whole command: it is unchanged)
+    return "".join(pieces)
+
+
+def line_head(head: str, written: str) -> str:
+    """The ``head`` of :func:`commands_off` after ``written`` was written: all of the
+    current line while it is blank or blank and one ``:``, else its last two characters
+    (behind a marker that is no blank)."""
+    if written.endswith("\n"):  # (most writes: a line, or print's own "\n")
+        return "\n"
+    cut = max(written.rfind("\n"), written.rfind("\r"))
+    line = written[cut + 1:] if cut >= 0 else head[1:] + written
+    rest = line[_LEAD.match(line).end():]
+    if rest in ("", ":"):
+        return "\n" + rest
+    return "x" + line[-2:]
+
+
 class Stream:
-    """A text stream whose writes pass :func:`terminal` (the command line's stdout/stderr).
+    """A text stream whose writes pass :func:`terminal` and then :func:`commands_off` (the
+    command line's stdout/stderr); it follows the line being written across writes, since
+    ``print`` writes its pieces one by one.
 
     Everything else (``isatty``, ``fileno``, ``encoding``, ``flush`` …) is the wrapped
     stream's. A progress line's ``\\r`` is written as is: it comes only from
@@ -413,11 +492,15 @@ class Stream:
 
     def __init__(self, stream):
         self._stream = stream
+        self._head = "\n"  # the current line so far, as commands_off needs it
 
     def write(self, text: str) -> int:
         if text.startswith("\r") and _PROGRESS.fullmatch(text):
+            self._head = line_head(self._head, text)
             return self._stream.write(text)
-        self._stream.write(terminal(text))
+        out = commands_off(terminal(text), self._head)
+        self._head = line_head(self._head, out)
+        self._stream.write(out)
         return len(text)
 
     def writelines(self, lines) -> None:

@@ -173,9 +173,9 @@ def _write_report(args, diags, roots, hidden, failed, where) -> int:
     if out is not sys.stdout:
         from vaultkit.core.atomic import write_output
 
-        from vaultkit.vault.outbound import clean
+        from vaultkit.vault.outbound import clean, commands_off
 
-        write_output(args.output, clean(out.getvalue()).encode("utf-8"))
+        write_output(args.output, commands_off(clean(out.getvalue())).encode("utf-8"))
     if args.exit_zero:
         return 0
     return 1 if failed else 0
