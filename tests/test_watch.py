@@ -60,12 +60,13 @@ def test_a_journal_that_lost_lines_gets_them_back_once(tmp_path):
     events = w.step()
     assert [(e.kind, e.path, e.lines) for e in events] == [("journal-restored", JOURNAL, 9)]
     text = (root / JOURNAL).read_text(encoding="utf-8")
-    assert text.startswith("# Summary\n- fine\n\n### ")
-    assert "Restored by vaultkit watch" in text
-    assert "".join(entries).lstrip("\n") in text  # byte for byte, in order
+    # undone in place: the old lines where they stood, then what was written since, as an
+    # append would have left it; no heading or marker of vaultkit's
+    assert text == "".join(entries).lstrip("\n") + "\n# Summary\n- fine\n"
+    assert "Restored by vaultkit watch" not in text and "vaultkit" not in text
     assert w.step() == []  # the restored journal is recorded whole: nothing more to do
     assert [e["kind"] for e in read_events(w.store)] == ["journal-restored"]
-    assert "9 lost lines restored" in lines[0]
+    assert "9 lost lines put back where they stood" in lines[0]
     # history sees the loss between commits, recovered
     rc, out, _ = invoke(["history", "--format", "json"], root)
     data = json.loads(out)
@@ -498,3 +499,135 @@ def test_install_refuses_a_vault_path_that_would_inject_a_job(tmp_path, monkeypa
     assert not calls.exists()  # neither crontab nor systemctl ran
     assert not (tmp_path / "home").exists()  # no unit or agent written
     assert table.read_text() == "0 23 * * * nightly-backup\n"
+
+
+# -- one model of loss: edits, git's own moves, two writers -------------------------------
+
+DAY = ("# Day\n\n### 09:00 — Standup\n- talked to Ada about the invoice\n- paid 120 EUR for "
+       "hosting\n\n### 11:00 — Deploy\n- shipped 1.2 to staging\n- watched the graphs\n")
+
+
+def _git(root: Path, *args: str) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+               GIT_CONFIG_GLOBAL=os.devnull)
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                          text=True, env=env).stdout
+
+
+def _journal(root: Path) -> str:
+    return (root / JOURNAL).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("- talked to Ada about the invoice", "- talked to Ada about the invoices"),  # a typo
+    ("- paid 120 EUR for hosting", "- paid 150 EUR for hosting"),  # a wrong number
+    ("- shipped 1.2 to staging", "- shipped 1.2 to production"),  # a clause reworded
+])
+def test_an_edit_in_obsidian_is_not_a_loss(tmp_path, old, new):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    w, _ = watcher(root)
+    (root / JOURNAL).write_text(DAY.replace(old, new), encoding="utf-8")
+    assert w.step() == []
+    assert _journal(root) == DAY.replace(old, new)  # left as the person made it
+
+
+def test_a_line_whose_content_is_gone_is_put_back_where_it_stood(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    w, _ = watcher(root)
+    # an entry deleted, a line cut short by a partial write, an entry appended
+    cut = DAY.replace("### 09:00 — Standup\n- talked to Ada about the invoice\n"
+                      "- paid 120 EUR for hosting\n\n", "").replace("- watched the graphs\n",
+                                                                     "- watched the")
+    (root / JOURNAL).write_text(cut + "\n\n### 12:00 — Lunch\n- pasta\n", encoding="utf-8")
+    events = w.step()
+    assert [(e.kind, e.lines) for e in events] == [("journal-restored", 4)]
+    assert _journal(root) == DAY + "- watched the\n\n### 12:00 — Lunch\n- pasta\n"
+    assert w.step() == []
+    # recover after watch's restore writes nothing: every line is there once
+    before = _journal(root)
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and _journal(root) == before
+
+
+def test_two_watchers_write_each_line_once(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    first, _ = watcher(root)
+    second, _ = watcher(root)
+    (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
+    first.step()
+    second.step()
+    text = _journal(root)
+    assert text == DAY + "\nSummary: calm.\n"
+    for line in DAY.splitlines():
+        if line.strip():
+            assert text.count(line + "\n") == 1, line
+
+
+def test_a_writer_that_keeps_removing_the_lines_gets_one_report(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    w, lines = watcher(root)
+    kinds = []
+    for _ in range(4):  # a summariser rewriting the day every few seconds
+        (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
+        kinds += [e.kind for e in w.step()]
+    assert kinds == ["journal-restored", "journal-restore-undone"]
+    assert _journal(root) == "# Day\n\nSummary: calm.\n"  # backed off: no growth, no nesting
+    assert sum("another writer removed" in line for line in lines) == 1
+
+
+def test_a_checkout_or_stash_is_a_new_baseline_not_a_loss(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    _git(root, "checkout", "-qb", "other")
+    (root / JOURNAL).write_text("# Day\n\nOn the other branch.\n", encoding="utf-8")
+    _git(root, "commit", "-qam", "other")
+    _git(root, "checkout", "-q", "-")
+    w, _ = watcher(root)
+    _git(root, "checkout", "-q", "other")  # the branch's journal: git keeps both versions
+    assert w.step() == []
+    assert _journal(root) == "# Day\n\nOn the other branch.\n"  # not polluted
+    _git(root, "checkout", "-q", "-")
+    assert w.step() == [] and _journal(root) == DAY
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 13:00 — Uncommitted\n- a checkpoint\n")
+    assert w.step() == []
+    _git(root, "stash", "-q")  # the lines are in the stash, not lost
+    assert w.step() == [] and _journal(root) == DAY
+    _git(root, "stash", "pop", "-q")
+    assert w.step() == [] and _journal(root).endswith("- a checkpoint\n")
+
+
+def test_no_round_runs_while_git_is_mid_operation(tmp_path):
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    w, _ = watcher(root)
+    (root / ".git" / "index.lock").write_text("")
+    (root / JOURNAL).write_text("# Day\n", encoding="utf-8")  # git writing the work tree
+    assert w.step() == []
+    (root / ".git" / "index.lock").unlink()
+    _git(root, "checkout", "--", JOURNAL)
+    assert w.step() == [] and _journal(root) == DAY
+
+
+def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
+    # `git checkout -- journal` over uncommitted lines: a real loss, only a snapshot held them
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    w, _ = watcher(root)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    assert w.step() == []
+    _git(root, "checkout", "--", JOURNAL)
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    assert _journal(root) == DAY + "\n### 13:00 — Checkpoint\n- uncommitted work\n"

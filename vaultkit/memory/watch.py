@@ -4,11 +4,18 @@ Each round (:meth:`Watcher.step`) takes a snapshot (:mod:`vaultkit.vault.snapsho
 judges what changed since the previous one the way the git rules do:
 
 ``journal-restored`` / ``journal-lines-lost``
-    A journal that lost lines (overwritten by a Write, edited, truncated). With restore on
-    (the default) the lost lines are appended back at once, under a heading that says they
-    were restored and when they were lost, through the locked ``O_APPEND`` writer of
-    ``vaultkit log``; then a second snapshot records the journal whole again. With
-    ``--no-restore`` the loss is only reported (``vaultkit recover`` brings it back).
+    A journal that lost lines (overwritten by a Write, truncated, a line deleted). With
+    restore on (the default) the deletion is undone in place at once: the lost lines go
+    back where they stood, around what was written since (:func:`undo_deletions`), so an
+    overwritten journal becomes its old lines followed by the new text, as an append would
+    have left it; no heading or marker is added, and each line is written once. The file is
+    rewritten atomically under the journal's lock, only if it still holds what was judged;
+    then a second snapshot records the journal whole again. An edit (a line that keeps most
+    of its characters: a typo, a number, a reworded clause) is not a loss and is left as
+    it is. When another writer removes the same lines again right after a restore, watch
+    backs off: it reports ``journal-restore-undone`` once and restores that file no more
+    until its loss changes. With ``--no-restore`` the loss is only reported
+    (``vaultkit recover`` brings it back).
 ``memory-cut``
     ``MEMORY.md`` lost durable lines that did not go into another memory file changed in the
     same round; a structured, knowledge or other bootstrap note lost the profile's share of
@@ -16,6 +23,11 @@ judges what changed since the previous one the way the git rules do:
     in the recovery note.
 ``note-deleted``
     A memory note removed without a move into the archive. Reported.
+
+Git moves text on purpose, and watch knows it: no round runs while git is mid-operation
+(its index lock, a merge, a rebase, a cherry-pick or revert in progress), and a round after
+HEAD, the branch or the stash moved (a checkout, pull, reset, commit or stash) takes what
+the files hold then as its new baseline without judging it.
 
 Every event goes to the store's event log (JSON lines, beside the snapshot ref), which
 ``vaultkit history`` and ``vaultkit audit`` read. The loop (:meth:`Watcher.run`) waits on
@@ -39,7 +51,16 @@ from pathlib import Path
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.fswatch import have_watchfiles, missing_message, unavailable_message
 
+# an older watch appended restored lines under this heading; kept to recognise those blocks
 JOURNAL_HEADING = "Restored by vaultkit watch"
+# how much of a line must stay for a change to be an edit, not a loss: the characters the
+# new line keeps of the old one, in order (difflib's matching blocks), over the old line's
+# length. A typo or a changed number keeps ~0.9, a reworded clause ~0.8; a line cut short
+# by a partial write or replaced by an unrelated one keeps less (docs/snapshots.md)
+EDIT_RATIO = 0.75
+# what in the git folder says git is rewriting the work tree right now
+_GIT_BUSY = ("index.lock", "MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD",
+             "REVERT_HEAD", "sequencer")
 
 
 @dataclass
@@ -59,7 +80,11 @@ class WatchEvent:
         s = "s" * (self.lines != 1)
         when = dt.datetime.fromtimestamp(self.time).strftime("%H:%M:%S")
         if self.kind == "journal-restored":
-            return f"{when} {self.path}: {self.lines} lost line{s} restored at the end"
+            return f"{when} {self.path}: {self.lines} lost line{s} put back where they stood"
+        if self.kind == "journal-restore-undone":
+            return (f"{when} {self.path}: another writer removed the {self.lines} restored "
+                    f"line{s} again; not restored again until that stops (`vaultkit "
+                    "recover --all` brings them back)")
         if self.kind == "journal-lines-lost":
             return (f"{when} {self.path}: {self.lines} line{s} lost (not restored: "
                     "`vaultkit recover --all` brings them back)")
@@ -122,6 +147,10 @@ class Watcher:
         self.out = out or (lambda line: print(line, flush=True))
         self.store = open_store(self.root, settings, create=True)
         self.memory_md = "MEMORY.md" if self.profile.memory_prefix else "../MEMORY.md"
+        self._dirs = None if self.store.bare else _dirs_of(self.store)
+        self._tips = self._git_tips()
+        # path -> the lines last restored there, and whether watch has backed off from it
+        self._restored: dict[str, tuple[tuple[str, ...], bool]] = {}
 
     # -- one round -----------------------------------------------------------------
 
@@ -130,9 +159,18 @@ class Watcher:
         from vaultkit.vault.snapshots import store_path
 
         store = self.store
+        if self._git_busy():
+            return []  # git is rewriting the work tree: judged once it is done
+        tips = self._git_tips()
+        moved, self._tips = tips != self._tips, tips
         before = store.recorded()
         result = store.snapshot(prune=False)
         if result.commit is None:
+            return []
+        if moved:
+            # a checkout, pull, reset, commit or stash put in the files a version git
+            # keeps: the new baseline, not a loss
+            self._restored.clear()
             return []
         old_oids = {p: before.get(store_path(p)) for p in result.changed + result.removed}
         if not result.removed and not any(old_oids.values()):
@@ -167,16 +205,15 @@ class Watcher:
                 continue
             layer = self._layer(path)
             if layer == "journal":
-                from vaultkit.memory.history import missing_lines
-
-                lost = missing_lines(new, old.replace("\r\n", "\n").split("\n"))
+                lost = lost_from_journal(old, new)
                 if not _nonblank(lost):
+                    self._restored.pop(path, None)
                     continue
                 if self.restore:
-                    self._restore(path, lost, result.commit)
-                    restored = True
-                    events.append(WatchEvent("journal-restored", path, len(_nonblank(lost)),
-                                             result.commit))
+                    event = self._restore(path, old, new, lost, result.commit)
+                    if event is not None:
+                        restored = restored or event.kind == "journal-restored"
+                        events.append(event)
                 else:
                     events.append(WatchEvent("journal-lines-lost", path, len(_nonblank(lost)),
                                              result.commit))
@@ -237,37 +274,57 @@ class Watcher:
                               detail=f" of its {before}")
         return None
 
-    def _restore(self, path: str, lost: list[str], commit: str) -> None:
-        """Append the lost lines through ``log``'s appending writer, at the journal's entry
-        level; a line holding a credential comes back as ``recover``'s placeholder."""
-        from vaultkit.memory.history import MARKER, credential_lines
-        from vaultkit.memory.journal import DASH
-        from vaultkit.memory.memset import vault_zone
-        from vaultkit.memory.recover import _append
+    def _restore(self, path: str, old: str, new: str, lost: list[str],
+                 commit: str) -> WatchEvent | None:
+        """Undo the deletion in place (:func:`undo_deletions`); a line holding a credential
+        comes back as ``recover``'s placeholder. Backs off when the lines it put back last
+        time were removed again."""
+        from vaultkit.memory.history import credential_lines
 
-        now = dt.datetime.now(vault_zone(self.settings))
+        key = tuple(line for line in lost if line.strip())
+        n = len(key)
+        last = self._restored.get(path)
+        if last is not None and last[0] == key:
+            if last[1]:
+                return None  # backed off: reported once already
+            self._restored[path] = (key, True)
+            return WatchEvent("journal-restore-undone", path, n, commit)
         withheld = credential_lines(lost)
-        lines = [withheld.get(line, line) for line in lost]
-        n = len(_nonblank(lost))
-
-        def block(level: int) -> str:
-            return "\n".join([
-                "", f"{'#' * level} {now:%H:%M} {DASH} {JOURNAL_HEADING}",
-                f"<!-- {MARKER} {commit} {path} -->",
-                f"- {n} line{'s' * (n != 1)} removed from this journal at {now:%H:%M:%S} "
-                f"(snapshot {commit[:10]}), put back by `vaultkit watch`: journals are "
-                "append-only.",
-                "- They follow below as they were written.",
-                "", *lines]) + "\n"
-
+        merged = undo_deletions(old, new, withheld)
         limit = self.profile.budgets.max_file_bytes
+        if len(merged.encode("utf-8")) > limit:
+            self.out(f"vaultkit: warning: {path}: putting back {n} lost line{'s' * (n != 1)} "
+                     f"would take it over the {limit:,}-byte limit (budgets.max_file_bytes); "
+                     "not restored: `vaultkit recover --all` puts them in the recovery note")
+            return WatchEvent("journal-lines-lost", path, n, commit)
+        if not _rewrite_if_unchanged(self.root, path, new, merged):
+            return None  # written again meanwhile: the next round judges what is there now
+        self._restored[path] = (key, False)
+        return WatchEvent("journal-restored", path, n, commit)
 
-        def too_big(data: int, size: int) -> str:
-            return (f"{path}: the {data:,} bytes to put back would take it ({size:,} bytes) "
-                    f"over the {limit:,}-byte limit (budgets.max_file_bytes); not restored: "
-                    "`vaultkit recover --all` puts them in the recovery note")
+    # -- git -----------------------------------------------------------------------
 
-        _append(self.root, path, block, "", limit, too_big)
+    def _git_busy(self) -> bool:
+        if self._dirs is None:
+            return False
+        git_dir, _common = self._dirs
+        return any(os.path.lexists(git_dir / name) for name in _GIT_BUSY)
+
+    def _git_tips(self) -> tuple:
+        """What says HEAD, its branch or the stash moved: HEAD's text, the branch's loose
+        ref, and the packed refs and the stash's log by size and time (files git rewrites
+        whenever they move; no git process per round)."""
+        if self._dirs is None:
+            return ()
+        git_dir, common = self._dirs
+        head = _small(git_dir / "HEAD")
+        branch = b""
+        if head.startswith(b"ref: "):
+            name = head[5:].strip().decode("utf-8", "replace")
+            if ".." not in name:
+                branch = _small(common / name)
+        return (head, branch, _stamp(common / "packed-refs"),
+                _stamp(common / "logs" / "refs" / "stash"), _stamp(common / "refs" / "stash"))
 
     # -- the loop ------------------------------------------------------------------
 
@@ -528,3 +585,164 @@ def install_service(kind: str, text: str, target: str | None) -> list[str]:
             break
         done.append(f"ran {' '.join(cmd)}")
     return done
+
+
+# -- undoing a deletion in place ----------------------------------------------------------
+
+def is_edit(old_line: str, new_line: str) -> bool:
+    """Whether ``new_line`` is ``old_line`` edited (a typo fixed, a number changed, a clause
+    reworded): it keeps at least :data:`EDIT_RATIO` of the old line's characters."""
+    import difflib
+
+    if not old_line.strip() or not new_line.strip():
+        return False
+    kept = sum(size for _a, _b, size in difflib.SequenceMatcher(
+        None, old_line, new_line, autojunk=False).get_matching_blocks())
+    # (and most of the new line is the old one: not an old line buried in a new paragraph)
+    return kept >= EDIT_RATIO * len(old_line) and kept >= 0.5 * len(new_line)
+
+
+def _gaps(old_lines: list[str], new_lines: list[str]):
+    """``(old gap, new gap, anchor)`` in file order: the non-blank lines both texts hold in
+    the same order are the anchors (difflib's longest matching blocks, blank lines left
+    out so that they never anchor), and each gap is what lies before an anchor in each
+    text; the last has no anchor (None)."""
+    import difflib
+
+    old_nb = [i for i, line in enumerate(old_lines) if line.strip()]
+    new_nb = [j for j, line in enumerate(new_lines) if line.strip()]
+    matcher = difflib.SequenceMatcher(None, [old_lines[i] for i in old_nb],
+                                      [new_lines[j] for j in new_nb], autojunk=False)
+    po = pn = -1
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            oi, nj = old_nb[a + k], new_nb[b + k]
+            yield old_lines[po + 1:oi], new_lines[pn + 1:nj], new_lines[nj]
+            po, pn = oi, nj
+    yield old_lines[po + 1:], new_lines[pn + 1:], None
+
+
+def lost_from_journal(old: str, new: str) -> list[str]:
+    """The lines of ``old`` whose content is gone from ``new``: not anywhere in it (a line
+    moved within the file is kept), and not edited into a line written in its place (see
+    :func:`is_edit`). Blank lines between lost ones are kept, none at either end."""
+    old_lines = old.replace("\r\n", "\n").split("\n")
+    new_lines = new.replace("\r\n", "\n").split("\n")
+    have = Counter(new_lines)
+    out: list[str] = []
+    for old_gap, new_gap, _anchor in _gaps(old_lines, new_lines):
+        for line in old_gap:
+            if not line.strip():
+                out.append(line)
+            elif have[line] > 0:
+                have[line] -= 1
+            elif not any(is_edit(line, other) for other in new_gap):
+                out.append(line)
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def undo_deletions(old: str, new: str, withheld: dict | None = None) -> str:
+    """``new`` with the lines ``old`` lost put back where they stood: each run of lost
+    lines goes back between the kept lines around it, before what was written in its
+    place. An overwritten journal becomes ``old`` followed by the new text; a deleted
+    entry comes back between its neighbours; edits and moved lines stay as ``new`` has
+    them. ``withheld`` maps a line holding a credential to the placeholder written
+    instead. Line endings follow ``new``."""
+    crlf = "\r\n" in new and new.count("\r\n") == new.count("\n")
+    old_lines = old.replace("\r\n", "\n").split("\n")
+    new_lines = new.replace("\r\n", "\n").split("\n")
+    lost = Counter(line for line in lost_from_journal(old, new) if line.strip())
+    withheld = withheld or {}
+    out: list[str] = []
+    for old_gap, new_gap, anchor in _gaps(old_lines, new_lines):
+        back = []
+        for line in old_gap:
+            if not line.strip():
+                back.append(line)
+            elif lost[line] > 0:
+                lost[line] -= 1
+                back.append(withheld.get(line, line))
+        while back and not back[-1].strip():
+            back.pop()
+        while back and not back[0].strip():
+            back.pop(0)
+        if back:
+            if out and out[-1].strip() and back[0].lstrip().startswith("#"):
+                out.append("")  # (a heading put back keeps its blank line above)
+            out.extend(back)
+            after = next((line for line in new_gap if line.strip()), anchor)
+            if new_gap[:1] != [""] and after is not None and after.lstrip().startswith("#"):
+                out.append("")  # (and so does the heading that follows)
+        out.extend(new_gap)
+        if anchor is not None:
+            out.append(anchor)
+    text = "\n".join(out)
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+def _rewrite_if_unchanged(root: Path, rel: str, judged: str, text: str) -> bool:
+    """Replace the journal with ``text``, atomically and under the lock ``log`` takes, only
+    while it still holds ``judged`` (what this round read): a write since is never lost."""
+    import fcntl
+
+    from vaultkit.core.atomic import write_atomic
+    from vaultkit.core.confine import write_target
+
+    path = write_target(root, rel)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held = os.fstat(fd)
+        try:
+            now = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino) or held.st_nlink > 1:
+            return False
+        data = b""
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+        from vaultkit.vault.gitstate import decode
+
+        if decode(data) != judged:
+            return False
+        bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+        write_atomic(path, bom + text.encode("utf-8"), root=root)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _dirs_of(store):
+    from vaultkit.vault.snapshots import _git_dirs
+
+    try:
+        return _git_dirs(Path(store.cwd))
+    except Exception:  # noqa: BLE001 (no repository found: git-aware rounds are off)
+        return None
+
+
+def _small(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096)
+    except OSError:
+        return b""
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return (st.st_size, st.st_mtime_ns, st.st_ino)

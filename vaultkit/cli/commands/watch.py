@@ -9,8 +9,9 @@ DESCRIPTION = (
     "Watch the vault's memory files (file events through the optional watchfiles package, "
     "`pip install 'vaultkit-lint[watch]'`; polling every 2 s without it) and record a snapshot "
     "within a second or two of each write. A journal that lost lines gets them back at "
-    "once, appended under a '### HH:MM — Restored by vaultkit watch' entry through the same "
-    "locked writer as `vaultkit log` (--no-restore only reports); MEMORY.md cut, a note "
+    "once, where they stood, around what was written since (an edit that keeps most of a "
+    "line is no loss; --no-restore only reports); no round runs while git is mid-operation, "
+    "and a checkout, pull, reset, commit or stash is a new baseline. MEMORY.md cut, a note "
     "cut by the profile's share or deleted is reported. Every event goes to a log that "
     "`vaultkit history` and `vaultkit audit` read. --service prints (or, with --install, "
     "installs after asking) what keeps it running: a systemd user unit, a launchd agent, or "
@@ -23,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("vault_path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
     p.add_argument("--no-restore", action="store_true",
-                   help="report a journal's lost lines, do not append them back")
+                   help="report a journal's lost lines, do not put them back")
     p.add_argument("--poll", type=float, metavar="SECONDS",
                    help="poll every SECONDS instead of waiting on file events")
     p.add_argument("--service", choices=("systemd", "launchd", "cron"),
