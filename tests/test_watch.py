@@ -631,3 +631,26 @@ def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
     _git(root, "checkout", "--", JOURNAL)
     assert [e.kind for e in w.step()] == ["journal-restored"]
     assert _journal(root) == DAY + "\n### 13:00 — Checkpoint\n- uncommitted work\n"
+
+
+def test_a_committed_journal_overwritten_comes_back_whole_and_commits(tmp_path):
+    # committed earlier (Obsidian Git, init --git), checkpoints appended since, then a
+    # summary run overwrites the file: every line comes back in place, the commit passes
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    w, _ = watcher(root)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    assert w.step() == []
+    (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    assert _journal(root) == (DAY + "\n### 13:00 — Checkpoint\n- uncommitted work\n"
+                              "\nSummary: calm.\n")
+    _git(root, "add", JOURNAL)
+    rc, out, err = invoke(["check", "--hook", JOURNAL], root)
+    assert rc == 0, out + err
+    assert "VK601" not in out
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert all(e["recovered"] for e in json.loads(out)["events"])
