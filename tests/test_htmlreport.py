@@ -210,3 +210,28 @@ def test_the_audit_tile_counts_as_the_audit_does(page, built, capsys):
     assert main(["audit", str(built.path), "--format", "json"]) in (0, 1)
     audited = {c["id"]: c["status"] for c in _json.loads(capsys.readouterr().out)}
     assert audited.keys() == statuses.keys()
+
+
+def test_the_report_counts_the_loss_events_history_lists(tmp_path, capsys):
+    # a loss between commits (only a snapshot holds the lines) is an event in both, and
+    # the audit rows are the audit's own, in its order
+    import json as _json
+
+    repo = hr.build(tmp_path / "vault")
+    journal = "memory/2026-03-04.md"
+    repo.write(journal, "# 2026-03-04\n\n## 09:00 Kept\n- one\n- two\n- three\n")
+    assert main(["snapshot", str(repo.path)]) == 0
+    repo.write(journal, "# 2026-03-04\n")
+    capsys.readouterr()
+    assert main(["history", str(repo.path), "--format", "json"]) == 0
+    events = _json.loads(capsys.readouterr().out)["events"]
+    assert any(e.get("source") == "snapshot" for e in events)
+    out = tmp_path / "report.html"
+    assert main(["report", str(repo.path), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    tile = re.search(r"of (\d+) loss events? in the history", text)
+    assert tile and int(tile.group(1)) == len(events)
+    capsys.readouterr()
+    main(["audit", str(repo.path), "--format", "json"])
+    audited = [c["id"] for c in _json.loads(capsys.readouterr().out)]
+    assert [row for row in re.findall(r'<tr><td>([a-z-]+)</td><td class=', text)] == audited

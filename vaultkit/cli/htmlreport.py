@@ -92,19 +92,34 @@ def collect(vault, *, now: dt.datetime | None = None) -> ReportData:
     from vaultkit.audit import run_audit
     from vaultkit.lint.engine import run_rules, select_rules
     from vaultkit.audit.history import history_check
-    from vaultkit.memory.history import scan_history
+    from vaultkit.cli.commands.history import scan_all
     from vaultkit.lint.rule import Context
 
     now = now or dt.datetime.now().astimezone()
     history, error = None, None
     try:
-        history = scan_history(vault.root, vault.settings)
+        # the events `vaultkit history` lists: the commits' and those between commits
+        # that the snapshots hold (read as they are: the report records no snapshot)
+        history = scan_all(vault.root, vault.settings, record=False)
     except VaultkitError as exc:
         error = str(exc)
     diagnostics = run_rules(Context(vault), select_rules(vault.settings))
-    checks = run_audit(vault, skip={"history"}, now=now)
-    if history is not None:
-        checks.append(history_check(history, now))
+    read = history is not None and not history.outside_git  # (else the audit reads it)
+    checks = run_audit(vault, skip={"history"} if read else set(), now=now)
+    if read:
+        import dataclasses
+
+        from vaultkit.audit import CHECK_IDS
+
+        # the audit's history check on the history read above, in the checklist's place
+        # (it judges the commits; the snapshots check judges the rest)
+        check = history_check(dataclasses.replace(
+            history, events=[e for e in history.events if e.source == "commit"]), now)
+        check.id = "history"
+        at = CHECK_IDS.index("history")
+        place = next((i for i, c in enumerate(checks) if CHECK_IDS.index(c.id) > at),
+                     len(checks))
+        checks.insert(place, check)
     return ReportData(vault, history, error, diagnostics, checks, now)
 
 
@@ -522,7 +537,9 @@ def _render_html(data: ReportData) -> str:
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>"]
     head = (f"HEAD {history.head[:10]}, {history.commits:,} commits read"
-            if history is not None and history.head else (data.history_error or "no commits"))
+            if history is not None and history.head else
+            (data.history_error or (history.outside_git if history is not None else "")
+             or "no commits"))
     parts.append(f"<header><h1>{_e(title)}</h1><p class=\"sub\">{_e(vault.root)} · profile "
                  f"{_e(vault.profile.name)} · {_e(head)} · generated "
                  f"{data.generated:%Y-%m-%d %H:%M %Z} by vaultkit {_e(__version__)}</p>"
