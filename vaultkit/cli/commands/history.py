@@ -67,13 +67,16 @@ def scan_all(root, settings, since=None, *, record: bool = True):
     from vaultkit.core.errors import VaultkitError
     from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
 
-    between = scan_snapshot_losses(root, settings, since=since, record=record)
+    warnings: list[str] = []  # what the bounded reads of the snapshot chain left out
+    between = scan_snapshot_losses(root, settings, since=since, record=record,
+                                   warnings=warnings)
     try:
         history = scan_history(root, settings, since=since)
     except VaultkitError:
-        if not between:
+        if not between and not warnings:
             raise
         history = History([], 0, None)  # a folder without git, kept by snapshots only
+    history.warnings += warnings
     if between:
         history.events = sorted(history.events + between, key=lambda e: e.timestamp,
                                 reverse=True)
