@@ -200,3 +200,21 @@ def test_check_and_audit_do_not_read_through_the_link(make_vault, outside):
     assert token not in out + err
     footprint = next(c for c in json.loads(out) if c["id"] == "bootstrap-footprint")
     assert "40,0" not in json.dumps(footprint)
+
+
+def test_a_bootstrap_file_above_a_memory_only_vault_is_not_read_through_its_link(
+        make_vault, outside):
+    # the vault's loader reads the workspace's bootstrap files itself (the audit's
+    # footprint lists their sizes, the MCP resources serve them): the link is not followed
+    folder, token = outside
+    root = make_vault({"vaultkit.toml": 'memory-dir = "."\n', "2026-02-15.md": "# d\n"},
+                      root_name="ws/memory")
+    write(root.parent, {"SOUL.md": "# Soul\n"})
+    (root.parent / "AGENTS.md").symlink_to(folder / "secret.md")
+    vault = load_vault(root, root=root, use_cache=False)
+    note = vault.external["../AGENTS.md"]
+    assert note.error.startswith("symlink points outside the workspace") and note.size == 0
+    code, out, err = invoke(["audit", str(root), "--format", "json"], root)
+    footprint = next(c for c in json.loads(out) if c["id"] == "bootstrap-footprint")
+    assert token not in out + err and "40,0" not in json.dumps(footprint)
+    assert not any(r["bytes"] for r in footprint["details"] if r["file"] == "../AGENTS.md")
