@@ -186,3 +186,20 @@ def test_a_chain_longer_than_is_read(tmp_path, monkeypatch):
     versions = store.versions()
     assert versions.head is None  # read short: never kept as the whole chain
     assert any("more than 2 snapshots" in w for w in store.warnings)
+
+
+def test_retention_does_not_read_a_commit_object_over_its_bound(tmp_path):
+    # a snapshot commit is a few hundred bytes; one of 2 MB (a short subject, a long body)
+    # was not made by vaultkit: the retention, which copies each kept commit, stops
+    import datetime as dt
+
+    root, store = good_chain(tmp_path)
+    tree = plumb(root, "rev-parse", f"{store.head()}^{{tree}}")
+    body = b"short subject\n\n" + b"x" * 100 + (b"\n" + b"y" * 99) * 20_000
+    commit = plumb(root, "commit-tree", tree, "-p", store.head(), stdin=body)
+    plumb(root, "update-ref", store.ref, commit)
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=45)
+    checkpoint(root, 7)
+    result, most = peak(lambda: store.snapshot(now=later))
+    assert result.pruned == 0 and most < 1_500_000, most
+    assert any(commit[:10] in w and "retention is not applied" in w for w in store.warnings)

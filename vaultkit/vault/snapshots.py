@@ -700,10 +700,11 @@ class Store:
         keep_from = next(i for i, s in enumerate(chain) if s.time < cutoff)
         kept = chain[:keep_from + 1]
         sizes = self.sizes([snap.commit for snap in kept])
-        big = next((c for c, (kind, size) in sizes.items() if size > MAX_FIELD_BYTES), None)
-        if big is not None or len(sizes) != len(kept):
+        odd = next((s.commit for s in kept if s.commit not in sizes
+                    or sizes[s.commit][1] > MAX_FIELD_BYTES), None)
+        if odd is not None:
             # (a snapshot commit is a few hundred bytes: this one was not made by vaultkit)
-            self.warn(f"{self.ref}: snapshot {str(big)[:10]} is missing or over "
+            self.warn(f"{self.ref}: snapshot {odd[:10]} is missing or over "
                       f"{MAX_FIELD_BYTES:,} bytes; not read, the retention is not applied")
             return 0
         parent = None
