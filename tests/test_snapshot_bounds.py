@@ -203,3 +203,17 @@ def test_retention_does_not_read_a_commit_object_over_its_bound(tmp_path):
     result, most = peak(lambda: store.snapshot(now=later))
     assert result.pruned == 0 and most < 1_500_000, most
     assert any(commit[:10] in w and "retention is not applied" in w for w in store.warnings)
+
+
+def test_the_snapshot_command_says_what_it_left_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(snapshots, "MAX_TREE_ENTRIES", 500, raising=False)
+    root, store = good_chain(tmp_path)
+    blob = plumb(root, "hash-object", "-w", "--stdin", stdin=b"# n\n")
+    commit = hostile_commit(root, store, [f"100644 {blob}\tmemory/many/n{i:05d}.md\n"
+                                          for i in range(800)])
+    (root / ".git" / "vaultkit" / (store.ref.rsplit("/", 1)[-1] + ".stat")).unlink()
+    code, out, err = invoke(["snapshot", str(root), "--quiet", "--no-prune"], root)
+    assert code == 0 and out == ""
+    assert f"the tree of snapshot {commit[:10]} holds more than 500 entries" in err
+    code, out, err = invoke(["snapshot", str(root), "--report"], root)
+    assert code == 0 and "snapshots on" in out
