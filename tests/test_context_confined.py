@@ -218,3 +218,12 @@ def test_a_bootstrap_file_above_a_memory_only_vault_is_not_read_through_its_link
     footprint = next(c for c in json.loads(out) if c["id"] == "bootstrap-footprint")
     assert token not in out + err and "40,0" not in json.dumps(footprint)
     assert not any(r["bytes"] for r in footprint["details"] if r["file"] == "../AGENTS.md")
+
+
+def test_a_broken_symlink_import_is_still_missing(make_vault):
+    root = make_vault({"CLAUDE.md": "@notes/gone.md\n"})
+    (root / "notes").mkdir()
+    (root / "notes" / "gone.md").symlink_to(root / "notes" / "nothing.md")
+    code, out, err = invoke(["context", str(root), "--runtime", "claude-code"], root)
+    assert (code, err) == (0, "")
+    assert "import CLAUDE.md:1 @notes/gone.md: missing (no such file)" in out

@@ -360,11 +360,11 @@ class _Files:
         return out
 
     def exists(self, path: Path) -> bool:
-        """A note, or a name that is no folder (a symlink out of the repository too: it
-        is reported as not read, not as missing)."""
+        """A note, or a regular file (what a symlink out of the repository names too: it
+        is then reported as not read, never read)."""
         if self.note_of(path) is not None:
             return True
-        return os.path.lexists(path) and not os.path.isdir(path)
+        return os.path.isfile(path)
 
     def refused_piece(self, path: Path, role: str, via: str = "", depth: int = 0) -> Piece:
         """The row of a file the runtime would load that is not read: nothing of it
