@@ -644,10 +644,10 @@ def test_snapshot_rules_read_only_the_files_that_differ_from_the_snapshots(
     asked: list[str] = []
     real_blobs = Store.blobs
 
-    def blobs(self, oids):
+    def blobs(self, oids, *names):
         oids = list(oids)
         asked.extend(oids)
-        return real_blobs(self, oids)
+        return real_blobs(self, oids, *names)
 
     index_reads = []
     real_index = gitstate.GitState.index_texts
@@ -696,14 +696,21 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
             logs.append(args[-1])
         return real_git(args, **kw)
 
+    real_listing = store.listing
+
+    def spy_listing(args, **kw):  # (the chain's log is read as it comes, bounded)
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_listing(args, **kw)
+
     for n in range(3, 6):
         checkpoint(root, n)
         if n == 4:  # a file the window had not seen until now
             topic.write_text("# Deploys\n\n- fact 0\n", encoding="utf-8")
         store.snapshot()
-        store.git = spy
+        store.git, store.listing = spy, spy_listing
         extended = store.versions(since=since, known=known)
-        store.git = real_git
+        store.git, store.listing = real_git, real_listing
         assert logs == [f"{known.head}..{store.head()}"]  # the new snapshot alone
         logs.clear()
         anew = store.versions(since=since)
@@ -756,6 +763,14 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
         return real_git(self, args, **kw)
 
     monkeypatch.setattr(snapshots.Store, "git", spy)
+    real_listing = snapshots.Store.listing
+
+    def spy_listing(self, args, **kw):  # (the chain's log is read as it comes, bounded)
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_listing(self, args, **kw)
+
+    monkeypatch.setattr(snapshots.Store, "listing", spy_listing)
     later = snapshots.changed_versions(store, since=since, wanted=None)
     assert logs == [f"{read_at}..{store.head()}"]
     assert sorted(later) == sorted(store.versions(since=since))
@@ -846,9 +861,9 @@ def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch):
     oids = [git(root, "rev-parse", f"{REF}:{p}").stdout.strip()
             for p in ("MEMORY.md", JOURNAL)]
     asked = []
-    real_git = snapshots.Store.git
-    monkeypatch.setattr(snapshots.Store, "git",
-                        lambda self, args, **kw: asked.append(args) or real_git(self, args, **kw))
+    real_batch = snapshots.Store._batch
+    monkeypatch.setattr(snapshots.Store, "_batch", lambda self, oids, *a: asked.append(
+        ["cat-file", *oids]) or real_batch(self, oids, *a))
     first = store.blobs(oids + ["0" * 40])  # (an id git does not have: left out)
     assert set(first) == set(oids) and len(asked) == 1
     assert first[oids[0]] == (root / "MEMORY.md").read_bytes()
@@ -1005,15 +1020,15 @@ def _git_calls(monkeypatch) -> list[tuple[list[str], str]]:
     import vaultkit.core.gitenv as gitenv
 
     calls = []
-    real_run = gitenv.subprocess.run
+    real_popen = gitenv.subprocess.Popen
 
-    def counting(cmd, *a, **kw):
+    def counting(cmd, *a, **kw):  # (subprocess.run starts its process with Popen too)
         if cmd and "git" in os.path.basename(cmd[0]):
             calls.append(([arg for arg in cmd[1:] if not arg.startswith("-c")],
                           threading.current_thread().name))
-        return real_run(cmd, *a, **kw)
+        return real_popen(cmd, *a, **kw)
 
-    monkeypatch.setattr(gitenv.subprocess, "run", counting)
+    monkeypatch.setattr(gitenv.subprocess, "Popen", counting)
     return calls
 
 

@@ -362,10 +362,10 @@ def test_a_round_of_only_new_files_reads_none_of_them(tmp_path, monkeypatch):
     read = []
     real = Store.blobs
 
-    def blobs(self, oids):
+    def blobs(self, oids, *names):
         oids = list(oids)
         read.append(oids)
-        return real(self, oids)
+        return real(self, oids, *names)
 
     monkeypatch.setattr(Store, "blobs", blobs)
     assert w.step() == [] and read == []  # the first round: every file new

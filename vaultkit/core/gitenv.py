@@ -119,14 +119,16 @@ def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = 
 
 
 def popen_git(args, *, cwd: Path | str | None = None, stderr=subprocess.PIPE,
-              keep_repo_env: bool = True, env: dict | None = None) -> subprocess.Popen:
+              keep_repo_env: bool = True, env: dict | None = None,
+              stdin=subprocess.DEVNULL) -> subprocess.Popen:
     """Start git safely with its output on a pipe, to read as it comes (a long ``git log``).
 
     The same switched-off hooks as :func:`run_git`; a history read never touches the
-    work tree, so no filter settings are needed.
+    work tree, so no filter settings are needed. ``stdin``: a file to read its input from
+    (never a pipe the caller writes while it reads: that can deadlock).
     """
     return subprocess.Popen(git_command(args), cwd=None if cwd is None else str(cwd),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
                             env=git_env(keep_repo_env=keep_repo_env, extra=env))
 
 

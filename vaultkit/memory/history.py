@@ -376,7 +376,8 @@ def _bounded_blobs(root: Path, wanted: dict[str, tuple[str, str]], limit: int,
                             "the repository (a partial or shallow clone, or a damaged "
                             "store); that change is not judged")
         elif size > limit:
-            warnings.append(f"{path} in {commit[:10]}: a version of {size:,} bytes, over the "
+            warnings.append(f"{path} in {commit[:10]}: a version (git object {oid[:10]}) of "
+                            f"{size:,} bytes, over the "
                             f"{limit:,}-byte limit (budgets.max_file_bytes); not read, that "
                             "change is not judged")
         else:
@@ -923,35 +924,55 @@ class _SnapshotRepo(_Repo):
 
 
 def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
-                         record: bool = True) -> list[Event]:
+                         record: bool = True, warnings: list[str] | None = None) -> list[Event]:
     """The losses between commits: the same events as :func:`scan_history` (but truncation
     periods) found in vaultkit's snapshot chain (:mod:`vaultkit.vault.snapshots`), each
     with ``source`` ``"snapshot"``. Empty when the vault has no snapshots.
 
     With ``record`` a snapshot of the files as they are now is taken first, so a loss
     since the last snapshot is found too (the files are only read; the snapshot goes to
-    the private ref)."""
-    from vaultkit.vault.snapshots import open_store
+    the private ref). Every read of the chain is bounded as the git history's are (the
+    log read as it comes, at most ``MAX_CHANGES`` changed files and ``MAX_CHAIN``
+    snapshots; no version over ``budgets.max_file_bytes``): what is not read goes into
+    ``warnings``."""
+    from vaultkit.vault.snapshots import MAX_CHAIN, MAX_CHANGES, open_store
 
     store = open_store(root, settings)
     if store is None:
         return []
+    try:
+        return _snapshot_losses(root, settings, store, since, record, MAX_CHAIN, MAX_CHANGES)
+    finally:
+        if warnings is not None:
+            warnings.extend(w for w in store.warnings if w not in warnings)
+
+
+def _snapshot_losses(root, settings, store, since, record, max_chain, max_changes):
     if record:
         store.snapshot(prune=False)
     if store.head() is None:
         return []
     repo = _SnapshotRepo(root, settings, store)
-    args = ["log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
-            "--no-abbrev", "--no-color",
+    # (a version over the read bound is not diffed by git either, as in scan_history)
+    args = ["-c", f"core.bigFileThreshold={settings.profile.budgets.max_file_bytes}",
+            "log", "--no-merges", "--reverse", "-z", "--raw", "--numstat", "-M",
+            "--no-abbrev", "--no-color", f"--max-count={max_chain + 1}",
             "--format=%x1e%H%x1f%at%x1f%aI%x1f%an <%ae>%x1f%s"]
     if since:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", since.strip()):
             since = since.strip() + "T00:00:00"
         args.append(f"--since={since}")
     args.append(store.ref)
-    proc = store.git(args)
-    commits = _parse_log(iter(proc.stdout.split(b"\0")), repo)
+    fields, _ = store.listing(args, what=("the chain's log", "changed files"),
+                              limit=max_changes, counted=lambda f: f[:1] == b":")
+    commits = _parse_log(iter(fields), repo)
+    if len(commits) > max_chain:  # (one more than the bound asked for: the oldest, left out)
+        del commits[0]
+        store.warn(f"{store.ref}: the chain holds more than {max_chain:,} snapshots; the "
+                   "older ones are not read")
     history = _analyse(repo, commits, 1 << 62, "")
+    for warning in history.warnings:  # (a version over budgets.max_file_bytes, missing)
+        store.warn(f"{store.ref}: {warning}")
     events = [e for e in history.events if e.kind != "bootstrap-truncated"]
     for event in events:
         event.source = "snapshot"

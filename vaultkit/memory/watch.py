@@ -166,6 +166,7 @@ class Watcher:
         before = store.recorded()
         result = store.snapshot(prune=False)
         if result.commit is None:
+            self._warnings()
             return []
         if moved:
             # a checkout, pull, reset, commit or stash put in the files a version git
@@ -176,11 +177,17 @@ class Watcher:
         if not result.removed and not any(old_oids.values()):
             # only new files (the first snapshot records every one): nothing was lost, and
             # reading them all to judge nothing would keep the process busy for seconds
+            self._warnings()
             return []
         after = store.recorded()
         new_oids = {p: after.get(store_path(p)) for p in result.changed}
+        names = {o: f"{p} in the snapshot before {result.commit[:10]}"
+                 for p, o in old_oids.items() if o}
+        names.update((o, f"{p} in snapshot {result.commit[:10]}")
+                     for p, o in new_oids.items() if o)
         blobs = store.blobs([o for o in list(old_oids.values()) + list(new_oids.values())
-                             if o])
+                             if o], names)
+        self._warnings()
 
         def text(oid):
             from vaultkit.vault.gitstate import decode
@@ -238,6 +245,13 @@ class Watcher:
             log_event(store, event.to_dict())
             self.out(event.describe())
         return events
+
+    def _warnings(self) -> None:
+        """Say what the bounded reads of the snapshot chain left out, each once."""
+        said = self.__dict__.setdefault("_said", 0)
+        for warning in self.store.warnings[said:]:
+            self.out(f"vaultkit: warning: {warning}")
+        self._said = len(self.store.warnings)
 
     def _layer(self, path: str) -> str | None:
         if path.startswith("../"):

@@ -525,14 +525,29 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
 
 def external_notes(root: Path, settings: Settings) -> dict[str, Note]:
-    """The bootstrap files beside a memory-only vault, read: ``{"../AGENTS.md": note}``."""
+    """The bootstrap files beside a memory-only vault, read: ``{"../AGENTS.md": note}``.
+
+    As the scan does for the vault's own files, a symlink out of the workspace (or into
+    ``.git/``) is not followed: its note holds only the error that says so (nothing of
+    the file it names is read, not even its size)."""
+    from vaultkit.vault.scan import _hidden, _inside
+
     external: dict[str, Note] = {}
     if not settings.profile.memory_prefix:
         max_bytes = settings.profile.budgets.max_file_bytes
+        workspace = os.path.realpath(root.parent)
         for name in settings.profile.bootstrap_files:
             candidate = root.parent / name
             if candidate.is_file():
-                external["../" + name] = _read_one(str(candidate), "../" + name, max_bytes)
+                real = os.path.realpath(candidate)
+                if not _inside(real, workspace) or \
+                        _hidden(os.path.relpath(real, workspace)) is not None:
+                    external["../" + name] = Note(
+                        path="../" + name, error=f"symlink points outside the workspace "
+                        f"({os.readlink(candidate) if os.path.islink(candidate) else real}); "
+                        "not followed")
+                    continue
+                external["../" + name] = _read_one(real, "../" + name, max_bytes)
     return external
 
 

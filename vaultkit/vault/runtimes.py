@@ -21,7 +21,11 @@ marker written there. This module runs the three loading algorithms those specs 
 
 Only files inside the repository (the git root above the workspace, else the workspace)
 are read: user-level and managed files (``~/.claude/CLAUDE.md``, ``~/.codex/AGENTS.md``)
-are named in :attr:`RuntimeContext.notes`, not simulated. Sources: docs/context.md.
+are named in :attr:`RuntimeContext.notes`, not simulated. That holds for real paths too
+(:class:`_Files`): a file, import or folder on the way that is a symlink out of the
+repository or into ``.git/``, and a file that is not a regular one, is a piece marked
+``refused`` (never read, never shown); a file with other hard links is measured, and
+:attr:`RuntimeContext.shown_text` leaves its text out. Sources: docs/context.md.
 """
 
 from __future__ import annotations
@@ -140,6 +144,8 @@ class Piece:
     reason: str = ""  # why it is cut or not loaded
     via: str = ""  # the file that imported it
     depth: int = 0
+    refused: str = ""  # why the file is not read at all (a symlink out of the repository, ...)
+    linked: str = ""  # why its text is not shown (other hard links); it is still measured
 
     @property
     def lost(self) -> int:
@@ -151,7 +157,8 @@ class Piece:
                 "lost": self.lost, "cut": self.cut or None,
                 "first_lost_line": self.first_lost_line,
                 "last_lost_line": self.last_lost_line, "reason": self.reason or None,
-                "via": self.via or None, "depth": self.depth}
+                "via": self.via or None, "depth": self.depth,
+                "refused": self.refused or None, "not_shown": self.linked or None}
 
 
 @dataclass
@@ -191,6 +198,12 @@ class RuntimeContext:
         return self.joiner.join(p.injected for p in self.loaded)
 
     @property
+    def shown_text(self) -> str:
+        """:attr:`text` as printed: a file with other hard links by a line saying so (its
+        other name may be outside the vault: ``get`` and MCP do not serve it either)."""
+        return self.joiner.join(shown(p) for p in self.loaded)
+
+    @property
     def total(self) -> int:
         return sum(p.injected_length for p in self.loaded)
 
@@ -206,6 +219,10 @@ class RuntimeContext:
     def cut(self) -> list[Piece]:
         return [p for p in self.pieces if p.cut]
 
+    @property
+    def refused(self) -> list[Piece]:
+        return [p for p in self.pieces if p.refused]
+
     def to_dict(self) -> dict:
         return {"runtime": self.runtime, "label": self.label, "unit": self.unit,
                 "session": self.session, "per_file_max": self.per_file_max,
@@ -217,17 +234,80 @@ class RuntimeContext:
                 "imports": [vars(i) for i in self.imports], "notes": self.notes}
 
 
+def shown(piece: Piece) -> str:
+    """What ``--show`` prints for a loaded piece."""
+    return f"(not shown: {piece.linked})" if piece.linked else piece.injected
+
+
 # -- reading -----------------------------------------------------------------------------
 
 class _Files:
-    """Reads files of the workspace and the repository around it, each once."""
+    """Reads files of the workspace and the repository around it, each once, confined.
+
+    A runtime follows symlinks; vaultkit does not follow one out of the repository (the
+    area the runtimes are simulated in), nor into ``.git/``: such a file is read neither
+    for its text nor for its size (:meth:`refusal` says why). What is read is read by its
+    real path with the last component not followed, so a link swapped in meanwhile is
+    refused too.
+    """
 
     def __init__(self, vault):
         self.vault = vault
         self.root = Path(vault.root)
         self.workspace = Path(vault.workspace)
+        top = git_root(self.workspace)
+        self.top = top if top is not None else self.workspace
+        self.area = os.path.realpath(self.top)
+        self.area_name = ("the vault" if self.area == os.path.realpath(self.root) else
+                          "the repository" if top is not None else "the workspace")
         self._memo: dict[Path, str | None] = {}
         self._raw: dict[Path, bytes | None] = {}
+        self._refused: dict[Path, str | None] = {}
+        self.linked: dict[str, str] = {}  # vault path -> why its text is not shown
+
+    def confined(self, path: Path) -> str | None:
+        """Why ``path`` is not read because of where it really lies, or None: its real
+        path is outside the repository, or in ``.git/``."""
+        real = os.path.realpath(path)
+        area = self.area
+        if real != area and not real.startswith(area.rstrip(os.sep) + os.sep):
+            return f"a symlink out of {self.area_name} (to {real}); not read"
+        inner = os.path.relpath(real, area).split(os.sep)
+        if any(part.casefold() == ".git" for part in inner):
+            lexical = os.path.relpath(os.path.normpath(os.path.abspath(path)),
+                                      os.path.abspath(self.top)).split(os.sep)
+            if any(part.casefold() == ".git" for part in lexical):
+                return "in .git/; not read"
+            return f"a symlink into .git/ (to {'/'.join(inner)}); not read"
+        return None
+
+    def refusal(self, path: Path) -> str | None:
+        """Why the file at ``path`` is not read (confinement, not a regular file, over the
+        size limit, unreadable), or None (read, or missing)."""
+        key = Path(os.path.normpath(path))
+        if key not in self._refused:
+            self._refused[key] = self._judge(key)
+        return self._refused[key]
+
+    def _judge(self, path: Path) -> str | None:
+        from vaultkit.core.bounded import linked_elsewhere, not_regular
+
+        why = self.confined(path)
+        if why:
+            return why
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"cannot be read: {exc.strerror or exc}"
+        why = not_regular(st.st_mode)
+        if why:
+            return why
+        linked = linked_elsewhere(st)
+        if linked:
+            self.linked[self.rel(path)] = linked + "; its text is not shown"
+        return None
 
     def rel(self, path: Path) -> str:
         try:
@@ -239,19 +319,34 @@ class _Files:
         return self.vault.note(self.rel(path))
 
     def raw(self, path: Path) -> bytes | None:
+        """The file's bytes, or None: missing, or refused (:meth:`refusal` says why)."""
+        path = Path(os.path.normpath(path))
         if path not in self._raw:
-            from vaultkit.core.bounded import read_regular
+            from vaultkit.core.bounded import ReadRefused, read_regular
 
-            try:
-                self._raw[path] = read_regular(path, self.vault.profile.budgets.max_file_bytes)
-            except (OSError, ValueError):
-                self._raw[path] = None
+            self._raw[path] = None
+            if self.refusal(path) is None:
+                try:  # by its real path (checked above), a symlink put there since refused
+                    self._raw[path] = read_regular(
+                        os.path.realpath(path), self.vault.profile.budgets.max_file_bytes,
+                        follow_symlinks=False)
+                except FileNotFoundError:
+                    pass
+                except ReadRefused as exc:  # not a regular file (swapped in), too big
+                    self._refused[path] = exc.strerror
+                except OSError as exc:
+                    self._refused[path] = f"cannot be read: {exc.strerror or exc}"
         return self._raw[path]
 
     def text(self, path: Path) -> str | None:
-        """The file's text as a JavaScript runtime reads it (UTF-8, BOM kept), or None."""
+        """The file's text as a JavaScript runtime reads it (UTF-8, BOM kept), or None:
+        missing, or refused (:meth:`refusal` says why)."""
+        path = Path(os.path.normpath(path))
         if path in self._memo:
             return self._memo[path]
+        if self.refusal(path) is not None:
+            self._memo[path] = None
+            return None
         note = self.note_of(path)
         if note is not None and not note.error:
             out = ("\ufeff" if note.bom else "") + note.text
@@ -265,9 +360,17 @@ class _Files:
         return out
 
     def exists(self, path: Path) -> bool:
+        """A note, or a regular file (what a symlink out of the repository names too: it
+        is then reported as not read, never read)."""
         if self.note_of(path) is not None:
             return True
         return os.path.isfile(path)
+
+    def refused_piece(self, path: Path, role: str, via: str = "", depth: int = 0) -> Piece:
+        """The row of a file the runtime would load that is not read: nothing of it
+        counts, and nothing of it is shown."""
+        return Piece(self.rel(path), role, 0, "", 0, 0, via=via, depth=depth,
+                     refused=self.refusal(path) or "not read")
 
 
 def git_root(start: Path) -> Path | None:
@@ -492,6 +595,10 @@ def load_openclaw(vault, spec, session: str | None, files: _Files, *,
         path = ws / name
         content = files.text(path) if files.exists(path) else None
         rel = files.rel(path)
+        if content is None and files.exists(path) and files.refusal(path):
+            # the runtime would load something here; what, vaultkit does not read
+            ctx.pieces.append(files.refused_piece(path, "bootstrap"))
+            continue
         if content is None and name in spec.optional:
             continue
         if stopped or remaining <= 0:
@@ -647,6 +754,8 @@ def load_claude(vault, spec, files: _Files) -> RuntimeContext:
         seen.add(real)
         text = files.text(real)
         if text is None:
+            if files.refusal(real):
+                ctx.pieces.append(files.refused_piece(real, role, via, depth))
             return
         for line, target, in_code in find_imports(text):
             candidates = _import_target(real, target)
@@ -692,7 +801,12 @@ def load_claude(vault, spec, files: _Files) -> RuntimeContext:
             if files.exists(path):
                 add(path, "instructions")
             if name == ".claude/CLAUDE.md" and here and spec.rules_dir:
-                for rule in _rule_files(folder / spec.rules_dir):
+                rules = folder / spec.rules_dir
+                if os.path.isdir(rules) and files.confined(rules):
+                    ctx.pieces.append(Piece(files.rel(rules), "rule", 0, "", 0, 0,
+                                            refused=files.confined(rules)))
+                    continue
+                for rule in _rule_files(files, rules):
                     add(rule, "rule")
     _auto_memory(vault, spec, files, ctx)
     ctx.notes.append("~/.claude/CLAUDE.md, ~/.claude/rules and the managed policy file lie "
@@ -700,26 +814,25 @@ def load_claude(vault, spec, files: _Files) -> RuntimeContext:
     return ctx
 
 
-def _rule_files(folder: Path) -> list[Path]:
+def _rule_files(files: _Files, folder: Path) -> list[Path]:
     out = []
     if not folder.is_dir():
         return out
-    for dirpath, dirnames, filenames in os.walk(folder):
+    for dirpath, dirnames, filenames in os.walk(folder):  # (symlinked folders not entered)
         dirnames.sort()
         for name in sorted(filenames):
             if name.endswith(".md"):
                 path = Path(dirpath) / name
-                if not _has_paths(path):
+                if not _has_paths(files, path):  # (a refused file stays: it is reported)
                     out.append(path)
     return out
 
 
-def _has_paths(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except OSError:
+def _has_paths(files: _Files, path: Path) -> bool:
+    text = files.text(path)  # confined like every read; the file is loaded next anyway
+    if text is None:
         return False
+    head = text.lstrip("\ufeff")[:4096]
     if not head.startswith("---"):
         return False
     block = head.split("\n---", 1)[0]
@@ -735,12 +848,17 @@ def auto_memory_path(vault, spec) -> Path | None:
     root = Path(vault.root)
     if spec.auto_memory_dir:
         return root / spec.auto_memory_dir / spec.auto_memory
-    from vaultkit.core.bounded import load_json, read_text
+    from vaultkit.core.bounded import MAX_CONFIG_BYTES, load_json, read_regular
 
+    ws_real = os.path.realpath(vault.workspace)
     for name in ("settings.local.json", "settings.json"):
         path = Path(vault.workspace) / ".claude" / name
+        real = os.path.realpath(path)
+        if not real.startswith(ws_real.rstrip(os.sep) + os.sep):
+            continue  # a symlink out of the workspace is not read, like every file here
         try:
-            data = load_json(read_text(path))
+            data = load_json(read_regular(real, MAX_CONFIG_BYTES, follow_symlinks=False)
+                             .decode("utf-8-sig"))
         except (OSError, ValueError, UnicodeDecodeError):
             continue
         value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
@@ -800,7 +918,10 @@ def _auto_memory(vault, spec, files: _Files, ctx: RuntimeContext) -> None:
         return
     text = files.text(path)
     if text is None:
-        ctx.notes.append(f"auto memory: {files.rel(path)} does not exist")
+        if files.refusal(path):
+            ctx.pieces.append(files.refused_piece(path, "auto memory"))
+        else:
+            ctx.notes.append(f"auto memory: {files.rel(path)} does not exist")
         return
     loaded, _, first_lost, reason = cut_auto_memory(spec, text)
     body = _claude_text(text)
@@ -831,6 +952,9 @@ def load_codex(vault, spec, files: _Files) -> RuntimeContext:
             continue
         rel = files.rel(path)
         raw = files.raw(path)
+        if raw is None and files.refusal(path):
+            ctx.pieces.append(files.refused_piece(path, "project doc"))
+            continue
         note = files.note_of(path)
         if note is not None and not note.error:  # the note's bytes as on disk
             raw = (b"\xef\xbb\xbf" if note.bom else b"") + note.text.encode("utf-8")
@@ -876,6 +1000,8 @@ def load_context(vault, name: str, session: str | None = None, *, openclaw_confi
     else:
         ctx = load_codex(vault, spec, files)
     ctx.runtime = name
+    for piece in ctx.loaded:
+        piece.linked = files.linked.get(piece.path, "")
     return ctx
 
 

@@ -39,6 +39,18 @@ Retention
     ``[snapshots] keep-days`` in vaultkit.toml (default 30): snapshots older than that are
     dropped by the ``snapshot`` command (the chain is rewritten from the newest snapshot
     older than the limit, which becomes its root, so the files as they were then are kept).
+
+Every read of the chain is bounded
+    The ref is only as trustworthy as the repository: anyone who can write ``.git`` can
+    point it at a commit whose tree holds a 10 GB blob or millions of entries. So a blob's
+    content is read only after ``cat-file --batch-check`` says it is at most
+    ``budgets.max-file-bytes`` (and :data:`MAX_READ_BYTES` in one read in all); a tree's
+    listing and the chain's log are read from git's pipe as they come, and stop past
+    :data:`MAX_TREE_ENTRIES` entries, :data:`MAX_CHANGES` changed files,
+    :data:`MAX_CHAIN` snapshots or :data:`MAX_READ_BYTES` (git is stopped). What is not
+    read is a warning in :attr:`Store.warnings` naming the object (once per store), never
+    an error: what was read is judged as usual, and nothing read short is kept for a later
+    run (a cut chain is never extended as if it were whole).
 """
 
 from __future__ import annotations
@@ -64,6 +76,14 @@ DEFAULT_INTERVAL_MIN = 15
 _IDENTITY = {"GIT_AUTHOR_NAME": "vaultkit", "GIT_AUTHOR_EMAIL": "vaultkit@localhost",
              "GIT_COMMITTER_NAME": "vaultkit", "GIT_COMMITTER_EMAIL": "vaultkit@localhost"}
 _SETTINGS_KEYS = {"keep_days": 1, "interval": 1}  # name -> lowest value
+# bounds of every read of the chain (module docs); far above what a real vault makes: the
+# largest benchmarked vault has 100,000 notes, 30 days of a snapshot every 15 minutes are
+# 2,880 snapshots
+MAX_TREE_ENTRIES = 250_000  # entries read of one snapshot's tree
+MAX_CHANGES = 1_000_000  # changed files read in one pass over the chain's log
+MAX_CHAIN = 100_000  # snapshots read of the chain, the newest
+MAX_READ_BYTES = 256 << 20  # bytes of git output one listing or one read of blobs takes
+MAX_FIELD_BYTES = 1 << 20  # one path or subject (a real path is at most 4,096 bytes)
 
 
 @dataclass
@@ -275,6 +295,83 @@ class Store:
         self.meta = meta  # the folder of the stat table and the lock
         self.ref = ref
         self.bare = bare
+        self.warnings: list[str] = []  # what a bounded read left out, each said once
+
+    def warn(self, message: str) -> None:
+        """Say once what a read of the chain left out (neutralised: a path in a hostile
+        tree may hold anything)."""
+        from vaultkit.vault.outbound import clean_line
+
+        message = clean_line(message)
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def listing(self, args, *, what: str, limit: int, counted=None, sep: bytes = b"\0",
+                check: bool = True) -> tuple[list[bytes], bool]:
+        """``(fields, whole)``: git's output split on ``sep``, read from its pipe as it
+        comes, never more than :data:`MAX_READ_BYTES` nor a field over
+        :data:`MAX_FIELD_BYTES`, nor more than ``limit`` fields ``counted(field)`` accepts
+        (all by default). Past a bound git is stopped, a warning names ``what``, and
+        ``whole`` is False; the fields read so far are returned, the last whole one
+        included. ``check``: a failed git is an error (else ``whole`` is False)."""
+        import tempfile
+
+        from vaultkit.core.gitenv import popen_git
+
+        extra = {"GIT_DIR": str(self.cwd)} if self.bare else {}
+        fields: list[bytes] = []
+        count = total = 0
+        over = ""
+        with tempfile.TemporaryFile() as errors:
+            try:
+                proc = popen_git(args, cwd=self.cwd, stderr=errors,
+                                 keep_repo_env=not self.bare, env=extra)
+            except FileNotFoundError:
+                raise VaultkitError("git is not installed; snapshots need git") from None
+            except OSError as exc:
+                raise VaultkitError(f"git could not be run: {exc}") from None
+            rest = b""
+            try:
+                while not over:
+                    chunk = proc.stdout.read1(1 << 20) if hasattr(proc.stdout, "read1") \
+                        else proc.stdout.read(1 << 20)
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                    if total > MAX_READ_BYTES:
+                        over = f"more than {MAX_READ_BYTES:,} bytes"
+                        break
+                    parts = (rest + chunk).split(sep)
+                    rest = parts.pop()
+                    if len(rest) > MAX_FIELD_BYTES:
+                        over = f"a field of more than {MAX_FIELD_BYTES:,} bytes"
+                        break
+                    for field_ in parts:
+                        if counted is None or counted(field_):
+                            count += 1
+                            if count > limit:
+                                over = f"more than {limit:,} {what[1]}"
+                                break
+                        fields.append(field_)
+                if not over and rest:
+                    fields.append(rest)
+            finally:
+                if over:
+                    proc.kill()
+                proc.stdout.close()
+                code = proc.wait()
+            if over:
+                self.warn(f"{self.ref}: {what[0]} holds {over}; not read further (a snapshot "
+                          "ref made by hand, or a damaged store?)")
+                return fields, False
+            if code != 0:
+                errors.seek(0)
+                detail = errors.read(4096).decode("utf-8", "replace").strip().splitlines()
+                if check:
+                    raise VaultkitError(f"snapshot store: git {args[0]} failed: "
+                                        + (detail[0] if detail else f"exit {code}"))
+                return fields, False
+        return fields, True
 
     @property
     def refs_dir(self) -> Path:
@@ -521,9 +618,13 @@ class Store:
             pass
 
     def _tree_entries(self, commit: str) -> dict[str, list]:
-        proc = self.git(["ls-tree", "-r", "-z", "--full-tree", commit])
+        """Store path -> table entry of each file of ``commit``'s tree (at most
+        :data:`MAX_TREE_ENTRIES`, read from git's pipe)."""
+        fields, _ = self.listing(["ls-tree", "-r", "-z", "--full-tree", commit],
+                                 what=(f"the tree of snapshot {commit[:10]}", "entries"),
+                                 limit=MAX_TREE_ENTRIES)
         out = {}
-        for item in proc.stdout.split(b"\0"):
+        for item in fields:
             meta, _, name = item.partition(b"\t")
             parts = meta.split()
             if len(parts) == 3 and parts[1] == b"blob":
@@ -598,6 +699,14 @@ class Store:
         # then is kept, the steps before it are dropped
         keep_from = next(i for i, s in enumerate(chain) if s.time < cutoff)
         kept = chain[:keep_from + 1]
+        sizes = self.sizes([snap.commit for snap in kept])
+        odd = next((s.commit for s in kept if s.commit not in sizes
+                    or sizes[s.commit][1] > MAX_FIELD_BYTES), None)
+        if odd is not None:
+            # (a snapshot commit is a few hundred bytes: this one was not made by vaultkit)
+            self.warn(f"{self.ref}: snapshot {odd[:10]} is missing or over "
+                      f"{MAX_FIELD_BYTES:,} bytes; not read, the retention is not applied")
+            return 0
         parent = None
         for snap in reversed(kept):
             proc = self.git(["cat-file", "commit", snap.commit])
@@ -624,11 +733,13 @@ class Store:
         """The snapshots, newest first (from ``since``, seconds since the epoch, on)."""
         if self.head() is None:
             return []
-        args = ["log", "--format=%H %ct %s", self.ref]
+        args = ["log", f"--max-count={MAX_CHAIN}", "--format=%H %ct %s", self.ref]
         if since is not None:
             args.insert(1, f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
         out = []
-        for line in self.git(args).stdout.decode("utf-8", "replace").splitlines():
+        lines, _ = self.listing(args, what=("the chain's log", "snapshots"), limit=MAX_CHAIN,
+                                sep=b"\n")
+        for line in (x.decode("utf-8", "replace") for x in lines if x):
             sha, stamp, subject = (line.split(" ", 2) + ["", ""])[:3]
             out.append(Snapshot(sha, int(stamp), subject))
         return out
@@ -648,21 +759,25 @@ class Store:
         if known is not None and known.head == head:
             return known
         args = ["log", "--reverse", "-z", "--raw", "--no-renames", "--no-abbrev", "--root",
-                "--format=%x1e%H %ct %P"]
+                f"--max-count={MAX_CHAIN}", "--format=%x1e%H %ct %P"]
         if since is not None:
             args.append(f"--since={dt.datetime.fromtimestamp(since, dt.timezone.utc).isoformat()}")
         extend = known is not None and known.head is not None and wanted is None
+        what = ("the chain's log", "changed files")
+        changes = lambda f: f[:1] == b":"  # noqa: E731  (a raw entry; its path follows)
         if extend:
-            proc = self.git(args + [f"{known.head}..{head}"], check=False)
-            if proc.returncode != 0:  # (that head is gone: pruned and collected)
+            fields, whole = self.listing(args + [f"{known.head}..{head}"], what=what,
+                                         limit=MAX_CHANGES, counted=changes, check=False)
+            if not whole:  # (that head is gone: pruned and collected; or over a bound)
                 return self.versions(since=since, wanted=wanted)
-            fields = proc.stdout.split(b"\0")
         else:
-            fields = self.git(args + [head]).stdout.split(b"\0")
+            fields, whole = self.listing(args + [head], what=what, limit=MAX_CHANGES,
+                                         counted=changes)
         out: list[tuple[str, int, str, str]] = []
         # (a path whose last change in the window is a deletion is not in the head's tree)
         gone = set(known.gone) if extend and known.gone is not None else set()
         commit, when, first, first_parents = "", 0, None, ""
+        read = 0  # snapshots
         i = 0
         while i < len(fields):
             token = fields[i].lstrip(b"\n")
@@ -671,6 +786,7 @@ class Store:
                 sha, _, rest = token[1:].decode().partition(" ")
                 stamp, _, parents = rest.partition(" ")
                 commit, when = sha, int(stamp)
+                read += 1
                 if first is None:
                     first, first_parents = commit, parents.strip()
                 continue
@@ -685,6 +801,10 @@ class Store:
                 else:
                     gone.discard(path)
                     out.append((commit, when, path, parts[3]))
+        if not extend and read >= MAX_CHAIN and first_parents:  # (--max-count stopped git)
+            whole = False
+            self.warn(f"{self.ref}: the chain holds more than {MAX_CHAIN:,} snapshots; the "
+                      "older ones are not read")
         if extend:
             if first is None or first_parents != known.head:
                 # not an extension (retention rewrote the chain, the ref went back): read
@@ -708,36 +828,101 @@ class Store:
                 entries = {vault_path_of(p): e[2] for p, e in self._tree_entries(before).items()}
                 paths = {p for _, _, p, _ in out}
                 out = [(before, stamp, p, oid) for p, oid in entries.items() if p in paths] + out
-        return Versions(head, out, before, stamp, entries, gone)
+        # (a chain read short is never kept, nor extended later, as if it were whole: no
+        # head, so each run reads it again and finds what a fresh run finds)
+        return Versions(head if whole else None, out, before, stamp, entries,
+                        gone if whole else None)
 
-    def blobs(self, oids) -> dict[str, bytes]:
-        """``{oid: content}`` of the objects ``oids`` (those git has); each read from git
-        once per process while the memo holds it (:func:`remember_blobs`)."""
+    def sizes(self, oids) -> dict[str, tuple[str, int]]:
+        """``{oid: (type, size)}`` of the objects git has, from ``cat-file --batch-check``
+        (nothing of their content is read)."""
+        oids = [o for o in dict.fromkeys(oids) if o]
+        if not oids:
+            return {}
+        out = self.git(["cat-file", "--batch-check"],
+                       input="".join(o + "\n" for o in oids).encode()).stdout
+        found = {}
+        for line in out.decode("ascii", "replace").splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():  # (else "<oid> missing")
+                found[parts[0]] = (parts[1], int(parts[2]))
+        return found
+
+    def blobs(self, oids, names: dict[str, str] | None = None) -> dict[str, bytes]:
+        """``{oid: content}`` of the blobs ``oids`` (those git has); each read from git
+        once per process while the memo holds it (:func:`remember_blobs`).
+
+        One ``cat-file --batch`` read as it comes: each object's header (its size) is read
+        before its content, and a blob over ``budgets.max-file-bytes``, an object that is
+        not a blob, or one that would take this read past :data:`MAX_READ_BYTES` is not
+        read: git is stopped there (a warning names the object, ``names``: oid -> what it
+        is, a path in a snapshot) and started again for the objects after it."""
         oids = list(dict.fromkeys(oids))
         result = {oid: BLOBS[oid] for oid in oids if oid in BLOBS}
         missing = [oid for oid in oids if oid not in result]
         if not missing:
             return result
-        out = self.git(["cat-file", "--batch"],
-                       input="".join(o + "\n" for o in missing).encode()).stdout
         read: list[tuple[str, bytes]] = []
-        pos = 0
-        while pos < len(out):
-            eol = out.find(b"\n", pos)
-            if eol < 0:
-                break
-            header = out[pos:eol].decode("ascii", "replace").split()
-            pos = eol + 1
-            if len(header) != 3:
-                continue
-            size = int(header[2])
-            result[header[0]] = out[pos:pos + size]
-            read.append((header[0], result[header[0]]))
-            pos += size + 1
+        budget = [MAX_READ_BYTES]
+        while missing:
+            missing = self._batch(missing, names or {}, budget, read)
+        for oid, data in read:
+            result[oid] = data
         remember_blobs(read)
         if answering():
             BLOBS_READ.extend(oid for oid, _ in read)
         return result
+
+    def _batch(self, oids: list[str], names: dict, budget: list, read: list) -> list[str]:
+        """Read ``oids`` with one ``cat-file --batch`` into ``read`` until one is refused
+        (see :meth:`blobs`); the oids after that one, to read with another."""
+        import tempfile
+
+        from vaultkit.core.gitenv import popen_git
+
+        limit = self.settings.profile.budgets.max_file_bytes
+        extra = {"GIT_DIR": str(self.cwd)} if self.bare else {}
+        with tempfile.TemporaryFile() as ask:  # (a file, not a pipe: git answers as it reads)
+            ask.write("".join(o + "\n" for o in oids).encode())
+            ask.seek(0)
+            try:
+                proc = popen_git(["cat-file", "--batch"], cwd=self.cwd,
+                                 stderr=subprocess.DEVNULL, keep_repo_env=not self.bare,
+                                 env=extra, stdin=ask)
+            except FileNotFoundError:
+                raise VaultkitError("git is not installed; snapshots need git") from None
+            except OSError as exc:
+                raise VaultkitError(f"git could not be run: {exc}") from None
+            rest: list[str] = []
+            try:
+                for i, oid in enumerate(oids):
+                    header = proc.stdout.readline(4096).decode("ascii", "replace").split()
+                    if not header:
+                        break  # (git stopped)
+                    if len(header) != 3 or not header[2].isdigit():
+                        continue  # "<oid> missing": not in the store, as before
+                    kind, size = header[1], int(header[2])
+                    named = (f"{names[oid]} (object {oid[:10]})" if oid in names
+                             else f"object {oid[:10]}")
+                    why = (f"is a {kind}, not a file's content" if kind != "blob" else
+                           f"is {size:,} bytes, over the {limit:,}-byte limit "
+                           "(budgets.max_file_bytes)" if size > limit else
+                           f"would take the read past {MAX_READ_BYTES:,} bytes"
+                           if size > budget[0] else "")
+                    if why:
+                        self.warn(f"{self.ref}: {named} {why}; not read, that version is "
+                                  "not judged")
+                        rest = oids[i + 1:]
+                        break
+                    data = proc.stdout.read(size + 1)[:size]  # (and the newline after it)
+                    budget[0] -= size
+                    read.append((header[0], data))
+            finally:
+                if rest:
+                    proc.kill()
+                proc.stdout.close()
+                proc.wait()
+        return rest
 
     def size_report(self) -> dict:
         """How many snapshots, from when to when, and the bytes their objects take."""
@@ -747,8 +932,10 @@ class Store:
                   "newest": chain[0].time if chain else None, "objects": 0, "bytes": 0,
                   "keepDays": snapshot_settings(self.settings).keep_days}
         if chain:
-            objs = self.git(["rev-list", "--objects", self.ref]).stdout.decode().split("\n")
-            oids = [line.split(" ", 1)[0] for line in objs if line]
+            objs, _ = self.listing(["rev-list", "--objects", self.ref], sep=b"\n",
+                                   what=("the chain's objects", "objects"),
+                                   limit=MAX_CHANGES + MAX_CHAIN)
+            oids = [line.split(b" ", 1)[0].decode("ascii", "replace") for line in objs if line]
             proc = self.git(["cat-file", "--batch-check=%(objectsize:disk)"],
                             input="".join(o + "\n" for o in oids).encode())
             sizes = [int(x) for x in proc.stdout.split() if x.isdigit()]
@@ -1083,7 +1270,8 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     for p in gone:
         texts[p] = ""
     wanted = [oid for p, vs in by_path.items() if texts[p] is not None for _, _, oid in vs]
-    blobs = store.blobs(wanted)
+    blobs = store.blobs(wanted, {oid: f"{p} in snapshot {c[:10]}" for p, vs in by_path.items()
+                                 for c, _, oid in vs})
     out = []
     for path, vs in sorted(by_path.items()):
         text = texts[path]
@@ -1128,7 +1316,8 @@ def recorded_texts(store: Store, *, since: int | None, wanted,
     from vaultkit.vault.gitstate import decode
 
     versions = changed_versions(store, since=since, wanted=wanted, current=current)
-    blobs = store.blobs([oid for _, _, _, oid in versions])
+    blobs = store.blobs([oid for _, _, _, oid in versions],
+                        {oid: f"{path} in snapshot {c[:10]}" for c, _, path, oid in versions})
     out: dict[str, list[tuple[str, int, str]]] = {}
     for commit, when, path, oid in versions:
         if oid in blobs:

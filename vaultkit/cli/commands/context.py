@@ -13,7 +13,10 @@ DESCRIPTION = (
     "the loaded text itself with the cut markers the runtime writes. Which runtimes apply "
     "is detected from the files present (openclaw.json, SOUL.md or memory/; CLAUDE.md or .claude/; "
     "AGENTS.override.md or .codex/, or an AGENTS.md alone) unless vaultkit.toml says "
-    "`runtimes = [...]`. Exit 0; 1 when a runtime cuts a file.")
+    "`runtimes = [...]`. A file that is a symlink out of the repository (or into .git/), or "
+    "that is not a regular file, is not read: its row says so. --show leaves out the "
+    "text of a file with other hard links. Exit 0; 1 when a runtime cuts a file or a file "
+    "it would load is not read.")
 
 
 def add_arguments(p) -> None:
@@ -66,12 +69,12 @@ def run(args) -> int:
         data = {"vault": str(vault.root), "runtimes": [c.to_dict() for c in found]}
         if args.show:
             for item, ctx in zip(data["runtimes"], found):
-                item["text"] = ctx.text
+                item["text"] = ctx.shown_text  # (a hard-linked file's text left out)
         out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     else:
         out = render_text(found, args.show, detected=args.runtime is None)
     sys.stdout.write(out)  # -o FILE: written whole by the command line's one output path
-    return 1 if any(c.cut for c in found) else 0
+    return 1 if any(c.cut or c.refused for c in found) else 0
 
 
 def _unit(unit: str) -> str:
@@ -79,6 +82,8 @@ def _unit(unit: str) -> str:
 
 
 def render_text(found, show: bool, *, detected: bool = True) -> str:
+    from vaultkit.vault.runtimes import shown
+
     if not found:
         return ("No runtime detected: no openclaw.json, SOUL.md, CLAUDE.md, .claude/, "
                 "AGENTS.md or .codex/ in the workspace (say which in vaultkit.toml: "
@@ -103,7 +108,9 @@ def render_text(found, show: bool, *, detected: bool = True) -> str:
                          f"({unit}; loaded: what goes into context, markers included)")
         for n, p in enumerate(ctx.pieces, 1):
             what = p.role if not p.via else f"import from {p.via}"
-            if p.cut == "dropped":
+            if p.refused:
+                state = f"NOT READ: {p.refused.removesuffix('; not read')}"
+            elif p.cut == "dropped":
                 state = f"DROPPED: {p.length:,} {unit} not loaded ({p.reason})"
             elif p.cut:
                 lost = (f"lines {p.first_lost_line}-{p.last_lost_line}"
@@ -127,7 +134,7 @@ def render_text(found, show: bool, *, detected: bool = True) -> str:
         if show:
             for p in ctx.loaded:
                 lines.append(f"----- {ctx.runtime}: {p.path} -----")
-                lines.append(p.injected)
+                lines.append(shown(p))
                 if p.cut == "tail" and ctx.runtime != "openclaw":
                     lines.append(f"----- {ctx.runtime} stops here: lines "
                                  f"{p.first_lost_line}-{p.last_lost_line} are not loaded "

@@ -67,7 +67,9 @@ def scan_all(root, settings, since=None, *, record: bool = True):
     from vaultkit.core.errors import VaultkitError
     from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
 
-    between = scan_snapshot_losses(root, settings, since=since, record=record)
+    warnings: list[str] = []  # what the bounded reads of the snapshot chain left out
+    between = scan_snapshot_losses(root, settings, since=since, record=record,
+                                   warnings=warnings)
     try:
         history = scan_history(root, settings, since=since)
     except VaultkitError as exc:
@@ -75,6 +77,7 @@ def scan_all(root, settings, since=None, *, record: bool = True):
             raise
         # a folder without git: the same answer whether or not its snapshots hold a loss
         history = History([], 0, None, outside_git=str(exc).split(": ", 1)[-1])
+    history.warnings += warnings
     if between:
         history.events = sorted(history.events + between, key=lambda e: e.timestamp,
                                 reverse=True)
