@@ -33,7 +33,7 @@ from vaultkit.cli.starter import init_vault  # noqa: E402
 
 REALISTIC = Path(__file__).parent / "fixtures" / "rules" / "realistic"
 SEARCH = Path(__file__).parent / "fixtures" / "search" / "vault"
-READING = {"memory_search", "memory_get", "vault_check", "vault_audit"}
+READING = {"memory_search", "memory_recall", "memory_get", "vault_check", "vault_audit"}
 ALL_TOOLS = READING | {"memory_log", "vault_index"}
 
 
@@ -533,6 +533,7 @@ def test_the_server_opens_no_network_connection(starter):
                               cache=None) as client:
                 for name in sorted(ALL_TOOLS):
                     args = {"memory_search": {"query": "memory"},
+                            "memory_recall": {"query": "memory"},
                             "memory_get": {"path": "MEMORY.md"},
                             "memory_log": {"text": GOOD_ENTRY}}.get(name, {})
                     structured(await client.call_tool(name, args))
@@ -758,3 +759,41 @@ def test_vault_check_honours_the_baseline_as_check_does(starter):
         assert data["failed"] is False and data["findings"] == []
         assert data["baselined"] >= 1
     assert structured(whole)["findings"] == cli_json(starter, "check", "--format", "json")
+
+
+def test_memory_recall_answers_what_memory_search_answers(tmp_path):
+    # the name OpenClaw's memory plugins call (query, limit): the same results
+    specs = _specs()
+    root = tmp_path / "search"
+    shutil.copytree(SEARCH, root)
+
+    async def script(client):
+        out = []
+        for query in ("backup cron", "Ana invoice", "nothing matches zzqx"):
+            out.append((await client.call_tool("memory_search", {"query": query,
+                                                                 "maxResults": 5}),
+                        await client.call_tool("memory_recall", {"query": query}),
+                        await client.call_tool("memory_recall", {"query": query, "limit": 2})))
+        return out
+
+    for search, recall, two in talk(root, script):
+        found = structured(search, specs["memory_search"])
+        assert structured(recall, specs["memory_recall"]) == found
+        assert structured(two, specs["memory_recall"])["results"] == found["results"][:2]
+
+
+def test_tool_errors_speak_the_tools_parameters(starter):
+    token = "ghp_" + "Xq7Lm2Pz9Rt4Vw8Ky3Nb6Hd1Fg5Js0Ac" + "9eUi"  # (made, not a real one)
+
+    async def script(client):
+        return (await client.call_tool("memory_log", {"text": "x", "date": "2026-13-45"}),
+                await client.call_tool("memory_log", {"text": "x", "time": "25:99"}),
+                await client.call_tool("memory_log", {"text": f"key {token}\nfor the bot"}),
+                await client.call_tool("memory_log", {"text": " "}))
+
+    bad_day, bad_time, secret, empty = [error_text(r) for r in talk(starter, script)]
+    assert bad_day.startswith("memory_log: date '2026-13-45': not a calendar date")
+    assert bad_time.startswith("memory_log: time '25:99'")
+    assert "refused" in secret and "nothing written" in secret and token not in secret
+    for text in (bad_day, bad_time, secret, empty):
+        assert "--" not in text and "allow-secret" not in text, text

@@ -60,7 +60,7 @@ def test_a_missing_vault_is_a_usage_error(tmp_path):
 
 def test_read_only_keeps_only_tools_that_write_nothing():
     assert {t.name for t in tool_specs(read_only=True)} == {
-        "memory_search", "memory_get", "vault_check", "vault_audit"}
+        "memory_search", "memory_recall", "memory_get", "vault_check", "vault_audit"}
     assert [t.name for t in tool_specs()] == [t.name for t in TOOLS]
     assert all(t.read_only != (t.name in ("memory_log", "vault_index")) for t in TOOLS)
 

@@ -88,6 +88,19 @@ _RULE_LIST = {
     "description": "rule names, codes or code prefixes (see `vaultkit rules`); ALL for every rule",
 }
 
+_SEARCH_RESULTS = {
+    "type": "object",
+    "properties": {"results": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "startLine": {"type": "integer"},
+                       "endLine": {"type": "integer"}, "score": {"type": "number"},
+                       "snippet": {"type": "string"},
+                       "snippetStartLine": {"type": "integer"},
+                       "snippetEndLine": {"type": "integer"}},
+        "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
+    "required": ["results"],
+}
+
 TOOLS = (
     ToolSpec(
         name="memory_search",
@@ -117,19 +130,38 @@ TOOLS = (
             "required": ["query"],
             "additionalProperties": False,
         },
-        output_schema={
-            "type": "object",
-            "properties": {"results": {"type": "array", "items": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "startLine": {"type": "integer"},
-                               "endLine": {"type": "integer"}, "score": {"type": "number"},
-                               "snippet": {"type": "string"},
-                               "snippetStartLine": {"type": "integer"},
-                               "snippetEndLine": {"type": "integer"}},
-                "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
-            "required": ["results"],
-        },
+        output_schema=_SEARCH_RESULTS,
         read_only=True, destructive=False, idempotent=True, run="memory_search",
+    ),
+    ToolSpec(
+        name="memory_recall",
+        title="Recall memory",
+        description=(
+            "The same search as memory_search, under the name OpenClaw's memory plugins "
+            "(memory-lancedb) and its active-memory sub-agent call: search MEMORY.md and "
+            "memory/**/*.md before answering questions about prior work, decisions, dates, "
+            "people or preferences. `limit` (default 5) is memory_search's maxResults. "
+            "Returns the same results: snippets with path and line ranges; read more with "
+            "memory_get."),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 2000,
+                          "description": "what to look for, in words"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 5,
+                          "description": "at most this many results"},
+                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                             "description": "drop results scoring below this (0..1)"},
+                "type": {"type": "string", "minLength": 1,
+                         "description": "only notes of this type (decision, lesson, person, ...)"},
+                "layer": {"type": "string", "minLength": 1,
+                          "description": "only notes of this layer (journal, archive, ...)"},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        output_schema=_SEARCH_RESULTS,
+        read_only=True, destructive=False, idempotent=True, run="memory_recall",
     ),
     ToolSpec(
         name="memory_get",
@@ -474,6 +506,13 @@ class VaultSession:
         self.save_later()
         return {"results": [h.to_dict() for h in hits]}
 
+    def memory_recall(self, args: dict) -> dict:
+        """memory_search under the name OpenClaw's memory plugins call (``limit``: its
+        ``maxResults``, 5 by default as theirs)."""
+        args = dict(args)
+        args["maxResults"] = args.pop("limit", 5)
+        return self.memory_search(args)
+
     def memory_get(self, args: dict) -> dict:
         from vaultkit.memory.get import read_excerpt
 
@@ -696,6 +735,23 @@ def vault_path(root: Path, requested: str) -> str:
 
 # -- the server -----------------------------------------------------------------------------
 
+# what the command line's messages name that a tool call names otherwise: its parameters
+# for the flags, and nothing for the flags no tool has
+_FLAG_WORDS = (("; --allow-secret writes it anyway", ""),
+               (", or --title, or pipe text with '-'", " (and optionally a title)"),
+               ("(--title, or a first line of text)", "(title, or a first line of text)"),
+               ("--date ", "date "), ("--time ", "time "))
+
+
+def in_tool_words(message: str) -> str:
+    """A message written for the command line (``--date '2026-13-45': not a calendar
+    date``) as a tool call reads it (``date '2026-13-45': …``): the tool's parameters, and
+    no advice about flags a tool call does not have."""
+    for flag, words in _FLAG_WORDS:
+        message = message.replace(flag, words)
+    return message
+
+
 def _error(message: str):
     from mcp.types import CallToolResult, TextContent
 
@@ -790,7 +846,7 @@ def build_server(session: VaultSession, *, read_only: bool = False):
             else:
                 result = await on_vault_thread(getattr(session, spec.run), arguments)
         except (ToolFailure, VaultkitError, ConfigError, FileNotFoundError) as exc:
-            return _error(f"{name}: {exc}")
+            return _error(f"{name}: {in_tool_words(str(exc))}")
         except Exception as exc:  # a bug: say so, keep serving
             traceback.print_exc(file=sys.stderr)
             return _error(f"{name}: internal error: {type(exc).__name__}: {exc} (please "
