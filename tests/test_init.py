@@ -20,7 +20,8 @@ from vaultkit.cli.starter import GIT_FALLBACK_EMAIL, MINIMAL_FILES, init_vault, 
 REPO = Path(__file__).resolve().parent.parent
 TODAY = dt.date.today()
 
-BOOTSTRAP = ["AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md", "NOW.md", "HEARTBEAT.md"]
+BOOTSTRAP = ["AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md", "NOW.md", "HEARTBEAT.md", "TOOLS.md",
+             "IDENTITY.md"]
 FOLDERS = ["decisions", "lessons", "people", "projects", "preferences", "semantic", "procedural",
            "archive"]
 TEMPLATES = ["decision", "lesson", "person", "project", "preference"]

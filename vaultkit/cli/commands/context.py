@@ -119,7 +119,7 @@ def render_text(found, show: bool, *, detected: bool = True) -> str:
                 state = (f"CUT: {p.lost:,} of {p.length:,} {unit} not loaded, {lost} "
                          f"({p.reason})")
             elif p.role == "missing":
-                state = "missing: a marker is injected"
+                state = "a marker is injected in its place"
             else:
                 state = "loaded whole"
             lines.append(f"  {n:>2}. {p.path:<{width}}  {p.length:>8,}  "
