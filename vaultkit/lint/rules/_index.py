@@ -37,6 +37,7 @@ RULES = (
     ("VK402", "daily-record-in-memory", "daily_record_in_memory", "warning", False, "note", True),
     ("VK403", "filler-entry", "filler_entry", "warning", False, "note", True),
     ("VK404", "lesson-entry-undated", "lesson_entry_undated", "warning", False, "note", True),
+    ("VK405", "duplicate-block", "duplicate_block", "warning", False, "note", True),
     ("VK501", "broken-link", "broken_link", "warning", False, "note", True),
     ("VK502", "ambiguous-link", "ambiguous_link", "warning", False, "note", True),
     ("VK503", "orphan-note", "orphan_note", "warning", False, "note", True),
