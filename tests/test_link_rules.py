@@ -156,3 +156,65 @@ def test_broken_property_link_points_at_its_key_line(make_vault):
                                                "owner: \"[[Nobody]]\"\n---\n# P\n"})
     diags = _run(root, "broken-link")
     assert [(d.line, d.column) for d in diags] == [(4, 1)]
+
+
+# -- a link written with an alias ---------------------------------------------------------
+
+SOFIA = "---\naliases: [Sofi, Sofiya]\n---\n# Sofia\n\nMy sister.\n"
+
+
+def _alias_vault(make_vault, profile="obsidian"):
+    from vault_files import age_files
+
+    root = make_vault({"vaultkit.toml": f'profile = "{profile}"\n',
+                       "People/Sofia.md": SOFIA,
+                       "People/Marco.md": "# Marco\n",
+                       "Daily/2026-03-02.md": "# 2026-03-02\n\nCalled [[Sofi]] and "
+                                              "[[sofiya|her]], then ![[Sofi#Plans]].\n"
+                                              "[[Not written yet]] [[Marco]]\n"})
+    age_files(root)
+    return root
+
+
+def _broken(capsys, root, *extra):
+    main(["check", str(root), "--select", "broken-link", "--format", "json", *extra])
+    return sorted((d["path"], d["line"], d["column"], d["message"])
+                  for d in json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("profile", ["obsidian", "openclaw"])
+def test_a_link_written_with_an_alias_is_reported_even_where_forward_links_are_allowed(
+        make_vault, capsys, profile):
+    got = _broken(capsys, _alias_vault(make_vault, profile), "--no-cache")
+    messages = [m for *_, m in got]
+    assert [(p, ln, col) for p, ln, col, _ in got][:3] == [
+        ("Daily/2026-03-02.md", 3, 8), ("Daily/2026-03-02.md", 3, 21),
+        ("Daily/2026-03-02.md", 3, 42)]
+    assert messages[0].startswith("no note 'Sofi': it is an alias of 'People/Sofia.md'")
+    assert "write [[Sofia|Sofi]] (link [[Sofi]])" in messages[0]
+    assert "write [[Sofia|her]]" in messages[1]  # (matched ignoring case; its own text kept)
+    assert "write ![[Sofia#Plans|Sofi]] (embed" in messages[2]
+    # the forward link is reported by the agent profile only
+    assert len(got) == (3 if profile == "obsidian" else 4)
+
+
+def test_an_alias_added_or_removed_elsewhere_moves_the_cached_finding(make_vault, capsys):
+    from test_results_cache import _write_aged
+
+    root = _alias_vault(make_vault)
+    sofia = root / "People/Sofia.md"
+    marco = root / "People/Marco.md"
+    assert len(_broken(capsys, root)) == 3  # (a cold run, written to the results cache)
+    steps = [
+        (sofia, "# Sofia\n\nMy sister.\n"),  # both aliases gone: no finding any more
+        (marco, "---\naliases: [Sofi]\n---\n# Marco\n"),  # now Marco's: a finding again
+        (sofia, SOFIA),  # Sofia's too: the message names both
+        (marco, "# Marco\n"),
+    ]
+    for path, text in steps:
+        _write_aged(path, text)
+        cached = _broken(capsys, root)
+        assert cached == _broken(capsys, root, "--no-cache"), path.name
+    assert len(cached) == 3
+    _write_aged(sofia, "# Sofia\n")
+    assert _broken(capsys, root) == [] == _broken(capsys, root, "--no-cache")
