@@ -325,6 +325,8 @@ class RuntimeSpec:
     auto_memory_max: int | None = None
     auto_memory_marker: str = ""
     context_window_tokens: int = 200000
+    # the skills the runtime ships; a workspace skill of the same `name` replaces one
+    bundled_skills: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         for name in ("per_file_max", "total_max", "auto_memory_lines", "auto_memory_max"):

@@ -33,6 +33,7 @@ RULES = (
     ("VK308", "auto-memory-cut", "auto_memory_cut", "error", False, "vault", True),
     ("VK309", "skill-not-loaded", "skill_not_loaded", "error", False, "note", True),
     ("VK310", "skill-frontmatter", "skill_frontmatter", "warning", False, "note", True),
+    ("VK311", "skill-shadows-bundled", "skill_shadows_bundled", "warning", False, "note", True),
     ("VK401", "lesson-in-now", "lesson_in_now", "warning", False, "note", True),
     ("VK402", "daily-record-in-memory", "daily_record_in_memory", "warning", False, "note", True),
     ("VK403", "filler-entry", "filler_entry", "warning", False, "note", True),
