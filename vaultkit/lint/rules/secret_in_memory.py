@@ -40,6 +40,13 @@ class SecretInMemory(Rule):
     Each note is scanned once per content; the result is cached with the note, so the commit
     hook scans only the files that changed.
 
+    Backup copies are read too: the profile's `secret_scan_folders` (`backups/` in the
+    `openclaw` profile) are folders every other rule skips (`skip_folders`: whole-workspace
+    copies whose journals collide on name with the real ones), but a copy of memory holds
+    the credentials memory held and is pushed with it, so this rule scans their Markdown
+    files (not `venv/`, also skipped: vendored packages' example keys are not the owner's).
+    A change there makes the next check run every rule again.
+
     ## Why is this bad?
     Memory is pushed to a remote every night and read into every session. In 7 of 13 public
     OpenClaw workspaces live-looking credentials sat in Markdown notes on a public remote.
@@ -60,12 +67,17 @@ class SecretInMemory(Rule):
     name = "secret-in-memory"
     code = "VK701"
     note_alone = True
+    reads_set_aside = True  # backups/: never notes, still pushed
     severity = "error"
 
     def check(self, note, ctx):
-        from vaultkit.vault.secretscan import secrets_of  # (only when a note is checked)
+        from vaultkit.vault.secretscan import Finding, scan_note, secrets_of
 
-        for finding in secrets_of(ctx.vault, note):
+        if ctx.vault.has_note(note.path):
+            found = secrets_of(ctx.vault, note)  # (a fact cached with the note)
+        else:  # a file of backups/: no note, so nothing cached with it
+            found = [] if note.error else [Finding(*t) for t in scan_note(note)]
+        for finding in found:
             yield self.diag(note.path, finding.line, finding.column,
                             f"{finding.describe()} in memory; remove it, rotate it, keep it in "
                             "the runtime's config or environment")
