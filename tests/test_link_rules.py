@@ -218,3 +218,34 @@ def test_an_alias_added_or_removed_elsewhere_moves_the_cached_finding(make_vault
     assert len(cached) == 3
     _write_aged(sofia, "# Sofia\n")
     assert _broken(capsys, root) == [] == _broken(capsys, root, "--no-cache")
+
+
+def test_after_a_change_only_the_changed_notes_aliases_are_read(make_vault, capsys,
+                                                                monkeypatch):
+    """The alias index is kept by each note's size and mtime: the hook's run after a change
+    asks the changed note for its aliases, not every note of the vault."""
+    from test_results_cache import _write_aged
+
+    import vaultkit.vault.aliases as aliases
+
+    root = _alias_vault(make_vault)
+    (root / "notes").mkdir()
+    for i in range(20):
+        _write_aged(root / f"notes/n{i}.md", f"---\naliases: [Nick{i}]\n---\n# N{i}\n")
+    _broken(capsys, root)
+    from vaultkit.vault.loader import Vault
+
+    asked = []  # the notes whose cached facts were looked up for their aliases
+    real = Vault.fact
+
+    def fact(self, path, key, compute, **kw):
+        if key == aliases.FACT:
+            asked.append(path)
+        return real(self, path, key, compute, **kw)
+
+    monkeypatch.setattr(Vault, "fact", fact)
+    _write_aged(root / "Daily/2026-03-02.md", "# 2026-03-02\n\n[[Nick3]] and [[nowhere]]\n")
+    got = _broken(capsys, root)
+    assert [m.split(":")[0] for *_, m in got] == ["no note 'Nick3'"]
+    assert set(asked) == {"Daily/2026-03-02.md"}
+    assert got == _broken(capsys, root, "--no-cache")

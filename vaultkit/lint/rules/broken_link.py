@@ -5,7 +5,6 @@ from vaultkit.lint.rule import Rule
 from vaultkit.vault.model import MARKDOWN, WIKI
 from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE
 
-ALIASES = "aliases"  # the per-note fact: the note's `aliases` property, as written
 
 # a static site's route: /guide/intro, /zh/guide/ (no file extension on the last part)
 _ROUTE = lazy_re(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
@@ -77,13 +76,11 @@ class BrokenLink(Rule):
     def touched(self, ctx, changed):
         """The notes with a link to an alias the changed notes hold now: a link that was a
         forward link may be an alias link since (one that already was read its holder)."""
+        from vaultkit.vault.aliases import note_aliases
+
         vault = ctx.vault
-        held = set()
-        for path in changed:
-            note = vault.notes.get(path)
-            if note is not None and not note.error:
-                held.update(a.casefold() for a in
-                            vault.fact(path, ALIASES, lambda n=note: _aliases_of(n)))
+        held = {a.casefold() for path in changed
+                for a in note_aliases(vault, path, vault.notes.get(path))}
         if not held:
             return ()
         from vaultkit.links.graph import link_graph
@@ -145,34 +142,13 @@ class BrokenLink(Rule):
             yield self.diag(note.path, link.line, link.column or 1, msg)
 
 
-def _aliases_of(note) -> list[str]:
-    """The ``aliases`` property of a note: a list of names, or one name."""
-    fm = note.frontmatter
-    value = fm.get("aliases") if isinstance(fm, dict) else None
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, list):
-        return []
-    return [str(v).strip() for v in value
-            if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()]
-
-
 def _holders(ctx, link) -> list[str]:
-    """The notes whose ``aliases`` hold a missing wikilink's target (by case-folded name),
-    from one index of the vault's aliases built at the first such link of a run."""
+    """The notes whose ``aliases`` hold a missing wikilink's target (by case-folded name)."""
     if link.kind != WIKI or not link.target or "/" in link.target:
         return []
-    index = ctx.__dict__.get("_alias_index")
-    if index is None:
-        vault = ctx.vault
-        index = {}
-        for path, other in vault.notes.items():
-            if other.error:
-                continue
-            for alias in vault.fact(path, ALIASES, lambda n=other: _aliases_of(n)):
-                index.setdefault(alias.casefold(), []).append(path)
-        ctx.__dict__["_alias_index"] = index
-    return sorted(index.get(link.target.strip().casefold(), ()))
+    from vaultkit.vault.aliases import alias_index
+
+    return sorted(alias_index(ctx.vault).get(link.target.strip().casefold(), ()))
 
 
 def _alias_message(ctx, note, link, holders: list[str]) -> str:
