@@ -249,3 +249,40 @@ def test_after_a_change_only_the_changed_notes_aliases_are_read(make_vault, caps
     assert [m.split(":")[0] for *_, m in got] == ["no note 'Nick3'"]
     assert set(asked) == {"Daily/2026-03-02.md"}
     assert got == _broken(capsys, root, "--no-cache")
+
+
+def test_a_run_on_named_files_keeps_no_alias_index_the_next_run_would_trust(make_vault,
+                                                                            capsys):
+    """A check of one named file (the hook's form) keeps no results; if it kept the alias
+    index, the next full run would take an alias added since for one it already knew."""
+    from test_results_cache import _write_aged
+
+    root = _alias_vault(make_vault)
+    marco, day = root / "People/Marco.md", root / "Daily/2026-03-02.md"
+    _write_aged(day, "# 2026-03-02\n\n[[Mo]] [[nowhere]]\n")
+    _write_aged(root / "Daily/2026-03-03.md", "# 2026-03-03\n")
+    assert _broken(capsys, root) == []
+    _write_aged(marco, "---\naliases: [Mo]\n---\n# Marco\n")
+    _write_aged(root / "Daily/2026-03-03.md", "# 2026-03-03\n\n[[also-nowhere]]\n")
+    main(["check", str(root / "Daily/2026-03-03.md"), "--select", "broken-link"])
+    capsys.readouterr()
+    cached = _broken(capsys, root)
+    assert cached == _broken(capsys, root, "--no-cache")
+    assert [(p, ln) for p, ln, *_ in cached] == [("Daily/2026-03-02.md", 3)]
+
+
+def test_editing_a_note_that_holds_aliases_builds_no_link_graph(make_vault, capsys,
+                                                               monkeypatch):
+    from test_results_cache import _write_aged
+
+    import vaultkit.links.graph as graph
+
+    root = _alias_vault(make_vault)
+    _broken(capsys, root)
+    built = []
+    real = graph.link_graph
+    monkeypatch.setattr(graph, "link_graph", lambda vault: built.append(1) or real(vault))
+    _write_aged(root / "People/Sofia.md", SOFIA + "\nShe moved to Lisbon.\n")
+    cached = _broken(capsys, root)
+    assert built == [] and len(cached) == 3
+    assert cached == _broken(capsys, root, "--no-cache")

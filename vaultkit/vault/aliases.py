@@ -33,25 +33,53 @@ def note_aliases(vault, path: str, note) -> list[str]:
     return vault.fact(path, FACT, lambda: aliases_of(note))
 
 
-def alias_index(vault) -> dict[str, list[str]]:
-    """Case-folded alias -> the notes holding it (in the vault's order), once per vault."""
+def _stored(vault) -> tuple[dict, int]:
+    """The index the last run kept (path -> (size, mtime, names)) and the time before which
+    its entries can be trusted; empty with ``--no-cache`` or when there is none."""
+    memo = vault.__dict__.get("_alias_stored")
+    if memo is not None:
+        return memo
+    from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal
+
+    memo = ({}, 0)
+    if vault.caching:
+        try:
+            version, stamp, kept = load_marshal(vault.root / CACHE_DIR / "cache" / NAME)
+            if version == VERSION and isinstance(stamp, int) and isinstance(kept, dict):
+                memo = (kept, stamp - RACY_NS)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    vault.__dict__["_alias_stored"] = memo
+    return memo
+
+
+def new_aliases(vault, paths) -> set[str]:
+    """The case-folded aliases the notes ``paths`` hold now and did not hold when the kept
+    index was made (all they hold, when there is none)."""
+    stored, _ = _stored(vault)
+    out = set()
+    for path in paths:
+        now = note_aliases(vault, path, vault.notes.get(path))
+        hit = stored.get(path)
+        before = {n.casefold() for n in hit[2]} if isinstance(hit, tuple) and len(hit) == 3 \
+            and isinstance(hit[2], tuple) else set()
+        out.update(n.casefold() for n in now if n.casefold() not in before)
+    return out
+
+
+def alias_index(vault, keep: bool = True) -> dict[str, list[str]]:
+    """Case-folded alias -> the notes holding it (in the vault's order), once per vault.
+    ``keep``: write the index for the next run (only a run whose findings the results cache
+    keeps may: :func:`new_aliases` compares with the state those findings were made in)."""
     index = vault.__dict__.get("_alias_index")
     if index is not None:
         return index
     import marshal
 
-    from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal, write_cache_file
+    from vaultkit.vault.cachefile import CACHE_DIR, write_cache_file
 
     file = vault.root / CACHE_DIR / "cache" / NAME
-    stored: dict = {}
-    trusted_before = 0
-    if vault.caching:
-        try:
-            version, stamp, kept = load_marshal(file)
-            if version == VERSION and isinstance(stamp, int) and isinstance(kept, dict):
-                stored, trusted_before = kept, stamp - RACY_NS
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
+    stored, trusted_before = _stored(vault)
     record: dict = {}
     new = len(stored) != len(vault.notes)
     for path, note in vault.notes.items():
@@ -65,7 +93,7 @@ def alias_index(vault) -> dict[str, list[str]]:
             names = tuple(note_aliases(vault, path, note))
             new = True
         record[path] = (size, mtime, names)
-    if vault.caching and new:
+    if vault.caching and new and keep:
         write_cache_file(file, marshal.dumps((VERSION, vault.started_ns, record)))
     index = {}
     for path, (_, _, names) in record.items():

@@ -74,15 +74,16 @@ class BrokenLink(Rule):
     note_alone = True
 
     def touched(self, ctx, changed):
-        """The notes with a link to an alias the changed notes hold now: a link that was a
-        forward link may be an alias link since (one that already was read its holder)."""
-        from vaultkit.vault.aliases import note_aliases
+        """The notes with a link to an alias a changed note holds now and did not before: a
+        link that was a forward link may be an alias link since (one that already was read
+        its holder). Most changes add no alias, and then no note is looked at."""
+        from vaultkit.vault.aliases import alias_index, new_aliases
 
         vault = ctx.vault
-        held = {a.casefold() for path in changed
-                for a in note_aliases(vault, path, vault.notes.get(path))}
+        held = new_aliases(vault, changed)
         if not held:
             return ()
+        alias_index(vault, _keeps(ctx))  # (kept with the new aliases: then no news)
         from vaultkit.links.graph import link_graph
 
         return {note.path for note, link, _ in link_graph(vault).unresolved
@@ -148,7 +149,12 @@ def _holders(ctx, link) -> list[str]:
         return []
     from vaultkit.vault.aliases import alias_index
 
-    return sorted(alias_index(ctx.vault).get(link.target.strip().casefold(), ()))
+    return sorted(alias_index(ctx.vault, _keeps(ctx)).get(link.target.strip().casefold(), ()))
+
+
+def _keeps(ctx) -> bool:
+    """Does this run's findings go to the results cache (so the alias index may be kept)?"""
+    return ctx.reuse_results and ctx.targets is None
 
 
 def _alias_message(ctx, note, link, holders: list[str]) -> str:
