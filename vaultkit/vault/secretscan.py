@@ -433,8 +433,7 @@ def _set_for_a_command(line: str, key_start: int, key: str, m, value: str) -> bo
         return False
     if key_start > 0 and line[key_start - 1] not in " \t`(;":
         return False
-    if line[key_start:key_start + 7] == "export " or line[:key_start].rstrip().endswith(
-            ("export", "Environment=", "set", "ENV")):
+    if line[:key_start].rstrip().endswith(("export", "Environment=", "set", "ENV")):
         return False  # an export or a unit's Environment= is no command line: _plausible decides
     between = line[m.end("tail"):m.start("v")]
     if between.strip("\"'") != "=":
