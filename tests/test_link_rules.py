@@ -156,3 +156,133 @@ def test_broken_property_link_points_at_its_key_line(make_vault):
                                                "owner: \"[[Nobody]]\"\n---\n# P\n"})
     diags = _run(root, "broken-link")
     assert [(d.line, d.column) for d in diags] == [(4, 1)]
+
+
+# -- a link written with an alias ---------------------------------------------------------
+
+SOFIA = "---\naliases: [Sofi, Sofiya]\n---\n# Sofia\n\nMy sister.\n"
+
+
+def _alias_vault(make_vault, profile="obsidian"):
+    from vault_files import age_files
+
+    root = make_vault({"vaultkit.toml": f'profile = "{profile}"\n',
+                       "People/Sofia.md": SOFIA,
+                       "People/Marco.md": "# Marco\n",
+                       "Daily/2026-03-02.md": "# 2026-03-02\n\nCalled [[Sofi]] and "
+                                              "[[sofiya|her]], then ![[Sofi#Plans]].\n"
+                                              "[[Not written yet]] [[Marco]]\n"})
+    age_files(root)
+    return root
+
+
+def _broken(capsys, root, *extra):
+    main(["check", str(root), "--select", "broken-link", "--format", "json", *extra])
+    return sorted((d["path"], d["line"], d["column"], d["message"])
+                  for d in json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("profile", ["obsidian", "openclaw"])
+def test_a_link_written_with_an_alias_is_reported_even_where_forward_links_are_allowed(
+        make_vault, capsys, profile):
+    got = _broken(capsys, _alias_vault(make_vault, profile), "--no-cache")
+    messages = [m for *_, m in got]
+    assert [(p, ln, col) for p, ln, col, _ in got][:3] == [
+        ("Daily/2026-03-02.md", 3, 8), ("Daily/2026-03-02.md", 3, 21),
+        ("Daily/2026-03-02.md", 3, 42)]
+    assert messages[0].startswith("no note 'Sofi': it is an alias of 'People/Sofia.md'")
+    assert "write [[Sofia|Sofi]] (link [[Sofi]])" in messages[0]
+    assert "write [[Sofia|her]]" in messages[1]  # (matched ignoring case; its own text kept)
+    assert "write ![[Sofia#Plans|Sofi]] (embed" in messages[2]
+    # the forward link is reported by the agent profile only
+    assert len(got) == (3 if profile == "obsidian" else 4)
+
+
+def test_an_alias_added_or_removed_elsewhere_moves_the_cached_finding(make_vault, capsys):
+    from test_results_cache import _write_aged
+
+    root = _alias_vault(make_vault)
+    sofia = root / "People/Sofia.md"
+    marco = root / "People/Marco.md"
+    assert len(_broken(capsys, root)) == 3  # (a cold run, written to the results cache)
+    steps = [
+        (sofia, "# Sofia\n\nMy sister.\n"),  # both aliases gone: no finding any more
+        (marco, "---\naliases: [Sofi]\n---\n# Marco\n"),  # now Marco's: a finding again
+        (sofia, SOFIA),  # Sofia's too: the message names both
+        (marco, "# Marco\n"),
+    ]
+    for path, text in steps:
+        _write_aged(path, text)
+        cached = _broken(capsys, root)
+        assert cached == _broken(capsys, root, "--no-cache"), path.name
+    assert len(cached) == 3
+    _write_aged(sofia, "# Sofia\n")
+    assert _broken(capsys, root) == [] == _broken(capsys, root, "--no-cache")
+
+
+def test_after_a_change_only_the_changed_notes_aliases_are_read(make_vault, capsys,
+                                                                monkeypatch):
+    """The alias index is kept by each note's size and mtime: the hook's run after a change
+    asks the changed note for its aliases, not every note of the vault."""
+    from test_results_cache import _write_aged
+
+    import vaultkit.vault.aliases as aliases
+
+    root = _alias_vault(make_vault)
+    (root / "notes").mkdir()
+    for i in range(20):
+        _write_aged(root / f"notes/n{i}.md", f"---\naliases: [Nick{i}]\n---\n# N{i}\n")
+    _broken(capsys, root)
+    from vaultkit.vault.loader import Vault
+
+    asked = []  # the notes whose cached facts were looked up for their aliases
+    real = Vault.fact
+
+    def fact(self, path, key, compute, **kw):
+        if key == aliases.FACT:
+            asked.append(path)
+        return real(self, path, key, compute, **kw)
+
+    monkeypatch.setattr(Vault, "fact", fact)
+    _write_aged(root / "Daily/2026-03-02.md", "# 2026-03-02\n\n[[Nick3]] and [[nowhere]]\n")
+    got = _broken(capsys, root)
+    assert [m.split(":")[0] for *_, m in got] == ["no note 'Nick3'"]
+    assert set(asked) == {"Daily/2026-03-02.md"}
+    assert got == _broken(capsys, root, "--no-cache")
+
+
+def test_a_run_on_named_files_keeps_no_alias_index_the_next_run_would_trust(make_vault,
+                                                                            capsys):
+    """A check of one named file (the hook's form) keeps no results; if it kept the alias
+    index, the next full run would take an alias added since for one it already knew."""
+    from test_results_cache import _write_aged
+
+    root = _alias_vault(make_vault)
+    marco, day = root / "People/Marco.md", root / "Daily/2026-03-02.md"
+    _write_aged(day, "# 2026-03-02\n\n[[Mo]] [[nowhere]]\n")
+    _write_aged(root / "Daily/2026-03-03.md", "# 2026-03-03\n")
+    assert _broken(capsys, root) == []
+    _write_aged(marco, "---\naliases: [Mo]\n---\n# Marco\n")
+    _write_aged(root / "Daily/2026-03-03.md", "# 2026-03-03\n\n[[also-nowhere]]\n")
+    main(["check", str(root / "Daily/2026-03-03.md"), "--select", "broken-link"])
+    capsys.readouterr()
+    cached = _broken(capsys, root)
+    assert cached == _broken(capsys, root, "--no-cache")
+    assert [(p, ln) for p, ln, *_ in cached] == [("Daily/2026-03-02.md", 3)]
+
+
+def test_editing_a_note_that_holds_aliases_builds_no_link_graph(make_vault, capsys,
+                                                               monkeypatch):
+    from test_results_cache import _write_aged
+
+    import vaultkit.links.graph as graph
+
+    root = _alias_vault(make_vault)
+    _broken(capsys, root)
+    built = []
+    real = graph.link_graph
+    monkeypatch.setattr(graph, "link_graph", lambda vault: built.append(1) or real(vault))
+    _write_aged(root / "People/Sofia.md", SOFIA + "\nShe moved to Lisbon.\n")
+    cached = _broken(capsys, root)
+    assert built == [] and len(cached) == 3
+    assert cached == _broken(capsys, root, "--no-cache")

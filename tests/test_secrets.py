@@ -610,3 +610,145 @@ def test_a_code_block_of_many_keys_is_judged_once():
     started = time.process_time()
     assert scan_text(example.text, example.code_ranges) == []
     assert time.process_time() - started < 10
+
+
+# -- forms real workspaces held that the detector missed (precision round 3) ---------------
+# Values are built from pieces so that no credential-looking string sits in the repository.
+
+_PW = "sun" + "flower"  # a word: the password a keyring was really unlocked with
+_GEN = "Tq8Rv3" + "NwZ7Lp" + "2Xc9Vb4Mn6"  # a generated key
+
+
+@pytest.mark.parametrize("line,reported", [
+    (f'GOG_KEYRING_PASSWORD="{_PW}" gog calendar list', True),
+    (f"- run `GOG_KEYRING_PASSWORD={_PW} gog gmail search 'is:unread'`", True),
+    (f"A=1 GOG_KEYRING_PASSWORD='{_PW}-blue' gog auth", True),
+    (f"DEPLOY_TOKEN={_PW}99 ./deploy.sh", True),
+    ('GOG_KEYRING_PASSWORD="$GOG_PW" gog calendar list', False),  # a variable
+    ("GOG_KEYRING_PASSWORD=${GOG_PW} gog calendar list", False),
+    ("GOG_KEYRING_PASSWORD=<your-password> gog calendar list", False),
+    ("GH_TOKEN=YOUR_TOKEN gh pr list", False),
+    ("DB_PASSWORD=changeme ./run.sh", False),
+    (f"SORT_KEY={_PW} make", False),  # a *_KEY that names no credential
+    (f"GOG_KEYRING_PASSWORD={_PW}", False),  # no command after it: a word is not enough
+    (f"export GOG_KEYRING_PASSWORD={_PW}", False),
+    (f'GOG_KEYRING_PASSWORD="{_PW}" && gog calendar list', False),
+], ids=[f"form{i}" for i in range(13)])
+def test_a_password_set_before_a_command(line, reported):
+    found = scan_text(line + "\n")
+    assert bool(found) == reported
+    for f in found:
+        assert (f.kind, f.label) in {("password", "GOG_KEYRING_PASSWORD"),
+                                     ("token", "DEPLOY_TOKEN")}
+        assert _PW not in f.masked
+
+
+@pytest.mark.parametrize("prefix", ["sk-None-", "sk-kimi-", "sk-cp-"])
+def test_a_providers_sk_variant_is_a_key(prefix):
+    key = prefix + _GEN + "Hs5Jq" + "Wc2Ud7"
+    found = scan_text(f"- key: {key}\n")
+    assert [(f.kind, f.masked) for f in found] == [
+        ("OpenAI API key" if prefix == "sk-None-" else "sk- API key", "sk-…2Ud7")]
+
+
+def test_hyphenated_words_after_sk_are_no_key():
+    assert scan_text("use sk-learn-compatible-estimators-for-regression-tasks here\n") == []
+
+
+@pytest.mark.parametrize("marker", ["## Config example", "## 配置示例", "Example:"])
+def test_a_generated_key_in_a_config_example_is_live(marker):
+    text = (f"# Gateway\n\n{marker}\n\n```yaml\napi_key: {_GEN}\n"
+            "token: sk-xxxx\napi_key: <your-key>\napi_key: YOUR_API_KEY\n"
+            "secret: a1b2c3d4e5f6g7h8i9j0\n```\n")
+    note = parse_note("x.md", text.encode())
+    found = scan_text(note.text, note.code_ranges)
+    assert [(f.line, f.kind, f.masked) for f in found] == [(6, "API key", "…4Mn6")]
+
+
+def test_missed_forms_are_reported_and_never_printed(make_vault, capsys):
+    key = "sk-kimi-" + _GEN + "Hs5Jq" + "Wc2Ud7"
+    root = make_vault({"AGENTS.md": "# Agents\n", "TOOLS.md": (
+        f"# Tools\n\n- calendar: `GOG_KEYRING_PASSWORD=\"{_PW}\" gog calendar list`\n"
+        f"- model key {key}\n\n## Config example\n\n```json\n{{\"apiKey\": \"{_GEN}\"}}\n```\n")})
+    for fmt in ("text", "json", "github", "sarif"):
+        assert main(["check", str(root), "--no-cache", "--select", "secret-in-memory",
+                     "--format", fmt]) == 1
+        out = capsys.readouterr().out
+        for core in (_PW, _GEN, key[8:20]):
+            assert core not in out
+    assert main(["check", str(root), "--no-cache", "--select", "secret-in-memory"]) == 1
+    out = capsys.readouterr().out
+    assert "TOOLS.md:3:" in out and "TOOLS.md:4:" in out and "TOOLS.md:9:" in out
+
+
+# -- backup copies: never notes, still scanned --------------------------------------------
+
+def _backup_vault(make_vault):
+    from vault_files import age_files
+
+    key = "sk-kimi-" + _GEN + "Hs5Jq" + "Wc2Ud7"
+    root = make_vault({
+        "AGENTS.md": "# Agents\n", "MEMORY.md": "# Memory\n",
+        "memory/2026-03-01.md": "# 2026-03-01\n\n- deployed\n",
+        "backups/2026-03-01/MEMORY.md": f"# Memory\n\n- model key {key}\n",
+        # a copy's journal: its broken link and its name colliding with the real one are no
+        # finding; a reviewed line stays accepted in a copy too
+        "backups/2026-03-01/memory/2026-03-01.md":
+            f"# 2026-03-01\n\n[[gone]]\n<!-- vaultkit-disable-next-line secret-in-memory -->\n"
+            f"- reviewed {key}\n",
+        # vendored packages stay unread: their README's keys are not the owner's
+        "venv/lib/pkg/README.md": f"key {key}\n"})
+    age_files(root)
+    return root, key
+
+
+def test_a_backup_copy_of_memory_is_scanned_for_credentials_only(make_vault, capsys):
+    from test_rules_support import findings
+
+    root, key = _backup_vault(make_vault)
+    # every rule runs: only the credential rule reads the copies
+    assert [f for f in findings(root) if f[0] != "index-stale"] == [
+        ("secret-in-memory", "backups/2026-03-01/MEMORY.md", 3)]
+    copy = str(root / "backups/2026-03-01/MEMORY.md")
+    # a cold run, a warm one, and the copy named alone (as the commit hook names it)
+    for args in ([str(root), "--no-cache"], [str(root)], ["--root", str(root), copy]):
+        assert main(["check", *args]) == 1
+        out = capsys.readouterr().out
+        assert "backups/2026-03-01/MEMORY.md:3:13: VK701" in out and key[8:20] not in out
+        assert "(1 error, 0 warnings" in out
+
+
+def test_a_change_in_a_backup_copy_is_seen_by_the_cached_run(make_vault, capsys):
+    from test_results_cache import _write_aged
+
+    root, key = _backup_vault(make_vault)
+    copy = root / "backups/2026-03-01/MEMORY.md"
+
+    def both():
+        main(["check", str(root), "--format", "json", "--select", "secret-in-memory"])
+        cached = capsys.readouterr().out
+        main(["check", str(root), "--format", "json", "--select", "secret-in-memory",
+              "--no-cache"])
+        assert capsys.readouterr().out == cached
+        return json.loads(cached)
+
+    assert len(both()) == 1
+    _write_aged(copy, "# Memory\n\n- rotated\n")
+    assert both() == []
+    _write_aged(root / "backups/2026-03-02.md", f"# copy\n\n- {key}\n")
+    assert [d["path"] for d in both()] == ["backups/2026-03-02.md"]
+    # a change to a note keeps the copies' findings (no copy changed)
+    _write_aged(root / "memory/2026-03-01.md", "# 2026-03-01\n\n- deployed twice\n")
+    assert [d["path"] for d in both()] == ["backups/2026-03-02.md"]
+
+
+def test_secret_scan_folders_must_be_skipped_folders(make_vault, capsys, tmp_path):
+    profile = (Path(__file__).resolve().parent.parent / "rules" / "openclaw.yaml").read_text()
+    bad = tmp_path / "mine.yaml"
+    bad.write_text(profile.replace("secret_scan_folders: [backups]",
+                                   "secret_scan_folders: [notes]"))
+    root = make_vault({"MEMORY.md": "# Memory\n"})
+    assert main(["check", str(root), "--profile", str(bad), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert "secret_scan_folders" in err and "'notes' is not one of skip_folders" in err
+    assert err.count("\n") == 1

@@ -215,8 +215,10 @@ def test_files_over_100_kb_are_checked_quickly_and_quietly(tmp_path):
         "# Session: 2026-03-27 10:00:00 UTC\n\n- **Session Key**: agent:main:main\n"
         "- **Session ID**: x\n- **Source**: webchat\n\n## Conversation Summary\n\n" + turns,
         encoding="utf-8")
-    log = "".join(f"- {h:02d}:{m:02d} 检查了第 {h * 60 + m} 号任务，状态正常，继续观察\n"
-                  for h in range(24) for m in range(60)) * 2
+    # (two rounds of different tasks: the same 1,440 lines twice would be a block written
+    # again, which duplicate-block reports)
+    log = "".join(f"- {h:02d}:{m:02d} 检查了第 {r}-{h * 60 + m} 号任务，状态正常，继续观察\n"
+                  for r in range(2) for h in range(24) for m in range(60))
     (root / "memory/2026-03-28.md").write_text("# 2026-03-28\n\n" + log, encoding="utf-8")
     assert (root / "memory/2026-03-27-long-chat.md").stat().st_size > 100_000
     assert (root / "memory/2026-03-28.md").stat().st_size > 100_000

@@ -198,6 +198,12 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
                 found.extend(check(note, ctx))
             note.release_text()
             progress.advance()
+    for rule, found, kept in todo:
+        # (after a change the findings on these are kept: a change to one is a new context)
+        if rule.reads_set_aside and kept is None:
+            for path, note in ctx.vault.set_aside().items():
+                if targets is None or path in targets:
+                    found.extend(rule.check(note, ctx))
     reads = ctx.__dict__.get("_reads", {})
     order = None
     for rule, found, kept in todo:
@@ -492,7 +498,7 @@ class ResultsCache:
 # mean), part of the context digest: a results cache written by a vaultkit whose rules kept
 # less (the same release, an earlier build) is then not taken for one that names every read.
 # Bump it with any change to either; tests/test_results_cache.py holds it to the rules.
-KEPT_READS = 2
+KEPT_READS = 3
 
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out
@@ -536,7 +542,10 @@ def _outside_state(vault) -> str:
             obsidian.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             obsidian.append(f"{name}:-")
-    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}"
+    from vaultkit.vault.loader import set_aside_files
+
+    aside = [f"{f.rel}:{f.size}:{f.mtime_ns}" for f in set_aside_files(vault.root, vault.settings)]
+    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}"
 
 
 def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:
@@ -666,6 +675,8 @@ class _Suppressions:
                 found = None
         if found is None:
             note = self.vault.note(path)
+            if note is None and self.vault.profile.secret_scan_folders:
+                note = self.vault.set_aside().get(path)  # (a backup copy's own comments)
             found = list(note.suppressions) if note is not None and note.suppressions else []
             if results is not None:
                 results.keep_suppressions(path, found)

@@ -136,6 +136,9 @@ class Rule:
     #: change moves. False (the default) for one whose reads cannot be named that way (the
     #: bootstrap files, files outside the notes).
     note_alone: ClassVar[bool] = False
+    #: True for a note rule that also checks the Markdown files under the profile's
+    #: ``secret_scan_folders`` (``Vault.set_aside``), which no other rule reads.
+    reads_set_aside: ClassVar[bool] = False
 
     def check(self, note: "Note", ctx: Context) -> Iterable[Diagnostic]:
         return ()

@@ -7,4 +7,4 @@ links as Obsidian does, keep the parse cache, and the git and OpenClaw facts abo
 # The credential detector's version (vaultkit.vault.secretscan): bump it when what is found
 # changes; per-note findings and the output boundary's verified texts are kept under it.
 # (Here, so that reading it imports no detector: a warm check's output needs none.)
-DETECTOR_VERSION = "5"
+DETECTOR_VERSION = "6"

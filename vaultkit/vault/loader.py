@@ -134,6 +134,18 @@ class Vault:
         """Every file's vault path: the notes and the attachments."""
         return list(self.notes) + list(self.attachments)
 
+    def set_aside(self) -> dict[str, Note]:
+        """The Markdown files under the profile's ``secret_scan_folders`` (folders of
+        ``skip_folders``: never notes of the vault), parsed, by vault path: what
+        secret-in-memory reads besides the notes. Read once per loaded vault, when asked."""
+        found = self.__dict__.get("_set_aside")
+        if found is None:
+            limit = self.profile.budgets.max_file_bytes
+            found = self.__dict__["_set_aside"] = {
+                f.rel: _read_one(f.abs, f.rel, limit) for f in set_aside_files(self.root,
+                                                                              self.settings)}
+        return found
+
     def note_paths(self) -> list[str]:
         """Every note's path, in order (``list(vault.notes)``)."""
         return list(self.notes)
@@ -426,6 +438,28 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     digest, newest = _state(files, problems, scan.external, memo, spots)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
                 scan.folders, scan.places, scan.external, False, memo)
+
+
+def set_aside_files(root: Path, settings: Settings) -> list:
+    """The Markdown files under the profile's ``secret_scan_folders``, as the walk lists
+    them (symlinks out of the folder not followed), less the user's ``exclude``."""
+    from vaultkit.vault.scan import walk
+
+    out = []
+    patterns = settings.exclude_patterns
+    for folder in settings.profile.secret_scan_folders:
+        folder = folder.strip("/")
+        base = root / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        files, _ = walk(base)
+        for f in files:
+            rel = f"{folder}/{f.rel}"
+            parts = [rel[:i] for i, c in enumerate(rel) if c == "/"] + [rel]
+            if rel.lower().endswith(".md") and not any(p.match(x) for p in patterns
+                                                       for x in parts):
+                out.append(type(f)(rel, f.abs, f.size, f.mtime_ns))
+    return out
 
 
 def oversize_error(size: int, limit: int) -> str:

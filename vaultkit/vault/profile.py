@@ -325,6 +325,8 @@ class RuntimeSpec:
     auto_memory_max: int | None = None
     auto_memory_marker: str = ""
     context_window_tokens: int = 200000
+    # the skills the runtime ships; a workspace skill of the same `name` replaces one
+    bundled_skills: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         for name in ("per_file_max", "total_max", "auto_memory_lines", "auto_memory_max"):
@@ -376,6 +378,9 @@ class Profile:
     # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
     # copies inside the workspace, vendored trees
     skip_folders: list[str] = field(default_factory=list)
+    # folders of skip_folders whose Markdown files secret-in-memory still reads: a backup
+    # copy of memory holds its credentials too, and is pushed with it
+    secret_scan_folders: list[str] = field(default_factory=list)
     # frontmatter keys read as another when it is absent: {"type": ["category"]}
     property_aliases: dict[str, list[str]] = field(default_factory=dict)
     # the agent runtimes that load this vault and how (vaultkit.vault.runtimes)
@@ -403,6 +408,11 @@ class Profile:
                 raise _invalid("skip_folders", f"{folder!r} must be a folder path without "
                                                "wildcards (use exclude in vaultkit.toml for "
                                                "patterns)")
+        skipped = {f.strip("/") for f in self.skip_folders}
+        for folder in self.secret_scan_folders:
+            if folder.strip("/") not in skipped:
+                raise _invalid("secret_scan_folders", f"{folder!r} is not one of skip_folders "
+                                                      f"({', '.join(sorted(skipped)) or 'none'})")
 
     # -- derived ---------------------------------------------------------------
 

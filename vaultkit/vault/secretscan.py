@@ -35,12 +35,16 @@ _FORMATS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("Anthropic API key", ("sk-ant-",), r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_\-]{32,}",
      "sk-ant-"),
     ("OpenRouter API key", ("sk-or-",), r"sk-or-v\d-[0-9a-f]{48,}", "sk-or-v1-"),
-    ("OpenAI API key", ("sk-proj-", "sk-svcacct-", "sk-admin-", "T3BlbkFJ"),
-     r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
+    # sk-None- is the form of OpenAI's older user keys
+    ("OpenAI API key", ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "T3BlbkFJ"),
+     r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{32,}"
+     r"|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
      "sk-"),
     # DashScope, DeepSeek, Moonshot and the other OpenAI-compatible providers; sk-sp- keys
     ("sk- API key", ("sk-sp-",), r"sk-sp-[A-Za-z0-9]{24,}", "sk-sp-"),
     ("sk- API key", ("sk-",), r"sk-[A-Za-z0-9]{32,}", "sk-"),
+    # a provider's own sk-<name>- variant (sk-kimi-…, sk-cp-…): random-looking only (_format_finding)
+    ("sk- API key", ("sk-",), r"sk-[a-z]{2,12}-[A-Za-z0-9_\-]{32,}", "sk-"),
     ("xAI API key", ("xai-",), r"xai-[A-Za-z0-9_]{40,}", "xai-"),
     ("GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}", "glpat-"),
     ("npm token", ("npm_",), r"npm_[A-Za-z0-9]{36}", "npm_"),
@@ -271,9 +275,12 @@ def scan_text(text: str, code_ranges=()) -> list[Finding]:
         headings: list[str] | None = None
         kept = []
         for f in out:
-            if _STRICT.get(f.kind) and not f.label and not _example_value(
-                    lines[f.line - 1][f.column - 1:f.column - 1 + f.length]):
-                kept.append(f)  # a well-formed token is live, example or not
+            value = lines[f.line - 1][f.column - 1:f.column - 1 + f.length]
+            if (_STRICT.get(f.kind) and not f.label or f.label and f.kind != "password") \
+                    and not _example_value(value):
+                # a well-formed token, or a labelled key that looks generated (not typed for
+                # a document), is live, example or not: "config examples" are pasted configs
+                kept.append(f)
                 continue
             if headings is None and any(start <= f.line <= stop for start, stop in code_ranges):
                 headings = _section_headings(lines, code_ranges)
@@ -397,13 +404,45 @@ def scan_line(line: str, lineno: int = 1, text: str | None = None,
         kind, label = _kind_of(key)
         if kind is None or _not_a_label(line, key_start, key):
             continue
-        if not _plausible(value, kind, line, direct=not m.group("label").strip(" \t*_`\"']")):
+        if not _plausible(value, kind, line, direct=not m.group("label").strip(" \t*_`\"']")) \
+                and not _set_for_a_command(line, key_start, key, m, value):
             continue
         if _EXAMPLE.search(line):
             continue  # "password: P@ssw0rd (example from the docs)"
         out.append(Finding(lineno, vstart + 1, kind, mask(value), label, len(value)))
         spans.append((vstart, vstart + len(raw)))
     return out
+
+
+# `GOG_KEYRING_PASSWORD="…" gog calendar list`: a variable set for one command. Its name
+# ends in a credential word (not a mere *_KEY: SORT_KEY=name make), `=` joins it to its value,
+# and a command word follows: the value is what the command uses, whatever it looks like.
+_ENV_FOR_COMMAND = lazy_re(r"[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD|TOKEN|SECRET"
+                           r"|API_?KEY|SECRET_?KEY|ACCESS_?KEY|PRIVATE_?KEY)")
+_COMMAND_AFTER = lazy_re(r"[\"']?[ \t]+(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*[A-Za-z.~/][\w.~/\-]*")
+# what still marks a made-up value in that form: a variable, angle brackets, xxx, your-…
+_COMMAND_PLACEHOLDER = lazy_re(r"^\$|\$\{|\$\(|<|>|x{3,}|\*{3,}|•{3,}|…|\.{3}|\{\{|%\("
+                               r"|your|example|placeholder|changeme|change_me|redacted|dummy|fake"
+                               r"|replace|insert|^none$|^null$", re.IGNORECASE)
+
+
+def _set_for_a_command(line: str, key_start: int, key: str, m, value: str) -> bool:
+    """Is ``key=value`` a variable set before a command (``X_PASSWORD="…" cmd``) with a
+    value that is no placeholder? Such a value is reported even when it is a word."""
+    if not _ENV_FOR_COMMAND.fullmatch(key) or len(value) < 6:
+        return False
+    if key_start > 0 and line[key_start - 1] not in " \t`(;":
+        return False
+    if line[:key_start].rstrip().endswith(("export", "Environment=", "set", "ENV")):
+        return False  # an export or a unit's Environment= is no command line: _plausible decides
+    between = line[m.end("tail"):m.start("v")]
+    if between.strip("\"'") != "=":
+        return False
+    end = m.start("v") + len(value)
+    if not _COMMAND_AFTER.match(line, end):
+        return False
+    return not (_COMMAND_PLACEHOLDER.search(value) or _ENV_NAME.match(value)
+                or _PATH_OR_URL.search(value) or value.isdigit())
 
 
 def _prose_positions(low: str, taken: list[int]) -> list[int]:
@@ -441,6 +480,13 @@ _TYPED_PREFIX = {"GitHub token": lazy_re(r"github_pat_|gh._"),
                  "AWS access key": lazy_re(r"A...")}
 _ID_RUN = lazy_re(r"[A-Za-z0-9_.\-]*")
 _JWT_GROUP = f"k{[f[0] for f in _FORMATS].index('JSON Web Token')}"
+_SK_VARIANT = [f[2] for f in _FORMATS].index(r"sk-[a-z]{2,12}-[A-Za-z0-9_\-]{32,}")
+
+
+def _random_body(body: str) -> bool:
+    """Letters of both cases and digits, not words joined by separators: a generated key."""
+    return (any(c.isdigit() for c in body) and any(c.islower() for c in body)
+            and any(c.isupper() for c in body) and not _WORDY.match(body))
 _MAX_PER_LINE = 64  # a line holding more is reported by its first 64
 _KEYWORD_MAYBE = lazy_re(r"[:=：|是为—–]")
 
@@ -480,6 +526,8 @@ def _format_finding(m, line: str, lineno: int, text: str | None, end: int) -> Fi
         prefix = _TYPED_PREFIX[kind].match(value).group(0)
     if _fake_token(value, prefix):
         return None  # nor is it a keyword's value: its span is taken
+    if i == _SK_VARIANT and not _random_body(value.split("-", 2)[2]):
+        return None  # hyphenated words after sk-: sk-learn-compatible-estimator-…
     if kind == "JSON Web Token" and not _jwt_header(value):
         return None
     return Finding(lineno, m.start() + 1, kind, mask(value, prefix), "", len(value))
@@ -636,6 +684,9 @@ _ASCENDING = lazy_re(r"(?:abc|bcd|cde|def|efg|fgh|ghi|hij|ijk|jkl|klm|lmn|mno|no
                         re.IGNORECASE)
 
 
+_ALTERNATING = lazy_re(r"(?:[A-Za-z]\d)+[A-Za-z]?|(?:\d[A-Za-z])+\d?")
+
+
 def _example_value(value: str) -> bool:
     """A token in a known format that looks written by hand for a document: a run of one
     character, counting (``abc…``, ``123…``) or too few distinct characters."""
@@ -644,6 +695,8 @@ def _example_value(value: str) -> bool:
     body = value.split("-", 1)[-1].split("_", 1)[-1] if len(value) > 12 else value
     if len(_ASCENDING.findall(body)) >= 2:
         return True
+    if _ALTERNATING.fullmatch(body) and len(_ASCENDING.findall(re.sub(r"\d", "", body))) >= 2:
+        return True  # letters counting between digits: a1b2c3d4e5…
     return len(set(body)) <= 10 or entropy(body) < 3.5
 
 

@@ -2,8 +2,9 @@ import re
 
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.lint.rule import Rule
-from vaultkit.vault.model import MARKDOWN
+from vaultkit.vault.model import MARKDOWN, WIKI
 from vaultkit.vault.resolve import M_ATTACHMENT, M_BLOCK, M_HEADING, M_NOTE
+
 
 # a static site's route: /guide/intro, /zh/guide/ (no file extension on the last part)
 _ROUTE = lazy_re(r"^/(?:[^/.\s]+/)*[^/.\s]*/?$")
@@ -38,6 +39,16 @@ class BrokenLink(Rule):
     `[[reply_to_current]]` directive, scraped `[[email&#160;protected]]`, JSON arrays
     `[["a","b"]]` written outside code.
 
+    A wikilink written with another note's alias (`[[Sofi]]` where `Sofi` is only in
+    `People/Sofia.md`'s `aliases`) is reported with the link to write instead
+    (`[[Sofia|Sofi]]`), even where forward links are allowed: Obsidian resolves links by
+    file name and path only, never by `aliases`: its link suggestions insert
+    `[[Artificial Intelligence|AI]]` for an alias, "rather than just using the alias as the
+    link destination (`[[AI]]`)" (Obsidian Help, Linking notes and files › Aliases, checked
+    2026-12-07), so the click opens a new empty note `Sofi.md` instead of Sofia's. Alias
+    matching ignores case, as Obsidian's link matching does; only a target without a
+    folder is matched (an alias is a name, not a path).
+
     ## Why is this bad?
     The agent follows links from INDEX.md and from note to note; a broken link is a dead
     end it cannot see, and in Obsidian it silently creates an empty note when clicked. A
@@ -48,6 +59,7 @@ class BrokenLink(Rule):
     ```
     memory/decisions/pricing.md:12:5: VK501 broken-link warning: no note 'launch-plan' in the vault
     memory/decisions/pricing.md:14:1: VK501 broken-link warning: 'memory/projects/launch.md' has no heading 'Risks'
+    Daily/2026-03-02.md:3:8: VK501 broken-link warning: no note 'Sofi': it is an alias of 'People/Sofia.md', and Obsidian resolves no alias (a click opens a new empty note): write [[Sofia|Sofi]] (link [[Sofi]])
     ```
 
     Fix the target, create the note, or rename the heading. Links that differ only in
@@ -57,7 +69,25 @@ class BrokenLink(Rule):
     name = "broken-link"
     code = "VK501"
     severity = "warning"
-    note_alone = True  # (with the targets of its heading and block links: ctx.reads)
+    # (with the targets of its heading and block links, and the notes holding an alias it
+    # was written with: ctx.reads; a note that now holds an alias: touched)
+    note_alone = True
+
+    def touched(self, ctx, changed):
+        """The notes with a link to an alias a changed note holds now and did not before: a
+        link that was a forward link may be an alias link since (one that already was read
+        its holder). Most changes add no alias, and then no note is looked at."""
+        from vaultkit.vault.aliases import alias_index, new_aliases
+
+        vault = ctx.vault
+        held = new_aliases(vault, changed)
+        if not held:
+            return ()
+        alias_index(vault, _keeps(ctx))  # (kept with the new aliases: then no news)
+        from vaultkit.links.graph import link_graph
+
+        return {note.path for note, link, _ in link_graph(vault).unresolved
+                if link.kind == WIKI and link.target.casefold() in held}
 
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
@@ -69,8 +99,8 @@ class BrokenLink(Rule):
         resolved = ctx.resolver.resolve_all(note)
         # a heading or block link reads its target's headings and block ids: a change there
         # can break it or mend it (which note a name means depends on the names alone)
-        ctx.reads(self.name, note.path, [res.path for link, res in zip(note.links, resolved)
-                                         if link.subpath and res.path])
+        reads = [res.path for link, res in zip(note.links, resolved) if link.subpath and res.path]
+        ctx.reads(self.name, note.path, reads)
         for link, res in zip(note.links, resolved):
             if res.missing is None:
                 continue
@@ -82,6 +112,13 @@ class BrokenLink(Rule):
                 continue
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used
+            holders = _holders(ctx, link) if res.missing == M_NOTE else ()
+            if holders:  # (a change to their aliases moves this finding)
+                reads += holders
+                ctx.reads(self.name, note.path, reads)
+                yield self.diag(note.path, link.line, link.column or 1,
+                                _alias_message(ctx, note, link, holders))
+                continue
             if res.missing == M_NOTE and forward:
                 continue  # a forward link to a note not written yet, by the vault's choice
             if link.kind == MARKDOWN and res.missing in (M_NOTE, M_ATTACHMENT):
@@ -104,6 +141,33 @@ class BrokenLink(Rule):
             else:
                 msg = f"no note '{link.target}' in the vault ({what} {link.raw})"
             yield self.diag(note.path, link.line, link.column or 1, msg)
+
+
+def _holders(ctx, link) -> list[str]:
+    """The notes whose ``aliases`` hold a missing wikilink's target (by case-folded name)."""
+    if link.kind != WIKI or not link.target or "/" in link.target:
+        return []
+    from vaultkit.vault.aliases import alias_index
+
+    return sorted(alias_index(ctx.vault, _keeps(ctx)).get(link.target.strip().casefold(), ()))
+
+
+def _keeps(ctx) -> bool:
+    """Does this run's findings go to the results cache (so the alias index may be kept)?"""
+    return ctx.reuse_results and ctx.targets is None
+
+
+def _alias_message(ctx, note, link, holders: list[str]) -> str:
+    holder = holders[0]
+    text = ctx.resolver.link_text(holder, note.path)
+    subpath = f"#{link.subpath}" if link.subpath else ""
+    shown = link.alias if link.alias else link.target
+    what = "embed" if link.embed else "link"
+    bang = "!" if link.embed else ""
+    also = f" (also of {', '.join(repr(h) for h in holders[1:3])})" if len(holders) > 1 else ""
+    return (f"no note '{link.target}': it is an alias of '{holder}'{also}, and Obsidian "
+            f"resolves no alias (a click opens a new empty note): write "
+            f"{bang}[[{text}{subpath}|{shown}]] ({what} {link.raw})")
 
 
 def _placeholders(phrases: tuple[str, ...]):

@@ -19,22 +19,33 @@ class SecretInMemory(Rule):
     (`export X_API_KEY="…"`, `Environment=DB_PASSWORD=…`), JSON or YAML (`"api_key": "…"`),
     a header (`-H "X-MBX-APIKEY: …"`) or a bullet (`- 用户: root | 密码: …`). Such a value
     must look like a credential: long enough, mixed letters and digits (or symbols, for a
-    password), not a word, number, path, URL, model name or identifier. Two tokens joined
-    by a hyphen are two findings; two glued so that the first's characters take the
+    password), not a word, number, path, URL, model name or identifier — except a variable
+    set for one command (`GOG_KEYRING_PASSWORD="…" gog calendar list`), whose value is
+    reported even when it is a word, unless it is a placeholder (`"$PW"`, `<your-password>`).
+    A provider's `sk-<name>-` variant (`sk-kimi-…`) counts when what follows looks
+    generated. Two tokens joined by a hyphen are two findings; two glued so that the first's characters take the
     second's start (`xai-…_xai-…`) are one, masked whole.
 
     Not reported: placeholders and test values (`sk-xxx`, `<YOUR_KEY>`, `${OPENAI_API_KEY}`,
     `****`, `AKIA…EXAMPLE`, `changeme`, `test1234`), references to where a secret is kept
-    (`env:BOT_TOKEN`, `~/.config/bot.token`, `1Password`), anything inside a code block
-    marked as an example (`Example`, `e.g.`, `示例`, `пример` on its fence line or the
-    three lines above it) and a labelled value on a line that calls itself an example
-    (`password: P@ssw0rd (example)`), values in words of a language (`密码：已改`), dates,
-    UUIDs, git SHAs and hashes that no credential label precedes, and `data:…;base64,`
+    (`env:BOT_TOKEN`, `~/.config/bot.token`, `1Password`), a made-up value inside a code
+    block marked as an example (`Example`, `e.g.`, `示例`, `пример` on its fence line, the
+    three lines above it or its section's heading; a random-looking key or token there is
+    reported: "config examples" held live keys) and a labelled value on a line that calls
+    itself an example (`password: P@ssw0rd (example)`), values in words of a language
+    (`密码：已改`), dates, UUIDs, git SHAs and hashes that no credential label precedes, and `data:…;base64,`
     images. A reviewed false positive is accepted with
     `<!-- vaultkit-disable-next-line secret-in-memory -->` above the line.
 
     Each note is scanned once per content; the result is cached with the note, so the commit
     hook scans only the files that changed.
+
+    Backup copies are read too: the profile's `secret_scan_folders` (`backups/` in the
+    `openclaw` profile) are folders every other rule skips (`skip_folders`: whole-workspace
+    copies whose journals collide on name with the real ones), but a copy of memory holds
+    the credentials memory held and is pushed with it, so this rule scans their Markdown
+    files (not `venv/`, also skipped: vendored packages' example keys are not the owner's).
+    A change there makes the next check run every rule again.
 
     ## Why is this bad?
     Memory is pushed to a remote every night and read into every session. In 7 of 13 public
@@ -56,12 +67,17 @@ class SecretInMemory(Rule):
     name = "secret-in-memory"
     code = "VK701"
     note_alone = True
+    reads_set_aside = True  # backups/: never notes, still pushed
     severity = "error"
 
     def check(self, note, ctx):
-        from vaultkit.vault.secretscan import secrets_of  # (only when a note is checked)
+        from vaultkit.vault.secretscan import Finding, scan_note, secrets_of
 
-        for finding in secrets_of(ctx.vault, note):
+        if ctx.vault.has_note(note.path):
+            found = secrets_of(ctx.vault, note)  # (a fact cached with the note)
+        else:  # a file of backups/: no note, so nothing cached with it
+            found = [] if note.error else [Finding(*t) for t in scan_note(note)]
+        for finding in found:
             yield self.diag(note.path, finding.line, finding.column,
                             f"{finding.describe()} in memory; remove it, rotate it, keep it in "
                             "the runtime's config or environment")
