@@ -1077,3 +1077,108 @@ def test_any_rule_using_git_waits_for_the_thread_asking_beside(tmp_path):
     asking.start()
     git_state = ctx.git  # (waits for it)
     assert asked == [git_state] and ctx.asking_git is None and git_state.available
+
+
+# -- what a snapshot reads: the file it judged, never a link swapped in ---------------------
+
+def _all_snapshot_bytes(root: Path) -> bytes:
+    """Every blob the snapshot chain reaches, and every object in the store's folder."""
+    listed = git(root, "rev-list", "--objects", REF).stdout.split("\n")
+    oids = "".join(line.split(" ", 1)[0] + "\n" for line in listed if line)
+    blobs = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=oids.encode(),
+                           capture_output=True, check=True).stdout
+    loose = subprocess.run(["git", "cat-file", "--batch", "--batch-all-objects"], cwd=root,
+                           capture_output=True, check=True).stdout
+    return blobs + loose
+
+
+def test_a_journal_swapped_for_a_symlink_after_its_check_is_never_recorded(tmp_path,
+                                                                         monkeypatch):
+    """The race: the file is judged (a regular file), then swapped for a symlink to a file
+    outside the vault before its bytes are read. What lands in the snapshot is the journal's
+    own bytes or nothing, never the outside file's."""
+    root = make(tmp_path)
+    outside = tmp_path / "outside.md"
+    marker = "OUTSIDE-MARKER-7f3a91"
+    outside.write_text(f"- {marker}\n", encoding="utf-8")
+    checkpoint(root, 1)
+    journal = root / JOURNAL
+    swapped = []
+
+    def swap():
+        if not swapped:
+            swapped.append(True)
+            os.replace(journal, tmp_path / "moved-away.md")
+            os.symlink(outside, journal)
+
+    # after every check that tells a file from a link, whichever the snapshot makes last:
+    # os.path.islink on the path, or fstat on a descriptor of the journal
+    real_islink, real_fstat = os.path.islink, os.fstat
+
+    def islink(path):
+        found = real_islink(path)
+        if os.fspath(path) == str(journal):
+            swap()
+        return found
+
+    def fstat(fd):
+        found = real_fstat(fd)
+        try:
+            named = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            named = ""
+        if named.endswith(JOURNAL) or named.endswith("moved-away.md"):
+            swap()
+        return found
+
+    monkeypatch.setattr(os.path, "islink", islink)
+    monkeypatch.setattr(os, "fstat", fstat)
+    store_of(root).snapshot()
+    monkeypatch.undo()
+    assert swapped, "the race was not injected"
+    assert marker.encode() not in _all_snapshot_bytes(root)
+    tree = git(root, "ls-tree", "-r", "--name-only", REF).stdout.split()
+    # what was read is the journal the check judged: its checkpoint is kept
+    if JOURNAL in tree:
+        assert "Checkpoint 1" in git(root, "show", f"{REF}:{JOURNAL}").stdout
+    # the link now in its place is never recorded on the next snapshots either
+    store_of(root).snapshot()
+    assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+def test_a_symlinked_journal_or_memory_folder_is_not_recorded(tmp_path):
+    root = make(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    marker = "OUTSIDE-MARKER-c41d07"
+    (outside / "note.md").write_text(f"- {marker}\n", encoding="utf-8")
+    (root / "memory").mkdir(exist_ok=True)
+    os.symlink(outside / "note.md", root / JOURNAL)
+    os.symlink(outside, root / "memory" / "linked")
+    store_of(root).snapshot()
+    tree = git(root, "ls-tree", "-r", "--name-only", REF).stdout.split()
+    assert JOURNAL not in tree and not any(p.startswith("memory/linked") for p in tree)
+    assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+def test_a_memory_folder_swapped_for_a_symlink_after_the_listing_is_not_followed(
+        tmp_path, monkeypatch):
+    """A folder on the way swapped for a symlink after the listing: not followed."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    outside = tmp_path / "elsewhere" / "semantic"
+    outside.mkdir(parents=True)
+    marker = "OUTSIDE-MARKER-99e0b2"
+    (outside / "deploys.md").write_text(f"- {marker}\n", encoding="utf-8")
+    listing = snapshots.memory_files
+
+    def listed_then_swapped(*args, **kwargs):
+        files = listing(*args, **kwargs)
+        os.replace(root / "memory" / "semantic", tmp_path / "semantic-away")
+        os.symlink(outside, root / "memory" / "semantic")
+        return files
+
+    monkeypatch.setattr(snapshots, "memory_files", listed_then_swapped)
+    store_of(root).snapshot()
+    assert marker.encode() not in _all_snapshot_bytes(root)

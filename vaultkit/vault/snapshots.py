@@ -14,8 +14,9 @@ Where it lives
 
 What it never touches
     HEAD, the index, the work tree, the stash, the branches and their reflogs. A snapshot
-    is written with plumbing only: ``hash-object -w --no-filters`` (the file's own bytes,
-    no clean filter), ``update-index`` on a temporary index file (``GIT_INDEX_FILE``),
+    is written with plumbing only: ``fast-import`` fed the bytes read (the file's own bytes,
+    no clean filter; read through a descriptor opened without following a symlink, its
+    folders too, so no git process opens the file), ``update-index`` on a temporary index file (``GIT_INDEX_FILE``),
     ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new> <old>`` (atomic: a ref
     moved by another writer meanwhile is not overwritten). So it works before the first
     commit, during a rebase, on a detached HEAD and with a dirty index.
@@ -472,22 +473,22 @@ class Store:
             if not todo and not removed and head is not None and not due:
                 self._touch_checked()  # nothing changed: nothing written
                 return SnapshotResult(None, [], [], len(files))
-            root = self.root
-            oids = self._hash([file_of(root, p) for p in todo]) if todo else []
+            hashed = self._hash(todo) if todo else []
             changed = []
             new_entries: dict[str, list] = {}
             for path, (size, mtime) in files.items():
                 known = get(path)
                 new_entries[path] = [size, mtime, known[2] if known else None, 0]
-            for path, oid in zip(todo, oids):
+            for path, got in zip(todo, hashed):
                 known = get(path)
-                if oid is None:  # vanished or unreadable since the listing
+                if got is None:  # vanished, unreadable or swapped for a link since the listing
                     if known is None:
                         del new_entries[path]
                     else:
                         new_entries[path] = [-1, -1, known[2], 1]
                     continue
-                size, mtime = files[path]
+                # (size and mtime of what was read, from its descriptor)
+                oid, size, mtime = got
                 new_entries[path] = [size, mtime, oid, int(mtime >= started - RACY_NS)]
                 if known is None or known[2] != oid:
                     changed.append(path)
@@ -530,24 +531,52 @@ class Store:
                 out[os.fsdecode(name)] = [-1, -1, parts[2].decode(), 1]
         return out
 
-    def _hash(self, paths: list[str]) -> list[str | None]:
-        """Blob ids of the files (written into the store), None for one that is gone."""
-        oids: list[str | None] = []
-        for start in range(0, len(paths), 2000):
-            chunk = paths[start:start + 2000]
-            present = [p for p in chunk if os.path.isfile(p) and not os.path.islink(p)]
-            proc = self.git(["hash-object", "-w", "--no-filters", "--stdin-paths"],
-                            input="".join(p + "\n" for p in present).encode(
-                                "utf-8", "surrogateescape"), check=False)
-            got = proc.stdout.decode("ascii", "replace").split()
-            if proc.returncode != 0 or len(got) != len(present):
-                # one vanished between the check and the hash: one at a time
-                got = []
-                for p in present:
-                    one = self.git(["hash-object", "-w", "--no-filters", "--", p], check=False)
-                    got.append(one.stdout.decode().strip() if one.returncode == 0 else None)
-            by_path = dict(zip(present, got))
-            oids += [by_path.get(p) for p in chunk]
+    def _hash(self, paths: list[str]) -> list[tuple[str, int, int] | None]:
+        """``(blob id, size, mtime_ns)`` of each file (store paths; the blob written into the
+        store), None for one gone, not a regular file, over the limit, or reached through a
+        symlink.
+
+        Each file is read through one descriptor opened without following a link, its
+        folders too (:class:`~vaultkit.core.bounded.Beneath`), and judged by ``fstat`` on
+        that descriptor: a file swapped for a symlink after the listing is not followed,
+        and what is recorded is the bytes read, handed to git as they are (one
+        ``fast-import`` for all of them; no git process opens the file)."""
+        from vaultkit.core.bounded import Beneath
+
+        limit = self.settings.profile.budgets.max_file_bytes
+        read: list[tuple[bytes, os.stat_result] | None] = []
+        with Beneath(self.root) as inside, Beneath(self.root.parent) as above:
+            for path in paths:
+                try:
+                    if path.startswith(WORKSPACE_PREFIX):
+                        read.append(above.read(path[len(WORKSPACE_PREFIX):], limit))
+                    else:
+                        read.append(inside.read(path, limit))
+                except OSError:
+                    read.append(None)  # gone, a symlink on the way, not regular, too big
+        blobs = [item[0] for item in read if item is not None]
+        oids = iter(self._write_blobs(blobs) if blobs else [])
+        return [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns)
+                for item in read]
+
+    def _write_blobs(self, blobs: list[bytes]) -> list[str]:
+        """Write ``blobs`` into the store in one git process; their ids, in order.
+
+        ``fast-import`` takes the bytes themselves (``data <n>``) and answers each
+        ``get-mark`` with the object's id; below ``fastimport.unpackLimit`` objects (100 by
+        default) it writes loose objects, as ``hash-object -w`` does."""
+        feed = []
+        for n, data in enumerate(blobs, 1):
+            feed.append(b"blob\nmark :%d\ndata %d\n" % (n, len(data)))
+            feed.append(data)
+            feed.append(b"\n")
+        feed += [b"get-mark :%d\n" % n for n in range(1, len(blobs) + 1)]
+        feed.append(b"done\n")
+        proc = self.git(["fast-import", "--quiet", "--done"], input=b"".join(feed))
+        oids = proc.stdout.decode("ascii", "replace").split()
+        if len(oids) != len(blobs):
+            raise VaultkitError(f"snapshot store: git fast-import wrote {len(oids)} of "
+                                f"{len(blobs)} objects")
         return oids
 
     def _commit(self, entries: dict[str, list], parent: str | None, changed, removed,
