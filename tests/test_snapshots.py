@@ -1182,3 +1182,86 @@ def test_a_memory_folder_swapped_for_a_symlink_after_the_listing_is_not_followed
     monkeypatch.setattr(snapshots, "memory_files", listed_then_swapped)
     store_of(root).snapshot()
     assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+# -- `snapshot --push` sends no credential -------------------------------------------------
+
+def _fake_github_token() -> str:
+    """A GitHub token of the form the detector recognises, made up for this run."""
+    import secrets
+    import string
+
+    alphabet = string.ascii_letters + string.digits
+    return "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+
+
+def _remote_bytes(remote: Path) -> bytes:
+    """Every object the remote holds, whatever reaches it."""
+    return subprocess.run(["git", "cat-file", "--batch", "--batch-all-objects"], cwd=remote,
+                          capture_output=True, check=True).stdout
+
+
+def test_push_refuses_a_chain_holding_a_credential_until_it_is_dropped(tmp_path):
+    root = make(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    token = _fake_github_token()
+    core = token[4:-4]
+    rc, _, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, err
+    before = git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    assert before.startswith(REF)
+    checkpoint(root, 1)
+    note = root / "memory" / "semantic" / "deploys.md"
+    kept = note.read_text(encoding="utf-8")
+    note.write_text(kept + f"- deploy with GH_TOKEN={token}\n- fact after it\n",
+                    encoding="utf-8")
+    rc, _, err = invoke(["snapshot"], root)
+    assert rc == 0, err
+    note.write_text(kept + "- fact after it\n", encoding="utf-8")  # removed from the note
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 1, (out, err)
+    assert core not in out + err
+    assert "not pushed" in err and "memory/semantic/deploys.md:11" in err
+    assert "GitHub token (ghp_…" in err and "vaultkit snapshot --drop-secrets" in err
+    held = git(root, "log", "--format=%h", REF).stdout.split()
+    assert any(f"snapshot {h}" in err for h in held), err  # the snapshot that holds it
+    # nothing pushed: the remote's ref is where it was, and holds no object with it
+    assert git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout == before
+    assert core.encode() not in _remote_bytes(remote)
+    rc, out, err = invoke(["snapshot", "--push", str(remote), "--format", "json"], root)
+    assert rc == 1 and core not in out + err
+    assert json.loads(out)["credentials"][0]["path"] == "memory/semantic/deploys.md"
+
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 0, (out, err)
+    assert core not in out + err and "dropped GitHub token (ghp_…" in out
+    # the chain no longer holds it; every other line it recorded is kept
+    chain = git(root, "log", "-p", REF).stdout
+    assert core not in chain and "Checkpoint 1" in chain and "- fact after it" in chain
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, (out, err)
+    assert git(remote, "rev-parse", REF).stdout == git(root, "rev-parse", REF).stdout
+    assert core.encode() not in _remote_bytes(remote)
+    # the next snapshot finds the notes as recorded: nothing lost between commits
+    rc, out, _ = invoke(["check", "--select", "journal-append-only,mass-deletion"], root)
+    assert rc == 0, out
+
+
+def test_drop_secrets_warns_while_the_note_still_holds_it_and_is_a_no_op_when_clean(tmp_path):
+    root = make(tmp_path)
+    rc, out, _ = invoke(["snapshot"], root)
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 0 and "nothing rewritten" in out, (out, err)
+    token = _fake_github_token()
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write(f"- token: {token}\n")
+    invoke(["snapshot"], root)
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 1 and token[4:-4] not in out + err
+    assert "MEMORY.md still holds a credential on disk" in err
+    # the next snapshot records it again, and the push is refused again
+    rc, _, err = invoke(["snapshot", "--push", str(tmp_path / "nowhere.git")], root)
+    assert rc == 1 and "not pushed" in err and token[4:-4] not in err
+    rc, _, err = invoke(["snapshot", "--push", "x", "--drop-secrets"], root)
+    assert rc == 2 and "not allowed with" in err

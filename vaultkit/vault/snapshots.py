@@ -629,23 +629,28 @@ class Store:
         kept = chain[:keep_from + 1]
         parent = None
         for snap in reversed(kept):
-            proc = self.git(["cat-file", "commit", snap.commit])
-            header, _, body = proc.stdout.partition(b"\n\n")
-            tree = author = committer = None
-            for line in header.decode("utf-8", "replace").splitlines():
-                key, _, value = line.partition(" ")
-                if key == "tree":
-                    tree = value
-                elif key == "author":
-                    author = value
-                elif key == "committer":
-                    committer = value
-            env = dict(_IDENTITY)
-            env.update(GIT_AUTHOR_DATE=_date_of(author), GIT_COMMITTER_DATE=_date_of(committer))
-            args = ["commit-tree", str(tree), "-F", "-"] + (["-p", parent] if parent else [])
-            parent = self.git(args, input=body, env=env).stdout.decode().strip()
+            parent = self._copy_commit(snap.commit, parent)
         self._move_ref(str(parent), head)
         return len(chain) - len(kept)
+
+    def _copy_commit(self, commit: str, parent: str | None, tree: str | None = None) -> str:
+        """A copy of the snapshot ``commit`` (its message and dates) on ``parent``, with
+        ``tree`` instead of its own when given: how the chain is rewritten."""
+        proc = self.git(["cat-file", "commit", commit])
+        header, _, body = proc.stdout.partition(b"\n\n")
+        own = author = committer = None
+        for line in header.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "tree":
+                own = value
+            elif key == "author":
+                author = value
+            elif key == "committer":
+                committer = value
+        env = dict(_IDENTITY)
+        env.update(GIT_AUTHOR_DATE=_date_of(author), GIT_COMMITTER_DATE=_date_of(committer))
+        args = ["commit-tree", str(tree or own), "-F", "-"] + (["-p", parent] if parent else [])
+        return self.git(args, input=body, env=env).stdout.decode().strip()
 
     # -- reading -------------------------------------------------------------------
 
@@ -784,6 +789,135 @@ class Store:
             report["objects"], report["bytes"] = len(oids), sum(sizes)
         return report
 
+    # -- credentials in the chain ---------------------------------------------------
+
+    def _chain_changes(self) -> list[tuple[str, int, list[tuple[str, str | None]]]]:
+        """``(commit, time, [(store path, blob, or None when deleted)])`` of every snapshot,
+        oldest first: the first one lists its whole tree, so every blob the chain holds is
+        named where it was first recorded."""
+        if self.head() is None:
+            return []
+        fields = self.git(["log", "--reverse", "-z", "--raw", "--no-renames", "--no-abbrev",
+                           "--root", "--format=%x1e%H %ct", self.ref]).stdout.split(b"\0")
+        out: list[tuple[str, int, list[tuple[str, str | None]]]] = []
+        i = 0
+        while i < len(fields):
+            token = fields[i].lstrip(b"\n")
+            i += 1
+            if token.startswith(b"\x1e"):
+                sha, _, stamp = token[1:].decode().partition(" ")
+                out.append((sha, int(stamp.split()[0]), []))
+                continue
+            if token.startswith(b":") and i < len(fields) and out:
+                parts = token[1:].decode("ascii", "replace").split()
+                path = os.fsdecode(fields[i])
+                i += 1
+                if len(parts) >= 5:
+                    out[-1][2].append((path, None if parts[4][:1] == "D" else parts[3]))
+        return out
+
+    def _scan_blobs(self, oids) -> dict[str, list]:
+        """``{blob: findings}`` of the blobs among ``oids`` that hold a credential
+        (:func:`~vaultkit.vault.secretscan.scan_text`), read a bounded batch at a time."""
+        from vaultkit.vault.gitstate import decode
+        from vaultkit.vault.secretscan import has_candidates, scan_text
+
+        oids = list(dict.fromkeys(oids))
+        found: dict[str, list] = {}
+        for start in range(0, len(oids), 256):  # (at most 256 memory files in memory)
+            batch = oids[start:start + 256]
+            out = self.git(["cat-file", "--batch"],
+                           input="".join(o + "\n" for o in batch).encode()).stdout
+            pos = 0
+            while pos < len(out):
+                eol = out.find(b"\n", pos)
+                if eol < 0:
+                    break
+                header = out[pos:eol].decode("ascii", "replace").split()
+                pos = eol + 1
+                if len(header) != 3:
+                    continue
+                size = int(header[2])
+                text = decode(out[pos:pos + size])
+                pos += size + 1
+                if has_candidates(text):
+                    findings = scan_text(text)
+                    if findings:
+                        found[header[0]] = findings
+        return found
+
+    def credentials(self) -> list["HeldCredential"]:
+        """Every credential a blob of the chain holds, each named by the snapshot that first
+        recorded that blob at that path (what a push would send; the detector of
+        ``secret-in-memory``)."""
+        chain = self._chain_changes()
+        found = self._scan_blobs(oid for _, _, changes in chain for _, oid in changes if oid)
+        return _held(chain, found)
+
+    def drop_secrets(self) -> "DroppedSecrets":
+
+        """Rewrite the chain without the credentials it holds: each blob holding one is
+        replaced by its text without the lines holding them (a private key from its BEGIN
+        line to its END line); everything else, messages and dates included, is kept. The
+        snapshots before the first such blob keep their ids. Under the snapshot lock; the
+        ref moves in one step (``update-ref`` with the old value)."""
+        fd = self._lock()
+        try:
+            head = self.head()
+            chain = self._chain_changes()
+            found = self._scan_blobs(oid for _, _, changes in chain for _, oid in changes
+                                     if oid)
+            held = _held(chain, found)
+            if not found:
+                return DroppedSecrets(head, head, [], 0)
+            oids = list(found)
+            raw = self.blobs(oids)
+            cleaned = self._write_blobs([_without_credentials(raw[o], found[o]) for o in oids])
+            mapping = dict(zip(oids, cleaned))
+            index = self.meta / f"index.{os.getpid()}.tmp"
+            env = {"GIT_INDEX_FILE": str(index)}
+            files: dict[str, str] = {}
+            parent: str | None = None
+            rewriting = False
+            rewritten = 0
+            try:
+                for commit, _, changes in chain:
+                    for path, oid in changes:
+                        if oid is None:
+                            files.pop(path, None)
+                        else:
+                            files[path] = oid
+                    swap = {p: mapping[o] for p, o in files.items() if o in mapping}
+                    rewriting = rewriting or bool(swap)
+                    if not rewriting:  # before the first credential: the same snapshot
+                        parent = commit
+                        continue
+                    tree = None
+                    if swap:
+                        self.git(["read-tree", commit], env=env)
+                        lines = b"".join(f"100644 {new}\t".encode() + os.fsencode(p) + b"\0"
+                                         for p, new in sorted(swap.items()))
+                        self.git(["update-index", "-z", "--index-info"], input=lines, env=env)
+                        tree = self.git(["write-tree"], env=env).stdout.decode().strip()
+                    parent = self._copy_commit(commit, parent, tree)
+                    rewritten += 1
+            finally:
+                try:
+                    os.unlink(index)
+                except OSError:
+                    pass
+            self._move_ref(str(parent), head)
+            # the files whose recorded blob changed are read again by the next snapshot
+            # (one still holding the credential on disk is recorded again)
+            table = self._load_table()
+            if table.get("commit") == head:
+                entries = {p: ([-1, -1, mapping[e[2]], 1] if e[2] in mapping else e)
+                           for p, e in table["entries"].items()}
+                self._save_table({**table, "commit": parent, "entries": entries})
+            return DroppedSecrets(head, parent, held, rewritten)
+        finally:
+            os.close(fd)
+
     def push(self, remote: str) -> str:
         """Push the chain to ``remote`` (force: the retention rewrites it); git's answer."""
         proc = self.git(["push", "--force", "--quiet", "--no-verify", remote,
@@ -794,6 +928,64 @@ class Store:
             raise VaultkitError(f"push to {remote} failed: "
                                 + (detail[-1] if detail else f"exit {proc.returncode}"))
         return remote
+
+
+@dataclass
+class HeldCredential:
+    """A credential a snapshot holds: the snapshot that first recorded it there, the vault
+    path, and the detector's finding (its masked form only: safe to print)."""
+
+    commit: str
+    time: int
+    path: str
+    finding: object  # vaultkit.vault.secretscan.Finding
+
+
+@dataclass
+class DroppedSecrets:
+    """What :meth:`Store.drop_secrets` did."""
+
+    old: str | None  # the chain's head before
+    new: str | None  # and after (the same when nothing held a credential)
+    dropped: list  # the HeldCredential it took out
+    rewritten: int  # snapshots copied without them
+
+
+def _held(chain, found) -> list[HeldCredential]:
+    """The credentials of ``found`` (blob -> findings) in ``chain`` (see
+    :meth:`Store._chain_changes`), each where its blob was first recorded at its path."""
+    out, seen = [], set()
+    for commit, when, changes in chain:
+        for path, oid in changes:
+            if oid in found and (oid, path) not in seen:
+                seen.add((oid, path))
+                out += [HeldCredential(commit, when, vault_path_of(path), f)
+                        for f in found[oid]]
+    return out
+
+
+def _without_credentials(data: bytes, findings) -> bytes:
+    """``data`` without the lines holding ``findings`` (a private key's whole block), and
+    again while what is left still holds one (a line that read as a token once its
+    neighbour went)."""
+    from vaultkit.vault.gitstate import decode
+    from vaultkit.vault.secretscan import scan_text
+
+    lines = data.split(b"\n")
+    for _ in range(8):
+        drop = set()
+        for f in findings:
+            first = f.line - 1
+            last = first
+            if f.kind == "private key":  # its body follows, up to the END line
+                while last < len(lines) - 1 and b"-----END" not in lines[last]:
+                    last += 1
+            drop.update(range(first, last + 1))
+        lines = [line for n, line in enumerate(lines) if n not in drop]
+        findings = scan_text(decode(b"\n".join(lines)))
+        if not findings:
+            return b"\n".join(lines)
+    return b""  # (never left holding one: nothing of it is kept)
 
 
 # Objects read, by id: an object's content never changes, so what a process read once it
