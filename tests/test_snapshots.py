@@ -1036,7 +1036,10 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
     verbs = [_verb(args) for args, _ in calls]
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
     assert not [args for args, _ in calls if "--format=%ct" in args], calls
-    assert verbs.count("cat-file") == 2, verbs  # HEAD and staged sides; the snapshots' lines
+    # HEAD and staged sides; the snapshots' lines; and, a loss being found, the lines the
+    # commits of local refs hold in the file (one log, one cat-file: only when refusing)
+    assert verbs.count("cat-file") == 3, verbs
+    assert [args for args in calls if "--branches" in args[0]], calls
 
 
 def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path, monkeypatch):
@@ -1265,3 +1268,94 @@ def test_drop_secrets_warns_while_the_note_still_holds_it_and_is_a_no_op_when_cl
     assert rc == 1 and "not pushed" in err and token[4:-4] not in err
     rc, _, err = invoke(["snapshot", "--push", "x", "--drop-secrets"], root)
     assert rc == 2 and "not allowed with" in err
+
+
+# -- which snapshot lines count: content and ancestry, never HEAD's commit time -------------
+
+def _commit_dated(root: Path, when: int, *paths: str, message: str = "elsewhere") -> None:
+    """A commit of ``paths`` whose committer (and author) date is ``when``, made without
+    the hook, as one made on another machine and pulled, or with a clock ahead."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(ENV, GIT_COMMITTER_DATE=f"{when} +0000", GIT_AUTHOR_DATE=f"{when} +0000")
+    for path in paths:
+        git(root, "add", "-A", "--", path)
+    proc = subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=root,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _loss_in_snapshots(tmp_path) -> tuple[Path, list[str]]:
+    """Three checkpoints snapshotted, never committed, then the journal overwritten by a
+    summary and snapshotted again: the loss is recorded, only the snapshots hold the lines."""
+    root = make(tmp_path)
+    store = store_of(root)
+    texts = []
+    for n in (1, 2, 3):
+        texts.append(checkpoint(root, n))
+        store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    store.snapshot()
+    return root, texts
+
+
+@pytest.mark.parametrize("how", ["dated-ahead", "pulled"])
+def test_a_loss_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path, how):
+    """HEAD made after the loss (a commit dated ahead of this clock, or one made on another
+    machine after the loss and pulled: no hook runs on a pull), holding none of the lost
+    lines: the commit that stages the journal without them is still refused."""
+    root, _ = _loss_in_snapshots(tmp_path)
+    (root / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+    if how == "dated-ahead":
+        _commit_dated(root, int(time.time()) + 3 * 86400, "notes.txt")
+    else:
+        other = tmp_path / "other"
+        git(tmp_path, "clone", "-q", str(root), str(other))
+        (other / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+        time.sleep(1.1)  # (committed after the last snapshot, to the second)
+        _commit_dated(other, int(time.time()), "notes.txt")
+        git(root, "checkout", "-q", "--", "notes.txt")
+        git(root, "fetch", "-q", str(other), "HEAD")
+        git(root, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 9 lines lost since the snapshot" \
+        in out, out
+    # history lists the same loss: one model of it
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert JOURNAL in out
+
+
+def test_lines_a_commit_holds_are_not_a_loss_whatever_its_date(tmp_path):
+    """The lost lines committed (elsewhere, dated ahead, pulled): git holds them, so a
+    journal staged without them seals nothing the snapshots alone hold."""
+    root, texts = _loss_in_snapshots(tmp_path)
+    summary = (root / JOURNAL).read_text(encoding="utf-8")
+    ahead = int(time.time()) + 3 * 86400
+    # in HEAD: the journal with every line, the summary after them
+    (root / JOURNAL).write_text("".join(texts) + summary, encoding="utf-8")
+    _commit_dated(root, ahead, JOURNAL)
+    checkpoint(root, 4)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    # in an earlier commit only (HEAD's journal no longer has them, by a commit made
+    # without the hook elsewhere): a loss git lists, not one only the snapshots hold
+    (root / JOURNAL).write_text(summary, encoding="utf-8")
+    _commit_dated(root, ahead + 60, JOURNAL)
+    checkpoint(root, 5)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    # one line only a snapshot holds, beside them, still counts
+    _commit_dated(root, ahead + 120, JOURNAL)
+    committed = (root / JOURNAL).read_text(encoding="utf-8")
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("- only a snapshot keeps this line\n")
+    store_of(root).snapshot()
+    (root / JOURNAL).write_text(committed, encoding="utf-8")
+    checkpoint(root, 6)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1 and "1 line lost since the snapshot" in out, out
+    assert "'- only a snapshot keeps this line'" in out

@@ -426,6 +426,37 @@ class GitState:
         blobs = _parse_batch(proc.stdout)
         return decode(next(iter(blobs.values()))) if len(blobs) == 1 else None
 
+    def lines_committed(self, vault_path: str) -> set[str]:
+        """Every line (as :func:`split_lines` splits them) that a version of the file at
+        ``vault_path`` holds in a commit reachable from HEAD or a local ref (branches,
+        tags, remote-tracking branches; never vaultkit's snapshot refs): the lines git
+        keeps whatever the snapshots say. Asked only when the snapshots hold lines the new
+        text lacks (two git processes; memoised per path)."""
+        memo = self.__dict__.setdefault("_lines_committed", {})
+        if vault_path in memo:
+            return memo[vault_path]
+        repo = self.repo_path(vault_path)
+        found: set[str] = set()
+        if repo is not None and self.available and self.has_head:
+            # (-m: a merge's own versions too; --root: the first commit's)
+            proc = self._run(["log", "-m", "--root", "--raw", "--no-abbrev", "--no-renames",
+                              "--format=", "--branches", "--tags", "--remotes", "HEAD",
+                              "--", ":(top,literal)" + repo], cwd=self.toplevel)
+            oids = []
+            if proc.returncode == 0:
+                for line in proc.stdout.decode("ascii", "replace").splitlines():
+                    parts = line.split("\t", 1)[0].split()
+                    if line.startswith(":") and len(parts) >= 5 and parts[3].strip("0"):
+                        oids.append(parts[3])
+            oids = list(dict.fromkeys(oids))
+            if oids:
+                batch = self._run(["cat-file", "--batch"],
+                                  stdin="".join(o + "\n" for o in oids).encode())
+                for data in _parse_batch(batch.stdout).values():
+                    found.update(split_lines(decode(data))[0])
+        memo[vault_path] = found
+        return found
+
     def head_time(self) -> int | None:
         """HEAD's committer time (seconds since the epoch), None before the first commit."""
         return self._head_time

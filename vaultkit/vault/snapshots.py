@@ -1237,8 +1237,12 @@ def current_blobs(store: Store, git, vault):
             differ = staged_differ(store, git, versions) \
                 if git.available and git.staged else None
             if differ is None:
-                now = git.index_oids if git.available and git.staged \
-                    else store.current_oids(vault.listed_states())
+                if git.available and git.staged:
+                    now = git.index_oids
+                else:  # (the listing compared with the table once, whichever window asks)
+                    now = memo.get((key, "now"))
+                    if now is None:
+                        now = memo[(key, "now")] = store.current_oids(vault.listed_states())
                 differ = {path for _, _, path, oid in versions if now.get(path) != oid}
             found = memo[key] = (versions, differ)
         return found[1]

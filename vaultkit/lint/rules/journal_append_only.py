@@ -33,9 +33,13 @@ class JournalAppendOnly(Rule):
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
-    snapshot taken since the last commit held is reported once, naming how many lines and
-    the snapshot, whether or not the journal was ever committed. A journal such a snapshot
-    holds that is gone (not staged and not on disk: deleted, or moved out of the journal
+    snapshot held and that no commit holds in that file (HEAD's version, or any commit
+    reachable from HEAD, a branch, a tag or a remote-tracking branch) is reported once,
+    naming how many lines and the snapshot, whether or not the journal was ever
+    committed. Which lines count is decided by content and ancestry, never by when HEAD
+    was committed: a commit pulled from another machine or dated ahead of this clock
+    leaves the lines only a snapshot holds guarded. A journal such a snapshot holds (with
+    lines no commit holds) that is gone (not staged and not on disk: deleted, or moved out of the journal
     layer but not into the archive) is reported too, naming the snapshot that holds its
     only copy and `vaultkit recover`: before its first commit the snapshots are all there
     is. A journal deleted on purpose is accepted for one commit by naming it in
@@ -92,7 +96,7 @@ class JournalAppendOnly(Rule):
         yield from self._against_snapshots(ctx, git)
 
     def _against_snapshots(self, ctx, git):
-        """Journals whose new text lacks lines a snapshot since the last commit held, and
+        """Journals whose new text lacks lines a snapshot held and no commit holds, and
         journals such a snapshot held that are deleted."""
         import os
 
@@ -127,10 +131,14 @@ class JournalAppendOnly(Rule):
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
                 return
-            since = git.head_time() if git.available else None
-            losses = journal_losses(store, texts, since=since, present=present,
+            # every snapshot the chain keeps, whenever HEAD was made: which lost lines
+            # count is decided by content (below), not by HEAD's committer time, which a
+            # pulled commit or a clock ahead puts after the loss
+            losses = journal_losses(store, texts, since=None, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
                                     current=current_blobs(store, git, vault))
+            if losses and git.available and git.has_head:
+                losses = _not_committed(losses, git)
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
@@ -209,6 +217,22 @@ class JournalAppendOnly(Rule):
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
                                 f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def _not_committed(losses, git):
+    """The losses without the lines a commit reachable from HEAD or a local ref holds in
+    that file (HEAD's version first of all): git keeps those, the snapshots are not their
+    only copy (a journal committed elsewhere and pulled, a line edited in an earlier
+    commit)."""
+    from dataclasses import replace
+
+    kept = []
+    for loss in losses:
+        committed = git.lines_committed(loss.path)
+        lines = [line for line in loss.lines if line not in committed]
+        if lines:
+            kept.append(replace(loss, lines=lines) if len(lines) != len(loss.lines) else loss)
+    return kept
 
 
 def snapshot_short(commit: str) -> str:
