@@ -742,7 +742,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     since = 0
     snapshots.changed_versions(store, since=since, wanted=None)
     read_at = store.head()
-    kept = snapshots._versions_path(store)
+    kept = snapshots._versions_path(store, since)
     assert kept.is_file()
     checkpoint(root, 4)
     store.snapshot()
@@ -804,12 +804,12 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     checkpoint(root, 2)
     store.snapshot()
     snapshots._VERSIONS.clear()
-    before = snapshots._versions_path(store).read_bytes()
+    before = snapshots._versions_path(store, 0).read_bytes()
     cachefile.answer_first()
     try:
         grown = snapshots.changed_versions(store, since=0, wanted=None)
         assert cachefile.answering()
-        assert snapshots._versions_path(store).read_bytes() == before  # (not yet)
+        assert snapshots._versions_path(store, 0).read_bytes() == before  # (not yet)
     finally:
         cachefile.answered()
     assert not cachefile.answering()
@@ -1359,3 +1359,21 @@ def test_lines_a_commit_holds_are_not_a_loss_whatever_its_date(tmp_path):
     rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
     assert rc == 1 and "1 line lost since the snapshot" in out, out
     assert "'- only a snapshot keeps this line'" in out
+
+
+def test_a_commit_that_leaves_the_journal_as_head_has_it_is_not_refused_for_it(tmp_path):
+    """A loss sealed by a commit made without the hook: a later commit that does not
+    change the journal seals nothing of it and passes (its snapshots are not even read);
+    the next one that stages the journal without the lines is refused."""
+    root, _ = _loss_in_snapshots(tmp_path)
+    _commit_dated(root, int(time.time()), JOURNAL, message="summary, without the hook")
+    (root / "notes.txt").write_text("another file\n", encoding="utf-8")
+    git(root, "add", "notes.txt")
+    rc, out, _ = invoke(["check", "--hook", "notes.txt", "--select", "journal-append-only"],
+                        root)
+    assert rc == 0, out
+    git(root, "commit", "-q", "-m", "notes")
+    checkpoint(root, 4)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1 and "9 lines lost since the snapshot" in out, out

@@ -1174,8 +1174,12 @@ _SAVE_AFTER = 256  # versions read from git since the versions file was written
 _TABLE: list = []
 
 
-def _versions_path(store: Store) -> Path:
-    return store.meta / (store.ref.rsplit("/", 1)[-1] + ".versions")
+def _versions_path(store: Store, since: int | None = None) -> Path:
+    # one file per kind of window (the whole chain, the journal rule's; since the last
+    # commit, mass-deletion's): each run asks for both, so one file would never hold
+    # the window asked next
+    name = store.ref.rsplit("/", 1)[-1] + (".versions" if since is None else ".since.versions")
+    return store.meta / name
 
 
 def _load_versions(store: Store, since: int | None) -> Versions | None:
@@ -1183,7 +1187,7 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
     from vaultkit.vault.cachefile import load_marshal
 
     try:
-        data = load_marshal(_versions_path(store), 1 << 30)
+        data = load_marshal(_versions_path(store, since), 1 << 30)
         fmt, ref, when, head, items, before, before_time, gone, tips, mixed, outside = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \
@@ -1204,7 +1208,7 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
     """Keep ``versions`` for the next run (atomically; a lost write costs one read)."""
     import marshal
 
-    path = _versions_path(store)
+    path = _versions_path(store, since)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as fh:
@@ -1286,15 +1290,41 @@ def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
     return differ
 
 
+def committed_unchanged(store: Store, git, versions: Versions) -> set[str]:
+    """The paths of ``versions`` that the commit being made leaves as HEAD has them (in
+    HEAD and staged with HEAD's blob): a commit that does not change a file seals nothing
+    of it, so its snapshots need not be read. Known without a git process from the diff
+    against HEAD and the index against the newest snapshot; empty when they cannot tell
+    (not the hook, no HEAD, a store or vault :func:`staged_differ` cannot compare)."""
+    if not (git.available and git.staged and git.has_head) or store.bare \
+            or versions.head is None or versions.gone is None:
+        return set()
+    tips, _, outside = versions.summary()
+    staged = None if outside else git.index_against(versions.head)
+    if staged is None:
+        return set()
+    changed = {p for c in git.changes for p in (c.old, c.new) if p is not None}
+    out = set()
+    for path in tips:
+        if path in changed:
+            continue
+        # in the index (then, not in the diff against HEAD, with HEAD's blob), or not
+        in_index = staged[path] is not None if path in staged else path not in versions.gone
+        if in_index:
+            out.add(path)
+    return out
+
+
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
-                   present=None, current=None) -> list[JournalLoss]:
+                   present=None, current=None, prefetch=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
     snapshot since ``since`` held: the lines a commit of that text would seal away.
 
     A journal with no new text is passed over, unless ``present(vault path)`` says it is
     gone from the disk too: then it was deleted since that snapshot, every line it held is
     lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
-    a commit seals nothing.) ``current``: see :func:`changed_versions`."""
+    a commit seals nothing.) ``current``: see :func:`changed_versions`. ``prefetch(paths)``
+    is told the paths whose new texts are asked next."""
     from collections import Counter
 
     from vaultkit.vault.gitstate import decode, split_lines
@@ -1303,6 +1333,8 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     by_path: dict[str, list[tuple[str, int, str]]] = {}
     for commit, when, path, oid in versions:
         by_path.setdefault(path, []).append((commit, when, oid))
+    if prefetch is not None and by_path:
+        prefetch(list(by_path))
     texts = {p: new_texts(p) for p in by_path}
     gone = {p for p, t in texts.items() if t is None and present is not None and not present(p)}
     for p in gone:

@@ -101,7 +101,7 @@ class JournalAppendOnly(Rule):
         import os
 
         from vaultkit.vault.snapshots import (
-            clock, current_blobs, file_of, journal_losses, open_store)
+            clock, committed_unchanged, current_blobs, file_of, journal_losses, open_store)
 
         vault = ctx.vault
         staged = git.available and git.staged
@@ -133,10 +133,17 @@ class JournalAppendOnly(Rule):
                 return
             # every snapshot the chain keeps, whenever HEAD was made: which lost lines
             # count is decided by content (below), not by HEAD's committer time, which a
-            # pulled commit or a clock ahead puts after the loss
+            # pulled commit or a clock ahead puts after the loss; a journal the commit
+            # leaves as HEAD has it is not read (the commit seals nothing of it)
+            differ = current_blobs(store, git, vault)
+
+            def current(versions):
+                return differ(versions) - committed_unchanged(store, git, versions)
+
             losses = journal_losses(store, texts, since=None, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
-                                    current=current_blobs(store, git, vault))
+                                    current=current,
+                                    prefetch=git.read_index_texts if staged else None)
             if losses and git.available and git.has_head:
                 losses = _not_committed(losses, git)
         except VaultkitError as exc:
