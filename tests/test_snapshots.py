@@ -1377,3 +1377,39 @@ def test_a_commit_that_leaves_the_journal_as_head_has_it_is_not_refused_for_it(t
     git(root, "add", JOURNAL)
     rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
     assert rc == 1 and "9 lines lost since the snapshot" in out, out
+
+
+def test_a_deletion_accepted_for_one_commit_is_accepted_for_good_by_forget(tmp_path,
+                                                                            monkeypatch):
+    """Its lines count while a snapshot holds them and no commit does: accepted for one
+    commit, the next is refused again; `snapshot --forget` takes the journal out of the
+    chain, and neither the hook nor history sees it any more."""
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    (root / JOURNAL).unlink()
+    store.snapshot()
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", JOURNAL)
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    (root / "notes.txt").write_text("the next commit\n", encoding="utf-8")
+    git(root, "add", "notes.txt")
+    git(root, "commit", "-q", "-m", "deletion accepted")
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 1 and f"`vaultkit snapshot --forget {JOURNAL}`" in out, out
+    head = git(root, "rev-parse", REF).stdout
+    rc, _, err = invoke(["snapshot", "--forget", "memory/no-such-day.md"], root)
+    assert rc == 2 and "no snapshot holds it" in err and "\n" not in err.strip()
+    assert git(root, "rev-parse", REF).stdout == head  # nothing rewritten
+    rc, out, err = invoke(["snapshot", "--forget", JOURNAL], root)
+    assert rc == 0 and f"forgot {JOURNAL}" in out, (out, err)
+    tree_paths = git(root, "log", "--format=", "--name-only", REF).stdout.split()
+    assert JOURNAL not in tree_paths and "MEMORY.md" in tree_paths
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    rc, out, _ = invoke(["history"], root)
+    assert JOURNAL not in out, out
+    rc, out, _ = invoke(["snapshot"], root)  # the chain goes on from the rewritten head
+    assert rc == 0, out

@@ -855,7 +855,6 @@ class Store:
         return _held(chain, found)
 
     def drop_secrets(self) -> "DroppedSecrets":
-
         """Rewrite the chain without the credentials it holds: each blob holding one is
         replaced by its text without the lines holding them (a private key from its BEGIN
         line to its END line); everything else, messages and dates included, is kept. The
@@ -873,50 +872,80 @@ class Store:
             oids = list(found)
             raw = self.blobs(oids)
             cleaned = self._write_blobs([_without_credentials(raw[o], found[o]) for o in oids])
-            mapping = dict(zip(oids, cleaned))
-            index = self.meta / f"index.{os.getpid()}.tmp"
-            env = {"GIT_INDEX_FILE": str(index)}
-            files: dict[str, str] = {}
-            parent: str | None = None
-            rewriting = False
-            rewritten = 0
-            try:
-                for commit, _, changes in chain:
-                    for path, oid in changes:
-                        if oid is None:
-                            files.pop(path, None)
-                        else:
-                            files[path] = oid
-                    swap = {p: mapping[o] for p, o in files.items() if o in mapping}
-                    rewriting = rewriting or bool(swap)
-                    if not rewriting:  # before the first credential: the same snapshot
-                        parent = commit
-                        continue
-                    tree = None
-                    if swap:
-                        self.git(["read-tree", commit], env=env)
-                        lines = b"".join(f"100644 {new}\t".encode() + os.fsencode(p) + b"\0"
-                                         for p, new in sorted(swap.items()))
-                        self.git(["update-index", "-z", "--index-info"], input=lines, env=env)
-                        tree = self.git(["write-tree"], env=env).stdout.decode().strip()
-                    parent = self._copy_commit(commit, parent, tree)
-                    rewritten += 1
-            finally:
-                try:
-                    os.unlink(index)
-                except OSError:
-                    pass
-            self._move_ref(str(parent), head)
-            # the files whose recorded blob changed are read again by the next snapshot
-            # (one still holding the credential on disk is recorded again)
-            table = self._load_table()
-            if table.get("commit") == head:
-                entries = {p: ([-1, -1, mapping[e[2]], 1] if e[2] in mapping else e)
-                           for p, e in table["entries"].items()}
-                self._save_table({**table, "commit": parent, "entries": entries})
+            parent, rewritten = self._rewrite(head, chain, dict(zip(oids, cleaned)), set())
             return DroppedSecrets(head, parent, held, rewritten)
         finally:
             os.close(fd)
+
+    def forget(self, paths) -> tuple[str | None, str | None, int, list[str]]:
+        """Rewrite the chain without ``paths`` (vault paths): no snapshot holds any version
+        of them any more (a journal deleted on purpose stops counting as a loss). The
+        snapshots before the first that held one keep their ids. ``(old head, new head,
+        snapshots rewritten, the paths that were held)``. Under the snapshot lock."""
+        fd = self._lock()
+        try:
+            head = self.head()
+            chain = self._chain_changes()
+            wanted = {store_path(p) for p in paths}
+            held = sorted({p for _, _, changes in chain for p, _ in changes if p in wanted})
+            missing = sorted(wanted - set(held))
+            if missing:  # (a typo forgets nothing, and says so)
+                raise VaultkitError(f"{vault_path_of(missing[0])}: no snapshot holds it (a "
+                                    "vault path, as `vaultkit history` shows it); nothing "
+                                    "rewritten")
+            parent, rewritten = self._rewrite(head, chain, {}, set(held))
+            return head, parent, rewritten, [vault_path_of(p) for p in held]
+        finally:
+            os.close(fd)
+
+    def _rewrite(self, head, chain, mapping: dict[str, str], forget: set[str]):
+        """Copy the chain from the first snapshot whose tree holds a blob of ``mapping``
+        (old blob -> new) or a path of ``forget``, with those blobs replaced and those
+        paths left out; move the ref in one step (from ``head``) and bring the stat table
+        along (a replaced or forgotten file is read again by the next snapshot).
+        ``(new head, snapshots rewritten)``."""
+        index = self.meta / f"index.{os.getpid()}.tmp"
+        env = {"GIT_INDEX_FILE": str(index)}
+        files: dict[str, str] = {}
+        parent: str | None = None
+        rewriting = False
+        rewritten = 0
+        try:
+            for commit, _, changes in chain:
+                for path, oid in changes:
+                    if oid is None:
+                        files.pop(path, None)
+                    else:
+                        files[path] = oid
+                swap = {p: mapping[o] for p, o in files.items() if o in mapping}
+                drop = forget & files.keys()
+                rewriting = rewriting or bool(swap or drop)
+                if not rewriting:  # before the first: the same snapshot
+                    parent = commit
+                    continue
+                tree = None
+                if swap or drop:
+                    self.git(["read-tree", commit], env=env)
+                    lines = b"".join(f"100644 {new}\t".encode() + os.fsencode(p) + b"\0"
+                                     for p, new in sorted(swap.items()))
+                    lines += b"".join(b"0 " + b"0" * 40 + b"\t" + os.fsencode(p) + b"\0"
+                                      for p in sorted(drop))
+                    self.git(["update-index", "-z", "--index-info"], input=lines, env=env)
+                    tree = self.git(["write-tree"], env=env).stdout.decode().strip()
+                parent = self._copy_commit(commit, parent, tree)
+                rewritten += 1
+        finally:
+            try:
+                os.unlink(index)
+            except OSError:
+                pass
+        self._move_ref(str(parent), head)
+        table = self._load_table()
+        if table.get("commit") == head:
+            entries = {p: ([-1, -1, mapping[e[2]], 1] if e[2] in mapping else e)
+                       for p, e in table["entries"].items() if p not in forget}
+            self._save_table({**table, "commit": parent, "entries": entries})
+        return parent, rewritten
 
     def push(self, remote: str) -> str:
         """Push the chain to ``remote`` (force: the retention rewrites it); git's answer."""

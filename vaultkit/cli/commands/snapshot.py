@@ -35,6 +35,10 @@ def add_arguments(p) -> None:
                       help="rewrite the snapshots without the credentials they hold (each "
                            "line holding one taken out of every snapshot; everything else "
                            "kept) and take no snapshot")
+    what.add_argument("--forget", metavar="PATH", action="append",
+                      help="rewrite the snapshots without every version of PATH (a vault "
+                           "path; repeatable): a journal deleted on purpose no longer counts "
+                           "as a loss. Takes no snapshot")
     p.add_argument("--no-prune", action="store_true",
                    help="keep snapshots older than [snapshots] keep-days this time")
     add_format_arguments(p, ("text", "json"))
@@ -75,6 +79,8 @@ def run(args) -> int:
         return 0
     if args.drop_secrets:
         return _drop_secrets(root, settings, args)
+    if args.forget:
+        return _forget(root, settings, args)
     store = open_store(root, settings, create=True)
     result = store.snapshot(prune=not args.no_prune)
     pushed = None
@@ -185,3 +191,35 @@ def _drop_secrets(root, settings, args) -> int:
                          "next snapshot records it again; remove it there, then run "
                          "`vaultkit snapshot --drop-secrets` again"), file=sys.stderr)
     return 1 if still else 0
+
+
+def _forget(root, settings, args) -> int:
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.vault.outbound import clean_line
+    from vaultkit.vault.snapshots import open_store
+
+    paths = []
+    for given in args.forget:
+        path = given.replace("\\", "/").strip()
+        while path.startswith("./"):
+            path = path[2:]
+        if not path or path.startswith("/") or any(p in ("", ".", "..") for p in
+                                                   path.split("/")[path.startswith("../"):]):
+            raise VaultkitError(f"--forget {clean_line(given)}: not a vault path (such as "
+                                "memory/2026-02-16.md)")
+        paths.append(path)
+    store = open_store(root, settings)
+    if store is None:
+        raise VaultkitError("--forget: this vault has no snapshots; nothing rewritten")
+    old, new, rewritten, held = store.forget(paths)
+    if args.format == "json":
+        from vaultkit.vault.outbound import dumps
+
+        print(dumps({"ref": store.ref, "old": old, "new": new, "rewritten": rewritten,
+                     "forgotten": held}, indent=2, ensure_ascii=False))
+    elif not args.quiet:
+        print(clean_line(f"forgot {', '.join(held)}: rewrote {rewritten} snapshot"
+                         f"{'s' * (rewritten != 1)} on {store.ref} ({old[:10]} -> "
+                         f"{new[:10]}); `vaultkit history` and the hook no longer see "
+                         "their versions"))
+    return 0

@@ -43,7 +43,8 @@ class JournalAppendOnly(Rule):
     layer but not into the archive) is reported too, naming the snapshot that holds its
     only copy and `vaultkit recover`: before its first commit the snapshots are all there
     is. A journal deleted on purpose is accepted for one commit by naming it in
-    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut. A journal on disk but
+    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut, and for good by
+    `vaultkit snapshot --forget PATH`, which takes its versions out of the snapshots. A journal on disk but
     left out of a partial commit is not a deletion, nor is one moved into the archive
     with its lines. This works before the first commit and in a folder without git.
     Without snapshots nothing changes.
@@ -68,7 +69,7 @@ class JournalAppendOnly(Rule):
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
     memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
-    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …
+    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or for good: `vaultkit snapshot --forget memory/2026-02-16.md`
     ```
     """
 
@@ -167,7 +168,8 @@ class JournalAppendOnly(Rule):
                                 "does; committing now would seal the loss: bring it back with "
                                 "`vaultkit recover --all` (`vaultkit history` lists it), or "
                                 "accept this deletion for one commit: "
-                                f"{accept_deletion(loss.path)} git commit …")
+                                f"{accept_deletion(loss.path)} git commit …, or for good: "
+                                f"`vaultkit snapshot --forget {loss.path}`")
                 continue
             yield self.diag(loss.path, None, None,
                             f"{n} line{'s' * (n != 1)} lost since the snapshot at "
