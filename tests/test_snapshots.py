@@ -1253,6 +1253,10 @@ def test_push_refuses_a_chain_holding_a_credential_until_it_is_dropped(tmp_path)
 
 def test_drop_secrets_warns_while_the_note_still_holds_it_and_is_a_no_op_when_clean(tmp_path):
     root = make(tmp_path)
+    # a placeholder in a marked example block is no credential, as secret-in-memory has it
+    (root / "memory" / "semantic" / "setup.md").write_text(
+        "# Setup\n\nExample:\n\n```bash\nexport DB_PASSWORD=Wq8#vT2pLm9x\n```\n",
+        encoding="utf-8")
     rc, out, _ = invoke(["snapshot"], root)
     rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
     assert rc == 0 and "nothing rewritten" in out, (out, err)

@@ -175,6 +175,10 @@ class Beneath:
         parent, _, name = rel.rpartition("/")
         if name in ("", ".", ".."):
             raise ReadRefused(errno.EINVAL, "not a plain relative path; not read", rel)
+        if os.open not in os.supports_dir_fd:  # (no openat: the last step is still not
+            # followed, and the descriptor is still the one judged)
+            data = read_regular(os.path.join(self.root, rel), limit, follow_symlinks=False)
+            return data, os.stat(os.path.join(self.root, rel), follow_symlinks=False)
         fd = os.open(name, self._FILE, dir_fd=self._folder(parent))
         try:
             st = os.fstat(fd)

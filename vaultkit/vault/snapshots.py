@@ -817,9 +817,11 @@ class Store:
         return out
 
     def _scan_blobs(self, oids) -> dict[str, list]:
-        """``{blob: findings}`` of the blobs among ``oids`` that hold a credential
-        (:func:`~vaultkit.vault.secretscan.scan_text`), read a bounded batch at a time."""
+        """``{blob: findings}`` of the blobs among ``oids`` that hold a credential, judged
+        as ``secret-in-memory`` judges a note (an example code block's placeholder is not
+        one), read a bounded batch at a time."""
         from vaultkit.vault.gitstate import decode
+        from vaultkit.vault.parse import parse_note
         from vaultkit.vault.secretscan import has_candidates, scan_text
 
         oids = list(dict.fromkeys(oids))
@@ -838,10 +840,15 @@ class Store:
                 if len(header) != 3:
                     continue
                 size = int(header[2])
-                text = decode(out[pos:pos + size])
+                data = out[pos:pos + size]
+                text = decode(data)
                 pos += size + 1
                 if has_candidates(text):
                     findings = scan_text(text)
+                    if findings:  # (parsed only then: its example blocks)
+                        note = parse_note("snapshot.md", data)
+                        if not note.error:
+                            findings = scan_text(note.text, note.code_ranges)
                     if findings:
                         found[header[0]] = findings
         return found
