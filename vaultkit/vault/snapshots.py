@@ -16,9 +16,9 @@ What it never touches
     HEAD, the index, the work tree, the stash, the branches and their reflogs. A snapshot
     is written with plumbing only: ``fast-import`` fed the bytes read (the file's own bytes,
     no clean filter; read through a descriptor opened without following a symlink, its
-    folders too, so no git process opens the file), ``update-index`` on a temporary index file (``GIT_INDEX_FILE``),
-    ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new> <old>`` (atomic: a ref
-    moved by another writer meanwhile is not overwritten). So it works before the first
+    folders too, so no git process opens the file), ``update-index`` on a temporary index
+    file (``GIT_INDEX_FILE``), ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new>
+    <old>`` (atomic: a ref moved by another writer meanwhile is not overwritten). So it works before the first
     commit, during a rebase, on a detached HEAD and with a dirty index.
 
 What is recorded

@@ -38,15 +38,16 @@ class JournalAppendOnly(Rule):
     naming how many lines and the snapshot, whether or not the journal was ever
     committed. Which lines count is decided by content and ancestry, never by when HEAD
     was committed: a commit pulled from another machine or dated ahead of this clock
-    leaves the lines only a snapshot holds guarded. A journal such a snapshot holds (with
-    lines no commit holds) that is gone (not staged and not on disk: deleted, or moved out of the journal
-    layer but not into the archive) is reported too, naming the snapshot that holds its
-    only copy and `vaultkit recover`: before its first commit the snapshots are all there
-    is. A journal deleted on purpose is accepted for one commit by naming it in
-    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut, and for good by
-    `vaultkit snapshot --forget PATH`, which takes its versions out of the snapshots. A journal on disk but
-    left out of a partial commit is not a deletion, nor is one moved into the archive
-    with its lines. This works before the first commit and in a folder without git.
+    leaves the lines only a snapshot holds guarded. A journal the commit leaves as HEAD
+    has it is not judged (the commit seals nothing of it). A journal such a snapshot
+    holds (with lines no commit holds) that is gone (not staged and not on disk: deleted,
+    or moved out of the journal layer but not into the archive) is reported too, naming
+    the snapshot that holds its only copy and `vaultkit recover`: before its first commit
+    the snapshots are all there is. A journal deleted on purpose is accepted for one
+    commit by naming it in `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut,
+    and for good by `vaultkit snapshot --forget PATH`, which takes its versions out of the
+    snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
+    is one moved into the archive with its lines. This works before the first commit and in a folder without git.
     Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
