@@ -749,7 +749,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     since = 0
     snapshots.changed_versions(store, since=since, wanted=None)
     read_at = store.head()
-    kept = snapshots._versions_path(store)
+    kept = snapshots._versions_path(store, since)
     assert kept.is_file()
     checkpoint(root, 4)
     store.snapshot()
@@ -819,12 +819,12 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     checkpoint(root, 2)
     store.snapshot()
     snapshots._VERSIONS.clear()
-    before = snapshots._versions_path(store).read_bytes()
+    before = snapshots._versions_path(store, 0).read_bytes()
     cachefile.answer_first()
     try:
         grown = snapshots.changed_versions(store, since=0, wanted=None)
         assert cachefile.answering()
-        assert snapshots._versions_path(store).read_bytes() == before  # (not yet)
+        assert snapshots._versions_path(store, 0).read_bytes() == before  # (not yet)
     finally:
         cachefile.answered()
     assert not cachefile.answering()
@@ -1051,7 +1051,10 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
     verbs = [_verb(args) for args, _ in calls]
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
     assert not [args for args, _ in calls if "--format=%ct" in args], calls
-    assert verbs.count("cat-file") == 2, verbs  # HEAD and staged sides; the snapshots' lines
+    # HEAD and staged sides; the snapshots' lines; and, a loss being found, the lines the
+    # commits of local refs hold in the file (one log, one cat-file: only when refusing)
+    assert verbs.count("cat-file") == 3, verbs
+    assert [args for args in calls if "--branches" in args[0]], calls
 
 
 def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path, monkeypatch):
@@ -1092,3 +1095,340 @@ def test_any_rule_using_git_waits_for_the_thread_asking_beside(tmp_path):
     asking.start()
     git_state = ctx.git  # (waits for it)
     assert asked == [git_state] and ctx.asking_git is None and git_state.available
+
+
+# -- what a snapshot reads: the file it judged, never a link swapped in ---------------------
+
+def _all_snapshot_bytes(root: Path) -> bytes:
+    """Every blob the snapshot chain reaches, and every object in the store's folder."""
+    listed = git(root, "rev-list", "--objects", REF).stdout.split("\n")
+    oids = "".join(line.split(" ", 1)[0] + "\n" for line in listed if line)
+    blobs = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=oids.encode(),
+                           capture_output=True, check=True).stdout
+    loose = subprocess.run(["git", "cat-file", "--batch", "--batch-all-objects"], cwd=root,
+                           capture_output=True, check=True).stdout
+    return blobs + loose
+
+
+def test_a_journal_swapped_for_a_symlink_after_its_check_is_never_recorded(tmp_path,
+                                                                         monkeypatch):
+    """The race: the file is judged (a regular file), then swapped for a symlink to a file
+    outside the vault before its bytes are read. What lands in the snapshot is the journal's
+    own bytes or nothing, never the outside file's."""
+    root = make(tmp_path)
+    outside = tmp_path / "outside.md"
+    marker = "OUTSIDE-MARKER-7f3a91"
+    outside.write_text(f"- {marker}\n", encoding="utf-8")
+    checkpoint(root, 1)
+    journal = root / JOURNAL
+    swapped = []
+
+    def swap():
+        if not swapped:
+            swapped.append(True)
+            os.replace(journal, tmp_path / "moved-away.md")
+            os.symlink(outside, journal)
+
+    # after every check that tells a file from a link, whichever the snapshot makes last:
+    # os.path.islink on the path, or fstat on a descriptor of the journal
+    real_islink, real_fstat = os.path.islink, os.fstat
+
+    def islink(path):
+        found = real_islink(path)
+        if os.fspath(path) == str(journal):
+            swap()
+        return found
+
+    def fstat(fd):
+        found = real_fstat(fd)
+        try:
+            named = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            named = ""
+        if named.endswith(JOURNAL) or named.endswith("moved-away.md"):
+            swap()
+        return found
+
+    monkeypatch.setattr(os.path, "islink", islink)
+    monkeypatch.setattr(os, "fstat", fstat)
+    store_of(root).snapshot()
+    monkeypatch.undo()
+    assert swapped, "the race was not injected"
+    assert marker.encode() not in _all_snapshot_bytes(root)
+    tree = git(root, "ls-tree", "-r", "--name-only", REF).stdout.split()
+    # what was read is the journal the check judged: its checkpoint is kept
+    if JOURNAL in tree:
+        assert "Checkpoint 1" in git(root, "show", f"{REF}:{JOURNAL}").stdout
+    # the link now in its place is never recorded on the next snapshots either
+    store_of(root).snapshot()
+    assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+def test_a_symlinked_journal_or_memory_folder_is_not_recorded(tmp_path):
+    root = make(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    marker = "OUTSIDE-MARKER-c41d07"
+    (outside / "note.md").write_text(f"- {marker}\n", encoding="utf-8")
+    (root / "memory").mkdir(exist_ok=True)
+    os.symlink(outside / "note.md", root / JOURNAL)
+    os.symlink(outside, root / "memory" / "linked")
+    store_of(root).snapshot()
+    tree = git(root, "ls-tree", "-r", "--name-only", REF).stdout.split()
+    assert JOURNAL not in tree and not any(p.startswith("memory/linked") for p in tree)
+    assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+def test_a_memory_folder_swapped_for_a_symlink_after_the_listing_is_not_followed(
+        tmp_path, monkeypatch):
+    """A folder on the way swapped for a symlink after the listing: not followed."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    outside = tmp_path / "elsewhere" / "semantic"
+    outside.mkdir(parents=True)
+    marker = "OUTSIDE-MARKER-99e0b2"
+    (outside / "deploys.md").write_text(f"- {marker}\n", encoding="utf-8")
+    listing = snapshots.memory_files
+
+    def listed_then_swapped(*args, **kwargs):
+        files = listing(*args, **kwargs)
+        os.replace(root / "memory" / "semantic", tmp_path / "semantic-away")
+        os.symlink(outside, root / "memory" / "semantic")
+        return files
+
+    monkeypatch.setattr(snapshots, "memory_files", listed_then_swapped)
+    store_of(root).snapshot()
+    assert marker.encode() not in _all_snapshot_bytes(root)
+
+
+# -- `snapshot --push` sends no credential -------------------------------------------------
+
+def _fake_github_token() -> str:
+    """A GitHub token of the form the detector recognises, made up for this run."""
+    import secrets
+    import string
+
+    alphabet = string.ascii_letters + string.digits
+    return "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+
+
+def _remote_bytes(remote: Path) -> bytes:
+    """Every object the remote holds, whatever reaches it."""
+    return subprocess.run(["git", "cat-file", "--batch", "--batch-all-objects"], cwd=remote,
+                          capture_output=True, check=True).stdout
+
+
+def test_push_refuses_a_chain_holding_a_credential_until_it_is_dropped(tmp_path):
+    root = make(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    token = _fake_github_token()
+    core = token[4:-4]
+    rc, _, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, err
+    before = git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    assert before.startswith(REF)
+    checkpoint(root, 1)
+    note = root / "memory" / "semantic" / "deploys.md"
+    kept = note.read_text(encoding="utf-8")
+    note.write_text(kept + f"- deploy with GH_TOKEN={token}\n- fact after it\n",
+                    encoding="utf-8")
+    rc, _, err = invoke(["snapshot"], root)
+    assert rc == 0, err
+    note.write_text(kept + "- fact after it\n", encoding="utf-8")  # removed from the note
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 1, (out, err)
+    assert core not in out + err
+    assert "not pushed" in err and "memory/semantic/deploys.md:11" in err
+    assert "GitHub token (ghp_…" in err and "vaultkit snapshot --drop-secrets" in err
+    held = git(root, "log", "--format=%h", REF).stdout.split()
+    assert any(f"snapshot {h}" in err for h in held), err  # the snapshot that holds it
+    # nothing pushed: the remote's ref is where it was, and holds no object with it
+    assert git(remote, "for-each-ref", "--format=%(refname) %(objectname)").stdout == before
+    assert core.encode() not in _remote_bytes(remote)
+    rc, out, err = invoke(["snapshot", "--push", str(remote), "--format", "json"], root)
+    assert rc == 1 and core not in out + err
+    assert json.loads(out)["credentials"][0]["path"] == "memory/semantic/deploys.md"
+
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 0, (out, err)
+    assert core not in out + err and "dropped GitHub token (ghp_…" in out
+    # the chain no longer holds it; every other line it recorded is kept
+    chain = git(root, "log", "-p", REF).stdout
+    assert core not in chain and "Checkpoint 1" in chain and "- fact after it" in chain
+    rc, out, err = invoke(["snapshot", "--push", str(remote)], root)
+    assert rc == 0, (out, err)
+    assert git(remote, "rev-parse", REF).stdout == git(root, "rev-parse", REF).stdout
+    assert core.encode() not in _remote_bytes(remote)
+    # the next snapshot finds the notes as recorded: nothing lost between commits
+    rc, out, _ = invoke(["check", "--select", "journal-append-only,mass-deletion"], root)
+    assert rc == 0, out
+
+
+def test_drop_secrets_warns_while_the_note_still_holds_it_and_is_a_no_op_when_clean(tmp_path):
+    root = make(tmp_path)
+    # a placeholder in a marked example block is no credential, as secret-in-memory has it
+    (root / "memory" / "semantic" / "setup.md").write_text(
+        "# Setup\n\nExample:\n\n```bash\nexport DB_PASSWORD=Wq8#vT2pLm9x\n```\n",
+        encoding="utf-8")
+    rc, out, _ = invoke(["snapshot"], root)
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 0 and "nothing rewritten" in out, (out, err)
+    token = _fake_github_token()
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write(f"- token: {token}\n")
+    invoke(["snapshot"], root)
+    rc, out, err = invoke(["snapshot", "--drop-secrets"], root)
+    assert rc == 1 and token[4:-4] not in out + err
+    assert "MEMORY.md still holds a credential on disk" in err
+    # the next snapshot records it again, and the push is refused again
+    rc, _, err = invoke(["snapshot", "--push", str(tmp_path / "nowhere.git")], root)
+    assert rc == 1 and "not pushed" in err and token[4:-4] not in err
+    rc, _, err = invoke(["snapshot", "--push", "x", "--drop-secrets"], root)
+    assert rc == 2 and "not allowed with" in err
+
+
+# -- which snapshot lines count: content and ancestry, never HEAD's commit time -------------
+
+def _commit_dated(root: Path, when: int, *paths: str, message: str = "elsewhere") -> None:
+    """A commit of ``paths`` whose committer (and author) date is ``when``, made without
+    the hook, as one made on another machine and pulled, or with a clock ahead."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(ENV, GIT_COMMITTER_DATE=f"{when} +0000", GIT_AUTHOR_DATE=f"{when} +0000")
+    for path in paths:
+        git(root, "add", "-A", "--", path)
+    proc = subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=root,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _loss_in_snapshots(tmp_path) -> tuple[Path, list[str]]:
+    """Three checkpoints snapshotted, never committed, then the journal overwritten by a
+    summary and snapshotted again: the loss is recorded, only the snapshots hold the lines."""
+    root = make(tmp_path)
+    store = store_of(root)
+    texts = []
+    for n in (1, 2, 3):
+        texts.append(checkpoint(root, n))
+        store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    store.snapshot()
+    return root, texts
+
+
+@pytest.mark.parametrize("how", ["dated-ahead", "pulled"])
+def test_a_loss_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path, how):
+    """HEAD made after the loss (a commit dated ahead of this clock, or one made on another
+    machine after the loss and pulled: no hook runs on a pull), holding none of the lost
+    lines: the commit that stages the journal without them is still refused."""
+    root, _ = _loss_in_snapshots(tmp_path)
+    (root / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+    if how == "dated-ahead":
+        _commit_dated(root, int(time.time()) + 3 * 86400, "notes.txt")
+    else:
+        other = tmp_path / "other"
+        git(tmp_path, "clone", "-q", str(root), str(other))
+        (other / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+        time.sleep(1.1)  # (committed after the last snapshot, to the second)
+        _commit_dated(other, int(time.time()), "notes.txt")
+        git(root, "checkout", "-q", "--", "notes.txt")
+        git(root, "fetch", "-q", str(other), "HEAD")
+        git(root, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1, out
+    assert f"{JOURNAL}:1:1: VK601 journal-append-only error: 9 lines lost since the snapshot" \
+        in out, out
+    # history lists the same loss: one model of it
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert JOURNAL in out
+
+
+def test_lines_a_commit_holds_are_not_a_loss_whatever_its_date(tmp_path):
+    """The lost lines committed (elsewhere, dated ahead, pulled): git holds them, so a
+    journal staged without them seals nothing the snapshots alone hold."""
+    root, texts = _loss_in_snapshots(tmp_path)
+    summary = (root / JOURNAL).read_text(encoding="utf-8")
+    ahead = int(time.time()) + 3 * 86400
+    # in HEAD: the journal with every line, the summary after them
+    (root / JOURNAL).write_text("".join(texts) + summary, encoding="utf-8")
+    _commit_dated(root, ahead, JOURNAL)
+    checkpoint(root, 4)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    # in an earlier commit only (HEAD's journal no longer has them, by a commit made
+    # without the hook elsewhere): a loss git lists, not one only the snapshots hold
+    (root / JOURNAL).write_text(summary, encoding="utf-8")
+    _commit_dated(root, ahead + 60, JOURNAL)
+    checkpoint(root, 5)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    # one line only a snapshot holds, beside them, still counts
+    _commit_dated(root, ahead + 120, JOURNAL)
+    committed = (root / JOURNAL).read_text(encoding="utf-8")
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("- only a snapshot keeps this line\n")
+    store_of(root).snapshot()
+    (root / JOURNAL).write_text(committed, encoding="utf-8")
+    checkpoint(root, 6)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1 and "1 line lost since the snapshot" in out, out
+    assert "'- only a snapshot keeps this line'" in out
+
+
+def test_a_commit_that_leaves_the_journal_as_head_has_it_is_not_refused_for_it(tmp_path):
+    """A loss sealed by a commit made without the hook: a later commit that does not
+    change the journal seals nothing of it and passes (its snapshots are not even read);
+    the next one that stages the journal without the lines is refused."""
+    root, _ = _loss_in_snapshots(tmp_path)
+    _commit_dated(root, int(time.time()), JOURNAL, message="summary, without the hook")
+    (root / "notes.txt").write_text("another file\n", encoding="utf-8")
+    git(root, "add", "notes.txt")
+    rc, out, _ = invoke(["check", "--hook", "notes.txt", "--select", "journal-append-only"],
+                        root)
+    assert rc == 0, out
+    git(root, "commit", "-q", "-m", "notes")
+    checkpoint(root, 4)
+    git(root, "add", JOURNAL)
+    rc, out, _ = invoke(["check", "--hook", JOURNAL, "--select", "journal-append-only"], root)
+    assert rc == 1 and "9 lines lost since the snapshot" in out, out
+
+
+def test_a_deletion_accepted_for_one_commit_is_accepted_for_good_by_forget(tmp_path,
+                                                                            monkeypatch):
+    """Its lines count while a snapshot holds them and no commit does: accepted for one
+    commit, the next is refused again; `snapshot --forget` takes the journal out of the
+    chain, and neither the hook nor history sees it any more."""
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    (root / JOURNAL).unlink()
+    store.snapshot()
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", JOURNAL)
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    (root / "notes.txt").write_text("the next commit\n", encoding="utf-8")
+    git(root, "add", "notes.txt")
+    git(root, "commit", "-q", "-m", "deletion accepted")
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 1 and f"`vaultkit snapshot --forget {JOURNAL}`" in out, out
+    head = git(root, "rev-parse", REF).stdout
+    rc, _, err = invoke(["snapshot", "--forget", "memory/no-such-day.md"], root)
+    assert rc == 2 and "no snapshot holds it" in err and "\n" not in err.strip()
+    assert git(root, "rev-parse", REF).stdout == head  # nothing rewritten
+    rc, out, err = invoke(["snapshot", "--forget", JOURNAL], root)
+    assert rc == 0 and f"forgot {JOURNAL}" in out, (out, err)
+    tree_paths = git(root, "log", "--format=", "--name-only", REF).stdout.split()
+    assert JOURNAL not in tree_paths and "MEMORY.md" in tree_paths
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out
+    rc, out, _ = invoke(["history"], root)
+    assert JOURNAL not in out, out
+    rc, out, _ = invoke(["snapshot"], root)  # the chain goes on from the rewritten head
+    assert rc == 0, out

@@ -123,6 +123,78 @@ def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool =
     return data
 
 
+class Beneath:
+    """Files read below one folder without following a symlink anywhere on the way.
+
+    :meth:`read` opens each folder step of a relative path from the descriptor of the one
+    before it (``openat`` with ``O_NOFOLLOW | O_DIRECTORY``) and the file itself with
+    ``O_NOFOLLOW``, then checks and reads that one descriptor: a step or the file swapped
+    for a symlink after a listing's ``lstat`` is refused (ELOOP or ENOTDIR), never followed
+    out of the folder, and what is read is what ``fstat`` judged. Folder descriptors are
+    kept for the next file in the same folder until :meth:`close`."""
+
+    _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+    _FILE = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+        | getattr(os, "O_CLOEXEC", 0)
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = os.fspath(root)
+        self._dirs: dict[str, int] = {}
+
+    def __enter__(self) -> "Beneath":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._dirs.values():
+            os.close(fd)
+        self._dirs.clear()
+
+    def _folder(self, rel: str) -> int:
+        fd = self._dirs.get(rel)
+        if fd is not None:
+            return fd
+        if not rel:  # the folder itself, as the caller named it
+            fd = os.open(self.root, self._DIR & ~getattr(os, "O_NOFOLLOW", 0))
+        else:
+            parent, _, name = rel.rpartition("/")
+            if name in ("", ".", ".."):
+                raise ReadRefused(errno.EINVAL, "not a plain relative path; not read", rel)
+            fd = os.open(name, self._DIR, dir_fd=self._folder(parent))
+        self._dirs[rel] = fd
+        return fd
+
+    def read(self, rel: str, limit: int) -> tuple[bytes, os.stat_result]:
+        """``(bytes, fstat)`` of the regular file at ``rel`` (``/``-separated, below the
+        folder), at most ``limit`` bytes. Raises :class:`ReadRefused` for what is not a
+        regular file or is over ``limit``, OSError (ELOOP, ENOTDIR, ENOENT) for a symlink
+        on the way or a file gone."""
+        parent, _, name = rel.rpartition("/")
+        if name in ("", ".", ".."):
+            raise ReadRefused(errno.EINVAL, "not a plain relative path; not read", rel)
+        if os.open not in os.supports_dir_fd:  # (no openat: the last step is still not
+            # followed, and the descriptor is still the one judged)
+            data = read_regular(os.path.join(self.root, rel), limit, follow_symlinks=False)
+            return data, os.stat(os.path.join(self.root, rel), follow_symlinks=False)
+        fd = os.open(name, self._FILE, dir_fd=self._folder(parent))
+        try:
+            st = os.fstat(fd)
+            why = not_regular(st.st_mode)  # (a FIFO opened O_NONBLOCK: refused, not read)
+            if why:
+                raise ReadRefused(errno.EINVAL, why, rel)
+            if st.st_size > limit:
+                raise ReadRefused(errno.EFBIG, too_big(st.st_size, limit), rel)
+            data = read_open(fd, limit + 1)
+        finally:
+            os.close(fd)
+        if len(data) > limit:
+            raise ReadRefused(errno.EFBIG, too_big(None, limit), rel)
+        return data, st
+
+
 def read_open(fd: int, most: int | None = None) -> bytes:
     """The bytes of the open file ``fd`` from where it is to its end (at most ``most``),
     read a MiB at a time."""

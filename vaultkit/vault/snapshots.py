@@ -14,10 +14,11 @@ Where it lives
 
 What it never touches
     HEAD, the index, the work tree, the stash, the branches and their reflogs. A snapshot
-    is written with plumbing only: ``hash-object -w --no-filters`` (the file's own bytes,
-    no clean filter), ``update-index`` on a temporary index file (``GIT_INDEX_FILE``),
-    ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new> <old>`` (atomic: a ref
-    moved by another writer meanwhile is not overwritten). So it works before the first
+    is written with plumbing only: ``fast-import`` fed the bytes read (the file's own bytes,
+    no clean filter; read through a descriptor opened without following a symlink, its
+    folders too, so no git process opens the file), ``update-index`` on a temporary index
+    file (``GIT_INDEX_FILE``), ``write-tree``, ``commit-tree`` and ``update-ref <ref> <new>
+    <old>`` (atomic: a ref moved by another writer meanwhile is not overwritten). So it works before the first
     commit, during a rebase, on a detached HEAD and with a dirty index.
 
 What is recorded
@@ -569,22 +570,22 @@ class Store:
             if not todo and not removed and head is not None and not due:
                 self._touch_checked()  # nothing changed: nothing written
                 return SnapshotResult(None, [], [], len(files))
-            root = self.root
-            oids = self._hash([file_of(root, p) for p in todo]) if todo else []
+            hashed = self._hash(todo) if todo else []
             changed = []
             new_entries: dict[str, list] = {}
             for path, (size, mtime) in files.items():
                 known = get(path)
                 new_entries[path] = [size, mtime, known[2] if known else None, 0]
-            for path, oid in zip(todo, oids):
+            for path, got in zip(todo, hashed):
                 known = get(path)
-                if oid is None:  # vanished or unreadable since the listing
+                if got is None:  # vanished, unreadable or swapped for a link since the listing
                     if known is None:
                         del new_entries[path]
                     else:
                         new_entries[path] = [-1, -1, known[2], 1]
                     continue
-                size, mtime = files[path]
+                # (size and mtime of what was read, from its descriptor)
+                oid, size, mtime = got
                 new_entries[path] = [size, mtime, oid, int(mtime >= started - RACY_NS)]
                 if known is None or known[2] != oid:
                     changed.append(path)
@@ -631,24 +632,52 @@ class Store:
                 out[os.fsdecode(name)] = [-1, -1, parts[2].decode(), 1]
         return out
 
-    def _hash(self, paths: list[str]) -> list[str | None]:
-        """Blob ids of the files (written into the store), None for one that is gone."""
-        oids: list[str | None] = []
-        for start in range(0, len(paths), 2000):
-            chunk = paths[start:start + 2000]
-            present = [p for p in chunk if os.path.isfile(p) and not os.path.islink(p)]
-            proc = self.git(["hash-object", "-w", "--no-filters", "--stdin-paths"],
-                            input="".join(p + "\n" for p in present).encode(
-                                "utf-8", "surrogateescape"), check=False)
-            got = proc.stdout.decode("ascii", "replace").split()
-            if proc.returncode != 0 or len(got) != len(present):
-                # one vanished between the check and the hash: one at a time
-                got = []
-                for p in present:
-                    one = self.git(["hash-object", "-w", "--no-filters", "--", p], check=False)
-                    got.append(one.stdout.decode().strip() if one.returncode == 0 else None)
-            by_path = dict(zip(present, got))
-            oids += [by_path.get(p) for p in chunk]
+    def _hash(self, paths: list[str]) -> list[tuple[str, int, int] | None]:
+        """``(blob id, size, mtime_ns)`` of each file (store paths; the blob written into the
+        store), None for one gone, not a regular file, over the limit, or reached through a
+        symlink.
+
+        Each file is read through one descriptor opened without following a link, its
+        folders too (:class:`~vaultkit.core.bounded.Beneath`), and judged by ``fstat`` on
+        that descriptor: a file swapped for a symlink after the listing is not followed,
+        and what is recorded is the bytes read, handed to git as they are (one
+        ``fast-import`` for all of them; no git process opens the file)."""
+        from vaultkit.core.bounded import Beneath
+
+        limit = self.settings.profile.budgets.max_file_bytes
+        read: list[tuple[bytes, os.stat_result] | None] = []
+        with Beneath(self.root) as inside, Beneath(self.root.parent) as above:
+            for path in paths:
+                try:
+                    if path.startswith(WORKSPACE_PREFIX):
+                        read.append(above.read(path[len(WORKSPACE_PREFIX):], limit))
+                    else:
+                        read.append(inside.read(path, limit))
+                except OSError:
+                    read.append(None)  # gone, a symlink on the way, not regular, too big
+        blobs = [item[0] for item in read if item is not None]
+        oids = iter(self._write_blobs(blobs) if blobs else [])
+        return [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns)
+                for item in read]
+
+    def _write_blobs(self, blobs: list[bytes]) -> list[str]:
+        """Write ``blobs`` into the store in one git process; their ids, in order.
+
+        ``fast-import`` takes the bytes themselves (``data <n>``) and answers each
+        ``get-mark`` with the object's id; below ``fastimport.unpackLimit`` objects (100 by
+        default) it writes loose objects, as ``hash-object -w`` does."""
+        feed = []
+        for n, data in enumerate(blobs, 1):
+            feed.append(b"blob\nmark :%d\ndata %d\n" % (n, len(data)))
+            feed.append(data)
+            feed.append(b"\n")
+        feed += [b"get-mark :%d\n" % n for n in range(1, len(blobs) + 1)]
+        feed.append(b"done\n")
+        proc = self.git(["fast-import", "--quiet", "--done"], input=b"".join(feed))
+        oids = proc.stdout.decode("ascii", "replace").split()
+        if len(oids) != len(blobs):
+            raise VaultkitError(f"snapshot store: git fast-import wrote {len(oids)} of "
+                                f"{len(blobs)} objects")
         return oids
 
     def _commit(self, entries: dict[str, list], parent: str | None, changed, removed,
@@ -709,23 +738,28 @@ class Store:
             return 0
         parent = None
         for snap in reversed(kept):
-            proc = self.git(["cat-file", "commit", snap.commit])
-            header, _, body = proc.stdout.partition(b"\n\n")
-            tree = author = committer = None
-            for line in header.decode("utf-8", "replace").splitlines():
-                key, _, value = line.partition(" ")
-                if key == "tree":
-                    tree = value
-                elif key == "author":
-                    author = value
-                elif key == "committer":
-                    committer = value
-            env = dict(_IDENTITY)
-            env.update(GIT_AUTHOR_DATE=_date_of(author), GIT_COMMITTER_DATE=_date_of(committer))
-            args = ["commit-tree", str(tree), "-F", "-"] + (["-p", parent] if parent else [])
-            parent = self.git(args, input=body, env=env).stdout.decode().strip()
+            parent = self._copy_commit(snap.commit, parent)
         self._move_ref(str(parent), head)
         return len(chain) - len(kept)
+
+    def _copy_commit(self, commit: str, parent: str | None, tree: str | None = None) -> str:
+        """A copy of the snapshot ``commit`` (its message and dates) on ``parent``, with
+        ``tree`` instead of its own when given: how the chain is rewritten."""
+        proc = self.git(["cat-file", "commit", commit])
+        header, _, body = proc.stdout.partition(b"\n\n")
+        own = author = committer = None
+        for line in header.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "tree":
+                own = value
+            elif key == "author":
+                author = value
+            elif key == "committer":
+                committer = value
+        env = dict(_IDENTITY)
+        env.update(GIT_AUTHOR_DATE=_date_of(author), GIT_COMMITTER_DATE=_date_of(committer))
+        args = ["commit-tree", str(tree or own), "-F", "-"] + (["-p", parent] if parent else [])
+        return self.git(args, input=body, env=env).stdout.decode().strip()
 
     # -- reading -------------------------------------------------------------------
 
@@ -942,6 +976,171 @@ class Store:
             report["objects"], report["bytes"] = len(oids), sum(sizes)
         return report
 
+    # -- credentials in the chain ---------------------------------------------------
+
+    def _chain_changes(self) -> list[tuple[str, int, list[tuple[str, str | None]]]]:
+        """``(commit, time, [(store path, blob, or None when deleted)])`` of every snapshot,
+        oldest first: the first one lists its whole tree, so every blob the chain holds is
+        named where it was first recorded."""
+        if self.head() is None:
+            return []
+        fields = self.git(["log", "--reverse", "-z", "--raw", "--no-renames", "--no-abbrev",
+                           "--root", "--format=%x1e%H %ct", self.ref]).stdout.split(b"\0")
+        out: list[tuple[str, int, list[tuple[str, str | None]]]] = []
+        i = 0
+        while i < len(fields):
+            token = fields[i].lstrip(b"\n")
+            i += 1
+            if token.startswith(b"\x1e"):
+                sha, _, stamp = token[1:].decode().partition(" ")
+                out.append((sha, int(stamp.split()[0]), []))
+                continue
+            if token.startswith(b":") and i < len(fields) and out:
+                parts = token[1:].decode("ascii", "replace").split()
+                path = os.fsdecode(fields[i])
+                i += 1
+                if len(parts) >= 5:
+                    out[-1][2].append((path, None if parts[4][:1] == "D" else parts[3]))
+        return out
+
+    def _scan_blobs(self, oids) -> dict[str, list]:
+        """``{blob: findings}`` of the blobs among ``oids`` that hold a credential, judged
+        as ``secret-in-memory`` judges a note (an example code block's placeholder is not
+        one), read a bounded batch at a time."""
+        from vaultkit.vault.gitstate import decode
+        from vaultkit.vault.parse import parse_note
+        from vaultkit.vault.secretscan import has_candidates, scan_text
+
+        oids = list(dict.fromkeys(oids))
+        found: dict[str, list] = {}
+        for start in range(0, len(oids), 256):  # (at most 256 memory files in memory)
+            batch = oids[start:start + 256]
+            out = self.git(["cat-file", "--batch"],
+                           input="".join(o + "\n" for o in batch).encode()).stdout
+            pos = 0
+            while pos < len(out):
+                eol = out.find(b"\n", pos)
+                if eol < 0:
+                    break
+                header = out[pos:eol].decode("ascii", "replace").split()
+                pos = eol + 1
+                if len(header) != 3:
+                    continue
+                size = int(header[2])
+                data = out[pos:pos + size]
+                text = decode(data)
+                pos += size + 1
+                if has_candidates(text):
+                    findings = scan_text(text)
+                    if findings:  # (parsed only then: its example blocks)
+                        note = parse_note("snapshot.md", data)
+                        if not note.error:
+                            findings = scan_text(note.text, note.code_ranges)
+                    if findings:
+                        found[header[0]] = findings
+        return found
+
+    def credentials(self) -> list["HeldCredential"]:
+        """Every credential a blob of the chain holds, each named by the snapshot that first
+        recorded that blob at that path (what a push would send; the detector of
+        ``secret-in-memory``)."""
+        chain = self._chain_changes()
+        found = self._scan_blobs(oid for _, _, changes in chain for _, oid in changes if oid)
+        return _held(chain, found)
+
+    def drop_secrets(self) -> "DroppedSecrets":
+        """Rewrite the chain without the credentials it holds: each blob holding one is
+        replaced by its text without the lines holding them (a private key from its BEGIN
+        line to its END line); everything else, messages and dates included, is kept. The
+        snapshots before the first such blob keep their ids. Under the snapshot lock; the
+        ref moves in one step (``update-ref`` with the old value)."""
+        fd = self._lock()
+        try:
+            head = self.head()
+            chain = self._chain_changes()
+            found = self._scan_blobs(oid for _, _, changes in chain for _, oid in changes
+                                     if oid)
+            held = _held(chain, found)
+            if not found:
+                return DroppedSecrets(head, head, [], 0)
+            oids = list(found)
+            raw = self.blobs(oids)
+            cleaned = self._write_blobs([_without_credentials(raw[o], found[o]) for o in oids])
+            parent, rewritten = self._rewrite(head, chain, dict(zip(oids, cleaned)), set())
+            return DroppedSecrets(head, parent, held, rewritten)
+        finally:
+            os.close(fd)
+
+    def forget(self, paths) -> tuple[str | None, str | None, int, list[str]]:
+        """Rewrite the chain without ``paths`` (vault paths): no snapshot holds any version
+        of them any more (a journal deleted on purpose stops counting as a loss). The
+        snapshots before the first that held one keep their ids. ``(old head, new head,
+        snapshots rewritten, the paths that were held)``. Under the snapshot lock."""
+        fd = self._lock()
+        try:
+            head = self.head()
+            chain = self._chain_changes()
+            wanted = {store_path(p) for p in paths}
+            held = sorted({p for _, _, changes in chain for p, _ in changes if p in wanted})
+            missing = sorted(wanted - set(held))
+            if missing:  # (a typo forgets nothing, and says so)
+                raise VaultkitError(f"{vault_path_of(missing[0])}: no snapshot holds it (a "
+                                    "vault path, as `vaultkit history` shows it); nothing "
+                                    "rewritten")
+            parent, rewritten = self._rewrite(head, chain, {}, set(held))
+            return head, parent, rewritten, [vault_path_of(p) for p in held]
+        finally:
+            os.close(fd)
+
+    def _rewrite(self, head, chain, mapping: dict[str, str], forget: set[str]):
+        """Copy the chain from the first snapshot whose tree holds a blob of ``mapping``
+        (old blob -> new) or a path of ``forget``, with those blobs replaced and those
+        paths left out; move the ref in one step (from ``head``) and bring the stat table
+        along (a replaced or forgotten file is read again by the next snapshot).
+        ``(new head, snapshots rewritten)``."""
+        index = self.meta / f"index.{os.getpid()}.tmp"
+        env = {"GIT_INDEX_FILE": str(index)}
+        files: dict[str, str] = {}
+        parent: str | None = None
+        rewriting = False
+        rewritten = 0
+        try:
+            for commit, _, changes in chain:
+                for path, oid in changes:
+                    if oid is None:
+                        files.pop(path, None)
+                    else:
+                        files[path] = oid
+                swap = {p: mapping[o] for p, o in files.items() if o in mapping}
+                drop = forget & files.keys()
+                rewriting = rewriting or bool(swap or drop)
+                if not rewriting:  # before the first: the same snapshot
+                    parent = commit
+                    continue
+                tree = None
+                if swap or drop:
+                    self.git(["read-tree", commit], env=env)
+                    lines = b"".join(f"100644 {new}\t".encode() + os.fsencode(p) + b"\0"
+                                     for p, new in sorted(swap.items()))
+                    lines += b"".join(b"0 " + b"0" * 40 + b"\t" + os.fsencode(p) + b"\0"
+                                      for p in sorted(drop))
+                    self.git(["update-index", "-z", "--index-info"], input=lines, env=env)
+                    tree = self.git(["write-tree"], env=env).stdout.decode().strip()
+                parent = self._copy_commit(commit, parent, tree)
+                rewritten += 1
+        finally:
+            try:
+                os.unlink(index)
+            except OSError:
+                pass
+        self._move_ref(str(parent), head)
+        table = self._load_table()
+        if table.get("commit") == head:
+            entries = {p: ([-1, -1, mapping[e[2]], 1] if e[2] in mapping else e)
+                       for p, e in table["entries"].items() if p not in forget}
+            self._save_table({**table, "commit": parent, "entries": entries})
+        return parent, rewritten
+
     def push(self, remote: str) -> str:
         """Push the chain to ``remote`` (force: the retention rewrites it); git's answer."""
         proc = self.git(["push", "--force", "--quiet", "--no-verify", remote,
@@ -952,6 +1151,64 @@ class Store:
             raise VaultkitError(f"push to {remote} failed: "
                                 + (detail[-1] if detail else f"exit {proc.returncode}"))
         return remote
+
+
+@dataclass
+class HeldCredential:
+    """A credential a snapshot holds: the snapshot that first recorded it there, the vault
+    path, and the detector's finding (its masked form only: safe to print)."""
+
+    commit: str
+    time: int
+    path: str
+    finding: object  # vaultkit.vault.secretscan.Finding
+
+
+@dataclass
+class DroppedSecrets:
+    """What :meth:`Store.drop_secrets` did."""
+
+    old: str | None  # the chain's head before
+    new: str | None  # and after (the same when nothing held a credential)
+    dropped: list  # the HeldCredential it took out
+    rewritten: int  # snapshots copied without them
+
+
+def _held(chain, found) -> list[HeldCredential]:
+    """The credentials of ``found`` (blob -> findings) in ``chain`` (see
+    :meth:`Store._chain_changes`), each where its blob was first recorded at its path."""
+    out, seen = [], set()
+    for commit, when, changes in chain:
+        for path, oid in changes:
+            if oid in found and (oid, path) not in seen:
+                seen.add((oid, path))
+                out += [HeldCredential(commit, when, vault_path_of(path), f)
+                        for f in found[oid]]
+    return out
+
+
+def _without_credentials(data: bytes, findings) -> bytes:
+    """``data`` without the lines holding ``findings`` (a private key's whole block), and
+    again while what is left still holds one (a line that read as a token once its
+    neighbour went)."""
+    from vaultkit.vault.gitstate import decode
+    from vaultkit.vault.secretscan import scan_text
+
+    lines = data.split(b"\n")
+    for _ in range(8):
+        drop = set()
+        for f in findings:
+            first = f.line - 1
+            last = first
+            if f.kind == "private key":  # its body follows, up to the END line
+                while last < len(lines) - 1 and b"-----END" not in lines[last]:
+                    last += 1
+            drop.update(range(first, last + 1))
+        lines = [line for n, line in enumerate(lines) if n not in drop]
+        findings = scan_text(decode(b"\n".join(lines)))
+        if not findings:
+            return b"\n".join(lines)
+    return b""  # (never left holding one: nothing of it is kept)
 
 
 # Objects read, by id: an object's content never changes, so what a process read once it
@@ -1140,8 +1397,12 @@ _SAVE_AFTER = 256  # versions read from git since the versions file was written
 _TABLE: list = []
 
 
-def _versions_path(store: Store) -> Path:
-    return store.meta / (store.ref.rsplit("/", 1)[-1] + ".versions")
+def _versions_path(store: Store, since: int | None = None) -> Path:
+    # one file per kind of window (the whole chain, the journal rule's; since the last
+    # commit, mass-deletion's): each run asks for both, so one file would never hold
+    # the window asked next
+    name = store.ref.rsplit("/", 1)[-1] + (".versions" if since is None else ".since.versions")
+    return store.meta / name
 
 
 def _load_versions(store: Store, since: int | None) -> Versions | None:
@@ -1149,7 +1410,7 @@ def _load_versions(store: Store, since: int | None) -> Versions | None:
     from vaultkit.vault.cachefile import load_marshal
 
     try:
-        data = load_marshal(_versions_path(store), 1 << 30)
+        data = load_marshal(_versions_path(store, since), 1 << 30)
         fmt, ref, when, head, items, before, before_time, gone, tips, mixed, outside = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \
@@ -1170,7 +1431,7 @@ def _save_versions(store: Store, since: int | None, versions: Versions) -> None:
     """Keep ``versions`` for the next run (atomically; a lost write costs one read)."""
     import marshal
 
-    path = _versions_path(store)
+    path = _versions_path(store, since)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as fh:
@@ -1203,8 +1464,12 @@ def current_blobs(store: Store, git, vault):
             differ = staged_differ(store, git, versions) \
                 if git.available and git.staged else None
             if differ is None:
-                now = git.index_oids if git.available and git.staged \
-                    else store.current_oids(vault.listed_states())
+                if git.available and git.staged:
+                    now = git.index_oids
+                else:  # (the listing compared with the table once, whichever window asks)
+                    now = memo.get((key, "now"))
+                    if now is None:
+                        now = memo[(key, "now")] = store.current_oids(vault.listed_states())
                 differ = {path for _, _, path, oid in versions if now.get(path) != oid}
             found = memo[key] = (versions, differ)
         return found[1]
@@ -1248,15 +1513,41 @@ def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
     return differ
 
 
+def committed_unchanged(store: Store, git, versions: Versions) -> set[str]:
+    """The paths of ``versions`` that the commit being made leaves as HEAD has them (in
+    HEAD and staged with HEAD's blob): a commit that does not change a file seals nothing
+    of it, so its snapshots need not be read. Known without a git process from the diff
+    against HEAD and the index against the newest snapshot; empty when they cannot tell
+    (not the hook, no HEAD, a store or vault :func:`staged_differ` cannot compare)."""
+    if not (git.available and git.staged and git.has_head) or store.bare \
+            or versions.head is None or versions.gone is None:
+        return set()
+    tips, _, outside = versions.summary()
+    staged = None if outside else git.index_against(versions.head)
+    if staged is None:
+        return set()
+    changed = {p for c in git.changes for p in (c.old, c.new) if p is not None}
+    out = set()
+    for path in tips:
+        if path in changed:
+            continue
+        # in the index (then, not in the diff against HEAD, with HEAD's blob), or not
+        in_index = staged[path] is not None if path in staged else path not in versions.gone
+        if in_index:
+            out.add(path)
+    return out
+
+
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
-                   present=None, current=None) -> list[JournalLoss]:
+                   present=None, current=None, prefetch=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
     snapshot since ``since`` held: the lines a commit of that text would seal away.
 
     A journal with no new text is passed over, unless ``present(vault path)`` says it is
     gone from the disk too: then it was deleted since that snapshot, every line it held is
     lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
-    a commit seals nothing.) ``current``: see :func:`changed_versions`."""
+    a commit seals nothing.) ``current``: see :func:`changed_versions`. ``prefetch(paths)``
+    is told the paths whose new texts are asked next."""
     from collections import Counter
 
     from vaultkit.vault.gitstate import decode, split_lines
@@ -1265,6 +1556,8 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     by_path: dict[str, list[tuple[str, int, str]]] = {}
     for commit, when, path, oid in versions:
         by_path.setdefault(path, []).append((commit, when, oid))
+    if prefetch is not None and by_path:
+        prefetch(list(by_path))
     texts = {p: new_texts(p) for p in by_path}
     gone = {p for p, t in texts.items() if t is None and present is not None and not present(p)}
     for p in gone:

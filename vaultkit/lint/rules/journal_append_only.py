@@ -33,15 +33,21 @@ class JournalAppendOnly(Rule):
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
-    snapshot taken since the last commit held is reported once, naming how many lines and
-    the snapshot, whether or not the journal was ever committed. A journal such a snapshot
-    holds that is gone (not staged and not on disk: deleted, or moved out of the journal
-    layer but not into the archive) is reported too, naming the snapshot that holds its
-    only copy and `vaultkit recover`: before its first commit the snapshots are all there
-    is. A journal deleted on purpose is accepted for one commit by naming it in
-    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut. A journal on disk but
-    left out of a partial commit is not a deletion, nor is one moved into the archive
-    with its lines. This works before the first commit and in a folder without git.
+    snapshot held and that no commit holds in that file (HEAD's version, or any commit
+    reachable from HEAD, a branch, a tag or a remote-tracking branch) is reported once,
+    naming how many lines and the snapshot, whether or not the journal was ever
+    committed. Which lines count is decided by content and ancestry, never by when HEAD
+    was committed: a commit pulled from another machine or dated ahead of this clock
+    leaves the lines only a snapshot holds guarded. A journal the commit leaves as HEAD
+    has it is not judged (the commit seals nothing of it). A journal such a snapshot
+    holds (with lines no commit holds) that is gone (not staged and not on disk: deleted,
+    or moved out of the journal layer but not into the archive) is reported too, naming
+    the snapshot that holds its only copy and `vaultkit recover`: before its first commit
+    the snapshots are all there is. A journal deleted on purpose is accepted for one
+    commit by naming it in `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut,
+    and for good by `vaultkit snapshot --forget PATH`, which takes its versions out of the
+    snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
+    is one moved into the archive with its lines. This works before the first commit and in a folder without git.
     Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
@@ -64,7 +70,7 @@ class JournalAppendOnly(Rule):
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
     memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
-    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …
+    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or for good: `vaultkit snapshot --forget memory/2026-02-16.md`
     ```
     """
 
@@ -92,12 +98,12 @@ class JournalAppendOnly(Rule):
         yield from self._against_snapshots(ctx, git)
 
     def _against_snapshots(self, ctx, git):
-        """Journals whose new text lacks lines a snapshot since the last commit held, and
+        """Journals whose new text lacks lines a snapshot held and no commit holds, and
         journals such a snapshot held that are deleted."""
         import os
 
         from vaultkit.vault.snapshots import (
-            clock, current_blobs, file_of, journal_losses, open_store)
+            clock, committed_unchanged, current_blobs, file_of, journal_losses, open_store)
 
         vault = ctx.vault
         staged = git.available and git.staged
@@ -127,10 +133,21 @@ class JournalAppendOnly(Rule):
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
                 return
-            since = git.head_time() if git.available else None
-            losses = journal_losses(store, texts, since=since, present=present,
+            # every snapshot the chain keeps, whenever HEAD was made: which lost lines
+            # count is decided by content (below), not by HEAD's committer time, which a
+            # pulled commit or a clock ahead puts after the loss; a journal the commit
+            # leaves as HEAD has it is not read (the commit seals nothing of it)
+            differ = current_blobs(store, git, vault)
+
+            def current(versions):
+                return differ(versions) - committed_unchanged(store, git, versions)
+
+            losses = journal_losses(store, texts, since=None, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
-                                    current=current_blobs(store, git, vault))
+                                    current=current,
+                                    prefetch=git.read_index_texts if staged else None)
+            if losses and git.available and git.has_head:
+                losses = _not_committed(losses, git)
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
@@ -152,7 +169,8 @@ class JournalAppendOnly(Rule):
                                 "does; committing now would seal the loss: bring it back with "
                                 "`vaultkit recover --all` (`vaultkit history` lists it), or "
                                 "accept this deletion for one commit: "
-                                f"{accept_deletion(loss.path)} git commit …")
+                                f"{accept_deletion(loss.path)} git commit …, or for good: "
+                                f"`vaultkit snapshot --forget {loss.path}`")
                 continue
             yield self.diag(loss.path, None, None,
                             f"{n} line{'s' * (n != 1)} lost since the snapshot at "
@@ -209,6 +227,22 @@ class JournalAppendOnly(Rule):
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
                                 f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+
+
+def _not_committed(losses, git):
+    """The losses without the lines a commit reachable from HEAD or a local ref holds in
+    that file (HEAD's version first of all): git keeps those, the snapshots are not their
+    only copy (a journal committed elsewhere and pulled, a line edited in an earlier
+    commit)."""
+    from dataclasses import replace
+
+    kept = []
+    for loss in losses:
+        committed = git.lines_committed(loss.path)
+        lines = [line for line in loss.lines if line not in committed]
+        if lines:
+            kept.append(replace(loss, lines=lines) if len(lines) != len(loss.lines) else loss)
+    return kept
 
 
 def snapshot_short(commit: str) -> str:
