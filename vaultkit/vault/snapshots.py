@@ -1014,22 +1014,10 @@ class Store:
         oids = list(dict.fromkeys(oids))
         found: dict[str, list] = {}
         for start in range(0, len(oids), 256):  # (at most 256 memory files in memory)
-            batch = oids[start:start + 256]
-            out = self.git(["cat-file", "--batch"],
-                           input="".join(o + "\n" for o in batch).encode()).stdout
-            pos = 0
-            while pos < len(out):
-                eol = out.find(b"\n", pos)
-                if eol < 0:
-                    break
-                header = out[pos:eol].decode("ascii", "replace").split()
-                pos = eol + 1
-                if len(header) != 3:
-                    continue
-                size = int(header[2])
-                data = out[pos:pos + size]
+            # (read as every read of the chain is: a blob over max-file-bytes, or past the
+            # read's bound, is not read, and a warning names it)
+            for oid, data in self.blobs(oids[start:start + 256]).items():
                 text = decode(data)
-                pos += size + 1
                 if has_candidates(text):
                     findings = scan_text(text)
                     if findings:  # (parsed only then: its example blocks)
@@ -1037,7 +1025,7 @@ class Store:
                         if not note.error:
                             findings = scan_text(note.text, note.code_ranges)
                     if findings:
-                        found[header[0]] = findings
+                        found[oid] = findings
         return found
 
     def credentials(self) -> list["HeldCredential"]:
