@@ -1,4 +1,5 @@
 import sys
+from dataclasses import replace
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
@@ -123,6 +124,18 @@ class JournalAppendOnly(Rule):
         def present(path):  # not on the new side, but on disk: not staged, not deleted
             return os.path.lexists(file_of(vault.root, path))
 
+        def holders(path):
+            # lines git moved on purpose are not lost: partial staging (`git add -p`, an
+            # older version staged) leaves them in the work tree, `git stash` in a stash
+            if staged:
+                note = vault.note(path) if not path.startswith("../") \
+                    else vault.external.get(path)
+                yield None if note is None or note.error else note.text
+                if git.available:  # under pre-commit: the lines it took out for the run
+                    yield git.unstaged_by_pre_commit(path)
+            if git.available:
+                yield from git.stash_texts(path)
+
         try:
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
@@ -130,7 +143,8 @@ class JournalAppendOnly(Rule):
             since = git.head_time() if git.available else None
             losses = journal_losses(store, texts, since=since, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
-                                    current=current_blobs(store, git, vault))
+                                    current=current_blobs(store, git, vault),
+                                    holders=holders)
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
             return
@@ -154,12 +168,26 @@ class JournalAppendOnly(Rule):
                                 "accept this deletion for one commit: "
                                 f"{accept_deletion(loss.path)} git commit …")
                 continue
+            repo_path = git.repo_path(loss.path) if git.available else None
+            if accepted & {loss.path, repo_path}:
+                continue  # VAULTKIT_ACCEPT_DELETION: a removal on purpose, this commit
+            where = (f"{n} line{'s' * (n != 1)} lost since the snapshot at {clock(loss.since)}"
+                     f" ({snapshot_short(loss.commit)}; first: {_quote(first)}) are only in "
+                     f"that snapshot: not in the {side} journal, the work tree or a stash")
+            if staged and loss.path not in git.by_new_path:
+                # this commit does not stage the journal: it seals nothing, so it passes;
+                # the loss stays listed (`vaultkit history`, the audit) until recovered
+                yield replace(self.diag(loss.path, None, None,
+                                        f"{where}; this commit does not stage it, so it "
+                                        "passes: bring them back with `vaultkit recover "
+                                        "--all` before the journal is committed"),
+                              severity="warning")
+                continue
             yield self.diag(loss.path, None, None,
-                            f"{n} line{'s' * (n != 1)} lost since the snapshot at "
-                            f"{clock(loss.since)} ({snapshot_short(loss.commit)}) are not in "
-                            f"the {side} journal (first: {_quote(first)}); committing it would "
-                            "seal the loss: bring them back with `vaultkit recover --all` "
-                            "(`vaultkit history` lists them), then stage the journal again")
+                            f"{where}; committing it would seal the loss: bring them back "
+                            "with `vaultkit recover --all` (once; `vaultkit history` lists "
+                            "them), then stage the journal again, or accept this removal for "
+                            f"one commit: {accept_deletion(loss.path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
         side = "staged" if git.staged else "now"
