@@ -940,8 +940,8 @@ def scan_snapshot_losses(root: Path, settings, *, since: str | None = None,
 
 
 def _held_by_git(state, event: Event) -> bool:
-    """True when the lines of a loss between commits are staged or in a stash (partial
-    staging, `git stash`): git moved them on purpose and they are not lost
+    """True when the lines of a loss between commits are staged (a version other than
+    HEAD's) or in a stash (`git stash`): git moved them on purpose and they are not lost
     (:func:`vaultkit.vault.loss.judge`, the hook's judgement, with the same holders)."""
     from vaultkit.vault.loss import judge
 
@@ -950,7 +950,9 @@ def _held_by_git(state, event: Event) -> bool:
         return False
 
     def holders():
-        yield state.index_texts(path)
+        staged = state.index_texts(path)
+        if staged != state.committed_text(path):  # staged on purpose, not HEAD's copy
+            yield staged
         yield from state.stash_texts(path)
 
     lost = judge("\n".join(_judged(event.lost)), "", holders).lost
