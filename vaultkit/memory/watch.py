@@ -172,6 +172,9 @@ class Watcher:
                 lost = missing_lines(new, old.replace("\r\n", "\n").split("\n"))
                 if not _nonblank(lost):
                     continue
+                lost = self._judged(path, old, new, lost)
+                if not _nonblank(lost):
+                    continue  # edits, or lines `git stash` keeps: nothing to bring back
                 if self.restore:
                     self._restore(path, lost, result.commit)
                     restored = True
@@ -201,6 +204,35 @@ class Watcher:
             log_event(store, event.to_dict())
             self.out(event.describe())
         return events
+
+    def _judged(self, path: str, old: str, new: str, lost: list[str]) -> list[str]:
+        """``lost`` (with the blank lines between them) less what the model of loss keeps
+        (:func:`vaultkit.vault.loss.judge`): an edit of a line, a line a stash holds. So
+        a typo fixed is not appended back, nor are lines `git stash` took (its pop would
+        find them written twice)."""
+        from vaultkit.vault.loss import judge
+
+        def stashes():
+            from types import SimpleNamespace
+
+            from vaultkit.vault.gitstate import GitState
+
+            state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
+                                             settings=self.settings))
+            return state.stash_texts(path) if state.available else []
+
+        judged = Counter(line for line in judge(old, new, stashes).lost if line.strip())
+        out = []
+        for line in lost:
+            if not line.strip():
+                if out:
+                    out.append(line)
+            elif judged[line] > 0:
+                judged[line] -= 1
+                out.append(line)
+        while out and not out[-1].strip():
+            out.pop()
+        return out
 
     def _layer(self, path: str) -> str | None:
         if path.startswith("../"):
