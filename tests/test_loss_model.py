@@ -25,7 +25,7 @@ E2 = ("\n### 12:00 — Review\n- Reviewed the payment validation change with Ana
 E3 = ("\n### 14:00 — Support\n- Answered the billing question from the support queue\n"
       "- Wrote the answer into the FAQ\n- Next: close the ticket\n")
 MEMORY_FACTS = [f"- Fact {i:02d}: the deploy window for service {i} is Tuesday"
-                for i in range(1, 11)]
+                for i in range(1, 17)]
 
 
 def _vaultkit(vault, *args, check=True):
@@ -40,12 +40,17 @@ def _hook(vault):
     return proc.returncode, proc.stdout + proc.stderr
 
 
-def _commit(vault, message="backup"):
-    """The hook's verdict; when it passes, the commit is made (the hook having run).
-    INDEX.md is brought up to date and staged first, as the nightly backup does."""
+def _verdict(vault):
+    """The hook's verdict, INDEX.md brought up to date and staged first (as the nightly
+    backup does)."""
     vault.index()
     vault.git("add", "memory/INDEX.md")
-    rc, out = _hook(vault)
+    return _hook(vault)
+
+
+def _commit(vault, message="backup"):
+    """The hook's verdict; when it passes, the commit is made (the hook having run)."""
+    rc, out = _verdict(vault)
     if rc == 0:
         vault.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message)
     return rc, out
@@ -134,8 +139,9 @@ def line_replaced(vault):
 
 
 def distillation(vault):
+    """More than half of MEMORY.md's lines go into a topic note: moved, not cut."""
     _snapshot(vault)
-    moved = MEMORY_FACTS[:6]
+    moved = MEMORY_FACTS
     memory = vault.read("MEMORY.md")
     for fact in moved:
         memory = memory.replace(fact + "\n", "")
@@ -245,3 +251,27 @@ def test_partial_staging_passes_through_real_pre_commit(make_repo):
     assert vault.read(JOURNAL) == vault.morning + E1 + E2  # pre-commit put the rest back
     assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
 
+
+
+def test_a_cut_topic_note_not_in_the_commit_is_a_warning_and_refused_once_staged(make_repo):
+    """mass-deletion judges like journal-append-only: a commit that does not stage the cut
+    note seals nothing."""
+    vault = _base(make_repo)
+    vault.write(TOPIC, "# Deploys\n\n- Tag the release\n- Run the smoke tests\n")
+    vault.git("add", TOPIC)
+    vault.git("commit", "-q", "--no-verify", "-m", "backup: deploys")
+    _append(vault, TOPIC, "".join(f"- Step {i}: check service {i} after the deploy\n"
+                                  for i in range(8)))
+    _snapshot(vault)
+    vault.git("checkout", "--", TOPIC)  # the eight uncommitted lines: only in the snapshot
+    _stage_other_note(vault)
+    rc, out = _verdict(vault)
+    assert rc == 0, out
+    assert f"{TOPIC}:1:1: VK602 mass-deletion warning: lost 8 of its 11 non-blank" in out, out
+    assert "this commit does not stage it, so it passes" in out, out
+    vault.git("reset", "-q", "--", NOTE)  # the same state, the cut note staged instead
+    _append(vault, TOPIC, "- Watch the error rate\n")
+    vault.git("add", TOPIC)
+    rc, out = _verdict(vault)
+    assert rc != 0, out
+    assert f"{TOPIC}:1:1: VK602 mass-deletion error: lost 7 of its 11 " in out, out
