@@ -35,7 +35,12 @@ class JournalAppendOnly(Rule):
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
     snapshot taken since the last commit held is reported once, naming how many lines and
-    the snapshot, whether or not the journal was ever committed. A journal such a snapshot
+    the snapshot, whether or not the journal was ever committed. The lines are judged by
+    the model of loss (docs/snapshots.md): a line the work tree or a stash still holds is
+    not lost (partial staging, `git stash`), nor is an edit of it (a typo fixed). A
+    commit that does not stage the journal seals nothing: it passes, and the loss is a
+    warning until `vaultkit recover --all` brings the lines back. A removal on purpose is
+    accepted for one commit with `VAULTKIT_ACCEPT_DELETION`. A journal such a snapshot
     holds that is gone (not staged and not on disk: deleted, or moved out of the journal
     layer but not into the archive) is reported too, naming the snapshot that holds its
     only copy and `vaultkit recover`: before its first commit the snapshots are all there
@@ -64,7 +69,7 @@ class JournalAppendOnly(Rule):
     ```
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
-    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
+    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
     memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …
     ```
     """
