@@ -635,7 +635,8 @@ def _pre_commit_patch() -> bytes | None:
 
     home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
-    suffix = f"-{os.getppid()}"
+    # (a check answered by a running watcher is told the asking process's parent)
+    suffix = f"-{os.environ.get(CALLER_PARENT) or os.getppid()}"
     try:
         names = [n for n in os.listdir(home) if n.startswith("patch") and n.endswith(suffix)]
     except OSError:
@@ -648,6 +649,9 @@ def _pre_commit_patch() -> bytes | None:
     return None
 
 
+# the environment variable a check answered by a running watcher (vaultkit.cli.resident)
+# finds the asking process's parent in
+CALLER_PARENT = "VAULTKIT_CALLER_PARENT"
 _PATCH_LIMIT = 64 * 1024 * 1024  # a patch of unstaged changes larger than this is not read
 
 
