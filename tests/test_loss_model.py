@@ -210,6 +210,8 @@ def test_the_hook_history_and_recover_agree_on_the_loss(make_repo, case, verdict
         assert (vault.morning + E1 + E2) == vault.read(JOURNAL)
     lost = _lost(vault)
     assert bool(lost) == (verdict in ("refuse", "warn")), lost
+    audit = _vaultkit(vault, "audit", "--format", "json", check=False).stdout
+    assert ("between commits not recovered" in audit) == bool(lost), audit  # it agrees
     _vaultkit(vault, "recover", "--all")
     once = _memory_texts(vault)
     _vaultkit(vault, "recover", "--all")
