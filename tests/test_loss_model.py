@@ -277,3 +277,30 @@ def test_a_cut_topic_note_not_in_the_commit_is_a_warning_and_refused_once_staged
     rc, out = _verdict(vault)
     assert rc != 0, out
     assert f"{TOPIC}:1:1: VK602 mass-deletion error: lost 7 of its 11 " in out, out
+
+
+def test_the_stash_is_read_only_for_unexplained_lines_and_only_its_newest_entries(
+        make_repo, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import vaultkit.vault.gitstate as gitstate
+    from vaultkit.vault.profile import load_settings
+
+    vault = _base(make_repo)
+    vault.git("add", JOURNAL)  # nothing lost: the hook asks git nothing about the stash
+    trace = tmp_path / "trace"
+    proc = _run([sys.executable, "-m", "vaultkit", "check", "--hook", JOURNAL], vault.path,
+                {**vault.env, "GIT_TRACE": str(trace), "VAULTKIT_RESIDENT": "0"}, check=False)
+    assert "VK601" not in proc.stdout, proc.stdout
+    assert " -g " not in trace.read_text(), trace.read_text()
+    vault.git("reset", "-q")
+    vault.git("stash", "-q")  # the day's entries, in stash@{1} once the next is made
+    _stage_other_note(vault)
+    vault.git("stash", "-q")  # another change, stash@{0}
+    settings = load_settings(vault.path)
+    stub = SimpleNamespace(root=vault.path, profile=settings.profile, settings=settings)
+    assert any("- Next: release it on Thursday" in text
+               for text in gitstate.GitState(stub).stash_texts(JOURNAL))
+    monkeypatch.setattr(gitstate, "STASH_ENTRIES", 1)
+    assert not any("- Next: release it on Thursday" in text
+                   for text in gitstate.GitState(stub).stash_texts(JOURNAL))

@@ -470,10 +470,13 @@ class GitState:
             self.__dict__["_stash_entries"] = entries
         if not entries:
             return []
-        asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries
-                        for side in ("", "^2", "^3"))  # work tree, index, untracked
-        proc = self._run(["cat-file", "--batch"], stdin=asked.encode())
-        return [decode(data) for data in _parse_batch(proc.stdout).values()]
+        read = self.__dict__.setdefault("_stash_texts", {})  # (asked once per version)
+        if repo not in read:
+            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries
+                            for side in ("", "^2", "^3"))  # work tree, index, untracked
+            proc = self._run(["cat-file", "--batch"], stdin=asked.encode())
+            read[repo] = [decode(data) for data in _parse_batch(proc.stdout).values()]
+        return read[repo]
 
     def unstaged_by_pre_commit(self, vault_path: str) -> str | None:
         """The lines pre-commit took out of the work tree of one file for this hook run,
