@@ -464,3 +464,69 @@ def test_the_objects_a_child_read_are_held_for_the_next(monkeypatch):
     _learn(told)
     assert snapshots.BLOBS == {"b" * 40: b"read\n"}  # (what the child read, not all it held)
 
+
+
+@pytest.fixture
+def watching_only(tmp_path):
+    """:func:`watching` with `--no-restore`: a watcher that writes nothing back, so what
+    the work tree lacks stays lacking."""
+    root = make(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "vaultkit", "watch", "--poll", "0.5",
+                             "--no-restore"], cwd=root, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (root / resident.SOCKET).exists():
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline, "the watcher never listened"
+        time.sleep(0.05)
+    yield root
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+
+
+def test_under_pre_commit_the_unstaged_lines_it_took_are_found_by_the_watcher_too(
+        watching_only, tmp_path):
+    """pre-commit checks the staged version out while its hooks run and keeps the unstaged
+    lines in `patch<time>-<its pid>` in its home; the hook reads them there, through the
+    pid of the process that started it, which a check answered by the watcher is told."""
+    from vaultkit.vault.gitstate import CALLER_PARENT
+
+    assert resident.CALLER_PARENT == CALLER_PARENT
+    root = watching_only
+    journal = root / JOURNAL
+    staged = journal.read_text(encoding="utf-8")
+    entry = "\n### 12:00 — Review\n- Reviewed the payment change\n- Two comments\n- Merged\n"
+    journal.write_text(staged + entry, encoding="utf-8")
+    ref = "refs/vaultkit/snapshots"
+    deadline = time.monotonic() + 30
+    while "Merged" not in subprocess.run(["git", "show", f"{ref}:{JOURNAL}"], cwd=root,
+                                         capture_output=True, text=True, env=_env()).stdout:
+        assert time.monotonic() < deadline, "the watcher never snapshotted the entry"
+        time.sleep(0.1)
+    # what pre-commit leaves for its hooks: the staged version in the work tree, the rest
+    # in its patch (this test process stands for pre-commit: the hook's parent)
+    first = "\n### 11:00 — Triage\n- Triaged the alerts\n- Paged nobody\n- Next: review\n"
+    journal.write_text(staged + first, encoding="utf-8")
+    git(root, "add", JOURNAL)  # an older version staged (`git add -p` takes the first)
+    journal.write_text(staged + first + entry, encoding="utf-8")
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    diff = git(root, "diff", "--", JOURNAL)  # the unstaged entry, as pre-commit saves it
+    (home / f"patch1796600000-{os.getpid()}").write_text(diff, encoding="utf-8")
+    git(root, "checkout", "--", JOURNAL)  # and the staged version checked out
+    env = _env(PRE_COMMIT="1", PRE_COMMIT_HOME=str(home))
+    args = ["check", "--hook", JOURNAL, "--select", "journal-append-only"]
+    answered = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
+    assert answered.returncode == 0 and "VK601" not in answered.stdout, \
+        answered.stdout + answered.stderr
+    here = vaultkit(root, *args, env=_env(PRE_COMMIT="1", PRE_COMMIT_HOME=str(home),
+                                          VAULTKIT_RESIDENT="0"))
+    assert (here.returncode, here.stdout) == (answered.returncode, answered.stdout)
+    # without pre-commit's patch the lines are nowhere but in the snapshot: refused
+    (home / f"patch1796600000-{os.getpid()}").unlink()
+    refused = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
+    assert refused.returncode == 1 and "are only in that snapshot" in refused.stdout

@@ -74,6 +74,49 @@ def test_a_journal_that_lost_lines_gets_them_back_once(tmp_path):
     assert data["watch"][0]["kind"] == "journal-restored"
 
 
+def test_an_edit_is_not_restored_and_a_line_replaced_is(tmp_path):
+    """The model of loss: a typo fixed keeps most of its line, an edit; a line replaced
+    by an unrelated one is lost and comes back."""
+    root = make(tmp_path)
+    w, lines = watcher(root)
+    append(root, "\n### 10:00 — Release\n- Deployed v1.2 to production after the tests\n"
+                 "- Rollback plan written down in the runbook\n- Next: watch the errors\n")
+    assert w.step() == []
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    fixed = text.replace("v1.2", "v1.3").replace("runbook", "run book")
+    (root / JOURNAL).write_text(fixed, encoding="utf-8")
+    assert w.step() == []  # nothing appended back
+    assert (root / JOURNAL).read_text(encoding="utf-8") == fixed
+    (root / JOURNAL).write_text(fixed.replace("- Next: watch the errors", "- Lunch at noon"),
+                                encoding="utf-8")
+    events = w.step()
+    assert [(e.kind, e.lines) for e in events] == [("journal-restored", 1)]
+    assert "- Next: watch the errors\n" in (root / JOURNAL).read_text(encoding="utf-8")
+
+
+def test_lines_git_stash_took_are_not_restored(tmp_path):
+    """`git stash` keeps the day's uncommitted lines: writing them back would make
+    `git stash pop` find them twice (a conflict)."""
+    root = make(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="A", GIT_AUTHOR_EMAIL="a@example.com", GIT_COMMITTER_NAME="A",
+               GIT_COMMITTER_EMAIL="a@example.com", GIT_CONFIG_NOSYSTEM="1")
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+    append(root, f"# {TODAY}\n\n### 08:00 — Start\n- Read the queue\n- Planned\n- Go\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "morning")
+    w, lines = watcher(root)
+    append(root, "\n### 10:00 — Release\n- Deployed v1.2\n- Smoke tests green\n- Next: docs\n")
+    assert w.step() == []
+    git("stash", "-q")
+    assert w.step() == []  # the lines are in the stash, not lost
+    git("stash", "pop", "-q")  # and come back from it, once
+    assert (root / JOURNAL).read_text(encoding="utf-8").count("- Deployed v1.2\n") == 1
+
+
 def test_no_restore_only_reports_and_recover_brings_them_back(tmp_path):
     root = make(tmp_path, git=False)  # the store under .vaultkit/ works the same
     w, lines = watcher(root, restore=False)

@@ -35,6 +35,9 @@ import os
 import sys
 
 SOCKET = os.path.join(".vaultkit", "check.sock")
+# the asking process's parent, for the answering one (vaultkit.vault.gitstate.CALLER_PARENT,
+# spelled out here: the asking process imports nothing it does not need)
+CALLER_PARENT = "VAULTKIT_CALLER_PARENT"
 # the options of `vaultkit check` that only read (any other option runs the command here)
 READ_ONLY = frozenset({
     "--hook", "--staged", "--select", "--ignore", "--extend-select", "--fail-on", "--format",
@@ -120,8 +123,12 @@ def ask(argv) -> int | None:
     import _socket
     import marshal
 
+    env = dict(os.environ)
+    # the process that started this one (pre-commit, whose patch of the unstaged lines the
+    # hook reads: vaultkit.vault.gitstate), which the answering process is not the child of
+    env.setdefault(CALLER_PARENT, str(os.getppid()))
     request = {"version": release(), "argv": list(argv),
-               "cwd": os.getcwd(), "env": dict(os.environ),
+               "cwd": os.getcwd(), "env": env,
                "tty": isatty(sys.stdout)}
     try:
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)

@@ -393,40 +393,14 @@ def _text(data: bytes | None) -> str:
     return "" if data is None else decode(data)
 
 
-_LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
-
-
-def _without_targets(line: str) -> str:
-    return _LINK_TARGET.sub(lambda m: m.group(1) or m.group(2), line)
-
-
 def lost_lines(old: str, new: str) -> list[str]:
-    """Lines of ``old``, in order, that ``new`` no longer holds (as a multiset: a line
-    that moved is kept; one of two equal lines removed is lost once).
+    """The lines of ``old`` that ``new`` lost: :func:`vaultkit.vault.loss.judge`, the one
+    judgement of a loss (the hook's, ``recover``'s, ``watch``'s and the audit's too): an
+    edit of a line (a typo fixed, a number corrected) is not a loss, nor is a rename's
+    link rewrite."""
+    from vaultkit.vault.loss import judge
 
-    A line whose only change is in link targets is kept too: renaming a note in Obsidian
-    rewrites the links to it everywhere, journals included, and nothing is lost."""
-    from vaultkit.vault.gitstate import split_lines
-
-    remaining = Counter(split_lines(new)[0])
-    out = []
-    for line in split_lines(old)[0]:
-        if remaining[line] > 0:
-            remaining[line] -= 1
-        else:
-            out.append(line)
-    if out and any("[[" in line or "](" in line for line in out):
-        relinked = Counter(_without_targets(line) for line, n in remaining.items()
-                           for _ in range(n) if "[[" in line or "](" in line)
-        kept = []
-        for line in out:
-            bare = _without_targets(line) if ("[[" in line or "](" in line) else None
-            if bare is not None and relinked[bare] > 0:
-                relinked[bare] -= 1
-            else:
-                kept.append(line)
-        out = kept
-    return out
+    return judge(old, new).lost
 
 
 def _without(lines: list[str], elsewhere: Counter) -> list[str]:
@@ -977,5 +951,34 @@ def _snapshot_losses(root, settings, store, since, record, max_chain, max_change
     for event in events:
         event.source = "snapshot"
         event.recovered = event.recovered or _is_recovered(repo, event)
+    if any(not e.recovered for e in events):
+        from vaultkit.vault.gitstate import GitState
+
+        stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
+        state = GitState(stub)  # type: ignore[arg-type]
+        if state.available:
+            events = [e for e in events if e.recovered or not _held_by_git(state, e)]
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
+
+
+def _held_by_git(state, event: Event) -> bool:
+    """True when the lines of a loss between commits are staged (a version other than
+    HEAD's) or in a stash (`git stash`): git moved them on purpose and they are not lost
+    (:func:`vaultkit.vault.loss.judge`, the hook's judgement, with the same holders)."""
+    from vaultkit.vault.loss import judge
+
+    path = event.current or event.path
+    if state.repo_path(path) is None:
+        return False
+
+    def holders():
+        staged = state.index_texts(path)
+        if staged != state.committed_text(path):  # staged on purpose, not HEAD's copy
+            yield staged
+        yield from state.stash_texts(path)
+
+    lost = judge("\n".join(_judged(event.lost)), "", holders).lost
+    return not _nonblank(lost)
+
+

@@ -53,11 +53,6 @@ from vaultkit.vault.fswatch import have_watchfiles, missing_message, unavailable
 
 # an older watch appended restored lines under this heading; kept to recognise those blocks
 JOURNAL_HEADING = "Restored by vaultkit watch"
-# how much of a line must stay for a change to be an edit, not a loss: the characters the
-# new line keeps of the old one, in order (difflib's matching blocks), over the old line's
-# length. A typo or a changed number keeps ~0.9, a reworded clause ~0.8; a line cut short
-# by a partial write or replaced by an unrelated one keeps less (docs/snapshots.md)
-EDIT_RATIO = 0.75
 # what in the git folder says git is rewriting the work tree right now
 _GIT_BUSY = ("index.lock", "MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD",
              "REVERT_HEAD", "sequencer")
@@ -212,7 +207,7 @@ class Watcher:
                 continue
             layer = self._layer(path)
             if layer == "journal":
-                lost = lost_from_journal(old, new)
+                lost = self._judged(path, old, new)  # (edits and stashed lines kept)
                 if not _nonblank(lost):
                     self._restored.pop(path, None)
                     continue
@@ -252,6 +247,29 @@ class Watcher:
         for warning in self.store.warnings[said:]:
             self.out(f"vaultkit: warning: {warning}")
         self._said = len(self.store.warnings)
+
+    def _judged(self, path: str, old: str, new: str) -> list[str]:
+        """What of ``old`` the journal lost, as the model of loss judges it
+        (:func:`vaultkit.vault.loss.judge`, the hook's and history's judgement): not an
+        edit of a line, not a line a stash holds (its pop would find it written twice);
+        blank lines between lost ones kept, none at either end."""
+        from vaultkit.vault.loss import judge
+
+        def stashes():
+            from types import SimpleNamespace
+
+            from vaultkit.vault.gitstate import GitState
+
+            state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
+                                             settings=self.settings))
+            return state.stash_texts(path) if state.available else []
+
+        out = list(judge(old, new, stashes).lost)
+        while out and not out[0].strip():
+            out.pop(0)
+        while out and not out[-1].strip():
+            out.pop()
+        return out
 
     def _layer(self, path: str) -> str | None:
         if path.startswith("../"):
@@ -304,7 +322,7 @@ class Watcher:
             self._restored[path] = (key, True)
             return WatchEvent("journal-restore-undone", path, n, commit)
         withheld = credential_lines(lost)
-        merged = undo_deletions(old, new, withheld)
+        merged = undo_deletions(old, new, lost, withheld)
         limit = self.profile.budgets.max_file_bytes
         if len(merged.encode("utf-8")) > limit:
             self.out(f"vaultkit: warning: {path}: putting back {n} lost line{'s' * (n != 1)} "
@@ -603,19 +621,6 @@ def install_service(kind: str, text: str, target: str | None) -> list[str]:
 
 # -- undoing a deletion in place ----------------------------------------------------------
 
-def is_edit(old_line: str, new_line: str) -> bool:
-    """Whether ``new_line`` is ``old_line`` edited (a typo fixed, a number changed, a clause
-    reworded): it keeps at least :data:`EDIT_RATIO` of the old line's characters."""
-    import difflib
-
-    if not old_line.strip() or not new_line.strip():
-        return False
-    kept = sum(size for _a, _b, size in difflib.SequenceMatcher(
-        None, old_line, new_line, autojunk=False).get_matching_blocks())
-    # (and most of the new line is the old one: not an old line buried in a new paragraph)
-    return kept >= EDIT_RATIO * len(old_line) and kept >= 0.5 * len(new_line)
-
-
 def _gaps(old_lines: list[str], new_lines: list[str]):
     """``(old gap, new gap, anchor)`` in file order: the non-blank lines both texts hold in
     the same order are the anchors (difflib's longest matching blocks, blank lines left
@@ -636,40 +641,17 @@ def _gaps(old_lines: list[str], new_lines: list[str]):
     yield old_lines[po + 1:], new_lines[pn + 1:], None
 
 
-def lost_from_journal(old: str, new: str) -> list[str]:
-    """The lines of ``old`` whose content is gone from ``new``: not anywhere in it (a line
-    moved within the file is kept), and not edited into a line written in its place (see
-    :func:`is_edit`). Blank lines between lost ones are kept, none at either end."""
-    old_lines = old.replace("\r\n", "\n").split("\n")
-    new_lines = new.replace("\r\n", "\n").split("\n")
-    have = Counter(new_lines)
-    out: list[str] = []
-    for old_gap, new_gap, _anchor in _gaps(old_lines, new_lines):
-        for line in old_gap:
-            if not line.strip():
-                out.append(line)
-            elif have[line] > 0:
-                have[line] -= 1
-            elif not any(is_edit(line, other) for other in new_gap):
-                out.append(line)
-    while out and not out[0].strip():
-        out.pop(0)
-    while out and not out[-1].strip():
-        out.pop()
-    return out
-
-
-def undo_deletions(old: str, new: str, withheld: dict | None = None) -> str:
-    """``new`` with the lines ``old`` lost put back where they stood: each run of lost
-    lines goes back between the kept lines around it, before what was written in its
-    place. An overwritten journal becomes ``old`` followed by the new text; a deleted
-    entry comes back between its neighbours; edits and moved lines stay as ``new`` has
-    them. ``withheld`` maps a line holding a credential to the placeholder written
-    instead. Line endings follow ``new``."""
+def undo_deletions(old: str, new: str, lost: list[str], withheld: dict | None = None) -> str:
+    """``new`` with the lines of ``old`` that it ``lost`` (as the model of loss judged
+    them) put back where they stood: each run of lost lines goes back between the kept
+    lines around it, before what was written in its place. An overwritten journal becomes
+    ``old`` followed by the new text; a deleted entry comes back between its neighbours;
+    edits and moved lines stay as ``new`` has them. ``withheld`` maps a line holding a
+    credential to the placeholder written instead. Line endings follow ``new``."""
     crlf = "\r\n" in new and new.count("\r\n") == new.count("\n")
     old_lines = old.replace("\r\n", "\n").split("\n")
     new_lines = new.replace("\r\n", "\n").split("\n")
-    lost = Counter(line for line in lost_from_journal(old, new) if line.strip())
+    lost = Counter(line for line in lost if line.strip())
     withheld = withheld or {}
     out: list[str] = []
     for old_gap, new_gap, anchor in _gaps(old_lines, new_lines):

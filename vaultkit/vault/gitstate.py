@@ -59,6 +59,11 @@ class Change:
     new_oid: str  # NULL_OID when git did not hash it (working-tree side)
 
 
+# stash entries whose files count as holding uncommitted lines: a long stash list is read
+# no further (git keeps every entry until dropped; the newest are the ones a commit races)
+STASH_ENTRIES = 50
+
+
 class GitState:
     """The git side of one run. Build it once per run (``Context.git`` does)."""
 
@@ -512,6 +517,56 @@ class GitState:
         except (IndexError, ValueError):
             return None
 
+    def stash_texts(self, vault_path: str) -> list[str]:
+        """The texts of one file that the newest :data:`STASH_ENTRIES` stash entries hold
+        (``refs/stash`` and its reflog, ``stash@{0}`` on): each entry's work tree, index
+        and untracked files. ``git stash`` moves uncommitted lines there on purpose, so
+        they are not lost. Read only when a loss is still unexplained: two git runs."""
+        repo = self.repo_path(vault_path)
+        if repo is None or not self.available:
+            return []
+        entries = self.__dict__.get("_stash_entries")
+        if entries is None:
+            proc = self._run(["log", "-g", "--format=%H", f"-n{STASH_ENTRIES}", "refs/stash",
+                              "--"])
+            # (no stash: git fails on the missing ref, and there is nothing to read)
+            entries = proc.stdout.decode("ascii", "replace").split() \
+                if proc.returncode == 0 else []
+            self.__dict__["_stash_entries"] = entries
+        if not entries:
+            return []
+        read = self.__dict__.setdefault("_stash_texts", {})  # (asked once per version)
+        if repo not in read:
+            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries
+                            for side in ("", "^2", "^3"))  # work tree, index, untracked
+            proc = self._run(["cat-file", "--batch"], stdin=asked.encode())
+            read[repo] = [decode(data) for data in _parse_batch(proc.stdout).values()]
+        return read[repo]
+
+    def unstaged_by_pre_commit(self, vault_path: str) -> str | None:
+        """The lines pre-commit took out of the work tree of one file for this hook run,
+        or None when it took none. Before it runs the hooks pre-commit saves the unstaged
+        changes as a patch in its home, ``patch<time>-<its pid>``, and checks the staged
+        versions out (pre-commit 4.7.0, ``pre_commit/staged_files_only.py``, read on
+        2026-12-07): so under pre-commit the work tree of a partly staged file lacks the
+        unstaged lines, which are the patch's added lines for that file."""
+        if os.environ.get("PRE_COMMIT") != "1":
+            return None
+        patch = self.__dict__.get("_pre_commit_patch", False)
+        if patch is False:
+            patch = self.__dict__["_pre_commit_patch"] = _pre_commit_patch()
+        repo = self.repo_path(vault_path)
+        if not patch or repo is None:
+            return None
+        header = f"diff --git a/{repo} b/{repo}".encode()
+        added, inside = [], False
+        for line in patch.split(b"\n"):
+            if line.startswith(b"diff --git "):
+                inside = line == header
+            elif inside and line.startswith(b"+") and not line.startswith(b"+++ "):
+                added.append(line[1:])
+        return decode(b"\n".join(added) + b"\n") if added else None
+
     # -- history ------------------------------------------------------------------
 
     def commit_days(self, vault_path: str, days: int, *,
@@ -638,6 +693,34 @@ def decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     return data.decode("utf-8", "replace")
+
+
+def _pre_commit_patch() -> bytes | None:
+    """The patch of unstaged changes the pre-commit process running this hook (the
+    parent) saved, from its home (``PRE_COMMIT_HOME``, else ``$XDG_CACHE_HOME/pre-commit``,
+    else ``~/.cache/pre-commit``), read within the size bound of a memory file."""
+    from vaultkit.core.bounded import read_regular
+
+    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+    # (a check answered by a running watcher is told the asking process's parent)
+    suffix = f"-{os.environ.get(CALLER_PARENT) or os.getppid()}"
+    try:
+        names = [n for n in os.listdir(home) if n.startswith("patch") and n.endswith(suffix)]
+    except OSError:
+        return None
+    for name in sorted(names, reverse=True):  # the newest: one run per process
+        try:
+            return read_regular(os.path.join(home, name), _PATCH_LIMIT, follow_symlinks=False)
+        except OSError:
+            return None
+    return None
+
+
+# the environment variable a check answered by a running watcher (vaultkit.cli.resident)
+# finds the asking process's parent in
+CALLER_PARENT = "VAULTKIT_CALLER_PARENT"
+_PATCH_LIMIT = 64 * 1024 * 1024  # a patch of unstaged changes larger than this is not read
 
 
 def _parse_batch(out: bytes) -> dict[str, bytes]:

@@ -1527,9 +1527,13 @@ def committed_unchanged(store: Store, git, versions: Versions) -> set[str]:
 
 
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
-                   present=None, current=None, prefetch=None) -> list[JournalLoss]:
+                   present=None, current=None, prefetch=None,
+                   holders=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
-    snapshot since ``since`` held: the lines a commit of that text would seal away.
+    snapshot since ``since`` held: the lines a commit of that text would seal away, as
+    :func:`vaultkit.vault.loss.judge` judges them. ``holders(vault path)``: the other texts
+    that hold the file now (the work tree, a stash; an iterable read lazily, only while a
+    line is unexplained), whose lines are not lost either.
 
     A journal with no new text is passed over, unless ``present(vault path)`` says it is
     gone from the disk too: then it was deleted since that snapshot, every line it held is
@@ -1538,7 +1542,8 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     is told the paths whose new texts are asked next."""
     from collections import Counter
 
-    from vaultkit.vault.gitstate import decode, split_lines
+    from vaultkit.vault.gitstate import decode
+    from vaultkit.vault.loss import judge
 
     versions = changed_versions(store, since=since, wanted=is_journal, current=current)
     by_path: dict[str, list[tuple[str, int, str]]] = {}
@@ -1558,7 +1563,7 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
         text = texts[path]
         if text is None:
             continue
-        have = Counter(split_lines(text)[0])
+        others = () if path in gone or holders is None else (lambda p=path: holders(p))
         lost: list[str] = []
         lost_seen: Counter = Counter()
         newest = None
@@ -1566,16 +1571,13 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
             data = blobs.get(oid)
             if data is None:
                 continue
-            need = Counter(line for line in split_lines(decode(data))[0] if line.strip())
-            missing = False
-            for line, count in need.items():
-                extra = count - have[line]
-                if extra > 0:
-                    missing = True
-                    if extra > lost_seen[line]:
-                        lost += [line] * (extra - lost_seen[line])
-                        lost_seen[line] = extra
-            if missing:
+            need = Counter(line for line in judge(decode(data), text, others).lost
+                           if line.strip())
+            for line, extra in need.items():
+                if extra > lost_seen[line]:
+                    lost += [line] * (extra - lost_seen[line])
+                    lost_seen[line] = extra
+            if need:
                 newest = (commit, when)
         if lost:  # a line holding a credential is never brought back: not counted
             from vaultkit.vault.secretscan import has_candidates, scan_text

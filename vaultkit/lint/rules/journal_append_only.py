@@ -1,4 +1,5 @@
 import sys
+from dataclasses import replace
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
@@ -39,15 +40,21 @@ class JournalAppendOnly(Rule):
     committed. Which lines count is decided by content and ancestry, never by when HEAD
     was committed: a commit pulled from another machine or dated ahead of this clock
     leaves the lines only a snapshot holds guarded. A journal the commit leaves as HEAD
-    has it is not judged (the commit seals nothing of it). A journal such a snapshot
-    holds (with lines no commit holds) that is gone (not staged and not on disk: deleted,
-    or moved out of the journal layer but not into the archive) is reported too, naming
-    the snapshot that holds its only copy and `vaultkit recover`: before its first commit
-    the snapshots are all there is. A journal deleted on purpose is accepted for one
-    commit by naming it in `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut,
-    and for good by `vaultkit snapshot --forget PATH`, which takes its versions out of the
+    has it is not judged (the commit seals nothing of it). The lines are judged by the
+    model of loss (docs/snapshots.md): a line the work tree or a stash still holds is not
+    lost (partial staging, `git stash`), nor is an edit of it (a typo fixed). A commit
+    that does not stage the journal seals nothing: it passes, and the loss is a warning
+    until `vaultkit recover --all` brings the lines back. A removal on purpose is accepted
+    for one commit with `VAULTKIT_ACCEPT_DELETION`. A journal such a snapshot holds (with
+    lines no commit holds) that is gone (not staged and not on disk: deleted, or moved
+    out of the journal layer but not into the archive) is reported too, naming the
+    snapshot that holds its only copy and `vaultkit recover`: before its first commit the
+    snapshots are all there is. A journal deleted on purpose is accepted for one commit
+    by naming it in `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut, and for
+    good by `vaultkit snapshot --forget PATH`, which takes its versions out of the
     snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
-    is one moved into the archive with its lines. This works before the first commit and in a folder without git.
+    is one moved into the archive with its lines. This works before the first commit and
+    in a folder without git.
     Without snapshots nothing changes.
 
     A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
@@ -69,7 +76,7 @@ class JournalAppendOnly(Rule):
     ```
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
-    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e) are not in the staged journal (first: '### 10:00 — Checkpoint 1'); committing it would seal the loss: bring them back with `vaultkit recover --all` (`vaultkit history` lists them), then stage the journal again
+    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
     memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or for good: `vaultkit snapshot --forget memory/2026-02-16.md`
     ```
     """
@@ -129,6 +136,18 @@ class JournalAppendOnly(Rule):
         def present(path):  # not on the new side, but on disk: not staged, not deleted
             return os.path.lexists(file_of(vault.root, path))
 
+        def holders(path):
+            # lines git moved on purpose are not lost: partial staging (`git add -p`, an
+            # older version staged) leaves them in the work tree, `git stash` in a stash
+            if staged:
+                note = vault.note(path) if not path.startswith("../") \
+                    else vault.external.get(path)
+                yield None if note is None or note.error else note.text
+                if git.available:  # under pre-commit: the lines it took out for the run
+                    yield git.unstaged_by_pre_commit(path)
+            if git.available:
+                yield from git.stash_texts(path)
+
         try:
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
@@ -145,7 +164,8 @@ class JournalAppendOnly(Rule):
             losses = journal_losses(store, texts, since=None, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
                                     current=current,
-                                    prefetch=git.read_index_texts if staged else None)
+                                    prefetch=git.read_index_texts if staged else None,
+                                    holders=holders)
             if losses and git.available and git.has_head:
                 losses = _not_committed(losses, git)
         except VaultkitError as exc:
@@ -172,12 +192,26 @@ class JournalAppendOnly(Rule):
                                 f"{accept_deletion(loss.path)} git commit …, or for good: "
                                 f"`vaultkit snapshot --forget {loss.path}`")
                 continue
+            repo_path = git.repo_path(loss.path) if git.available else None
+            if accepted & {loss.path, repo_path}:
+                continue  # VAULTKIT_ACCEPT_DELETION: a removal on purpose, this commit
+            where = (f"{n} line{'s' * (n != 1)} lost since the snapshot at {clock(loss.since)}"
+                     f" ({snapshot_short(loss.commit)}; first: {_quote(first)}) are only in "
+                     f"that snapshot: not in the {side} journal, the work tree or a stash")
+            if staged and loss.path not in git.by_new_path:
+                # this commit does not stage the journal: it seals nothing, so it passes;
+                # the loss stays listed (`vaultkit history`, the audit) until recovered
+                yield replace(self.diag(loss.path, None, None,
+                                        f"{where}; this commit does not stage it, so it "
+                                        "passes: bring them back with `vaultkit recover "
+                                        "--all` before the journal is committed"),
+                              severity="warning")
+                continue
             yield self.diag(loss.path, None, None,
-                            f"{n} line{'s' * (n != 1)} lost since the snapshot at "
-                            f"{clock(loss.since)} ({snapshot_short(loss.commit)}) are not in "
-                            f"the {side} journal (first: {_quote(first)}); committing it would "
-                            "seal the loss: bring them back with `vaultkit recover --all` "
-                            "(`vaultkit history` lists them), then stage the journal again")
+                            f"{where}; committing it would seal the loss: bring them back "
+                            "with `vaultkit recover --all` (once; `vaultkit history` lists "
+                            "them), then stage the journal again, or accept this removal for "
+                            f"one commit: {accept_deletion(loss.path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
         side = "staged" if git.staged else "now"

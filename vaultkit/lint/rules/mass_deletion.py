@@ -1,6 +1,7 @@
 import fnmatch
 import re
 from collections import Counter
+from dataclasses import replace
 
 from vaultkit.vault.gitstate import content_lines
 from vaultkit.lint.rule import Rule
@@ -29,11 +30,15 @@ class MassDeletion(Rule):
     runtime's one-time first-run ritual). A renamed file is compared with its old
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
     counts as deleted. Journals have their own, stricter rule (`journal-append-only`).
+    Lines that went into another Markdown file of the same change are moved, not lost
+    (the model of loss, docs/snapshots.md): a distillation of `MEMORY.md` into a topic
+    note passes however much of it moved, and so does an edit of a line (a typo fixed).
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; docs/snapshots.md): a file that lost the same share against any
     snapshot taken since the last commit is reported, naming the snapshot, even when it
-    was never committed (a topic note written in the morning and cut in the evening).
+    was never committed (a topic note written in the morning and cut in the evening). A
+    commit that does not stage that file seals nothing: it passes, with a warning.
 
     An intended cut or deletion is accepted for one commit by naming the file in the
     environment variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding
@@ -123,6 +128,8 @@ class MassDeletion(Rule):
                 continue  # deleted or not staged: the HEAD comparison and history cover it
             after = content_lines(new)
             held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
+            if git.available:  # lines moved into another note of this change: not lost
+                held += moved_into(git, path)
             worst = None
             for commit, when, text in texts:
                 lines = [line for line in text.replace("\r\n", "\n").split("\n")
@@ -137,12 +144,21 @@ class MassDeletion(Rule):
             if worst is None:
                 continue
             lost, before, commit, when = worst
+            cut = (f"lost {lost} of its {before} non-blank lines since the snapshot at "
+                   f"{clock(when)} (snapshot {commit[:10]}; {lost * 100 // before}%; the "
+                   f"profile allows less than {ratio * 100:g}%)")
+            if staged and path not in git.by_new_path:
+                # this commit does not stage the file: it seals nothing, so it passes; the
+                # cut stays listed (`vaultkit history`, the audit) until recovered
+                yield replace(self.diag(path, 1, 1,
+                                        f"{cut}; this commit does not stage it, so it passes: "
+                                        "bring them back with `vaultkit recover --all` before "
+                                        "it is committed"), severity="warning")
+                continue
             yield self.diag(path, 1, 1,
-                            f"lost {lost} of its {before} non-blank lines since the snapshot at "
-                            f"{clock(when)} (snapshot {commit[:10]}; {lost * 100 // before}%; "
-                            f"the profile allows less than {ratio * 100:g}%); bring them back "
-                            "with `vaultkit recover --all` (`vaultkit history` lists the cut), "
-                            f"or accept this cut for one commit: {_accept(path)} git commit …")
+                            f"{cut}; bring them back with `vaultkit recover --all` (`vaultkit "
+                            "history` lists the cut), or accept this cut for one commit: "
+                            f"{_accept(path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
         settings = ctx.profile.git
@@ -187,11 +203,13 @@ class MassDeletion(Rule):
             hint = (f"restore them from HEAD (git show HEAD:{change.old_repo}), or accept "
                     f"this cut for one commit: {_accept(path)} git commit …")
             if after == 0:
-                yield self.diag(path, 1, 1, f"emptied{moved}: all {before} non-blank line"
-                                f"{'s' * (before != 1)} of HEAD are gone; {hint}")
+                if not _mostly_moved(head, new, moved_into(git, path), 1):
+                    yield self.diag(path, 1, 1, f"emptied{moved}: all {before} non-blank "
+                                    f"line{'s' * (before != 1)} of HEAD are gone; {hint}")
                 continue
             lost = before - after
-            if lost > 0 and lost >= ratio * before:
+            if lost > 0 and lost >= ratio * before and \
+                    not _mostly_moved(head, new, moved_into(git, path), ratio * before):
                 yield self.diag(path, 1, 1,
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
                                 f"{moved} ({lost * 100 // before}%; the profile allows less "
@@ -210,3 +228,35 @@ def _gone(vault, path: str | None) -> bool:
 
 
 RULE = MassDeletion
+
+
+def moved_into(git, path: str) -> Counter:
+    """The lines the other Markdown files of this change hold (staged, in the hook): a
+    cut whose lines went there was moved, not lost (docs/snapshots.md, the model of
+    loss). Read once per run, and only when a cut is about to be reported."""
+    every = git.__dict__.get("_moved_lines")
+    if every is None:
+        every = {}
+        for change in git.changes:
+            if change.new is None or not change.new.lower().endswith(".md") \
+                    or change.old_oid == change.new_oid:
+                continue
+            text = git.new_text(change)
+            if text is not None:
+                every[change.new] = Counter(text.replace("\r\n", "\n").split("\n"))
+        git.__dict__["_moved_lines"] = every
+    out: Counter = Counter()
+    for other, lines in every.items():
+        if other != path:
+            out += lines
+    return out
+
+
+def _mostly_moved(old: str, new: str, elsewhere: Counter, limit: float) -> bool:
+    """True when fewer than ``limit`` of the lines ``old`` lost in ``new`` (as
+    :func:`vaultkit.vault.loss.judge` judges them) are missing from ``elsewhere`` too."""
+    from vaultkit.vault.loss import judge
+
+    gone = Counter(line for line in judge(old, new).lost if line.strip()) - elsewhere
+    return sum(gone.values()) < limit
+

@@ -1,0 +1,165 @@
+"""The one judgement of a lost line (docs/snapshots.md, "The model of loss").
+
+Memory is what the files hold, not what git's history holds. A line of an old version
+(HEAD, or a snapshot taken since) is lost when no text that holds the file now has it:
+not the new version (the staged one in a commit), nor the work tree, nor a stash; and
+when it was not edited into a line that one of them holds. The commit hook, ``vaultkit
+history``, ``vaultkit recover``, ``vaultkit watch`` and the audit all judge with
+:func:`judge`, so they agree on what is lost.
+
+An edit is a line the line diff pairs with a new line that keeps at least
+:data:`EDIT_KEPT` of the old line's characters (:func:`kept_share`): a typo fixed, a
+number corrected, a clause reworded. It is not a loss. A line whose content is gone (cut,
+or replaced by an unrelated one) is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+# The share of an old line's characters a new line must keep to be its edit. Measured on
+# real journal corrections (docs/snapshots.md lists them): a typo, a wrong version or
+# count, a reworded clause keep 0.75-0.97; an entry replaced by another ("- Deployed v1.2
+# to production" -> "- Summary: release and review done") keeps 0.2-0.45, and so does
+# a line cut down to its first word or two ("- Deployed v1.2 to production" -> "- Deployed
+# v1.3" keeps 0.48). 0.6 sits in the gap between the two.
+EDIT_KEPT = 0.6
+# a line diff's replaced block is paired line by line only up to this many pairs (a block
+# larger than that is a rewrite: its lines are judged lost, the bound keeps it linear)
+_PAIRS = 4096
+
+_LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
+
+
+def _without_targets(line: str) -> str:
+    return _LINK_TARGET.sub(lambda m: m.group(1) or m.group(2), line)
+
+
+def _lines(text: str) -> list[str]:
+    from vaultkit.vault.gitstate import split_lines
+
+    return split_lines(text)[0]
+
+
+def lost_lines(old: str, new: str) -> list[str]:
+    """Lines of ``old``, in order, that ``new`` no longer holds (as a multiset: a line
+    that moved is kept; one of two equal lines removed is lost once).
+
+    A line whose only change is in link targets is kept too: renaming a note in Obsidian
+    rewrites the links to it everywhere, journals included, and nothing is lost."""
+    remaining = Counter(_lines(new))
+    out = []
+    for line in _lines(old):
+        if remaining[line] > 0:
+            remaining[line] -= 1
+        else:
+            out.append(line)
+    if out and any("[[" in line or "](" in line for line in out):
+        relinked = Counter(_without_targets(line) for line, n in remaining.items()
+                           for _ in range(n) if "[[" in line or "](" in line)
+        kept = []
+        for line in out:
+            bare = _without_targets(line) if ("[[" in line or "](" in line) else None
+            if bare is not None and relinked[bare] > 0:
+                relinked[bare] -= 1
+            else:
+                kept.append(line)
+        out = kept
+    return out
+
+
+def kept_share(old: str, new: str) -> float:
+    """The share of ``old``'s characters (surrounding blanks aside) that ``new`` keeps,
+    in order: the matching blocks of :class:`difflib.SequenceMatcher`."""
+    from difflib import SequenceMatcher
+
+    old, new = old.strip(), new.strip()
+    if not old or not new:
+        return 0.0
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / len(old)
+
+
+def edits(old: str, new: str, only: Counter | None = None) -> list[tuple[str, str]]:
+    """``(old line, new line)`` pairs the line diff of ``old`` and ``new`` replaced one by
+    the other and that keep :data:`EDIT_KEPT` of the old line (each new line paired once,
+    with the old line it keeps most of). ``only``: the old lines worth pairing."""
+    from difflib import SequenceMatcher
+
+    a, b = _lines(old), _lines(new)
+    out = []
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        olds = [line for line in a[i1:i2] if line.strip()
+                and (only is None or only[line] > 0)]
+        news = [line for line in b[j1:j2] if line.strip()]
+        if not olds or not news or len(olds) * len(news) > _PAIRS:
+            continue
+        if len(olds) > 1 and (len(news) < len(olds) or _new_entry(olds, news)):
+            continue  # fewer lines than it replaces, or another entry: a rewrite
+        free = list(news)
+        for line in olds:
+            best, share = None, EDIT_KEPT
+            for candidate in free:
+                kept = kept_share(line, candidate)
+                if kept >= share:
+                    best, share = candidate, kept
+            if best is not None:
+                free.remove(best)
+                out.append((line, best))
+    return out
+
+
+_HEADING_TIME = re.compile(r"^#+\s.*?(\d{1,2}:\d{2})")
+
+
+def _new_entry(olds: list[str], news: list[str]) -> bool:
+    """True when a block replaces an entry heading by one of another time (``### 10:00 —
+    Checkpoint 1`` by ``### 11:00 — Checkpoint 2``): a new entry written over the old
+    one, however alike their lines, not an edit of it."""
+    times = [m.group(1) for m in map(_HEADING_TIME.match, olds) if m]
+    if not times:
+        return False
+    now = {m.group(1) for m in map(_HEADING_TIME.match, news) if m}
+    return any(t not in now for t in times)
+
+
+@dataclass
+class Judgement:
+    lost: list[str]  # the old lines no holder has, in their order (blank ones included)
+    edited: list[tuple[str, str]] = field(default_factory=list)  # (old, new) vs ``new``
+
+
+def judge(old: str, new: str, holders=()) -> Judgement:
+    """What of ``old`` is lost now that the file reads ``new``, when ``holders`` (texts,
+    or a callable returning them, asked only while a line is still unexplained) also hold
+    the file: the work tree beside a staged version, a stash. A line is kept when ``new``
+    or a holder has it (as a multiset: one of two equal lines gone is lost once), or an
+    edit of it; lost otherwise."""
+    lost = lost_lines(old, new)
+    if not any(line.strip() for line in lost):
+        return Judgement(lost)
+    missing = Counter(lost)
+    edited = edits(old, new, missing)
+    for line, _ in edited:
+        missing[line] -= 1
+    texts = holders() if callable(holders) else holders
+    for text in texts:
+        if not +missing or not any(line.strip() for line in +missing):
+            break
+        if text is None:
+            continue
+        here = Counter(lost_lines(old, text))
+        for line, _ in edits(old, text, here):
+            here[line] -= 1
+        missing &= here  # lost only when lost against every text that holds the file
+    out = []
+    for line in lost:
+        if missing[line] > 0:
+            missing[line] -= 1
+            out.append(line)
+    return Judgement(out, edited)
