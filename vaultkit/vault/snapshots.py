@@ -1501,31 +1501,6 @@ def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
     return differ
 
 
-def committed_unchanged(store: Store, git, versions: Versions) -> set[str]:
-    """The paths of ``versions`` that the commit being made leaves as HEAD has them (in
-    HEAD and staged with HEAD's blob): a commit that does not change a file seals nothing
-    of it, so its snapshots need not be read. Known without a git process from the diff
-    against HEAD and the index against the newest snapshot; empty when they cannot tell
-    (not the hook, no HEAD, a store or vault :func:`staged_differ` cannot compare)."""
-    if not (git.available and git.staged and git.has_head) or store.bare \
-            or versions.head is None or versions.gone is None:
-        return set()
-    tips, _, outside = versions.summary()
-    staged = None if outside else git.index_against(versions.head)
-    if staged is None:
-        return set()
-    changed = {p for c in git.changes for p in (c.old, c.new) if p is not None}
-    out = set()
-    for path in tips:
-        if path in changed:
-            continue
-        # in the index (then, not in the diff against HEAD, with HEAD's blob), or not
-        in_index = staged[path] is not None if path in staged else path not in versions.gone
-        if in_index:
-            out.add(path)
-    return out
-
-
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
                    present=None, current=None, prefetch=None,
                    holders=None) -> list[JournalLoss]:

@@ -39,8 +39,7 @@ class JournalAppendOnly(Rule):
     naming how many lines and the snapshot, whether or not the journal was ever
     committed. Which lines count is decided by content and ancestry, never by when HEAD
     was committed: a commit pulled from another machine or dated ahead of this clock
-    leaves the lines only a snapshot holds guarded. A journal the commit leaves as HEAD
-    has it is not judged (the commit seals nothing of it). The lines are judged by the
+    leaves the lines only a snapshot holds guarded. The lines are judged by the
     model of loss (docs/snapshots.md): a line the work tree or a stash still holds is not
     lost (partial staging, `git stash`), nor is an edit of it (a typo fixed). A commit
     that does not stage the journal seals nothing: it passes, and the loss is a warning
@@ -110,7 +109,7 @@ class JournalAppendOnly(Rule):
         import os
 
         from vaultkit.vault.snapshots import (
-            clock, committed_unchanged, current_blobs, file_of, journal_losses, open_store)
+            clock, current_blobs, file_of, journal_losses, open_store)
 
         vault = ctx.vault
         staged = git.available and git.staged
@@ -154,13 +153,10 @@ class JournalAppendOnly(Rule):
                 return
             # every snapshot the chain keeps, whenever HEAD was made: which lost lines
             # count is decided by content (below), not by HEAD's committer time, which a
-            # pulled commit or a clock ahead puts after the loss; a journal the commit
-            # leaves as HEAD has it is not read (the commit seals nothing of it)
-            differ = current_blobs(store, git, vault)
-
-            def current(versions):
-                return differ(versions) - committed_unchanged(store, git, versions)
-
+            # pulled commit or a clock ahead puts after the loss. A journal the commit
+            # leaves as HEAD has it seals nothing, yet a loss it holds is still told, as a
+            # warning (the model of loss: listed until recovered)
+            current = current_blobs(store, git, vault)
             losses = journal_losses(store, texts, since=None, present=present,
                                     is_journal=lambda p: git.layer_of(p) == "journal",
                                     current=current,
