@@ -43,7 +43,7 @@ def _all(root: Path):
     from vaultkit.lint.rule import Context
 
     vault = load_vault(root, root=root, use_cache=False)
-    rules = select_rules(vault.settings, Selection(select=["ALL"], ignore=list(GIT_RULES)))
+    rules = select_rules(vault.settings, Selection(ignore=list(GIT_RULES)))  # the defaults
     return vault, run_rules(Context(vault), rules)
 
 
@@ -60,8 +60,14 @@ def test_the_table_knows_the_seeded_faults_of_the_older_fixtures():
     from test_rules_realistic import EXPECTED as REALISTIC
     from test_workspaces import EXPECTED as MULTI
 
-    assert precision.TRUE["multilingual"] == MULTI
-    assert precision.TRUE["realistic"] - {("index-stale", "memory/INDEX.md", 1)} == REALISTIC
+    from vaultkit.lint.rules._index import OFF_BY_DEFAULT
+
+    def default(found):  # (the older tests select every rule)
+        return {f for f in found if f[0] not in OFF_BY_DEFAULT}
+
+    assert precision.TRUE["multilingual"] == default(MULTI)
+    assert precision.TRUE["realistic"] - {("index-stale", "memory/INDEX.md", 1)} \
+        == default(REALISTIC)
 
 
 def test_profiles_follow_what_the_folder_is(tmp_path):
@@ -128,8 +134,8 @@ def test_a_grouping_heading_over_timed_events_is_not_one_long_entry(make_vault):
                      for i in range(6))
     body = "## Morning\n" + events
     assert _journal(make_vault, body, "entry-too-long") == []
-    # each event is judged: an event of 16 lines is still too long
-    long = body + "### 09:40 — paste\n" + "".join(f"- line {i}\n" for i in range(16))
+    # each event is judged: an event of 31 lines is still too long
+    long = body + "### 09:40 — paste\n" + "".join(f"- line {i}\n" for i in range(31))
     assert _journal(make_vault, long, "entry-too-long") == [28]
 
 
@@ -298,3 +304,70 @@ def test_a_missing_index_is_a_suggestion_in_every_format(tmp_path, capsys):
     # who wants the generated index held strictly says so
     (root / "vaultkit.toml").write_text('[severity]\nindex-stale = "error"\n')
     assert main(args) == 1
+
+
+# -- rules off by default ------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule,files", [
+    # routine one-line events and labelled parts: a journal's own way of writing
+    ("entry-too-short", {"memory/2026-04-02.md": "# 2026-04-02\n\n## 09:00 — Work\n- a\n- b\n"
+                         "- c\n\n### 13:10 Camera\n- Front door camera back online.\n\n"
+                         "## Related Projects\n- shop\n\n## 16:00 — Deploy\n- Done.\n"}),
+    # a decision kept without links to it, found by search
+    ("orphan-note", {"memory/decisions/use-postgres.md":
+                     "---\ndate: 2026-03-01\ntype: decision\nstatus: active\ntags: [db]\n---\n"
+                     "# Use Postgres\n\n**Context:** x\n\n**Decision:** y\n"}),
+])
+def test_rules_off_by_default_run_only_when_selected(make_vault, capsys, rule, files):
+    root = make_vault(files)
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--exit-zero"]) == 0
+    import json
+
+    assert rule not in {d["rule"] for d in json.loads(capsys.readouterr().out)}
+    assert findings(root, rule)  # selected by name, it runs
+    (root / "vaultkit.toml").write_text(f'extend-select = ["{rule}"]\n', encoding="utf-8")
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--exit-zero"]) == 0
+    assert rule in {d["rule"] for d in json.loads(capsys.readouterr().out)}
+
+
+# -- entry-too-long: only the clear outliers of the owner's own style -----------------------
+
+def _lines(n: int, word: str = "point") -> str:
+    return "".join(f"- {word} {i}\n" for i in range(n))
+
+
+@pytest.mark.parametrize("body,lines", [
+    # an ordinary session log of 16-30 lines with ### parts
+    ("## 09:30 — Supplier call\n### Said\n" + _lines(10) + "### Did\n" + _lines(10), []),
+    # a part of the day over topical sections: each section is an entry
+    ("## 凌晨（~02:00-05:00）\n### 备份\n" + _lines(14) + "### 代理\n" + _lines(14)
+     + "### 价格\n" + _lines(14), []),
+    ("## Afternoon\n### Backups\n" + _lines(20) + "### Prices\n" + _lines(20), []),
+    ("## Вечер\n### Камера\n" + _lines(20) + "### Склад\n" + _lines(20), []),
+    # a benchmark table is data, not lines to trim
+    ("## 11:00 — Oven benchmark\nMeasured every two minutes.\n\n| min | °C |\n|---|---|\n"
+     + "".join(f"| {i} | {200 + i} |\n" for i in range(40)), []),
+    # a clear outlier is still reported: a pasted log, or a section of a part of the day
+    ("## 15:20 — Pasted the migration output\n" + _lines(31, "step"), [3]),
+    ("## Afternoon\n### Backups\n" + _lines(31), [4]),
+])
+def test_long_entries_as_owners_write_them(make_vault, body, lines):
+    assert _journal(make_vault, body, "entry-too-long") == lines
+
+
+def test_a_guide_in_lessons_is_not_measured_as_entries(make_vault):
+    guide = ("## Overview\nWritten on 2026-03-30, after the move to the NAS.\n\n"
+             "## Components\n" + _lines(40) + "\n## Data flow\nx\n")
+    root = make_vault({"memory/lessons/architecture.md": LESSON + guide})
+    assert findings(root, "entry-too-long") == []
+    # a dated lesson of that length is still one to split
+    root = make_vault({"memory/lessons/cron.md": LESSON + "## Trap (2026-03-02)\n" + _lines(31)})
+    assert findings(root, "entry-too-long") == [("entry-too-long", "memory/lessons/cron.md", 6)]
+
+
+def test_a_no_op_heartbeat_is_reported_once_with_the_right_advice(make_vault):
+    body = TIMED + "## 21:00 — Heartbeat\n- nothing to report\n"
+    assert _journal(make_vault, body, "filler-entry") == [8]
+    assert _journal(make_vault, body, "entry-too-short") == []  # not twice

@@ -238,6 +238,10 @@ def test_the_rule_index_matches_the_rules():
     assert [(r.code, r.name, r.severity, r.fixable, r.scope, r.cacheable) for r in refs] == \
         [(c, n, s, f, sc, ca) for c, n, _, s, f, sc, ca in real]
     assert refs[0].summary() == all_rules()[0].summary()  # (anything else: the rule itself)
+    from vaultkit.lint.rules._index import OFF_BY_DEFAULT
+
+    assert OFF_BY_DEFAULT == {r.name for r in all_rules() if not r.default}
+    assert [r.default for r in refs] == [r.default for r in all_rules()]
 
 
 def test_a_warm_check_imports_no_rule_it_does_not_run(vault, capsys):
@@ -340,6 +344,7 @@ def test_after_a_change_a_rule_that_reads_its_note_alone_runs_on_the_changed_not
     # a heading link reads its target's headings: it is checked again when they change
     files["memory/semantic/toc.md"] = "# Toc\n\n[[n2#N2]] and [[n3#N3]]\n"
     root = make_vault(files)
+    (root / "vaultkit.toml").write_text('extend-select = ["orphan-note"]\n')  # (off by default)
     age_files(root)
     first = check(capsys, root)
     assert ("frontmatter-invalid", "memory/semantic/bad.md", 2) in first[1]
@@ -438,7 +443,8 @@ def test_a_cache_kept_by_rules_that_kept_less_means_a_full_run(make_vault, capsy
 
     root = make_vault({"memory/decisions/a.md": "# A\n",
                        "memory/projects/p.md": "# P\n\nsee [[a]]\n",
-                       "memory/2026-01-01.md": "# Day\n\nsee [[p]]\n"})
+                       "memory/2026-01-01.md": "# Day\n\nsee [[p]]\n",
+                       "vaultkit.toml": 'extend-select = ["orphan-note"]\n'})
     age_files(root)
     monkeypatch.setattr(engine, "KEPT_READS", 1)
     monkeypatch.setattr(engine.ResultsCache, "put",
@@ -554,7 +560,8 @@ def test_after_a_change_orphan_note_judges_only_the_notes_the_change_reaches(
     files = {**decisions,
              "memory/2026-03-01.md": "# 2026-03-01\n\n### 10:00 — Work\n- [[d0]] and [[d1]]\n",
              "memory/projects/p.md": "# P\n\nSee [[d1]].\n",
-             **{f"memory/projects/s{i}.md": f"# S{i}\n\nSee [[d4]].\n" for i in range(4)}}
+             **{f"memory/projects/s{i}.md": f"# S{i}\n\nSee [[d4]].\n" for i in range(4)},
+             "vaultkit.toml": 'extend-select = ["orphan-note"]\n'}
     root = make_vault(files)
     age_files(root)
     journal = root / "memory/2026-03-01.md"

@@ -46,7 +46,7 @@ EXPECTED = {
     # 3,521 chars over 3,000: an AGENTS.md keeps its first 1,350 (45%), a digest of its policy
     # lines and its last 418; the head ends in line 28
     ("bootstrap-truncation", "AGENTS.md", 28),
-    ("entry-too-long", "memory/2026-02-14.md", 8),  # 16 lines
+    ("entry-too-long", "memory/2026-02-14.md", 8),  # 16 lines and a pasted report of 17
     ("entry-too-short", "memory/2026-02-15.md", 13),  # 1 line
     ("lesson-in-now", "NOW.md", 8),  # ## Lessons learned
     ("daily-record-in-memory", "MEMORY.md", 18),  # ### 14:30 — ...

@@ -29,7 +29,7 @@ class Selection:
 
 
 def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
-    """The rules a run uses: command line over config over "everything"."""
+    """The rules a run uses: command line over config over every rule on by default."""
     config = settings.config
     cli = cli or Selection()
     select = cli.select if cli.select is not None else config.select
@@ -45,7 +45,9 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
             raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
     for rule in rule_refs():  # (a rule's module is imported when it runs)
-        selected = select is None or any(matches(rule, k) for k in select)
+        # with nothing selected, the rules on by default; a rule off by default runs when
+        # a selector names it (its name, code, a prefix, ALL)
+        selected = rule.default if select is None else any(matches(rule, k) for k in select)
         selected = selected or any(matches(rule, k) for k in extend)
         if selected and not any(matches(rule, k) for k in ignore):
             chosen.append(rule)

@@ -46,3 +46,7 @@ RULES = (
     ("VK603", "memory-churn", "memory_churn", "warning", False, "vault", False),
     ("VK701", "secret-in-memory", "secret_in_memory", "error", False, "note", True),
 )
+
+# Rules a run without `select` leaves out (``Rule.default`` False): selected by name, code,
+# prefix or ALL only.
+OFF_BY_DEFAULT = frozenset({"entry-too-short", "orphan-note"})
