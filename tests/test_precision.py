@@ -371,3 +371,33 @@ def test_a_no_op_heartbeat_is_reported_once_with_the_right_advice(make_vault):
     body = TIMED + "## 21:00 — Heartbeat\n- nothing to report\n"
     assert _journal(make_vault, body, "filler-entry") == [8]
     assert _journal(make_vault, body, "entry-too-short") == []  # not twice
+
+
+# -- frontmatter-missing: a convention, not a blocker -------------------------------------
+
+@pytest.mark.parametrize("raw,expected", [
+    (b"# Write vs Edit\n\n**What happened:** x\n",
+     b"---\ntype: lesson\n---\n# Write vs Edit\n\n**What happened:** x\n"),
+    (b"\xef\xbb\xbf# Write vs Edit\r\n\r\nx\r\n",
+     b"\xef\xbb\xbf---\r\ntype: lesson\r\n---\r\n# Write vs Edit\r\n\r\nx\r\n"),
+])
+def test_a_typed_note_without_frontmatter_is_a_warning_the_fix_types(make_vault, capsys,
+                                                                      raw, expected):
+    root = make_vault({"memory/lessons/write-vs-edit.md": raw})
+    (d,) = diagnostics(root, "frontmatter-missing")
+    assert (d.severity, d.fixable) == ("warning", True)
+    # the first commit after adoption is not refused for it
+    args = ["check", str(root), "--no-cache", "--no-baseline", "--select", "frontmatter-missing"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args + ["--fix"]) == 0
+    assert (root / "memory/lessons/write-vs-edit.md").read_bytes() == expected
+    assert findings(root, "frontmatter-missing", "frontmatter-schema", "type-mismatch") == []
+
+
+def test_the_fix_types_a_decision_by_its_folder(make_vault, capsys):
+    root = make_vault({"memory/decisions/use-postgres.md": "# Use Postgres\n"})
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--fix",
+                 "--select", "frontmatter-missing"]) == 0
+    text = (root / "memory/decisions/use-postgres.md").read_text()
+    assert text == "---\ntype: decision\n---\n# Use Postgres\n"

@@ -17,7 +17,7 @@ RULES = (
     ("VK101", "unknown-location", "unknown_location", "warning", False, "note", True),
     ("VK102", "journal-filename", "journal_filename", "error", False, "note", True),
     ("VK103", "lesson-by-date", "lesson_by_date", "warning", False, "note", True),
-    ("VK201", "frontmatter-missing", "frontmatter_missing", "error", False, "note", True),
+    ("VK201", "frontmatter-missing", "frontmatter_missing", "warning", True, "note", True),
     ("VK202", "frontmatter-schema", "frontmatter_schema", "error", False, "note", True),
     ("VK203", "type-mismatch", "type_mismatch", "error", False, "note", True),
     ("VK204", "missing-section", "missing_section", "warning", False, "note", True),
