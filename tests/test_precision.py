@@ -401,3 +401,30 @@ def test_the_fix_types_a_decision_by_its_folder(make_vault, capsys):
                  "--select", "frontmatter-missing"]) == 0
     text = (root / "memory/decisions/use-postgres.md").read_text()
     assert text == "---\ntype: decision\n---\n# Use Postgres\n"
+
+
+# -- skills ---------------------------------------------------------------------------------
+
+def test_a_skill_installed_under_another_folder_name_is_loaded_by_its_name(make_vault):
+    root = make_vault({"SOUL.md": "# Soul\n",
+                       "skills/gog-1.2.0/SKILL.md": "---\nname: gog\ndescription: Google "
+                                                    "Workspace from the command line.\n---\n"})
+    assert findings(root, "skill-frontmatter", "skill-not-loaded") == []
+
+
+STUB = "---\nname: {n}\ndescription:\n---\n# {n}\n\nTODO: write what the {n} skill does.\n"
+
+
+def test_a_batch_of_generated_skill_stubs_is_one_finding(make_vault):
+    stubs = {f"skills/tool-{i:02d}/SKILL.md": STUB.format(n=f"tool-{i:02d}") for i in range(64)}
+    root = make_vault({"SOUL.md": "# Soul\n", **stubs,
+                       "skills/deploy/SKILL.md": "# Deploy\n\nRun the script.\n"})
+    found = diagnostics(root, "skill-not-loaded")
+    assert [(d.path, d.line) for d in found] == [("skills/deploy/SKILL.md", 1),
+                                                 ("skills/tool-00/SKILL.md", 3)]
+    assert found[1].message.startswith("64 skills written from one template (tool-00, "
+                                       "tool-01, tool-02 and 61 more) share this problem: "
+                                       "no description")
+    # two are no batch: each is reported
+    root = make_vault({"SOUL.md": "# Soul\n", **dict(list(stubs.items())[:2])})
+    assert len(findings(root, "skill-not-loaded")) == 2

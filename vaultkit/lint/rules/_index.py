@@ -31,7 +31,7 @@ RULES = (
     ("VK306", "import-problem", "import_problem", "warning", False, "vault", True),
     ("VK307", "agents-md-shadowed", "agents_md_shadowed", "warning", False, "vault", True),
     ("VK308", "auto-memory-cut", "auto_memory_cut", "error", False, "vault", True),
-    ("VK309", "skill-not-loaded", "skill_not_loaded", "error", False, "note", True),
+    ("VK309", "skill-not-loaded", "skill_not_loaded", "error", False, "vault", True),
     ("VK310", "skill-frontmatter", "skill_frontmatter", "warning", False, "note", True),
     ("VK401", "lesson-in-now", "lesson_in_now", "warning", False, "note", True),
     ("VK402", "daily-record-in-memory", "daily_record_in_memory", "warning", False, "note", True),
