@@ -156,6 +156,10 @@ def test_one_line_entries_are_a_journals_style_not_its_fault(make_vault):
     ("最后更新：2026-04-04 21:40", False),
     ("## 2026-03-01 Moved the shop's database to Postgres", False),
     ("## 2026-03-24 归档", False),
+    ("## VPS migrated to the new host (2026-02-14 14:30)", False),  # a durable heading
+    ("## 📅 2026-03-02 14:30 Gateway moved to port 18789", False),
+    ("*Last refreshed: 2026-04-04 21:40 by the nightly consolidation*", False),
+    ("最近更新：2026-04-04 21:40", False),
     ("## 2026-03-14 (Friday)", True),  # a day heading: a journal's
     ("## 2026-03-14", True),
     ("- Deployed at 2026-03-14 10:30 after the fix", True),  # a record's stamp
@@ -428,3 +432,16 @@ def test_a_batch_of_generated_skill_stubs_is_one_finding(make_vault):
     # two are no batch: each is reported
     root = make_vault({"SOUL.md": "# Soul\n", **dict(list(stubs.items())[:2])})
     assert len(findings(root, "skill-not-loaded")) == 2
+
+
+# -- placement ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path,reported", [
+    ("2026-03-19.md", True),  # a journal that missed memory/
+    ("daily/2026-03-19.md", True),
+    ("content/python/daily-notes/2026-03-19.md", False),  # a study series kept on purpose
+    ("projects/shop/journal/2026-03-19.md", False),
+])
+def test_a_dated_series_outside_memory_is_kept_where_it_is(make_vault, path, reported):
+    root = make_vault({"MEMORY.md": "# M\n", path: "# 2026-03-19\n\n- studied generators\n"})
+    assert bool(findings(root, "unknown-location")) == reported

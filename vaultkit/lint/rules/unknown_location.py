@@ -85,7 +85,9 @@ class UnknownLocation(Rule):
     for `AGENTS.md`, a lower-case `memory.md`), a note in the memory tree whose `type:`
     belongs in another layer's folder (`type: decision` in `memory/research/`), or a
     journal-shaped file (`2026-03-01.md`) outside the memory tree, at the workspace root or
-    in a journal-like folder, where the runtime never loads it.
+    in a journal-like folder there (`daily/`, `journal/`), where the runtime never loads it.
+    A dated series deeper in a folder of its own (`content/python/daily-notes/2026-03-01.md`,
+    a study log) is kept there on purpose and is not reported.
 
     Not reported: Obsidian daily notes in the folder `.obsidian/daily-notes.json` names
     (`Daily/2026-03-19.md`), a tool's hidden folder (`.agents/skills/` is no slip of
@@ -170,7 +172,10 @@ class UnknownLocation(Rule):
             daily = _daily_notes(ctx)
             if daily is not None and (folder == daily or daily and folder.startswith(daily + "/")):
                 return None  # an Obsidian daily note, where its own settings put it
-            if not folder or any(_JOURNAL_FOLDER.search(p) for p in folder.split("/")):
+            # at the root, or in a journal-like folder there (daily/, journal/): a journal
+            # that missed memory/; a dated series deeper down (content/<topic>/daily-notes/)
+            # is kept there on purpose
+            if not folder or ("/" not in folder and _JOURNAL_FOLDER.search(folder)):
                 journal = profile.expand("{memory}/" + note.name + ".md")
                 return (f"'{note.path}' is named like a daily journal but sits outside the "
                         f"memory folder, where the runtime never loads it; append it to "
