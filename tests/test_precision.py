@@ -445,3 +445,11 @@ def test_a_batch_of_generated_skill_stubs_is_one_finding(make_vault):
 def test_a_dated_series_outside_memory_is_kept_where_it_is(make_vault, path, reported):
     root = make_vault({"MEMORY.md": "# M\n", path: "# 2026-03-19\n\n- studied generators\n"})
     assert bool(findings(root, "unknown-location")) == reported
+
+
+def test_a_claude_md_for_coding_subagents_is_kept_apart_on_purpose(make_vault):
+    files = {"AGENTS.md": "# AGENTS.md\n\nYou wake up fresh each session.\n",
+             "CLAUDE.md": "# Coding subagents\n\nRun the tests before you report back.\n"}
+    assert findings(make_vault(files, root_name="plain"), "agents-md-shadowed") != []
+    files["SOUL.md"] = "# Soul\n"  # an OpenClaw workspace: AGENTS.md is the agent's own
+    assert findings(make_vault(files, root_name="openclaw"), "agents-md-shadowed") == []
