@@ -453,3 +453,24 @@ def test_a_claude_md_for_coding_subagents_is_kept_apart_on_purpose(make_vault):
     assert findings(make_vault(files, root_name="plain"), "agents-md-shadowed") != []
     files["SOUL.md"] = "# Soul\n"  # an OpenClaw workspace: AGENTS.md is the agent's own
     assert findings(make_vault(files, root_name="openclaw"), "agents-md-shadowed") == []
+
+
+# -- an Obsidian vault kept in a subfolder --------------------------------------------------
+
+def test_a_subfolder_with_its_own_obsidian_folder_allows_forward_links(make_vault, capsys):
+    root = make_vault({"MEMORY.md": "# M\n", "notes/a.md": "[[not yet]]\n",
+                       "kb/Home.md": "# Home\n\n[[Not written yet]]\n![[missing.png]]\n"})
+    assert findings(root, "broken-link") == [("broken-link", "kb/Home.md", 3),
+                                             ("broken-link", "kb/Home.md", 4),
+                                             ("broken-link", "notes/a.md", 1)]
+    args = ["check", str(root), "--select", "broken-link", "--format", "json", "--exit-zero"]
+    main(args)  # (a results cache for the state before)
+    capsys.readouterr()
+    (root / "kb" / ".obsidian").mkdir()
+    # Obsidian's policy in its own vault: a forward link is no fault, a missing file is
+    assert findings(root, "broken-link") == [("broken-link", "kb/Home.md", 4),
+                                             ("broken-link", "notes/a.md", 1)]
+    main(args)
+    cached = capsys.readouterr().out
+    main(args + ["--no-cache"])
+    assert cached == capsys.readouterr().out  # the cache sees the new .obsidian/

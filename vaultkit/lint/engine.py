@@ -519,7 +519,7 @@ def _digest(vault, state: str) -> str:
 def _outside_state(vault) -> str:
     """Size and mtime of what findings read outside the listed files: openclaw.json, the
     files the runtimes read (.claude/, CLAUDE.md above the vault, ...), Obsidian's
-    daily-notes settings."""
+    daily-notes settings, the subfolders that are Obsidian vaults of their own."""
     import os
 
     from vaultkit.vault.openclaw import find_config
@@ -538,7 +538,10 @@ def _outside_state(vault) -> str:
             obsidian.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             obsidian.append(f"{name}:-")
-    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}"
+    from vaultkit.links.obsidian import nested_vaults
+
+    nested = ",".join(nested_vaults(vault))  # (broken-link allows forward links in them)
+    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{nested}"
 
 
 def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:
