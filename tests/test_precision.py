@@ -474,3 +474,9 @@ def test_a_subfolder_with_its_own_obsidian_folder_allows_forward_links(make_vaul
     cached = capsys.readouterr().out
     main(args + ["--no-cache"])
     assert cached == capsys.readouterr().out  # the cache sees the new .obsidian/
+    # looked for one or two levels down: deeper, a folder is no vault of its own
+    root = make_vault({"MEMORY.md": "# M\n", "a/b/kb/Home.md": "[[Not written yet]]\n",
+                       "projects/kb/Home.md": "[[Not written yet]]\n"}, root_name="deep")
+    (root / "a/b/kb/.obsidian").mkdir()
+    (root / "projects/kb/.obsidian").mkdir()
+    assert findings(root, "broken-link") == [("broken-link", "a/b/kb/Home.md", 1)]

@@ -297,17 +297,22 @@ def in_folders(path: str, folders: tuple[str, ...]) -> bool:
     return any(low.startswith(f.lower() + "/") for f in folders)
 
 
+# how deep a vault of its own is looked for: a knowledge base sits at the workspace's top or
+# one folder down; deeper, every run would stat thousands of folders for none
+NESTED_DEPTH = 2
+
+
 def nested_vaults(vault: "Vault") -> tuple[str, ...]:
-    """The folders below the vault's top that hold notes and a ``.obsidian/`` folder of
-    their own: Obsidian vaults kept inside the workspace (a knowledge base in a subfolder),
-    whose notes Obsidian's link policy governs. Sorted; found once per loaded vault (one
-    ``stat`` per folder holding notes, ``.obsidian/`` being no listed file)."""
+    """The folders one or two levels below the vault's top that hold notes and a
+    ``.obsidian/`` folder of their own: Obsidian vaults kept inside the workspace (``kb/``,
+    ``projects/garden/``), whose notes Obsidian's link policy governs. Sorted; found once
+    per loaded vault (one ``stat`` per such folder, ``.obsidian/`` being no listed file)."""
     found = vault.__dict__.get("_nested_vaults")
     if found is None:
         folders: set[str] = set()
         for path in vault.note_paths():
-            parts = path.split("/")[:-1]
-            for i in range(1, len(parts) + 1):
+            parts = path.split("/", NESTED_DEPTH)[:-1]
+            for i in range(1, min(len(parts), NESTED_DEPTH) + 1):
                 folders.add("/".join(parts[:i]))
         root = str(vault.root)
         found = tuple(sorted(f for f in folders if not f.startswith("..")

@@ -31,9 +31,9 @@ class BrokenLink(Rule):
     does not exist yet (a forward link: Obsidian shows it grey, a Zettelkasten writes
     them on purpose) while a missing heading, block or attachment is still reported.
     The agent profile (`openclaw`) reports forward links; the `obsidian` profile allows
-    them, and so does a subfolder with its own `.obsidian/` folder (an Obsidian knowledge
-    base kept inside an agent workspace is a vault of its own, and Obsidian's policy holds
-    for its notes).
+    them, and so does a subfolder one or two levels down with its own `.obsidian/` folder
+    (an Obsidian knowledge base kept inside an agent workspace is a vault of its own, and
+    Obsidian's policy holds for its notes).
     Templates (their links are placeholders, `[[文件名]]`) and session transcripts
     (runtime output) are not link sources, and `[[...]]`
     text the profile's `not_link` phrases match is no link: OpenClaw's
