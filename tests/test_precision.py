@@ -480,3 +480,14 @@ def test_a_subfolder_with_its_own_obsidian_folder_allows_forward_links(make_vaul
     (root / "a/b/kb/.obsidian").mkdir()
     (root / "projects/kb/.obsidian").mkdir()
     assert findings(root, "broken-link") == [("broken-link", "a/b/kb/Home.md", 1)]
+
+
+@pytest.mark.parametrize("path,reported", [
+    ("memory/decisions/2026/use-postgres.md", False),  # a subfolder of its type's folder
+    ("memory/projects/site/plan.md", False),
+    ("memory/research/use-postgres.md", True),  # another folder: one to move
+])
+def test_a_typed_note_in_a_subfolder_of_its_folder_is_in_place(make_vault, path, reported):
+    root = make_vault({"MEMORY.md": "# M\n", path: DECISION.replace("decision", "project")
+                       if "projects" in path else DECISION})
+    assert bool(findings(root, "unknown-location")) == reported

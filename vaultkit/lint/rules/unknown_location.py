@@ -83,7 +83,8 @@ class UnknownLocation(Rule):
     Reports a Markdown file that looks misplaced: a folder or file name one slip away from
     a layer's (`memory/decision/` for `memory/decisions/`, `memory/Lessons/`, `AGENT.md`
     for `AGENTS.md`, a lower-case `memory.md`), a note in the memory tree whose `type:`
-    belongs in another layer's folder (`type: decision` in `memory/research/`), or a
+    belongs in another layer's folder (`type: decision` in `memory/research/`; a subfolder
+    of its own folder, `memory/decisions/2026/`, is its place too), or a
     journal-shaped file (`2026-03-01.md`) outside the memory tree, at the workspace root or
     in a journal-like folder there (`daily/`, `journal/`), where the runtime never loads it.
     A dated series deeper in a folder of its own (`content/python/daily-notes/2026-03-01.md`,
@@ -163,8 +164,9 @@ class UnknownLocation(Rule):
         if in_memory and prefix:
             type_name = _declared_type(note, profile)
             spec = profile.types.get(type_name) if type_name else None
-            if spec is not None:
-                folder = profile.expand(spec.folder).strip("/")
+            folder = profile.expand(spec.folder).strip("/") if spec is not None else None
+            if folder and not (note.folder + "/").startswith(folder + "/"):
+                # (a subfolder of the type's own folder, decisions/2026/, is its place too)
                 return (f"'{type_name}' notes live in {folder}/, but this one is in "
                         f"{note.folder or 'the vault root'}/; move it there")
         if not in_memory and _EXACT_DATE.match(note.name):
