@@ -47,12 +47,12 @@ class SkillNotLoaded(Rule):
         if not applies(ctx.vault, "workspace-set"):
             return
         found = []  # (path, line, message, the text with the skill's own names left out)
-        for path in sorted(ctx.vault.notes):
+        for path in ctx.vault.note_paths():  # (by path: no other note is read)
             folder = skill_folder(path, vault=ctx.vault)
             if folder is None:
                 continue
-            note = ctx.vault.notes[path]
-            if note.error:
+            note = ctx.vault.note(path)
+            if note is None or note.error:
                 continue
             problem = self._problem(note, folder)
             if problem is not None:
