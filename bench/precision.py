@@ -2,8 +2,8 @@
 
 Each fixture carries the faults seeded in it on purpose (``TRUE`` below: the findings an
 owner would thank you for); every other finding is a false one. The script copies each
-fixture to a temporary folder, runs ``vaultkit check --format json`` with every rule but
-the git ones (the copies are no repositories), and prints, per rule, how many findings it
+fixture to a temporary folder, runs ``vaultkit check --format json`` with the rules on by
+default but the git ones (the copies are no repositories): what a vault's owner sees, and prints, per rule, how many findings it
 made, how many of them are true, and its precision; suggestions (severity ``info``, which
 never fail a run) are counted apart. Seeded faults that were not found are listed: a
 precision bought with a lost fault would show there.
@@ -47,14 +47,11 @@ TRUE = {
         ("unknown-location", "memory/decision/pick-a-host.md", 1),
         ("unknown-location", "memory/research/ship-weekly.md", 1),
         ("unknown-location", "2026-03-19.md", 1),
-        ("entry-too-long", "memory/2026-03-20.md", 22),
-        ("entry-too-short", "memory/2026-03-20.md", 45),
         ("filler-entry", "memory/2026-03-20.md", 40),
         ("broken-link", "memory/2026-03-20.md", 50),
         ("nul-byte", "memory/2026-03-25.md", 4),
         ("missing-section", "memory/decisions/webhook-retries.md", 7),
         ("lesson-entry-undated", "memory/lessons/cron-timezones.md", 18),
-        ("orphan-note", "memory/people/ivan.md", 1),
         ("index-stale", "memory/INDEX.md", None),
     },
     "realistic": {
@@ -69,7 +66,6 @@ TRUE = {
         ("bootstrap-budget", "AGENTS.md", 1),
         ("bootstrap-truncation", "AGENTS.md", 28),
         ("entry-too-long", "memory/2026-02-14.md", 8),
-        ("entry-too-short", "memory/2026-02-15.md", 13),
         ("lesson-in-now", "NOW.md", 8),
         ("daily-record-in-memory", "MEMORY.md", 18),
         ("filler-entry", "memory/2026-02-15.md", 16),
@@ -77,12 +73,15 @@ TRUE = {
         ("index-stale", "memory/INDEX.md", 1),
     },
     "agent-precision": {
-        ("entry-too-short", "memory/2026-04-01.md", 13),  # '16:00 — Deploy' / 'Done.'
+        ("entry-too-long", "memory/2026-04-05.md", 117),  # a pasted log of 34 lines
+        ("filler-entry", "memory/2026-04-05.md", 160),  # a no-op heartbeat
         ("missing-section", "memory/decisions/weekly-totals.md", 7),  # no Decision at all
         ("lesson-entry-undated", "memory/lessons/payments.md", 11),  # beside a dated one
         ("broken-link", "memory/research/payment-providers.md", 4),  # [[payments-faq]]
         ("broken-link", "notes/ideas.md", 3),  # [[homelab#Router]]: no such heading
         ("broken-link", "notes/ideas.md", 4),  # [[no-such-note]]
+        # in kb/, an Obsidian vault of its own: a missing image (its forward links are fine)
+        ("broken-link", "kb/Zettel/Proofing temperature.md", 6),
         ("index-stale", "memory/INDEX.md", None),  # none yet: a suggestion
     },
     "obsidian-plain": {
@@ -101,7 +100,7 @@ def run_check(folder: Path, *, pythonpath: str | None, home: Path) -> list[dict]
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     cmd = [sys.executable, "-m", "vaultkit", "check", str(folder), "--no-cache", "--format",
-           "json", "--select", "ALL", "--ignore", GIT_RULES, "--exit-zero", "--no-baseline"]
+           "json", "--ignore", GIT_RULES, "--exit-zero", "--no-baseline"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=folder)
     if proc.returncode != 0 or not proc.stdout.strip():
         raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip()

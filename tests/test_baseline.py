@@ -217,7 +217,14 @@ JOURNAL = ("# 2026-11-20\n\n## 09:10 — Deploy\n- shipped\n\n## 11:00 — Stand
            "- Moved the launch to Tuesday.\n- Ada owns the rollback.\n")
 
 
+def _with_entry_too_short(root):
+    """entry-too-short is off by default: the vault that baselines its findings selects it."""
+    config = root / "vaultkit.toml"
+    config.write_text('extend-select = ["entry-too-short"]\n' + config.read_text())
+
+
 def test_an_entrys_baselined_finding_survives_a_heading_rename(legacy, capsys):
+    _with_entry_too_short(legacy)
     journal = legacy / "memory/2026-11-20.md"
     journal.write_text(JOURNAL)
     code, out, _ = run(capsys, "check", str(legacy), "--select", "entry-too-short")
@@ -236,6 +243,7 @@ def test_a_baseline_written_before_names_were_blanked_still_matches(legacy, caps
     from vaultkit.lint.baseline import legacy_fingerprint
     from vaultkit.lint.diagnostics import Diagnostic
 
+    _with_entry_too_short(legacy)
     (legacy / "memory/2026-11-20.md").write_text(JOURNAL)
     _, out, _ = run(capsys, "check", str(legacy), "--format", "json")
     # as the earlier version wrote them: one entry per message, the heading in the hash

@@ -347,8 +347,10 @@ def test_all_three_runtimes_detected_and_shown(make_vault):
     assert code == 0
     assert [line.split(" (")[0] for line in out.splitlines()
             if line and not line.startswith(" ")] == ["OpenClaw", "Claude Code", "Codex"]
-    # every runtime reads AGENTS.md its own way: OpenClaw and Codex load it, Claude Code not
-    assert "agents-md-shadowed" in {r for r, _, _ in findings(root, "agents-md-shadowed")}
+    # every runtime reads AGENTS.md its own way: OpenClaw and Codex load it, Claude Code not;
+    # in an OpenClaw workspace AGENTS.md is the agent's own, and CLAUDE.md is kept apart on
+    # purpose (for coding subagents): not reported
+    assert findings(root, "agents-md-shadowed") == []
 
 
 def test_detection(make_vault):
@@ -473,13 +475,13 @@ def test_skill_frontmatter_limits(make_vault):
     got = diagnostics(root, "skill-frontmatter")
     claude = [d for d in got if d.path.startswith(".claude/")]
     got = [d for d in got if not d.path.startswith(".claude/")]
-    assert [(d.path, d.line) for d in claude] == [(".claude/skills/review/SKILL.md", 2)] * 2
+    # one finding per problem: 'Review' breaks the character rule once
+    assert [(d.path, d.line) for d in claude] == [(".claude/skills/review/SKILL.md", 2)]
+    # a skill installed under another folder name is loaded by its name: no finding
     assert [(d.path, d.line) for d in got] == [("skills/Bad_Name/SKILL.md", 2),
-                                               ("skills/over/SKILL.md", 3),
-                                               ("skills/web-search/SKILL.md", 2)]
+                                               ("skills/over/SKILL.md", 3)]
     assert "may hold only lowercase letters" in got[0].message
     assert got[1].message == "description is 1,025 characters, over the Agent Skills limit of 1,024"
-    assert got[2].message.startswith("name 'websearch' does not match its folder 'web-search'")
 
 
 # -- the model is data; what it depends on is in the cache key -----------------------------------

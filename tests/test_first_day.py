@@ -500,7 +500,10 @@ def test_rules_fits_an_80_column_terminal(capsys):
         if len(head) <= column:  # a word too long for the column: the summary starts below
             column, first = 6, ""
         words = " ".join([first, *(line.strip() for line in rest)]).split()
-        assert words == rule.summary().split(), rule.name  # whole, no word split
+        said = rule.summary().split()
+        if not rule.default:
+            said = ["(off", "by", "default)", *said]
+        assert words == said, rule.name  # whole, no word split
         assert all(line.startswith(" " * column) for line in rest), rule.name
     # summaries stay whole where there is no terminal to fit
     _, out, _ = run(capsys, "rules", "--format", "json")

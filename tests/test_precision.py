@@ -43,7 +43,7 @@ def _all(root: Path):
     from vaultkit.lint.rule import Context
 
     vault = load_vault(root, root=root, use_cache=False)
-    rules = select_rules(vault.settings, Selection(select=["ALL"], ignore=list(GIT_RULES)))
+    rules = select_rules(vault.settings, Selection(ignore=list(GIT_RULES)))  # the defaults
     return vault, run_rules(Context(vault), rules)
 
 
@@ -60,8 +60,14 @@ def test_the_table_knows_the_seeded_faults_of_the_older_fixtures():
     from test_rules_realistic import EXPECTED as REALISTIC
     from test_workspaces import EXPECTED as MULTI
 
-    assert precision.TRUE["multilingual"] == MULTI
-    assert precision.TRUE["realistic"] - {("index-stale", "memory/INDEX.md", 1)} == REALISTIC
+    from vaultkit.lint.rules._index import OFF_BY_DEFAULT
+
+    def default(found):  # (the older tests select every rule)
+        return {f for f in found if f[0] not in OFF_BY_DEFAULT}
+
+    assert precision.TRUE["multilingual"] == default(MULTI)
+    assert precision.TRUE["realistic"] - {("index-stale", "memory/INDEX.md", 1)} \
+        == default(REALISTIC)
 
 
 def test_profiles_follow_what_the_folder_is(tmp_path):
@@ -128,8 +134,8 @@ def test_a_grouping_heading_over_timed_events_is_not_one_long_entry(make_vault):
                      for i in range(6))
     body = "## Morning\n" + events
     assert _journal(make_vault, body, "entry-too-long") == []
-    # each event is judged: an event of 16 lines is still too long
-    long = body + "### 09:40 — paste\n" + "".join(f"- line {i}\n" for i in range(16))
+    # each event is judged: an event of 31 lines is still too long
+    long = body + "### 09:40 — paste\n" + "".join(f"- line {i}\n" for i in range(31))
     assert _journal(make_vault, long, "entry-too-long") == [28]
 
 
@@ -150,6 +156,10 @@ def test_one_line_entries_are_a_journals_style_not_its_fault(make_vault):
     ("最后更新：2026-04-04 21:40", False),
     ("## 2026-03-01 Moved the shop's database to Postgres", False),
     ("## 2026-03-24 归档", False),
+    ("## VPS migrated to the new host (2026-02-14 14:30)", False),  # a durable heading
+    ("## 📅 2026-03-02 14:30 Gateway moved to port 18789", False),
+    ("*Last refreshed: 2026-04-04 21:40 by the nightly consolidation*", False),
+    ("最近更新：2026-04-04 21:40", False),
     ("## 2026-03-14 (Friday)", True),  # a day heading: a journal's
     ("## 2026-03-14", True),
     ("- Deployed at 2026-03-14 10:30 after the fix", True),  # a record's stamp
@@ -298,3 +308,186 @@ def test_a_missing_index_is_a_suggestion_in_every_format(tmp_path, capsys):
     # who wants the generated index held strictly says so
     (root / "vaultkit.toml").write_text('[severity]\nindex-stale = "error"\n')
     assert main(args) == 1
+
+
+# -- rules off by default ------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule,files", [
+    # routine one-line events and labelled parts: a journal's own way of writing
+    ("entry-too-short", {"memory/2026-04-02.md": "# 2026-04-02\n\n## 09:00 — Work\n- a\n- b\n"
+                         "- c\n\n### 13:10 Camera\n- Front door camera back online.\n\n"
+                         "## Related Projects\n- shop\n\n## 16:00 — Deploy\n- Done.\n"}),
+    # a decision kept without links to it, found by search
+    ("orphan-note", {"memory/decisions/use-postgres.md":
+                     "---\ndate: 2026-03-01\ntype: decision\nstatus: active\ntags: [db]\n---\n"
+                     "# Use Postgres\n\n**Context:** x\n\n**Decision:** y\n"}),
+])
+def test_rules_off_by_default_run_only_when_selected(make_vault, capsys, rule, files):
+    root = make_vault(files)
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--exit-zero"]) == 0
+    import json
+
+    assert rule not in {d["rule"] for d in json.loads(capsys.readouterr().out)}
+    assert findings(root, rule)  # selected by name, it runs
+    (root / "vaultkit.toml").write_text(f'extend-select = ["{rule}"]\n', encoding="utf-8")
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--exit-zero"]) == 0
+    assert rule in {d["rule"] for d in json.loads(capsys.readouterr().out)}
+
+
+# -- entry-too-long: only the clear outliers of the owner's own style -----------------------
+
+def _lines(n: int, word: str = "point") -> str:
+    return "".join(f"- {word} {i}\n" for i in range(n))
+
+
+@pytest.mark.parametrize("body,lines", [
+    # an ordinary session log of 16-30 lines with ### parts
+    ("## 09:30 — Supplier call\n### Said\n" + _lines(10) + "### Did\n" + _lines(10), []),
+    # a part of the day over topical sections: each section is an entry
+    ("## 凌晨（~02:00-05:00）\n### 备份\n" + _lines(14) + "### 代理\n" + _lines(14)
+     + "### 价格\n" + _lines(14), []),
+    ("## Afternoon\n### Backups\n" + _lines(20) + "### Prices\n" + _lines(20), []),
+    ("## Вечер\n### Камера\n" + _lines(20) + "### Склад\n" + _lines(20), []),
+    # a benchmark table is data, not lines to trim
+    ("## 11:00 — Oven benchmark\nMeasured every two minutes.\n\n| min | °C |\n|---|---|\n"
+     + "".join(f"| {i} | {200 + i} |\n" for i in range(40)), []),
+    # a clear outlier is still reported: a pasted log, or a section of a part of the day
+    ("## 15:20 — Pasted the migration output\n" + _lines(31, "step"), [3]),
+    ("## Afternoon\n### Backups\n" + _lines(31), [4]),
+])
+def test_long_entries_as_owners_write_them(make_vault, body, lines):
+    assert _journal(make_vault, body, "entry-too-long") == lines
+
+
+def test_a_guide_in_lessons_is_not_measured_as_entries(make_vault):
+    guide = ("## Overview\nWritten on 2026-03-30, after the move to the NAS.\n\n"
+             "## Components\n" + _lines(40) + "\n## Data flow\nx\n")
+    root = make_vault({"memory/lessons/architecture.md": LESSON + guide})
+    assert findings(root, "entry-too-long") == []
+    # a dated lesson of that length is still one to split
+    root = make_vault({"memory/lessons/cron.md": LESSON + "## Trap (2026-03-02)\n" + _lines(31)})
+    assert findings(root, "entry-too-long") == [("entry-too-long", "memory/lessons/cron.md", 6)]
+
+
+def test_a_no_op_heartbeat_is_reported_once_with_the_right_advice(make_vault):
+    body = TIMED + "## 21:00 — Heartbeat\n- nothing to report\n"
+    assert _journal(make_vault, body, "filler-entry") == [8]
+    assert _journal(make_vault, body, "entry-too-short") == []  # not twice
+
+
+# -- frontmatter-missing: a convention, not a blocker -------------------------------------
+
+@pytest.mark.parametrize("raw,expected", [
+    (b"# Write vs Edit\n\n**What happened:** x\n",
+     b"---\ntype: lesson\n---\n# Write vs Edit\n\n**What happened:** x\n"),
+    (b"\xef\xbb\xbf# Write vs Edit\r\n\r\nx\r\n",
+     b"\xef\xbb\xbf---\r\ntype: lesson\r\n---\r\n# Write vs Edit\r\n\r\nx\r\n"),
+])
+def test_a_typed_note_without_frontmatter_is_a_warning_the_fix_types(make_vault, capsys,
+                                                                      raw, expected):
+    root = make_vault({"memory/lessons/write-vs-edit.md": raw})
+    (d,) = diagnostics(root, "frontmatter-missing")
+    assert (d.severity, d.fixable) == ("warning", True)
+    # the first commit after adoption is not refused for it
+    args = ["check", str(root), "--no-cache", "--no-baseline", "--select", "frontmatter-missing"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args + ["--fix"]) == 0
+    assert (root / "memory/lessons/write-vs-edit.md").read_bytes() == expected
+    assert findings(root, "frontmatter-missing", "frontmatter-schema", "type-mismatch") == []
+
+
+def test_the_fix_types_a_decision_by_its_folder(make_vault, capsys):
+    root = make_vault({"memory/decisions/use-postgres.md": "# Use Postgres\n"})
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--fix",
+                 "--select", "frontmatter-missing"]) == 0
+    text = (root / "memory/decisions/use-postgres.md").read_text()
+    assert text == "---\ntype: decision\n---\n# Use Postgres\n"
+
+
+# -- skills ---------------------------------------------------------------------------------
+
+def test_a_skill_installed_under_another_folder_name_is_loaded_by_its_name(make_vault):
+    root = make_vault({"SOUL.md": "# Soul\n",
+                       "skills/gog-1.2.0/SKILL.md": "---\nname: gog\ndescription: Google "
+                                                    "Workspace from the command line.\n---\n"})
+    assert findings(root, "skill-frontmatter", "skill-not-loaded") == []
+
+
+STUB = "---\nname: {n}\ndescription:\n---\n# {n}\n\nTODO: write what the {n} skill does.\n"
+
+
+def test_a_batch_of_generated_skill_stubs_is_one_finding(make_vault):
+    stubs = {f"skills/tool-{i:02d}/SKILL.md": STUB.format(n=f"tool-{i:02d}") for i in range(64)}
+    root = make_vault({"SOUL.md": "# Soul\n", **stubs,
+                       "skills/deploy/SKILL.md": "# Deploy\n\nRun the script.\n"})
+    found = diagnostics(root, "skill-not-loaded")
+    assert [(d.path, d.line) for d in found] == [("skills/deploy/SKILL.md", 1),
+                                                 ("skills/tool-00/SKILL.md", 3)]
+    assert found[1].message.startswith("64 skills written from one template (tool-00, "
+                                       "tool-01, tool-02 and 61 more) share this problem: "
+                                       "no description")
+    # two are no batch: each is reported
+    root = make_vault({"SOUL.md": "# Soul\n", **dict(list(stubs.items())[:2])})
+    assert len(findings(root, "skill-not-loaded")) == 2
+
+
+# -- placement ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path,reported", [
+    ("2026-03-19.md", True),  # a journal that missed memory/
+    ("daily/2026-03-19.md", True),
+    ("content/python/daily-notes/2026-03-19.md", False),  # a study series kept on purpose
+    ("projects/shop/journal/2026-03-19.md", False),
+])
+def test_a_dated_series_outside_memory_is_kept_where_it_is(make_vault, path, reported):
+    root = make_vault({"MEMORY.md": "# M\n", path: "# 2026-03-19\n\n- studied generators\n"})
+    assert bool(findings(root, "unknown-location")) == reported
+
+
+def test_a_claude_md_for_coding_subagents_is_kept_apart_on_purpose(make_vault):
+    files = {"AGENTS.md": "# AGENTS.md\n\nYou wake up fresh each session.\n",
+             "CLAUDE.md": "# Coding subagents\n\nRun the tests before you report back.\n"}
+    assert findings(make_vault(files, root_name="plain"), "agents-md-shadowed") != []
+    files["SOUL.md"] = "# Soul\n"  # an OpenClaw workspace: AGENTS.md is the agent's own
+    assert findings(make_vault(files, root_name="openclaw"), "agents-md-shadowed") == []
+
+
+# -- an Obsidian vault kept in a subfolder --------------------------------------------------
+
+def test_a_subfolder_with_its_own_obsidian_folder_allows_forward_links(make_vault, capsys):
+    root = make_vault({"MEMORY.md": "# M\n", "notes/a.md": "[[not yet]]\n",
+                       "kb/Home.md": "# Home\n\n[[Not written yet]]\n![[missing.png]]\n"})
+    assert findings(root, "broken-link") == [("broken-link", "kb/Home.md", 3),
+                                             ("broken-link", "kb/Home.md", 4),
+                                             ("broken-link", "notes/a.md", 1)]
+    args = ["check", str(root), "--select", "broken-link", "--format", "json", "--exit-zero"]
+    main(args)  # (a results cache for the state before)
+    capsys.readouterr()
+    (root / "kb" / ".obsidian").mkdir()
+    # Obsidian's policy in its own vault: a forward link is no fault, a missing file is
+    assert findings(root, "broken-link") == [("broken-link", "kb/Home.md", 4),
+                                             ("broken-link", "notes/a.md", 1)]
+    main(args)
+    cached = capsys.readouterr().out
+    main(args + ["--no-cache"])
+    assert cached == capsys.readouterr().out  # the cache sees the new .obsidian/
+    # looked for one or two levels down: deeper, a folder is no vault of its own
+    root = make_vault({"MEMORY.md": "# M\n", "a/b/kb/Home.md": "[[Not written yet]]\n",
+                       "projects/kb/Home.md": "[[Not written yet]]\n"}, root_name="deep")
+    (root / "a/b/kb/.obsidian").mkdir()
+    (root / "projects/kb/.obsidian").mkdir()
+    assert findings(root, "broken-link") == [("broken-link", "a/b/kb/Home.md", 1)]
+
+
+@pytest.mark.parametrize("path,reported", [
+    ("memory/decisions/2026/use-postgres.md", False),  # a subfolder of its type's folder
+    ("memory/projects/site/plan.md", False),
+    ("memory/research/use-postgres.md", True),  # another folder: one to move
+])
+def test_a_typed_note_in_a_subfolder_of_its_folder_is_in_place(make_vault, path, reported):
+    root = make_vault({"MEMORY.md": "# M\n", path: DECISION.replace("decision", "project")
+                       if "projects" in path else DECISION})
+    assert bool(findings(root, "unknown-location")) == reported

@@ -98,7 +98,7 @@ def watching(tmp_path):
 def test_the_watcher_answers_exactly_what_the_command_prints_here(watching):
     root = watching
     with open(root / JOURNAL, "a", encoding="utf-8") as fh:
-        fh.write("\n### 10:00 — Short\n- one line\n")
+        fh.write("\n### 10:00 — Heartbeat\n- nothing to report\n")
     git(root, "add", "-A")
     here = vaultkit(root, "check", "--hook", JOURNAL, "memory/people/ana.md",
                     env=_env(VAULTKIT_RESIDENT="0"))
@@ -107,7 +107,7 @@ def test_the_watcher_answers_exactly_what_the_command_prints_here(watching):
     assert "ran here" not in answered.stderr
     assert (answered.returncode, answered.stdout) == (here.returncode, here.stdout)
     assert answered.stderr == here.stderr
-    assert "VK501 broken-link" in answered.stdout and "VK305" in answered.stdout
+    assert "VK501 broken-link" in answered.stdout and "VK403" in answered.stdout
     # from a subfolder, in JSON: paths and format are the caller's
     sub = root / "memory"
     here = vaultkit(root, "check", "--format", "json", cwd=sub, env=_env(VAULTKIT_RESIDENT="0"))

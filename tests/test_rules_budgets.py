@@ -244,8 +244,9 @@ def entry(title: str, n: int, level: int = 3) -> str:
 
 
 JOURNAL_CASES = [
-    ("16 lines is too long", entry("14:30 — long", 16), "entry-too-long", [3]),
-    ("15 lines is fine", entry("14:30 — ok", 15), "entry-too-long", []),
+    # twice the seeds' 15 lines: a whole-vault run reports only the clear outliers
+    ("31 lines is too long", entry("14:30 — long", 31), "entry-too-long", [3]),
+    ("30 lines is fine", entry("14:30 — ok", 30), "entry-too-long", []),
     ("2 lines is too short", entry("14:30 — short", 2), "entry-too-short", [3]),
     ("3 lines is fine", entry("14:30 — ok", 3), "entry-too-short", []),
     # the heading form of a log line, what `vaultkit log "one line"` writes
@@ -270,19 +271,19 @@ def test_journal_entries(make_vault, body, rule, lines):
 
 
 def test_lessons_entries_are_level_two(make_vault):
-    text = ("---\ntype: lesson\n---\n# Cron\n\n" + entry("Long (2026-02-13)", 16, 2)
+    text = ("---\ntype: lesson\n---\n# Cron\n\n" + entry("Long (2026-02-13)", 31, 2)
             + entry("Short (2026-02-14)", 1, 2) + entry("Fine (2026-02-15)", 4, 2))
     root = make_vault({"memory/lessons/cron.md": text})
     assert findings(root, "entry-too-long", "entry-too-short") == [
         ("entry-too-long", "memory/lessons/cron.md", 6),
-        ("entry-too-short", "memory/lessons/cron.md", 24),
+        ("entry-too-short", "memory/lessons/cron.md", 39),
     ]
 
 
 def test_entry_limits_from_vaultkit_toml(make_vault):
     root = make_vault({
         "vaultkit.toml": "[budgets]\nentry-min-lines = 1\nentry-max-lines = 4\n",
-        "memory/2026-02-15.md": entry("09:00 — a", 1) + entry("10:00 — b", 5),
+        "memory/2026-02-15.md": entry("09:00 — a", 1) + entry("10:00 — b", 9),
     })
     assert findings(root, "entry-too-long", "entry-too-short") == [
         ("entry-too-long", "memory/2026-02-15.md", 4)]

@@ -46,7 +46,7 @@ EXPECTED = {
     # 3,521 chars over 3,000: an AGENTS.md keeps its first 1,350 (45%), a digest of its policy
     # lines and its last 418; the head ends in line 28
     ("bootstrap-truncation", "AGENTS.md", 28),
-    ("entry-too-long", "memory/2026-02-14.md", 8),  # 16 lines
+    ("entry-too-long", "memory/2026-02-14.md", 8),  # 16 lines and a pasted report of 17
     ("entry-too-short", "memory/2026-02-15.md", 13),  # 1 line
     ("lesson-in-now", "NOW.md", 8),  # ## Lessons learned
     ("daily-record-in-memory", "MEMORY.md", 18),  # ### 14:30 — ...
@@ -87,15 +87,18 @@ def test_realistic_vault_fix_then_clean(tmp_path):
 
     root = _copy(tmp_path)
     untouched = {p: p.read_bytes() for p in root.rglob("*.md")
-                 if p.name not in ("alice.md", "memory-system.md")}
+                 if p.name not in ("alice.md", "memory-system.md", "bob.md")}
     assert main(["check", str(root), "--fix", "--no-cache", "-q",
                  "--select", ",".join(MEMORY_RULES)]) == 1  # errors remain, unfixable ones
     remaining = set(findings(root, *MEMORY_RULES))
     assert remaining == {f for f in EXPECTED
-                         if f[0] not in ("deprecated-property", "property-link-unquoted")}
+                         if f[0] not in ("deprecated-property", "property-link-unquoted",
+                                         "frontmatter-missing")}
     assert all(p.read_bytes() == data for p, data in untouched.items())
     assert (root / "memory/people/alice.md").read_text().startswith(
         "---\ntype: person\ntags: [design, website]\n---\n")
+    # a person note kept without frontmatter gets the type its folder implies
+    assert (root / "memory/people/bob.md").read_text().startswith("---\ntype: person\n---\n")
 
 
 def test_starter_vault_is_clean(tmp_path):

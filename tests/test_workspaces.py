@@ -39,7 +39,6 @@ EXPECTED = {
     ("unknown-location", "memory/decision/pick-a-host.md", 1),  # one slip from decisions/
     ("unknown-location", "memory/research/ship-weekly.md", 1),  # type: decision in research/
     ("unknown-location", "2026-03-19.md", 1),  # a journal at the workspace root
-    ("entry-too-long", "memory/2026-03-20.md", 22),  # 16 lines of prose
     ("entry-too-short", "memory/2026-03-20.md", 45),  # "部署好了。"
     ("filler-entry", "memory/2026-03-20.md", 40),  # 系统空闲 / 无变化 / HEARTBEAT_OK
     ("broken-link", "memory/2026-03-20.md", 50),  # [[不存在的笔记]]
@@ -295,7 +294,7 @@ JOURNAL_CASES = [
      "## 2026-04-27\n" + "".join(f"- 1{i % 10}:00 item {i}\n" for i in range(30)),
      "entry-too-long", []),
     ("a log item over the limit",
-     "## 2026-04-27\n- 09:00 paste\n" + "".join(f"  - line {i}\n" for i in range(16)),
+     "## 2026-04-27\n- 09:00 paste\n" + "".join(f"  - line {i}\n" for i in range(31)),
      "entry-too-long", [4]),
     ("an all-filler log is reported once", "## 2026-04-27\n- HEARTBEAT_OK\n- 无变化\n",
      "filler-entry", [3]),

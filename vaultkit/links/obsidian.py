@@ -295,3 +295,27 @@ def in_folders(path: str, folders: tuple[str, ...]) -> bool:
     """``path`` lies inside one of ``folders`` (case-insensitively, as Obsidian matches)."""
     low = path.lower()
     return any(low.startswith(f.lower() + "/") for f in folders)
+
+
+# how deep a vault of its own is looked for: a knowledge base sits at the workspace's top or
+# one folder down; deeper, every run would stat thousands of folders for none
+NESTED_DEPTH = 2
+
+
+def nested_vaults(vault: "Vault") -> tuple[str, ...]:
+    """The folders one or two levels below the vault's top that hold notes and a
+    ``.obsidian/`` folder of their own: Obsidian vaults kept inside the workspace (``kb/``,
+    ``projects/garden/``), whose notes Obsidian's link policy governs. Sorted; found once
+    per loaded vault (one ``stat`` per such folder, ``.obsidian/`` being no listed file)."""
+    found = vault.__dict__.get("_nested_vaults")
+    if found is None:
+        folders: set[str] = set()
+        for path in vault.note_paths():
+            parts = path.split("/", NESTED_DEPTH)[:-1]
+            for i in range(1, min(len(parts), NESTED_DEPTH) + 1):
+                folders.add("/".join(parts[:i]))
+        root = str(vault.root)
+        found = tuple(sorted(f for f in folders if not f.startswith("..")
+                             and os.path.isdir(os.path.join(root, f, ".obsidian"))))
+        vault.__dict__["_nested_vaults"] = found
+    return found

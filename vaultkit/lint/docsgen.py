@@ -47,11 +47,13 @@ def rules_page() -> str:
     rules = all_rules()
     parts = [INTRO, "| code | name | default | fix | what it reports |", "|---|---|---|---|---|"]
     for r in rules:
-        parts.append(f"| {r.code} | [`{r.name}`](#{r.name}) | {r.severity} | "
+        parts.append(f"| {r.code} | [`{r.name}`](#{r.name}) | {r.default_label()} | "
                      f"{'yes' if r.fixable else ''} | {r.summary()} |")
     for r in rules:
         parts += ["", f"## {r.name}", "",
                   f"Code `{r.code}`. Default severity: {r.severity}. "
+                  + ("" if r.default else "Off by default: it runs when selected by name, "
+                     "code, prefix or `ALL` (`extend-select`, `--select`). ") +
                   f"Fix: {'available (`vaultkit check --fix`)' if r.fixable else 'none'}.",
                   "", _demote(r.doc())]
     return "\n".join(parts).rstrip("\n") + "\n"

@@ -29,7 +29,7 @@ class Selection:
 
 
 def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
-    """The rules a run uses: command line over config over "everything"."""
+    """The rules a run uses: command line over config over every rule on by default."""
     config = settings.config
     cli = cli or Selection()
     select = cli.select if cli.select is not None else config.select
@@ -45,7 +45,9 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
             raise VaultkitError(f"vaultkit.toml: {unknown_rule_message(key)}")
     chosen = []
     for rule in rule_refs():  # (a rule's module is imported when it runs)
-        selected = select is None or any(matches(rule, k) for k in select)
+        # with nothing selected, the rules on by default; a rule off by default runs when
+        # a selector names it (its name, code, a prefix, ALL)
+        selected = rule.default if select is None else any(matches(rule, k) for k in select)
         selected = selected or any(matches(rule, k) for k in extend)
         if selected and not any(matches(rule, k) for k in ignore):
             chosen.append(rule)
@@ -498,7 +500,7 @@ class ResultsCache:
 # mean), part of the context digest: a results cache written by a vaultkit whose rules kept
 # less (the same release, an earlier build) is then not taken for one that names every read.
 # Bump it with any change to either; tests/test_results_cache.py holds it to the rules.
-KEPT_READS = 3
+KEPT_READS = 4
 
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out
@@ -523,7 +525,7 @@ def _digest(vault, state: str) -> str:
 def _outside_state(vault) -> str:
     """Size and mtime of what findings read outside the listed files: openclaw.json, the
     files the runtimes read (.claude/, CLAUDE.md above the vault, ...), Obsidian's
-    daily-notes settings."""
+    daily-notes settings, the subfolders that are Obsidian vaults of their own."""
     import os
 
     from vaultkit.vault.openclaw import find_config
@@ -542,10 +544,12 @@ def _outside_state(vault) -> str:
             obsidian.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             obsidian.append(f"{name}:-")
+    from vaultkit.links.obsidian import nested_vaults
     from vaultkit.vault.loader import set_aside_files
 
     aside = [f"{f.rel}:{f.size}:{f.mtime_ns}" for f in set_aside_files(vault.root, vault.settings)]
-    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}"
+    nested = ",".join(nested_vaults(vault))  # (broken-link allows forward links in them)
+    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}|{nested}"
 
 
 def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:

@@ -122,6 +122,10 @@ class Rule:
     code: ClassVar[str]
     severity: ClassVar[str] = "error"
     fixable: ClassVar[bool] = False
+    #: False for a rule that runs only when selected by name, code or prefix (``select``,
+    #: ``extend-select``, ``--select ALL``): advice to the writer, or a convention most
+    #: vaults do not keep, that a whole-vault run would mostly report falsely.
+    default: ClassVar[bool] = True
     #: "note" rules run per note (only on the notes being reported on);
     #: "vault" rules run once and may report anywhere.
     scope: ClassVar[str] = "note"
@@ -163,6 +167,11 @@ class Rule:
              fix: Fix | None = None) -> Diagnostic:
         return Diagnostic(self.name, self.code, self.severity, path, line, column, message,
                           fixable=self.fixable and fix is not None, fix=fix)
+
+    @classmethod
+    def default_label(cls) -> str:
+        """The severity, as the rule tables show it, with "off by default" when it is."""
+        return cls.severity if cls.default else f"{cls.severity}, off by default"
 
     @classmethod
     def doc(cls) -> str:

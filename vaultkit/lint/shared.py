@@ -266,3 +266,41 @@ def accept_deletion(path: str) -> str:
     import shlex
 
     return f"{ACCEPT_VARIABLE}={shlex.quote(path)}"
+
+
+# -- filler (filler-entry's judgement; entry-too-short leaves such entries to it) ----------
+
+# What is not the entry's words: list and quote markers, checkboxes, time and date
+# stamps, emphasis marks.
+_MARKER = lazy_re(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
+_STAMP = lazy_re(
+    r"\[?(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\]?"
+    r"|\[?\b(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\b\]?")
+_EMPHASIS = lazy_re(r"[*~`=]+")
+
+
+def words(line: str) -> str:
+    """A line's words without list marker, time or date stamp and emphasis."""
+    return _EMPHASIS.sub(" ", _STAMP.sub(" ", _MARKER.sub("", line, count=1)))
+
+
+
+def filler_text(find, entry):
+    """The entry's cleaned text when every line of it is filler (``find``: the profile's
+    ``filler`` phrases), else None; an entry without a body is judged by its heading."""
+    from vaultkit.vault.entries import is_content
+
+    lines = []
+    for line in entry.body:
+        if not is_content(line):
+            continue
+        text = words(line)
+        if not find.only(text):
+            return None  # most entries stop at their first line
+        lines.append(text)
+    if not lines:
+        if entry.heading is None:
+            return None
+        text = words(entry.heading.text)
+        return text if find.only(text) else None
+    return "\n".join(lines)

@@ -212,7 +212,7 @@ def without_links(text: str) -> str:
 def is_filler(filler, entry) -> bool:
     """The filler-entry rule's judgement: the body, or the heading when the body is empty."""
     from vaultkit.vault.entries import is_content
-    from vaultkit.lint.rules.filler_entry import words
+    from vaultkit.lint.shared import words
 
     body = [words(s) for s in entry.body if is_content(s)]
     text = "\n".join(body) if body else words(entry.heading.text)

@@ -135,8 +135,8 @@ def shape_entry(settings, level: int, hhmm: str, title: str,
     n = entry.nonblank
     if n > budgets.entry_max_lines:
         raise EntryRefused("entry-too-long", f"the entry has {n} lines, over the limit of "
-                           f"{budgets.entry_max_lines} (budgets.entry_max_lines) that `check` "
-                           "holds journals to: log it as several entries, or put the detail in "
+                           f"{budgets.entry_max_lines} (budgets.entry_max_lines) the seeds set "
+                           "for an entry: log it as several entries, or put the detail in "
                            "a topic note and log a line that links it")
     filler = matcher(settings.profile.phrases.filler)
     from vaultkit.memory.distill import is_filler

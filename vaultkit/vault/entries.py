@@ -24,7 +24,9 @@ their items are not measured line by line.
 
 Not every section of a journal is an event. A heading over two or more timed
 sub-headings (``## Morning`` over ``### 09:00 …``, ``### 09:30 …``) groups events: the
-timed sub-sections are the entries, the group is not one long entry. In a journal whose
+timed sub-sections are the entries, the group is not one long entry; so does a heading
+that names only a part of the day (``## Afternoon``, ``## 凌晨（~04:00-05:00）``) over
+sections of any kind, each of which is an entry. In a journal whose
 entries carry times, a section without a time (``## Next Step``, ``## 遗留问题``,
 ``## Open questions``) is a *topic section*, not an entry; so is, in any journal, a
 section named by the profile's ``topic_section`` phrases.
@@ -44,7 +46,7 @@ from functools import lru_cache
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import Heading, Note
 from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
-                                      is_timed_item)
+                                      is_period_heading, is_timed_item)
 
 _COMMENT_LINE = lazy_re(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
 _SETEXT = lazy_re(r"^ {0,3}(?:=+|-+)\s*$")
@@ -125,6 +127,12 @@ def heading_words(text: str) -> str:
     """A heading's text without its time stamp, period word or date (``上午 09:00 - Heartbeat``
     -> ``Heartbeat``): what the heading itself says about the event."""
     return " ".join(_NOT_TEXT.sub("", _STAMP.sub(" ", text)).strip(" -–—·:：|()（）【】[]~").split())
+
+
+def is_dated(entry: Entry) -> bool:
+    """True when the entry's heading or body holds a date (or a date in an id)."""
+    return bool(_DATED.search(entry.heading.text if entry.heading else "")
+                or _DATED.search(entry.text))
 
 
 def says_too_little(heading: str, body: list[str], budgets) -> bool:
@@ -260,6 +268,18 @@ def journal_entries(note: Note) -> list[Entry]:
                 for s in entries(note, sub):
                     if e.start < s.start <= e.end and has_clock(s.heading.text):
                         log = _log(note, s.heading, s.body_start, s.end, 2)
+                        out.append(log if log is not None else s)
+                continue
+            parts = [h for h in heads if e.start < h.line <= e.end and h.level > e.heading.level]
+            if parts and is_period_heading(e.heading.text):
+                # a part of the day (## Afternoon, ## 凌晨（~04:00-05:00）) over sections: each
+                # section is an entry, timed or not; the bucket is none
+                sub = min(h.level for h in parts)
+                for s in entries(note, sub):
+                    if e.start < s.start <= e.end:
+                        log = _log(note, s.heading, s.body_start, s.end, 2)
+                        if log is None and timed and not has_clock(s.heading.text):
+                            continue  # a topic section (### Related Projects), as below
                         out.append(log if log is not None else s)
                 continue
             log = _log(note, e.heading, e.body_start, e.end, 2)

@@ -47,3 +47,22 @@ def is_day_heading(text: str) -> bool:
         return False  # no date, a time, or words before the date (a titled entry)
     rest = _DECORATION.sub(" ", text[m.end():]).split()
     return len(" ".join(rest)) <= 24
+
+
+# Words that name a part of the day, not an event: a heading of nothing else (``## Afternoon``,
+# ``## 凌晨（~04:00-05:00）``, ``## 中午-下午``, ``## Вечер``) is a bucket of the day's events.
+_PERIOD_WORDS = lazy_re(
+    rf"{PERIOD}|\b(?:early\s+|late\s+)?(?:morning|midday|noon|afternoon|evening|night"
+    r"|late\s+night|overnight)\b|утро|днём|день|вечер|ночь|manhã|tarde|noite|madrugada"
+    r"|朝|昼|夕方|夜", re.IGNORECASE)
+_CLOCK_RANGE = lazy_re(rf"{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
+
+
+def is_period_heading(text: str) -> bool:
+    """True for a heading that names only a part of the day, with or without its hours
+    (``Afternoon``, ``凌晨（~04:00-05:00）``, ``中午-下午``, ``Утро``): a bucket that groups
+    the events under it, not an event itself."""
+    if _PERIOD_WORDS.search(text) is None:
+        return False
+    rest = _CLOCK_RANGE.sub(" ", _PERIOD_WORDS.sub(" ", text))
+    return not _DECORATION.sub("", rest.replace("~", "").replace("约", ""))

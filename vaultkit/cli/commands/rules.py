@@ -24,7 +24,8 @@ def table_markdown() -> str:
 
     lines = ["| code | name | default | fix | what it reports |", "|---|---|---|---|---|"]
     for r in all_rules():
-        lines.append(f"| {r.code} | `{r.name}` | {r.severity} | {'yes' if r.fixable else ''} | "
+        lines.append(f"| {r.code} | `{r.name}` | {r.default_label()} | "
+                     f"{'yes' if r.fixable else ''} | "
                      f"{r.summary()} |")
     return "\n".join(lines) + "\n"
 
@@ -37,7 +38,8 @@ def run(args) -> int:
     rules = all_rules()
     if args.format == "json":
         print(json.dumps([{"code": r.code, "name": r.name, "severity": r.severity,
-                           "fixable": r.fixable, "summary": r.summary()} for r in rules], indent=2))
+                           "fixable": r.fixable, "default": r.default, "summary": r.summary()}
+                          for r in rules], indent=2))
     elif args.format == "markdown":
         print(table_markdown(), end="")
     else:
@@ -49,7 +51,8 @@ def run(args) -> int:
         for r in rules:
             fix = "fix" if r.fixable else "   "
             head = f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {fix}  "
-            print("\n".join(_wrapped(head, r.summary(), max(columns, 40))))
+            summary = r.summary() if r.default else f"(off by default) {r.summary()}"
+            print("\n".join(_wrapped(head, summary, max(columns, 40))))
     return 0
 
 

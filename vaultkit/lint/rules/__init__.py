@@ -32,14 +32,17 @@ def all_rules() -> tuple[Rule, ...]:
 
 class RuleRef:
     """A rule known by its entry in the index (``_index.py``): name, code, severity,
-    fixable, scope and cacheable are there at once; anything else (``check``,
+    fixable, scope, cacheable and default are there at once; anything else (``check``,
     ``check_vault``, its docs) imports the rule's module and asks the rule itself."""
 
-    __slots__ = ("code", "name", "module", "severity", "fixable", "scope", "cacheable", "_rule")
+    __slots__ = ("code", "name", "module", "severity", "fixable", "scope", "cacheable",
+                 "default", "_rule")
 
-    def __init__(self, code, name, module, severity, fixable, scope, cacheable):
+    def __init__(self, code, name, module, severity, fixable, scope, cacheable,
+                 default=True):
         self.code, self.name, self.module, self.severity = code, name, module, severity
         self.fixable, self.scope, self.cacheable = fixable, scope, cacheable
+        self.default = default
         self._rule = None
 
     @property
@@ -62,13 +65,14 @@ def rule_refs() -> tuple[Rule, ...]:
     """Every rule as :func:`all_rules` gives them, in the same order, without importing a
     rule's module until the rule is run (:class:`RuleRef`); every rule imported (as
     :func:`all_rules`) when the index does not list exactly the modules there are."""
-    from vaultkit.lint.rules._index import RULES
+    from vaultkit.lint.rules._index import OFF_BY_DEFAULT, RULES
 
     modules = {info.name for info in pkgutil.iter_modules(__path__)
                if not info.name.startswith("_")}
     if modules != {entry[2] for entry in RULES} or len(RULES) != len(modules):
         return all_rules()
-    return tuple(RuleRef(*entry) for entry in sorted(RULES))
+    return tuple(RuleRef(*entry, default=entry[1] not in OFF_BY_DEFAULT)
+                 for entry in sorted(RULES))
 
 
 def by_key() -> dict[str, Rule]:

@@ -17,7 +17,7 @@ RULES = (
     ("VK101", "unknown-location", "unknown_location", "warning", False, "note", True),
     ("VK102", "journal-filename", "journal_filename", "error", False, "note", True),
     ("VK103", "lesson-by-date", "lesson_by_date", "warning", False, "note", True),
-    ("VK201", "frontmatter-missing", "frontmatter_missing", "error", False, "note", True),
+    ("VK201", "frontmatter-missing", "frontmatter_missing", "warning", True, "note", True),
     ("VK202", "frontmatter-schema", "frontmatter_schema", "error", False, "note", True),
     ("VK203", "type-mismatch", "type_mismatch", "error", False, "note", True),
     ("VK204", "missing-section", "missing_section", "warning", False, "note", True),
@@ -31,7 +31,7 @@ RULES = (
     ("VK306", "import-problem", "import_problem", "warning", False, "vault", True),
     ("VK307", "agents-md-shadowed", "agents_md_shadowed", "warning", False, "vault", True),
     ("VK308", "auto-memory-cut", "auto_memory_cut", "error", False, "vault", True),
-    ("VK309", "skill-not-loaded", "skill_not_loaded", "error", False, "note", True),
+    ("VK309", "skill-not-loaded", "skill_not_loaded", "error", False, "vault", True),
     ("VK310", "skill-frontmatter", "skill_frontmatter", "warning", False, "note", True),
     ("VK311", "skill-shadows-bundled", "skill_shadows_bundled", "warning", False, "note", True),
     ("VK401", "lesson-in-now", "lesson_in_now", "warning", False, "note", True),
@@ -48,3 +48,7 @@ RULES = (
     ("VK603", "memory-churn", "memory_churn", "warning", False, "vault", False),
     ("VK701", "secret-in-memory", "secret_in_memory", "error", False, "note", True),
 )
+
+# Rules a run without `select` leaves out (``Rule.default`` False): selected by name, code,
+# prefix or ALL only.
+OFF_BY_DEFAULT = frozenset({"entry-too-short", "orphan-note"})

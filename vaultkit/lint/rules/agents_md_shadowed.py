@@ -16,6 +16,12 @@ class AgentsMdShadowed(Rule):
     counts in that folder; that could not be verified from Anthropic's own pages, and it
     would not change this finding, which needs a `CLAUDE.md`.)
 
+    Not reported where OpenClaw applies: there `AGENTS.md` is the OpenClaw agent's own
+    bootstrap file (its persona and memory protocol, "You wake up fresh each session"),
+    and a `CLAUDE.md` beside it is kept apart on purpose, for Claude Code running as a
+    coding subagent; importing `AGENTS.md` would hand that agent's memory protocol to the
+    subagent.
+
     ## Why is this bad?
     Two instruction files drift apart: a rule added to `AGENTS.md` for every agent is
     silently missing from every Claude Code session.
@@ -35,8 +41,10 @@ class AgentsMdShadowed(Rule):
         import os
         from pathlib import Path
 
-        from vaultkit.vault.runtimes import for_vault
+        from vaultkit.vault.runtimes import applies, for_vault
 
+        if applies(ctx.vault, "workspace-set"):
+            return  # AGENTS.md is OpenClaw's; a CLAUDE.md beside it is for coding subagents
         for rc in for_vault(ctx.vault):
             if rc.runtime not in ctx.profile.runtimes or \
                     ctx.profile.runtimes[rc.runtime].loader != "claude-memory":

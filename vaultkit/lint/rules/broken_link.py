@@ -32,7 +32,9 @@ class BrokenLink(Rule):
     does not exist yet (a forward link: Obsidian shows it grey, a Zettelkasten writes
     them on purpose) while a missing heading, block or attachment is still reported.
     The agent profile (`openclaw`) reports forward links; the `obsidian` profile allows
-    them.
+    them, and so does a subfolder one or two levels down with its own `.obsidian/` folder
+    (an Obsidian knowledge base kept inside an agent workspace is a vault of its own, and
+    Obsidian's policy holds for its notes).
     Templates (their links are placeholders, `[[文件名]]`) and session transcripts
     (runtime output) are not link sources, and `[[...]]`
     text the profile's `not_link` phrases match is no link: OpenClaw's
@@ -119,7 +121,7 @@ class BrokenLink(Rule):
                 yield self.diag(note.path, link.line, link.column or 1,
                                 _alias_message(ctx, note, link, holders))
                 continue
-            if res.missing == M_NOTE and forward:
+            if res.missing == M_NOTE and (forward or _in_nested_vault(ctx, note.path)):
                 continue  # a forward link to a note not written yet, by the vault's choice
             if link.kind == MARKDOWN and res.missing in (M_NOTE, M_ATTACHMENT):
                 if _ROUTE.match(link.target) and not link.subpath.startswith("^"):
@@ -196,6 +198,15 @@ def _heading_hint(target, wanted: str) -> str:
     from vaultkit.vault.phrases import did_you_mean
 
     return did_you_mean(wanted, texts)
+
+
+def _in_nested_vault(ctx, path: str) -> bool:
+    """True for a note inside a subfolder that is an Obsidian vault of its own (its own
+    ``.obsidian/``): Obsidian's policy holds there, forward links allowed."""
+    from vaultkit.links.obsidian import in_folders, nested_vaults
+
+    nested = nested_vaults(ctx.vault)
+    return bool(nested) and in_folders(path, nested)
 
 
 RULE = BrokenLink

@@ -39,6 +39,8 @@ def record_kind(line: str, stamps=None) -> str | None:
                     and not (rest and stamps and stamps.only(rest[0])):
                 return "a date heading"
             return None  # a durable entry that carries its date: ## 2026-03-01 Moved to Postgres
+        if _STAMP.search(text) and _DAY_REST.sub(" ", _STAMP.sub(" ", text)).split():
+            return None  # a durable heading stamped with its time: ## VPS moved (2026-02-14 14:30)
     elif _TIME_ITEM.match(line):
         return "a time-stamped entry"
     stamp = _STAMP.search(line)
@@ -57,9 +59,9 @@ class DailyRecordInMemory(Rule):
     and a date-and-time stamp anywhere (`2026-02-13 14:30`). Points at the line.
 
     Not records: a time inside a sentence ("the backup runs at 23:00"), a durable entry
-    that carries its date (`## Use printf >> for memory writes (2026-02-13)`,
-    `## 2026-03-01 Moved the gateway to Postgres`, `## Promoted From Short-Term Memory
-    (2026-05-06)`), and a stamp that says when the file changed (`> Last updated:
+    that carries its date or date and time (`## Use printf >> for memory writes (2026-02-13)`,
+    `## 2026-03-01 Moved the gateway to Postgres`, `## VPS migrated (2026-02-14 14:30)`,
+    `## Promoted From Short-Term Memory (2026-05-06)`), and a stamp that says when the file changed (`> Last updated:
     2026-03-14 10:30`, `Archived at 2026-03-01 23:00`, `最后更新：2026-03-14 10:30`: the
     profile's `stamp_label` phrases before the date). Links, inline code, code blocks and
     comments are not looked at.

@@ -25,8 +25,17 @@ class EntryTooShort(Rule):
     (`## Next Step`, `## 遗留问题`, `## Open questions`: the profile's `topic_section`
     phrases, and in a journal whose entries carry times, every section without one), a
     heading that groups timed events (`## Morning` over `### 09:00 …` and `### 09:30 …`:
-    each event is judged), the sections of a knowledge note filed in `lessons/` (two or
+    each event is judged), an entry of nothing but filler (`filler-entry` reports it, with
+    the right advice: stop logging no-op heartbeats), the sections of a knowledge note filed in `lessons/` (two or
     more, no date in any), and session transcripts.
+
+    Off by default: one-line events (`### 13:10 Camera` over one informative line, a
+    delivered report), labelled parts (`Related Projects`, `待完成`, `Задача:`) and
+    lessons written as HEARTBEAT.md asks are how real journals are kept, and the short
+    entries an owner would remove, no-op heartbeat logs, are `filler-entry`'s (whose advice,
+    stop logging them, is the right one). What the agent writes now is held to the
+    minimums all the same: `vaultkit log` and MCP `memory_log` write a text that would say
+    too little as one line. Turn the rule on with `extend-select = ["entry-too-short"]`.
 
     The minimums are `budgets.entry_min_lines` and `budgets.entry_min_chars`; change them
     in `vaultkit.toml` (`[budgets] entry-min-lines = 2`, or 0 to turn the check off).
@@ -49,6 +58,7 @@ class EntryTooShort(Rule):
     code = "VK305"
     note_alone = True
     severity = "warning"
+    default = False  # (advice to the writer; see "What it does")
 
     def check(self, note, ctx):
         budgets = ctx.profile.budgets
@@ -58,10 +68,16 @@ class EntryTooShort(Rule):
         found = note_entries(ctx.vault, note)
         if short_style(found, budgets):
             return  # one- and two-line entries are how this file is written
+        from vaultkit.lint.shared import filler_text
+        from vaultkit.vault.phrases import matcher
+
+        filler = matcher(ctx.profile.phrases.filler)
         for entry in found:
             if entry.kind != HEADING or not says_too_little(entry.heading.text, entry.body,
                                                             budgets):
                 continue
+            if filler and filler_text(filler, entry) is not None:
+                continue  # a no-op log: filler-entry's, whose advice (stop logging it) fits
             n = entry.nonblank
             yield self.diag(note.path, entry.start, 1,
                             f"entry '{entry.label}' has {n} non-blank "

@@ -1,20 +1,7 @@
-from vaultkit.core.lazyre import lazy_re
-from vaultkit.vault.entries import LOG, is_content, note_entries
+from vaultkit.vault.entries import LOG, note_entries
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
-
-# What is not the entry's words: list and quote markers, checkboxes, time and date
-# stamps, emphasis marks.
-_MARKER = lazy_re(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?")
-_STAMP = lazy_re(
-    r"\[?(?:\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}日)\]?"
-    r"|\[?\b(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?\b\]?")
-_EMPHASIS = lazy_re(r"[*~`=]+")
-
-
-def words(line: str) -> str:
-    return _EMPHASIS.sub(" ", _STAMP.sub(" ", _MARKER.sub("", line, count=1)))
-
+from vaultkit.lint.shared import filler_text
 
 class FillerEntry(Rule):
     """
@@ -62,7 +49,7 @@ class FillerEntry(Rule):
         if not find:
             return
         for entry in found:
-            text = self._filler(find, entry)
+            text = filler_text(find, entry)
             if text is None:
                 continue
             m = find.find(text)
@@ -71,24 +58,5 @@ class FillerEntry(Rule):
                             f"{what} '{entry.label}' holds only filler "
                             f"({m.group(0)!r}); skip the entry when there is nothing worth "
                             "recording")
-
-    @staticmethod
-    def _filler(find, entry):
-        """The entry's cleaned text when every line of it is filler, else None."""
-        lines = []
-        for line in entry.body:
-            if not is_content(line):
-                continue
-            text = words(line)
-            if not find.only(text):
-                return None  # most entries stop at their first line
-            lines.append(text)
-        if not lines:
-            if entry.heading is None:
-                return None
-            text = words(entry.heading.text)
-            return text if find.only(text) else None
-        return "\n".join(lines)
-
 
 RULE = FillerEntry

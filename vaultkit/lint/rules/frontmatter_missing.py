@@ -1,3 +1,4 @@
+from vaultkit.lint.diagnostics import Edit, Fix
 from vaultkit.lint.rule import Rule
 
 
@@ -7,6 +8,14 @@ class FrontmatterMissing(Rule):
     Reports a typed note (decisions, lessons, people, projects, preferences) with no
     frontmatter. A note's type comes from its folder, as the profile maps them.
     A block that exists but does not parse is `frontmatter-invalid`'s finding instead.
+
+    A warning, not an error: real workspaces keep lessons and decisions without
+    frontmatter and find them by search, so a vault adopting vaultkit is not refused its
+    first commit for a convention it did not keep. The fix starts the note with a block
+    holding the `type` its folder implies (`type: lesson` in `memory/lessons/`), keeping
+    every other byte (a byte-order mark, CRLF line endings); the other properties the type
+    requires (a decision's date, status and tags) are then `frontmatter-schema`'s to ask
+    for, since only the owner knows them.
 
     ## Why is this bad?
     The type, status, date and tags of a structured note live in its properties. Without
@@ -22,14 +31,17 @@ class FrontmatterMissing(Rule):
     ```
 
     ```
-    memory/decisions/community.md:1:1: VK201 frontmatter-missing error: decision note has no frontmatter; start it with a '---' block holding date, type, status, tags (type: decision)
+    memory/decisions/community.md:1:1: VK201 frontmatter-missing warning: decision note has no frontmatter; start it with a '---' block holding date, type, status, tags (type: decision)
     ```
+
+    After `vaultkit check --fix`: the note starts with `---`, `type: decision`, `---`.
     """
 
     name = "frontmatter-missing"
     code = "VK201"
     note_alone = True
-    severity = "error"
+    severity = "warning"
+    fixable = True
 
     def check(self, note, ctx):
         if note.frontmatter is not None or note.fm_error or note.fm_span:
@@ -43,7 +55,12 @@ class FrontmatterMissing(Rule):
                 else "start it with a '---' block")
         if "type" in required:
             hint += f" (type: {type_name})"
-        yield self.diag(note.path, 1, 1, f"{type_name} note has no frontmatter; {hint}")
+        fix = None
+        if "type" in spec.properties:
+            nl = "\r\n" if note.crlf else "\n"
+            fix = Fix(f"start the note with 'type: {type_name}' in a frontmatter block",
+                      [Edit(0, 0, f"---{nl}type: {type_name}{nl}---{nl}")])
+        yield self.diag(note.path, 1, 1, f"{type_name} note has no frontmatter; {hint}", fix)
 
 
 RULE = FrontmatterMissing

@@ -79,6 +79,11 @@ class OrphanNote(Rule):
     `memory/INDEX.md` do not count (the index lists every note), nor do links from the
     note to itself.
 
+    Off by default: agents find their typed notes by search (`memory_search`), not by
+    walking links, and most real workspaces keep decisions and lessons that nothing links
+    to on purpose, so a whole-vault run reported notes no owner would link. Turn it on with
+    `extend-select = ["orphan-note"]` in `vaultkit.toml` where the vault is read as a graph.
+
     ## Why is this bad?
     A decision nobody links to is found only by luck: no journal entry, project or person
     points at it, so neither the agent walking links nor a person in Obsidian's graph
@@ -96,6 +101,7 @@ class OrphanNote(Rule):
     name = "orphan-note"
     code = "VK503"
     severity = "warning"
+    default = False  # (a convention of linked vaults; see "What it does")
 
     note_alone = True  # (the notes reaching each note are its reads; see touched)
 

@@ -9,23 +9,27 @@ class SkillFrontmatter(Rule):
     """
     ## What it does
     Reports a skill (`skills/**/SKILL.md`, Claude Code's `.claude/skills/*/SKILL.md`) whose
-    frontmatter breaks the Agent
-    Skills limits: a `name` that does not match its folder, is over 64 characters, or
-    holds anything but lowercase letters, digits and single hyphens (not at either end);
-    a `description` over 1,024 characters; a `compatibility` over 500. A skill whose
-    frontmatter cannot be read at all is `skill-not-loaded`. OpenClaw's nested
-    `metadata` object is valid.
+    frontmatter breaks the Agent Skills limits: a `name` over 64 characters or holding
+    anything but lowercase letters, digits and single hyphens (not at either end); a
+    `description` over 1,024 characters; a `compatibility` over 500. One finding per
+    problem. A skill whose frontmatter cannot be read at all is `skill-not-loaded`.
+    OpenClaw's nested `metadata` object is valid.
+
+    Not reported: a `name` that differs from its folder (a skill installed under another
+    folder name). The specification asks for the match, but the runtimes load a skill by
+    its `name`: OpenClaw's loader takes `frontmatter.name`, and the folder's name only when
+    there is none (openclaw/openclaw `src/agents/skills/local-loader.ts`,
+    `loadSingleSkillDirectory`: `frontmatter.name?.trim() || fallbackName`, read on
+    2026-12-07; its `docs/tools/skills.md`: "The folder path is for organization only"),
+    and Claude Code uses the folder's name only when `name` is missing.
 
     Sources, verified on 2026-12-02: agentskills.io/specification (`name`: 1-64
-    characters, `a-z`, `0-9` and `-`, no leading, trailing or double hyphen, "must match
-    the parent directory name"; `description`: 1-1024 characters; `compatibility`: at
-    most 500), and openclaw/openclaw `docs/tools/skills.md`: OpenClaw itself loads a skill
-    under its `name` whatever the folder is called ("The folder path is for organization
-    only"), but node-hosted skills require the folder to match, and an over-long skills
-    list is cut by shortening descriptions (`skills.limits.maxSkillsPromptChars`, whose
-    default could not be verified, so it is not simulated); code.claude.com/docs/en/skills:
-    Claude Code's `name` is "Lowercase letters, numbers, and hyphens only (max 64
-    characters)".
+    characters, `a-z`, `0-9` and `-`, no leading, trailing or double hyphen;
+    `description`: 1-1024 characters; `compatibility`: at most 500), and openclaw/openclaw
+    `docs/tools/skills.md` (an over-long skills list is cut by shortening descriptions,
+    `skills.limits.maxSkillsPromptChars`, whose default could not be verified, so it is
+    not simulated); code.claude.com/docs/en/skills: Claude Code's `name` is "Lowercase
+    letters, numbers, and hyphens only (max 64 characters)".
 
     ## Why is this bad?
     A client that follows the specification refuses or renames the skill, and a long
@@ -34,7 +38,7 @@ class SkillFrontmatter(Rule):
 
     ## Example
     ```
-    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter warning: name 'websearch' does not match its folder 'web-search' (the Agent Skills specification requires it; the runtimes list the skill as 'websearch')
+    skills/web-search/SKILL.md:2:1: VK310 skill-frontmatter warning: name 'Web_Search' may hold only lowercase letters, digits and single hyphens, not at either end (Agent Skills specification)
     ```
     """
 
@@ -66,10 +70,6 @@ class SkillFrontmatter(Rule):
                 yield self.diag(note.path, line, 1, f"name {name!r} may hold only lowercase "
                                 "letters, digits and single hyphens, not at either end "
                                 "(Agent Skills specification)")
-            if name != folder:
-                yield self.diag(note.path, line, 1, f"name {name!r} does not match its "
-                                f"folder {folder!r} (the Agent Skills specification requires "
-                                f"it; the runtimes list the skill as {name!r})")
         for key, limit in (("description", DESCRIPTION_MAX),
                            ("compatibility", COMPATIBILITY_MAX)):
             value = data.get(key)

@@ -21,6 +21,10 @@ class SkillNotLoaded(Rule):
     optional, a missing `name` is the folder's and a missing `description` the first
     paragraph of the body.
 
+    Three or more skills with the same problem whose texts are the same but for the
+    skill's folder name (a batch of stubs generated from one template and never filled
+    in) are one finding, at the first of them, naming how many there are.
+
     ## Why is this bad?
     The skill is silently absent from the agent's skill list: the agent never learns it
     exists, and the work it encodes is redone or done wrong.
@@ -34,25 +38,67 @@ class SkillNotLoaded(Rule):
     name = "skill-not-loaded"
     code = "VK309"
     severity = "error"
-    note_alone = True  # (whether OpenClaw applies is part of the results cache's context)
+    scope = "vault"  # (a batch of stubs is judged together)
 
-    def check(self, note, ctx):
-        from vaultkit.lint.shared import skill_folder, skill_frontmatter
+    def check_vault(self, ctx):
+        from vaultkit.lint.shared import skill_folder
         from vaultkit.vault.runtimes import applies
 
-        folder = skill_folder(note.path, vault=ctx.vault)
-        if folder is None or not applies(ctx.vault, "workspace-set"):
+        if not applies(ctx.vault, "workspace-set"):
             return
+        found = []  # (path, line, message, the text with the skill's own names left out)
+        for path in ctx.vault.note_paths():  # (by path: no other note is read)
+            folder = skill_folder(path, vault=ctx.vault)
+            if folder is None:
+                continue
+            note = ctx.vault.note(path)
+            if note is None or note.error:
+                continue
+            problem = self._problem(note, folder)
+            if problem is not None:
+                found.append((path, *problem, _template(note, folder)))
+        batches: dict = {}
+        for item in found:
+            batches.setdefault((item[2], item[3]), []).append(item)
+        for (message, _), items in batches.items():
+            if len(items) < BATCH:
+                for path, line, message, _ in items:
+                    yield self.diag(path, line, 1, message)
+                continue
+            names = ", ".join(p.rsplit("/", 2)[-2] for p, *_ in items[:3])
+            more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+            first = items[0]
+            yield self.diag(first[0], first[1], 1,
+                            f"{len(items)} skills written from one template ({names}{more}) "
+                            f"share this problem: {message}; fill them in or remove the "
+                            "ones not used")
+
+    @staticmethod
+    def _problem(note, folder):
+        """``(line, message)`` when OpenClaw skips this skill, else None."""
+        from vaultkit.lint.shared import skill_frontmatter
+
         data, problem, line = skill_frontmatter(note)
         if problem:
-            yield self.diag(note.path, line, 1, f"{problem}: OpenClaw skips this skill "
-                            f"(start the file with --- name: {folder} / description: ... ---)")
-            return
+            return line, (f"{problem}: OpenClaw skips this skill (start the file with "
+                          f"--- name: {folder} / description: ... ---)")
         description = data.get("description")
         if not isinstance(description, str) or not description.strip():
-            yield self.diag(note.path, note.fm_keys.get("description", 1), 1,
-                            "no description: OpenClaw skips this skill (the description "
-                            "is how the agent decides when to use it)")
+            return (note.fm_keys.get("description", 1),
+                    "no description: OpenClaw skips this skill (the description is how the "
+                    "agent decides when to use it)")
+        return None
+
+
+# this many skills or more with the same problem and the same text but for their names are
+# one batch of generated stubs: one finding, not one per stub
+BATCH = 3
+
+
+def _template(note, folder: str) -> str:
+    """The skill's text with its folder's name left out: the same for every stub written
+    from one template."""
+    return note.text.replace(folder, "\0")
 
 
 RULE = SkillNotLoaded

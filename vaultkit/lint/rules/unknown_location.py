@@ -83,9 +83,12 @@ class UnknownLocation(Rule):
     Reports a Markdown file that looks misplaced: a folder or file name one slip away from
     a layer's (`memory/decision/` for `memory/decisions/`, `memory/Lessons/`, `AGENT.md`
     for `AGENTS.md`, a lower-case `memory.md`), a note in the memory tree whose `type:`
-    belongs in another layer's folder (`type: decision` in `memory/research/`), or a
+    belongs in another layer's folder (`type: decision` in `memory/research/`; a subfolder
+    of its own folder, `memory/decisions/2026/`, is its place too), or a
     journal-shaped file (`2026-03-01.md`) outside the memory tree, at the workspace root or
-    in a journal-like folder, where the runtime never loads it.
+    in a journal-like folder there (`daily/`, `journal/`), where the runtime never loads it.
+    A dated series deeper in a folder of its own (`content/python/daily-notes/2026-03-01.md`,
+    a study log) is kept there on purpose and is not reported.
 
     Not reported: Obsidian daily notes in the folder `.obsidian/daily-notes.json` names
     (`Daily/2026-03-19.md`), a tool's hidden folder (`.agents/skills/` is no slip of
@@ -161,8 +164,9 @@ class UnknownLocation(Rule):
         if in_memory and prefix:
             type_name = _declared_type(note, profile)
             spec = profile.types.get(type_name) if type_name else None
-            if spec is not None:
-                folder = profile.expand(spec.folder).strip("/")
+            folder = profile.expand(spec.folder).strip("/") if spec is not None else None
+            if folder and not (note.folder + "/").startswith(folder + "/"):
+                # (a subfolder of the type's own folder, decisions/2026/, is its place too)
                 return (f"'{type_name}' notes live in {folder}/, but this one is in "
                         f"{note.folder or 'the vault root'}/; move it there")
         if not in_memory and _EXACT_DATE.match(note.name):
@@ -170,7 +174,10 @@ class UnknownLocation(Rule):
             daily = _daily_notes(ctx)
             if daily is not None and (folder == daily or daily and folder.startswith(daily + "/")):
                 return None  # an Obsidian daily note, where its own settings put it
-            if not folder or any(_JOURNAL_FOLDER.search(p) for p in folder.split("/")):
+            # at the root, or in a journal-like folder there (daily/, journal/): a journal
+            # that missed memory/; a dated series deeper down (content/<topic>/daily-notes/)
+            # is kept there on purpose
+            if not folder or ("/" not in folder and _JOURNAL_FOLDER.search(folder)):
                 journal = profile.expand("{memory}/" + note.name + ".md")
                 return (f"'{note.path}' is named like a daily journal but sits outside the "
                         f"memory folder, where the runtime never loads it; append it to "
