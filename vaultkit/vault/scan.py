@@ -36,12 +36,22 @@ ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 
 @dataclass(slots=True)
 class FileEntry:
-    """A file the scan listed: its vault path, its path on disk, size and mtime."""
+    """A file the scan listed: its vault path, its path on disk, and what every cache
+    keyed by the listing compares: size, mtime, ctime and inode. The mtime alone can be put
+    back (``cp -p``, ``rsync -t``, tar, ``os.utime``); the ctime cannot (the kernel sets it
+    to the current time on any write or ``utime``), and a rename-save makes a new inode."""
 
     rel: str  # vault-relative, '/' separated
     abs: str
     size: int
     mtime_ns: int
+    ctime_ns: int = 0
+    ino: int = 0
+
+    @property
+    def changed_ns(self) -> int:
+        """The later of mtime and ctime: what the racy rule compares (see cachefile.racy)."""
+        return self.ctime_ns if self.ctime_ns > self.mtime_ns else self.mtime_ns
 
 
 @dataclass(slots=True)
@@ -336,7 +346,7 @@ def _list_folder(folder, prefix, entries, root_real, seen_dirs, stack, files, pr
 
                 problems.append(ScanProblem(rel, not_regular(st.st_mode)))
             continue
-        files.append(FileEntry(rel, path, st.st_size, st.st_mtime_ns))
+        files.append(FileEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
 
 
 def relist(root: Path, files: list[FileEntry], problems: list[ScanProblem], places: dict,
