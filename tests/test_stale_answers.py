@@ -137,3 +137,31 @@ def test_the_hook_knows_a_staged_file_by_its_bytes_not_its_stat(make_vault):
         2 ** 62)
     code, out, _ = invoke(hook, root)
     assert code == 1 and "secret-in-memory" in out
+
+
+def test_a_snapshot_records_an_edit_that_put_the_size_and_mtime_back(tmp_path):
+    from test_snapshots import make, store_of
+
+    root = make(tmp_path)
+    age_files(root)
+    store = store_of(root)
+    store.snapshot()
+    target = root / "memory/semantic/deploys.md"
+    text = target.read_text()
+    _put_back(target, text.replace("fact 3", "fact X"))
+    result = store.snapshot()
+    assert result.changed == ["memory/semantic/deploys.md"]
+
+
+def test_search_finds_an_edit_that_put_the_size_and_mtime_back(make_vault):
+    import json
+
+    root = make_vault({"memory/semantic/cron.md": "# Cron\n\nThe backup cron runs at night.\n"})
+    age_files(root)
+    args = ["search", "--json", "--min-score", "0"]
+    found = json.loads(invoke([*args, "backup"], root)[1])["results"]
+    assert [r["path"] for r in found] == ["memory/semantic/cron.md"]
+    _put_back(root / "memory/semantic/cron.md", "# Cron\n\nThe restic cron runs at night.\n")
+    assert json.loads(invoke([*args, "backup"], root)[1])["results"] == []
+    found = json.loads(invoke([*args, "restic"], root)[1])["results"]
+    assert [r["path"] for r in found] == ["memory/semantic/cron.md"]

@@ -352,7 +352,7 @@ class VaultSession:
         from vaultkit.vault.profile import CONFIG_NAME, _profile_name, find_profile, load_settings
 
         if self._settings is not None and self._settings_stamp == _stamps(self._settings_files) \
-                and all(s is None or s[1] < self._settings_read - _RACY_NS
+                and all(s is None or max(s[1], s[2]) < self._settings_read - _RACY_NS
                         for s in self._settings_stamp):
             return self._settings
         read = time.time_ns()
@@ -655,7 +655,7 @@ def _monotonic() -> float:
 
 
 def _stamps(paths) -> tuple:
-    """``(size, mtime_ns, inode)`` of each file, None for one that is missing."""
+    """``(size, mtime_ns, ctime_ns, inode)`` of each file, None for one that is missing."""
     import os
 
     out = []
@@ -665,7 +665,7 @@ def _stamps(paths) -> tuple:
         except OSError:
             out.append(None)
         else:
-            out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+            out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     return tuple(out)
 
 
