@@ -530,3 +530,24 @@ def test_a_stopped_process_is_told_from_a_running_one():
         proc.wait()
     assert not resident._stopped(proc.pid)  # (gone)
 
+
+def test_a_write_that_raises_no_event_in_the_vault_is_seen(watching, tmp_path):
+    """A note written through a hard link made outside the vault raises no file event in
+    the vault's folders (nor does a write from the other side of a network or VM share):
+    the answering process stats what it listed, as a plain run does, and sees it."""
+    root = watching
+    note = root / "memory" / "people" / "ana.md"
+    outside = tmp_path / "ana-elsewhere.md"
+    os.link(note, outside)
+    first = vaultkit(root, "check", "--format", "json", script=ONLY_ANSWERED)
+    assert "secret-in-memory" not in first.stdout and "ran here" not in first.stderr
+    with open(outside, "a", encoding="utf-8") as fh:  # (in place: the same inode)
+        fh.write("- token: ghp_R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2\n")
+    git(root, "add", "memory/people/ana.md")
+    for args in (["check", "--format", "json"], ["check", "--hook", "memory/people/ana.md"]):
+        here = vaultkit(root, *args, env=_env(VAULTKIT_RESIDENT="0"))
+        assert here.returncode == 1 and "secret-in-memory" in here.stdout
+        answered = vaultkit(root, *args, script=ONLY_ANSWERED)
+        assert "ran here" not in answered.stderr
+        assert (answered.returncode, answered.stdout, answered.stderr) == \
+            (here.returncode, here.stdout, here.stderr)

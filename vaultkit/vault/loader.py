@@ -287,6 +287,9 @@ class Scan:
     # arrays): a listing brought up to date without a name added, removed or renamed
     # keeps it, taking again the numbers of the entries written (see _state)
     memo: dict = field(default_factory=dict, compare=False, repr=False)
+    # each listed folder's real path -> vaultkit.vault.scan.folder_stat, taken before its
+    # names were read (what a long-running reader compares: see WarmListing)
+    folder_stats: dict = field(default_factory=dict)
 
     def names_digest(self) -> str:
         """:func:`names_digest` of the listed notes and attachments (by path, as the vault
@@ -351,7 +354,14 @@ class WarmListing:
     """The listing of one vault kept by a long-running process (``vaultkit mcp``, the
     resident check of ``vaultkit watch``): :meth:`scan` gives the last listing while
     nothing changed, that listing with the changed names listed again when the events
-    name them, else a new one. Safe to share between threads."""
+    name them, else a new one. Safe to share between threads.
+
+    File events alone do not say "nothing changed": a write through a hard link made
+    outside the vault raises none in the vault's folders, nor does a write from the other
+    side of a network or VM share. So every listed file and folder is stat'ed, as a plain
+    run's listing does (size, mtime, ctime and inode; a folder's mtime, ctime and inode
+    move with any name created, removed or renamed in it), and what differs is listed
+    again with what the events named: the answer is a plain run's, only the walk saved."""
 
     def __init__(self) -> None:
         import threading
@@ -373,6 +383,8 @@ class WarmListing:
                     and last.settings.fingerprint == settings.fingerprint:
                 started = time.time_ns()
                 changed = self._fresh.changes()
+                if changed is not None:
+                    changed = _unevented(last, changed)
                 if changed == {}:
                     # nothing changed up to ``started`` (a change before it is an event read
                     # after it): the listing is as new as that, not as old as the walk, so
@@ -384,8 +396,17 @@ class WarmListing:
                 if changed is not None:
                     if last.settings is not settings:
                         last = dataclasses.replace(last, settings=settings)
+                    stats = changed.pop(_FOLDER_STATS, {})
                     new = rescan(last, changed, started)
                     if new is not None:
+                        if new.digest == last.digest and new.problems == last.problems:
+                            # (listed again, found as they were: the same listing, as new
+                            # as this; a folder changed in the racy margin is listed
+                            # again for a while)
+                            new = dataclasses.replace(last, settings=new.settings,
+                                                      started_ns=started)
+                        if stats:  # (the folders listed again whole: their stats then)
+                            new.folder_stats = {**last.folder_stats, **stats}
                         self._last = new
                         return new
             self._fresh.before_listing(last.folders if last is not None else ())
@@ -400,6 +421,74 @@ class WarmListing:
             self._last = None
 
 
+_FOLDER_STATS = ""  # (a key no folder's real path is: the stats of the folders listed again)
+
+
+def _unevented(scan: Scan, changed: dict) -> dict | None:
+    """``changed`` (the names the file events gave, by folder) with what the events did
+    not tell: each listed file whose size, mtime, ctime or inode is not the listing's,
+    and every name of each listed folder whose mtime, ctime or inode is not (or was taken
+    in the racy margin of a change to it), with those folders' new stats under
+    ``_FOLDER_STATS``. None when only a new listing is right (a bootstrap file beside the
+    vault changed, a folder is gone)."""
+    from vaultkit.vault.scan import folder_stat
+
+    out = {folder: set(names) for folder, names in changed.items()}
+    stats = {}
+    listed_by_prefix = {}
+    for real, place in scan.places.items():
+        if place is None:
+            continue  # (a tool's cache folder: watched for its tag, not listed)
+        listed_by_prefix[place[1]] = real
+        kept = scan.folder_stats.get(real)
+        try:
+            now = folder_stat(place[0])
+        except OSError:
+            return None
+        # (a folder changed in the racy margin of its stat may have changed again in the
+        # same tick, unseen: its names are read again until its change is older)
+        if kept is None or kept[:3] != now[:3] or kept[1] >= kept[3] - _RACY_NS:
+            try:
+                names = os.listdir(place[0])
+            except OSError:
+                return None
+            # (every name now, and every name listed: a file gone is one of them)
+            out.setdefault(real, set()).update(names)
+            out[real].update(f.rel[len(place[1]):] for f in _listed_in(scan, place[1]))
+            stats[real] = now
+    whole = set(stats)
+    for f in scan.files:
+        folder, _, name = f.rel.rpartition("/")
+        real = listed_by_prefix.get(folder + "/" if folder else "")
+        if real is None or real in whole:
+            continue
+        try:
+            st = os.stat(f.abs)
+        except OSError:
+            out.setdefault(real, set()).add(name)
+            continue
+        if st.st_size != f.size or st.st_mtime_ns != f.mtime_ns \
+                or st.st_ctime_ns != f.ctime_ns or st.st_ino != f.ino:
+            out.setdefault(real, set()).add(name)
+    for rel, size, mtime_ns, ctime_ns, ino in scan.external:
+        try:
+            st = os.stat(scan.root / rel)
+        except OSError:
+            return None
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != \
+                (size, mtime_ns, ctime_ns, ino):
+            return None
+    if stats:
+        out[_FOLDER_STATS] = stats
+    return out
+
+
+def _listed_in(scan: Scan, prefix: str) -> list[FileEntry]:
+    """The listed files right in the folder of vault prefix ``prefix`` (not below it)."""
+    return [f for f in scan.files
+            if f.rel.startswith(prefix) and "/" not in f.rel[len(prefix):]]
+
+
 def list_vault(root_path: Path, settings: Settings) -> Scan:
     """Walk the vault at ``root_path`` (resolved) and stat every file: its :class:`Scan`."""
     started = time.time_ns()
@@ -407,9 +496,10 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
     places: dict = {}
     links: list = []
     excludes = settings.excludes_anything
+    folder_stats: dict = {}
     files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
                            is_excluded_file=settings.is_excluded_file if excludes else None,
-                           places=places, links=links)
+                           places=places, links=links, folder_stats=folder_stats)
     external = []
     if not settings.profile.memory_prefix:
         folders.append(os.path.realpath(root_path.parent))
@@ -423,7 +513,7 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
     memo: dict = {}
     digest, newest = _state(files, problems, external, memo)
     return Scan(root_path, settings, files, problems, digest, newest, started, folders,
-                places, external, bool(links), memo)
+                places, external, bool(links), memo, folder_stats)
 
 
 def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
@@ -448,7 +538,7 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     memo = dict(scan.memo) if spots is not None else {}
     digest, newest = _state(files, problems, scan.external, memo, spots)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
-                scan.folders, scan.places, scan.external, False, memo)
+                scan.folders, scan.places, scan.external, False, memo, scan.folder_stats)
 
 
 def oversize_error(size: int, limit: int) -> str:
