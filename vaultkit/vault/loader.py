@@ -435,11 +435,9 @@ def _unevented(scan: Scan, changed: dict) -> dict | None:
 
     out = {folder: set(names) for folder, names in changed.items()}
     stats = {}
-    listed_by_prefix = {}
     for real, place in scan.places.items():
         if place is None:
             continue  # (a tool's cache folder: watched for its tag, not listed)
-        listed_by_prefix[place[1]] = real
         kept = scan.folder_stats.get(real)
         try:
             now = folder_stat(place[0])
@@ -457,19 +455,31 @@ def _unevented(scan: Scan, changed: dict) -> dict | None:
             out[real].update(f.rel[len(place[1]):] for f in _listed_in(scan, place[1]))
             stats[real] = now
     whole = set(stats)
-    for f in scan.files:
-        folder, _, name = f.rel.rpartition("/")
-        real = listed_by_prefix.get(folder + "/" if folder else "")
-        if real is None or real in whole:
-            continue
+    stat = os.stat
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    files = scan.files
+    for real, folder, entries in _by_folder(scan):
+        if real in whole:
+            continue  # (its names are listed again whole)
+        # (each name stat'ed in its opened folder, as the walk does: fstatat resolves one
+        # path component, not the whole path)
         try:
-            st = os.stat(f.abs)
+            fd = os.open(folder, flags)
         except OSError:
-            out.setdefault(real, set()).add(name)
-            continue
-        if st.st_size != f.size or st.st_mtime_ns != f.mtime_ns \
-                or st.st_ctime_ns != f.ctime_ns or st.st_ino != f.ino:
-            out.setdefault(real, set()).add(name)
+            return None
+        try:
+            for name, at in entries:
+                f = files[at]
+                try:
+                    st = stat(name, dir_fd=fd)
+                except OSError:
+                    out.setdefault(real, set()).add(name)
+                    continue
+                if st.st_mtime_ns != f.mtime_ns or st.st_ctime_ns != f.ctime_ns \
+                        or st.st_size != f.size or st.st_ino != f.ino:
+                    out.setdefault(real, set()).add(name)
+        finally:
+            os.close(fd)
     for rel, size, mtime_ns, ctime_ns, ino in scan.external:
         try:
             st = os.stat(scan.root / rel)
@@ -481,6 +491,25 @@ def _unevented(scan: Scan, changed: dict) -> dict | None:
     if stats:
         out[_FOLDER_STATS] = stats
     return out
+
+
+def _by_folder(scan: Scan) -> list[tuple[str, str, list]]:
+    """The listed files by folder: ``(real path, listed path, [(name, position in the
+    listing)])``, kept in
+    the listing's memo while no name changes (a listing brought up to date in place keeps
+    its memo: the entries are looked up by position, so they are the new ones)."""
+    found = scan.memo.get("by_folder")
+    if found is None:
+        real_of = {place[1]: (real, place[0]) for real, place in scan.places.items()
+                   if place is not None}
+        groups: dict[str, list] = {}
+        for at, f in enumerate(scan.files):
+            folder, _, name = f.rel.rpartition("/")
+            groups.setdefault(folder + "/" if folder else "", []).append((name, at))
+        found = scan.memo["by_folder"] = [(*real_of[prefix], names)
+                                          for prefix, names in groups.items()
+                                          if prefix in real_of]
+    return found
 
 
 def _listed_in(scan: Scan, prefix: str) -> list[FileEntry]:
