@@ -1005,8 +1005,9 @@ class _Cache:
         self.usable = True  # False: locked by another process for too long; not written
         # path -> (stat key, blob, facts), or _OWN
         self._fetched: dict[str, tuple] = {}
-        # path -> the blob id of the file's bytes, when a record was checked by it (or None)
-        self._checked: dict[str, str | None] = {}
+        # (path, listing) -> the blob id of the file's bytes, when a record was checked by
+        # it (None: unreadable)
+        self._checked: dict[tuple, str | None] = {}
         # the notes whose records are taken only for the same bytes, whatever the stat says
         # (a commit hook's staged files: vaultkit.vault.loader.Vault.by_content)
         self.by_content: frozenset[str] = frozenset()
@@ -1146,9 +1147,14 @@ class _Cache:
             return True
         if st[4] is None:  # (stored without its blob id: read again)
             return False
-        if f.rel not in self._checked:
-            self._checked[f.rel] = content_id(f.abs, f.size)
-        return self._checked[f.rel] == st[4]
+        # (hashed once per listing: a server keeps this cache across loads, and the bytes
+        # may change again without the stat moving)
+        key = (f.rel, self.started_ns)
+        if key not in self._checked:
+            if len(self._checked) > 4096:
+                self._checked.clear()
+            self._checked[key] = content_id(f.abs, f.size)
+        return self._checked[key] == st[4]
 
     def misses(self, files) -> list[FileEntry]:
         """The entries of ``files`` :meth:`holds` no note for, in one pass."""
