@@ -165,3 +165,24 @@ def test_search_finds_an_edit_that_put_the_size_and_mtime_back(make_vault):
     assert json.loads(invoke([*args, "backup"], root)[1])["results"] == []
     found = json.loads(invoke([*args, "restic"], root)[1])["results"]
     assert [r["path"] for r in found] == ["memory/semantic/cron.md"]
+
+
+def test_the_mcp_session_keeps_its_vault_only_for_the_same_bytes(make_vault):
+    # the listing cannot tell a second write in the clock tick of the first (the same size,
+    # mtime, ctime and inode: here, the listing handed back as it was); the session keeps
+    # its vault only while the notes written in the racy margin of its load hold the bytes
+    # it read
+    from vaultkit.cli.mcp_server import VaultSession
+
+    root = make_vault({"memory/semantic/a.md": "# A [[X]]\n"})
+    age_files(root)
+    session = VaultSession(root)
+    try:
+        scan = session.scan()
+        first = session.vault(scan)
+        assert [lk.target for lk in first.notes["memory/semantic/a.md"].links] == ["X"]
+        _put_back(root / "memory/semantic/a.md", "# A [[Y]]\n")
+        again = session.vault(scan)
+        assert [lk.target for lk in again.notes["memory/semantic/a.md"].links] == ["Y"]
+    finally:
+        session.close()

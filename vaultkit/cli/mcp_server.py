@@ -387,7 +387,7 @@ class VaultSession:
         v = self._vault
         if v is not None and v.settings.fingerprint == scan.settings.fingerprint \
                 and v.state_digest == scan.digest \
-                and scan.newest_mtime_ns < v.started_ns - _RACY_NS:
+                and scan.newest_mtime_ns < v.started_ns - _RACY_NS and _racy_same(v, scan):
             return v
         self._vault = load_vault(scan=scan, use_cache=self.use_cache, save=False, previous=v)
         if v is not None and v._dirty:  # facts the old one computed, not yet on disk
@@ -652,6 +652,18 @@ def _monotonic() -> float:
     import time
 
     return time.monotonic()
+
+
+def _racy_same(vault, scan) -> bool:
+    """Whether every note of ``scan`` whose ctime lies within the racy margin of when
+    ``vault`` was listed still holds the bytes that vault read (their blob ids: a second
+    write in that clock tick need not move the ctime)."""
+    ctimes = scan.note_numbers()[2]
+    limit = vault.started_ns - _RACY_NS
+    if max(ctimes, default=0) < limit:
+        return True
+    paths = scan.note_paths()
+    return vault.same_bytes([paths[i] for i, ctime in enumerate(ctimes) if ctime >= limit])
 
 
 def _stamps(paths) -> tuple:
