@@ -573,8 +573,8 @@ def _digest(vault, state: str) -> str:
     from vaultkit.vault import DETECTOR_VERSION
     from vaultkit.vault.runtimes import detected
 
-    key = (f"{__version__}|{RESULTS_FORMAT}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|{state}|"
-           f"{_outside_state(vault)}|{detected(vault)}")
+    key = (f"{__version__}|{RESULTS_FORMAT}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
+           f"{state}|{_outside_state(vault)}|{detected(vault)}")
     return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -1174,8 +1174,9 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
 
     ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size, mtime,
     ctime and inode; when that listing and the configuration are what the index was synced
-    with, and no note's mtime or ctime is young enough to have changed within the same
-    clock tick, the notes are not read at all. Otherwise the vault is loaded and the index brought up to date first, so a
+    with, no note's mtime is young enough to have changed within the same clock tick, and
+    each note whose ctime is holds the text the index has for it, the notes are not read
+    at all. Otherwise the vault is loaded and the index brought up to date first, so a
     deleted or edited note is never served stale.
 
     A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open, a
