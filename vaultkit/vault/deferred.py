@@ -18,6 +18,7 @@ many notes there are, their paths, sizes and mtimes) is answered from the listin
 
 from __future__ import annotations
 
+import _thread
 from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter, itemgetter
@@ -29,6 +30,7 @@ from vaultkit.vault.model import Attachment
 # notes read one by one before loading the whole vault is cheaper (it parses on both cores)
 _MAKE_AT_MOST = 64
 # what a vault made note by note holds before it is loaded (see DeferredVault._begin)
+_BEGINNING = _thread.allocate_lock()  # (the C module: always loaded, unlike threading)
 _PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
 _REL = attrgetter("rel")
 _FIRST = itemgetter(0)
@@ -127,7 +129,11 @@ class DeferredVault(Vault):
                                 if not f.rel.lower().endswith(".md")}
             return self.attachments
         if name in _PARTIAL and "_facts" not in self.__dict__:
-            self._begin()
+            # (the thread asking git beside the rules may ask at the same moment: one
+            # begins, the other finds it begun)
+            with _BEGINNING:
+                if "_facts" not in self.__dict__:
+                    self._begin()
         else:
             self._load()
         return getattr(self, name)
@@ -140,10 +146,10 @@ class DeferredVault(Vault):
         if self._cache is not None:
             self._cache.started_ns = scan.started_ns
             self._cache.by_content = self.__dict__.get("_by_content", frozenset())
-        self._facts = {}
         self._dirty = False
         self._fact_paths = set()
         self.external = external_notes(scan.root, scan.settings)
+        self._facts = {}  # (last: its presence says the rest is there)
 
     @cached_property
     def _listed(self) -> dict:
