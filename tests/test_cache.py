@@ -10,7 +10,8 @@ from parse_store import age as _age, sql as _sql, store as _store
 
 
 def _records(root) -> dict:
-    """``{path: (size, mtime_ns, seen_ns, parse, facts)}`` as the store holds them."""
+    """``{path: (size, mtime_ns, seen_ns, parse, facts)}`` as the store holds them (the
+    ctime, inode and blob id columns are left out)."""
     import sqlite3
 
     db = sqlite3.connect(_store(root))
@@ -206,9 +207,9 @@ def test_a_cold_cache_write_keeps_no_tuple_per_note_it_parsed(make_vault, monkey
     assert len(cache.stats) == 60 and all(cache.stored[p] is n for p, n in vault.notes.items())
     real_db, cache.db = cache.db, None  # (a read of the store would find nothing now)
     note = vault.notes["memory/semantic/n3.md"]
-    assert cache.facts_for(note) == b"" and cache._record(note.path, note.size,
-                                                           note.mtime_ns) == (b"", b"")
-    assert cache._record(note.path, note.size + 1, note.mtime_ns) is None  # not as stored
+    key = vault_mod._key(note)
+    assert cache.facts_for(note) == b"" and cache._record(note.path, key) == (b"", b"")
+    assert cache._record(note.path, (key[0] + 1, *key[1:])) is None  # not as stored
     cache.db = real_db
     assert isinstance(cache.db, sqlite3.Connection)
     monkeypatch.setattr(vault_mod._Cache, "_deflater",

@@ -28,9 +28,9 @@ def fetched(monkeypatch):
     seen = []
     real = vault_mod._Cache._record
 
-    def spy(self, path, size, mtime_ns):
+    def spy(self, path, key):
         seen.append(path)
-        return real(self, path, size, mtime_ns)
+        return real(self, path, key)
 
     monkeypatch.setattr(vault_mod._Cache, "_record", spy)
     return seen

@@ -31,8 +31,8 @@ def _vault(tmp_path):
 
 
 def _same(warm, fresh):
-    assert [(f.rel, f.abs, f.size, f.mtime_ns) for f in warm.files] == \
-        [(f.rel, f.abs, f.size, f.mtime_ns) for f in fresh.files]
+    assert [(f.rel, f.abs, f.size, f.mtime_ns, f.ctime_ns, f.ino) for f in warm.files] == \
+        [(f.rel, f.abs, f.size, f.mtime_ns, f.ctime_ns, f.ino) for f in fresh.files]
     assert [(p.rel, p.message) for p in warm.problems] == \
         [(p.rel, p.message) for p in fresh.problems]
     assert warm.digest == fresh.digest

@@ -309,3 +309,38 @@ def test_a_hook_records_the_note_it_read_and_no_other(wide, capsys):
     assert after["memory/2026-11-29.md"][0] == size != before["memory/2026-11-29.md"][0]
     assert {p: s for p, s in after.items() if p != "memory/2026-11-29.md"} == \
         {p: s for p, s in before.items() if p != "memory/2026-11-29.md"}
+
+
+def test_a_deferred_vault_begins_once_when_two_threads_ask(make_vault, monkeypatch):
+    """The thread that asks git beside the rules may reach for the bootstrap files beside
+    the vault while the rules' thread is making them: it waits, and finds them made."""
+    import threading
+    import time
+
+    from vaultkit.vault import deferred
+    from vaultkit.vault.loader import scan_vault
+
+    root = make_vault({"memory/semantic/a.md": "# A\n"})
+    real = deferred.external_notes
+
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(deferred, "external_notes", slow)
+    vault = deferred.DeferredVault(scan_vault(root, root=root))
+    errors = []
+
+    def ask():
+        try:
+            vault.external
+        except BaseException as exc:  # (a RecursionError, before)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    threads[0].start()
+    time.sleep(0.1)
+    threads[1].start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and vault.external == {}

@@ -512,14 +512,19 @@ def test_the_memo_holds_each_notes_state_packed(make_vault, monkeypatch):
     age_files(root)
     vault = load_vault(root, root=root, save=False)
     text = render_index(vault)
-    (key, epoch, _, sizes, mtimes, digests, offsets, targets, counts, used, dated, memo_text,
-     left_out, layout, ranked) = marshal.loads(
+    (key, epoch, _, sizes, mtimes, ctimes, inos, oids, digests, offsets, targets, counts, used,
+     dated, memo_text, left_out, layout, ranked) = marshal.loads(
         (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
-    assert memo_text == text and epoch == vault.names_epoch and key.startswith("5:")
-    assert all(isinstance(b, bytes) for b in (sizes, mtimes, digests, offsets, targets, counts))
+    assert memo_text == text and epoch == vault.names_epoch and key.startswith("6:")
+    assert all(isinstance(b, bytes) for b in (sizes, mtimes, ctimes, inos, digests, offsets,
+                                              targets, counts))
     paths = sorted(vault.notes)
     assert list(array("q", sizes)) == [vault.notes[p].size for p in paths]
     assert list(array("q", mtimes)) == [vault.notes[p].mtime_ns for p in paths]
+    assert list(array("q", ctimes)) == [os.stat(root / p).st_ctime_ns for p in paths]
+    assert list(array("q", inos)) == [os.stat(root / p).st_ino for p in paths]
+    # (written just now: each note's blob id, by which the next run knows its bytes)
+    assert isinstance(oids, dict) and set(oids) <= set(paths)
     i = paths.index("memory/semantic/n01.md")
     digest, linked = indexgen._parts(vault, paths[i], paths[i] in used,
                                      vault.types.get(paths[i]), paths[i] in dated)
@@ -725,7 +730,8 @@ def test_a_description_kept_under_an_older_detector_is_masked_anew(make_vault, m
 
 def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listing(indexed):
     """A hook's vault is not loaded: the notes changed since the memo was written are found
-    by comparing the listing's arrays of sizes and mtimes with the memo's, a slice at a time;
+    by comparing the listing's arrays of sizes, mtimes, ctimes and inodes with the memo's, a
+    slice at a time;
     a loaded vault goes through its notes. Both name the same notes: written (size, or only
     mtime), in the same-tick margin, or read in this run with what the read saw."""
     import time
@@ -737,12 +743,13 @@ def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listi
 
     loaded = load_vault(indexed, root=indexed, save=False)
     paths = sorted(loaded.notes)
-    sizes = array("q", [loaded.notes[p].size for p in paths])
-    mtimes = array("q", [loaded.notes[p].mtime_ns for p in paths])
-    calm = time.time_ns() - 10 ** 9  # (the notes are older: none in the same-tick margin)
-    assert _changed_since(loaded, sizes, mtimes, calm) == (paths, [])
+    kept = tuple(array("q", [getattr(loaded.notes[p], f) for p in paths])
+                 for f in ("size", "mtime_ns", "ctime_ns", "ino"))
+    # (the notes are older: none in the same-tick margin)
+    calm = max(time.time_ns() - 10 ** 9, max(kept[2]) + 1)
+    assert _changed_since(loaded, kept, calm, {}) == (paths, [])
     deferred = DeferredVault(scan_vault(indexed, root=indexed))
-    assert _changed_since(deferred, sizes, mtimes, calm) == (paths, [])
+    assert _changed_since(deferred, kept, calm, {}) == (paths, [])
     (indexed / paths[0]).write_text("# grown\n- a longer text than before\n")
     old = (indexed / paths[-1]).stat()
     os.utime(indexed / paths[-1], ns=(old.st_atime_ns, old.st_mtime_ns - 10 ** 9))
@@ -752,10 +759,10 @@ def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listi
     deferred.note(paths[1])  # (made in this run: its numbers are those its read saw)
     loaded = load_vault(indexed, root=indexed, save=False)
     for limit in (calm, 0):  # (0: every note in the margin)
-        assert _changed_since(deferred, sizes, mtimes, limit) == \
-            _changed_since(loaded, sizes, mtimes, limit)
-    assert _changed_since(deferred, sizes, mtimes, calm)[1] == [0, 1, len(paths) - 1]
-    assert _changed_since(deferred, sizes, mtimes, 0)[1] == list(range(len(paths)))
+        assert _changed_since(deferred, kept, limit, {}) == \
+            _changed_since(loaded, kept, limit, {})
+    assert _changed_since(deferred, kept, calm, {})[1] == [0, 1, len(paths) - 1]
+    assert _changed_since(deferred, kept, 0, {})[1] == list(range(len(paths)))
 
 
 def test_arrays_are_compared_a_slice_at_a_time():

@@ -530,3 +530,90 @@ def test_under_pre_commit_the_unstaged_lines_it_took_are_found_by_the_watcher_to
     (home / f"patch1796600000-{os.getpid()}").unlink()
     refused = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
     assert refused.returncode == 1 and "are only in that snapshot" in refused.stdout
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc/*/stat's parent ids)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    found, todo = [], [pid]
+    while todo:
+        one = todo.pop()
+        found.append(one)
+        todo += [p for p, parent in parents.items() if parent == one]
+    return found
+
+
+def test_a_stopped_watcher_leaves_the_check_to_run_here(watching):
+    """A watcher stopped with Ctrl-Z (SIGSTOP to its process group) still has its socket,
+    which still accepts: the check gives up waiting after a short limit and runs here,
+    with the output and exit code of a run here, nothing added."""
+    import struct
+
+    root = watching
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        resident.at_socket(probe.connect, str(root / resident.SOCKET))
+        cred = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        watcher = struct.unpack("3i", cred)[0]  # (the process that listened)
+    here = vaultkit(root, "check", "--hook", JOURNAL, env=_env(VAULTKIT_RESIDENT="0"))
+    stopped = _descendants(watcher)
+    assert len(stopped) >= 2  # the watcher and its answering process
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        asked = subprocess.run([sys.executable, "-m", "vaultkit", "check", "--hook", JOURNAL],
+                               cwd=root, capture_output=True, text=True, env=_env(),
+                               timeout=60)
+        took = time.monotonic() - started
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+    assert (asked.returncode, asked.stdout, asked.stderr) == \
+        (here.returncode, here.stdout, here.stderr)
+    assert took < resident.FIRST_REPLY_S + 30  # (not for ever: the limit, then a run here)
+
+
+def test_a_stopped_process_is_told_from_a_running_one():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not resident._stopped(proc.pid)
+        os.kill(proc.pid, signal.SIGSTOP)
+        deadline = time.monotonic() + 10
+        while not resident._stopped(proc.pid):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGCONT)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not resident._stopped(proc.pid)  # (gone)
+
+
+def test_a_write_that_raises_no_event_in_the_vault_is_seen(watching, tmp_path):
+    """A note written through a hard link made outside the vault raises no file event in
+    the vault's folders (nor does a write from the other side of a network or VM share):
+    the answering process stats what it listed, as a plain run does, and sees it."""
+    root = watching
+    note = root / "memory" / "people" / "ana.md"
+    outside = tmp_path / "ana-elsewhere.md"
+    os.link(note, outside)
+    first = vaultkit(root, "check", "--format", "json", script=ONLY_ANSWERED)
+    assert "secret-in-memory" not in first.stdout and "ran here" not in first.stderr
+    with open(outside, "a", encoding="utf-8") as fh:  # (in place: the same inode)
+        fh.write("- token: ghp_R8x2Lq9ZtVb4Nw7Kc1Md5Yp0Hs3Jf6Ga8Ue2\n")
+    git(root, "add", "memory/people/ana.md")
+    for args in (["check", "--format", "json"], ["check", "--hook", "memory/people/ana.md"]):
+        here = vaultkit(root, *args, env=_env(VAULTKIT_RESIDENT="0"))
+        assert here.returncode == 1 and "secret-in-memory" in here.stdout
+        answered = vaultkit(root, *args, script=ONLY_ANSWERED)
+        assert "ran here" not in answered.stderr
+        assert (answered.returncode, answered.stdout, answered.stderr) == \
+            (here.returncode, here.stdout, here.stderr)

@@ -386,7 +386,7 @@ class VaultSession:
         from vaultkit.vault.profile import CONFIG_NAME, _profile_name, find_profile, load_settings
 
         if self._settings is not None and self._settings_stamp == _stamps(self._settings_files) \
-                and all(s is None or s[1] < self._settings_read - _RACY_NS
+                and all(s is None or max(s[1], s[2]) < self._settings_read - _RACY_NS
                         for s in self._settings_stamp):
             return self._settings
         read = time.time_ns()
@@ -421,7 +421,7 @@ class VaultSession:
         v = self._vault
         if v is not None and v.settings.fingerprint == scan.settings.fingerprint \
                 and v.state_digest == scan.digest \
-                and scan.newest_mtime_ns < v.started_ns - _RACY_NS:
+                and scan.newest_mtime_ns < v.started_ns - _RACY_NS and _racy_same(v, scan):
             return v
         self._vault = load_vault(scan=scan, use_cache=self.use_cache, save=False, previous=v)
         if v is not None and v._dirty:  # facts the old one computed, not yet on disk
@@ -694,8 +694,20 @@ def _monotonic() -> float:
     return time.monotonic()
 
 
+def _racy_same(vault, scan) -> bool:
+    """Whether every note of ``scan`` whose ctime lies within the racy margin of when
+    ``vault`` was listed still holds the bytes that vault read (their blob ids: a second
+    write in that clock tick need not move the ctime)."""
+    ctimes = scan.note_numbers()[2]
+    limit = vault.started_ns - _RACY_NS
+    if max(ctimes, default=0) < limit:
+        return True
+    paths = scan.note_paths()
+    return vault.same_bytes([paths[i] for i, ctime in enumerate(ctimes) if ctime >= limit])
+
+
 def _stamps(paths) -> tuple:
-    """``(size, mtime_ns, inode)`` of each file, None for one that is missing."""
+    """``(size, mtime_ns, ctime_ns, inode)`` of each file, None for one that is missing."""
     import os
 
     out = []
@@ -705,7 +717,7 @@ def _stamps(paths) -> tuple:
         except OSError:
             out.append(None)
         else:
-            out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+            out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     return tuple(out)
 
 

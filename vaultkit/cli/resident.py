@@ -13,7 +13,9 @@ and the vault's listing kept current by file events (vaultkit.vault.freshness), 
 the files that changed are stat'ed again.
 
 Anything else runs the command itself, as without a watcher: no socket, a socket that
-does not answer (a watcher killed) or belongs to another user, a watcher of another
+does not answer (a watcher killed) or belongs to another user, a watcher that does not
+take the request within :data:`FIRST_REPLY_S` (stopped with Ctrl-Z: its socket still
+accepts, nothing reads it) or whose check is stopped while the caller waits, a watcher of another
 vaultkit release or whose code changed since it started (an upgrade under it), and every
 ``check`` option that writes (``--fix``, ``--write-baseline``, ``-o`` ...) or waits
 (``--watch``). The release is what must match, not the install: pre-commit runs the hook
@@ -45,6 +47,16 @@ READ_ONLY = frozenset({
     "--exit-zero", "-q", "--quiet", "--root", "--profile", "--no-cache", "--diff"})
 _MAX_ANSWER = 256 << 20
 WIRE = 4  # the marshal format of a request and its answer
+# The child that runs a request first sends ACK and its process id (4 bytes, little
+# endian), then the answer (a marshalled dict, which never starts with a NUL byte).
+ACK = b"\0"
+CONNECT_S = 2.0  # to connect (a stopped watcher's full backlog blocks a connect)
+# For that first reply: taking a request waits for the check before it (answered one at a
+# time) and the listing's freshness check; a warm check of 100,000 notes answered in 0.8 s
+# (docs/performance.md), so a live watcher replies well within this, and a stopped one
+# costs a commit this long, then the check runs here.
+FIRST_REPLY_S = 3.0
+_STOPPED_POLL_S = 0.25  # while the check runs: how often its process is looked at
 
 
 def delegable(argv) -> bool:
@@ -133,16 +145,17 @@ def ask(argv) -> int | None:
     try:
         conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
-            conn.settimeout(2.0)  # to connect; the check itself may take long
+            conn.settimeout(CONNECT_S)
             at_socket(conn.connect, path)
-            conn.settimeout(None)
             conn.sendall(marshal.dumps(request, WIRE))
             conn.shutdown(_socket.SHUT_WR)
-            answer = marshal.loads(received(conn, _MAX_ANSWER))
+            answer = marshal.loads(_answer(conn))
         finally:
             conn.close()
     except (OSError, ValueError, EOFError, TypeError):
-        return None  # a watcher stopped or killed, or of another format: run here
+        # a watcher stopped, killed or too slow to take it, or of another format: run here
+        # (nothing was printed: the output is the command's own)
+        return None
     if not isinstance(answer, dict) or not isinstance(answer.get("code"), int):
         return None  # declined (another version, its code changed): run here
     # (this text passed the output boundary in the watcher, the same code as here)
@@ -155,6 +168,54 @@ def ask(argv) -> int | None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return answer["code"]
+
+
+def _answer(conn) -> bytes:
+    """The answer to the request sent on ``conn``: the first reply within FIRST_REPLY_S,
+    then the rest for as long as the check's process runs (not while it is stopped).
+    Raises TimeoutError (an OSError) when the watcher gives neither."""
+    import time
+
+    deadline = time.monotonic() + FIRST_REPLY_S
+    data = b""
+    while len(data) < 1 + 4 and (not data or data[:1] == ACK):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no reply")
+        conn.settimeout(left)
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return data  # (a declined request's answer, whole)
+        data += chunk
+    if data[:1] != ACK:
+        conn.settimeout(FIRST_REPLY_S)
+        return data + received(conn, _MAX_ANSWER)  # (declined: a few bytes, sent at once)
+    pid, chunks, size = int.from_bytes(data[1:5], "little"), [data[5:]], len(data) - 5
+    conn.settimeout(_STOPPED_POLL_S)
+    while size <= _MAX_ANSWER:
+        try:
+            chunk = conn.recv(1 << 16)
+        except TimeoutError:
+            if _stopped(pid):
+                raise
+            continue
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (``T``: SIGSTOP, Ctrl-Z; ``t``: traced), from
+    /proc/PID/stat (its state is the field after the command name's closing parenthesis)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False  # (gone: what it sent is read to the end)
+    state = stat[stat.rfind(b")") + 2:][:1]
+    return state in (b"T", b"t")
 
 
 def received(conn, most: int) -> bytes:

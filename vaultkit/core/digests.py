@@ -28,4 +28,12 @@ try:
 except ImportError:  # pragma: no cover
     from hashlib import blake2b
 
-__all__ = ["blake2b", "sha1", "sha256"]
+__all__ = ["blake2b", "blob_id", "sha1", "sha256"]
+
+
+def blob_id(data: bytes) -> str:
+    """git's blob id of ``data`` (``git hash-object --no-filters``): the id the index and
+    the snapshots hold for a file with these bytes."""
+    digest = sha1(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()

@@ -166,7 +166,8 @@ class _Memo:
     items and kept lines, and the ranking.
 
     So when the names are the same and INDEX.md itself is unchanged, the notes that
-    changed since (by size and mtime, with the cache's racy margin) are read again: the
+    changed since (by size, mtime, ctime and inode, or with a mtime or ctime in the cache's
+    racy margin) are read again: the
     same digests and the same links reuse the rendering. Changed links move in-degrees:
     the ranking is made again from the kept in-degrees, and the budget's choice is made
     again from the kept items and line sizes; when both choose what they chose, the text
@@ -177,7 +178,7 @@ class _Memo:
     """
 
     NAME = "index-memo.marshal"
-    VERSION = 5  # (5: a plain vault's daily notes, no archive section)
+    VERSION = 6  # (5: each note's ctime and inode kept; 6: a plain vault's daily notes)
 
     def __init__(self, file, key):
         self.file = file
@@ -208,20 +209,22 @@ class _Memo:
         from vaultkit.vault.cachefile import RACY_NS, load_marshal
 
         try:
-            (key, epoch, started_ns, sizes, mtimes, digests, offsets, targets, counts,
-             used, dated, text, left_out, layout, ranked) = \
+            (key, epoch, started_ns, sizes, mtimes, ctimes, inos, oids, digests, offsets,
+             targets, counts, used, dated, text, left_out, layout, ranked) = \
                 load_marshal(self.file)
-            if key != self.key or epoch != vault.names_epoch or not isinstance(text, str):
+            if key != self.key or epoch != vault.names_epoch or not isinstance(text, str) \
+                    or not isinstance(oids, dict):
                 return None
-            sizes, mtimes = array("q", sizes), array("q", mtimes)
+            kept = tuple(array("q", a) for a in (sizes, mtimes, ctimes, inos))
+            sizes = kept[0]
             offsets, targets, counts = array("I", offsets), array("I", targets), \
                 array("I", counts)
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
         limit = started_ns - RACY_NS
-        paths, changed = _changed_since(vault, sizes, mtimes, limit)
+        paths, changed = _changed_since(vault, kept, limit, oids)
         n = len(paths)
-        if len(sizes) != n or len(mtimes) != n or len(digests) != 12 * n \
+        if any(len(a) != n for a in kept) or len(digests) != 12 * n \
                 or len(offsets) != n + 1 or len(counts) != n:
             return None
         index = self.key.rsplit(":", 1)[1]
@@ -309,13 +312,15 @@ class _Memo:
         paths = sorted(notes)
         position = {p: i for i, p in enumerate(paths)}
         types = vault.types
-        sizes, mtimes = array("q"), array("q")
+        sizes, mtimes, ctimes, inos = array("q"), array("q"), array("q"), array("q")
         digests = bytearray()
         offsets, targets = array("I", [0]), array("I")
         for p in paths:
             note = notes[p]
             sizes.append(note.size)
             mtimes.append(note.mtime_ns)
+            ctimes.append(note.ctime_ns)
+            inos.append(note.ino)
             digest, linked = _parts(vault, p, p in used, types.get(p), p in dated)
             digests += digest
             targets.extend(sorted({position[t] for t in linked if t in position}))
@@ -335,34 +340,61 @@ class _Memo:
         ranked = _ranked(paths, counts, vault.profile.index.most_linked)
         write_cache_file(self.file, marshal.dumps((
             self.key, vault.names_epoch, vault.started_ns, sizes.tobytes(), mtimes.tobytes(),
+            ctimes.tobytes(), inos.tobytes(), _racy_oids(notes, vault.started_ns),
             bytes(digests), offsets.tobytes(), targets.tobytes(), counts.tobytes(),
             sorted(used), sorted(dated), text, list(getattr(vault, "index_left_out", ())),
             (layout.nl, layout.budget, layout.total, sections), ranked), 2))
 
 
-def _changed_since(vault: "Vault", sizes, mtimes, limit: int) -> tuple[list[str], list[int]]:
-    """The notes' paths in order, and the positions of those whose size or mtime is not
-    the one kept (``sizes``, ``mtimes``: arrays in that order) or whose mtime is not older
-    than ``limit`` (a same-tick change would not show). A hook's vault, not loaded, has
-    its listing's arrays: compared as arrays, a slice at a time, not note by note."""
+def _racy_oids(notes: dict, started_ns: int) -> dict[str, str]:
+    """Path -> blob id of the notes whose ctime (not mtime) lies in the racy margin of the
+    listing of ``started_ns``, as they carry it (see vaultkit.vault.loader._read_one)."""
+    from vaultkit.vault.cachefile import racy
+
+    return {p: n.oid for p, n in notes.items()
+            if n.oid is not None and racy(n.ctime_ns, started_ns)
+            and not racy(n.mtime_ns, started_ns)}
+
+
+def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
+                   ) -> tuple[list[str], list[int]]:
+    """The notes' paths in order, and the positions of those whose size, mtime, ctime or
+    inode is not the one kept (``kept``: four arrays in that order) or whose mtime is not
+    older than ``limit`` (a same-tick change would not show), or whose ctime is not and
+    whose bytes are not those of the blob id ``oids`` kept for it. A hook's vault, not
+    loaded, has its listing's arrays: compared as arrays, a slice at a time, not note by
+    note."""
     numbers = getattr(vault, "listed_numbers", lambda: None)()
     if numbers is None:
+        from array import array
+
         states = vault.listed_states()
         paths = [s[0] for s in states]
         if paths != sorted(paths):
             states.sort()
             paths = [s[0] for s in states]
-        if len(sizes) != len(states) or len(mtimes) != len(states):
+        if any(len(a) != len(states) for a in kept):
             return paths, []
-        return paths, [i for i, (_, size, mtime_ns) in enumerate(states)
-                       if sizes[i] != size or mtimes[i] != mtime_ns or mtime_ns >= limit]
-    now_sizes, now_mtimes = numbers
-    paths = vault.note_paths()
-    if len(sizes) != len(now_sizes) or len(mtimes) != len(now_mtimes):
+        numbers = tuple(array("q", [s[i] for s in states]) for i in (1, 2, 3, 4))
+    else:
+        paths = vault.note_paths()
+    if any(len(a) != len(b) for a, b in zip(kept, numbers)):
         return paths, []  # (the caller sees the lengths differ)
-    changed = set(_differing(sizes, now_sizes)) | set(_differing(mtimes, now_mtimes))
-    if now_mtimes and max(now_mtimes) >= limit:
-        changed.update(i for i, mtime_ns in enumerate(now_mtimes) if mtime_ns >= limit)
+    changed = set()
+    for old, new in zip(kept, numbers):
+        changed.update(_differing(old, new))
+    mtimes, ctimes = numbers[1], numbers[2]
+    if mtimes and max(mtimes) >= limit:
+        changed.update(i for i, t in enumerate(mtimes) if t >= limit)
+    if ctimes and max(ctimes) >= limit:
+        from vaultkit.vault.cachefile import content_id
+
+        root, sizes = vault.root, numbers[0]
+        for i, t in enumerate(ctimes):
+            if t >= limit and i not in changed and (
+                    oids.get(paths[i]) is None
+                    or content_id(str(root / paths[i]), sizes[i]) != oids[paths[i]]):
+                changed.add(i)
     return paths, sorted(changed)
 
 

@@ -57,7 +57,12 @@ def select_rules(settings, cli: Selection | None = None) -> list[Rule]:
 def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     vault = ctx.vault
     targets = ctx.targets
-    results = ResultsCache(vault) if ctx.reuse_results and vault.caching else None
+    # a commit hook's staged files are known by their bytes, not their stat (a copy can put
+    # the size and mtime back): the parse cache's records and the results cache's findings
+    staged = sorted(targets) if ctx.hook and targets else None
+    if staged and vault.caching:
+        vault.by_content(staged)
+    results = ResultsCache(vault, staged) if ctx.reuse_results and vault.caching else None
     out: list[Diagnostic] = []
     from vaultkit.core.progress import Progress  # shown on a terminal only
 
@@ -288,7 +293,9 @@ class ResultsCache:
 
     NAME = "results.marshal"
 
-    def __init__(self, vault):
+    def __init__(self, vault, staged: list[str] | None = None):
+        """``staged``: the notes (a commit hook's) whose findings are reused only while
+        they hold the bytes they were parsed from (vaultkit.vault.loader.Vault.same_bytes)."""
         from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal
 
         self.path = vault.root / CACHE_DIR / "cache" / self.NAME
@@ -309,7 +316,8 @@ class ResultsCache:
         # the last run's findings when they are not for this state, with what they were
         # computed from (see changed_notes)
         self.previous: tuple | None = None
-        self.last: list = []  # (context, sizes, mtimes, reads) as the file holds them
+        # (context, sizes, mtimes, reads, ctimes, inodes, racy blob ids) as the file holds them
+        self.last: list = []
         self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         try:
             key, computed_from_ns, results, suppressions, *last = \
@@ -327,14 +335,36 @@ class ResultsCache:
         # in the same clock tick as that listing may still carry the same size and mtime
         if (key == self.key and isinstance(results, dict) and isinstance(computed_from_ns, int)
                 and isinstance(suppressions, dict)
-                and vault.newest_mtime_ns < computed_from_ns - RACY_NS):
+                and vault.newest_mtime_ns < computed_from_ns - RACY_NS
+                and self._racy_unchanged(computed_from_ns, last)
+                and (not staged or vault.same_bytes(staged))):
             self.results = results
             self.suppressions = suppressions
             self.matched = True
             self.computed_from_ns = computed_from_ns
-        elif len(last) == 4 and isinstance(results, dict) and isinstance(suppressions, dict) \
-                and isinstance(computed_from_ns, int) and isinstance(last[3], dict):
+        elif len(last) == 7 and isinstance(results, dict) and isinstance(suppressions, dict) \
+                and isinstance(computed_from_ns, int) and isinstance(last[3], dict) \
+                and isinstance(last[6], dict):
             self.previous = (computed_from_ns, results, suppressions, *last)
+
+    def _racy_unchanged(self, stamp: int, last: list) -> bool:
+        """Whether every note whose ctime lies within the racy margin of ``stamp`` (its
+        mtime does not: then no findings are reused) still holds the bytes the findings
+        were computed from: the blob id the file kept for it (a few files at most, read
+        and hashed; their ctime may not have moved with a second write in that tick)."""
+        from vaultkit.vault.cachefile import content_id, racy
+
+        kept = last[6] if len(last) == 7 and isinstance(last[6], dict) else {}
+        root = self.vault.root
+        limit = self.vault.settings.profile.budgets.max_file_bytes
+        for path, size, _mtime, ctime, _ino in self.vault.listed_states():
+            # (a note over the size limit is never read: its finding is its size's)
+            if racy(ctime, stamp) and size <= limit:
+                oid = kept.get(path)
+                if oid is None or content_id(str(root / path), size) != oid:
+                    return False
+        return all(not racy(max(n.mtime_ns, n.ctime_ns), stamp)
+                   for n in self.vault.external.values()) if self.vault.external else True
 
     def _rekey(self) -> None:
         """The key with the errors of the loaded notes (loading them)."""
@@ -359,7 +389,8 @@ class ResultsCache:
         (``Rule.note_alone``) depend on besides the notes' texts: the listing's key
         without the sizes and mtimes, with every file's name instead, and the errors."""
         errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
-        external = [(p, n.size, n.mtime_ns) for p, n in sorted(vault.external.items())]
+        external = [(p, n.size, n.mtime_ns, n.ctime_ns, n.ino)
+                    for p, n in sorted(vault.external.items())]
         return _digest(vault, f"{KEPT_READS}|{vault.names_epoch}|{external}|{errors}")
 
     def changed_notes(self) -> set[str] | None:
@@ -370,25 +401,33 @@ class ResultsCache:
             return None
         from array import array
 
-        from vaultkit.vault.cachefile import RACY_NS
+        from vaultkit.vault.cachefile import content_id, racy
 
-        stamp, _results, _suppressions, context, sizes, mtimes, _reads = self.previous
-        limit = stamp - RACY_NS
+        stamp, _results, _suppressions, context, sizes, mtimes, _reads, ctimes, inos, oids = \
+            self.previous
         try:
             if not isinstance(context, str) or context != self._context(self.vault):
                 return None
-            old_sizes, old_mtimes = array("q", sizes), array("q", mtimes)
+            old = [array("q", sizes), array("q", mtimes), array("q", ctimes), array("q", inos)]
         except (TypeError, ValueError, OverflowError):  # (a damaged file: a full run)
             return None
-        if any(n.mtime_ns >= limit for n in self.vault.external.values()):
+        if any(racy(max(n.mtime_ns, n.ctime_ns), stamp) for n in self.vault.external.values()):
             return None  # a bootstrap file beside the vault changed in the last run's tick
         states = self.vault.note_states()
-        if len(old_sizes) != len(states) or len(old_mtimes) != len(states):
+        if any(len(column) != len(states) for column in old):
             return None
         self._paths = [s[0] for s in states]  # (the names are the last run's, in its order)
-        return {path for (path, size, mtime), old_size, old_mtime
-                in zip(states, old_sizes, old_mtimes)
-                if size != old_size or mtime != old_mtime or old_mtime >= limit}
+        root = self.vault.root
+        limit = self.vault.settings.profile.budgets.max_file_bytes
+        changed = set()
+        for (path, *numbers), *was in zip(states, *old):
+            if numbers != was or racy(was[1], stamp):  # (the mtime: as the findings saw it)
+                changed.add(path)
+            elif racy(was[2], stamp) and numbers[0] <= limit:  # (the ctime: the bytes tell)
+                oid = oids.get(path)
+                if oid is None or content_id(str(root / path), numbers[0]) != oid:
+                    changed.add(path)
+        return changed
 
     def kept(self, rule: str, changed: set[str], touched=frozenset()) -> tuple | None:
         """``(findings by note, notes to run on, notes read, notes with findings)`` for
@@ -443,6 +482,21 @@ class ResultsCache:
             self.reads[rule] = reads
         self.fresh = self.ran = True
 
+    def _racy_oids(self, states: list, stamp: int) -> dict:
+        """Path -> blob id of the notes whose ctime (not mtime) lies in the racy margin of
+        ``stamp``, as the notes the findings were computed from carry it; a note that
+        carries none is left out (the next run counts it as changed)."""
+        from vaultkit.vault.cachefile import racy
+
+        out = {}
+        for path, _size, mtime, ctime, _ino in states:
+            if racy(ctime, stamp) and not racy(mtime, stamp):
+                note = self.vault.notes.get(path)
+                oid = getattr(note, "oid", None)
+                if oid is not None:
+                    out[path] = oid
+        return out
+
     def keep_suppressions(self, path: str, found: list) -> None:
         """Keep the suppression comments of a note findings are in, for the next run of
         this same state (a finding of a git rule may be in a note no cached finding is)."""
@@ -478,16 +532,21 @@ class ResultsCache:
                 paths = [s[0] for s in states]
                 # the reads of the findings reused as they were (the same names, so the
                 # same positions), then those of the rules that ran
-                kept = self.last[3] if self.matched and len(self.last) == 4 \
+                kept = self.last[3] if self.matched and len(self.last) == 7 \
                     and isinstance(self.last[3], dict) else {}
                 reads = {rule: raw for rule, raw in kept.items()
                          if rule in self.results and rule not in self.reads}
                 reads.update((rule, _encode_reads(found, paths))
                              for rule, found in self.reads.items())
-                # (every note's size and mtime, in the notes' order: their names are in the
-                # context, so the order is the same whenever the context is)
-                last = (self._context(self.vault), array("q", [s[1] for s in states]).tobytes(),
-                        array("q", [s[2] for s in states]).tobytes(), reads)
+                # (every note's size, mtime, ctime and inode, in the notes' order: their
+                # names are in the context, so the order is the same whenever the context
+                # is); and the blob id of each note whose ctime lies in this run's racy
+                # margin, as the note read carries it (vaultkit.vault.loader._read_one):
+                # the next run compares its bytes, not its stat
+                columns = [array("q", [s[i] for s in states]).tobytes() for i in (1, 2, 3, 4)]
+                oids = self._racy_oids(states, stamp)
+                last = (self._context(self.vault), columns[0], columns[1], reads,
+                        columns[2], columns[3], oids)
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
             write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
@@ -501,6 +560,11 @@ class ResultsCache:
 # less (the same release, an earlier build) is then not taken for one that names every read.
 # Bump it with any change to either; tests/test_results_cache.py holds it to the rules.
 KEPT_READS = 4
+
+# The results file's shape, in its key: 2 lists every note's ctime and inode beside its size
+# and mtime, and the blob ids of the notes in the racy margin; a file of another shape is
+# never matched, so it is rebuilt, not misread.
+RESULTS_FORMAT = 2
 
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out
@@ -517,8 +581,8 @@ def _digest(vault, state: str) -> str:
     from vaultkit.vault import DETECTOR_VERSION
     from vaultkit.vault.runtimes import detected
 
-    key = (f"{__version__}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|{state}|"
-           f"{_outside_state(vault)}|{detected(vault)}")
+    key = (f"{__version__}|{RESULTS_FORMAT}|{DETECTOR_VERSION}|{vault.settings.fingerprint}|"
+           f"{state}|{_outside_state(vault)}|{detected(vault)}")
     return sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -534,22 +598,29 @@ def _outside_state(vault) -> str:
     try:
         config = find_config(vault)
         st = config.stat() if config is not None else None
-        config_state = f"{config}:{st.st_size}:{st.st_mtime_ns}" if st else "none"
+        config_state = f"{config}:{_stat_key(st)}" if st else "none"
     except OSError as exc:
         config_state = f"unreadable:{exc.errno}"
     obsidian = []
     for name in _OBSIDIAN_SETTINGS:
         try:
             st = os.stat(vault.root / name)
-            obsidian.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+            obsidian.append(f"{name}:{_stat_key(st)}")
         except OSError:
             obsidian.append(f"{name}:-")
     from vaultkit.links.obsidian import nested_vaults
     from vaultkit.vault.loader import set_aside_files
 
-    aside = [f"{f.rel}:{f.size}:{f.mtime_ns}" for f in set_aside_files(vault.root, vault.settings)]
+    # (by size, mtime, ctime and inode, as every stat key: a copy's mtime can be put back)
+    aside = [f"{f.rel}:{f.size}:{f.mtime_ns}:{f.ctime_ns}:{f.ino}"
+             for f in set_aside_files(vault.root, vault.settings)]
     nested = ",".join(nested_vaults(vault))  # (broken-link allows forward links in them)
     return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}|{nested}"
+
+
+def _stat_key(st) -> str:
+    """What a cache compares of a file it does not list: size, mtime, ctime, inode."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:

@@ -1,8 +1,9 @@
 """Full-text search over the memory set, the runtime's ``memory_search`` without vectors.
 
 The index is SQLite FTS5 in ``.vaultkit/search.sqlite``. Before every search it is
-brought up to date: a file whose size or mtime changed (or whose text changed within
-the racy two-second window after it was indexed) is re-chunked, a new file is added,
+brought up to date: a file whose size, mtime, ctime or inode changed (or whose text
+changed within the racy two-second window after it was indexed, by its mtime or ctime) is
+re-chunked, a new file is added,
 a deleted one removed, so a search never serves a stale note.
 
 Chunks are about 1,600 characters with 320 characters of overlap, as the runtime's,
@@ -51,7 +52,7 @@ from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_i
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 
 DB_NAME = "search.sqlite"
-SCHEMA = 7  # bump whenever the tables, the chunking, the context words or fts_text() change
+SCHEMA = 8  # bump whenever the tables, the chunking, the context words or fts_text() change
 CHUNK_CHARS = 1600
 OVERLAP_CHARS = 320
 SNIPPET_CHARS = 700
@@ -359,7 +360,7 @@ class SearchIndex:
             # meta: the note's level-1 text; index_lines: the INDEX.md lines in it
             db.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
                        "size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER, meta TEXT, "
-                       "index_lines TEXT)")
+                       "index_lines TEXT, ctime_ns INTEGER, ino INTEGER)")
             # text, ctx and meta are stored with their credentials masked; creds: the
             # credentials the chunk held, as JSON ([{"line", "kind", "masked"}])
             db.execute("CREATE TABLE chunks (id INTEGER PRIMARY KEY, file INTEGER NOT NULL, "
@@ -385,6 +386,33 @@ class SearchIndex:
         key, _, when = row[0].rpartition("|")
         return key, int(when) if when.isdigit() else 0
 
+    def same_texts(self, scan, when: int) -> bool:
+        """Whether every listed note whose ctime (not mtime: then the vault is read anyway)
+        lies within the racy window of ``when`` holds the text the index has for it, read
+        and compared by digest (a few files written in the seconds before the last sync;
+        a same-length write in that tick need not move the ctime). A note the index does
+        not hold is not known: False."""
+        from vaultkit.core.bounded import ReadRefused, read_regular
+        from vaultkit.vault.parse import note_text
+
+        sizes, _mtimes, ctimes, _inos = scan.note_numbers()
+        if max(ctimes, default=0) < when - _RACY_NS:
+            return True
+        paths = scan.note_paths()
+        for i, ctime in enumerate(ctimes):
+            if ctime < when - _RACY_NS:
+                continue
+            row = self.db.execute("SELECT hash FROM files WHERE path = ?",
+                                  (paths[i],)).fetchone()
+            try:
+                data = read_regular(scan.root / paths[i], sizes[i] + 1)
+            except (ReadRefused, OSError):
+                return False
+            text = note_text(data) if len(data) == sizes[i] else None
+            if row is None or text is None or row[0] != _digest(text):
+                return False
+        return True
+
     def mark_synced(self, key: str, when: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
                         (f"{key}|{when}",))
@@ -395,8 +423,9 @@ class SearchIndex:
         ``state`` (key, listing time) is recorded in the same transaction, so the index can
         never be marked with a state newer than its content.
 
-        The work is proportional to the change: an unchanged note (same size and mtime,
-        and the same text when that mtime is within the racy window) keeps its chunks, and
+        The work is proportional to the change: an unchanged note (same size, mtime, ctime
+        and inode, and the same text when that mtime or ctime is within the racy window)
+        keeps its chunks, and
         its level-1 text too unless the INDEX.md lines that link to it changed.
         """
         from vaultkit.memory.text import fts_text
@@ -417,7 +446,8 @@ class SearchIndex:
             if known is None:
                 # (not the level-1 texts: read only for a note whose INDEX.md lines changed)
                 known = {row[1]: list(row) for row in db.execute(
-                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, index_lines FROM files")}
+                    "SELECT id, path, size, mtime_ns, hash, indexed_ns, index_lines, ctime_ns, ino "
+                    "FROM files")}
             for path, row in list(known.items()):
                 note = notes.get(path)
                 if note is None or note.error:
@@ -434,8 +464,10 @@ class SearchIndex:
                 row = known.get(path)
                 lines = index_map.get(path, [])
                 joined = "\n".join(lines)
-                if row is not None and row[2] == note.size and row[3] == note.mtime_ns:
-                    if note.mtime_ns < row[5] - _RACY_NS or row[4] == _digest(note.text):
+                if row is not None and row[2] == note.size and row[3] == note.mtime_ns \
+                        and row[7] == note.ctime_ns and row[8] == note.ino:
+                    if max(note.mtime_ns, note.ctime_ns) < row[5] - _RACY_NS \
+                            or row[4] == _digest(note.text):
                         if row[6] != joined:  # its INDEX.md lines changed
                             meta = masked(level1_text(note, lines))
                             old = db.execute("SELECT meta FROM files WHERE id=?",
@@ -457,11 +489,13 @@ class SearchIndex:
                 meta = masked(level1_text(note, lines))
                 digest = _digest(note.text)
                 cur = db.execute(
-                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta, index_lines) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (path, note.size, note.mtime_ns, digest, now, meta, joined))
+                    "INSERT INTO files(path, size, mtime_ns, hash, indexed_ns, meta, index_lines, "
+                    "ctime_ns, ino) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (path, note.size, note.mtime_ns, digest, now, meta, joined, note.ctime_ns,
+                     note.ino))
                 fid = cur.lastrowid
-                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, joined]
+                known[path] = [fid, path, note.size, note.mtime_ns, digest, now, joined,
+                               note.ctime_ns, note.ino]
                 db.execute("INSERT INTO meta_fts(rowid, body) VALUES (?, ?)", (fid, fts_text(meta)))
                 stored = masked(note.text)
                 chunks = chunk_text(stored)
@@ -1138,9 +1172,10 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 index: "SearchIndex | None" = None, load=None, members=None) -> list[Hit]:
     """Search, reading the vault only when a file changed since the index was last synced.
 
-    ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size and mtime; when
-    that listing and the configuration are what the index was synced with, and no file
-    is young enough to have changed within the same clock tick, the notes are not read
+    ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size, mtime,
+    ctime and inode; when that listing and the configuration are what the index was synced
+    with, no note's mtime is young enough to have changed within the same clock tick, and
+    each note whose ctime is holds the text the index has for it, the notes are not read
     at all. Otherwise the vault is loaded and the index brought up to date first, so a
     deleted or edited note is never served stale.
 
@@ -1158,7 +1193,8 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
         index = SearchIndex(scan.root)
     try:
         synced, when = index.synced_with()
-        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS:
+        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS \
+                or not index.same_texts(scan, when):
             if load is None:
                 from vaultkit.vault.loader import load_vault
 

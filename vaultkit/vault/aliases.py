@@ -11,7 +11,7 @@ from __future__ import annotations
 
 FACT = "aliases"  # the per-note fact: the note's `aliases` property, as written
 NAME = "aliases.marshal"
-VERSION = 1
+VERSION = 2  # (2: notes known by size, mtime, ctime and inode)
 
 
 def aliases_of(note) -> list[str]:
@@ -83,16 +83,18 @@ def alias_index(vault, keep: bool = True) -> dict[str, list[str]]:
     record: dict = {}
     new = len(stored) != len(vault.notes)
     for path, note in vault.notes.items():
-        size, mtime = note.size, note.mtime_ns
+        # (by size, mtime, ctime and inode, as every stat key: an mtime can be put back)
+        stat = (note.size, note.mtime_ns, note.ctime_ns, note.ino)
         hit = stored.get(path)
         # (a note changed in the tick the index was made may hold what the index does not)
-        if isinstance(hit, tuple) and len(hit) == 3 and hit[0] == size and hit[1] == mtime \
-                and mtime < trusted_before and isinstance(hit[2], tuple):
+        if isinstance(hit, tuple) and len(hit) == 3 and hit[0] == stat \
+                and max(note.mtime_ns, note.ctime_ns) < trusted_before \
+                and isinstance(hit[2], tuple):
             names = hit[2]
         else:
             names = tuple(note_aliases(vault, path, note))
             new = True
-        record[path] = (size, mtime, names)
+        record[path] = (stat, None, names)
     if vault.caching and new and keep:
         write_cache_file(file, marshal.dumps((VERSION, vault.started_ns, record)))
     index = {}

@@ -18,6 +18,7 @@ many notes there are, their paths, sizes and mtimes) is answered from the listin
 
 from __future__ import annotations
 
+import _thread
 from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter, itemgetter
@@ -29,6 +30,7 @@ from vaultkit.vault.model import Attachment
 # notes read one by one before loading the whole vault is cheaper (it parses on both cores)
 _MAKE_AT_MOST = 64
 # what a vault made note by note holds before it is loaded (see DeferredVault._begin)
+_BEGINNING = _thread.allocate_lock()  # (the C module: always loaded, unlike threading)
 _PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
 _REL = attrgetter("rel")
 _FIRST = itemgetter(0)
@@ -127,7 +129,11 @@ class DeferredVault(Vault):
                                 if not f.rel.lower().endswith(".md")}
             return self.attachments
         if name in _PARTIAL and "_facts" not in self.__dict__:
-            self._begin()
+            # (the thread asking git beside the rules may ask at the same moment: one
+            # begins, the other finds it begun)
+            with _BEGINNING:
+                if "_facts" not in self.__dict__:
+                    self._begin()
         else:
             self._load()
         return getattr(self, name)
@@ -139,10 +145,11 @@ class DeferredVault(Vault):
         self._cache = _Cache(scan.root, scan.settings.fingerprint) if self.use_cache else None
         if self._cache is not None:
             self._cache.started_ns = scan.started_ns
-        self._facts = {}
+            self._cache.by_content = self.__dict__.get("_by_content", frozenset())
         self._dirty = False
         self._fact_paths = set()
         self.external = external_notes(scan.root, scan.settings)
+        self._facts = {}  # (last: its presence says the rest is there)
 
     @cached_property
     def _listed(self) -> dict:
@@ -207,25 +214,27 @@ class DeferredVault(Vault):
         return super().note_paths() if self.loaded else list(self._scan.note_paths())
 
     def listed_numbers(self) -> tuple | None:
-        """:meth:`listed_states` as two arrays, the sizes and the mtimes (the listing's
-        :meth:`~vaultkit.vault.loader.Scan.note_numbers`, with what the notes made saw);
-        None once the vault is loaded."""
+        """:meth:`listed_states` as four arrays, the sizes, mtimes, ctimes and inodes (the
+        listing's :meth:`~vaultkit.vault.loader.Scan.note_numbers`, with what the notes made
+        saw); None once the vault is loaded."""
         if self.loaded:
             return None
-        sizes, mtimes = self._scan.note_numbers()
+        numbers = self._scan.note_numbers()
         made = self._map.made
         if made:
             from array import array
 
-            notes = self._scan.note_paths()
-            sizes, mtimes = array("q", sizes), array("q", mtimes)
-            for path, note in made.items():  # (every note made is a listed one)
-                i = bisect_left(notes, path)
-                sizes[i], mtimes[i] = note.size, note.mtime_ns
-        return sizes, mtimes
+            from vaultkit.vault.loader import _put
 
-    def note_states(self) -> list[tuple[str, int, int]]:
-        """Every note's ``(path, size, mtime_ns)`` as the loaded vault's notes would carry
+            notes = self._scan.note_paths()
+            numbers = tuple(array("q", a) for a in numbers)
+            for path, note in made.items():  # (every note made is a listed one)
+                _put(numbers, bisect_left(notes, path), note)
+        return numbers
+
+    def note_states(self) -> list[tuple[str, int, int, int, int]]:
+        """Every note's ``(path, size, mtime_ns, ctime_ns, ino)`` as the loaded vault's notes
+        would carry
         them: the listing's for a note over the size limit or in the parse cache; a note
         that is read (new or changed) is made, since it carries what the read saw. Past a
         few such notes (a checkout rewrote many) the vault is loaded instead."""
@@ -243,17 +252,18 @@ class DeferredVault(Vault):
             self._one(path)
         return self.listed_states()
 
-    def listed_states(self) -> list[tuple[str, int, int]]:
-        """Every note's ``(path, size, mtime_ns)`` as listed, or as read for a note made
+    def listed_states(self) -> list[tuple[str, int, int, int, int]]:
+        """Every note's ``(path, size, mtime_ns, ctime_ns, ino)`` as listed, or as read for a
+        note made
         (it carries what the read saw); no other note is made, nor the vault loaded."""
         if self.loaded:
             return super().listed_states()
         # (the listing is sorted by path: its notes are, without a dict or a sort)
-        out = [(f.rel, f.size, f.mtime_ns) for f in self._scan.files
+        out = [(f.rel, f.size, f.mtime_ns, f.ctime_ns, f.ino) for f in self._scan.files
                if f.rel[-3:].lower() == ".md"]
         for path, note in self._map.made.items():  # (every note made is a listed one)
             i = bisect_left(out, path, key=_FIRST)
-            out[i] = (path, note.size, note.mtime_ns)
+            out[i] = (path, note.size, note.mtime_ns, note.ctime_ns, note.ino)
         return out
 
     def has_note(self, path: str) -> bool:

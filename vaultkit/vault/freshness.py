@@ -17,7 +17,11 @@ next question answers "list again" once, after which they are covered too.
 The events also name what changed (:meth:`Freshness.changes`), so a warm listing
 (vaultkit.vault.loader.WarmListing) lists only those names again instead of 10,000 files. A
 kernel event is queued before the write that caused it returns, so reading the queue
-empty (never waiting) is exact: anything written before the question is in the answer.
+empty (never waiting) is exact for what the events cover: anything written through the
+vault's folders before the question is in the answer. They do not cover a write through
+a hard link made outside the vault, through ``mmap``, or from the other side of a
+network or VM share (inotify(7)): so "no event" is not taken for "nothing changed", and
+the warm listing also stats what it listed (see WarmListing).
 """
 
 from __future__ import annotations

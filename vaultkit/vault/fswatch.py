@@ -72,7 +72,8 @@ def event_batches(paths, *, wanted: Callable[[object, str], bool], stop,
         raise EventsUnavailable(str(exc)) from exc
 
 
-Table = dict  # vault-relative path -> (mtime_ns, size), or None for a file only counted
+# vault-relative path -> (mtime_ns, size, ctime_ns, inode), or None for a file only counted
+Table = dict
 
 
 class Changes:
@@ -109,7 +110,9 @@ class Changes:
     # -- the record ----------------------------------------------------------------
 
     def _entry(self, rel: str, st) -> tuple | None:
-        return (st.st_mtime_ns, st.st_size) if self.watched(rel) else None
+        # (the ctime and inode too: a copy that put the size and mtime back is a change)
+        return (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino) \
+            if self.watched(rel) else None
 
     def walk(self) -> Table:
         """Every file under the root that is not :func:`skipped` (with other tools'

@@ -611,8 +611,9 @@ class _DiffMemo:
     ``git status``, run by every warm check for the git rules. Its output depends on HEAD,
     the index, git's configuration and the files it compares; so it is reused when HEAD
     is the same commit, the index and the repository's config are the same files (path,
-    inode, size and mtime: git replaces them whole), and the vault's listing is the same
-    (every file's path, size and mtime: the key the results cache uses), with the parse
+    inode, size, mtime and ctime: git replaces them whole), and the vault's listing is the
+    same (every file's path, size, mtime, ctime and inode: the key the results cache uses),
+    with the parse
     cache's racy margin. Not with the config's ``exclude``, nor a profile's
     ``skip_folders`` inside the memory folder: a file the listing leaves out there may be a
     tracked journal. The other folders no vault lists (``.obsidian/``, ``.trash/``, tool
@@ -633,7 +634,7 @@ class _DiffMemo:
 
     @staticmethod
     def stamp_of(state: "GitState") -> str:
-        """The index's and config's path, inode, size and mtime. ``git diff`` against the
+        """The index's and config's path, inode, size, mtime and ctime. ``git diff`` against the
         working tree may rewrite the index (refreshing its stat data) as it runs: then the
         answer is stored only by a later run that finds the index as it left it."""
         files = []
@@ -643,7 +644,7 @@ class _DiffMemo:
             except OSError:
                 files.append(f"{path}:-")
                 continue
-            files.append(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+            files.append(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
         return "\0".join(files)
 
     @classmethod

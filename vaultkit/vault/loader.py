@@ -3,9 +3,10 @@
 The cache lives in ``.vaultkit/cache/`` (an SQLite file of per-note records, see
 :class:`_Cache`) and is keyed by vaultkit's version, the parser version and the
 profile/config fingerprint; a record is reused only when the file's size and mtime
-are unchanged and the mtime is older than the run that wrote the record (so a file
-edited in the same clock tick as that run is re-read). Records are :mod:`marshal`
-data, which cannot run code.
+, mtime, ctime and inode are unchanged, and, when the mtime or ctime is not older than
+the run that wrote the record by the racy margin, its content's blob id is the one the
+record holds (so a file edited in the same clock tick as that run is read again).
+Records are :mod:`marshal` data, which cannot run code.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from vaultkit import __version__
 from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file, write_cache_file
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
+from vaultkit.vault.cachefile import content_id, racy
 from vaultkit.vault.model import Attachment, Note
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
@@ -125,6 +127,27 @@ class Vault:
     def note(self, path: str) -> Note | None:
         return self.notes.get(path) or self.external.get(path)
 
+    def by_content(self, paths) -> None:
+        """Take the notes at ``paths`` (a commit hook's staged files) from the parse cache
+        only when the file holds the bytes the record was parsed from (its git blob id,
+        which is the index's when the staged content is the file's), whatever its stat
+        says; call it before the notes are made."""
+        self.__dict__["_by_content"] = frozenset(paths)
+        cache = self.__dict__.get("_cache")
+        if cache is not None:
+            cache.by_content = self.__dict__["_by_content"]
+
+    def same_bytes(self, paths) -> bool:
+        """Whether each readable note at ``paths`` holds the bytes it was parsed from (the
+        blob id it carries: see :meth:`by_content`), read and hashed now (a hook's few)."""
+        for path in paths:
+            note = self.note(path)
+            if note is None or note.error:
+                continue  # (gone, or never read: its finding is the listing's)
+            if note.oid is None or content_id(str(self.root / path), note.size) != note.oid:
+                return False
+        return True
+
     def has_note(self, path: str) -> bool:
         """Whether ``path`` is a note of this vault (readable or not): ``note(path)`` is not None."""
         return path in self.notes or path in self.external
@@ -150,11 +173,11 @@ class Vault:
         """Every note's path, in order (``list(vault.notes)``)."""
         return list(self.notes)
 
-    def note_states(self) -> list[tuple[str, int, int]]:
-        """Every note's ``(path, size, mtime_ns)``, in order."""
-        return [(p, n.size, n.mtime_ns) for p, n in self.notes.items()]
+    def note_states(self) -> list[tuple[str, int, int, int, int]]:
+        """Every note's ``(path, size, mtime_ns, ctime_ns, ino)``, in order."""
+        return [(p, n.size, n.mtime_ns, n.ctime_ns, n.ino) for p, n in self.notes.items()]
 
-    def listed_states(self) -> list[tuple[str, int, int]]:
+    def listed_states(self) -> list[tuple[str, int, int, int, int]]:
         """:meth:`note_states` as far as the listing tells without reading a note (a
         deferred vault: vaultkit.vault.deferred); a loaded vault's are its notes'."""
         return self.note_states()
@@ -276,6 +299,9 @@ class Scan:
     # arrays): a listing brought up to date without a name added, removed or renamed
     # keeps it, taking again the numbers of the entries written (see _state)
     memo: dict = field(default_factory=dict, compare=False, repr=False)
+    # each listed folder's real path -> vaultkit.vault.scan.folder_stat, taken before its
+    # names were read (what a long-running reader compares: see WarmListing)
+    folder_stats: dict = field(default_factory=dict)
 
     def names_digest(self) -> str:
         """:func:`names_digest` of the listed notes and attachments (by path, as the vault
@@ -302,17 +328,16 @@ class Scan:
         return found
 
     def note_numbers(self) -> tuple:
-        """The listed notes' sizes and mtimes, two ``array("q")`` in :meth:`note_paths`'
-        order (do not change them): kept by a listing brought up to date, which takes
-        again only the notes written since."""
+        """The listed notes' sizes, mtimes, ctimes and inodes, four ``array("q")`` in
+        :meth:`note_paths`' order (do not change them): kept by a listing brought up to
+        date, which takes again only the notes written since."""
         found = self.memo.get("note_numbers")
         if found is None:
             from array import array
 
             self.note_paths()  # (what a listing brought up to date finds them by)
             notes = [f for f in self.files if f.rel.lower().endswith(".md")]
-            found = self.memo["note_numbers"] = (array("q", [f.size for f in notes]),
-                                                 array("q", [f.mtime_ns for f in notes]))
+            found = self.memo["note_numbers"] = _numbers(notes)
         return found
 
 
@@ -341,7 +366,14 @@ class WarmListing:
     """The listing of one vault kept by a long-running process (``vaultkit mcp``, the
     resident check of ``vaultkit watch``): :meth:`scan` gives the last listing while
     nothing changed, that listing with the changed names listed again when the events
-    name them, else a new one. Safe to share between threads."""
+    name them, else a new one. Safe to share between threads.
+
+    File events alone do not say "nothing changed": a write through a hard link made
+    outside the vault raises none in the vault's folders, nor does a write from the other
+    side of a network or VM share. So every listed file and folder is stat'ed, as a plain
+    run's listing does (size, mtime, ctime and inode; a folder's mtime, ctime and inode
+    move with any name created, removed or renamed in it), and what differs is listed
+    again with what the events named: the answer is a plain run's, only the walk saved."""
 
     def __init__(self) -> None:
         import threading
@@ -363,6 +395,8 @@ class WarmListing:
                     and last.settings.fingerprint == settings.fingerprint:
                 started = time.time_ns()
                 changed = self._fresh.changes()
+                if changed is not None:
+                    changed = _unevented(last, changed)
                 if changed == {}:
                     # nothing changed up to ``started`` (a change before it is an event read
                     # after it): the listing is as new as that, not as old as the walk, so
@@ -374,8 +408,17 @@ class WarmListing:
                 if changed is not None:
                     if last.settings is not settings:
                         last = dataclasses.replace(last, settings=settings)
+                    stats = changed.pop(_FOLDER_STATS, {})
                     new = rescan(last, changed, started)
                     if new is not None:
+                        if new.digest == last.digest and new.problems == last.problems:
+                            # (listed again, found as they were: the same listing, as new
+                            # as this; a folder changed in the racy margin is listed
+                            # again for a while)
+                            new = dataclasses.replace(last, settings=new.settings,
+                                                      started_ns=started)
+                        if stats:  # (the folders listed again whole: their stats then)
+                            new.folder_stats = {**last.folder_stats, **stats}
                         self._last = new
                         return new
             self._fresh.before_listing(last.folders if last is not None else ())
@@ -390,6 +433,103 @@ class WarmListing:
             self._last = None
 
 
+_FOLDER_STATS = ""  # (a key no folder's real path is: the stats of the folders listed again)
+
+
+def _unevented(scan: Scan, changed: dict) -> dict | None:
+    """``changed`` (the names the file events gave, by folder) with what the events did
+    not tell: each listed file whose size, mtime, ctime or inode is not the listing's,
+    and every name of each listed folder whose mtime, ctime or inode is not (or was taken
+    in the racy margin of a change to it), with those folders' new stats under
+    ``_FOLDER_STATS``. None when only a new listing is right (a bootstrap file beside the
+    vault changed, a folder is gone)."""
+    from vaultkit.vault.scan import folder_stat
+
+    out = {folder: set(names) for folder, names in changed.items()}
+    stats = {}
+    for real, place in scan.places.items():
+        if place is None:
+            continue  # (a tool's cache folder: watched for its tag, not listed)
+        kept = scan.folder_stats.get(real)
+        try:
+            now = folder_stat(place[0])
+        except OSError:
+            return None
+        # (a folder changed in the racy margin of its stat may have changed again in the
+        # same tick, unseen: its names are read again until its change is older)
+        if kept is None or kept[:3] != now[:3] or kept[1] >= kept[3] - _RACY_NS:
+            try:
+                names = os.listdir(place[0])
+            except OSError:
+                return None
+            # (every name now, and every name listed: a file gone is one of them)
+            out.setdefault(real, set()).update(names)
+            out[real].update(f.rel[len(place[1]):] for f in _listed_in(scan, place[1]))
+            stats[real] = now
+    whole = set(stats)
+    stat = os.stat
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    files = scan.files
+    for real, folder, entries in _by_folder(scan):
+        if real in whole:
+            continue  # (its names are listed again whole)
+        # (each name stat'ed in its opened folder, as the walk does: fstatat resolves one
+        # path component, not the whole path)
+        try:
+            fd = os.open(folder, flags)
+        except OSError:
+            return None
+        try:
+            for name, at in entries:
+                f = files[at]
+                try:
+                    st = stat(name, dir_fd=fd)
+                except OSError:
+                    out.setdefault(real, set()).add(name)
+                    continue
+                if st.st_mtime_ns != f.mtime_ns or st.st_ctime_ns != f.ctime_ns \
+                        or st.st_size != f.size or st.st_ino != f.ino:
+                    out.setdefault(real, set()).add(name)
+        finally:
+            os.close(fd)
+    for rel, size, mtime_ns, ctime_ns, ino in scan.external:
+        try:
+            st = os.stat(scan.root / rel)
+        except OSError:
+            return None
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != \
+                (size, mtime_ns, ctime_ns, ino):
+            return None
+    if stats:
+        out[_FOLDER_STATS] = stats
+    return out
+
+
+def _by_folder(scan: Scan) -> list[tuple[str, str, list]]:
+    """The listed files by folder: ``(real path, listed path, [(name, position in the
+    listing)])``, kept in
+    the listing's memo while no name changes (a listing brought up to date in place keeps
+    its memo: the entries are looked up by position, so they are the new ones)."""
+    found = scan.memo.get("by_folder")
+    if found is None:
+        real_of = {place[1]: (real, place[0]) for real, place in scan.places.items()
+                   if place is not None}
+        groups: dict[str, list] = {}
+        for at, f in enumerate(scan.files):
+            folder, _, name = f.rel.rpartition("/")
+            groups.setdefault(folder + "/" if folder else "", []).append((name, at))
+        found = scan.memo["by_folder"] = [(*real_of[prefix], names)
+                                          for prefix, names in groups.items()
+                                          if prefix in real_of]
+    return found
+
+
+def _listed_in(scan: Scan, prefix: str) -> list[FileEntry]:
+    """The listed files right in the folder of vault prefix ``prefix`` (not below it)."""
+    return [f for f in scan.files
+            if f.rel.startswith(prefix) and "/" not in f.rel[len(prefix):]]
+
+
 def list_vault(root_path: Path, settings: Settings) -> Scan:
     """Walk the vault at ``root_path`` (resolved) and stat every file: its :class:`Scan`."""
     started = time.time_ns()
@@ -397,9 +537,10 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
     places: dict = {}
     links: list = []
     excludes = settings.excludes_anything
+    folder_stats: dict = {}
     files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
                            is_excluded_file=settings.is_excluded_file if excludes else None,
-                           places=places, links=links)
+                           places=places, links=links, folder_stats=folder_stats)
     external = []
     if not settings.profile.memory_prefix:
         folders.append(os.path.realpath(root_path.parent))
@@ -408,11 +549,12 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
                 st = os.stat(root_path.parent / name)
             except OSError:
                 continue
-            external.append(("../" + name, st.st_size, st.st_mtime_ns))
+            external.append(("../" + name, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                             st.st_ino))
     memo: dict = {}
     digest, newest = _state(files, problems, external, memo)
     return Scan(root_path, settings, files, problems, digest, newest, started, folders,
-                places, external, bool(links), memo)
+                places, external, bool(links), memo, folder_stats)
 
 
 def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
@@ -437,7 +579,7 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     memo = dict(scan.memo) if spots is not None else {}
     digest, newest = _state(files, problems, scan.external, memo, spots)
     return Scan(scan.root, settings, files, problems, digest, newest, started_ns,
-                scan.folders, scan.places, scan.external, False, memo)
+                scan.folders, scan.places, scan.external, False, memo, scan.folder_stats)
 
 
 def set_aside_files(root: Path, settings: Settings) -> list:
@@ -458,7 +600,7 @@ def set_aside_files(root: Path, settings: Settings) -> list:
             parts = [rel[:i] for i, c in enumerate(rel) if c == "/"] + [rel]
             if rel.lower().endswith(".md") and not any(p.match(x) for p in patterns
                                                        for x in parts):
-                out.append(type(f)(rel, f.abs, f.size, f.mtime_ns))
+                out.append(type(f)(rel, f.abs, f.size, f.mtime_ns, f.ctime_ns, f.ino))
     return out
 
 
@@ -480,8 +622,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     its facts are computed, so a run writes it at most once. ``scan`` reuses a listing
     made by :func:`scan_vault`. ``previous`` (a vault this process loaded earlier, as a
     long-running server keeps one) lends its parsed notes, facts and cache: a note is
-    taken over only when its size and mtime are unchanged and it was older than that
-    vault's listing by the racy margin, the same test the cache applies. ``made``,
+    taken over only when its size, mtime, ctime and inode are unchanged and it was older
+    than that vault's listing by the racy margin or still holds the bytes it was parsed
+    from (its blob id), the same test the cache applies. ``made``,
     ``cache``, ``facts`` and ``external``: what a deferred vault already made from this
     same ``scan`` note by note (vaultkit.vault.deferred), taken over as it is.
     """
@@ -516,11 +659,14 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                 continue
         if f.size > max_bytes:
             notes[f.rel] = Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
+                                ctime_ns=f.ctime_ns, ino=f.ino,
                                 error=oversize_error(f.size, max_bytes))
             continue
         old = lent.get(f.rel)
         if old is not None and not old.error and old.size == f.size \
-                and old.mtime_ns == f.mtime_ns and f.mtime_ns < lent_before:
+                and old.mtime_ns == f.mtime_ns and old.ctime_ns == f.ctime_ns \
+                and old.ino == f.ino and (f.changed_ns < lent_before or (
+                    old.oid is not None and content_id(f.abs, f.size) == old.oid)):
             notes[f.rel] = old
             kept = previous._facts.get(f.rel)
             if kept is not None:  # (else in the store, or none)
@@ -531,7 +677,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             notes[f.rel] = hit  # its record and facts are read from the store on first use
         else:
             todo.append(f)
-    parsed = _parse_all(todo, max_bytes, facts) if todo else []
+    parsed = _parse_all(todo, max_bytes, facts, scan.started_ns) if todo else []
     for note in parsed:
         notes[note.path] = note
     notes = dict(sorted(notes.items()))
@@ -589,28 +735,46 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
     """The note of one listed file, as :func:`load_vault` makes it (without ``previous``):
     over the size limit, from the cache, else read and parsed."""
     if f.size > limit:
-        return Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns,
-                    error=oversize_error(f.size, limit))
+        return Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns, ctime_ns=f.ctime_ns,
+                    ino=f.ino, error=oversize_error(f.size, limit))
     hit = cache.get(f, limit) if cache else None
-    return hit if hit is not None else _read_one(f.abs, f.rel, limit)
+    if hit is not None:
+        return hit
+    # (a staged file gets its blob id whenever it is read: see _Cache.by_content)
+    seen = cache.started_ns if cache and f.rel not in cache.by_content else None
+    return _read_one(f.abs, f.rel, limit, seen)
+
+
+def _numbers(files) -> tuple:
+    """The sizes, mtimes, ctimes and inodes of ``files``, four ``array("q")``."""
+    from array import array
+
+    return (array("q", [f.size for f in files]), array("q", [f.mtime_ns for f in files]),
+            array("q", [f.ctime_ns for f in files]), array("q", [f.ino for f in files]))
+
+
+def _put(numbers: tuple, at: int, f) -> None:
+    """Set position ``at`` of the four arrays of :func:`_numbers` to ``f``'s."""
+    numbers[0][at], numbers[1][at], numbers[2][at], numbers[3][at] = \
+        f.size, f.mtime_ns, f.ctime_ns, f.ino
 
 
 def _state(files: list[FileEntry], problems: list[ScanProblem],
-           external: list[tuple[str, int, int]], memo: dict | None = None,
+           external: list[tuple[str, int, int, int, int]], memo: dict | None = None,
            spots: list[int] | None = None) -> tuple[str, int]:
-    """A digest of every file's path, size and mtime, and the newest mtime.
+    """A digest of every file's path, size, mtime, ctime and inode, and the newest mtime.
 
     ``memo``: the listing's (:attr:`Scan.memo`), which keeps the digest's part for the
-    paths and the sizes and mtimes; given the ``spots`` (positions) of the only entries
-    that changed since the memo's listing, with every path the same, only those are
-    taken again (a listing kept by file events, after a file was written)."""
+    paths and the numbers; given the ``spots`` (positions) of the only entries that
+    changed since the memo's listing, with every path the same, only those are taken
+    again (a listing kept by file events, after a file was written)."""
     from array import array
 
     from vaultkit.core.digests import blake2b
 
-    # the count, the paths (no path holds a NUL), then the sizes and mtimes as 8-byte
-    # integers: unambiguous, and a third of the time of one formatted line per file
-    # (the listing's key, computed by every run)
+    # the count, the paths (no path holds a NUL), then the numbers as 8-byte integers:
+    # unambiguous, and a third of the time of one formatted line per file (the listing's
+    # key, computed by every run)
     memo = {} if memo is None else memo
     named = memo.get("state_names")
     if named is None:
@@ -620,38 +784,41 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
         memo["state_names"] = named
     kept = memo.get("state_numbers") if spots is not None else None
     if kept is None:
-        sizes = array("q", [f.size for f in files])
-        mtimes = array("q", [f.mtime_ns for f in files])
+        numbers = _numbers(files)
     else:  # (copies: the listing the memo came from keeps its own)
-        sizes, mtimes = array("q", kept[0]), array("q", kept[1])
+        numbers = tuple(array("q", a) for a in kept)
         for at in spots:
-            sizes[at], mtimes[at] = files[at].size, files[at].mtime_ns
-    memo["state_numbers"] = (sizes, mtimes)
+            _put(numbers, at, files[at])
+    memo["state_numbers"] = numbers
     # the notes' own arrays (Scan.note_numbers), when the memo's listing had them: the same
-    numbers, notes = memo.pop("note_numbers", None), memo.get("notes")
-    if spots is not None and numbers is not None and notes is not None:
+    found, notes = memo.pop("note_numbers", None), memo.get("notes")
+    if spots is not None and found is not None and notes is not None:
         from bisect import bisect_left
 
-        note_sizes, note_mtimes = array("q", numbers[0]), array("q", numbers[1])
+        mine = tuple(array("q", a) for a in found)
         for at in spots:
             f = files[at]
             if f.rel.lower().endswith(".md"):
-                j = bisect_left(notes, f.rel)
-                note_sizes[j], note_mtimes[j] = f.size, f.mtime_ns
-        memo["note_numbers"] = (note_sizes, note_mtimes)
+                _put(mine, bisect_left(notes, f.rel), f)
+        memo["note_numbers"] = mine
     digest = named.copy()
-    digest.update(sizes.tobytes())
-    digest.update(mtimes.tobytes())
-    newest = max(mtimes, default=0)
+    for column in numbers:
+        digest.update(column.tobytes())
+    newest = max(numbers[1], default=0)
     for p in problems:
         digest.update(f"!{p.rel}\0{p.message}\n".encode("utf-8", "surrogatepass"))
-    for rel, size, mtime_ns in external:
-        digest.update(f"{rel}\0{size}\0{mtime_ns}\n".encode("utf-8", "surrogatepass"))
+    for rel, size, mtime_ns, ctime_ns, ino in external:
+        digest.update(f"{rel}\0{size}\0{mtime_ns}\0{ctime_ns}\0{ino}\n".encode(
+            "utf-8", "surrogatepass"))
         newest = max(newest, mtime_ns)
     return digest.hexdigest(), newest
 
 
-def _read_one(abs_path: str, rel: str, limit: int) -> Note:
+def _read_one(abs_path: str, rel: str, limit: int, seen_ns: int | None = None) -> Note:
+    """The file at ``abs_path`` read and parsed. ``seen_ns``: when the run that will store
+    it in a cache listed the files; a file changed within the racy margin of that (or any,
+    when None) gets the blob id of the bytes parsed (``Note.oid``), by which the cache
+    knows it next time (the git blob id of a few files, not of every file a cold run reads)."""
     from vaultkit.core.bounded import ReadRefused, read_regular
     from vaultkit.vault.parse import parse_note  # only when something is read: it compiles a lot
     try:
@@ -662,6 +829,11 @@ def _read_one(abs_path: str, rel: str, limit: int) -> Note:
     except OSError as exc:
         return Note(path=rel, error=f"cannot be read: {exc.strerror or exc}")
     note = parse_note(rel, data, size=len(data), mtime_ns=st.st_mtime_ns)
+    note.ctime_ns, note.ino = st.st_ctime_ns, st.st_ino
+    if seen_ns is None or racy(max(st.st_mtime_ns, st.st_ctime_ns), seen_ns):
+        from vaultkit.core.digests import blob_id
+
+        note.oid = blob_id(data)
     # where its text is read again once released (Note.release_text), and the most read then
     note._source, note._limit = abs_path, limit
     return note
@@ -676,29 +848,45 @@ def _reread(note: Note) -> Note:
         limit = note.size
         if note._limit is not None:  # changed since the listing: what the file holds now
             st = os.stat(note._source)  # type: ignore[arg-type]
-            if st.st_size != note.size or st.st_mtime_ns != note.mtime_ns:
+            if not _same_stat(st, note):
                 limit = note._limit
         data = read_regular(note._source, limit)  # type: ignore[arg-type]
-        return parse_note(note.path, data, size=note.size, mtime_ns=note.mtime_ns)
+        out = parse_note(note.path, data, size=note.size, mtime_ns=note.mtime_ns)
+        out.ctime_ns, out.ino = note.ctime_ns, note.ino
+        return out
     except (OSError, TypeError) as exc:
         return Note(path=note.path, size=note.size, mtime_ns=note.mtime_ns,
+                    ctime_ns=note.ctime_ns, ino=note.ino,
                     error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
 
 def _read_text(note: Note) -> str | None:
-    """A cached note's text, read from its file; None unless the file still has the size
-    and mtime the cache recorded (then the note is parsed again)."""
+    """A cached note's text, read from its file; None unless the file still has the size,
+    mtime, ctime and inode the cache recorded (then the note is parsed again)."""
     from vaultkit.core.bounded import read_regular
     from vaultkit.vault.parse import note_text
 
     try:
         st = os.stat(note._source)  # type: ignore[arg-type]
-        if st.st_size != note.size or st.st_mtime_ns != note.mtime_ns:
+        if not _same_stat(st, note):
             return None
         data = read_regular(note._source, note.size)  # type: ignore[arg-type]
     except (OSError, TypeError):
         return None
-    return note_text(data) if len(data) == note.size else None
+    if len(data) != note.size:
+        return None
+    if note.oid is not None:  # (listed in a cache entry's racy margin: known by its bytes)
+        from vaultkit.core.digests import blob_id
+
+        if blob_id(data) != note.oid:
+            return None
+    return note_text(data)
+
+
+def _same_stat(st: os.stat_result, note: Note) -> bool:
+    """Whether ``st`` is the stat the note was listed (or read) with."""
+    return st.st_size == note.size and st.st_mtime_ns == note.mtime_ns \
+        and st.st_ctime_ns == note.ctime_ns and st.st_ino == note.ino
 
 
 Note.reread = _reread  # the model reads a damaged cache entry again through the loader
@@ -711,13 +899,13 @@ def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
     back: the main process reads a note's text from its file when a rule needs it, and
     forgets it again once that note's rules ran (a cold run never holds every note's text)."""
     out = []
-    for a, r, limit in items:
-        note = _read_one(a, r, limit)
+    for a, r, limit, seen in items:
+        note = _read_one(a, r, limit, seen)
         if note.error:
             out.append((r, None, note.to_plain(), b""))
         else:
             out.append((r, marshal.dumps(note.to_plain(with_text=False)),
-                        (note.size, note.mtime_ns), _worker_facts(note)))
+                        (note.ctime_ns, note.ino, note.oid), _worker_facts(note)))
     return out
 
 
@@ -740,7 +928,8 @@ def _worker_facts(note: Note) -> bytes:
     return marshal.dumps(facts) if facts else b""
 
 
-def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> list[Note]:
+def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None,
+               seen_ns: int | None = None) -> list[Note]:
     """Parse ``todo`` (in worker processes when there are many). A note a worker sent keeps
     neither its text nor the marshalled bytes it came as: the cache marshals the note again
     when it writes it (at 100,000 notes those bytes were about a tenth of the peak)."""
@@ -751,22 +940,22 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None) -> 
         if len(todo) < _PARALLEL_MIN or workers < 2:
             out = []
             for f in todo:
-                out.append(_read_one(f.abs, f.rel, limit))
+                out.append(_read_one(f.abs, f.rel, limit, seen_ns))
                 progress.advance()
             return out
-        return _parse_parallel(todo, limit, workers, progress, facts)
+        return _parse_parallel(todo, limit, workers, progress, facts, seen_ns)
 
 
 def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
-                    facts: dict | None = None) -> list[Note]:
+                    facts: dict | None = None, seen_ns: int | None = None) -> list[Note]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
     try:
         ctx = mp.get_context("fork")
     except ValueError:
-        return [_read_one(f.abs, f.rel, limit) for f in todo]
-    items = [(f.abs, f.rel, limit) for f in todo]
+        return [_read_one(f.abs, f.rel, limit, seen_ns) for f in todo]
+    items = [(f.abs, f.rel, limit, seen_ns) for f in todo]
     listed = {f.rel: f for f in todo}
     size = max(50, len(items) // (workers * 4))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
@@ -776,24 +965,31 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts in result:
-                    out.append(_decoded(blob, listed[rel], limit)
+                    out.append(_decoded(blob, listed[rel], limit, rest)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
                 progress.advance(len(result))
     except (OSError, RuntimeError):  # no processes to be had: do it here
-        return [_read_one(f.abs, f.rel, limit) for f in todo]
+        return [_read_one(f.abs, f.rel, limit, seen_ns) for f in todo]
     return out
 
 
-def _decoded(blob: bytes, f: FileEntry, limit: int | None = None) -> Note:
+def _decoded(blob: bytes, f: FileEntry, limit: int | None = None,
+             read: tuple = (0, 0, None)) -> Note:
     """A note a worker just parsed from the listed file ``f``, decoded here at once (while
     the workers parse on): every rule of a run reads it, and decoding it whole costs less
     than a lazy note's first use. Its text is not held: it is read from the file on first
     use; nor is ``blob`` (the cache marshals the note again to write it). Its path, and its
     size and mtime when the read saw the listed ones, are the listing's own objects (at
-    100,000 notes a copy of each was 15 MB)."""
+    100,000 notes a copy of each was 15 MB). ``read``: the ctime, inode and blob id (or
+    None) the worker's read saw (see _read_one)."""
     note = Note.from_plain(marshal.loads(blob))
+    note.ctime_ns, note.ino, note.oid = read
+    if note.ctime_ns == f.ctime_ns:
+        note.ctime_ns = f.ctime_ns
+    if note.ino == f.ino:
+        note.ino = f.ino
     del note.text  # (None in the blob: read from the file when asked for)
     note._source, note._limit = f.abs, limit
     note.path = f.rel  # (the same text: the worker was given it)
@@ -807,8 +1003,9 @@ def _decoded(blob: bytes, f: FileEntry, limit: int | None = None) -> Note:
 # The format of the notes cache: 2 kept no note text (it is read from the file again); 3 is
 # an SQLite file of per-note records, compressed, updated in place; 4 masks credentials in
 # the stored dictionary. A new format gets a new file name, so an old cache is never
-# misread; save() removes the old ones.
-CACHE_FORMAT = 4
+# misread; save() removes the old ones. 5 keys a record by ctime and inode too, and keeps the
+# blob id of a note stored within the racy margin.
+CACHE_FORMAT = 5
 
 # Records are raw deflate (zlib) with a preset dictionary: a sample of the vault's own
 # records, taken when the store is built. Notes are 0.5-3 KB and share their link targets,
@@ -823,9 +1020,12 @@ _ZLEVEL, _ZWBITS, _ZMEM = 6, -14, 5
 class _Cache:
     """The parse cache: one SQLite file, ``.vaultkit/cache/notes-<parser>.<format>.sqlite``.
 
-    ``notes(path, size, mtime_ns, seen_ns, record)``: ``record`` is the note's marshalled
-    parse (no text) and its marshalled facts, compressed; ``seen_ns`` is when the run that
-    wrote it listed the files (the racy-mtime rule, per record). ``meta`` holds the key
+    ``notes(path, size, mtime_ns, ctime_ns, ino, oid, seen_ns, record)``: ``record`` is the
+    note's marshalled parse (no text) and its marshalled facts, compressed; ``seen_ns`` is
+    when the run that wrote it listed the files. A record is used for a listed file of the
+    same size, mtime, ctime and inode; when that mtime or ctime is within the racy margin
+    of ``seen_ns`` only if the file's blob id is ``oid`` (the racy rule, per record: the
+    blob id is stored for such notes only, NULL for the rest). ``meta`` holds the key
     (vaultkit and parser version, config fingerprint), a generation number drawn when the
     store is built, and the compression dictionary. A run reads the stat columns of every
     record, then only the records it uses (one at a time, or all in one read once it uses
@@ -840,7 +1040,8 @@ class _Cache:
         self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
         self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.started_ns = 0  # set by load_vault: when this run listed the files
-        # path -> (size, mtime_ns, seen_ns) of each record: read on first use (``stats``),
+        # path -> (size, mtime_ns, ctime_ns, ino, oid, seen_ns) of each record: read on first
+        # use (``stats``),
         # a few rows by path before that (``_row``: a hook asks for a handful of notes)
         self._stats: dict[str, tuple] | None = {}
         self._rows: dict[str, tuple | None] = {}
@@ -851,7 +1052,14 @@ class _Cache:
         self.zdict = b""
         self.fresh = True  # the store is (re)built at the next save
         self.usable = True  # False: locked by another process for too long; not written
-        self._fetched: dict[str, tuple] = {}  # path -> (size, mtime_ns, blob, facts), or _OWN
+        # path -> (stat key, blob, facts), or _OWN
+        self._fetched: dict[str, tuple] = {}
+        # (path, listing) -> the blob id of the file's bytes, when a record was checked by
+        # it (None: unreadable)
+        self._checked: dict[tuple, str | None] = {}
+        # the notes whose records are taken only for the same bytes, whatever the stat says
+        # (a commit hook's staged files: vaultkit.vault.loader.Vault.by_content)
+        self.by_content: frozenset[str] = frozenset()
         self._bulk: dict[str, tuple] | None = None
         self._singles = 0
         self._open()
@@ -898,7 +1106,8 @@ class _Cache:
 
     @property
     def stats(self) -> dict[str, tuple]:
-        """Every record's ``(size, mtime_ns, seen_ns)`` by path, read on first use. Rows of
+        """Every record's ``(size, mtime_ns, ctime_ns, ino, oid, seen_ns)`` by path, read on
+        first use. Rows of
         another generation (the store rebuilt by another process since it was opened) give
         no record: ``_record`` asks for this generation's."""
         if self._stats is None:
@@ -908,8 +1117,8 @@ class _Cache:
                 self._stats = {}
                 return self._stats
             try:
-                self._stats = {p: (s, m, w) for p, s, m, w in self.db.execute(
-                    "SELECT path, size, mtime_ns, seen_ns FROM notes")}
+                self._stats = {row[0]: row[1:] for row in self.db.execute(
+                    "SELECT path, size, mtime_ns, ctime_ns, ino, oid, seen_ns FROM notes")}
             except sqlite3.OperationalError as exc:
                 if not _busy(exc):
                     raise
@@ -924,7 +1133,8 @@ class _Cache:
         self._rows = {}
 
     def _row(self, path: str) -> tuple | None:
-        """One record's ``(size, mtime_ns, seen_ns)``: from the whole table once read, else
+        """One record's ``(size, mtime_ns, ctime_ns, ino, oid, seen_ns)``: from the whole table
+        once read, else
         asked for by path (a few times; past that the table is read)."""
         if self._stats is not None:
             return self._stats.get(path)
@@ -935,8 +1145,8 @@ class _Cache:
         import sqlite3
 
         try:
-            row = self.db.execute("SELECT size, mtime_ns, seen_ns FROM notes WHERE path = ?",
-                                  (path,)).fetchone()
+            row = self.db.execute("SELECT size, mtime_ns, ctime_ns, ino, oid, seen_ns "
+                                  "FROM notes WHERE path = ?", (path,)).fetchone()
         except sqlite3.Error:
             return self.stats.get(path)  # (the whole read says what is wrong)
         self._rows[path] = found = tuple(row) if row is not None else None
@@ -957,6 +1167,7 @@ class _Cache:
         """Forget what was read and read the store again (another process changed it)."""
         self.close()
         self.stats, self.stored, self._fetched, self._bulk = {}, {}, {}, None
+        self._checked = {}
         self.gen, self.zdict, self.fresh, self.usable, self._singles = 0, b"", True, True, 0
         self._open()
 
@@ -971,19 +1182,36 @@ class _Cache:
     def holds(self, f: FileEntry) -> bool:
         """Whether :meth:`get` gives a note for ``f`` (else it is read and parsed)."""
         st = self._row(f.rel)
-        if st is None or st[0] != f.size or st[1] != f.mtime_ns:
+        return st is not None and self._fits(f, st)
+
+    def _fits(self, f: FileEntry, st: tuple) -> bool:
+        """Whether the record whose stat row is ``st`` describes the listed file ``f``: the
+        same size, mtime, ctime and inode, and, when its mtime or ctime lies within the racy
+        margin of the run that wrote the record (the content may have changed again in the
+        same clock tick) or the note is one of :attr:`by_content`, the blob id of the file's
+        bytes is the record's."""
+        if st[0] != f.size or st[1] != f.mtime_ns or st[2] != f.ctime_ns or st[3] != f.ino:
             return False
-        # (not when written in the same tick as the record: the content may differ)
-        return f.mtime_ns < st[2] - _RACY_NS
+        if not racy(f.changed_ns, st[5]) and f.rel not in self.by_content:
+            return True
+        if st[4] is None:  # (stored without its blob id: read again)
+            return False
+        # (hashed once per listing: a server keeps this cache across loads, and the bytes
+        # may change again without the stat moving)
+        key = (f.rel, self.started_ns)
+        if key not in self._checked:
+            if len(self._checked) > 4096:
+                self._checked.clear()
+            self._checked[key] = content_id(f.abs, f.size)
+        return self._checked[key] == st[4]
 
     def misses(self, files) -> list[FileEntry]:
         """The entries of ``files`` :meth:`holds` no note for, in one pass."""
-        stats, racy = self.stats, _RACY_NS
+        stats, fits = self.stats, self._fits
         out = []
         for f in files:
             st = stats.get(f.rel)
-            if st is None or st[0] != f.size or st[1] != f.mtime_ns \
-                    or f.mtime_ns >= st[2] - racy:
+            if st is None or st[0] != f.size or st[1] != f.mtime_ns or not fits(f, st):
                 out.append(f)
         return out
 
@@ -991,14 +1219,16 @@ class _Cache:
         """The cached note for ``f`` (its record fetched on first use), or None."""
         if not self.holds(f):
             return None
-        note = Note.lazy(f.rel, f.size, f.mtime_ns, self, f.abs, limit=limit)
+        st = self._row(f.rel)
+        note = Note.lazy(f.rel, f.size, f.mtime_ns, self, f.abs, limit=limit,
+                         ctime_ns=f.ctime_ns, ino=f.ino, oid=st[4] if st else None)
         self.stored[f.rel] = note
         return note
 
     def fetch(self, note: Note) -> bytes:
         """The marshalled parse of a note this cache gave out (called by the note on its
         first use); b"" when the store no longer holds it, so the note is read again."""
-        rec = self._record(note.path, note.size, note.mtime_ns)
+        rec = self._record(note.path, _key(note))
         if rec is None:
             self.mend = True
             return b""
@@ -1008,17 +1238,19 @@ class _Cache:
         """The marshalled facts stored with ``note``, if this cache gave that note out."""
         if note is None or self.stored.get(note.path) is not note:
             return b""
-        rec = self._record(note.path, note.size, note.mtime_ns)
+        rec = self._record(note.path, _key(note))
         return rec[1] if rec is not None else b""
 
-    def _record(self, path: str, size: int, mtime_ns: int) -> tuple[bytes, bytes] | None:
+    def _record(self, path: str, key: tuple) -> tuple[bytes, bytes] | None:
+        """The record of ``path`` whose stat key (see :func:`_key`) is ``key``, decoded."""
         hit = self._fetched.get(path)
         if hit is _OWN:  # written from this process's own parse: nothing to fetch
             st = self._row(path)
-            if st is not None and st[0] == size and st[1] == mtime_ns:
+            if st is not None and st[:5] == key:
                 return b"", b""
-        elif hit is not None and hit[0] == size and hit[1] == mtime_ns:
-            return hit[2], hit[3]
+        elif hit is not None and hit[0] == key:
+            return hit[1], hit[2]
+        size, mtime_ns, ctime_ns, ino, oid = key
         import sqlite3
 
         raw = None
@@ -1029,21 +1261,22 @@ class _Cache:
                 self._singles += 1  # a hook uses a handful of notes: fetch just those
                 row = self.db.execute(
                     "SELECT n.record FROM notes n, meta m WHERE n.path = ? AND n.size = ? AND "
-                    "n.mtime_ns = ? AND m.key = 'gen' AND m.value = ?",
-                    (path, size, mtime_ns, self.gen)).fetchone()
+                    "n.mtime_ns = ? AND n.ctime_ns = ? AND n.ino = ? AND n.oid IS ? AND "
+                    "m.key = 'gen' AND m.value = ?",
+                    (path, size, mtime_ns, ctime_ns, ino, oid, self.gen)).fetchone()
                 raw = row[0] if row else None
             else:  # a run that uses many: all in one read
                 if self._bulk is None:
-                    self._bulk = {p: (s, m, r) for p, s, m, r in self.db.execute(
-                        "SELECT path, size, mtime_ns, record FROM notes "
+                    self._bulk = {row[0]: row[1:] for row in self.db.execute(
+                        "SELECT path, size, mtime_ns, ctime_ns, ino, oid, record FROM notes "
                         "WHERE (SELECT value FROM meta WHERE key = 'gen') = ?", (self.gen,))}
                 row = self._bulk.pop(path, None)
-                raw = row[2] if row and row[0] == size and row[1] == mtime_ns else None
+                raw = row[5] if row and row[:5] == key else None
         except sqlite3.Error:
             return None
         rec = self._decode(raw)
         if rec is not None:
-            self._fetched[path] = (size, mtime_ns, *rec)
+            self._fetched[path] = (key, *rec)
         return rec
 
     def _decode(self, raw) -> tuple[bytes, bytes] | None:
@@ -1152,14 +1385,16 @@ class _Cache:
                         else:
                             rel, note, (blob, kept) = item
                         z = deflate.copy()
-                        yield (rel, note.size, note.mtime_ns, seen,
+                        yield (rel, note.size, note.mtime_ns, note.ctime_ns, note.ino,
+                               note.oid, seen,
                                z.compress(marshal.dumps((blob, kept))) + z.flush())
                         # a note parsed by this run is not given its bytes here, nor its
                         # facts' (the vault holds those: they are never asked of the store)
                         written.append(note if own else (rel, note, blob, kept))
                 if gone:
                     db.executemany("DELETE FROM notes WHERE path = ?", [(g,) for g in gone])
-                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", rows())
+                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               rows())
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -1177,13 +1412,13 @@ class _Cache:
         for item in written:
             if type(item) is tuple:
                 rel, note, blob, kept = item
-                fetched = (note.size, note.mtime_ns, blob, kept)
+                fetched = (_key(note), blob, kept)
             else:  # its record is as its entry in stats says; its bytes are not kept
                 note = item
                 rel, fetched = note.path, _OWN
             # (the whole table is not read for this: a hook writes a handful of records)
             (self._stats if self._stats is not None else self._rows)[rel] = \
-                (note.size, note.mtime_ns, seen)
+                (*_key(note), seen)
             self.stored[rel] = note
             self._fetched[rel] = fetched
             if note._blob is None:  # its record is in this store now (see the skip above)
@@ -1205,7 +1440,7 @@ class _Cache:
     def _blob_of(self, note: Note) -> bytes:
         blob = note._blob
         if blob is not None and not isinstance(blob, bytes):  # in the store, never fetched
-            rec = self._record(note.path, note.size, note.mtime_ns)
+            rec = self._record(note.path, _key(note))
             blob = rec[0] if rec is not None else None
         if not blob:  # parsed here (or read again): its bytes
             blob = marshal.dumps(note.to_plain(with_text=False))
@@ -1220,7 +1455,8 @@ class _Cache:
         db.execute("DROP TABLE IF EXISTS meta")
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
         db.execute("CREATE TABLE notes (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, "
-                   "seen_ns INTEGER, record BLOB) WITHOUT ROWID")
+                   "ctime_ns INTEGER, ino INTEGER, oid TEXT, seen_ns INTEGER, record BLOB) "
+                   "WITHOUT ROWID")
         db.executemany("INSERT INTO meta VALUES (?, ?)",
                        [("key", self.key), ("gen", gen), ("zdict", zdict)])
         return gen, zdict
@@ -1255,6 +1491,13 @@ class _Cache:
 
 
 MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
+
+
+def _key(note: Note) -> tuple:
+    """A note's record's stat key ``(size, mtime_ns, ctime_ns, ino, oid)``: the blob id as
+    the note carries it (a note read in the racy margin or as a staged file, or one the
+    cache gave out with its record's), None for the rest."""
+    return note.size, note.mtime_ns, note.ctime_ns, note.ino, note.oid
 
 
 # In _Cache._fetched: the note's record was written from the note this process parsed

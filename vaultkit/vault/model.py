@@ -85,6 +85,11 @@ class Section:
     end: int  # last line (inclusive)
 
 
+# what a note's listing gives it, never taken from its parse (a lazy note's blob)
+_STAT_FIELDS = ("path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "_blob", "_source",
+                "_limit")
+
+
 @dataclass(slots=True)
 class Note:
     """One Markdown file of the vault, parsed once."""
@@ -92,6 +97,12 @@ class Note:
     path: str  # vault-relative, '/' separated
     size: int = 0
     mtime_ns: int = 0
+    # the rest of the file's stat the caches compare (vaultkit.vault.scan.FileEntry), and
+    # git's blob id of the bytes parsed when it was taken (a file changed in the racy
+    # margin of a cache entry is known by it); none of them is in to_plain
+    ctime_ns: int = 0
+    ino: int = 0
+    oid: str | None = None
     error: str | None = None  # why the file could not be read; nothing else is set then
     text: str = ""  # decoded, BOM removed, line endings as in the file
     bom: bool = False
@@ -127,7 +138,8 @@ class Note:
     @classmethod
     def lazy(cls, path: str, size: int, mtime_ns: int, blob: "bytes | Any",
              source: str | None = None, text: str | None = None,
-             limit: int | None = None) -> "Note":
+             limit: int | None = None, *, ctime_ns: int = 0, ino: int = 0,
+             oid: str | None = None) -> "Note":
         """A note whose fields are decoded from ``blob`` (marshal) on first use; ``blob``
         may also be a store whose ``fetch(note)`` gives those bytes then (the cache's).
 
@@ -137,6 +149,7 @@ class Note:
         """
         note = object.__new__(cls)
         note.path, note.size, note.mtime_ns = path, size, mtime_ns
+        note.ctime_ns, note.ino, note.oid = ctime_ns, ino, oid
         note.error = None  # unreadable files are never cached
         note._blob = blob
         note._source = source
@@ -184,7 +197,7 @@ class Note:
             self._blob = None  # the cache stores the note anew
             full = Note.reread(self)  # type: ignore[misc]
         for f in _NOTE_FIELDS:
-            if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit") \
+            if f not in _STAT_FIELDS \
                     and not (later and f == "text"):
                 object.__setattr__(self, f, getattr(full, f))
         # _blob stays: the cache writes these exact bytes back for an unchanged note
@@ -213,7 +226,7 @@ class Note:
             if full is None:  # no file to read it from: a note made in memory without text
                 raise AttributeError("text")
             for f in _NOTE_FIELDS:
-                if f not in ("path", "size", "mtime_ns", "_blob", "_source", "_limit"):
+                if f not in _STAT_FIELDS:
                     object.__setattr__(self, f, getattr(full, f))
             self._blob = None  # (what the cache has no longer describes it)
             return self.text

@@ -252,7 +252,7 @@ def _load_cached(path: Path):
         st = path.stat()
     except OSError:
         return load_openclaw(path)
-    key = (str(path), st.st_mtime_ns, st.st_size)
+    key = (str(path), st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
     if key not in _cache:
         _cache[key] = load_openclaw(path)
     return _cache[key]

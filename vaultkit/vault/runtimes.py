@@ -1063,7 +1063,8 @@ def outside_state(vault) -> str:
     for path in paths:
         try:
             st = os.stat(path)
-            out.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+            # (the ctime and inode too: a copy can put the size and mtime back)
+            out.append(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
         except OSError:
             out.append(f"{path}:-")
     return "\n".join(out)

@@ -36,12 +36,22 @@ ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 
 @dataclass(slots=True)
 class FileEntry:
-    """A file the scan listed: its vault path, its path on disk, size and mtime."""
+    """A file the scan listed: its vault path, its path on disk, and what every cache
+    keyed by the listing compares: size, mtime, ctime and inode. The mtime alone can be put
+    back (``cp -p``, ``rsync -t``, tar, ``os.utime``); the ctime cannot (the kernel sets it
+    to the current time on any write or ``utime``), and a rename-save makes a new inode."""
 
     rel: str  # vault-relative, '/' separated
     abs: str
     size: int
     mtime_ns: int
+    ctime_ns: int = 0
+    ino: int = 0
+
+    @property
+    def changed_ns(self) -> int:
+        """The later of mtime and ctime: what the racy rule compares (see cachefile.racy)."""
+        return self.ctime_ns if self.ctime_ns > self.mtime_ns else self.mtime_ns
 
 
 @dataclass(slots=True)
@@ -209,7 +219,8 @@ def is_cache_tag(path: str) -> bool:
 
 def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
          is_excluded_file=None, places: dict | None = None,
-         links: list | None = None) -> tuple[list[FileEntry], list[ScanProblem]]:
+         links: list | None = None, folder_stats: dict | None = None
+         ) -> tuple[list[FileEntry], list[ScanProblem]]:
     """Every file under ``root`` (real files and in-vault symlinks), sorted by path.
 
     ``is_excluded(rel)`` (optional) leaves out files and folders by their vault path.
@@ -221,7 +232,9 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
     of them, the path it was listed by and its vault prefix (``"memory/"``; None for a
     cache folder, watched for its tag but not listed), and ``links``
     the vault path of every symlink followed: what :func:`relist` needs to list one
-    folder's changed names again.
+    folder's changed names again. ``folder_stats`` (optional) gets each folder's
+    :func:`folder_stat`, taken before its names are read: a name added or removed after
+    it changes the folder's mtime and ctime, event or none.
     """
     files: list[FileEntry] = []
     problems: list[ScanProblem] = []
@@ -240,6 +253,8 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
         try:
             if by_fd:
                 fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+            if folder_stats is not None:
+                folder_stats[folder_real] = folder_stat(folder if fd is None else fd)
             with os.scandir(folder if fd is None else fd) as it:
                 entries = list(it)
         except OSError as exc:
@@ -259,6 +274,15 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
     files.sort(key=lambda f: f.rel)
     problems.sort(key=_problem_order)  # (in path order, as relist keeps them)
     return files, problems
+
+
+def folder_stat(folder) -> tuple[int, int, int, int]:
+    """A folder's ``(mtime_ns, ctime_ns, inode, when taken)``: any name created, removed or
+    renamed in it moves its mtime and ctime."""
+    import time
+
+    st = os.stat(folder)
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_ino, time.time_ns()
 
 
 def _list_folder(folder, prefix, entries, root_real, seen_dirs, stack, files, problems,
@@ -336,7 +360,7 @@ def _list_folder(folder, prefix, entries, root_real, seen_dirs, stack, files, pr
 
                 problems.append(ScanProblem(rel, not_regular(st.st_mode)))
             continue
-        files.append(FileEntry(rel, path, st.st_size, st.st_mtime_ns))
+        files.append(FileEntry(rel, path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
 
 
 def relist(root: Path, files: list[FileEntry], problems: list[ScanProblem], places: dict,

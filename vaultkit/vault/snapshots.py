@@ -31,9 +31,10 @@ What is recorded
     kept as ``.workspace/NAME``.
 
 Unchanged files cost one ``stat``
-    The store keeps a table (size, mtime, blob id of every file) beside the ref
-    (``<git dir>/vaultkit/<ref name>.stat``); a file whose size and mtime match, and
-    which was older than the snapshot that recorded it by the racy margin, is not read.
+    The store keeps a table (size, mtime, ctime, inode, blob id of every file) beside the
+    ref (``<git dir>/vaultkit/<ref name>.stat``); a file whose size, mtime, ctime and inode
+    match, and whose mtime and ctime were older than the snapshot that recorded it by the
+    racy margin, is not read (a copy that put the size and mtime back changed the ctime).
     Nothing changed means no git process at all.
 
 Retention
@@ -138,8 +139,10 @@ def is_memory_file(profile, rel: str, prefix: str | None = None) -> bool:
                                      "knowledge", "dated", "index")
 
 
-def memory_files(root: Path, settings) -> dict[str, tuple[int, int]]:
-    """``{store path: (size, mtime_ns)}`` of the files a snapshot records.
+def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
+    """``{store path: (size, mtime_ns, ctime_ns, inode)}`` of the files a snapshot records
+    (the ctime and inode tell an edit that put the size and mtime back, see
+    vaultkit.vault.scan.FileEntry).
 
     Its own walk, one ``lstat`` per Markdown file and none for anything else: it never
     follows a symlink (file or folder), skips the folders the scan skips
@@ -150,7 +153,7 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int]]:
     prefix = profile.memory_prefix
     limit = profile.budgets.max_file_bytes
     excluded = settings.is_excluded if settings.excludes_anything else None
-    out: dict[str, tuple[int, int]] = {}
+    out: dict[str, tuple[int, int, int, int]] = {}
     stack = [(str(root), "")]
     while stack:
         folder, base = stack.pop()
@@ -168,7 +171,8 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int]]:
                                 continue
                             st = entry.stat(follow_symlinks=False)
                             if st.st_size <= limit:
-                                out[rel] = (st.st_size, st.st_mtime_ns)
+                                out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                            st.st_ino)
                         elif entry.is_dir(follow_symlinks=False) and name not in SKIP_DIRS:
                             rel = base + name
                             if excluded is None or not excluded(rel):
@@ -184,8 +188,17 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int]]:
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) and st.st_size <= limit:
-                out[store_path("../" + name)] = (st.st_size, st.st_mtime_ns)
+                out[store_path("../" + name)] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                                 st.st_ino)
     return out
+
+
+def _same(entry: list, numbers) -> bool:
+    """Whether a table entry (``[size, mtime, oid, racy, ctime, inode]``; a table written
+    before the ctime and inode were kept has four) records the file stat'ed as
+    ``numbers`` (``(size, mtime_ns, ctime_ns, inode)``)."""
+    return len(entry) == 6 and entry[0] == numbers[0] and entry[1] == numbers[1] \
+        and entry[4] == numbers[2] and entry[5] == numbers[3]
 
 
 def file_of(root: Path, path: str) -> str:
@@ -452,20 +465,19 @@ class Store:
         return {p: e[2] for p, e in entries.items() if e[2]}
 
     def current_oids(self, states) -> dict[str, str]:
-        """Vault path -> blob of each file in ``states`` (``(vault path, size, mtime_ns)``,
-        as the vault's listing has them) whose size and mtime are those the newest
-        snapshot's table recorded for it, not in the racy margin: its content is that
-        blob, known without reading it."""
+        """Vault path -> blob of each file in ``states`` (``(vault path, size, mtime_ns,
+        ctime_ns, inode)``, as the vault's listing has them) whose size, mtime, ctime and
+        inode are those the newest snapshot's table recorded for it, not in the racy
+        margin: its content is that blob, known without reading it."""
         head = self.head()
         table = self._load_table()
         if head is None or table.get("commit") != head:
             return {}
         entries = table["entries"]
         out = {}
-        for path, size, mtime in states:
+        for path, *numbers in states:
             known = entries.get(path)  # (a vault path is its store path inside the vault)
-            if known is not None and known[2] and known[0] == size and known[1] == mtime \
-                    and not known[3]:
+            if known is not None and known[2] and not known[3] and _same(known, numbers):
                 out[path] = known[2]
         return out
 
@@ -504,7 +516,7 @@ class Store:
             from vaultkit.vault.cachefile import load_marshal
 
             st = os.stat(self.table_path, follow_symlinks=False)
-            key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns)
+            key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             last = _TABLE[:]  # (one read: a server's other thread may replace it meanwhile)
             if last and last[0] == key:
                 return last[1]
@@ -559,8 +571,8 @@ class Store:
             if head is not None and not entries:
                 entries = self._tree_entries(head)  # the table is lost or stale: rebuild it
             get = entries.get
-            todo = [p for p, (size, mtime) in files.items()
-                    if (k := get(p)) is None or k[1] != mtime or k[0] != size or k[3]]
+            todo = [p for p, numbers in files.items()
+                    if (k := get(p)) is None or k[3] or not _same(k, numbers)]
             # (with nothing to hash every file is known: equal counts mean equal sets)
             removed = sorted(p for p in entries if p not in files) \
                 if todo or len(entries) != len(files) else []
@@ -573,20 +585,22 @@ class Store:
             hashed = self._hash(todo) if todo else []
             changed = []
             new_entries: dict[str, list] = {}
-            for path, (size, mtime) in files.items():
+            for path, (size, mtime, ctime, ino) in files.items():
                 known = get(path)
-                new_entries[path] = [size, mtime, known[2] if known else None, 0]
+                new_entries[path] = [size, mtime, known[2] if known else None, 0, ctime, ino]
             for path, got in zip(todo, hashed):
                 known = get(path)
                 if got is None:  # vanished, unreadable or swapped for a link since the listing
                     if known is None:
                         del new_entries[path]
                     else:
-                        new_entries[path] = [-1, -1, known[2], 1]
+                        new_entries[path] = [-1, -1, known[2], 1, -1, -1]
                     continue
-                # (size and mtime of what was read, from its descriptor)
-                oid, size, mtime = got
-                new_entries[path] = [size, mtime, oid, int(mtime >= started - RACY_NS)]
+                # (the stat of what was read, from its descriptor; in the racy margin
+                # by its mtime or its ctime: hashed again next time)
+                oid, size, mtime, ctime, ino = got
+                new_entries[path] = [size, mtime, oid,
+                                     int(max(mtime, ctime) >= started - RACY_NS), ctime, ino]
                 if known is None or known[2] != oid:
                     changed.append(path)
             result = SnapshotResult(None, [vault_path_of(p) for p in sorted(changed)],
@@ -632,8 +646,8 @@ class Store:
                 out[os.fsdecode(name)] = [-1, -1, parts[2].decode(), 1]
         return out
 
-    def _hash(self, paths: list[str]) -> list[tuple[str, int, int] | None]:
-        """``(blob id, size, mtime_ns)`` of each file (store paths; the blob written into the
+    def _hash(self, paths: list[str]) -> list[tuple[str, int, int, int, int] | None]:
+        """``(blob id, size, mtime_ns, ctime_ns, inode)`` of each file (store paths; the blob written into the
         store), None for one gone, not a regular file, over the limit, or reached through a
         symlink.
 
@@ -657,7 +671,8 @@ class Store:
                     read.append(None)  # gone, a symlink on the way, not regular, too big
         blobs = [item[0] for item in read if item is not None]
         oids = iter(self._write_blobs(blobs) if blobs else [])
-        return [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns)
+        return [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns,
+                                           item[1].st_ctime_ns, item[1].st_ino)
                 for item in read]
 
     def _write_blobs(self, blobs: list[bytes]) -> list[str]:

@@ -307,6 +307,8 @@ class CheckServer:
             code = 2
             try:
                 os.close(learned_r)
+                if conn is not None:  # (the caller waits a short time for this first)
+                    conn.sendall(resident.ACK + os.getpid().to_bytes(4, "little"))
                 answer_first()
                 answer = self._run(scan, argv, cwd, env, tty)
                 if conn is not None:
