@@ -34,7 +34,8 @@ def note_aliases(vault, path: str, note) -> list[str]:
 
 
 def _stored(vault) -> tuple[dict, int]:
-    """The index the last run kept (path -> (size, mtime, names)) and the time before which
+    """The index the last run kept (path -> ((size, mtime, ctime, inode), None, names)) and
+    the time before which
     its entries can be trusted; empty with ``--no-cache`` or when there is none."""
     memo = vault.__dict__.get("_alias_stored")
     if memo is not None:
