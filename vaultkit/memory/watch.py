@@ -251,7 +251,8 @@ class Watcher:
     def _judged(self, path: str, old: str, new: str) -> list[str]:
         """What of ``old`` the journal lost, as the model of loss judges it
         (:func:`vaultkit.vault.loss.judge`, the hook's and history's judgement): not an
-        edit of a line, not a line a stash holds (its pop would find it written twice);
+        edit of a line, not a line a stash holds (its pop would find it written twice) nor
+        one a running pre-commit took out of the work tree for its hooks;
         blank lines between lost ones kept, none at either end."""
         from vaultkit.vault.loss import judge
 
@@ -262,7 +263,14 @@ class Watcher:
 
             state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
                                              settings=self.settings))
-            return state.stash_texts(path) if state.available else []
+            if not state.available:
+                return []
+            # a partly staged journal under a pre-commit run lacks its unstaged lines
+            # until the hooks are done: not a loss (putting them back would fail the hook).
+            # The journal pre-commit puts back is what it holds now and the patch's added
+            # lines (those alone would leave a line held twice before lost once)
+            return state.stash_texts(path) + [
+                new + "\n" + added for added in state.unstaged_by_running_pre_commit(path)]
 
         out = list(judge(old, new, stashes).lost)
         while out and not out[0].strip():
@@ -414,7 +422,11 @@ class Watcher:
                                          step=200, timeout=1000):
                 if self._gone():
                     return 1
-                if changes or first or time.monotonic() - last_full >= interval:
+                # git's own writes are not watched (.git/ is skipped): a commit, checkout or
+                # stash since the last round is seen by its tips on a quiet tick, so that the
+                # write after it is judged against the new baseline, not taken as one
+                moved = not changes and self._git_tips() != self._tips
+                if changes or first or moved or time.monotonic() - last_full >= interval:
                     self._safe_step()
                     last_full = time.monotonic()
                     first = False

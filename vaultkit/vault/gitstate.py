@@ -558,14 +558,18 @@ class GitState:
         repo = self.repo_path(vault_path)
         if not patch or repo is None:
             return None
-        header = f"diff --git a/{repo} b/{repo}".encode()
-        added, inside = [], False
-        for line in patch.split(b"\n"):
-            if line.startswith(b"diff --git "):
-                inside = line == header
-            elif inside and line.startswith(b"+") and not line.startswith(b"+++ "):
-                added.append(line[1:])
-        return decode(b"\n".join(added) + b"\n") if added else None
+        return _added_lines(patch, repo)
+
+    def unstaged_by_running_pre_commit(self, vault_path: str) -> list[str]:
+        """The lines pre-commit runs still in progress (any process: asked by a watcher,
+        not by a hook) took out of the work tree of one file: while the hooks run, a
+        partly staged journal lacks its unstaged lines, which are not lost (pre-commit
+        puts them back when the hooks are done)."""
+        repo = self.repo_path(vault_path)
+        if repo is None:
+            return []
+        texts = (_added_lines(patch, repo) for patch in _running_pre_commit_patches())
+        return [text for text in texts if text is not None]
 
     # -- history ------------------------------------------------------------------
 
@@ -702,8 +706,7 @@ def _pre_commit_patch() -> bytes | None:
     else ``~/.cache/pre-commit``), read within the size bound of a memory file."""
     from vaultkit.core.bounded import read_regular
 
-    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+    home = _pre_commit_home()
     # (a check answered by a running watcher is told the asking process's parent)
     suffix = f"-{os.environ.get(CALLER_PARENT) or os.getppid()}"
     try:
@@ -716,6 +719,59 @@ def _pre_commit_patch() -> bytes | None:
         except OSError:
             return None
     return None
+
+
+def _pre_commit_home() -> str:
+    return os.environ.get("PRE_COMMIT_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+
+
+def _added_lines(patch: bytes, repo: str) -> str | None:
+    """The lines a patch of unstaged changes adds to the file ``repo``, or None."""
+    header = f"diff --git a/{repo} b/{repo}".encode()
+    added, inside = [], False
+    for line in patch.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            inside = line == header
+        elif inside and line.startswith(b"+") and not line.startswith(b"+++ "):
+            added.append(line[1:])
+    return decode(b"\n".join(added) + b"\n") if added else None
+
+
+def _running_pre_commit_patches() -> list[bytes]:
+    """The patches of unstaged changes in pre-commit's home whose pre-commit process
+    (``patch<time>-<pid>``) is still running. pre-commit keeps the patches after a run,
+    so only a live process's patch is one whose lines are out of the work tree now."""
+    from vaultkit.core.bounded import read_regular
+
+    home = _pre_commit_home()
+    try:
+        names = [n for n in os.listdir(home) if n.startswith("patch")]
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        pid = name.rpartition("-")[2]
+        if not pid.isdigit() or not _alive(int(pid)):
+            continue
+        try:
+            out.append(read_regular(os.path.join(home, name), _PATCH_LIMIT,
+                                    follow_symlinks=False))
+        except OSError:
+            continue
+    return out
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: alive)
+        return True
+    return True
 
 
 # the environment variable a check answered by a running watcher (vaultkit.cli.resident)
