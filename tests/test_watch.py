@@ -117,6 +117,35 @@ def test_lines_git_stash_took_are_not_restored(tmp_path):
     assert (root / JOURNAL).read_text(encoding="utf-8").count("- Deployed v1.2\n") == 1
 
 
+def test_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path, monkeypatch):
+    """A plain `git commit` holds no index.lock while its hooks run, and pre-commit has a
+    partly staged journal's unstaged lines in its patch (`patch<time>-<pid>`) meanwhile:
+    putting them back would fail the hook. The journal pre-commit puts back is what it
+    holds and the patch's lines, so a line held twice before ("## Summary") is kept too."""
+    root = make(tmp_path)
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    staged = f"# {TODAY}\n\n## Summary\n- Morning summary\n\n### 10:00 — Release\n- Deployed\n"
+    unstaged = "\n## Summary\n- Evening summary of the release\n"
+    (root / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (root / JOURNAL).write_text(staged + unstaged, encoding="utf-8")
+    w, lines = watcher(root)
+    patch = (f"diff --git a/{JOURNAL} b/{JOURNAL}\n--- a/{JOURNAL}\n+++ b/{JOURNAL}\n"
+             "@@ -7,0 +8,3 @@\n+\n+## Summary\n+- Evening summary of the release\n")
+    (home / f"patch{int(time.time())}-{os.getpid()}").write_text(patch, encoding="utf-8")
+    (root / JOURNAL).write_text(staged, encoding="utf-8")  # pre-commit checked it out
+    assert w.step() == [] and lines == []
+    assert (root / JOURNAL).read_text(encoding="utf-8") == staged  # nothing written
+    # a patch left by a pre-commit run that ended is no holder: the lines are lost then
+    (root / JOURNAL).write_text(staged + unstaged, encoding="utf-8")
+    w.step()
+    for name in os.listdir(home):
+        os.rename(home / name, home / (name.rpartition("-")[0] + "-999999999"))
+    (root / JOURNAL).write_text(staged, encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+
+
 def test_no_restore_only_reports_and_recover_brings_them_back(tmp_path):
     root = make(tmp_path, git=False)  # the store under .vaultkit/ works the same
     w, lines = watcher(root, restore=False)
