@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from test_precommit import (BACKUP, TODAY, YESTERDAY, YESTERDAY_JOURNAL,  # noqa: F401
-                            Vault, _config, _env, _pin, _readme_configs, _run, hook_repo,
+                            Vault, _env, _pin, _readme_configs, _run, hook_repo,
                             pre_commit_home)
 
 pytestmark = pytest.mark.integration
