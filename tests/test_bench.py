@@ -324,3 +324,34 @@ def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidenc
     assert table["multi-hop"]["range@10"] == 100.0 and table["multi-hop"]["all@10"] < 100.0
     assert table["open-domain"]["range@10"] == 0.0  # no word in common: not found
     assert res["chars@5"] > 0 and res["empty"] == 1
+
+
+def test_hook_with_snapshots_since_head_at_a_tiny_size(tmp_path):
+    """bench/hook_snapshots.py: the hook timed with 0 and N snapshots since HEAD (and the
+    same change without them), no loss told (a false alarm stops the bench), the vault
+    left as committed."""
+    out_json = tmp_path / "h.json"
+    res = subprocess.run([sys.executable, str(BENCH / "hook_snapshots.py"), "--size", "50",
+                          "--runs", "1", "--snapshots", "0,3", "--out", str(tmp_path / "out"),
+                          "--json", str(out_json)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "entries / snapshots" in res.stdout and "hook / git status" in res.stdout
+    report = json.loads(out_json.read_text())
+    assert report["journal"] == f"memory/{synth.END_DATE}.md"
+    rows = report["rows"]
+    # 0 and 3 snapshots since HEAD, then the 3 entries again without their snapshots
+    assert [(r["entries"], r["snapshots"]) for r in rows] == [(0, 0), (3, 3), (3, 0)]
+    for row in rows:
+        assert row["runs"] == 1 and len(row["hook"]["walls"]) == 1
+        assert row["hook"]["wall"] > 0 and row["hook"]["cpu"] > 0
+        assert row["git_status"]["wall"] > 0
+    vault = tmp_path / "out" / "hook-snapshots-vault-50"
+    assert not (vault / ".vaultkit").exists() and not (vault / ".git" / "vaultkit").exists()
+    assert subprocess.run(["git", "-C", str(vault), "for-each-ref", "refs/vaultkit"],
+                          capture_output=True, text=True).stdout == ""
+    assert subprocess.run(["git", "-C", str(vault), "status", "--porcelain"],
+                          capture_output=True, text=True).stdout == ""
+    bad = subprocess.run([sys.executable, str(BENCH / "hook_snapshots.py"), "--snapshots",
+                          "0,ten"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a list of numbers" in bad.stderr
+
