@@ -177,8 +177,9 @@ def main(argv=None) -> int:
           f" {'wall':>8} {'cpu':>8}")
     for r in rows:
         s, h = r["git_status"], r["hook"]
-        print(f"{str(r['entries']) + ' / ' + str(r['snapshots']):>20} {s['wall']:8.3f} {s['cpu']:9.3f} {h['wall']:8.3f} "
-              f"{h['cpu']:9.3f} {h['wall'] / s['wall']:7.1f}x "
+        label = f"{r['entries']} / {r['snapshots']}"
+        print(f"{label:>20} {s['wall']:8.3f} {s['cpu']:9.3f} {h['wall']:8.3f} {h['cpu']:9.3f}"
+              f" {h['wall'] / s['wall']:7.1f}x "
               f"{h['cpu'] / max(s['cpu'], 1e-3):8.1f}x {h['wall'] / first['wall']:7.2f}x "
               f"{h['cpu'] / max(first['cpu'], 1e-3):7.2f}x")
     print(f"median of {args.runs} runs each (one warm-up); load average "
