@@ -6,6 +6,7 @@ what the benchmark measures is what it claims to measure.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -355,3 +356,22 @@ def test_hook_with_snapshots_since_head_at_a_tiny_size(tmp_path):
                           "0,ten"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not a list of numbers" in bad.stderr
 
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="watch's timing, on Linux")
+def test_watch_restore_delay_at_a_tiny_size(tmp_path):
+    """bench/snapshot.py's watch rows: the overwritten journal's entries are found back
+    (restored in place, each whole) and the delay is reported as a median and a worst."""
+    res = subprocess.run([sys.executable, str(BENCH / "snapshot.py"), "--size", "50",
+                          "--runs", "2", "--idle", "1", "--skip-store",
+                          "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"watch idle CPU over 1 s: \d", res.stdout)
+    assert re.search(r"overwrite to restore: median \d+\.\d\d s, worst \d+\.\d\d s over 2 ",
+                     res.stdout)
+    journal = tmp_path / "out" / "snapshot-vault-50" / "memory" / f"{dt.date.today()}.md"
+    text = journal.read_text(encoding="utf-8")
+    for n in range(2):  # each appended entry once, the summary the last overwrite wrote too
+        for k in range(3):
+            assert text.count(f"Checkpoint {10 ** 5 + 100 * n + k}\n") == 1
+    assert "- a quiet day" in text
