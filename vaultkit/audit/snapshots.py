@@ -53,7 +53,7 @@ def check_snapshots(ctx: AuditContext) -> Check:
         from vaultkit.memory.history import scan_snapshot_losses
 
         open_losses = [e for e in scan_snapshot_losses(root, vault.settings, record=False)
-                       if not e.recovered and e.timestamp >= now - 30 * 86400]
+                       if not e.recovered and e.is_loss and e.timestamp >= now - 30 * 86400]
     except Exception:  # noqa: BLE001 (a store git cannot read: the rest still says something)
         open_losses = []
     if open_losses:
