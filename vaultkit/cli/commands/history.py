@@ -104,6 +104,10 @@ def run(args) -> int:
     if restored:
         print(f"vaultkit watch restored {restored} journal loss{'es' * (restored != 1)} as they "
               "happened (the snapshot events above say recovered)")
+    memory = sum(1 for e in watched if e.get("kind") == "memory-restored")
+    if memory:
+        print(f"vaultkit watch put back {memory} MEMORY.md cut{'s' * (memory != 1)} past the "
+              "pruning allowance as they happened")
     return 0
 
 
