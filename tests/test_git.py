@@ -286,14 +286,18 @@ def test_memory_md_consolidation_cut_past_the_allowance_is_refused(repo, monkeyp
     msg = diags[0].message
     assert ('dropped 4 of its 11 durable lines against HEAD, not moved into another note '
             '("- Ana prefers tea", "- Bo prefers short standups", "- Cy prefers dark mode" '
-            "and 1 more); the pruning allowance is 2 lines (25% of them, the profile's git: "
-            "memory_md_prune_ratio; OpenClaw has no such setting)") in msg
+            "and 1 more); the pruning allowance is 2 lines (25% of them, the openclaw "
+            "profile's git: memory_md_prune_ratio; OpenClaw has no such setting)") in msg
     assert "VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit" in msg
     # the way out: accepted for one commit
     monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", "MEMORY.md")
     assert findings(repo) == []
     monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
-    # a vaultkit.toml that allows more pruning lets it pass
+    # the owner's vaultkit.toml sets the share: named as the source; more lets it pass
+    write(repo, "vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0.3\n")
+    [diag] = findings(repo)
+    assert ("the pruning allowance is 3 lines (30% of them, vaultkit.toml [git] "
+            "memory-md-prune-ratio)") in diag.message
     write(repo, "vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0.4\n")
     assert findings(repo) == []
 

@@ -308,16 +308,15 @@ class Watcher:
             return None
         before = len(_nonblank(old.splitlines()))
         if path == self.memory_md:  # durable lines gone without a move: the allowance
-            from vaultkit.vault.loss import prune_allowance
+            from vaultkit.vault.loss import prune_allowance, prune_setting
 
             cut = memory_md_cut(old, new, written)
             kept = _nonblank(cut)
             if not kept:
                 return None
-            ratio = self.profile.git.memory_md_prune_ratio
+            ratio, _ = prune_setting(self.settings)
             allowed = prune_allowance(before, ratio)
-            within = (f" of its {before} (the pruning allowance is {allowed}: "
-                      f"{ratio * 100:g}%, git: memory_md_prune_ratio)")
+            within = f" of its {before} (the pruning allowance is {allowed}: {ratio * 100:g}%)"
             if len(kept) <= allowed:
                 self._restored.pop(path, None)
                 return WatchEvent("memory-pruned", path, len(kept), commit, detail=within)

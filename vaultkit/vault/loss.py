@@ -173,6 +173,18 @@ def prune_allowance(before: int, ratio: float) -> int:
     return int(ratio * before + 1e-9)  # (0.25 * 20 is 5, not 4.999...)
 
 
+def prune_setting(settings) -> tuple[float, str]:
+    """MEMORY.md's pruning ratio for a vault's settings, and where it comes from (for a
+    finding): ``vaultkit.toml``'s ``[git] memory-md-prune-ratio`` when it sets one, else
+    the profile's ``git: memory_md_prune_ratio`` (OpenClaw has no setting to read)."""
+    ratio = settings.profile.git.memory_md_prune_ratio
+    config = getattr(settings, "config", None)
+    if config is not None and "memory-md-prune-ratio" in getattr(config, "git", {}):
+        return ratio, "vaultkit.toml [git] memory-md-prune-ratio"
+    return ratio, (f"the {settings.profile.name} profile's git: memory_md_prune_ratio; "
+                   "OpenClaw has no such setting")
+
+
 def quoted_lines(lines: list[str], limit: int = 3, width: int = 60) -> str:
     """The first ``limit`` of ``lines``, quoted and shortened, credentials masked, for a
     one-line finding: ``"- Alice owns billing", "- …" and 4 more``."""

@@ -4,7 +4,7 @@ from collections import Counter
 from dataclasses import replace
 
 from vaultkit.vault.gitstate import content_lines
-from vaultkit.vault.loss import prune_allowance
+from vaultkit.vault.loss import prune_allowance, prune_setting
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion as _accept
 from vaultkit.lint.shared import accepted_deletions as _accepted
@@ -64,7 +64,7 @@ class MassDeletion(Rule):
 
     ## Example
     ```
-    MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the profile's git: memory_md_prune_ratio; OpenClaw has no such setting); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
+    MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the openclaw profile's git: memory_md_prune_ratio; OpenClaw has no such setting); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
     memory/semantic/pricing.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:memory/semantic/pricing.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/pricing.md git commit …
     memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
     memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
@@ -102,7 +102,7 @@ class MassDeletion(Rule):
         vault = ctx.vault
         settings = ctx.profile.git
         ratio = settings.mass_deletion_ratio
-        prune = settings.memory_md_prune_ratio
+        prune = prune_setting(vault.settings)
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         memory_md = "MEMORY.md" if ctx.profile.memory_prefix else "../MEMORY.md"
         accepted = _accepted()
@@ -145,7 +145,7 @@ class MassDeletion(Rule):
                 for commit, when, text in texts:
                     before = content_lines(text)
                     dropped = _dropped(text, new, spare)
-                    if before and len(dropped) > prune_allowance(before, prune) and \
+                    if before and len(dropped) > prune_allowance(before, prune[0]) and \
                             (worst is None or len(dropped) >= len(worst[0])):
                         worst = (dropped, before, commit, when)
                 if worst is None:
@@ -224,9 +224,9 @@ class MassDeletion(Rule):
                 continue
             if old == memory_md and path == old:
                 # MEMORY.md is curated: a cut within the pruning allowance is distillation
-                prune = settings.memory_md_prune_ratio
+                prune = prune_setting(vault.settings)
                 dropped = _dropped(head, new, moved_into(git, path))
-                if len(dropped) > prune_allowance(before, prune):
+                if len(dropped) > prune_allowance(before, prune[0]):
                     yield self.diag(path, 1, 1, _pruned_past(dropped, before, prune,
                                                              "against HEAD") + "; " + hint)
                 continue
@@ -278,15 +278,17 @@ def _dropped(old: str, new: str, elsewhere: Counter) -> list[str]:
     return out
 
 
-def _pruned_past(dropped: list[str], before: int, ratio: float, since: str) -> str:
-    """A MEMORY.md cut past its pruning allowance, in a phrase naming the first lines."""
-    from vaultkit.vault.loss import prune_allowance, quoted_lines
+def _pruned_past(dropped: list[str], before: int, prune: tuple[float, str],
+                 since: str) -> str:
+    """A MEMORY.md cut past its pruning allowance, in a phrase naming the first lines,
+    the allowance and where its ratio comes from (:func:`vaultkit.vault.loss.prune_setting`)."""
+    from vaultkit.vault.loss import quoted_lines
 
+    ratio, source = prune
     allowed = prune_allowance(before, ratio)
     return (f"dropped {len(dropped)} of its {before} durable lines {since}, not moved into "
             f"another note ({quoted_lines(dropped)}); the pruning allowance is {allowed} "
-            f"line{'s' * (allowed != 1)} ({ratio * 100:g}% of them, the profile's git: "
-            "memory_md_prune_ratio; OpenClaw has no such setting)")
+            f"line{'s' * (allowed != 1)} ({ratio * 100:g}% of them, {source})")
 
 
 def _gone(vault, path: str | None) -> bool:
