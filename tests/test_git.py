@@ -302,6 +302,16 @@ def test_memory_md_consolidation_cut_past_the_allowance_is_refused(repo, monkeyp
     assert findings(repo) == []
 
 
+def test_memory_md_dropped_lines_are_named_with_credentials_masked(repo):
+    token = "ghp_R8x2Kq9LmZ4vT7wN1pY6sB3dF5hJ0cXeVuA2"
+    write(repo, "MEMORY.md", CURATED.replace("- Ana prefers tea\n",
+                                             f"- deploy token {token}\n"))
+    commit_all(repo)
+    write(repo, "MEMORY.md", "# MEMORY\n\n- Jo prefers async reviews\n")
+    [diag] = findings(repo, rules=("mass-deletion",))
+    assert token not in diag.message and '"- deploy token ghp_' in diag.message
+
+
 def test_memory_md_prune_within_the_allowance_passes(repo):
     write(repo, "MEMORY.md", CURATED)
     commit_all(repo)
