@@ -528,7 +528,7 @@ def _render_html(data: ReportData) -> str:
     errors = sum(1 for d in data.diagnostics if d.severity == "error")
     warnings = sum(1 for d in data.diagnostics if d.severity == "warning")
     events = history.events if history is not None else []
-    open_events = [e for e in events if not e.recovered]
+    open_events = [e for e in events if not e.recovered and e.is_loss]
     from vaultkit.audit import counts, counts_text
 
     tally = counts(data.checks)  # (the one count `vaultkit audit` prints)
@@ -603,6 +603,8 @@ def _events_table(events) -> str:
     for e in shown:
         if e.recovered:
             state = "<span class=\"pass\">recovered</span>"
+        elif not e.is_loss:  # a MEMORY.md prune within its allowance
+            state = "<span class=\"pass\">pruned on purpose</span>"
         elif e.recoverable:
             state = f"<span class=\"fail\">lost</span><br><code>vaultkit recover {e.id}</code>"
         else:
