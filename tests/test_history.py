@@ -4,6 +4,7 @@ generated repository with one of each loss event (tests/history_repo.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -493,3 +494,25 @@ def test_a_deleted_topic_note_is_listed(tmp_path):
     events = scan(repo).events
     assert [(e.kind, e.path, e.subject) for e in events] == [
         ("note-deleted", "memory/homelab.md", "two")]
+
+
+def test_recover_help_names_the_headings_recover_writes(tmp_path, capsys):
+    # the help promised only 'Recovered from <commit>'; lines lost between commits come
+    # back under 'Restored lines lost on <date> <time>': both are named, and written
+    from vaultkit.cli.commands.recover import DESCRIPTION
+
+    assert "Recovered from <commit> on <date>" in DESCRIPTION
+    assert "Restored lines lost on <date> <time>" in DESCRIPTION
+    vault = tmp_path / "v"
+    (vault / "memory").mkdir(parents=True)
+    (vault / ".obsidian").mkdir()
+    journal = vault / "memory" / "2026-12-01.md"
+    journal.write_text("# 2026-12-01\n\n## 09:00 Kept\n- one\n- two\n- three\n")
+    assert main(["snapshot", str(vault)]) == 0
+    journal.write_text("# 2026-12-01\n")
+    assert main(["recover", str(vault), "--all"]) == 0
+    capsys.readouterr()
+    text = journal.read_text()
+    assert re.search(r"^#{2,3} \d\d:\d\d — Restored lines lost on 2\d{3}-\d\d-\d\d \d\d:\d\d$",
+                     text, re.M), text
+    assert "- one\n- two\n- three" in text

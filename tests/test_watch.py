@@ -618,6 +618,20 @@ def _git(root: Path, *args: str) -> str:
                           text=True, env=env).stdout
 
 
+def _committed_day(tmp_path: Path) -> Path:
+    """A vault whose today's journal (DAY) is committed."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    return root
+
+
+def _append_checkpoint(root: Path) -> None:
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+
+
 def _journal(root: Path) -> str:
     return (root / JOURNAL).read_text(encoding="utf-8")
 
@@ -684,10 +698,7 @@ def test_a_writer_that_keeps_removing_the_lines_gets_one_report(tmp_path):
 
 
 def test_a_checkout_or_stash_is_a_new_baseline_not_a_loss(tmp_path):
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     _git(root, "checkout", "-qb", "other")
     (root / JOURNAL).write_text("# Day\n\nOn the other branch.\n", encoding="utf-8")
     _git(root, "commit", "-qam", "other")
@@ -708,10 +719,7 @@ def test_a_checkout_or_stash_is_a_new_baseline_not_a_loss(tmp_path):
 
 
 def test_no_round_runs_while_git_is_mid_operation(tmp_path):
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
     (root / ".git" / "index.lock").write_text("")
     (root / JOURNAL).write_text("# Day\n", encoding="utf-8")  # git writing the work tree
@@ -723,13 +731,9 @@ def test_no_round_runs_while_git_is_mid_operation(tmp_path):
 
 def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
     # `git checkout -- journal` over uncommitted lines: a real loss, only a snapshot held them
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
-    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
-        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    _append_checkpoint(root)
     assert w.step() == []
     _git(root, "checkout", "--", JOURNAL)
     assert [e.kind for e in w.step()] == ["journal-restored"]
@@ -739,13 +743,9 @@ def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
 def test_a_committed_journal_overwritten_comes_back_whole_and_commits(tmp_path):
     # committed earlier (Obsidian Git, init --git), checkpoints appended since, then a
     # summary run overwrites the file: every line comes back in place, the commit passes
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
-    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
-        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    _append_checkpoint(root)
     assert w.step() == []
     (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
     assert [e.kind for e in w.step()] == ["journal-restored"]
