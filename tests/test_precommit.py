@@ -263,7 +263,7 @@ def test_rewrite_halving_memory_md_is_refused(make_repo):
     vault.git("add", "MEMORY.md")
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: dropped" in out, out
     assert vault.head() == before
 
 
