@@ -6,6 +6,7 @@ what the benchmark measures is what it claims to measure.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -324,3 +325,53 @@ def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidenc
     assert table["multi-hop"]["range@10"] == 100.0 and table["multi-hop"]["all@10"] < 100.0
     assert table["open-domain"]["range@10"] == 0.0  # no word in common: not found
     assert res["chars@5"] > 0 and res["empty"] == 1
+
+
+def test_hook_with_snapshots_since_head_at_a_tiny_size(tmp_path):
+    """bench/hook_snapshots.py: the hook timed with 0 and N snapshots since HEAD (and the
+    same change without them), no loss told (a false alarm stops the bench), the vault
+    left as committed."""
+    out_json = tmp_path / "h.json"
+    res = subprocess.run([sys.executable, str(BENCH / "hook_snapshots.py"), "--size", "50",
+                          "--runs", "1", "--snapshots", "0,3", "--out", str(tmp_path / "out"),
+                          "--json", str(out_json)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "entries / snapshots" in res.stdout and "hook / git status" in res.stdout
+    report = json.loads(out_json.read_text())
+    assert report["journal"] == f"memory/{synth.END_DATE}.md"
+    rows = report["rows"]
+    # 0 and 3 snapshots since HEAD, then the 3 entries again without their snapshots
+    assert [(r["entries"], r["snapshots"]) for r in rows] == [(0, 0), (3, 3), (3, 0)]
+    for row in rows:
+        assert row["runs"] == 1 and len(row["hook"]["walls"]) == 1
+        assert row["hook"]["wall"] > 0 and row["hook"]["cpu"] > 0
+        assert row["git_status"]["wall"] > 0
+    vault = tmp_path / "out" / "hook-snapshots-vault-50"
+    assert not (vault / ".vaultkit").exists() and not (vault / ".git" / "vaultkit").exists()
+    assert subprocess.run(["git", "-C", str(vault), "for-each-ref", "refs/vaultkit"],
+                          capture_output=True, text=True).stdout == ""
+    assert subprocess.run(["git", "-C", str(vault), "status", "--porcelain"],
+                          capture_output=True, text=True).stdout == ""
+    bad = subprocess.run([sys.executable, str(BENCH / "hook_snapshots.py"), "--snapshots",
+                          "0,ten"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a list of numbers" in bad.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="watch's timing, on Linux")
+def test_watch_restore_delay_at_a_tiny_size(tmp_path):
+    """bench/snapshot.py's watch rows: the overwritten journal's entries are found back
+    (restored in place, each whole) and the delay is reported as a median and a worst."""
+    res = subprocess.run([sys.executable, str(BENCH / "snapshot.py"), "--size", "50",
+                          "--runs", "2", "--idle", "1", "--skip-store",
+                          "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"watch idle CPU over 1 s: \d", res.stdout)
+    assert re.search(r"overwrite to restore: median \d+\.\d\d s, worst \d+\.\d\d s over 2 ",
+                     res.stdout)
+    journal = tmp_path / "out" / "snapshot-vault-50" / "memory" / f"{dt.date.today()}.md"
+    text = journal.read_text(encoding="utf-8")
+    for n in range(2):  # each appended entry once, the summary the last overwrite wrote too
+        for k in range(3):
+            assert text.count(f"Checkpoint {10 ** 5 + 100 * n + k}\n") == 1
+    assert "- a quiet day" in text

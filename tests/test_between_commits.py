@@ -154,7 +154,8 @@ def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recove
            "snapshot at" in out, out
     # MEMORY.md is back to its committed text, so the commit does not stage it: it seals
     # nothing there (the model of loss), and says so without refusing for it
-    assert "MEMORY.md:1:1: VK602 mass-deletion warning: lost 12 of its" in out, out
+    assert ("MEMORY.md:1:1: VK602 mass-deletion warning: dropped 12 of its 24 durable lines "
+            "since the snapshot") in out, out
     assert "this commit does not stage it, so it passes" in out, out
     history = _vaultkit(vault, "history").stdout
     assert "mass-deletion  " + topic in history and "memory-shrink  MEMORY.md" in history

@@ -27,7 +27,7 @@ def test_the_main_process_receives_no_note_text_from_the_workers(make_vault, mon
     files = _files(60)
     root = make_vault(files)
     # what a worker sends back: the parse and its facts, never the text
-    items = [(str(root / p), p, 1 << 20) for p in sorted(files)]
+    items = [(str(root / p), p, 1 << 20, None) for p in sorted(files)]
     for sent in vault_mod._parse_chunk(items):
         assert not any(isinstance(part, str) and "See [[" in part for part in sent), sent
         assert not any(isinstance(part, bytes) and b"See [[" in part for part in sent)

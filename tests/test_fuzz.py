@@ -303,7 +303,14 @@ def test_init_changes_no_existing_file(files):
             p.write_bytes(data)
         root.mkdir(exist_ok=True)
         before = snapshot(root)
+        # (into a folder of notes init writes only its minimal set; --full, all it has)
         rc, _, err = run(["init", "-q", str(root)], Path(tmp))
+        ok(rc, err, allowed=(0,))
+        after = snapshot(root)
+        for rel, data in before.items():
+            assert after[rel] == data, rel
+        assert "vaultkit.toml" in after
+        rc, _, err = run(["init", "-q", "--full", str(root)], Path(tmp))
         ok(rc, err, allowed=(0,))
         after = snapshot(root)
         for rel, data in before.items():

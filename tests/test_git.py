@@ -236,6 +236,10 @@ def lines_of(n: int) -> str:
     return "# MEMORY\n\n" + "".join(f"- durable fact number {i}\n" for i in range(1, n))
 
 
+def topic_of(n: int) -> str:
+    return "# Deploys\n\n" + "".join(f"- deploy step number {i}\n" for i in range(1, n))
+
+
 @pytest.mark.parametrize("kept,reported", [
     (11, False),  # unchanged (11 non-blank lines)
     (7, False),  # lost 4 of 11
@@ -244,9 +248,90 @@ def lines_of(n: int) -> str:
     (1, True),
 ])
 def test_mass_deletion_threshold(repo, kept, reported):
+    write(repo, "memory/semantic/deploys.md", topic_of(11))
+    commit_all(repo)
+    write(repo, "memory/semantic/deploys.md", topic_of(kept))
+    got = brief(findings(repo))
+    assert got == ([("mass-deletion", "memory/semantic/deploys.md", 1)] if reported else [])
+
+
+@pytest.mark.parametrize("kept,reported", [
+    (11, False),  # unchanged (11 durable lines: the allowance is 2, a quarter rounded down)
+    (10, False),  # 1 pruned
+    (9, False),  # 2 pruned: within the allowance
+    (8, True),  # 3 dropped: past it
+    (1, True),
+])
+def test_memory_md_pruning_allowance(repo, kept, reported):
     write(repo, "MEMORY.md", lines_of(kept))
     got = brief(findings(repo))
     assert got == ([("mass-deletion", "MEMORY.md", 1)] if reported else [])
+
+
+CURATED = "# MEMORY\n\n" + "".join(
+    f"- {who} prefers {what}\n" for who, what in [
+        ("Ana", "tea"), ("Bo", "short standups"), ("Cy", "dark mode"), ("Di", "Rust"),
+        ("Ed", "morning deploys"), ("Fa", "written specs"), ("Gu", "pairing"),
+        ("Ha", "Postgres"), ("Io", "small PRs"), ("Jo", "async reviews")])
+
+
+def test_memory_md_consolidation_cut_past_the_allowance_is_refused(repo, monkeypatch):
+    # a dreaming-style rewrite keeps 6 of 10 curated lines: 40% gone, nowhere else
+    write(repo, "MEMORY.md", CURATED)
+    commit_all(repo)
+    kept = CURATED.splitlines(keepends=True)
+    write(repo, "MEMORY.md", "".join(kept[:2] + kept[6:]))
+    diags = findings(repo)
+    assert brief(diags) == [("mass-deletion", "MEMORY.md", 1)]
+    msg = diags[0].message
+    assert ('dropped 4 of its 11 durable lines against HEAD, not moved into another note '
+            '("- Ana prefers tea", "- Bo prefers short standups", "- Cy prefers dark mode" '
+            "and 1 more); the pruning allowance is 2 lines (25% of them, the openclaw "
+            "profile's git: memory_md_prune_ratio; OpenClaw has no such setting)") in msg
+    assert "VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit" in msg
+    # the way out: accepted for one commit
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", "MEMORY.md")
+    assert findings(repo) == []
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    # the owner's vaultkit.toml sets the share: named as the source; more lets it pass
+    write(repo, "vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0.3\n")
+    [diag] = findings(repo)
+    assert ("the pruning allowance is 3 lines (30% of them, vaultkit.toml [git] "
+            "memory-md-prune-ratio)") in diag.message
+    write(repo, "vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0.4\n")
+    assert findings(repo) == []
+
+
+def test_memory_md_dropped_lines_are_named_with_credentials_masked(repo):
+    token = "ghp_R8x2Kq9LmZ4vT7wN1pY6sB3dF5hJ0cXeVuA2"
+    write(repo, "MEMORY.md", CURATED.replace("- Ana prefers tea\n",
+                                             f"- deploy token {token}\n"))
+    commit_all(repo)
+    write(repo, "MEMORY.md", "# MEMORY\n\n- Jo prefers async reviews\n")
+    [diag] = findings(repo, rules=("mass-deletion",))
+    assert token not in diag.message and '"- deploy token ghp_' in diag.message
+
+
+def test_memory_md_prune_within_the_allowance_passes(repo):
+    write(repo, "MEMORY.md", CURATED)
+    commit_all(repo)
+    write(repo, "MEMORY.md", CURATED.replace("- Jo prefers async reviews\n", ""))  # 10%
+    assert findings(repo) == []
+
+
+def test_memory_md_lines_moved_into_a_topic_note_do_not_count(repo):
+    write(repo, "MEMORY.md", CURATED)
+    commit_all(repo)
+    kept = CURATED.splitlines(keepends=True)
+    write(repo, "MEMORY.md", "".join(kept[:2] + kept[8:]))  # 6 of 10 lines gone
+    # five of them distilled into a topic note in the same change: one dropped
+    write(repo, "memory/people/team.md", "# Team\n\n" + "".join(kept[2:7]))
+    git(repo, "add", "-A")
+    only = ("mass-deletion",)
+    assert findings(repo, staged=True, rules=only) == []
+    write(repo, "memory/people/team.md", "# Team\n\n" + "".join(kept[2:4]))  # 4 dropped
+    git(repo, "add", "-A")
+    assert brief(findings(repo, staged=True, rules=only)) == [("mass-deletion", "MEMORY.md", 1)]
 
 
 def test_mass_deletion_exactly_half_is_reported(repo):
@@ -259,7 +344,9 @@ def test_mass_deletion_exactly_half_is_reported(repo):
 
 
 def test_mass_deletion_message_and_ratio_from_config(repo):
-    write(repo, "MEMORY.md", lines_of(5))
+    write(repo, "memory/semantic/deploys.md", topic_of(11))
+    commit_all(repo)
+    write(repo, "memory/semantic/deploys.md", topic_of(5))
     diags = findings(repo)
     assert ("lost 6 of its 11 non-blank lines against HEAD (54%; the profile allows less "
             "than 50%)") in diags[0].message

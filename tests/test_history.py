@@ -4,6 +4,7 @@ generated repository with one of each loss event (tests/history_repo.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -358,9 +359,11 @@ MEMORY_HEAD = "# MEMORY\n\n## approved_durable_entries\n"
 
 
 def test_memory_md_cuts_of_any_size_in_git_history_are_losses(tmp_path, capsys):
-    """Durable lines that vanish from every note are lost however few: one line, then
-    two, each well under half of the file, in separate commits and days."""
+    """With no pruning allowed (`memory-md-prune-ratio = 0`), durable lines that vanish
+    from every note are lost however few: one line, then two, each well under half of
+    the file, in separate commits and days."""
     repo = _memory_repo(tmp_path)
+    repo.write("vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0\n")
     lines = hr.MEMORY_LINES
     repo.write("MEMORY.md", MEMORY_HEAD + "\n".join(lines[:-1]) + "\n")
     repo.commit("trim one", _days_ago(5))
@@ -399,9 +402,41 @@ def test_a_distillation_into_other_notes_is_not_a_memory_md_loss(tmp_path, capsy
     repo.write("memory/lessons/ops.md", "# Ops\n\n" + lines[7] + "\n")
     repo.write("MEMORY.md", MEMORY_HEAD + "\n".join(lines[:2] + lines[9:]) + "\n")
     repo.commit("next distillation", _days_ago(1))
-    [event] = scan(repo).events
-    assert (event.kind, event.subject, event.lost) == ("memory-shrink", "next distillation",
+    [event] = scan(repo).events  # one of 15 durable lines dropped: within the allowance
+    assert (event.kind, event.subject, event.lost) == ("memory-pruned", "next distillation",
                                                        [lines[8]])
+
+
+def test_memory_md_prune_within_the_allowance_is_listed_as_pruned(tmp_path, capsys):
+    """A person prunes two stale lines of 20 (10%): within the default allowance (a
+    quarter, 5 lines), so history lists it as pruned, not as a loss to recover; a
+    consolidation rewrite that then drops 8 of the 18 left (44%) is a loss."""
+    repo = _memory_repo(tmp_path)
+    lines = hr.MEMORY_LINES
+    repo.write("MEMORY.md", MEMORY_HEAD + "\n".join(lines[:-2]) + "\n")
+    repo.commit("prune stale lines", _days_ago(4))
+    [event] = scan(repo).events
+    assert (event.kind, event.lines, event.before, event.limit) == ("memory-pruned", 2, 20, 5)
+    assert event.lost == lines[-2:]
+    assert "2 of its 20 durable lines" in event.describe()
+    assert "pruned, within the allowance of 5" in event.describe()
+    assert main(["history", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "memory-pruned  MEMORY.md" in out and "pruned on purpose, not a loss" in out
+    assert out.rstrip().endswith("0 loss events in 2 commits, 0 not recovered; 1 MEMORY.md "
+                                 "prune within the allowance.")
+    main(["audit", str(tmp_path), "--format", "json"])
+    [check] = [c for c in json.loads(capsys.readouterr().out) if c["id"] == "history"]
+    assert check["status"] == "pass"
+    assert main(["recover", str(tmp_path), "--all"]) == 0  # a prune was meant: left alone
+    capsys.readouterr()
+    assert not (tmp_path / "memory/semantic/recovered.md").exists()
+    # a consolidation rewrite keeps 8 of the 16 entries left: 8 dropped, past the allowance
+    repo.write("MEMORY.md", MEMORY_HEAD + "\n".join(lines[:-10]) + "\n")
+    repo.commit("dreaming consolidation", _days_ago(2))
+    events = scan(repo).events
+    assert [(e.kind, e.subject, e.lines) for e in events] == [
+        ("memory-shrink", "dreaming consolidation", 8), ("memory-pruned", "prune stale lines", 2)]
 
 
 def test_a_fifo_where_a_lost_note_was_is_never_opened(repo, capsys):
@@ -459,3 +494,25 @@ def test_a_deleted_topic_note_is_listed(tmp_path):
     events = scan(repo).events
     assert [(e.kind, e.path, e.subject) for e in events] == [
         ("note-deleted", "memory/homelab.md", "two")]
+
+
+def test_recover_help_names_the_headings_recover_writes(tmp_path, capsys):
+    # the help promised only 'Recovered from <commit>'; lines lost between commits come
+    # back under 'Restored lines lost on <date> <time>': both are named, and written
+    from vaultkit.cli.commands.recover import DESCRIPTION
+
+    assert "Recovered from <commit> on <date>" in DESCRIPTION
+    assert "Restored lines lost on <date> <time>" in DESCRIPTION
+    vault = tmp_path / "v"
+    (vault / "memory").mkdir(parents=True)
+    (vault / ".obsidian").mkdir()
+    journal = vault / "memory" / "2026-12-01.md"
+    journal.write_text("# 2026-12-01\n\n## 09:00 Kept\n- one\n- two\n- three\n")
+    assert main(["snapshot", str(vault)]) == 0
+    journal.write_text("# 2026-12-01\n")
+    assert main(["recover", str(vault), "--all"]) == 0
+    capsys.readouterr()
+    text = journal.read_text()
+    assert re.search(r"^#{2,3} \d\d:\d\d — Restored lines lost on 2\d{3}-\d\d-\d\d \d\d:\d\d$",
+                     text, re.M), text
+    assert "- one\n- two\n- three" in text

@@ -235,3 +235,15 @@ def test_the_report_counts_the_loss_events_history_lists(tmp_path, capsys):
     main(["audit", str(repo.path), "--format", "json"])
     audited = [c["id"] for c in _json.loads(capsys.readouterr().out)]
     assert [row for row in re.findall(r'<tr><td>([a-z-]+)</td><td class=', text)] == audited
+
+
+def test_a_memory_md_prune_within_its_allowance_is_not_shown_as_lost():
+    from vaultkit.memory.history import Event
+    from vaultkit.cli.htmlreport import _events_table
+
+    pruned = Event("memory-pruned", "a" * 40, 1_700_000_000, "2026-01-01T00:00:00+00:00",
+                   "Person <p@x>", "prune stale lines", "MEMORY.md", lines=2, before=20,
+                   limit=5)
+    table = _events_table([pruned])
+    assert '"pass">pruned on purpose<' in table and '"fail">lost<' not in table
+    assert "2 of its 20 durable lines" in table

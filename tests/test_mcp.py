@@ -149,8 +149,9 @@ def test_resources_are_the_bootstrap_files_and_the_index(starter):
 
     listed, texts = talk(starter, script)
     names = [r.name for r in listed]
-    bootstrap = [n for n in ("AGENTS.md", "SOUL.md", "USER.md", "HEARTBEAT.md", "MEMORY.md",
-                             "NOW.md") if (starter / n).is_file()]
+    bootstrap = [n for n in ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                             "HEARTBEAT.md", "MEMORY.md", "NOW.md") if (starter / n).is_file()]
+    assert "TOOLS.md" in bootstrap and "IDENTITY.md" in bootstrap  # (the starter writes them)
     assert names[:len(bootstrap)] == bootstrap  # the runtime's injection order
     assert names[-1] == "memory/INDEX.md"
     for r in listed:

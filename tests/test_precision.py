@@ -16,6 +16,8 @@ per-rule table of docs/precision.md.
 
 from __future__ import annotations
 
+import json
+
 import shutil
 import sys
 from pathlib import Path
@@ -405,6 +407,20 @@ def test_the_fix_types_a_decision_by_its_folder(make_vault, capsys):
                  "--select", "frontmatter-missing"]) == 0
     text = (root / "memory/decisions/use-postgres.md").read_text()
     assert text == "---\ntype: decision\n---\n# Use Postgres\n"
+    # the fix must not turn one warning into errors that refuse the next commit: the
+    # properties the owner has not filled in yet are warnings; a wrong value is an error
+    capsys.readouterr()
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--select", "frontmatter-schema"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found and {d["severity"] for d in found} == {"warning"}
+    assert all("is missing (decision)" in d["message"] for d in found)
+    (root / "memory/decisions/use-postgres.md").write_text(
+        "---\ntype: decision\nstatus: done\n---\n# Use Postgres\n")
+    assert main(["check", str(root), "--no-cache", "--no-baseline", "--format", "json",
+                 "--select", "frontmatter-schema"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert [d["severity"] for d in found if "'status' is 'done'" in d["message"]] == ["error"]
 
 
 # -- skills ---------------------------------------------------------------------------------

@@ -263,7 +263,7 @@ def test_rewrite_halving_memory_md_is_refused(make_repo):
     vault.git("add", "MEMORY.md")
     ok, out = vault.commit("backup: rewrite")
     assert not ok
-    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost" in out, out
+    assert "MEMORY.md:1:1: VK602 mass-deletion error: dropped" in out, out
     assert vault.head() == before
 
 
@@ -416,13 +416,14 @@ def test_audit_hook_runs_on_manual_stage_only(make_repo, hook_repo, pre_commit_h
 
 # -- adopting vaultkit on a vault with findings: the baseline --------------------------------
 
-LEGACY = ("---\ntype: decision\ndate: 2026-10-{day:02d}\nstatus: active\n---\n# Legacy {n}\n\n"
-          "Decided long ago; see [[gone-{n}]].\n")
+LEGACY = ("---\ntype: decision\ndate: 2026-10-{day:02d}\nstatus: done\ntags: [old]\n---\n"
+          "# Legacy {n}\n\nDecided long ago; see [[gone-{n}]].\n")
 
 
 def test_baseline_lets_a_legacy_vault_commit_and_blocks_new_faults(make_repo):
     vault = make_repo(("vaultkit-check",))
-    for n in range(40):  # 4 findings each: no tags, two sections missing, a broken link
+    for n in range(40):  # 4 findings each: a status outside the schema's set (an error),
+        # two sections missing, a broken link
         vault.write(f"memory/decisions/legacy-{n}.md", LEGACY.format(day=n % 28 + 1, n=n))
     vault.index()
     proc = _run([sys.executable, "-m", "vaultkit", "check", "--no-cache"], vault.path, vault.env,

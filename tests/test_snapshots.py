@@ -420,7 +420,7 @@ def test_readme_commands_run_as_written(tmp_path, monkeypatch):
     assert store_of(root, create=False).head() is not None
 
 
-def test_a_small_memory_md_cut_between_commits_is_listed_unless_moved(tmp_path):
+def test_a_small_memory_md_cut_between_commits_is_listed_as_pruned_unless_moved(tmp_path):
     root = make(tmp_path)
     (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(10)),
                                     encoding="utf-8")
@@ -434,14 +434,14 @@ def test_a_small_memory_md_cut_between_commits_is_listed_unless_moved(tmp_path):
     store.snapshot()
     rc, out, _ = invoke(["history", "--format", "json"], root)
     assert json.loads(out)["events"] == []
-    # one line cut, not moved: far from half the file, still a loss
+    # one line cut, not moved: within the pruning allowance (2 of 9), listed as pruned
     (root / "MEMORY.md").write_text("# MEMORY\n\n" + "".join(f"- durable {i}\n" for i in range(7)),
                                     encoding="utf-8")
     rc, out, _ = invoke(["history", "--format", "json"], root)
     events = json.loads(out)["events"]
-    assert [(e["kind"], e["path"], e["lines"], e["source"]) for e in events] == [
-        ("memory-shrink", "MEMORY.md", 1, "snapshot")]
-    rc, out, _ = invoke(["recover", "--all"], root)
+    assert [(e["kind"], e["path"], e["lines"], e["source"], e["allowance"]) for e in events] == [
+        ("memory-pruned", "MEMORY.md", 1, "snapshot", 2)]
+    rc, out, _ = invoke(["recover", events[0]["id"]], root)  # named, it comes back all the same
     assert "- durable 7" in (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
     rc, out, _ = invoke(["history", "--format", "json"], root)
     assert all(e["recovered"] for e in json.loads(out)["events"])
@@ -466,7 +466,8 @@ def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_pat
     assert rc == 1
     assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 non-blank "
             "lines since the snapshot at") in out
-    assert "MEMORY.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since" in out
+    assert ("MEMORY.md:1:1: VK602 mass-deletion error: dropped 9 of its 12 durable lines "
+            "since the snapshot") in out
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
     note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")

@@ -49,6 +49,65 @@ def append(root: Path, text: str) -> None:
         fh.write(text)
 
 
+CURATED = ("# MEMORY\n\n## People\n- Ana owns billing\n- Bo reviews infra changes\n"
+           "- Cy is on call in March\n\n## Rules\n- Deploys go through staging first\n"
+           "- Backups run at 02:00\n- Secrets live in the vault, never in notes\n"
+           "- Retros happen on Fridays\n")
+
+
+def test_memory_md_consolidation_cut_past_the_allowance_is_restored(tmp_path):
+    """A consolidation rewrite keeps 6 of MEMORY.md's 10 durable lines (40%, past the
+    quarter allowed): the 4 dropped lines go back where they stood, once; another writer
+    cutting them again makes watch back off."""
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    w, lines = watcher(root)
+    rewrite = ("# MEMORY\n\n## People\n- Ana owns billing\n\n## Rules\n"
+               "- Deploys go through staging first\n- Retros happen on Fridays\n"
+               "- New: standups are async\n")
+    (root / "MEMORY.md").write_text(rewrite, encoding="utf-8")
+    events = w.step()
+    assert [(e.kind, e.path, e.lines) for e in events] == [("memory-restored", "MEMORY.md", 4)]
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == (
+        "# MEMORY\n\n## People\n- Ana owns billing\n- Bo reviews infra changes\n"
+        "- Cy is on call in March\n\n## Rules\n- Deploys go through staging first\n"
+        "- Backups run at 02:00\n- Secrets live in the vault, never in notes\n"
+        "- Retros happen on Fridays\n- New: standups are async\n")
+    assert "4 dropped lines put back where they stood" in lines[-1]
+    assert w.step() == []  # the restored file is the new baseline: nothing to judge
+    (root / "MEMORY.md").write_text(rewrite, encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["memory-restore-undone"]
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == rewrite
+    kinds = [e["kind"] for e in read_events(w.store)]
+    assert "memory-restored" in kinds and "memory-restore-undone" in kinds
+
+
+def test_memory_md_one_folder_up_is_restored_in_the_workspace(tmp_path):
+    """A memory-only vault (`memory-dir = "."`): MEMORY.md sits in the workspace above it,
+    and a cut past the allowance is put back there."""
+    ws = tmp_path / "ws"
+    (ws / "memory" / ".obsidian").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    (ws / "memory" / "vaultkit.toml").write_text('memory-dir = "."\n', encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    w, _ = watcher(ws / "memory")
+    (ws / "MEMORY.md").write_text("# MEMORY\n\n- Ana owns billing\n", encoding="utf-8")
+    assert [(e.kind, e.path, e.lines) for e in w.step()] == [
+        ("memory-restored", "../MEMORY.md", 8)]
+    now = (ws / "MEMORY.md").read_text(encoding="utf-8")
+    assert [line for line in now.splitlines() if line.strip()] == \
+        [line for line in CURATED.splitlines() if line.strip()]
+
+
+def test_memory_md_cut_past_the_allowance_without_restore_is_reported(tmp_path):
+    root = make(tmp_path)
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    w, _ = watcher(root, restore=False)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Ana owns billing\n", encoding="utf-8")
+    assert [(e.kind, e.lines) for e in w.step()] == [("memory-cut", 8)]
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == "# MEMORY\n\n- Ana owns billing\n"
+
+
 def test_a_journal_that_lost_lines_gets_them_back_once(tmp_path):
     root = make(tmp_path)
     w, lines = watcher(root)
@@ -160,7 +219,7 @@ def test_no_restore_only_reports_and_recover_brings_them_back(tmp_path):
     assert "- one\n- two\n" in (root / JOURNAL).read_text(encoding="utf-8")
 
 
-def test_memory_md_cut_and_note_deleted_are_reported_moves_are_not(tmp_path):
+def test_memory_md_prune_and_note_deleted_are_reported_moves_are_not(tmp_path):
     root = make(tmp_path)
     w, lines = watcher(root)
     # two rules moved into a lesson in one round: no loss
@@ -169,11 +228,12 @@ def test_memory_md_cut_and_note_deleted_are_reported_moves_are_not(tmp_path):
     with open(root / "memory/lessons/cron.md", "a", encoding="utf-8") as fh:
         fh.write("- rule 4\n- rule 5\n")
     assert w.step() == []
-    # one durable line cut, not moved: reported though far from half the file
+    # one durable line cut, not moved: within the pruning allowance (1 of 5), logged
     (root / "MEMORY.md").write_text("# MEMORY\n\n- rule 0\n- rule 1\n- rule 2\n",
                                     encoding="utf-8")
     events = w.step()
-    assert [(e.kind, e.path, e.lines) for e in events] == [("memory-cut", "MEMORY.md", 1)]
+    assert [(e.kind, e.path, e.lines) for e in events] == [("memory-pruned", "MEMORY.md", 1)]
+    assert (root / "MEMORY.md").read_text(encoding="utf-8").endswith("- rule 2\n")
     # a lesson cut by one line is an edit; cut past half it is reported
     (root / "memory/lessons/cron.md").write_text("# Cron\n\n- lesson 0\n", encoding="utf-8")
     assert [e.kind for e in w.step()] == ["memory-cut"]
@@ -587,6 +647,20 @@ def _git(root: Path, *args: str) -> str:
                           text=True, env=env).stdout
 
 
+def _committed_day(tmp_path: Path) -> Path:
+    """A vault whose today's journal (DAY) is committed."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(DAY, encoding="utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "day")
+    return root
+
+
+def _append_checkpoint(root: Path) -> None:
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+
+
 def _journal(root: Path) -> str:
     return (root / JOURNAL).read_text(encoding="utf-8")
 
@@ -653,10 +727,7 @@ def test_a_writer_that_keeps_removing_the_lines_gets_one_report(tmp_path):
 
 
 def test_a_checkout_or_stash_is_a_new_baseline_not_a_loss(tmp_path):
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     _git(root, "checkout", "-qb", "other")
     (root / JOURNAL).write_text("# Day\n\nOn the other branch.\n", encoding="utf-8")
     _git(root, "commit", "-qam", "other")
@@ -677,10 +748,7 @@ def test_a_checkout_or_stash_is_a_new_baseline_not_a_loss(tmp_path):
 
 
 def test_no_round_runs_while_git_is_mid_operation(tmp_path):
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
     (root / ".git" / "index.lock").write_text("")
     (root / JOURNAL).write_text("# Day\n", encoding="utf-8")  # git writing the work tree
@@ -692,13 +760,9 @@ def test_no_round_runs_while_git_is_mid_operation(tmp_path):
 
 def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
     # `git checkout -- journal` over uncommitted lines: a real loss, only a snapshot held them
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
-    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
-        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    _append_checkpoint(root)
     assert w.step() == []
     _git(root, "checkout", "--", JOURNAL)
     assert [e.kind for e in w.step()] == ["journal-restored"]
@@ -708,13 +772,9 @@ def test_lines_git_discards_uncommitted_are_put_back(tmp_path):
 def test_a_committed_journal_overwritten_comes_back_whole_and_commits(tmp_path):
     # committed earlier (Obsidian Git, init --git), checkpoints appended since, then a
     # summary run overwrites the file: every line comes back in place, the commit passes
-    root = make(tmp_path)
-    (root / JOURNAL).write_text(DAY, encoding="utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "day")
+    root = _committed_day(tmp_path)
     w, _ = watcher(root)
-    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
-        fh.write("\n### 13:00 — Checkpoint\n- uncommitted work\n")
+    _append_checkpoint(root)
     assert w.step() == []
     (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
     assert [e.kind for e in w.step()] == ["journal-restored"]

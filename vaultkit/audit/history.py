@@ -30,7 +30,7 @@ def history_check(history: history_scan.History, now: dt.datetime):
     """The audit's ``history`` check on a history already read."""
     cutoff = (now - dt.timedelta(days=AUDIT_DAYS)).timestamp()
     lost = [e for e in history.events
-            if e.recoverable and not e.recovered and e.timestamp >= cutoff]
+            if e.recoverable and e.is_loss and not e.recovered and e.timestamp >= cutoff]
     unread = ""
     if history.warnings:  # versions over the read bound or missing: not judged
         shown = "; ".join(history.warnings[:3])

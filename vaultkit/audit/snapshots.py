@@ -46,6 +46,10 @@ def check_snapshots(ctx: AuditContext) -> Check:
     extra = ""
     if restored:
         extra += f"; watch restored {restored} journal loss{'es' * (restored != 1)} in 30 days"
+    memory = sum(1 for e in events if e.get("kind") == "memory-restored")
+    if memory:
+        extra += (f"; watch put back {memory} MEMORY.md cut{'s' * (memory != 1)} past the "
+                  "pruning allowance in 30 days")
     if reported:
         extra += (f"; {reported} loss{'es' * (reported != 1)} reported in 30 days "
                   "(`vaultkit history` lists them)")
@@ -53,7 +57,7 @@ def check_snapshots(ctx: AuditContext) -> Check:
         from vaultkit.memory.history import scan_snapshot_losses
 
         open_losses = [e for e in scan_snapshot_losses(root, vault.settings, record=False)
-                       if not e.recovered and e.timestamp >= now - 30 * 86400]
+                       if not e.recovered and e.is_loss and e.timestamp >= now - 30 * 86400]
     except Exception:  # noqa: BLE001 (a store git cannot read: the rest still says something)
         open_losses = []
     if open_losses:

@@ -55,6 +55,7 @@ LAYER_COLOURS = {"journal": "#868e96", "session": "#adb5bd", "dated": "#5c940d",
 # layers a profile or vaultkit.toml adds: drawn after the known ones, in these colours
 OTHER_COLOURS = ("#e64980", "#74b816", "#4263eb", "#f59f00", "#495057")
 KIND_COLOURS = {"journal-rewrite": "#c92a2a", "memory-shrink": "#e8590c",
+                "memory-pruned": "#868e96",
                 "mass-deletion": "#f08c00", "note-deleted": "#862e9c",
                 "bootstrap-truncated": "#1864ab"}
 SEVERITY_COLOURS = {"error": "#c92a2a", "warning": "#f08c00", "info": "#1971c2"}
@@ -527,7 +528,7 @@ def _render_html(data: ReportData) -> str:
     errors = sum(1 for d in data.diagnostics if d.severity == "error")
     warnings = sum(1 for d in data.diagnostics if d.severity == "warning")
     events = history.events if history is not None else []
-    open_events = [e for e in events if not e.recovered]
+    open_events = [e for e in events if not e.recovered and e.is_loss]
     from vaultkit.audit import counts, counts_text
 
     tally = counts(data.checks)  # (the one count `vaultkit audit` prints)
@@ -602,6 +603,8 @@ def _events_table(events) -> str:
     for e in shown:
         if e.recovered:
             state = "<span class=\"pass\">recovered</span>"
+        elif not e.is_loss:  # a MEMORY.md prune within its allowance
+            state = "<span class=\"pass\">pruned on purpose</span>"
         elif e.recoverable:
             state = f"<span class=\"fail\">lost</span><br><code>vaultkit recover {e.id}</code>"
         else:

@@ -88,6 +88,18 @@ _RULE_LIST = {
     "description": "rule names, codes or code prefixes (see `vaultkit rules`); ALL for every rule",
 }
 
+# what memory_search and memory_recall both take (each adds its own count of results)
+_SEARCH_ARGUMENTS = {
+    "query": {"type": "string", "minLength": 1, "maxLength": 2000,
+              "description": "what to look for, in words"},
+    "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                 "description": "drop results scoring below this (0..1)"},
+    "type": {"type": "string", "minLength": 1,
+             "description": "only notes of this type (decision, lesson, person, ...)"},
+    "layer": {"type": "string", "minLength": 1,
+              "description": "only notes of this layer (journal, archive, ...)"},
+}
+
 _SEARCH_RESULTS = {
     "type": "object",
     "properties": {"results": {"type": "array", "items": {
@@ -116,16 +128,9 @@ TOOLS = (
         input_schema={
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 2000,
-                          "description": "what to look for, in words"},
+                **_SEARCH_ARGUMENTS,
                 "maxResults": {"type": "integer", "minimum": 1, "maximum": 100, "default": 6,
                                "description": "at most this many results"},
-                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
-                             "description": "drop results scoring below this (0..1)"},
-                "type": {"type": "string", "minLength": 1,
-                         "description": "only notes of this type (decision, lesson, person, ...)"},
-                "layer": {"type": "string", "minLength": 1,
-                          "description": "only notes of this layer (journal, archive, ...)"},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -146,16 +151,9 @@ TOOLS = (
         input_schema={
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 2000,
-                          "description": "what to look for, in words"},
+                **_SEARCH_ARGUMENTS,
                 "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 5,
                           "description": "at most this many results"},
-                "minScore": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
-                             "description": "drop results scoring below this (0..1)"},
-                "type": {"type": "string", "minLength": 1,
-                         "description": "only notes of this type (decision, lesson, person, ...)"},
-                "layer": {"type": "string", "minLength": 1,
-                          "description": "only notes of this layer (journal, archive, ...)"},
             },
             "required": ["query"],
             "additionalProperties": False,

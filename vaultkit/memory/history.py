@@ -22,10 +22,15 @@ The events it reports, newest first:
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
     emptied.
 ``memory-shrink``
-    ``MEMORY.md``, the curated layer, lost durable lines in one commit: any non-blank line
-    removed without going into another note the same commit wrote (a distillation into
-    ``memory/lessons/...`` loses nothing), however small the cut (:func:`memory_md_cut`,
-    the judgement the snapshot pass and ``vaultkit watch`` share).
+    ``MEMORY.md``, the curated layer, lost more durable lines in one commit than its pruning
+    allowance: non-blank lines removed without going into another note the same commit
+    wrote (a distillation into ``memory/lessons/...`` loses nothing; :func:`memory_md_cut`,
+    the judgement the snapshot pass, the hook and ``vaultkit watch`` share).
+``memory-pruned``
+    A ``MEMORY.md`` cut within the pruning allowance (``git: memory_md_prune_ratio``, a
+    quarter of its durable lines by default; :func:`vaultkit.vault.loss.prune_allowance`):
+    curation, listed as pruned, not a loss. ``recover --all`` and the audit leave it alone;
+    ``vaultkit recover ID`` still brings its lines back into the recovery note.
 ``note-deleted``
     A journal, structured, knowledge, topic or bootstrap note deleted (or moved out of the vault,
     or into ``.trash/``) without a move into the archive: nothing of the same name was
@@ -66,7 +71,7 @@ from typing import Iterator
 
 from vaultkit.core.errors import VaultkitError
 
-KINDS = ("journal-rewrite", "memory-shrink", "mass-deletion", "note-deleted",
+KINDS = ("journal-rewrite", "memory-shrink", "memory-pruned", "mass-deletion", "note-deleted",
          "bootstrap-truncated")
 MEMORY_MD = "MEMORY.md"
 # a knowledge note: lines that have no journal to go back to
@@ -129,6 +134,11 @@ class Event:
     def recoverable(self) -> bool:
         return self.kind != "bootstrap-truncated"
 
+    @property
+    def is_loss(self) -> bool:
+        """False for a ``MEMORY.md`` prune within its allowance: curation, not a loss."""
+        return self.kind != "memory-pruned"
+
     def describe(self) -> str:
         """What was lost, in a phrase."""
         s = "s" * (self.lines != 1)
@@ -137,6 +147,10 @@ class Event:
         if self.kind in ("memory-shrink", "mass-deletion"):
             return (f"{self.lines} of its {self.before} non-blank lines ({self.bytes:,} bytes) "
                     f"deleted")
+        if self.kind == "memory-pruned":
+            return (f"{self.lines} of its {self.before} durable lines ({self.bytes:,} bytes) "
+                    f"pruned, within the allowance of {self.limit} (git: "
+                    "memory_md_prune_ratio)")
         if self.kind == "note-deleted":
             return f"deleted with {self.lines} non-blank line{s} ({self.bytes:,} bytes)"
         until = f"until {self.end_date[:10]}" if self.end_date else "until now"
@@ -148,6 +162,8 @@ class Event:
                "author": self.author, "subject": self.subject, "path": self.path,
                "current": self.current, "lines": self.lines, "bytes": self.bytes,
                "recovered": self.recovered}
+        if self.kind == "memory-pruned":
+            out["allowance"] = self.limit
         if self.kind == "bootstrap-truncated":
             out.update(chars=self.chars, limit=self.limit, endCommit=self.end_commit,
                        endDate=self.end_date, days=round(self.days, 2))
@@ -421,9 +437,10 @@ def memory_md_cut(old: str, new: str, elsewhere: Counter) -> list[str]:
     """The lines a change of ``MEMORY.md`` from ``old`` to ``new`` took away, less those
     ``elsewhere`` holds (the other notes the same commit or snapshot wrote): the one
     judgement of a ``MEMORY.md`` cut, in git history and between commits alike. Its lines
-    are the curated, durable layer, so any count is a loss, not only a cut past
-    ``mass_deletion_ratio``; a distillation that moves lines into another note
-    (``memory/lessons/...``) loses nothing."""
+    are the curated, durable layer, so it is measured against its own pruning allowance
+    (:func:`vaultkit.vault.loss.prune_allowance`), not ``mass_deletion_ratio``; a
+    distillation that moves lines into another note (``memory/lessons/...``) loses
+    nothing."""
     return _without(lost_lines(old, new), elsewhere)
 
 
@@ -509,6 +526,7 @@ def _log(repo: _Repo, args: list[str]) -> tuple[list[Commit], str | None]:
 def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) -> History:
     profile = repo.profile
     ratio = profile.git.mass_deletion_ratio
+    prune = profile.git.memory_md_prune_ratio
     exempt = [re.compile(fnmatch.translate(p)) for p in profile.git.mass_deletion_exempt]
     index_path = profile.expand(profile.index.path) if profile.index else ""
     memory_md = MEMORY_MD if profile.memory_prefix else "../" + MEMORY_MD
@@ -655,8 +673,13 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                     continue  # an append (onto a last line without its newline, too)
                 lost = lost_lines(old, new)
             elif kind == "memory-shrink":
+                from vaultkit.vault.loss import prune_allowance
+
                 lost = memory_md_cut(old, new, moved(index, c.new))
                 event.before = content_lines(old)
+                event.limit = prune_allowance(event.before, prune)
+                if 0 < len(_nonblank(lost)) <= event.limit:
+                    event.kind = "memory-pruned"  # curation within the allowance
             else:
                 before, after = content_lines(old), content_lines(new)
                 if before == 0 or (after > 0 and before - after < ratio * before):

@@ -17,7 +17,7 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
     with the committed start, every byte kept; one atomic rename under the same lock and
     confinement, within the same size limit (:func:`_restore_head`). A journal an
     earlier run left that way (its events recovered) is put right too.
-``memory-shrink``, ``mass-deletion``
+``memory-shrink``, ``memory-pruned`` (named by its id), ``mass-deletion``
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
     (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
     <commit> on <date>`` with the same marker: the curated file itself is not rewritten
@@ -71,8 +71,8 @@ class Recovery:
 def select(events: list[Event], wanted: str | None, everything: bool) -> list[Event]:
     """The events an ``EVENT`` argument (an id or commit, or a unique prefix) or ``--all``
     names, oldest first (so that later losses of one file append after earlier ones)."""
-    if everything:
-        chosen = list(events)
+    if everything:  # (a MEMORY.md prune within its allowance was meant: named by id only)
+        chosen = [e for e in events if e.is_loss]
     else:
         key = (wanted or "").strip().lower()
         if not re.fullmatch(r"[0-9a-f]{4,40}", key):

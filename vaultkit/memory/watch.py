@@ -16,11 +16,19 @@ judges what changed since the previous one the way the git rules do:
     backs off: it reports ``journal-restore-undone`` once and restores that file no more
     until its loss changes. With ``--no-restore`` the loss is only reported
     (``vaultkit recover`` brings it back).
+``memory-restored`` / ``memory-restore-undone`` / ``memory-pruned``
+    ``MEMORY.md`` dropped durable lines that did not go into another memory file changed in
+    the same round. Past its pruning allowance (``git: memory_md_prune_ratio``, a quarter
+    of its durable lines; :func:`vaultkit.vault.loss.prune_allowance`, the hook's and
+    history's measure too) they are put back in place as a journal's are (the same
+    :func:`undo_deletions`, the same locked atomic rewrite, the same back-off when another
+    writer removes them again); within it the cut is curation and is only logged as
+    ``memory-pruned``. With ``--no-restore`` a cut past the allowance is reported as
+    ``memory-cut``.
 ``memory-cut``
-    ``MEMORY.md`` lost durable lines that did not go into another memory file changed in the
-    same round; a structured, knowledge or other bootstrap note lost the profile's share of
-    its lines (``git: mass_deletion_ratio``). Reported; ``vaultkit recover`` puts the lines
-    in the recovery note.
+    A structured, knowledge or other bootstrap note lost the profile's share of its lines
+    (``git: mass_deletion_ratio``), or ``MEMORY.md`` was cut past its allowance and not
+    restored. Reported; ``vaultkit recover`` puts the lines in the recovery note.
 ``note-deleted``
     A memory note removed without a move into the archive. Reported.
 
@@ -83,6 +91,15 @@ class WatchEvent:
         if self.kind == "journal-lines-lost":
             return (f"{when} {self.path}: {self.lines} line{s} lost (not restored: "
                     "`vaultkit recover --all` brings them back)")
+        if self.kind == "memory-restored":
+            return (f"{when} {self.path}: {self.lines} dropped line{s} put back where they "
+                    f"stood{self.detail}")
+        if self.kind == "memory-restore-undone":
+            return (f"{when} {self.path}: another writer removed the {self.lines} restored "
+                    f"line{s} again; not restored again until that stops (`vaultkit "
+                    "recover --all` keeps them in the recovery note)")
+        if self.kind == "memory-pruned":
+            return f"{when} {self.path}: {self.lines} line{s} pruned{self.detail}"
         if self.kind == "memory-cut":
             return (f"{when} {self.path}: {self.lines} line{s} cut{self.detail} "
                     "(`vaultkit recover --all` keeps them in the recovery note)")
@@ -221,7 +238,10 @@ class Watcher:
                                              result.commit))
                 continue
             event = self._cut(path, layer, old, new, written, result.commit)
+            if event is None and path == self.memory_md:
+                self._restored.pop(path, None)
             if event is not None:
+                restored = restored or event.kind == "memory-restored"
                 events.append(event)
         for path in result.removed:
             layer = self._layer(path)
@@ -235,7 +255,7 @@ class Watcher:
             events.append(WatchEvent("note-deleted", path, len(_nonblank(old.splitlines())),
                                      result.commit))
         if restored:
-            store.snapshot(prune=False)  # the journal as it is now, whole again
+            store.snapshot(prune=False)  # the journal (or MEMORY.md) as it is now, whole again
         for event in events:
             log_event(store, event.to_dict())
             self.out(event.describe())
@@ -295,12 +315,24 @@ class Watcher:
         if any(fnmatch.fnmatch(path.removeprefix("../"), p) for p in exempt):
             return None
         before = len(_nonblank(old.splitlines()))
-        if path == self.memory_md:  # durable lines gone without a move: any count
-            kept = _nonblank(memory_md_cut(old, new, written))
+        if path == self.memory_md:  # durable lines gone without a move: the allowance
+            from vaultkit.vault.loss import prune_allowance, prune_setting
+
+            cut = memory_md_cut(old, new, written)
+            kept = _nonblank(cut)
             if not kept:
                 return None
+            ratio, _ = prune_setting(self.settings)
+            allowed = prune_allowance(before, ratio)
+            within = f" of its {before} (the pruning allowance is {allowed}: {ratio * 100:g}%)"
+            if len(kept) <= allowed:
+                self._restored.pop(path, None)
+                return WatchEvent("memory-pruned", path, len(kept), commit, detail=within)
+            if self.restore:
+                return self._restore(path, old, new, cut, commit, kind="memory")
             return WatchEvent("memory-cut", path, len(kept), commit,
-                              detail=f" from {before} (not moved to another note)")
+                              detail=f" from {before} (not moved to another note; past the "
+                                     f"pruning allowance of {allowed})")
         lost = _nonblank(lost_lines(old, new))
         elsewhere = Counter(written)
         kept = []
@@ -315,10 +347,11 @@ class Watcher:
         return None
 
     def _restore(self, path: str, old: str, new: str, lost: list[str],
-                 commit: str) -> WatchEvent | None:
+                 commit: str, kind: str = "journal") -> WatchEvent | None:
         """Undo the deletion in place (:func:`undo_deletions`); a line holding a credential
         comes back as ``recover``'s placeholder. Backs off when the lines it put back last
-        time were removed again."""
+        time were removed again. ``kind``: ``journal``, or ``memory`` for MEMORY.md cut
+        past its pruning allowance (its events are ``memory-…``)."""
         from vaultkit.memory.history import credential_lines
 
         key = tuple(line for line in lost if line.strip())
@@ -328,7 +361,7 @@ class Watcher:
             if last[1]:
                 return None  # backed off: reported once already
             self._restored[path] = (key, True)
-            return WatchEvent("journal-restore-undone", path, n, commit)
+            return WatchEvent(f"{kind}-restore-undone", path, n, commit)
         withheld = credential_lines(lost)
         merged = undo_deletions(old, new, lost, withheld)
         limit = self.profile.budgets.max_file_bytes
@@ -336,11 +369,14 @@ class Watcher:
             self.out(f"vaultkit: warning: {path}: putting back {n} lost line{'s' * (n != 1)} "
                      f"would take it over the {limit:,}-byte limit (budgets.max_file_bytes); "
                      "not restored: `vaultkit recover --all` puts them in the recovery note")
-            return WatchEvent("journal-lines-lost", path, n, commit)
-        if not _rewrite_if_unchanged(self.root, path, new, merged):
+            return WatchEvent("journal-lines-lost" if kind == "journal" else "memory-cut",
+                              path, n, commit)
+        # MEMORY.md one folder up (a memory-only vault) is written within the workspace
+        root, rel = (self.root.parent, path[3:]) if path.startswith("../") else (self.root, path)
+        if not _rewrite_if_unchanged(root, rel, new, merged):
             return None  # written again meanwhile: the next round judges what is there now
         self._restored[path] = (key, False)
-        return WatchEvent("journal-restored", path, n, commit)
+        return WatchEvent(f"{kind}-restored", path, n, commit)
 
     # -- git -----------------------------------------------------------------------
 
@@ -693,8 +729,9 @@ def undo_deletions(old: str, new: str, lost: list[str], withheld: dict | None = 
 
 
 def _rewrite_if_unchanged(root: Path, rel: str, judged: str, text: str) -> bool:
-    """Replace the journal with ``text``, atomically and under the lock ``log`` takes, only
-    while it still holds ``judged`` (what this round read): a write since is never lost."""
+    """Replace the file (a journal, MEMORY.md) with ``text``, atomically and under the lock
+    ``log`` takes, only while it still holds ``judged`` (what this round read): a write
+    since is never lost."""
     import fcntl
 
     from vaultkit.core.atomic import write_atomic

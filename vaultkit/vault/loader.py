@@ -893,7 +893,7 @@ Note.reread = _reread  # the model reads a damaged cache entry again through the
 Note.read_text = _read_text  # and the text the cache does not keep
 
 
-def _parse_chunk(items: list[tuple[str, str, int]]) -> list[tuple]:
+def _parse_chunk(items: list[tuple[str, str, int, int | None]]) -> list[tuple]:
     """Parse in a worker; each note comes back marshalled (cheap to send, and the very
     bytes the cache stores), or as plain data when it could not be read. No text comes
     back: the main process reads a note's text from its file when a rule needs it, and

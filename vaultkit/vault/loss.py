@@ -163,3 +163,36 @@ def judge(old: str, new: str, holders=()) -> Judgement:
             missing[line] -= 1
             out.append(line)
     return Judgement(out, edited)
+
+
+def prune_allowance(before: int, ratio: float) -> int:
+    """The most durable lines a cut of ``MEMORY.md`` (``before`` non-blank lines) may drop
+    without moving them into another note and still pass as pruning: ``ratio`` (``git:
+    memory_md_prune_ratio``) of them, rounded down. The hook, ``history`` and ``watch``
+    all ask this, so they agree on what is pruned and what is lost."""
+    return int(ratio * before + 1e-9)  # (0.25 * 20 is 5, not 4.999...)
+
+
+def prune_setting(settings) -> tuple[float, str]:
+    """MEMORY.md's pruning ratio for a vault's settings, and where it comes from (for a
+    finding): ``vaultkit.toml``'s ``[git] memory-md-prune-ratio`` when it sets one, else
+    the profile's ``git: memory_md_prune_ratio`` (OpenClaw has no setting to read)."""
+    ratio = settings.profile.git.memory_md_prune_ratio
+    config = getattr(settings, "config", None)
+    if config is not None and "memory-md-prune-ratio" in getattr(config, "git", {}):
+        return ratio, "vaultkit.toml [git] memory-md-prune-ratio"
+    return ratio, (f"the {settings.profile.name} profile's git: memory_md_prune_ratio; "
+                   "OpenClaw has no such setting")
+
+
+def quoted_lines(lines: list[str], limit: int = 3, width: int = 60) -> str:
+    """The first ``limit`` of ``lines``, quoted and shortened, credentials masked, for a
+    one-line finding: ``"- Alice owns billing", "- …" and 4 more``."""
+    from vaultkit.vault.outbound import clean_line, mask_credentials
+
+    shown = []
+    for line in lines[:limit]:
+        text = clean_line(mask_credentials(line.strip()))
+        shown.append('"' + (text if len(text) <= width else text[:width - 1] + "…") + '"')
+    more = len(lines) - limit
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

@@ -257,6 +257,9 @@ class GitSettings:
 
     __pydantic_config__ = _STRICT
     mass_deletion_ratio: float = 0.5
+    # the share of MEMORY.md's durable non-blank lines one cut may drop (not moved into
+    # another note) and pass as pruning; OpenClaw has no such setting (docs/snapshots.md)
+    memory_md_prune_ratio: float = 0.25
     churn_days: int = 14
     backup_max_age_hours: float = 36
     # memory files rewritten or deleted by design; mass-deletion leaves them alone
@@ -265,6 +268,8 @@ class GitSettings:
     def __post_init__(self):
         if not 0 < self.mass_deletion_ratio <= 1:
             raise _invalid("mass_deletion_ratio", "must be greater than 0 and at most 1")
+        if not 0 <= self.memory_md_prune_ratio <= 1:
+            raise _invalid("memory_md_prune_ratio", "must be at least 0 and at most 1")
         _at_least(self, 1, "churn_days")
         if self.churn_days > MAX_DAYS:  # git's --since and Python's dates end at year 1
             raise _invalid("churn_days", f"must be at most {MAX_DAYS:,}")

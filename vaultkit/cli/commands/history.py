@@ -104,6 +104,10 @@ def run(args) -> int:
     if restored:
         print(f"vaultkit watch restored {restored} journal loss{'es' * (restored != 1)} as they "
               "happened (the snapshot events above say recovered)")
+    memory = sum(1 for e in watched if e.get("kind") == "memory-restored")
+    if memory:
+        print(f"vaultkit watch put back {memory} MEMORY.md cut{'s' * (memory != 1)} past the "
+              "pruning allowance as they happened")
     return 0
 
 
@@ -134,6 +138,8 @@ def render_text(history) -> str:
     out = []
     for e in events:
         state = "recovered" if e.recovered else (
+            f"pruned on purpose, not a loss (vaultkit recover {e.id} brings them back)"
+            if not e.is_loss else
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
         where = clean_line(where)
@@ -145,12 +151,16 @@ def render_text(history) -> str:
         else:
             out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")
-    open_count = sum(1 for e in events if not e.recovered)
+    pruned = sum(1 for e in events if not e.is_loss)
+    open_count = sum(1 for e in events if not e.recovered and e.is_loss)
     if out:
         out.append("")
     where = (f"in {history.commits} commit{'s' * (history.commits != 1)}"
              if not history.outside_git else
              f"between commits ({history.outside_git}: only vaultkit's snapshots were read)")
-    out.append(f"{len(events)} loss event{'s' * (len(events) != 1)} {where}, "
-               f"{open_count} not recovered.")
+    losses = len(events) - pruned
+    kept = (f"; {pruned} MEMORY.md prune{'s' * (pruned != 1)} within the allowance"
+            if pruned else "")
+    out.append(f"{losses} loss event{'s' * (losses != 1)} {where}, "
+               f"{open_count} not recovered{kept}.")
     return "\n".join(out) + "\n"

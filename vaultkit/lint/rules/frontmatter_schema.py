@@ -63,8 +63,9 @@ class FrontmatterSchema(Rule):
     """
     ## What it does
     Reports a property of a typed note that breaks its type's schema: a required
-    property missing or empty, a value of the wrong type, or a value outside the
-    allowed set. A key the profile aliases (`property_aliases: {type: [category]}`) stands in
+    property missing or empty (a warning: the note is typed, the owner fills it in), a
+    value of the wrong type, or a value outside the allowed set (errors: Obsidian and
+    the index misread the value). A key the profile aliases (`property_aliases: {type: [category]}`) stands in
     for the key it aliases when that one is absent. Types are text, date, list, number and boolean (list items are
     checked too); `status: done` on a decision is outside its set. Points at the property's own line (a missing one
     at the frontmatter's first line). Properties the schema does not name are allowed.
@@ -125,16 +126,16 @@ class FrontmatterSchema(Rule):
             written = ctx.profile.property_key(fm, key)  # the key, or an alias of it
             if written is None:
                 if spec.required:
-                    yield self.diag(note.path, first, 1,
-                                    f"required property '{key}' is missing ({type_name})")
+                    yield self._missing(note.path, first,
+                                        f"required property '{key}' is missing ({type_name})")
                 continue
             line = note.fm_keys.get(written, first)
             value = fm[written]
             key = written
             if value is None or value == "" or value == []:
                 if spec.required:
-                    yield self.diag(note.path, line, 1,
-                                    f"required property '{key}' is empty ({type_name})")
+                    yield self._missing(note.path, line,
+                                        f"required property '{key}' is empty ({type_name})")
                 continue
             if unquoted_link(value):
                 continue  # property-link-unquoted says why
@@ -157,6 +158,18 @@ class FrontmatterSchema(Rule):
                         yield self.diag(note.path, line, 1,
                                         f"'{key}' is {str(v)!r}; allowed: {', '.join(spec.enum)}")
                         break
+
+
+    def _missing(self, path: str, line: int, message: str):
+        """A required property not written yet: a warning. It is the profile's convention
+        (INDEX.md shows less without it), never a value Obsidian misreads, and it is what
+        `frontmatter-missing --fix` leaves for the owner to fill in: a fix must not turn
+        one warning into errors that refuse the next commit. A configured severity
+        (`[severity] frontmatter-schema`) still applies to it."""
+        from dataclasses import replace
+
+        found = self.diag(path, line, 1, message)
+        return found if found.severity != "error" else replace(found, severity="warning")
 
 
 RULE = FrontmatterSchema

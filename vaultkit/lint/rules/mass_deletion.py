@@ -4,6 +4,7 @@ from collections import Counter
 from dataclasses import replace
 
 from vaultkit.vault.gitstate import content_lines
+from vaultkit.vault.loss import prune_allowance, prune_setting
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion as _accept
 from vaultkit.lint.shared import accepted_deletions as _accepted
@@ -34,6 +35,13 @@ class MassDeletion(Rule):
     (the model of loss, docs/snapshots.md): a distillation of `MEMORY.md` into a topic
     note passes however much of it moved, and so does an edit of a line (a typo fixed).
 
+    `MEMORY.md` is curated, and pruning stale lines is part of distillation, so it has its
+    own measure, the pruning allowance (`git: memory_md_prune_ratio`, 0.25: a quarter of
+    its durable non-blank lines, rounded down; OpenClaw has no setting of its own for it):
+    a cut that drops at most that many durable lines not moved into another note passes
+    (`vaultkit history` lists it as pruned); one that drops more is reported, naming the
+    first lines dropped. Emptying or deleting it is reported as for any memory file.
+
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; docs/snapshots.md): a file that lost the same share against any
     snapshot taken since the last commit is reported, naming the snapshot, even when it
@@ -50,11 +58,14 @@ class MassDeletion(Rule):
     Agents write memory files with tools that replace the whole file. When a run
     writes back only part of what it read, the rest is gone, and nobody notices until
     the agent has forgotten it. Curated files shrink slowly and on purpose; a file
-    that halves in one commit almost always lost something.
+    that halves in one commit almost always lost something, and a `MEMORY.md` that loses
+    more than a quarter of its durable lines in one consolidation rewrite lost more than
+    stale lines.
 
     ## Example
     ```
-    MEMORY.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
+    MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the openclaw profile's git: memory_md_prune_ratio; OpenClaw has no such setting); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
+    memory/semantic/pricing.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:memory/semantic/pricing.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/pricing.md git commit …
     memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
     memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
     ```
@@ -91,8 +102,9 @@ class MassDeletion(Rule):
         vault = ctx.vault
         settings = ctx.profile.git
         ratio = settings.mass_deletion_ratio
+        prune = prune_setting(vault.settings)
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
-
+        memory_md = "MEMORY.md" if ctx.profile.memory_prefix else "../MEMORY.md"
         accepted = _accepted()
 
         def wanted(path: str) -> bool:
@@ -126,27 +138,29 @@ class MassDeletion(Rule):
                 new = None if note is None or note.error else note.text
             if new is None:
                 continue  # deleted or not staged: the HEAD comparison and history cover it
-            after = content_lines(new)
-            held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
-            if git.available:  # lines moved into another note of this change: not lost
-                held += moved_into(git, path)
-            worst = None
-            for commit, when, text in texts:
-                lines = [line for line in text.replace("\r\n", "\n").split("\n")
-                         if line.strip()]
-                before = len(lines)
-                gone = sum((Counter(lines) - held).values())  # not here, not recovered
-                lost = before - after
-                if before and lost > 0 and gone >= ratio * before and \
-                        (after == 0 or lost >= ratio * before) and \
-                        (worst is None or lost >= worst[0]):
-                    worst = (lost, before, commit, when)
-            if worst is None:
-                continue
-            lost, before, commit, when = worst
-            cut = (f"lost {lost} of its {before} non-blank lines since the snapshot at "
-                   f"{clock(when)} (snapshot {commit[:10]}; {lost * 100 // before}%; the "
-                   f"profile allows less than {ratio * 100:g}%)")
+            if path == memory_md:
+                # the curated layer: judged against its pruning allowance, not the ratio
+                spare = recovered + (moved_into(git, path) if git.available else Counter())
+                worst = None
+                for commit, when, text in texts:
+                    before = content_lines(text)
+                    dropped = _dropped(text, new, spare)
+                    if before and len(dropped) > prune_allowance(before, prune[0]) and \
+                            (worst is None or len(dropped) >= len(worst[0])):
+                        worst = (dropped, before, commit, when)
+                if worst is None:
+                    continue
+                dropped, before, commit, when = worst
+                cut = _pruned_past(dropped, before, prune,
+                                   f"since the snapshot at {clock(when)} (snapshot "
+                                   f"{commit[:10]})")
+            else:
+                held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
+                if git.available:  # lines moved into another note of this change: not lost
+                    held += moved_into(git, path)
+                cut = _cut_since(texts, content_lines(new), held, ratio, clock)
+                if cut is None:
+                    continue
             if staged and path not in git.by_new_path:
                 # this commit does not stage the file: it seals nothing, so it passes; the
                 # cut stays listed (`vaultkit history`, the audit) until recovered
@@ -166,6 +180,7 @@ class MassDeletion(Rule):
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         vault = ctx.vault
         accepted = _accepted()
+        memory_md = "MEMORY.md" if ctx.profile.memory_prefix else "../MEMORY.md"
         for change in changes:
             old = change.old
             if old is None or change.status not in ("M", "T", "R", "D"):
@@ -207,6 +222,14 @@ class MassDeletion(Rule):
                     yield self.diag(path, 1, 1, f"emptied{moved}: all {before} non-blank "
                                     f"line{'s' * (before != 1)} of HEAD are gone; {hint}")
                 continue
+            if old == memory_md and path == old:
+                # MEMORY.md is curated: a cut within the pruning allowance is distillation
+                prune = prune_setting(vault.settings)
+                dropped = _dropped(head, new, moved_into(git, path))
+                if len(dropped) > prune_allowance(before, prune[0]):
+                    yield self.diag(path, 1, 1, _pruned_past(dropped, before, prune,
+                                                             "against HEAD") + "; " + hint)
+                continue
             lost = before - after
             if lost > 0 and lost >= ratio * before and \
                     not _mostly_moved(head, new, moved_into(git, path), ratio * before):
@@ -214,6 +237,58 @@ class MassDeletion(Rule):
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
                                 f"{moved} ({lost * 100 // before}%; the profile allows less "
                                 f"than {ratio * 100:g}%); {hint}")
+
+
+def _cut_since(texts, after: int, held: Counter, ratio: float, clock) -> str | None:
+    """What a file other than MEMORY.md lost past ``ratio`` since a snapshot, in a
+    phrase; None when no snapshot shows such a cut."""
+    worst = None
+    for commit, when, text in texts:
+        lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+        before = len(lines)
+        gone = sum((Counter(lines) - held).values())  # not here, not recovered
+        lost = before - after
+        if before and lost > 0 and gone >= ratio * before and \
+                (after == 0 or lost >= ratio * before) and \
+                (worst is None or lost >= worst[0]):
+            worst = (lost, before, commit, when)
+    if worst is None:
+        return None
+    lost, before, commit, when = worst
+    return (f"lost {lost} of its {before} non-blank lines since the snapshot at "
+            f"{clock(when)} (snapshot {commit[:10]}; {lost * 100 // before}%; the "
+            f"profile allows less than {ratio * 100:g}%)")
+
+
+def _dropped(old: str, new: str, elsewhere: Counter) -> list[str]:
+    """The durable lines a cut of MEMORY.md from ``old`` to ``new`` dropped
+    (:func:`vaultkit.vault.loss.judge`: an edit is kept), less those ``elsewhere`` holds
+    (another note of the change, the recovery note)."""
+    from vaultkit.vault.loss import judge
+
+    spare = Counter(elsewhere)
+    out = []
+    for line in judge(old, new).lost:
+        if not line.strip():
+            continue
+        if spare[line] > 0:
+            spare[line] -= 1
+        else:
+            out.append(line)
+    return out
+
+
+def _pruned_past(dropped: list[str], before: int, prune: tuple[float, str],
+                 since: str) -> str:
+    """A MEMORY.md cut past its pruning allowance, in a phrase naming the first lines,
+    the allowance and where its ratio comes from (:func:`vaultkit.vault.loss.prune_setting`)."""
+    from vaultkit.vault.loss import quoted_lines
+
+    ratio, source = prune
+    allowed = prune_allowance(before, ratio)
+    return (f"dropped {len(dropped)} of its {before} durable lines {since}, not moved into "
+            f"another note ({quoted_lines(dropped)}); the pruning allowance is {allowed} "
+            f"line{'s' * (allowed != 1)} ({ratio * 100:g}% of them, {source})")
 
 
 def _gone(vault, path: str | None) -> bool:
