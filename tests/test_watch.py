@@ -786,3 +786,26 @@ def test_a_committed_journal_overwritten_comes_back_whole_and_commits(tmp_path):
     assert "VK601" not in out
     rc, out, _ = invoke(["history", "--format", "json"], root)
     assert all(e["recovered"] for e in json.loads(out)["events"])
+
+
+def test_memory_md_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path,
+                                                                        monkeypatch):
+    # a partly staged MEMORY.md under a pre-commit run lacks its unstaged lines until the
+    # hooks are done: putting them back would fail the hook, as for a journal
+    from vaultkit.vault import gitstate
+
+    root = make(tmp_path)
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "memory")
+    w, _ = watcher(root)
+    full = (root / "MEMORY.md").read_text(encoding="utf-8")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- rule 0\n", encoding="utf-8")
+    taken = "".join(f"- rule {i}\n" for i in range(1, 6))
+    monkeypatch.setattr(gitstate.GitState, "unstaged_by_running_pre_commit",
+                        lambda self, path: [taken] if path == "MEMORY.md" else [])
+    assert [e.kind for e in w.step()] == []
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == "# MEMORY\n\n- rule 0\n"
+    monkeypatch.setattr(gitstate.GitState, "unstaged_by_running_pre_commit",
+                        lambda self, path: [])
+    (root / "MEMORY.md").write_text(full, encoding="utf-8")  # pre-commit put them back
+    assert w.step() == []

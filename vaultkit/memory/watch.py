@@ -276,28 +276,29 @@ class Watcher:
         blank lines between lost ones kept, none at either end."""
         from vaultkit.vault.loss import judge
 
-        def stashes():
-            from types import SimpleNamespace
-
-            from vaultkit.vault.gitstate import GitState
-
-            state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
-                                             settings=self.settings))
-            if not state.available:
-                return []
-            # a partly staged journal under a pre-commit run lacks its unstaged lines
-            # until the hooks are done: not a loss (putting them back would fail the hook).
-            # The journal pre-commit puts back is what it holds now and the patch's added
-            # lines (those alone would leave a line held twice before lost once)
-            return state.stash_texts(path) + [
-                new + "\n" + added for added in state.unstaged_by_running_pre_commit(path)]
-
-        out = list(judge(old, new, stashes).lost)
+        out = list(judge(old, new, lambda: self._holders(path, new)).lost)
         while out and not out[0].strip():
             out.pop(0)
         while out and not out[-1].strip():
             out.pop()
         return out
+
+    def _holders(self, path: str, new: str) -> list[str]:
+        """The other texts that hold ``path`` now: its stashes, and the file as a running
+        pre-commit will put it back (a partly staged file under a pre-commit run lacks its
+        unstaged lines until the hooks are done: not a loss, and putting them back would
+        fail the hook). The file pre-commit puts back is what it holds now and the patch's
+        added lines (those alone would leave a line held twice before lost once)."""
+        from types import SimpleNamespace
+
+        from vaultkit.vault.gitstate import GitState
+
+        state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
+                                         settings=self.settings))
+        if not state.available:
+            return []
+        return state.stash_texts(path) + [
+            new + "\n" + added for added in state.unstaged_by_running_pre_commit(path)]
 
     def _layer(self, path: str) -> str | None:
         if path.startswith("../"):
@@ -319,6 +320,17 @@ class Watcher:
             from vaultkit.vault.loss import prune_allowance, prune_setting
 
             cut = memory_md_cut(old, new, written)
+            if _nonblank(cut):  # (what a stash or a running pre-commit holds is not cut)
+                held = Counter()
+                for text in self._holders(path, new):
+                    held |= Counter(text.splitlines())
+                still = []
+                for line in cut:
+                    if line.strip() and held[line] > 0:
+                        held[line] -= 1  # (held there: not cut)
+                    else:
+                        still.append(line)
+                cut = still
             kept = _nonblank(cut)
             if not kept:
                 return None
