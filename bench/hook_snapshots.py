@@ -39,22 +39,12 @@ sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
 from run import measure  # noqa: E402  (the small fork/exec wrapper: wall, CPU, exit code)
-from snapshot import ENV, append, git  # noqa: E402
+from snapshot import ENV, append, build, git  # noqa: E402
 
 print = functools.partial(print, flush=True)  # noqa: A001 (a long run shows its progress)
 VAULTKIT = [sys.executable, "-m", "vaultkit"]
 REF = "refs/vaultkit/snapshots"
 JOURNAL = f"memory/{synth.END_DATE.isoformat()}.md"  # the newest journal, committed
-
-
-def build(out: Path, size: int) -> Path:
-    root = out / f"hook-snapshots-vault-{size}"
-    shutil.rmtree(root, ignore_errors=True)
-    synth.build(root, size, 1)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "synthetic vault")
-    return root
 
 
 def open_store(root: Path):
@@ -154,7 +144,7 @@ def main(argv=None) -> int:
     os.environ.update({k: v for k, v in ENV.items() if k.startswith("GIT_")})
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    root = build(args.out, args.size)
+    root = build(args.out, args.size, "hook-snapshots-vault")
     base, state = prepare(root)
     print(f"vault: {args.size:,} notes in {root}, journal {JOURNAL} "
           f"(ready in {time.perf_counter() - t0:.0f} s)")

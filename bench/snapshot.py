@@ -50,8 +50,9 @@ def git(root: Path, *args: str) -> subprocess.CompletedProcess:
                           check=True)
 
 
-def build(out: Path, size: int) -> Path:
-    root = out / f"snapshot-vault-{size}"
+def build(out: Path, size: int, name: str = "snapshot-vault") -> Path:
+    """A synthetic vault of ``size`` notes at ``out/<name>-<size>``, committed to git."""
+    root = out / f"{name}-{size}"
     shutil.rmtree(root, ignore_errors=True)
     synth.build(root, size, 1)
     git(root, "init", "-q", "-b", "main")
