@@ -34,7 +34,7 @@ from vaultkit.cli.starter import init_vault  # noqa: E402
 REALISTIC = Path(__file__).parent / "fixtures" / "rules" / "realistic"
 SEARCH = Path(__file__).parent / "fixtures" / "search" / "vault"
 READING = {"memory_search", "memory_recall", "memory_get", "vault_check", "vault_audit"}
-ALL_TOOLS = READING | {"memory_log", "vault_index"}
+ALL_TOOLS = READING | {"memory_log", "memory_promote", "vault_index"}
 
 
 # -- vaults ---------------------------------------------------------------------------------
@@ -403,6 +403,100 @@ def test_eight_concurrent_memory_log_calls_land_once_each_never_interleaved(star
     assert len(seen_lines) == 8
 
 
+# -- memory_promote --------------------------------------------------------------------------
+
+PROMOTE_DAY = "2026-12-06"
+PROMOTE_JOURNAL = f"memory/{PROMOTE_DAY}.md"
+BOT_TOKEN = "5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O"  # the docs' made-up example
+
+
+def _promote_journal(root: Path) -> None:
+    (root / PROMOTE_JOURNAL).write_text(
+        f"# {PROMOTE_DAY}\n\n### 09:00 \u2014 Chose the shop's database\n\n"
+        "- Decision: Postgres over SQLite for the shop, for concurrent writers\n"
+        "- Lesson: the staging backup needs its own bucket\n"
+        f"- token {BOT_TOKEN} for the alerts bot\n", encoding="utf-8")
+
+
+def test_memory_promote_writes_once_even_when_called_concurrently(starter):
+    """Six calls at once promoting the same lines (each on its own thread, under the
+    target's lock, as concurrent `vaultkit promote` processes): written once, as the CLI
+    writes them; the later calls report the lines skipped; a snapshot follows the write."""
+    from vaultkit.vault.profile import load_settings
+    from vaultkit.vault.snapshots import open_store
+
+    specs = _specs()
+    _promote_journal(starter)
+    memory = starter / "MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+
+    async def script(client):
+        results = []
+
+        async def one():
+            results.append(await client.call_tool(
+                "memory_promote", {"path": PROMOTE_JOURNAL, "lines": "5-6"}))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(6):
+                tg.start_soon(one)
+        again = await client.call_tool("memory_promote", {"path": PROMOTE_JOURNAL,
+                                                          "lines": "5"})
+        return results, again
+
+    results, again = talk(starter, script)
+    data = [structured(r, specs["memory_promote"]) for r in results]
+    writers = [d for d in data if d["promoted"]]
+    assert len(writers) == 1 and [p["source"] for p in writers[0]["promoted"]] == [
+        f"{PROMOTE_JOURNAL}:5", f"{PROMOTE_JOURNAL}:6"]
+    assert all(len(d["skipped"]) == 2 for d in data if not d["promoted"])
+    text = memory.read_text(encoding="utf-8")
+    assert text.startswith(before)
+    lines = text.split("\n")
+    for p in writers[0]["promoted"]:
+        assert lines[p["line"] - 1] == "- " + p["text"]
+        assert text.count("- " + p["text"] + "\n") == 1
+    assert text.count("## Promoted from the journal (") == 1
+    assert structured(again)["promoted"] == []
+    store = open_store(starter, load_settings(starter))
+    recorded = store.recorded()["MEMORY.md"]
+    assert writers[0]["snapshot"] is not None
+    assert store.blobs([recorded])[recorded] == memory.read_bytes()
+    # the CLI finds the server's lines as its own: nothing written again
+    assert cli_json(starter, "promote", f"{PROMOTE_JOURNAL}:5-6", "--format",
+                    "json")["promoted"] == []
+
+
+def test_memory_promote_refusals_write_nothing_and_speak_the_tools_words(starter, tmp_path):
+    _promote_journal(starter)
+    memory = starter / "MEMORY.md"
+    before = memory.read_bytes()
+    size = len(memory.read_text(encoding="utf-8").rstrip())
+    (tmp_path / "openclaw.json").write_text(json.dumps(
+        {"agents": {"defaults": {"bootstrapMaxChars": size + 20}}}))
+
+    async def script(client):
+        return [await client.call_tool("memory_promote", args) for args in (
+            {"path": PROMOTE_JOURNAL, "lines": "7"},
+            {"path": PROMOTE_JOURNAL, "lines": "5"},
+            {"path": PROMOTE_JOURNAL, "lines": "5", "to": PROMOTE_JOURNAL},
+            {"path": PROMOTE_JOURNAL, "lines": "twelve"},
+            {"path": "../outside.md", "lines": "1"})]
+
+    secret, budget, into_journal, bad_lines, outside = [error_text(r)
+                                                        for r in talk(starter, script)]
+    assert secret.startswith("memory_promote: refused: memory/2026-12-06.md:7 holds a "
+                             "Telegram bot token (")
+    assert BOT_TOKEN.split(":")[1] not in secret and "nothing written" in secret
+    assert budget.startswith("memory_promote: refused: OpenClaw would cut MEMORY.md")
+    assert f"per-file limit of {size + 20:,}" in budget
+    assert into_journal.startswith("memory_promote: to memory/2026-12-06.md: a journal")
+    assert "lines" in bad_lines and "'..' is refused" in outside
+    for text in (secret, budget, into_journal):
+        assert "--" not in text and "allow-secret" not in text, text
+    assert memory.read_bytes() == before
+
+
 # -- hostile input ---------------------------------------------------------------------------
 
 def test_bad_arguments_and_unknown_tools_are_error_results(starter):
@@ -527,6 +621,8 @@ def test_the_server_opens_no_network_connection(starter):
     """The SDK brings an HTTP stack and OpenTelemetry; over stdio none of it may dial out."""
     params = StdioServerParameters(command=sys.executable,
                                    args=["-c", OFFLINE_SERVER, str(starter)], cwd=str(starter))
+    journal = next(p for p in sorted((starter / "memory").glob("*.md"))
+                   if p.name[0].isdigit()).relative_to(starter).as_posix()
 
     async def main():
         with tempfile.TemporaryFile("w+") as errlog:
@@ -536,7 +632,8 @@ def test_the_server_opens_no_network_connection(starter):
                     args = {"memory_search": {"query": "memory"},
                             "memory_recall": {"query": "memory"},
                             "memory_get": {"path": "MEMORY.md"},
-                            "memory_log": {"text": GOOD_ENTRY}}.get(name, {})
+                            "memory_log": {"text": GOOD_ENTRY},
+                            "memory_promote": {"path": journal, "lines": "4"}}.get(name, {})
                     structured(await client.call_tool(name, args))
                 await client.list_resources()
             errlog.seek(0)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # (imported where used: a check a running watcher answers nee
     import argparse
     from collections.abc import Sequence
 
-COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log",
+COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log", "promote",
             "search", "get",
             "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
 

@@ -8,6 +8,8 @@ parameter named ``from`` and both memory tools the runtime's camelCase names). T
   very code behind ``vaultkit search --json`` and ``vaultkit get --json``;
 - ``memory_log``: ``vaultkit log``'s locked append, plus the findings of the note rules on
   the entry just written;
+- ``memory_promote``: ``vaultkit promote``: journal lines copied into MEMORY.md or a topic
+  note with their source, once, through the same locked append;
 - ``vault_check``, ``vault_audit``, ``vault_index``: ``check --format json``, ``audit
   --format json`` and ``index``.
 
@@ -51,7 +53,8 @@ INSTRUCTIONS = (
     "vaultkit serves this agent-memory vault (Markdown notes in git). Before acting on past "
     "context, call memory_search and read the hits with memory_get. Record what happened "
     "with memory_log (one entry of 3-15 lines: what, why, what next); it tells you what the "
-    "vault's rules say about the entry. vault_check lints notes, vault_audit runs the "
+    "vault's rules say about the entry. memory_promote copies journal lines worth keeping "
+    "into MEMORY.md (once, refused when MEMORY.md would be cut). vault_check lints notes, vault_audit runs the "
     "survival checklist, vault_index regenerates memory/INDEX.md."
 )
 
@@ -111,6 +114,14 @@ _SEARCH_RESULTS = {
                        "snippetEndLine": {"type": "integer"}},
         "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
     "required": ["results"],
+}
+
+# a journal line memory_promote wrote (its line in the target) or skipped (and why)
+_PROMOTED = {
+    "type": "object",
+    "properties": {"source": {"type": "string"}, "line": {"type": ["integer", "null"]},
+                   "text": {"type": "string"}, "reason": {"type": "string"}},
+    "required": ["source", "line", "text"],
 }
 
 TOOLS = (
@@ -234,6 +245,52 @@ TOOLS = (
         read_only=False, destructive=False, idempotent=False, run="memory_log",
     ),
     ToolSpec(
+        name="memory_promote",
+        title="Promote journal lines",
+        description=(
+            "Copy lines of a daily journal (memory/YYYY-MM-DD.md) into MEMORY.md, or into an "
+            "existing topic note `to`, under a dated '## Promoted from the journal "
+            "(YYYY-MM-DD)' heading, each after a '<!-- vaultkit-promoted:FILE:LINE -->' "
+            "marker naming its source; the journal keeps them. Appended under the file's "
+            "lock: a line already in the target (or promoted from the same line before) is "
+            "skipped, so calling twice writes once. Refused, nothing written, when a line "
+            "holds a credential, or when the result would be cut by a runtime that loads "
+            "the target (OpenClaw's bootstrap limits, ...) or take MEMORY.md over its size "
+            "budget: prune MEMORY.md first, or promote into a topic note. Promote only what "
+            "will still hold next week. Returns the lines written (their line in the target) "
+            "and the lines skipped, with why."),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                         "description": "the journal, vault-relative, e.g. "
+                                        "memory/2026-12-06.md"},
+                "lines": {"type": "string", "minLength": 1, "maxLength": 1000,
+                          "pattern": r"^\d+(-\d+)?(,\d+(-\d+)?)*$",
+                          "description": "its lines, 1-based: 12, 12-14 or 12,15-16 (as "
+                                         "memory_get and memory_search number them)"},
+                "to": {"type": "string", "minLength": 1, "maxLength": 4096,
+                       "default": "MEMORY.md",
+                       "description": "MEMORY.md (default) or an existing topic note, e.g. "
+                                      "memory/semantic/db.md"},
+                "dryRun": {"type": "boolean", "default": False,
+                           "description": "write nothing; say what would be written"},
+            },
+            "required": ["path", "lines"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {"target": {"type": "string"}, "heading": {"type": "string"},
+                           "created": {"type": "boolean"}, "dryRun": {"type": "boolean"},
+                           "promoted": {"type": "array", "items": _PROMOTED},
+                           "skipped": {"type": "array", "items": _PROMOTED},
+                           "snapshot": {"type": ["string", "null"]}},
+            "required": ["target", "heading", "created", "dryRun", "promoted", "skipped"],
+        },
+        read_only=False, destructive=False, idempotent=True, run="memory_promote",
+    ),
+    ToolSpec(
         name="vault_check",
         title="Lint the vault",
         description=(
@@ -349,8 +406,9 @@ class ToolFailure(Exception):
 class VaultSession:
     """One vault, its parsed notes and its search index, kept between calls.
 
-    The server calls every method but :meth:`append` from its one vault thread; appends
-    run anywhere and share only :meth:`settings`, which holds a lock.
+    The server calls every method but :meth:`append` and :meth:`memory_promote` from its
+    one vault thread; those two write under a file's lock, run anywhere and share only
+    :meth:`settings`, which holds a lock.
     """
 
     def __init__(self, root: Path, *, profile: str | None = None, use_cache: bool = True,
@@ -530,7 +588,19 @@ class VaultSession:
         result.snapshot = self.snapshot()
         return result
 
-    def snapshot(self) -> str | None:
+    def memory_promote(self, args: dict) -> dict:
+        """``vaultkit promote`` (any thread: it relies on the target's lock, as ``append``
+        on the journal's)."""
+        from vaultkit.memory.promote import Source, parse_lines, promote
+
+        source = Source(args["path"], parse_lines(args["lines"], "lines"))
+        result = promote(self.root, self.settings(), [source], args.get("to", "MEMORY.md"),
+                         dry_run=args.get("dryRun", False))
+        if result.promoted and not result.dry_run:
+            result.snapshot = self.snapshot("memory_promote")
+        return result.to_dict()
+
+    def snapshot(self, tool: str = "memory_log") -> str | None:
         """A snapshot after each write (:mod:`vaultkit.vault.snapshots`): the new commit, or
         None when nothing changed or it could not be taken (the entry is written either way)."""
         from vaultkit.vault.snapshots import open_store
@@ -538,7 +608,7 @@ class VaultSession:
         try:
             return open_store(self.root, self.settings(), create=True).snapshot().commit
         except (VaultkitError, ConfigError, OSError) as exc:
-            print(f"vaultkit mcp: warning: no snapshot after memory_log: {exc}", file=sys.stderr)
+            print(f"vaultkit mcp: warning: no snapshot after {tool}: {exc}", file=sys.stderr)
             return None
 
     def entry_findings(self, args: dict, result) -> dict:
@@ -750,7 +820,7 @@ def vault_path(root: Path, requested: str) -> str:
 _FLAG_WORDS = (("; --allow-secret writes it anyway", ""),
                (", or --title, or pipe text with '-'", " (and optionally a title)"),
                ("(--title, or a first line of text)", "(title, or a first line of text)"),
-               ("--date ", "date "), ("--time ", "time "))
+               ("--date ", "date "), ("--time ", "time "), ("--to ", "to "))
 
 
 def in_tool_words(message: str) -> str:
@@ -853,6 +923,8 @@ def build_server(session: VaultSession, *, read_only: bool = False):
             if spec.run == "memory_log":
                 written = await anyio.to_thread.run_sync(session.append, arguments)
                 result = await on_vault_thread(session.entry_findings, arguments, written)
+            elif spec.run == "memory_promote":
+                result = await anyio.to_thread.run_sync(session.memory_promote, arguments)
             else:
                 result = await on_vault_thread(getattr(session, spec.run), arguments)
         except (ToolFailure, VaultkitError, ConfigError, FileNotFoundError) as exc:
