@@ -127,3 +127,36 @@ def test_days_option(vault_dir, capsys):
     assert any(c["heading"] == "Decided long ago" for c in data["candidates"])
     code = main(["distill", "--root", str(vault_dir), "--days", "0"])
     assert code == 2
+
+
+def test_a_candidate_quotes_the_line_that_made_it_one_with_the_command_that_promotes_it(
+        vault_dir, capsys, monkeypatch):
+    """The line holding "lesson learned" (or the tag), not the entry's first line, is
+    quoted, numbered and named in the `vaultkit promote` command; that command promotes
+    exactly it."""
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    by = {c["heading"]: c for c in data["candidates"]}
+    journal = f"memory/{d(1)}.md"
+    lines = (vault_dir / journal).read_text().split("\n")
+    deploy = by["Deploy"]  # entry at line 9: "- shipped v2", then "- lesson learned: ..."
+    assert deploy["line"] == 9 and deploy["excerptLine"] == 12
+    assert lines[11] == "- lesson learned: roll back first"
+    assert deploy["excerpt"] == "lesson learned: roll back first"
+    assert deploy["command"] == f"vaultkit promote {journal}:12"
+    tagged = by["Tagged"]
+    assert tagged["excerpt"] == "#preference Ray wants numbers first"
+    assert tagged["command"] == f"vaultkit promote {journal}:{tagged['excerptLine']}"
+    assert lines[tagged["excerptLine"] - 1] == "- #preference Ray wants numbers first"
+    heading = by["Decided to keep SQLite"]  # the heading made it one: the heading is promoted
+    assert heading["excerptLine"] == heading["line"] == 3
+    assert heading["excerpt"] == "Decided to keep SQLite"
+    out = report(capsys, vault_dir)
+    assert (f"**Deploy** — 'lesson learned' in the entry; line 12: “lesson learned: roll back "
+            f"first”; promote: `vaultkit promote {journal}:12`") in out
+    assert (f"**Decided to keep SQLite** — heading says 'Decided'; promote: "
+            f"`vaultkit promote {journal}:3`") in out
+    # the command does what it says: that line lands in MEMORY.md
+    monkeypatch.chdir(vault_dir)
+    assert main(deploy["command"].split()[1:] + ["--format", "json"]) == 0
+    promoted = json.loads(capsys.readouterr().out)["promoted"]
+    assert [p["text"] for p in promoted] == ["lesson learned: roll back first"]

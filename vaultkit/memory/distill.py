@@ -6,6 +6,9 @@ zone) it lists
 - **candidates**: journal entries that read like a decision, a lesson or a
   preference — by a tag (``#decision``), the entry's heading or a phrase in its body,
   using the profile's phrase lists (``phrases.decision``, ``lesson``, ``preference``);
+  each quotes the line that made it one (the line holding the tag or the phrase, else
+  the heading) with the ``vaultkit promote FILE:LINE`` command that copies that line
+  into MEMORY.md;
 - **MEMORY.md entries** (list items and paragraph lines) that look stale — time-bound
   wording (``phrases.stale``: "currently", "for now", 目前 ...), a date older than
   ``stale_days``, a link to a note that is gone or to a superseded/rejected
@@ -45,8 +48,10 @@ class Candidate:
     line: int
     heading: str
     reason: str
-    excerpt: str
+    excerpt: str  # the line that made the entry a candidate, its marks dropped
     destination: str
+    excerpt_line: int = 0  # that line's number
+    command: str = ""  # the command that promotes it: vaultkit promote FILE:LINE
 
 
 @dataclass
@@ -81,7 +86,7 @@ class Report:
         return {
             "window": {"from": self.start.isoformat(), "to": self.end.isoformat(),
                        "journals": self.journals},
-            "candidates": [asdict(c) for c in self.candidates],
+            "candidates": [_candidate_dict(c) for c in self.candidates],
             "memory": [asdict(m) for m in self.memory],
             "fillerDays": [asdict(f) for f in self.filler_days],
             "memoryBytes": self.memory_bytes, "memoryBudget": self.memory_budget,
@@ -99,8 +104,10 @@ class Report:
             if not items:
                 out.append("None.")
             for c in items:
+                quote = f"; line {c.excerpt_line}: “{c.excerpt}”" if c.excerpt and \
+                    c.excerpt_line != c.line else ""
                 out.append(f"- [[{_stem_path(c.path)}]] line {c.line}: **{c.heading}** — "
-                           f"{c.reason}" + (f"; “{c.excerpt}”" if c.excerpt else ""))
+                           f"{c.reason}{quote}; promote: `{c.command}`")
             out.append("")
         out.append(f"## MEMORY.md review ({len(self.memory)})")
         out.append("")
@@ -125,6 +132,12 @@ class Report:
         out.append("")
         out += [f"- [ ] {t}" for t in self.checklist]
         return "\n".join(out) + "\n"
+
+
+def _candidate_dict(c: Candidate) -> dict:
+    out = asdict(c)
+    out["excerptLine"] = out.pop("excerpt_line")
+    return out
 
 
 def _stem_path(path: str) -> str:
@@ -169,15 +182,17 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
             if filler and is_filler(filler, e):
                 filler_count += 1
                 continue
-            tags = [t.name.lower() for t in note.tags if e.start <= t.line <= e.end]
+            tags = [t for t in note.tags if e.start <= t.line <= e.end]
             for kind in KINDS:
                 m = match[kind]
                 if not m:
                     continue
                 reason = None
-                tag = next((t for t in tags if m.find(t) or m.find("#" + t)), None)
+                at = e.start  # the line that makes it a candidate
+                tag = next((t for t in tags if m.find(t.name.lower())
+                            or m.find("#" + t.name.lower())), None)
                 if tag is not None:
-                    reason = f"tag #{tag}"
+                    reason, at = f"tag #{tag.name.lower()}", tag.line
                 else:
                     hit = m.find(heading)
                     if hit is not None:
@@ -186,10 +201,20 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
                         hit = m.find(body)
                         if hit is not None:
                             reason = f"'{hit.group(0)}' in the entry"
+                            # the line holding it (a phrase across two lines: the first
+                            # line that says something)
+                            at = next((n for n, line in e.lines()
+                                       if m.find(without_links(line))), None) \
+                                or next((n for n, line in e.lines() if _excerpt([line])),
+                                        e.start)
                 if reason:
+                    line = note.lines[at - 1] if at <= len(note.lines) else ""
+                    excerpt = _excerpt([_entry_title(_HEADING.sub("", line))]) \
+                        if at == e.start else _excerpt([line])
                     report.candidates.append(Candidate(
-                        kind, note.path, e.start, title, reason, _excerpt(e.body),
-                        profile.expand(DESTINATION[kind])))
+                        kind, note.path, e.start, title, reason, excerpt,
+                        profile.expand(DESTINATION[kind]), at,
+                        f"vaultkit promote {note.path}:{at}"))
         if found and filler_count == len(found):
             report.filler_days.append(FillerDay(note.path, day.isoformat(), filler_count))
 
@@ -201,6 +226,7 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
     return report
 
 
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")
 _LINK = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
 
 
@@ -341,8 +367,9 @@ def _checklist(r: Report, vault) -> list[str]:
                    f"{prefix}preferences/ or USER.md")
     budget = f" (now {r.memory_bytes:,} of {r.memory_budget:,} bytes)" if r.memory_bytes is not \
         None else ""
-    out.append(f"Promote only patterns that held all week to MEMORY.md{budget}; "
-               "at most one MEMORY.md change a day")
+    out.append(f"Promote only patterns that held all week to MEMORY.md{budget}, each with "
+               "the `vaultkit promote FILE:LINE` its candidate names (once, refused when "
+               "MEMORY.md would be cut); at most one MEMORY.md change a day")
     if stale:
         out.append(f"Check the {stale} MEMORY.md entr{'y' if stale == 1 else 'ies'} flagged "
                    "stale: drop, re-date or move each")
