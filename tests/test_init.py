@@ -126,6 +126,10 @@ def test_bootstrap_files_hold_the_protocols(tmp_path):
     assert "printf" in agents and ">>" in agents and "never rewrite" in agents
     heartbeat = (root / "HEARTBEAT.md").read_text()
     assert "hourly" in heartbeat and "Weekly" in heartbeat and "MEMORY.md" in heartbeat
+    # promotion goes through the safe writer: the command (or the MCP tool), and distill's
+    # candidates name the command for each line
+    assert "vaultkit promote memory/YYYY-MM-DD.md:LINE" in heartbeat
+    assert "memory_promote" in heartbeat and "vaultkit distill" in heartbeat
     for name in BOOTSTRAP:
         assert "To be written" not in (root / name).read_text(), name
 
