@@ -256,3 +256,18 @@ def test_the_vault_comes_first_or_from_C(vault, tmp_path, capsys, monkeypatch):
     assert code == 0, err and out.startswith("v/MEMORY.md:")
     code, out, err = run(capsys, "promote", "-C", "v", f"{JOURNAL}:6", "--format", "json")
     assert code == 0 and json.loads(out)["promoted"][0]["source"] == f"{JOURNAL}:6"
+
+
+def test_a_crlf_target_gets_crlf_lines_and_keeps_every_byte(vault, capsys):
+    memory = vault / "MEMORY.md"
+    before = b"# MEMORY\r\n\r\n- Use printf >> for memory writes\r\n"
+    memory.write_bytes(before)
+    code, out, err = run(capsys, "promote", f"{JOURNAL}:5")
+    assert code == 0, err
+    data = memory.read_bytes()
+    assert data.startswith(before)
+    added = data[len(before):]
+    assert added.count(b"\n") == added.count(b"\r\n") == 5  # blank, heading, blank, 2 lines
+    assert added.endswith(b"\r\n- Decision: Postgres over SQLite for the shop, for concurrent "
+                          b"writers\r\n")
+    assert out.startswith("MEMORY.md:8: promoted ")

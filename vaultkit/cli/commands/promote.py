@@ -19,9 +19,10 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
-    p.add_argument("items", nargs="+", metavar="[PATH] FILE:LINES",
-                   help="the vault or a folder inside it (default: here), then the journal "
-                        "lines: FILE:N, FILE:N-M or FILE:N,M-K, FILE relative to the vault")
+    p.add_argument("items", nargs="+", metavar="FILE:LINES",
+                   help="the journal lines: FILE:N, FILE:N-M or FILE:N,M-K, FILE relative to "
+                        "the vault; a first argument that names a folder is the vault "
+                        "(default: here)")
     p.add_argument("-C", "--vault", dest="vault_dir", metavar="PATH",
                    help="the vault or a folder inside it, instead of a first PATH")
     p.add_argument("--to", default="MEMORY.md", metavar="NOTE",
