@@ -271,3 +271,34 @@ def test_a_crlf_target_gets_crlf_lines_and_keeps_every_byte(vault, capsys):
     assert added.endswith(b"\r\n- Decision: Postgres over SQLite for the shop, for concurrent "
                           b"writers\r\n")
     assert out.startswith("MEMORY.md:8: promoted ")
+
+
+def test_memory_only_layout_promotes_into_the_workspace_memory_md(tmp_path, capsys,
+                                                                   monkeypatch):
+    """The vault is memory/ alone; MEMORY.md lives one folder up and is written there, held
+    to the same budgets (OpenClaw loads it from the workspace)."""
+    import shutil
+
+    workspace = tmp_path / "workspace"
+    init_vault(workspace)
+    memory = workspace / "memory"
+    shutil.copytree(workspace / ".obsidian", memory / ".obsidian")
+    (memory / "vaultkit.toml").write_text('memory-dir = "."\n')
+    (memory / f"{DAY}.md").write_text("\n".join(LINES), encoding="utf-8")
+    monkeypatch.chdir(memory)
+    before = (workspace / "MEMORY.md").read_bytes()
+    code, out, err = run(capsys, "promote", f"{DAY}.md:5", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["target"] == "../MEMORY.md"
+    text = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    assert text.encode("utf-8").startswith(before)
+    assert text.endswith(f"<!-- vaultkit-promoted:{DAY}.md:5 -->\n- Decision: Postgres over "
+                         "SQLite for the shop, for concurrent writers\n")
+    assert not (memory / "MEMORY.md").exists()
+    size = len(text.rstrip())
+    (workspace.parent / "openclaw.json").write_text(json.dumps(
+        {"agents": {"defaults": {"bootstrapMaxChars": size + 5}}}))
+    code, _, err = run(capsys, "promote", f"{DAY}.md:6")
+    assert code == 1 and "OpenClaw would cut ../MEMORY.md" in err
+    assert (workspace / "MEMORY.md").read_text(encoding="utf-8") == text
