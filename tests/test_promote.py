@@ -302,3 +302,19 @@ def test_memory_only_layout_promotes_into_the_workspace_memory_md(tmp_path, caps
     code, _, err = run(capsys, "promote", f"{DAY}.md:6")
     assert code == 1 and "OpenClaw would cut ../MEMORY.md" in err
     assert (workspace / "MEMORY.md").read_text(encoding="utf-8") == text
+
+
+def test_a_missing_memory_md_is_created_with_its_title(vault, capsys):
+    (vault / "MEMORY.md").unlink()
+    code, out, err = run(capsys, "promote", f"{JOURNAL}:6")
+    assert code == 0, err
+    today = __import__("datetime").date.today().isoformat()
+    assert (vault / "MEMORY.md").read_text(encoding="utf-8") == (
+        f"# MEMORY\n\n## Promoted from the journal ({today})\n\n"
+        f"<!-- vaultkit-promoted:{JOURNAL}:6 -->\n"
+        "- Lesson: the staging backup needs its own bucket\n")
+    assert out == "MEMORY.md:6: promoted memory/2026-12-06.md:6\n"
+    # a refused promotion leaves no empty MEMORY.md behind
+    (vault / "MEMORY.md").unlink()
+    assert run(capsys, "promote", f"{JOURNAL}:10")[0] == 1
+    assert not (vault / "MEMORY.md").exists()
