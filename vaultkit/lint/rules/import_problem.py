@@ -1,10 +1,12 @@
 from vaultkit.lint.rule import Rule
 
 _WHAT = {
-    "missing": "names no file: Claude Code imports nothing here",
+    "missing": "names no file: {runtime} imports nothing here",
     "circular": "closes a circle of imports",
-    "too-deep": "is past the import depth Claude Code follows: the file is not loaded",
-    "in-code": "sits inside a code span or block, where Claude Code does not expand imports",
+    "too-deep": "is past the import depth {runtime} follows: the file is not loaded",
+    "in-code": "sits inside a code span or block, where {runtime} does not expand imports",
+    "outside": "leaves the project root: {runtime} refuses it and writes \"Import failed\" "
+               "in its place",
 }
 
 
@@ -54,8 +56,8 @@ class ImportProblem(Rule):
                 seen.add(key)
                 detail = f" ({problem.detail})" if problem.kind in ("circular", "too-deep") \
                     else ""
-                yield self.diag(problem.path, problem.line, 1,
-                                f"@{problem.target} {_WHAT[problem.kind]}{detail}")
+                what = _WHAT[problem.kind].replace("{runtime}", rc.label)
+                yield self.diag(problem.path, problem.line, 1, f"@{problem.target} {what}{detail}")
 
 
 RULE = ImportProblem

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultkit.vault.runtimes import claude_memory, project_docs, workspace_set
+from vaultkit.vault.runtimes import (
+    claude_memory, context_md, entry_store, memory_summary, project_docs, workspace_set)
 from vaultkit.vault.runtimes.base import Loader
 
 
@@ -27,4 +28,7 @@ REGISTRY: dict[str, Registered] = {
     "workspace-set": Registered(workspace_set.load),
     "claude-memory": Registered(claude_memory.load, claude_memory.outside_paths),
     "project-docs": Registered(project_docs.load),
+    "entry-store": Registered(entry_store.load),
+    "memory-summary": Registered(memory_summary.load),
+    "context-md": Registered(context_md.load, context_md.outside_paths),
 }

@@ -171,6 +171,11 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                          joiner="\n\n", window_tokens=spec.context_window_tokens)
     allowed = spec.sessions.get(session or "main", ["*"])
     names = [n for n in spec.files if "*" in allowed or n in allowed]
+    routed = memory_tool_routing(vault, spec, openclaw_config, agent)
+    if routed and "MEMORY.md" in names:
+        names.remove("MEMORY.md")
+        if files.exists(files.workspace / "MEMORY.md"):
+            ctx.notes.append(f"MEMORY.md is not injected: {routed}")
     remaining = max(1, total)
     ws = files.workspace
     stopped = ""
@@ -232,6 +237,33 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
     ctx.notes.append("the skills list, the daily files of the startup context and the "
                      "system prompt around the files are not simulated")
     return ctx
+
+
+def memory_tool_routing(vault, spec, openclaw_config=None, agent: str | None = None) -> str:
+    """Why MEMORY.md is left out of the bootstrap files, or "": the harness openclaw.json
+    selects (``embeddedHarness.runtime``, the agent's entry first) routes it to the memory
+    tools, and they are on (``plugins.slots.memory`` is not "none")
+    (extensions/codex/src/app-server/attempt-workspace-context.ts)."""
+    if not spec.memory_tool_harnesses:
+        return ""
+    from vaultkit.vault.openclaw import find_config_with_source, load_openclaw, setting
+
+    config, _ = find_config_with_source(vault, openclaw_config)
+    if config is None:
+        return ""
+    data, error = load_openclaw(config)
+    if error is not None or not isinstance(data, dict):
+        return ""
+    harness, where = setting(data, "embeddedHarness.runtime", agent)
+    if not where or harness not in spec.memory_tool_harnesses:
+        return ""
+    plugins = data.get("plugins")
+    slots = plugins.get("slots") if isinstance(plugins, dict) else None
+    if isinstance(slots, dict) and slots.get("memory") == "none":
+        return ""
+    return (f"{where} is {harness!r} and the memory plugin is on: the {harness} harness "
+            "names it for memory_search / memory_get instead of pasting it "
+            "(the rest of that harness's prompt is not simulated)")
 
 
 def load(request: Request) -> RuntimeContext:
