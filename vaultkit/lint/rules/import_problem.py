@@ -29,6 +29,12 @@ class ImportProblem(Rule):
     earlier versions of that page said five hops, and the profile's
     `runtimes.claude-code.import_max_depth` changes it.
 
+    Gemini CLI's imports in `GEMINI.md` are checked too, by its own rules: any `@word`
+    after a space or line break is an import (a missing one is written into the text as
+    `<!-- Import failed: ... -->`), five levels deep, none whose real path leaves the
+    project root (google-gemini/gemini-cli `memoryImportProcessor.ts`, checked on
+    2026-12-07).
+
     ## Why is this bad?
     The agent is told, in effect, "the rules are in this file", and the file never reaches
     it: a renamed or moved file, a loop, or a chain too deep silently drops instructions.
