@@ -802,3 +802,30 @@ def test_openclaw_codex_harness_routes_memory_md_to_the_memory_tools(make_vault,
     note = ("MEMORY.md is not injected: agents.defaults.embeddedHarness.runtime is 'codex' "
             "and the memory plugin is on")
     assert any(n.startswith(note) for n in ctx.notes) is not injected
+
+
+def test_hermes_vault_that_is_the_memories_folder(make_vault):
+    # the limits and headers go by file name, so a vault that is ~/.hermes/memories itself
+    # needs only its file list; a limit from config.yaml is a vaultkit.toml edit
+    ctx = loaded(make_vault({"vaultkit.toml": 'runtimes = ["hermes"]\n[runtime.hermes]\n'
+                                              'files = ["MEMORY.md", "USER.md"]\n'
+                                              'file-limits = {"MEMORY.md" = 3000, '
+                                              '"USER.md" = 1375}\n',
+                             "MEMORY.md": "a" * 2201, "USER.md": "Prefers tea.\n"},
+                            root_name="memories"), "hermes")
+    assert [p.injected.split("\n")[1] for p in ctx.pieces] == [
+        "MEMORY (your personal notes) [73% — 2,201/3,000 chars]",
+        "USER PROFILE (who the user is) [0% — 12/1,375 chars]"]
+
+
+def test_gemini_settings_and_renamed_files_above_are_cache_inputs(tmp_path):
+    # a cached result of the rules must follow the settings file and, once it renames the
+    # context file, the renamed files in the folders above the vault
+    from vaultkit.vault.runtimes import outside_state
+
+    root = _repo(tmp_path, {"repo/vault/vaultkit.toml": 'runtimes = ["gemini-cli"]\n',
+                            "repo/vault/.gemini/settings.json":
+                                '{"context": {"fileName": "CONTEXT.md"}}'})
+    state = outside_state(load_vault(root, root=root, use_cache=False))
+    assert f"{root / '.gemini' / 'settings.json'}:" in state
+    assert f"{tmp_path / 'repo' / 'CONTEXT.md'}:-" in state

@@ -337,7 +337,7 @@ class RuntimeSpec:
     auto_memory_max: int | None = None
     auto_memory_marker: str = ""
     context_window_tokens: int = 200000
-    # entry-store (Hermes): a limit and a header per file, the entry separator, the block
+    # entry-store (Hermes): a limit and a header per file name, the entry separator, the block
     # each file becomes ({header} {content}), the flag of a file over its limit, and the
     # cut of a file past max(limit * render_cap[0], render_cap[1]): head and tail shares
     file_limits: dict[str, int] = field(default_factory=dict)
@@ -383,7 +383,7 @@ class RuntimeSpec:
         if self.render_ratios and (len(self.render_ratios) != 2
                                    or any(not 0 <= r <= 1 for r in self.render_ratios)):
             raise _invalid("render_ratios", "must be two shares (head, tail) between 0 and 1")
-        for name in (self.files + self.optional + list(self.file_limits)
+        for name in (self.files + self.optional
                      + [self.rules_dir, self.auto_memory_dir, self.settings_file]):
             if name:
                 _in_vault(name, "files")

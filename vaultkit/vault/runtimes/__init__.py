@@ -19,6 +19,14 @@ marker written there. This package runs the loading algorithms those specs name,
 ``project-docs`` (Codex)
     The first of a list of names per folder from the git root down to the workspace,
     joined with a blank line, the whole cut to a byte budget without a marker.
+``entry-store`` (Hermes Agent)
+    ``MEMORY.md`` and ``USER.md`` of its memories folder as entries, each file a block
+    under a usage header; past twice its limit (4,000 at least) a head and a tail.
+``memory-summary`` (Codex memories)
+    ``memories/memory_summary.md`` trimmed and cut in the middle to a token budget.
+``context-md`` (Gemini CLI)
+    ``GEMINI.md`` (or the configured names) from the workspace up to the git root, its
+    ``@path`` imports inlined between comments, each file in a block naming its path.
 
 Only files inside the repository (the git root above the workspace, else the workspace)
 are read: user-level and managed files (``~/.claude/CLAUDE.md``, ``~/.codex/AGENTS.md``)

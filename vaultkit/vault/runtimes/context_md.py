@@ -221,6 +221,10 @@ def load(request: Request) -> RuntimeContext:
 
 
 def outside_paths(vault, spec) -> list[Path]:
-    """The settings file that renames the context file (a JSON file the vault's listing
-    does not hold)."""
-    return [Path(vault.workspace) / spec.settings_file] if spec.settings_file else []
+    """What a cached result depends on beyond the vault's listing: the settings file that
+    renames the context file, and the renamed files in the folders up to the git root."""
+    files = Files(vault)
+    names, _ = context_names(spec, files)
+    out = [files.workspace / spec.settings_file] if spec.settings_file else []
+    return out + [folder / n for folder in _chain(files) for n in names
+                  if n not in spec.files]

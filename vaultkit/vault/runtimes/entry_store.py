@@ -37,7 +37,7 @@ def render(spec, name: str, text: str) -> tuple[str, int, int, int, int]:
     entries = [e if len(e) <= MAX_SCAN_CHARS
                else _fmt(_TOO_LARGE, file=label, length=f"{len(e):,}")
                for e in _entries(text, spec.entry_separator)]
-    limit = spec.file_limits.get(name, 0)
+    limit = spec.file_limits.get(label, 0)  # (by file name: the folder may differ)
     if not entries:
         return "", 0, 0, 0, limit
     content = spec.entry_separator.join(entries)
@@ -55,7 +55,7 @@ def render(spec, name: str, text: str) -> tuple[str, int, int, int, int]:
     else:
         tail = 0
     over = spec.over_flag if current > limit else ""
-    header = _fmt(spec.file_headers.get(name, label), pct=pct, current=f"{current:,}",
+    header = _fmt(spec.file_headers.get(label, label), pct=pct, current=f"{current:,}",
                   limit=f"{limit:,}", over=over)
     return _fmt(spec.block_template, header=header, content=content), current, head, tail, \
         limit
@@ -67,7 +67,7 @@ def load(request: Request) -> RuntimeContext:
                          joiner=spec.joiner or "\n\n",
                          window_tokens=spec.context_window_tokens,
                          limits_source="per file, enforced only when its memory tool writes "
-                                       "(" + ", ".join(f"{n.rsplit('/', 1)[-1]} {v:,}"
+                                       "(" + ", ".join(f"{n} {v:,}"
                                                        for n, v in spec.file_limits.items())
                                        + ")")
     for name in spec.files:
