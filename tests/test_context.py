@@ -829,3 +829,11 @@ def test_gemini_settings_and_renamed_files_above_are_cache_inputs(tmp_path):
     state = outside_state(load_vault(root, root=root, use_cache=False))
     assert f"{root / '.gemini' / 'settings.json'}:" in state
     assert f"{tmp_path / 'repo' / 'CONTEXT.md'}:-" in state
+
+
+def test_gemini_settings_it_does_not_simulate_are_said(make_vault):
+    root, ctx = _gemini(make_vault, {"GEMINI.md": "G\n", ".gemini/settings.json":
+                                     '{"context": {"importFormat": "flat", '
+                                     '"memoryBoundaryMarkers": [".git"]}}'}, "gem-flat")
+    assert (".gemini/settings.json sets context.importFormat = \"flat\": not simulated, what "
+            "Gemini CLI loads differs from the above") in ctx.notes

@@ -21,6 +21,7 @@ path there. Sources: docs/context.md.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -135,21 +136,46 @@ class _Expander:
         return "".join(out)
 
 
-def context_names(spec, files: Files) -> tuple[list[str], str]:
-    """The context file names, and where they come from: the settings file's key (a name
-    or a list of names) when it sets one, else the profile's ``files``."""
+def _settings(spec, files: Files) -> tuple[dict | None, str]:
+    """The workspace's settings file as a dict (None: absent, or not read), and why not."""
     if not spec.settings_file:
-        return list(spec.files), ""
+        return None, ""
     from vaultkit.core.bounded import MAX_CONFIG_BYTES, load_json, read_regular
 
     path = files.workspace / spec.settings_file
     if files.confined(path) or not os.path.isfile(path):
-        return list(spec.files), ""
+        return None, ""
     try:
         data = load_json(read_regular(os.path.realpath(path), MAX_CONFIG_BYTES,
                                       follow_symlinks=False).decode("utf-8-sig"))
     except (OSError, ValueError, UnicodeDecodeError) as exc:
-        return list(spec.files), f"{files.rel(path)} is not read ({exc}); "
+        return None, f"{files.rel(path)} is not read ({exc}); "
+    return (data if isinstance(data, dict) else None), ""
+
+
+# settings of Gemini CLI's "context" that change what is loaded and are not simulated
+# (packages/cli/src/config/settingsSchema.ts): their value when it is not the default
+_UNSIMULATED = {"importFormat": ("tree", None), "memoryBoundaryMarkers": ([".git"], None),
+                "includeDirectories": ([], None)}
+
+
+def unsimulated(spec, files: Files) -> list[str]:
+    """The workspace settings this simulation does not follow, as ``key = value``."""
+    data, _ = _settings(spec, files)
+    context = data.get("context") if isinstance(data, dict) else None
+    if not isinstance(context, dict):
+        return []
+    return [f"context.{k} = {json.dumps(context[k])}" for k, default in _UNSIMULATED.items()
+            if k in context and context[k] not in default]
+
+
+def context_names(spec, files: Files) -> tuple[list[str], str]:
+    """The context file names, and where they come from: the settings file's key (a name
+    or a list of names) when it sets one, else the profile's ``files``."""
+    data, trouble = _settings(spec, files)
+    if data is None:
+        return list(spec.files), trouble
+    path = files.workspace / spec.settings_file
     value = data
     for key in spec.settings_key.split("."):
         value = value.get(key) if isinstance(value, dict) else None
@@ -217,6 +243,12 @@ def load(request: Request) -> RuntimeContext:
                      "project files load only in a trusted folder")
     ctx.notes.append("context files in subfolders load when a tool first touches a path "
                      "there (just-in-time), not at session start")
+    skipped = unsimulated(spec, files)
+    if skipped:
+        ctx.notes.append(f"{spec.settings_file} sets {', '.join(skipped)}: not simulated, "
+                         "what Gemini CLI loads differs from the above")
+    ctx.notes.append("~/.gemini/settings.json (user settings, which may rename the context "
+                     "file too) is not read")
     return ctx
 
 

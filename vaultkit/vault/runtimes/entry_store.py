@@ -51,7 +51,9 @@ def render(spec, name: str, text: str) -> tuple[str, int, int, int, int]:
         tail = int(cap * spec.render_ratios[1])
         marker = _fmt(spec.marker, omitted=f"{current - head - tail:,}",
                       current=f"{current:,}", limit=f"{limit:,}")
-        content = content[:head] + marker + (content[-tail:] if tail else "")
+        # (Python's content[-0:] is the whole text: Hermes's slice, kept as it is)
+        content = content[:head] + marker + content[-tail:]
+        tail = len(content) - head - len(marker)
     else:
         tail = 0
     over = spec.over_flag if current > limit else ""
