@@ -21,7 +21,6 @@ path there. Sources: docs/context.md.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -69,7 +68,6 @@ class _Expander:
         base = top.parent
         root = git_root(base)  # findProjectRoot: the nearest .git, else the file's folder
         self.project_root = os.path.realpath(root if root is not None else base)
-        self.top = top
 
     def expand(self, content: str, file: Path, shown: str, processed: frozenset,
                depth: int, stack: tuple) -> str:
@@ -161,6 +159,8 @@ _UNSIMULATED = {"importFormat": ("tree", None), "memoryBoundaryMarkers": ([".git
 
 def unsimulated(spec, files: Files) -> list[str]:
     """The workspace settings this simulation does not follow, as ``key = value``."""
+    import json  # (only here: a warm check that loads no runtime never imports json)
+
     data, _ = _settings(spec, files)
     context = data.get("context") if isinstance(data, dict) else None
     if not isinstance(context, dict):
