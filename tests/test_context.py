@@ -566,3 +566,274 @@ def test_a_pack_without_runtimes_gets_the_bundled_ones(make_vault):
     assert findings(root, "bootstrap-truncation") == [("bootstrap-truncation", "SOUL.md", 1)]
     (root / "old.yaml").write_text(old + "runtimes: {}\n", encoding="utf-8")
     assert findings(root, "bootstrap-truncation") == []
+
+
+# -- Hermes Agent: entry-store -------------------------------------------------------------
+# NousResearch/hermes-agent tools/memory_tool.py (MemoryStore._read_file, _render_block):
+# entries split at "\n§\n" and stripped, empty and repeated ones dropped; the block is a
+# rule of 46 "═", "MEMORY (your personal notes) [P% — N/L chars]", a rule, the entries;
+# P = min(100, int(N / L * 100)), N = len() of the joined entries, L = 2,200 (USER.md 1,375)
+
+RULE = "═" * 46
+
+
+def _hermes(make_vault, files, name="hermes"):
+    files = {"vaultkit.toml": 'runtimes = ["hermes"]\n', **files}
+    return loaded(make_vault(files, root_name=name), "hermes")
+
+
+def test_hermes_layout_byte_for_byte(make_vault):
+    # MEMORY.md: "\r\n" reads as "\n" (Python's text mode), the second entry's blanks are
+    # stripped, the repeated first entry is dropped: "Uses pnpm." (10) + "\n§\n" (3) +
+    # "Backups at 02:00." (17) = 30 chars, 30 / 2,200 = 1.36%: 1%. USER.md: 17 chars, 1%
+    root = make_vault({"memories/MEMORY.md": "Uses pnpm.\r\n§\r\n  Backups at 02:00.  \n§\nUses pnpm.\n",
+                       "memories/USER.md": "Prefers mornings.\n"}, root_name="hermes")
+    vault = load_vault(root, root=root, use_cache=False)
+    assert detected(vault) == ["hermes"]  # Hermes's memories/ layout, nothing else
+    code, out, err = context(root, "--show")
+    assert (code, err) == (0, "")
+    memory = (f"{RULE}\nMEMORY (your personal notes) [1% — 30/2,200 chars]\n{RULE}\n"
+              "Uses pnpm.\n§\nBackups at 02:00.")
+    user = f"{RULE}\nUSER PROFILE (who the user is) [1% — 17/1,375 chars]\n{RULE}\nPrefers mornings."
+    assert out.split("----- hermes: ", 1)[1] == (
+        f"memories/MEMORY.md -----\n{memory}\n----- hermes: memories/USER.md -----\n{user}\n"
+        "----- end of hermes -----\n")
+    ctx = loaded(root, "hermes")
+    assert ctx.text == memory + "\n\n" + user  # the system prompt's parts: a blank line
+
+
+def test_hermes_limit_one_under_and_over(make_vault):
+    # 2,200 chars: 100%, not flagged; 2,201: min(100, int(100.04)) = 100%, flagged, still
+    # loaded whole (the limit binds only the memory tool's writes)
+    ctx = _hermes(make_vault, {"memories/MEMORY.md": "a" * 2200}, "h-under")
+    (piece,) = ctx.pieces
+    assert piece.injected == f"{RULE}\nMEMORY (your personal notes) [100% — 2,200/2,200 chars]\n{RULE}\n" + "a" * 2200
+    assert not ctx.cut
+    ctx = _hermes(make_vault, {"memories/MEMORY.md": "a" * 2201}, "h-over")
+    (piece,) = ctx.pieces
+    assert piece.injected == (f"{RULE}\nMEMORY (your personal notes) [100% — 2,201/2,200 chars "
+                              f"⚠ OVER BUDGET]\n{RULE}\n" + "a" * 2201)
+    assert not ctx.cut and "loaded whole, flagged OVER BUDGET" in piece.reason
+
+
+def test_hermes_render_cap_one_under_and_over(make_vault):
+    # past max(2,200 x 2, 4,000) = 4,400 chars Hermes keeps int(4,400 x 0.7) = 3,080 head and
+    # int(4,400 x 0.2) = 880 tail chars around a marker naming the 4,401 - 3,080 - 880 = 441
+    # left out; USER.md's cap is max(2,750, 4,000) = 4,000
+    assert not _hermes(make_vault, {"memories/MEMORY.md": "a" * 4400}, "cap-under").cut
+    text = "a" * 3079 + "\n" + "b" * 441 + "c" * 880  # the "b"s of line 2 are lost
+    ctx = _hermes(make_vault, {"memories/MEMORY.md": text}, "cap-over")
+    (piece,) = ctx.cut
+    marker = ("\n\n[... 441 chars truncated — memory over budget (4,401/2,200); consolidate "
+              "via memory(action=remove/replace) ...]\n\n")
+    assert piece.injected == (f"{RULE}\nMEMORY (your personal notes) [100% — 4,401/2,200 chars "
+                              f"⚠ OVER BUDGET]\n{RULE}\n" + "a" * 3079 + "\n" + marker + "c" * 880)
+    assert (piece.length, piece.kept, piece.first_lost_line, piece.last_lost_line) == (
+        4401, 3960, 2, 2)
+    # the rule that reads runtime contexts reports the cut, at the first line lost
+    assert findings(ctx_root := make_vault({"vaultkit.toml": 'runtimes = ["hermes"]\n',
+                                            "memories/MEMORY.md": text}, root_name="cap-rule"),
+                    "bootstrap-truncation") == [("bootstrap-truncation", "memories/MEMORY.md", 2)]
+    (diag,) = diagnostics(ctx_root, "bootstrap-truncation")
+    assert diag.message.startswith("MEMORY.md: Hermes Agent loads 3,960 of its 4,401 chars "
+                                   "(past 4,400 chars, the most Hermes renders")
+    user = _hermes(make_vault, {"memories/USER.md": "u" * 4001}, "cap-user")
+    assert user.cut and "[... 401 chars truncated" in user.text  # 4,001 - 2,800 - 800
+
+
+def test_hermes_entry_past_the_scan_window_is_blocked(make_vault):
+    # an entry over 65,536 chars (MAX_SCAN_CHARS) is replaced by a [BLOCKED: …] line
+    ctx = _hermes(make_vault, {"memories/MEMORY.md": "ok\n§\n" + "x" * 65537}, "blocked")
+    assert ctx.text.endswith("ok\n§\n[BLOCKED: MEMORY.md entry too large to scan (65,537 "
+                             "chars). Removed from system prompt; use memory(action=remove) "
+                             "to delete the original.]")
+
+
+# -- Codex memories: memory-summary --------------------------------------------------------
+# openai/codex codex-rs/core/src/memories/prompts.rs: memory_summary.md trimmed, cut to
+# 5,000 tokens by codex-rs/utils/string/src/truncate.rs (4 bytes a token: 20,000 bytes;
+# past that the first 10,000 and the last 10,000 bytes around "…N tokens truncated…", N the
+# bytes over the budget / 4, rounded up)
+
+def _summary(make_vault, data, name):
+    root = make_vault({"vaultkit.toml": 'runtimes = ["codex-memories"]\n',
+                       "memories/memory_summary.md": data}, root_name=name)
+    return loaded(root, "codex-memories")
+
+
+def test_codex_memories_layout_byte_for_byte(make_vault):
+    root = make_vault({"memories/memory_summary.md": "\n\n# Summary\n- uses pnpm\n\n",
+                       "memories/MEMORY.md": "# Registry\n"}, root_name="cxm")
+    vault = load_vault(root, root=root, use_cache=False)
+    assert detected(vault) == ["hermes", "codex-memories"]  # (MEMORY.md there is Hermes's name)
+    code, out, err = context(root, "--runtime", "codex-memories", "--show")
+    assert (code, err) == (0, "")
+    assert out.split("----- codex-memories: ", 1)[1] == (
+        "memories/memory_summary.md -----\n# Summary\n- uses pnpm\n"
+        "----- end of codex-memories -----\n")
+    assert "MEMORY.md, raw_memories.md, rollout_summaries/ and skills/ are read by the agent" in out
+
+
+def test_codex_memories_budget_one_under_and_over(make_vault):
+    assert not _summary(make_vault, "a" * 20000, "cxm-under").cut
+    ctx = _summary(make_vault, "a" * 10000 + "\n" + "c" * 10000, "cxm-over")
+    (piece,) = ctx.cut
+    # 20,001 bytes: 1 over, ceil(1 / 4) = 1 token; bytes 0-9,999 and 10,001-20,000 kept
+    assert piece.injected == "a" * 10000 + "…1 tokens truncated…" + "c" * 10000
+    assert (piece.length, piece.kept, piece.first_lost_line, piece.last_lost_line) == (
+        20001, 20000, 1, 1)
+
+
+def test_codex_memories_not_utf8_is_not_injected(make_vault):
+    # fs::read_to_string fails: the summary is left out of the instructions altogether
+    ctx = _summary(make_vault, b"# Summary\n\xff\n", "cxm-bad")
+    (piece,) = ctx.pieces
+    assert (piece.injected, piece.cut) == ("", "dropped") and "not valid UTF-8" in piece.reason
+
+
+# -- Gemini CLI: context-md ----------------------------------------------------------------
+# google-gemini/gemini-cli packages/core/src/utils/memoryImportProcessor.ts (tree format)
+# and memoryDiscovery.ts (concatenateInstructions)
+
+def _gemini(make_vault, files, name):
+    root = make_vault({"vaultkit.toml": 'runtimes = ["gemini-cli"]\n', **files}, root_name=name)
+    return root, loaded(root, "gemini-cli")
+
+
+def test_gemini_layout_and_imports_byte_for_byte(make_vault):
+    # "@docs/style.md" on its own line is inlined between the two comments; "see @team"
+    # is an import too (after a space, starts with a letter) and fails; "a@b.c" and the
+    # "@x" inside backticks are not imports; the file is trimmed inside its block
+    root, ctx = _gemini(make_vault, {
+        "GEMINI.md": "# Project\n@docs/style.md\nAsk a@b.c, see @team, not `@x`.\n\n",
+        "docs/style.md": "Two spaces.\n", ".gemini/settings.json": "{}"}, "gem")
+    real = root.resolve()
+    block = (f"--- Context from: {real}/GEMINI.md ---\n# Project\n"
+             "<!-- Imported from: docs/style.md -->\nTwo spaces.\n\n"
+             "<!-- End of import from: docs/style.md -->\n"
+             f"Ask a@b.c, see <!-- Import failed: team, - ENOENT: no such file or directory, "
+             f"access '{real}/team,' -->"
+             " not `@x`.\n"
+             f"--- End of Context from: {real}/GEMINI.md ---")
+    assert ctx.text == block
+    assert [(p.path, p.role, p.via) for p in ctx.pieces] == [
+        ("GEMINI.md", "context", ""), ("docs/style.md", "import", "GEMINI.md")]
+    assert [(i.line, i.target, i.kind) for i in ctx.imports] == [(3, "team,", "missing")]
+    code, out, err = context(root, "--show")
+    assert (code, err) == (0, "") and f"----- gemini-cli: GEMINI.md -----\n{block}\n" in out
+    assert diagnostics(root, "import-problem")[0].message == (
+        "@team, names no file: Gemini CLI imports nothing here")
+
+
+def test_gemini_missing_and_cyclic_imports(make_vault):
+    # the file at the top is not on the chain: a.md -> b.md -> a.md is caught at b.md
+    root, ctx = _gemini(make_vault, {"GEMINI.md": "@a.md\n@gone.md\n", "a.md": "A\n@b.md\n",
+                                     "b.md": "B\n@a.md\n"}, "gem-cycle")
+    real = root.resolve()
+    assert ctx.text == (
+        f"--- Context from: {real}/GEMINI.md ---\n"
+        "<!-- Imported from: a.md -->\nA\n<!-- Imported from: b.md -->\nB\n"
+        "<!-- File already processed: a.md -->\n\n<!-- End of import from: b.md -->\n\n"
+        "<!-- End of import from: a.md -->\n"
+        f"<!-- Import failed: gone.md - ENOENT: no such file or directory, access "
+        f"'{real}/gone.md' -->\n"
+        f"--- End of Context from: {real}/GEMINI.md ---")
+    assert [(i.path, i.line, i.target, i.kind) for i in ctx.imports] == [
+        ("b.md", 2, "a.md", "circular"), ("GEMINI.md", 2, "gone.md", "missing")]
+    assert findings(root, "import-problem") == [("import-problem", "GEMINI.md", 2),
+                                                ("import-problem", "b.md", 2)]
+
+
+def test_gemini_import_depth_one_under_and_over(make_vault):
+    # maxDepth 5: h1..h5 are expanded (depths 1-5); h5's own "@h6.md" stays as text
+    chain = {"GEMINI.md": "@h1.md\n"}
+    for n in range(1, 7):
+        chain[f"h{n}.md"] = f"hop {n}\n" + (f"@h{n + 1}.md\n" if n < 6 else "")
+    root, ctx = _gemini(make_vault, chain, "gem-deep")
+    assert [p.path for p in ctx.pieces] == ["GEMINI.md", "h1.md", "h2.md", "h3.md", "h4.md",
+                                            "h5.md"]
+    assert "hop 5\n@h6.md\n" in ctx.text and "hop 6" not in ctx.text
+    assert [(i.path, i.target, i.kind) for i in ctx.imports] == [("h5.md", "h6.md", "too-deep")]
+
+
+def test_gemini_context_file_name_and_the_folders_above(tmp_path):
+    # context.fileName renames the file; the folders from the git root down are read, the
+    # paths sorted as strings ("/…/repo/CONTEXT.md" < "/…/repo/vault/CONTEXT.md")
+    root = _repo(tmp_path, {"repo/CONTEXT.md": "Top.\n", "repo/vault/CONTEXT.md": "Here.\n",
+                            "repo/vault/GEMINI.md": "Not read.\n",
+                            "repo/vault/vaultkit.toml": 'runtimes = ["gemini-cli"]\n',
+                            "repo/vault/.gemini/settings.json":
+                                '{"context": {"fileName": ["CONTEXT.md"]}}'})
+    ctx = loaded(root, "gemini-cli")
+    assert [p.path for p in ctx.pieces] == ["../CONTEXT.md", "CONTEXT.md"]
+    assert "Not read." not in ctx.text and ctx.text.count("--- Context from: ") == 2
+    assert ctx.limits_source.startswith("context.fileName in .gemini/settings.json")
+
+
+# -- detection of the new runtimes, and OpenClaw under the Codex harness -------------------
+
+def test_new_runtimes_are_not_detected_in_a_plain_openclaw_or_claude_vault(make_vault):
+    files = dict(OPENCLAW)
+    files.update(CLAUDE)
+    root = make_vault(files, root_name="plain")
+    assert detected(load_vault(root, root=root, use_cache=False)) == ["openclaw", "claude-code"]
+    root = make_vault({**OPENCLAW, "vaultkit.toml": 'runtimes = ["openclaw", "gemini-cli"]\n'},
+                      root_name="chosen")
+    assert detected(load_vault(root, root=root, use_cache=False)) == ["openclaw", "gemini-cli"]
+
+
+def test_loader_names_match_the_registry():
+    from vaultkit.vault.profile import RUNTIME_LOADERS
+    from vaultkit.vault.runtimes import REGISTRY
+
+    assert sorted(RUNTIME_LOADERS) == sorted(REGISTRY)
+
+
+@pytest.mark.parametrize("slots, injected", [({}, False), ({"memory": "none"}, True)])
+def test_openclaw_codex_harness_routes_memory_md_to_the_memory_tools(make_vault, tmp_path,
+                                                                     slots, injected):
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps({"agents": {"defaults": {"embeddedHarness": {"runtime": "codex"}}},
+                                  "plugins": {"slots": slots}}))
+    root = make_vault(OPENCLAW, root_name=f"harness-{injected}")
+    vault = load_vault(root, root=root, use_cache=False)
+    (ctx,) = contexts(vault, ["openclaw"], None, openclaw_config=str(config))
+    assert ("MEMORY.md" in [p.path for p in ctx.pieces]) is injected
+    note = ("MEMORY.md is not injected: agents.defaults.embeddedHarness.runtime is 'codex' "
+            "and the memory plugin is on")
+    assert any(n.startswith(note) for n in ctx.notes) is not injected
+
+
+def test_hermes_vault_that_is_the_memories_folder(make_vault):
+    # the limits and headers go by file name, so a vault that is ~/.hermes/memories itself
+    # needs only its file list; a limit from config.yaml is a vaultkit.toml edit
+    ctx = loaded(make_vault({"vaultkit.toml": 'runtimes = ["hermes"]\n[runtime.hermes]\n'
+                                              'files = ["MEMORY.md", "USER.md"]\n'
+                                              'file-limits = {"MEMORY.md" = 3000, '
+                                              '"USER.md" = 1375}\n',
+                             "MEMORY.md": "a" * 2201, "USER.md": "Prefers tea.\n"},
+                            root_name="memories"), "hermes")
+    assert [p.injected.split("\n")[1] for p in ctx.pieces] == [
+        "MEMORY (your personal notes) [73% — 2,201/3,000 chars]",
+        "USER PROFILE (who the user is) [0% — 12/1,375 chars]"]
+
+
+def test_gemini_settings_and_renamed_files_above_are_cache_inputs(tmp_path):
+    # a cached result of the rules must follow the settings file and, once it renames the
+    # context file, the renamed files in the folders above the vault
+    from vaultkit.vault.runtimes import outside_state
+
+    root = _repo(tmp_path, {"repo/vault/vaultkit.toml": 'runtimes = ["gemini-cli"]\n',
+                            "repo/vault/.gemini/settings.json":
+                                '{"context": {"fileName": "CONTEXT.md"}}'})
+    state = outside_state(load_vault(root, root=root, use_cache=False))
+    assert f"{root / '.gemini' / 'settings.json'}:" in state
+    assert f"{tmp_path / 'repo' / 'CONTEXT.md'}:-" in state
+
+
+def test_gemini_settings_it_does_not_simulate_are_said(make_vault):
+    root, ctx = _gemini(make_vault, {"GEMINI.md": "G\n", ".gemini/settings.json":
+                                     '{"context": {"importFormat": "flat", '
+                                     '"memoryBoundaryMarkers": [".git"]}}'}, "gem-flat")
+    assert (".gemini/settings.json sets context.importFormat = \"flat\": not simulated, what "
+            "Gemini CLI loads differs from the above") in ctx.notes

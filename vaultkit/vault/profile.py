@@ -277,8 +277,11 @@ class GitSettings:
             raise _invalid("backup_max_age_hours", "must be a positive number of hours")
 
 
-RUNTIME_LOADERS = ("workspace-set", "claude-memory", "project-docs")
-RUNTIME_UNITS = ("utf16", "bytes")
+# (vaultkit.vault.runtimes.registry maps each to its module; tests/test_context.py checks
+# that the two agree)
+RUNTIME_LOADERS = ("workspace-set", "claude-memory", "project-docs", "entry-store",
+                   "memory-summary", "context-md")
+RUNTIME_UNITS = ("utf16", "bytes", "codepoints")
 
 
 @dataclass
@@ -287,7 +290,10 @@ class RuntimeSpec:
 
     ``loader`` names the loading algorithm (``workspace-set``: OpenClaw's bootstrap files;
     ``claude-memory``: Claude Code's CLAUDE.md tree, imports, rules and auto memory;
-    ``project-docs``: Codex's AGENTS.md from the repository root down). Everything else is
+    ``project-docs``: Codex's AGENTS.md from the repository root down; ``entry-store``:
+    Hermes Agent's MEMORY.md and USER.md, entries under a usage header; ``memory-summary``:
+    Codex's memories/memory_summary.md; ``context-md``: Gemini CLI's GEMINI.md files and
+    their ``@file`` imports). Everything else is
     data: file names and their order, limits and their unit, how a file is cut and the
     marker written there, the sets each session type gets. A new runtime that loads like
     one of these, or a changed limit, is an edit here or in ``vaultkit.toml``
@@ -295,12 +301,13 @@ class RuntimeSpec:
     """
 
     __pydantic_config__ = _STRICT
-    loader: Literal["workspace-set", "claude-memory", "project-docs"]
+    loader: Literal["workspace-set", "claude-memory", "project-docs", "entry-store",
+                    "memory-summary", "context-md"]
     label: str = ""
     # the runtime applies when one of these exists in the workspace (or, for openclaw.json,
     # where OpenClaw looks for its config); vaultkit.toml `runtimes = [...]` overrides
     detect: list[str] = field(default_factory=list)
-    unit: Literal["utf16", "bytes"] = "utf16"
+    unit: Literal["utf16", "bytes", "codepoints"] = "utf16"  # codepoints: Python's len()
     files: list[str] = field(default_factory=list)  # in load order
     optional: list[str] = field(default_factory=list)  # skipped, not marked, when missing
     per_file_max: int | None = None
@@ -330,6 +337,23 @@ class RuntimeSpec:
     auto_memory_max: int | None = None
     auto_memory_marker: str = ""
     context_window_tokens: int = 200000
+    # entry-store (Hermes): a limit and a header per file name, the entry separator, the block
+    # each file becomes ({header} {content}), the flag of a file over its limit, and the
+    # cut of a file past max(limit * render_cap[0], render_cap[1]): head and tail shares
+    file_limits: dict[str, int] = field(default_factory=dict)
+    file_headers: dict[str, str] = field(default_factory=dict)
+    entry_separator: str = ""
+    block_template: str = ""
+    over_flag: str = ""
+    render_cap: list[int] = field(default_factory=list)
+    render_ratios: list[float] = field(default_factory=list)
+    # OpenClaw: MEMORY.md is not injected when the harness is one of these and memory tools
+    # are on (the Codex harness routes it to memory_search / memory_get)
+    memory_tool_harnesses: list[str] = field(default_factory=list)
+    # context-md (Gemini CLI): a JSON settings file in the workspace whose dotted key
+    # renames the context file (context.fileName: a name or a list of names)
+    settings_file: str = ""
+    settings_key: str = ""
     # the skills the runtime ships; a workspace skill of the same `name` replaces one
     bundled_skills: list[str] = field(default_factory=list)
 
@@ -351,7 +375,16 @@ class RuntimeSpec:
             except re.error as exc:
                 raise _invalid("digest_candidate", f"regex {regex!r} does not compile: "
                                                    f"{exc}") from None
-        for name in self.files + self.optional + [self.rules_dir, self.auto_memory_dir]:
+        for name, limit in self.file_limits.items():
+            if limit < 0:
+                raise _invalid(f"file_limits.{name}", "must be at least 0")
+        if self.render_cap and (len(self.render_cap) != 2 or min(self.render_cap) < 0):
+            raise _invalid("render_cap", "must be [factor, minimum], both at least 0")
+        if self.render_ratios and (len(self.render_ratios) != 2
+                                   or any(not 0 <= r <= 1 for r in self.render_ratios)):
+            raise _invalid("render_ratios", "must be two shares (head, tail) between 0 and 1")
+        for name in (self.files + self.optional
+                     + [self.rules_dir, self.auto_memory_dir, self.settings_file]):
             if name:
                 _in_vault(name, "files")
         for session, names in self.sessions.items():

@@ -25,8 +25,16 @@ class BootstrapTruncation(Rule):
       is dropped without a marker. Source: openai/codex `codex-rs/core/src/project_doc.rs`,
       `codex-rs/config/src/config_toml.rs`, verified on 2026-12-02.
 
-    Claude Code loads `CLAUDE.md` files in full; its auto-memory index is checked by
-    `auto-memory-cut`.
+    - **Hermes Agent** loads `MEMORY.md` and `USER.md` whole up to `max(limit x 2, 4,000)`
+      characters (2,200 and 1,375 are the limits its memory tool enforces) and past that
+      keeps a 70% head and a 20% tail around a marker. **Codex memories** keeps the first
+      and last 10,000 bytes of a `memory_summary.md` over 20,000 bytes (5,000 tokens).
+      Sources: NousResearch/hermes-agent `tools/memory_tool.py`, openai/codex
+      `codex-rs/core/src/memories/prompts.rs`, `codex-rs/utils/string/src/truncate.rs`,
+      checked on 2026-12-07.
+
+    Claude Code and Gemini CLI load their files in full; Claude Code's auto-memory index is
+    checked by `auto-memory-cut`.
 
     ## Why is this bad?
     The runtime truncates without telling the agent: the rules, facts and protocols in the

@@ -1,10 +1,12 @@
 from vaultkit.lint.rule import Rule
 
 _WHAT = {
-    "missing": "names no file: Claude Code imports nothing here",
+    "missing": "names no file: {runtime} imports nothing here",
     "circular": "closes a circle of imports",
-    "too-deep": "is past the import depth Claude Code follows: the file is not loaded",
-    "in-code": "sits inside a code span or block, where Claude Code does not expand imports",
+    "too-deep": "is past the import depth {runtime} follows: the file is not loaded",
+    "in-code": "sits inside a code span or block, where {runtime} does not expand imports",
+    "outside": "leaves the project root: {runtime} refuses it and writes \"Import failed\" "
+               "in its place",
 }
 
 
@@ -26,6 +28,12 @@ class ImportProblem(Rule):
     parsing skips Markdown code spans and fenced code blocks"), verified on 2026-12-02;
     earlier versions of that page said five hops, and the profile's
     `runtimes.claude-code.import_max_depth` changes it.
+
+    Gemini CLI's imports in `GEMINI.md` are checked too, by its own rules: any `@word`
+    after a space or line break is an import (a missing one is written into the text as
+    `<!-- Import failed: ... -->`), five levels deep, none whose real path leaves the
+    project root (google-gemini/gemini-cli `memoryImportProcessor.ts`, checked on
+    2026-12-07).
 
     ## Why is this bad?
     The agent is told, in effect, "the rules are in this file", and the file never reaches
@@ -54,8 +62,8 @@ class ImportProblem(Rule):
                 seen.add(key)
                 detail = f" ({problem.detail})" if problem.kind in ("circular", "too-deep") \
                     else ""
-                yield self.diag(problem.path, problem.line, 1,
-                                f"@{problem.target} {_WHAT[problem.kind]}{detail}")
+                what = _WHAT[problem.kind].replace("{runtime}", rc.label)
+                yield self.diag(problem.path, problem.line, 1, f"@{problem.target} {what}{detail}")
 
 
 RULE = ImportProblem

@@ -1,0 +1,34 @@
+"""Loader name (``loader:`` of a runtime in the profile) -> the module that simulates it.
+
+A new runtime that loads like one of these is YAML only; one that loads differently is a
+module of this package exposing ``load(request)`` and a line here (and the name in
+:data:`vaultkit.vault.profile.RUNTIME_LOADERS`, which the profile validates against).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultkit.vault.runtimes import (
+    claude_memory, context_md, entry_store, memory_summary, project_docs, workspace_set)
+from vaultkit.vault.runtimes.base import Loader
+
+
+@dataclass(frozen=True)
+class Registered:
+    load: Loader
+    # files the loader reads that the vault's listing does not hold (a cached result of
+    # the rules that read contexts depends on them): (vault, spec) -> paths
+    outside: Callable[..., list[Path]] | None = None
+
+
+REGISTRY: dict[str, Registered] = {
+    "workspace-set": Registered(workspace_set.load),
+    "claude-memory": Registered(claude_memory.load, claude_memory.outside_paths),
+    "project-docs": Registered(project_docs.load),
+    "entry-store": Registered(entry_store.load),
+    "memory-summary": Registered(memory_summary.load),
+    "context-md": Registered(context_md.load, context_md.outside_paths),
+}
