@@ -491,8 +491,13 @@ def test_old_budget_names_set_the_runtime_limits(make_vault):
                        "vaultkit.toml": "[budgets]\nbootstrap-max-chars = 3000\n"})
     ctx = loaded(root, "openclaw")
     assert ctx.per_file_max == 3000 and ctx.pieces[1].cut == "middle"
+    assert ctx.limits_source == (
+        "per file: vaultkit.toml [budgets] bootstrap-max-chars; in all: default of the newest "
+        "known version (no install found); no openclaw.json found")
     (root / "vaultkit.toml").write_text("[runtime.openclaw]\nper-file-max = 4000\n")
-    assert not loaded(root, "openclaw").cut
+    ctx = loaded(root, "openclaw")
+    assert not ctx.cut
+    assert ctx.limits_source.startswith("per file: vaultkit.toml [runtime.openclaw] per-file-max;")
 
 
 def test_import_depth_is_a_profile_edit(make_vault):
