@@ -625,3 +625,21 @@ def test_a_plain_obsidian_vault_gets_the_checks_that_apply_and_passes(tmp_path, 
     # no graph.json and no colour groups to add: said as it is, not "has the groups"
     assert "no .obsidian/graph.json, and the profile has no colour groups" in out
     assert out.rstrip().endswith("6 checks: 4 passed, 0 warnings, 0 failed, 2 tips.")
+
+
+def test_footprint_headline_and_table_total_agree_on_a_starter_vault(tmp_path):
+    # a fresh starter has no BOOTSTRAP.md: OpenClaw injects a marker in its place, which the
+    # headline counts; the table has its row, so its total is the headline's number
+    root = tmp_path / "ws" / "v"
+    init_vault(root)
+    check = audit(root)["bootstrap-footprint"]
+    vault = load_vault(root, use_cache=False)
+    from vaultkit.vault.runtimes import for_vault
+    (rc,) = [c for c in for_vault(vault) if c.runtime == "openclaw"]
+    assert check.found.startswith(f"at session start: OpenClaw {rc.total:,} chars in "
+                                  f"{len(rc.loaded)} files")
+    loaded = [r for r in check.details if "openclaw" in r.get("loaded", {})]
+    assert sum(r["loaded"]["openclaw"]["units"] for r in loaded) == rc.total
+    assert len(loaded) == len(rc.loaded)
+    missing = next(r for r in check.details if r["file"] == "BOOTSTRAP.md")
+    assert (missing["kind"], missing["bytes"]) == ("missing", 0)
