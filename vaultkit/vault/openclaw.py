@@ -236,9 +236,12 @@ def parse_version(text: Any) -> tuple[int, int, int] | None:
 
 
 def _which_openclaw() -> str | None:
-    import shutil
-
-    return shutil.which("openclaw")
+    # (shutil.which, without importing shutil and its compression modules on every check)
+    for folder in os.get_exec_path():
+        path = os.path.join(folder, "openclaw")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def _npm_prefixes() -> list[Path]:
@@ -289,6 +292,20 @@ def installed_version(config_data: dict | None = None,
     if isinstance(version, str) and version.strip():
         return version.strip(), f"meta.lastTouchedVersion in {config_path or CONFIG_NAME}"
     return None
+
+
+def install_state() -> str:
+    """What :func:`installed_version` found outside any config, for a cache key: the version
+    and its package.json by stat (an upgrade rewrites it). An upgrade of OpenClaw changes
+    the limits, so it must change cached findings too."""
+    found = installed_version()
+    if found is None:
+        return "no install"
+    try:
+        st = os.stat(found[1])
+        return f"{found}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    except OSError:
+        return f"{found}:-"
 
 
 def _fmt_version(v: tuple | None) -> str:
