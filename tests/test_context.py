@@ -638,3 +638,15 @@ def test_a_starter_vault_loads_whole_with_no_double_missing(tmp_path):
     assert [line.split()[1] for line in out.splitlines() if "missing" in line.split(";")[0]] \
         == ["BOOTSTRAP.md"]
     assert "to load it" not in out
+
+
+def test_context_advice_for_an_agent_names_its_own_entry(make_vault):
+    root = make_vault({**OPENCLAW, "SOUL.md": _soul()})
+    cfg = root.parent / "openclaw.json"
+    cfg.write_text('{agents: {list: [{id: "ops"}]}}')
+    code, out, _ = context(root, "--runtime", "openclaw", "--agent", "ops")
+    rows = out.splitlines()
+    at = next(i for i, line in enumerate(rows) if ". SOUL.md" in line)
+    assert rows[at + 1].strip() == (
+        "to load it whole: move lines 201–256 to a topic note in memory/ (or split the "
+        f"file), or raise agents.list[ops].bootstrapMaxChars to 25,599 in {cfg}")
