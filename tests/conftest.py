@@ -8,6 +8,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from vault_files import write_files  # noqa: E402  (tests/ is on the path from here)
 
 
+@pytest.fixture(autouse=True)
+def _no_openclaw_install(monkeypatch):
+    """The OpenClaw limits follow the version installed on the machine: tests see none
+    unless they install one (an openclaw on the developer's PATH changes no expectation)."""
+    from vaultkit.vault import openclaw
+
+    monkeypatch.setattr(openclaw, "_which_openclaw", lambda: None)
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [])
+
+
 @pytest.fixture
 def make_vault(tmp_path):
     """Write ``{relpath: text|bytes}`` under a vault root (with .obsidian/) and return the root."""

@@ -625,3 +625,115 @@ def test_a_plain_obsidian_vault_gets_the_checks_that_apply_and_passes(tmp_path, 
     # no graph.json and no colour groups to add: said as it is, not "has the groups"
     assert "no .obsidian/graph.json, and the profile has no colour groups" in out
     assert out.rstrip().endswith("6 checks: 4 passed, 0 warnings, 0 failed, 2 tips.")
+
+
+def test_footprint_headline_and_table_total_agree_on_a_starter_vault(tmp_path):
+    # a fresh starter has no BOOTSTRAP.md: OpenClaw injects a marker in its place, which the
+    # headline counts; the table has its row, so its total is the headline's number
+    root = tmp_path / "ws" / "v"
+    init_vault(root)
+    check = audit(root)["bootstrap-footprint"]
+    vault = load_vault(root, use_cache=False)
+    from vaultkit.vault.runtimes import for_vault
+    (rc,) = [c for c in for_vault(vault) if c.runtime == "openclaw"]
+    assert check.found.startswith(f"at session start: OpenClaw {rc.total:,} chars in "
+                                  f"{len(rc.loaded)} files")
+    loaded = [r for r in check.details if "openclaw" in r.get("loaded", {})]
+    assert sum(r["loaded"]["openclaw"]["units"] for r in loaded) == rc.total
+    assert len(loaded) == len(rc.loaded)
+    missing = next(r for r in check.details if r["file"] == "BOOTSTRAP.md")
+    assert (missing["kind"], missing["bytes"]) == ("missing", 0)
+
+
+# -- memory-flush: will the flush run? ---------------------------------------------------------
+# The flush starts at window - reserveTokensFloor - softThresholdTokens
+# (src/auto-reply/reply/memory-flush.ts); the window defaults to the profile's 200,000.
+
+def _flush(ws, compaction: str, extra: str = "", agent: str | None = None):
+    _config(ws, "{agents: {defaults: {compaction: {" + compaction + "}" + extra + "}}}")
+    return audit(ws / "demo", agent=agent)["memory-flush"]
+
+
+ON = "reserveTokensFloor: 40000, memoryFlush: {enabled: true, softThresholdTokens: 4000}"
+
+
+def test_memory_flush_pass_says_where_it_starts(ws):
+    check = _flush(ws, ON)
+    assert (check.status, check.found) == ("pass", (
+        f"agents.defaults.compaction.memoryFlush.enabled is true ({ws / 'openclaw.json'}); the "
+        "flush starts at 200,000 − 40,000 reserveTokensFloor − 4,000 softThresholdTokens = "
+        "156,000 (window: the profile's runtimes.openclaw.context_window_tokens (OpenClaw's "
+        "fallback window when the model declares none))"))
+
+
+@pytest.mark.parametrize("model, key, change", [
+    ('"claude-cli/claude-opus-4-6"', "agents.defaults.model",
+     'set agents.defaults.model to "anthropic/claude-opus-4-6" (the API provider, which runs '
+     'the flush)'),
+    ('{primary: "codex/gpt-5.4"}', "agents.defaults.model.primary",
+     'set agents.defaults.model.primary to "openai-codex/gpt-5.4" (Codex OAuth through the '
+     'embedded runtime, which runs the flush)'),
+])
+def test_memory_flush_backends_that_skip_it(ws, model, key, change):
+    check = _flush(ws, ON, f", model: {model}")
+    assert check.status == "fail"
+    assert check.found.startswith("the flush never runs for this agent: the model is ")
+    assert "OpenClaw skips the pre-compaction memory flush there" in check.found
+    assert "issue #137613" in check.found
+    assert check.hint == (f"{change} in {ws / 'openclaw.json'}; or have the agent write its "
+                          "journal itself (AGENTS.md, HEARTBEAT.md)")
+
+
+def test_memory_flush_codex_harness_skips_it(ws):
+    check = _flush(ws, ON, ', embeddedHarness: {runtime: "codex"}, model: "openai/gpt-5.5"')
+    assert check.status == "fail"
+    assert check.found.startswith('the flush never runs for this agent: '
+                                  'agents.defaults.embeddedHarness.runtime is "codex", and')
+    assert "the Codex harness owns its compaction (PR #85958)" in check.found
+    assert check.hint.startswith("remove agents.defaults.embeddedHarness.runtime (and use a "
+                                 "model the embedded runtime runs, such as openai-codex/gpt-5.5)")
+
+
+def test_memory_flush_a_codex_backend_with_a_1m_window(ws):
+    # contextTokens 1,000,000 puts the flush at 956,000; openai-codex is 200,000 in OpenClaw
+    check = _flush(ws, ON, ', contextTokens: 1000000, model: "openai-codex/gpt-5.4"')
+    cfg = ws / "openclaw.json"
+    assert (check.status, check.found, check.hint) == ("fail", (
+        "the flush never runs: it starts at 1,000,000 − 40,000 reserveTokensFloor − 4,000 "
+        "softThresholdTokens = 956,000 (window: agents.defaults.contextTokens), but the "
+        "openai-codex backend has a 200,000-token window (issue #66830: `openclaw status` "
+        "shows gpt-5.4 on openai-codex as 200k ctx): it overflows first, and the overflow "
+        f"path runs no flush (issue #137613) ({cfg})"),
+        f"set agents.defaults.contextTokens to 200000 in {cfg}, so the flush starts at 156,000")
+
+
+def test_memory_flush_threshold_past_the_window(ws):
+    check = _flush(ws, "reserveTokensFloor: 40000, memoryFlush: {enabled: true, "
+                       "softThresholdTokens: 900000}")
+    cfg = ws / "openclaw.json"
+    assert (check.status, check.found, check.hint) == ("fail", (
+        "the flush never runs: it starts at 200,000 − 40,000 reserveTokensFloor − 900,000 "
+        "softThresholdTokens = -740,000 (window: the profile's runtimes.openclaw."
+        "context_window_tokens (OpenClaw's fallback window when the model declares none)), "
+        f"which no session reaches ({cfg})"),
+        f"set agents.defaults.compaction.memoryFlush.softThresholdTokens to 156000 in {cfg}")
+
+
+def test_memory_flush_after_compaction_starts(ws):
+    # reserveTokens 80,000: compaction at 120,000, before the flush at 156,000
+    check = _flush(ws, ON + ", reserveTokens: 80000")
+    assert check.status == "fail"
+    assert "but compaction starts earlier, at 200,000 − 80,000 reserveTokens = 120,000" \
+        in check.found
+    assert check.hint.startswith("set agents.defaults.compaction.memoryFlush."
+                                 "softThresholdTokens to 44000 in ")
+
+
+def test_memory_flush_per_agent_verdict(ws):
+    _config(ws, "{agents: {defaults: {compaction: {" + ON + "}}, list: [{id: \"main\"}, "
+                "{id: \"coder\", model: \"claude-cli/claude-sonnet-4-6\"}]}}")
+    assert audit(ws / "demo", agent="main")["memory-flush"].status == "pass"
+    check = audit(ws / "demo", agent="coder")["memory-flush"]
+    assert check.status == "fail"
+    assert check.hint.startswith('set agents.list[coder].model to '
+                                 '"anthropic/claude-sonnet-4-6"')

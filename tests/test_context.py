@@ -491,8 +491,13 @@ def test_old_budget_names_set_the_runtime_limits(make_vault):
                        "vaultkit.toml": "[budgets]\nbootstrap-max-chars = 3000\n"})
     ctx = loaded(root, "openclaw")
     assert ctx.per_file_max == 3000 and ctx.pieces[1].cut == "middle"
+    assert ctx.limits_source == (
+        "per file: vaultkit.toml [budgets] bootstrap-max-chars; in all: default of the newest "
+        "known version (no install found); no openclaw.json found")
     (root / "vaultkit.toml").write_text("[runtime.openclaw]\nper-file-max = 4000\n")
-    assert not loaded(root, "openclaw").cut
+    ctx = loaded(root, "openclaw")
+    assert not ctx.cut
+    assert ctx.limits_source.startswith("per file: vaultkit.toml [runtime.openclaw] per-file-max;")
 
 
 def test_import_depth_is_a_profile_edit(make_vault):
@@ -837,3 +842,82 @@ def test_gemini_settings_it_does_not_simulate_are_said(make_vault):
                                      '"memoryBoundaryMarkers": [".git"]}}'}, "gem-flat")
     assert (".gemini/settings.json sets context.importFormat = \"flat\": not simulated, what "
             "Gemini CLI loads differs from the above") in ctx.notes
+
+
+# -- what to do about a cut ------------------------------------------------------------------
+# SOUL.md of 256 lines of 100 characters (99 and the newline): 25,600, 25,599 once trimmed.
+# Line k ends at 100k, so the file first passes the 20,000 per-file limit on line 201:
+# moving lines 201-256 out leaves 20,000 (19,999 trimmed), which loads whole.
+
+def _soul() -> str:
+    return "".join(f"{n:03d}" + "x" * 96 + "\n" for n in range(1, 257))
+
+
+def test_context_says_what_stops_a_per_file_cut(make_vault):
+    root = make_vault({**OPENCLAW, "SOUL.md": _soul()})
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert code == 1
+    rows = out.splitlines()
+    at = next(i for i, line in enumerate(rows) if ". SOUL.md" in line)
+    assert rows[at + 1].strip() == (
+        "to load it whole: move lines 201–256 to a topic note in memory/ (or split the "
+        "file), or raise agents.defaults.bootstrapMaxChars to 25,599 in openclaw.json")
+    # doing what it says stops the cut; one line fewer moved would not
+    (root / "SOUL.md").write_text("".join(_soul().splitlines(True)[:200]))
+    assert not loaded(root, "openclaw").cut
+    (root / "SOUL.md").write_text("".join(_soul().splitlines(True)[:201]))
+    assert loaded(root, "openclaw").cut
+
+
+def test_context_advice_names_the_config_and_the_total(make_vault, tmp_path):
+    # the total set to 3,000 in openclaw.json: AGENTS.md (45 trimmed) and the others go in
+    # first; SOUL.md (2nd, 25,599) gets what is left
+    root = make_vault({**OPENCLAW, "SOUL.md": _soul()})
+    cfg = root.parent / "openclaw.json"
+    cfg.write_text("{agents: {defaults: {bootstrapTotalMaxChars: 3000}}}")
+    vault = load_vault(root, root=root, use_cache=False)
+    (ctx,) = contexts(vault, ["openclaw"])
+    soul = next(p for p in ctx.pieces if p.path == "SOUL.md")
+    left = soul.injected_length
+    # with the per-file limit (20,000), everything loads in 20,000 + the other files
+    need = sum(p.injected_length if p.role == "missing" else min(p.length, 20000)
+               for p in ctx.pieces)
+    first = left // 100 + 1  # the line on which SOUL.md passes what was left of the total
+    code, out, _ = context(root, "--runtime", "openclaw", "--format", "json")
+    (item,) = json.loads(out)["runtimes"]
+    assert item["limits_source"] == (
+        f"per file: default of the newest known version (no install found); in all: "
+        f"openclaw.json agents.defaults.bootstrapTotalMaxChars ({cfg})")
+    advice = {f["path"]: f["advice"] for f in item["files"]}
+    assert advice["SOUL.md"] == (
+        f"to load it whole: move lines {first}–256 to a topic note in memory/, or raise "
+        f"agents.defaults.bootstrapTotalMaxChars to {need:,} in {cfg}")
+    assert advice["AGENTS.md"] is None
+
+
+def test_a_starter_vault_loads_whole_with_no_double_missing(tmp_path):
+    from vaultkit.cli.starter import init_vault
+
+    root = tmp_path / "ws" / "v"
+    init_vault(root)
+    # 0.2.0's starter writes TOOLS.md and IDENTITY.md: only BOOTSTRAP.md (the first-run
+    # ritual, which the agent deletes) is injected as a marker
+    assert (root / "TOOLS.md").is_file() and (root / "IDENTITY.md").is_file()
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert code == 0
+    assert "missing; missing" not in out
+    assert [line.split()[1] for line in out.splitlines() if "missing" in line.split(";")[0]] \
+        == ["BOOTSTRAP.md"]
+    assert "to load it" not in out
+
+
+def test_context_advice_for_an_agent_names_its_own_entry(make_vault):
+    root = make_vault({**OPENCLAW, "SOUL.md": _soul()})
+    cfg = root.parent / "openclaw.json"
+    cfg.write_text('{agents: {list: [{id: "ops"}]}}')
+    code, out, _ = context(root, "--runtime", "openclaw", "--agent", "ops")
+    rows = out.splitlines()
+    at = next(i for i, line in enumerate(rows) if ". SOUL.md" in line)
+    assert rows[at + 1].strip() == (
+        "to load it whole: move lines 201–256 to a topic note in memory/ (or split the "
+        f"file), or raise agents.list[ops].bootstrapMaxChars to 25,599 in {cfg}")

@@ -895,3 +895,15 @@ def test_tool_errors_speak_the_tools_parameters(starter):
     assert "refused" in secret and "nothing written" in secret and token not in secret
     for text in (bad_day, bad_time, secret, empty):
         assert "--" not in text and "allow-secret" not in text, text
+
+
+def test_memory_get_errors_speak_its_parameters(starter):
+    # `vaultkit get` says "--from 0" and "--lines 0"; the tool's parameters are from, lines
+    async def script(client):
+        return (await client.call_tool("memory_get", {"path": "MEMORY.md", "from": 0}),
+                await client.call_tool("memory_get", {"path": "MEMORY.md", "lines": 0}))
+
+    for result in talk(starter, script):
+        text = error_text(result)
+        assert "--" not in text, text
+        assert "from" in text or "lines" in text, text

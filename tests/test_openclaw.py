@@ -163,3 +163,103 @@ def test_bootstrap_limits(tmp_path):
 ])
 def test_parse_duration(text, minutes):
     assert parse_duration(text) == minutes
+
+
+# -- the limits by version ------------------------------------------------------------------
+
+def _install(prefix, version, monkeypatch):
+    """An npm global install of OpenClaw ``version`` under ``prefix``, found there."""
+    package = prefix / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "openclaw", "version": "{version}"}}')
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [prefix])
+    return package / "package.json"
+
+
+def test_limits_set_in_openclaw_json_say_so(tmp_path):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    cfg = tmp_path / "ws" / "openclaw.json"
+    cfg.write_text("{agents: {defaults: {bootstrapMaxChars: 5000, bootstrapTotalMaxChars: 9000}}}")
+    assert bootstrap_limits(vault) == (
+        5000, 9000, f"per file: openclaw.json agents.defaults.bootstrapMaxChars ({cfg}); "
+                    f"in all: openclaw.json agents.defaults.bootstrapTotalMaxChars ({cfg})")
+
+
+def test_a_limit_the_config_leaves_out_is_the_installed_versions(tmp_path, monkeypatch):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    cfg = tmp_path / "ws" / "openclaw.json"
+    cfg.write_text("{agents: {defaults: {bootstrapMaxChars: 5000}}}")
+    package = _install(tmp_path / "npm", "2026.4.27", monkeypatch)
+    assert bootstrap_limits(vault) == (
+        5000, 60000, f"per file: openclaw.json agents.defaults.bootstrapMaxChars ({cfg}); "
+                     f"in all: OpenClaw 2026.4.27 default (read from {package})")
+
+
+def test_an_installed_version_with_the_old_defaults(tmp_path, monkeypatch):
+    # 2026.4.27 cut each file at 12,000 (issue #78211), not today's 20,000
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    package = _install(tmp_path / "npm", "2026.4.27", monkeypatch)
+    assert bootstrap_limits(vault) == (
+        12000, 60000, f"OpenClaw 2026.4.27 default (read from {package}); "
+                      "no openclaw.json found")
+
+
+def test_the_openclaw_on_path_is_read_through_its_package(tmp_path, monkeypatch):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    package = tmp_path / "prefix" / "lib" / "node_modules" / "openclaw"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.2.26"}')
+    (package / "openclaw.mjs").write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "openclaw").symlink_to(package / "openclaw.mjs")
+    monkeypatch.setattr(openclaw, "_which_openclaw", lambda: str(tmp_path / "bin" / "openclaw"))
+    assert bootstrap_limits(vault) == (
+        20000, 150000, f"OpenClaw 2026.2.26 default (read from {package / 'package.json'}); "
+                       "no openclaw.json found")
+
+
+def test_without_an_install_the_configs_last_writer_is_the_version(tmp_path):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    cfg = tmp_path / "ws" / "openclaw.json"
+    cfg.write_text('{"meta": {"lastTouchedVersion": "2026.4.27"}, "agents": {}}')
+    assert bootstrap_limits(vault) == (
+        12000, 60000, f"OpenClaw 2026.4.27 default (read from meta.lastTouchedVersion in {cfg})")
+
+
+def test_no_version_found_is_the_newest_known_labelled_so(tmp_path):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    assert bootstrap_limits(vault) == (
+        20000, 60000, "default of the newest known version (no install found); "
+                      "no openclaw.json found")
+
+
+@pytest.mark.parametrize("version, limits, what", [
+    ("2026.1.29", (20000, 150000), "OpenClaw 2026.1.29 default"),
+    ("2026.4.27", (12000, 60000), "OpenClaw 2026.4.27 default"),
+    ("2026.8.2", (20000, 60000), "OpenClaw 2026.8.2 default"),
+    ("2026.11.30", (20000, 60000), "OpenClaw 2026.11.30 default"),
+    ("2026.6.10", (20000, 60000),
+     "OpenClaw 2026.6.10: its defaults are not verified (12,000/60,000 up to 2026.4.27, "
+     "20,000/60,000 from 2026.8.2); the larger of each"),
+    ("2026.3.12", (20000, 150000),
+     "OpenClaw 2026.3.12: its defaults are not verified (20,000/150,000 up to 2026.2, "
+     "12,000/60,000 from 2026.4.27); the larger of each"),
+    ("soon", (20000, 60000),
+     "default of the newest known version (OpenClaw version 'soon' not understood)"),
+])
+def test_version_defaults(version, limits, what):
+    assert openclaw.version_defaults(version) == (*limits, what)
+
+
+def test_a_package_json_of_another_package_is_not_openclaws(tmp_path, monkeypatch):
+    vault = tmp_path / "ws" / "workspace"
+    vault.mkdir(parents=True)
+    package = _install(tmp_path / "npm", "2026.4.27", monkeypatch)
+    package.write_text('{"name": "not-openclaw", "version": "2026.4.27"}')
+    assert bootstrap_limits(vault)[:2] == (20000, 60000)

@@ -74,6 +74,23 @@ def test_openclaw_config_change_is_seen(make_vault, capsys, tmp_path):
     assert [r for r, _, _ in after] == ["bootstrap-truncation"]
 
 
+def test_an_openclaw_upgrade_is_seen(make_vault, capsys, tmp_path, monkeypatch):
+    # 13,000 chars: whole under 2026.8.2's 20,000 per file, cut under 2026.4.27's 12,000
+    from vaultkit.vault import openclaw
+
+    root = make_vault({"SOUL.md": "# Soul\n" + "x" * 13000 + "\n"})
+    age_files(root)
+    package = tmp_path / "npm" / "lib" / "node_modules" / "openclaw" / "package.json"
+    package.parent.mkdir(parents=True)
+    package.write_text('{"name": "openclaw", "version": "2026.8.2"}')
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [tmp_path / "npm"])
+    assert check(capsys, root) == (0, [])
+    package.write_text('{"name": "openclaw", "version": "2026.4.27"}')
+    _, after = check(capsys, root)
+    assert after == [("bootstrap-truncation", "SOUL.md", 2)]
+    assert after == check(capsys, root, "--no-cache")[1]
+
+
 def test_config_change_is_seen(vault, capsys):
     check(capsys, vault)
     (vault / "vaultkit.toml").write_text("[severity]\nbroken-link = 'error'\n")

@@ -48,6 +48,16 @@ def check_footprint(ctx: AuditContext) -> Check:
                            f"{rc.share:.1%} of a {rc.window_tokens:,}-token window)")
         for p in rc.loaded:
             if p.role == "missing":
+                # the marker injected in its place counts toward what the runtime loads, so
+                # it has its row: the table's total is the headline's
+                if rc.session == "main" and rc.unit == "utf16":
+                    row = by_path.setdefault(p.path, {
+                        "file": p.path, "bytes": 0, "tokens": estimate_tokens(p.injected),
+                        "kind": "missing"})
+                    if row not in rows:
+                        rows.append(row)
+                    row.setdefault("loaded", {})[rc.runtime] = {"units": p.injected_length,
+                                                               "unit": rc.unit}
                 continue
             row = by_path.get(p.path)
             if row is None:  # a file only this runtime loads (CLAUDE.md, an import, ...)

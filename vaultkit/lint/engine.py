@@ -592,7 +592,7 @@ def _outside_state(vault) -> str:
     daily-notes settings, the subfolders that are Obsidian vaults of their own."""
     import os
 
-    from vaultkit.vault.openclaw import find_config
+    from vaultkit.vault.openclaw import find_config, install_state
     from vaultkit.vault.runtimes import outside_state
 
     try:
@@ -615,7 +615,8 @@ def _outside_state(vault) -> str:
     aside = [f"{f.rel}:{f.size}:{f.mtime_ns}:{f.ctime_ns}:{f.ino}"
              for f in set_aside_files(vault.root, vault.settings)]
     nested = ",".join(nested_vaults(vault))  # (broken-link allows forward links in them)
-    return f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}|{nested}"
+    return (f"{config_state}|{outside_state(vault)}|{'|'.join(obsidian)}|{aside}|{nested}|"
+            f"{install_state()}")  # (the installed OpenClaw's defaults are the limits)
 
 
 def _stat_key(st) -> str:

@@ -11,7 +11,9 @@ wins, in:
 
 Settings live under ``agents.defaults``; an agent's entry in ``agents.list[]`` (matched by
 ``id``) overrides them key by key. What neither sets is the runtime's default (:data:`DEFAULTS`,
-from OpenClaw's src/config/zod-schema.agent-defaults.ts and bootstrap.ts).
+from OpenClaw's src/config/zod-schema.agent-defaults.ts and bootstrap.ts); the bootstrap
+limits' defaults changed between versions and follow the one installed
+(:data:`BOOTSTRAP_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -207,41 +209,207 @@ def _as_limit(value: Any) -> int | None:
     return int(value)
 
 
+# OpenClaw's defaults for bootstrapMaxChars and bootstrapTotalMaxChars changed between
+# versions. Each row is what was verified on 2026-12-07, for the versions it was verified for
+# (docs/context.md names each source): (first version, last version, per file, total, where
+# it was read). None: no bound. A version between two rows is not verified.
+BOOTSTRAP_DEFAULTS: tuple[tuple[tuple | None, tuple | None, int, int, str], ...] = (
+    (None, (2026, 2, 10**6), 20000, 150000,
+     "src/agents/pi-embedded-helpers/bootstrap.ts at 004e913; issue #19453"),
+    ((2026, 4, 27), (2026, 4, 27), 12000, 60000, "issue #78211; PR #67968"),
+    ((2026, 8, 2), None, 20000, 60000,
+     "issue #136733; src/agents/embedded-agent-helpers/bootstrap.ts at 0487131"),
+)
+
+_VERSION_RE = lazy_re(r"^v?(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:[-+.][0-9A-Za-z.-]*)?$")
+
+# npm's global prefixes where `npm install -g openclaw` puts the package (lib/node_modules)
+_NPM_PREFIXES = ("~/.npm-global", "~/.local", "/usr/local", "/usr", "/opt/homebrew")
+
+
+def parse_version(text: Any) -> tuple[int, int, int] | None:
+    """``"2026.4.27"``, ``"v2026.7.1-2"``, ``"2026.2.23-beta.1"`` -> ``(2026, 4, 27)``."""
+    if not isinstance(text, str):
+        return None
+    m = _VERSION_RE.match(text.strip())
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def _which_openclaw() -> str | None:
+    # (shutil.which, without importing shutil and its compression modules on every check)
+    for folder in os.get_exec_path():
+        path = os.path.join(folder, "openclaw")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _npm_prefixes() -> list[Path]:
+    out = [Path(os.environ["NPM_CONFIG_PREFIX"])] if os.environ.get("NPM_CONFIG_PREFIX") else []
+    return out + [Path(p).expanduser() for p in _NPM_PREFIXES]
+
+
+def _package_version(package_json: Path) -> str | None:
+    """The version in OpenClaw's own package.json, or None (not OpenClaw's, unreadable)."""
+    from vaultkit.core.bounded import load_json, read_text
+
+    try:
+        data = load_json(read_text(package_json))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("name") != "openclaw":
+        return None
+    version = data.get("version")
+    return version if isinstance(version, str) else None
+
+
+def installed_version(config_data: dict | None = None,
+                      config_path: Path | None = None) -> tuple[str, str] | None:
+    """The OpenClaw version on this machine and where it was read, or None. Nothing is run
+    and nothing is fetched: the package.json of the npm package behind the ``openclaw`` on
+    PATH, else of a global npm install, else ``meta.lastTouchedVersion`` of openclaw.json
+    (OpenClaw stamps each config write with its version)."""
+    found = _which_openclaw()
+    if found:
+        try:
+            real = Path(found).resolve()
+        except (OSError, RuntimeError):
+            real = None
+        for folder in (real.parents if real else ()):
+            version = _package_version(folder / "package.json")
+            if version:
+                return version, str(folder / "package.json")
+            if folder.name == "node_modules":
+                break
+    for prefix in _npm_prefixes():
+        package_json = prefix / "lib" / "node_modules" / "openclaw" / "package.json"
+        if os.path.isfile(package_json):
+            version = _package_version(package_json)
+            if version:
+                return version, str(package_json)
+    meta = (config_data or {}).get("meta")
+    version = meta.get("lastTouchedVersion") if isinstance(meta, dict) else None
+    if isinstance(version, str) and version.strip():
+        return version.strip(), f"meta.lastTouchedVersion in {config_path or CONFIG_NAME}"
+    return None
+
+
+def install_state() -> str:
+    """What :func:`installed_version` found outside any config, for a cache key: the version
+    and its package.json by stat (an upgrade rewrites it). An upgrade of OpenClaw changes
+    the limits, so it must change cached findings too."""
+    found = installed_version()
+    if found is None:
+        return "no install"
+    try:
+        st = os.stat(found[1])
+        return f"{found}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    except OSError:
+        return f"{found}:-"
+
+
+def _fmt_version(v: tuple | None) -> str:
+    if v is None:
+        return ""
+    return f"{v[0]}.{v[1]}" if v[2] >= 10**6 else f"{v[0]}.{v[1]}.{v[2]}"
+
+
+def version_defaults(version: str | None) -> tuple[int, int, str]:
+    """``(bootstrapMaxChars, bootstrapTotalMaxChars, what they are)`` for an OpenClaw version
+    (None: not known), from :data:`BOOTSTRAP_DEFAULTS`."""
+    newest = BOOTSTRAP_DEFAULTS[-1]
+    if version is None:
+        return newest[2], newest[3], "default of the newest known version (no install found)"
+    v = parse_version(version)
+    if v is None:
+        return (newest[2], newest[3], f"default of the newest known version (OpenClaw "
+                f"version {version!r} not understood)")
+    for first, last, per_file, total, _ in BOOTSTRAP_DEFAULTS:
+        if (first is None or v >= first) and (last is None or v <= last):
+            return per_file, total, f"OpenClaw {version} default"
+    before = max((r for r in BOOTSTRAP_DEFAULTS if r[1] is not None and r[1] < v),
+                 key=lambda r: r[1])
+    after = min((r for r in BOOTSTRAP_DEFAULTS if r[0] is not None and r[0] > v),
+                key=lambda r: r[0])
+    # not verified: the larger of each, so that nothing is reported cut that may not be
+    return (max(before[2], after[2]), max(before[3], after[3]),
+            f"OpenClaw {version}: its defaults are not verified ({before[2]:,}/{before[3]:,} "
+            f"up to {_fmt_version(before[1])}, {after[2]:,}/{after[3]:,} from "
+            f"{_fmt_version(after[0])}); the larger of each")
+
+
+def _profile_limit(vault, spec, name: str, toml_keys: tuple[tuple[str, str], ...]):
+    """A limit vaultkit.toml (or a profile of its own) sets for OpenClaw, and where."""
+    config = getattr(getattr(vault, "settings", None), "config", None)
+    for table, key in toml_keys:
+        holder = (getattr(config, "runtime", {}) or {}).get("openclaw", {}) \
+            if table == "runtime.openclaw" else (getattr(config, "budgets", {}) or {})
+        for spelling in (key, key.replace("-", "_")):
+            if isinstance(holder, dict) and spelling in holder:
+                return getattr(spec, name), f"vaultkit.toml [{table}] {spelling}"
+    value = getattr(spec, name, None) if spec is not None else None
+    if value is not None and value != DEFAULTS[{"per_file_max": "bootstrapMaxChars",
+                                                  "total_max": "bootstrapTotalMaxChars"}[name]]:
+        return value, f"the profile's runtimes.openclaw.{name}"
+    return None, None
+
+
 def bootstrap_limits(vault, path: str | Path | None = None,
                      agent: str | None = None) -> tuple[int, int, str]:
     """``(bootstrapMaxChars, bootstrapTotalMaxChars, where they came from)`` for ``vault``.
 
-    Values set in ``openclaw.json`` win; otherwise the profile's OpenClaw runtime
-    (``runtimes.openclaw.per_file_max`` and ``total_max``: the runtime defaults unless
-    vaultkit.toml changed them). A config that is missing or does not parse falls back to
-    the profile too; the description says so.
+    Each limit, first hit wins: ``openclaw.json`` (the agent's ``agents.list[]`` entry,
+    then ``agents.defaults``); ``vaultkit.toml`` (``[runtime.openclaw] per-file-max`` /
+    ``total-max``, or the old ``[budgets]`` names; a profile's own values); the defaults of
+    the OpenClaw version installed here (:func:`installed_version`,
+    :data:`BOOTSTRAP_DEFAULTS`); the newest known version's. The description names the
+    source of each number and what is wrong with a config that cannot be used.
     """
+    return bootstrap_limits_detail(vault, path, agent)[:3]
+
+
+def bootstrap_limits_detail(vault, path: str | Path | None = None, agent: str | None = None):
+    """:func:`bootstrap_limits` plus the keys to change: ``(per_file, total, description,
+    per-file key, total key, the config file or None)``; a key is ``agents.defaults.…`` or
+    ``agents.list[ID].…`` (the one that applies)."""
     runtimes = getattr(getattr(vault, "profile", None), "runtimes", None) or {}
     spec = next((r for r in runtimes.values() if r.loader == "workspace-set"), None)
-    per_file = DEFAULTS["bootstrapMaxChars"]
-    total = DEFAULTS["bootstrapTotalMaxChars"]
-    if spec is not None and spec.per_file_max is not None:
-        per_file = spec.per_file_max
-    if spec is not None and spec.total_max is not None:
-        total = spec.total_max
     config, _ = find_config_with_source(vault, path)
+    data, notes = None, []
     if config is None:
-        return per_file, total, "the profile's runtime limits; no openclaw.json found"
-    data, error = _load_cached(config)
-    if error is not None:
-        return per_file, total, f"the profile's runtime limits; {config} {config_trouble(config, error)}"
-    sources = []
-    value, where = setting(data, "bootstrapMaxChars", agent)
-    if where and _as_limit(value) is not None:
-        per_file = _as_limit(value)
-        sources.append(where)
-    value, where = setting(data, "bootstrapTotalMaxChars", agent)
-    if where and _as_limit(value) is not None:
-        total = _as_limit(value)
-        sources.append(where)
-    if sources:
-        return per_file, total, f"{config} ({', '.join(sources)})"
-    return per_file, total, f"the profile's runtime limits; {config} sets neither limit"
+        notes.append("no openclaw.json found")
+    else:
+        data, error = _load_cached(config)
+        if error is not None:
+            notes.append(f"{config} {config_trouble(config, error)}")
+    chosen: dict[str, tuple[int | None, str | None]] = {}
+    keys = {}
+    for name, key, toml_keys in (
+            ("per_file_max", "bootstrapMaxChars",
+             (("runtime.openclaw", "per-file-max"), ("budgets", "bootstrap-max-chars"))),
+            ("total_max", "bootstrapTotalMaxChars",
+             (("runtime.openclaw", "total-max"), ("budgets", "bootstrap-total-max-chars")))):
+        value, where = setting(data, key, agent) if data is not None else (None, None)
+        keys[name] = where or (f"agents.list[{agent}].{key}"
+                               if agent and _agent_entry(data or {}, agent) is not None
+                               else f"agents.defaults.{key}")
+        if where and _as_limit(value) is not None:
+            chosen[name] = (_as_limit(value), f"openclaw.json {where} ({config})")
+            continue
+        chosen[name] = _profile_limit(vault, spec, name, toml_keys)
+    if chosen["per_file_max"][1] is None or chosen["total_max"][1] is None:
+        found = installed_version(data, config)
+        per_file, total, what = version_defaults(found[0] if found else None)
+        if found:
+            what += f" (read from {found[1]})"
+        for name, value in (("per_file_max", per_file), ("total_max", total)):
+            if chosen[name][1] is None:
+                chosen[name] = (value, what)
+    (per_file, src_per), (total, src_total) = chosen["per_file_max"], chosen["total_max"]
+    text = src_per if src_per == src_total else f"per file: {src_per}; in all: {src_total}"
+    if notes:
+        text += "; " + "; ".join(notes)
+    return per_file, total, text, keys["per_file_max"], keys["total_max"], config
 
 
 _cache: dict[tuple[str, int, int], tuple[dict | None, tuple | None]] = {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-HELP = "show what each runtime (OpenClaw, Claude Code, Codex) loads at session start, and what it cuts"
+HELP = ("show what each runtime (OpenClaw, Claude Code, Codex, Hermes Agent, Gemini CLI) loads "
+        "at session start, and what it cuts")
 DESCRIPTION = (
     "Simulate, from the runtimes described in the profile, the files each agent runtime "
     "loads from this vault at session start: in its order, each file's length and what is "
@@ -25,8 +26,8 @@ def add_arguments(p) -> None:
     p.add_argument("vault", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
     p.add_argument("--runtime", action="append", metavar="NAME",
-                   help="only this runtime (openclaw, claude-code, codex, or one the "
-                        "profile adds); repeatable. Default: the runtimes detected")
+                   help="only this runtime (openclaw, claude-code, codex, hermes, codex-memories, "
+                        "gemini-cli, or one the profile adds); repeatable. Default: the runtimes detected")
     p.add_argument("--session", choices=("main", "cron", "subagent", "group"),
                    help="OpenClaw's session type: which bootstrap files it gets "
                         "(default: main)")
@@ -65,14 +66,19 @@ def run(args) -> int:
                             f"none of {', '.join(names) or 'the runtimes'} has them")
     found = contexts(vault, names, args.session, openclaw_config=args.openclaw_config,
                      agent=args.agent)
+    advice = {(c.runtime, p.path): a for c in found
+              for p, a in cut_advice(vault, c, args.openclaw_config, args.agent)}
     if args.format == "json":
         data = {"vault": str(vault.root), "runtimes": [c.to_dict() for c in found]}
+        for item, ctx in zip(data["runtimes"], found):
+            for f in item["files"]:
+                f["advice"] = advice.get((ctx.runtime, f["path"]))
         if args.show:
             for item, ctx in zip(data["runtimes"], found):
                 item["text"] = ctx.shown_text  # (a hard-linked file's text left out)
         out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     else:
-        out = render_text(found, args.show, detected=args.runtime is None)
+        out = render_text(found, args.show, detected=args.runtime is None, advice=advice)
     sys.stdout.write(out)  # -o FILE: written whole by the command line's one output path
     return 1 if any(c.cut or c.refused for c in found) else 0
 
@@ -81,12 +87,80 @@ def _unit(unit: str) -> str:
     return "bytes" if unit == "bytes" else "chars"
 
 
-def render_text(found, show: bool, *, detected: bool = True) -> str:
+def _lines(note, first: int) -> str:
+    last = max(note.line_count, first)
+    return f"line {first}" if last == first else f"lines {first}–{last}"
+
+
+def cut_advice(vault, ctx, openclaw_config=None, agent=None) -> list[tuple[object, str]]:
+    """For each file ``ctx``'s runtime cuts or drops, the smallest change that stops it:
+    the lines to move out (from the one where the file passes what it may use, as
+    ``memory-size`` points at its crossing line), or the setting to raise, by name, to the
+    value that loads everything."""
+    from vaultkit.lint.rules.memory_size import crossing_line
+
+    cut = [p for p in ctx.pieces if p.cut]
+    if not cut:
+        return []
+    out = []
+    if ctx.runtime == "openclaw" or (ctx.unit == "utf16" and ctx.total_max is not None
+                                     and ctx.per_file_max is not None):
+        from vaultkit.vault.openclaw import bootstrap_limits_detail
+
+        *_, key_per, key_total, config = bootstrap_limits_detail(vault, openclaw_config, agent)
+        where = f"in {config}" if config is not None else "in openclaw.json"
+        per_file = ctx.per_file_max
+
+        def need_for(limit: int) -> int:
+            # the total that cuts nothing with this per-file limit: each file up to it,
+            # each missing file's marker
+            return sum(p.injected_length if p.role == "missing" else min(p.length, limit)
+                       for p in ctx.pieces if not p.refused)
+
+        need = need_for(per_file)
+        for p in cut:
+            note = vault.note(p.path)
+            if p.cut == "dropped":
+                out.append((p, f"to load it: raise {key_total} to {need:,} {where}, or "
+                               f"shorten the files before it by {p.length:,} chars"))
+                continue
+            if p.reason.startswith("over the per-file limit"):
+                move = (f"move {_lines(note, crossing_line(note, per_file, 'utf16'))} to a "
+                        "topic note in memory/ (or split the file), or " if note else "")
+                raised = need_for(p.length)
+                out.append((p, f"to load it whole: {move}raise {key_per} to {p.length:,} "
+                               f"{where}" + (f" (and {key_total} to {raised:,})"
+                                             if raised > ctx.total_max else "")))
+                continue
+            left = p.injected_length
+            move = (f"move {_lines(note, crossing_line(note, left, 'utf16'))} to a topic note "
+                    "in memory/, or " if note else "")
+            out.append((p, f"to load it whole: {move}raise {key_total} to {need:,} {where}"))
+        return out
+    if ctx.unit == "bytes" and ctx.total_max is not None:  # Codex: one byte budget, in order
+        need = sum(p.length for p in ctx.pieces if not p.refused)
+        for p in cut:
+            note = vault.note(p.path)
+            move = (f"move {_lines(note, p.first_lost_line or 1)} to a topic note, or "
+                    if note and p.cut == "tail" else "")
+            out.append((p, f"to load it whole: {move}raise project_doc_max_bytes to {need:,} "
+                           f"in ~/.codex/config.toml (and [runtime.{ctx.runtime}] total-max in "
+                           "vaultkit.toml)"))
+        return out
+    for p in cut:  # an auto-memory index read in part: the rest belongs in its topic files
+        note = vault.note(p.path)
+        if note and p.first_lost_line:
+            out.append((p, f"to load it whole: move {_lines(note, p.first_lost_line)} into "
+                           "topic files beside it, which load on demand"))
+    return out
+
+
+def render_text(found, show: bool, *, detected: bool = True, advice=None) -> str:
     from vaultkit.vault.runtimes import shown
 
     if not found:
         return ("No runtime detected: no openclaw.json, SOUL.md, CLAUDE.md, .claude/, "
-                "AGENTS.md or .codex/ in the workspace (say which in vaultkit.toml: "
+                "AGENTS.md, .codex/, memories/, GEMINI.md or .gemini/ in the workspace (say which in vaultkit.toml: "
                 "runtimes = [\"openclaw\"], or pass --runtime).\n")
     lines: list[str] = []
     for ctx in found:
@@ -124,6 +198,8 @@ def render_text(found, show: bool, *, detected: bool = True) -> str:
                 state = "loaded whole"
             lines.append(f"  {n:>2}. {p.path:<{width}}  {p.length:>8,}  "
                          f"{p.injected_length:>8,}  {what}; {state}")
+            if (advice or {}).get((ctx.runtime, p.path)):
+                lines.append(f"      {' ' * width}  {advice[(ctx.runtime, p.path)]}")
         lines.append(f"  total {ctx.total:,} {unit} loaded, ~{ctx.tokens:,} tokens, "
                      f"{ctx.share:.1%} of a {ctx.window_tokens:,}-token context window")
         for problem in ctx.imports:

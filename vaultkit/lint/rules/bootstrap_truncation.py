@@ -18,8 +18,10 @@ class BootstrapTruncation(Rule):
       are dropped whole. Source: openclaw/openclaw `src/agents/embedded-agent-helpers/
       bootstrap.ts` (`buildBootstrapContextFiles`, `trimBootstrapContent`), verified on
       2026-12-02. The limits come from `openclaw.json` (`agents.defaults`, the agent's
-      `agents.list[]` entry) when it sets them, else from the profile's
-      `runtimes.openclaw.per_file_max` / `total_max`.
+      `agents.list[]` entry) when it sets them, else from `vaultkit.toml`
+      (`[runtime.openclaw] per-file-max` / `total-max`), else from the defaults of the
+      OpenClaw version installed on the machine (they changed between versions; see
+      docs/context.md); the message names the source of the number.
     - **Codex** joins `AGENTS.md` (or `AGENTS.override.md`) from the git root down to the
       working folder and keeps the first `project_doc_max_bytes` (32,768) bytes; the rest
       is dropped without a marker. Source: openai/codex `codex-rs/core/src/project_doc.rs`,
@@ -42,7 +44,7 @@ class BootstrapTruncation(Rule):
 
     ## Example
     ```
-    SOUL.md:150:1: VK303 bootstrap-truncation error: SOUL.md: OpenClaw loads 19,893 of its 25,599 chars (over the per-file limit of 20,000; the profile's runtime limits; no openclaw.json found): lines 150-207 are never loaded
+    SOUL.md:150:1: VK303 bootstrap-truncation error: SOUL.md: OpenClaw loads 19,893 of its 25,599 chars (over the per-file limit of 20,000; default of the newest known version (no install found); no openclaw.json found): lines 150-207 are never loaded
     ```
     """
 

@@ -2,13 +2,21 @@ from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import is_bootstrap_file
 
 
-def crossing_line(note, budget_bytes: int) -> int:
-    """The line on which the file's UTF-8 size first exceeds ``budget_bytes``."""
-    total = 3 if note.bom else 0
+def crossing_line(note, budget: int, unit: str = "bytes") -> int:
+    """The line on which the file's size first exceeds ``budget``: in UTF-8 bytes, or in
+    UTF-16 units (``unit="utf16"``, how OpenClaw counts). Moving that line and the ones
+    after it out of the file is the smallest cut from its end that brings it under."""
+    if unit == "utf16":
+        from vaultkit.vault.runtimes import u16len as measure
+        total = 1 if note.bom else 0
+    else:
+        def measure(line: str) -> int:
+            return len(line.encode("utf-8", "surrogatepass"))
+        total = 3 if note.bom else 0
     ending = 2 if note.crlf else 1
     for number, line in enumerate(note.lines, 1):
-        total += len(line.encode("utf-8")) + ending
-        if total > budget_bytes:
+        total += measure(line) + ending
+        if total > budget:
             return number
     return max(note.line_count, 1)
 
