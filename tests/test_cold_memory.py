@@ -182,3 +182,41 @@ def test_a_heading_link_keeps_a_set_of_the_target_headings_and_no_table(make_vau
     first, second = (next(iter(sets[(p, 0)])) for p in ("memory/semantic/n0.md",
                                                         "memory/semantic/n2.md"))
     assert first is second  # (one string for the same heading in many notes)
+
+
+_WORKER_IMPORTS = """
+import os, sys
+from pathlib import Path
+import vaultkit.vault.loader as L
+
+L._PARALLEL_MIN = 10
+real = L._parse_chunk
+
+def chunk(items):  # what each worker imported while it parsed, one file per worker
+    before = set(sys.modules)
+    out = real(items)
+    with open(os.path.join(sys.argv[2], str(os.getpid())), "a") as f:
+        f.write("".join(name + "\\n" for name in sorted(set(sys.modules) - before)))
+    return out
+
+L._parse_chunk = chunk
+assert len(L.load_vault(Path(sys.argv[1]), use_cache=False).notes) == 60
+"""
+
+
+def test_the_parse_workers_import_nothing_the_main_process_could_import_once(make_vault,
+                                                                              tmp_path):
+    """A module a worker imports is compiled once per worker (the parser's patterns cost
+    more than a tenth of a second each time on a loaded machine); imported before the fork
+    it is shared. A fresh interpreter, so the test's own imports hide nothing."""
+    import subprocess
+    import sys
+
+    root = make_vault(_files(60))
+    seen = tmp_path / "imports"
+    seen.mkdir()
+    subprocess.run([sys.executable, "-c", _WORKER_IMPORTS, str(root), str(seen)], check=True,
+                   cwd=tmp_path)
+    reports = {p.name: p.read_text().split() for p in seen.iterdir()}
+    assert reports, "no worker parsed"
+    assert all(names == [] for names in reports.values()), reports

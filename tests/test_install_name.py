@@ -38,7 +38,7 @@ def repository_texts():
 def test_the_distribution_name_is_vaultkit_lint():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == vaultkit.DISTRIBUTION == "vaultkit-lint"
-    assert project["scripts"] == {"vaultkit": "vaultkit.cli:main"}
+    assert project["scripts"] == {"vaultkit": "vaultkit.cli:console"}
 
 
 def test_no_text_suggests_installing_the_other_projects_name():

@@ -369,7 +369,7 @@ def test_damaged_tables_are_built_again_and_no_cache_stores_none(tmp_path):
     _tables_file(root).write_bytes(b"\x00not marshal")
     vault = load_vault(root)
     assert vault.resolver.resolve_all(vault.notes["a.md"])[0].path == "b.md"
-    import marshal
+    from vaultkit.vault.cachefile import unmarshal
 
-    _, count, exact, by_name = marshal.loads(_tables_file(root).read_bytes())  # rewritten
+    _, count, exact, by_name = unmarshal(_tables_file(root).read_bytes())  # rewritten
     assert (count, exact["b"], by_name["b"]) == (2, "b.md", ("b.md",))  # no key per path

@@ -1,5 +1,3 @@
-import sys
+from vaultkit.cli import console
 
-from vaultkit.cli import main
-
-sys.exit(main())
+console()

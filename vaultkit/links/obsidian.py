@@ -310,9 +310,10 @@ def nested_vaults(vault: "Vault") -> tuple[str, ...]:
     found = vault.__dict__.get("_nested_vaults")
     if found is None:
         folders: set[str] = set()
-        for path in vault.note_paths():
-            parts = path.split("/", NESTED_DEPTH)[:-1]
-            for i in range(1, min(len(parts), NESTED_DEPTH) + 1):
+        # (by the notes' folders, a few dozen, not each of 10,000 paths: a commit hook's cost)
+        for parent in {path.rpartition("/")[0] for path in vault.note_paths()}:
+            parts = parent.split("/", NESTED_DEPTH)[:NESTED_DEPTH] if parent else []
+            for i in range(1, len(parts) + 1):
                 folders.add("/".join(parts[:i]))
         root = str(vault.root)
         found = tuple(sorted(f for f in folders if not f.startswith("..")

@@ -955,6 +955,12 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
         ctx = mp.get_context("fork")
     except ValueError:
         return [_read_one(f.abs, f.rel, limit, seen_ns) for f in todo]
+    # what the workers run, imported once here before they fork: imported in each worker
+    # it was compiled again per worker (the parser's patterns alone are most of it)
+    import vaultkit.vault.mentions  # noqa: F401
+    import vaultkit.vault.parse  # noqa: F401
+    import vaultkit.vault.secretscan  # noqa: F401
+
     items = [(f.abs, f.rel, limit, seen_ns) for f in todo]
     listed = {f.rel: f for f in todo}
     size = max(50, len(items) // (workers * 4))
