@@ -227,7 +227,7 @@ def bootstrap_limits(vault, path: str | Path | None = None,
     config, _ = find_config_with_source(vault, path)
     if config is None:
         return per_file, total, "the profile's runtime limits; no openclaw.json found"
-    data, error = _load_cached(config)
+    data, error = load_cached(config)
     if error is not None:
         return per_file, total, f"the profile's runtime limits; {config} {config_trouble(config, error)}"
     sources = []
@@ -247,7 +247,8 @@ def bootstrap_limits(vault, path: str | Path | None = None,
 _cache: dict[tuple[str, int, int], tuple[dict | None, tuple | None]] = {}
 
 
-def _load_cached(path: Path):
+def load_cached(path: Path):
+    """:func:`load_openclaw` of ``path``, read again only when the file changed."""
     try:
         st = path.stat()
     except OSError:
