@@ -46,6 +46,11 @@ def test_the_dream_state_is_never_a_note_searched_or_snapshotted(tmp_path):
     assert not [p for p in vault.notes if ".dreams" in p]
     assert vault.layer_of(vault.note("DREAMS.md")) == "dreaming"
     assert vault.layer_of(vault.note("memory/dreaming/deep/2026-12-04.md")) == "dreaming"
+    # the session-memory hook's notes, by their header: a slug, the HHMM fallback, a topic's
+    for path in ("memory/2026-12-03-card-terminal.md", "memory/2026-12-04-0912.md",
+                 "memory/topics/topic-11/2026-12-03-1605.md"):
+        assert vault.layer_of(vault.note(path)) == "session", path
+    assert vault.layer_of(vault.note("memory/2026-12-01-winter-service.md")) == "dated"
     hits = search_vault(vault, "is the winter service list final", min_score=0.0)
     assert hits and not [h for h in hits if ".dreams" in h.path]
     recorded = memory_files(root, vault.settings)

@@ -84,6 +84,29 @@ def test_promoted_blocks_keep_their_groups_and_end_at_the_next_section():
     assert block.lines == [(8, "- one fact here"), (10, "- two facts here")]
 
 
+@pytest.mark.parametrize("text,kind", [
+    ("- Candidate: Theme: `assistant` kept surfacing; confidence: 1.00; evidence: memory/x.md",
+     "candidate"),
+    ("- status: staged - Candidate: User prefers tea; confidence: 0.5", "candidate"),
+    ("- ## Light Sleep <!-- openclaw:dreaming:light:start --> - notes", "candidate"),
+    ('- Sender (untrusted metadata): { "label": "Ana", "id": "42" }', "transport"),
+    ('- {"message_id": "81", "timestamp": "Sun 2026-04-05 20:25"} hello', "transport"),
+    ("- ```bash npm run build ``` then deploy", "code"),
+    ('- {"port": 8080, "host": "0.0.0.0"}', "code"),
+    ("- The candidate for the job starts Monday; confidence is high", None),
+    ("- The shop's Telegram chat_id is -1003981232995 (the group)", None),
+    ("- Use `npm run build` before deploying the site", None),
+    ("- Reflections: the team prefers async reviews", None),
+])
+def test_what_is_junk_and_what_is_a_fact(text, kind):
+    from vaultkit.lint.rules.promoted_junk import junk_kind
+
+    got = junk_kind(text)
+    assert (got is None) if kind is None else (kind in {"candidate": "candidate row",
+                                                        "transport": "transport metadata",
+                                                        "code": "raw code"}[kind] in got)
+
+
 # -- promotion-over-limit ---------------------------------------------------------------
 
 OWN = "# Long-Term Memory\n\n## Shop\n" + "".join(
@@ -170,3 +193,20 @@ def test_an_agent_entry_is_read_too_and_a_broken_config_is_left_to_the_audit(
     assert d.message.startswith("agents.list[ops].memorySearch.extraPaths")
     config.write_text("{ agents: ")
     assert diagnostics(root, "dream-corpus-indexed") == []
+
+
+def test_a_cached_check_equals_a_fresh_one_and_follows_openclaw_json(tmp_path, capsys):
+    root = _copy(tmp_path)
+    config = tmp_path / "openclaw.json"
+    config.write_text('{"agents": {"defaults": {"memorySearch": {"extraPaths": ["../docs"]}}}}')
+
+    def run(*extra):
+        main(["check", str(root), "--format", "json", *extra])
+        return capsys.readouterr().out
+
+    fresh = run("--no-cache")
+    assert run() == fresh and run() == fresh  # (the second answered from the cache)
+    config.write_text('{"agents": {"defaults": {"memorySearch": {"extraPaths": '
+                      '["memory/.dreams/session-corpus"]}}}}')
+    changed = run()
+    assert "dream-corpus-indexed" in changed and changed == run("--no-cache")

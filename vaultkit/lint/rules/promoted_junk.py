@@ -10,9 +10,9 @@ _CANDIDATE_LEAD = lazy_re(r"\b(?:Candidate|Reflections?|Possible Lasting Truths?
 _CANDIDATE_FIELD = lazy_re(r"\b(?:confidence:\s*\d|status:\s*staged\b|evidence:\s*memory/)", re.I)
 _DREAMING_FENCE = lazy_re(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:(?:start|end)", re.I)
 # the envelope OpenClaw puts around an inbound message, and its ids
+# (quoted, as in the envelope's JSON: a fact that names a chat_id in prose is no envelope)
 _TRANSPORT = lazy_re(r"\b(?:Conversation info|Sender) \(untrusted metadata\)"
-                     r"|\"(?:message_id|sender_id|chat_id)\"\s*:"
-                     r"|\b(?:message_id|sender_id|chat_id)\s*[:=]\s*\S", re.I)
+                     r"|\"(?:message_id|sender_id|chat_id)\"\s*:", re.I)
 _FENCE_INLINE = lazy_re(r"```|~~~")
 _JSON_KEY = lazy_re(r"\"[^\"\n]{1,64}\"\s*:")
 
