@@ -74,3 +74,28 @@ def test_the_audit_says_nothing_new_of_a_dreaming_workspace(tmp_path, capsys):
     with_dreams = _audit(tmp_path / "a", capsys, strip=False)
     without = _audit(tmp_path / "b", capsys, strip=True)
     assert with_dreams == without
+
+
+def test_dreaming_pruning_its_own_state_is_no_loss(tmp_path, capsys):
+    """Dreaming rewrites and deletes its session corpus (Markdown there too) every night; a
+    workspace that tracks memory/.dreams/ in git commits that churn: the commit hook and
+    history never take it for a memory file deleted or cut."""
+    import subprocess
+
+    root = _copy(tmp_path)
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.email=a@example.org", "-c", "user.name=a", *args],
+                       cwd=root, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "backup")
+    (root / "memory/.dreams/session-corpus/2026-12-02.md").unlink()
+    (root / "memory/.dreams/session-corpus/2026-12-03.txt").write_text("pruned\n")
+    git("add", "-A")
+    assert main(["check", str(root), "--no-cache", "--staged", "--select", "ALL"]) == 0
+    assert "mass-deletion" not in capsys.readouterr().out
+    git("commit", "-qm", "dreaming pruned its corpus")
+    assert main(["history", str(root)]) == 0
+    assert "0 loss events" in capsys.readouterr().out

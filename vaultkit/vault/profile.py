@@ -490,6 +490,11 @@ class Profile:
         hit = memo.get(path)
         if hit is not None:
             return hit
+        from vaultkit.vault.scan import in_skipped_folder
+
+        if in_skipped_folder(path):  # never read (.git/, .dreams/, ...): of no layer, so
+            memo[path] = ()          # no git rule or history judges a change there
+            return ()
         out = []
         for layer, literals, patterns, excludes, header in self.layer_matchers:
             found = path in literals
