@@ -183,6 +183,20 @@ def test_the_dream_corpus_in_extra_paths_is_reported(make_vault, tmp_path, extra
     assert "dreaming's machine state" in d.message
 
 
+def test_qmd_collections_of_the_dream_corpus_are_reported(make_vault, tmp_path):
+    root = make_vault({"MEMORY.md": "# Memory\n\n- a fact worth keeping in memory\n"})
+    (tmp_path / "openclaw.json").write_text(
+        '{"memory": {"backend": "qmd", "qmd": {"paths": [\n'
+        '  {"name": "docs", "path": "~/notes", "pattern": "**/*.md"},\n'
+        '  {"name": "corpus", "path": "memory/.dreams/session-corpus", "pattern": "**/*.txt"}'
+        ']}},\n "agents": {"list": [{"id": "ops", "memorySearch": {"qmd": {"extraCollections":'
+        ' [{"name": "d", "path": "memory/.dreams"}]}}}]}}\n')
+    got = diagnostics(root, "dream-corpus-indexed")
+    assert sorted((d.line, d.message.split(" indexes")[0]) for d in got) == [
+        (3, "memory.qmd.paths"), (4, "agents.list[ops].memorySearch.qmd.extraCollections")]
+    assert [d for d in got if d.line == 3][0].message.endswith("remove it from paths")
+
+
 def test_an_agent_entry_is_read_too_and_a_broken_config_is_left_to_the_audit(
         make_vault, tmp_path):
     root = make_vault({"MEMORY.md": "# Memory\n\n- a fact worth keeping in memory\n"})

@@ -24,14 +24,18 @@ class DreamCorpusIndexed(Rule):
     ## What it does
     Reports an `openclaw.json` whose memory search indexes OpenClaw dreaming's machine
     state as memory: an entry of `memorySearch.extraPaths` (under `agents.defaults`, or an
-    agent's `agents.list[]` entry) that is `memory/.dreams` or a path inside it, such as the
-    session corpus `memory/.dreams/session-corpus`. Relative entries are read against the
-    workspace, as OpenClaw reads them; `~/` is the home folder. The finding is on the
-    config file, at the line of the entry.
+    agent's `agents.list[]` entry), of the QMD backend's `memory.qmd.paths` or of an
+    agent's `memorySearch.qmd.extraCollections` (their `path`) that is `memory/.dreams` or a
+    path inside it, such as the session corpus `memory/.dreams/session-corpus`. Relative
+    entries are read against the workspace, as OpenClaw reads them; `~/` is the home
+    folder. The finding is on the config file, at the line of the entry.
 
     Sources, checked 2026-12-07: openclaw/openclaw `docs/concepts/memory.md` ("Additional
     memory paths": `agents.defaults.memorySearch.extraPaths`, absolute or workspace-relative
-    paths, folders scanned recursively for `.md` files); `extensions/memory-core/src/
+    paths, folders scanned recursively for `.md` files); `docs/concepts/memory-qmd.md`
+    ("Indexing extra paths": `memory.qmd.paths` entries `{ name, path, pattern }`; QMD's
+    own scan of the workspace skips hidden folders, a path given inside one is indexed);
+    `extensions/memory-core/src/
     short-term-promotion.ts` (the session corpus `memory/.dreams/session-corpus/
     YYYY-MM-DD.md` or `.txt`: redacted transcripts dreaming ranks, not memory);
     `docs/concepts/dreaming.md` (`memory/.dreams/` is machine state).
@@ -74,20 +78,32 @@ class DreamCorpusIndexed(Rule):
         for item in items if isinstance(items, list) else ():
             if isinstance(item, dict):
                 places.append((f"agents.list[{item.get('id', '?')}]", item))
+        # (setting, its entries): the builtin engine's extraPaths (paths), QMD's collections
+        # ({path, name, pattern?}): memory.qmd.paths and an agent's qmd.extraCollections
+        lists = []
+        for where, block in places:
+            search = _get(block, "memorySearch")
+            lists.append((f"{where}.{_KEY}", _get(search, "extraPaths")))
+            lists.append((f"{where}.memorySearch.qmd.extraCollections",
+                          _get(_get(search, "qmd"), "extraCollections")))
+        lists.append(("memory.qmd.paths", _get(_get(data.get("memory"), "qmd"), "paths")))
         text = None
         rel = os.path.relpath(config, vault.root).replace(os.sep, "/")
-        for where, block in places:
-            search = block.get("memorySearch") if isinstance(block, dict) else None
-            entries = search.get("extraPaths") if isinstance(search, dict) else None
+        for setting, entries in lists:
             for entry in entries if isinstance(entries, list) else ():
-                if not dream_paths(entry, workspace):
+                path = entry.get("path") if isinstance(entry, dict) else entry
+                if not dream_paths(path, workspace):
                     continue
                 if text is None:
                     text = _text(config)
-                yield self.diag(rel, _line_of(text, entry), 1,
-                                f"{where}.{_KEY} indexes {entry!r}, dreaming's machine state "
-                                "(the session corpus, recall stores), as memory; remove it "
-                                "from extraPaths")
+                yield self.diag(rel, _line_of(text, path), 1,
+                                f"{setting} indexes {path!r}, dreaming's machine state (the "
+                                "session corpus, recall stores), as memory; remove it from "
+                                f"{setting.rsplit('.', 1)[-1]}")
+
+
+def _get(obj, key):
+    return obj.get(key) if isinstance(obj, dict) else None
 
 
 def _text(path) -> str:
