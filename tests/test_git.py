@@ -500,6 +500,38 @@ def test_memory_churn_counts_the_commit_being_made(make_vault):
     assert f"{dt.date.today().isoformat()} (2 commits)" in diags[0].message
 
 
+def _promotion(n: int) -> str:
+    return (f"\n## Promoted From Short-Term Memory (2026-12-0{n})\n\n"
+            f"<!-- openclaw-memory-promotion:memory:memory/2026-12-0{n}.md:5:5 -->\n"
+            f"- Promoted fact number {n} about the shop's winter service. [score=0.842 "
+            f"recalls=4 avg=0.710 source=memory/2026-12-0{n}.md:5-5]\n")
+
+
+def test_memory_churn_leaves_dreamings_promotions_alone(make_vault):
+    """OpenClaw's dreaming appends a promoted section on each sweep (several a day with a
+    shorter `dreaming.frequency`); the backup commits each: no churn. The agent's own
+    edits still count, and so does the commit being made."""
+    root = make_vault({"MEMORY.md": MEMORY})
+    init_repo(root)
+    commit_all(root, date=days_ago(6, 8))
+    for n, hour in ((1, 3), (2, 9), (3, 15)):
+        append_memory(root, _promotion(n))
+        commit_all(root, date=days_ago(4, hour))
+    append_memory(root, "- fact the agent wrote itself\n")
+    commit_all(root, date=days_ago(4, 18))  # one change of its own that day
+    assert findings(root) == []
+    append_memory(root, "- a second fact the same day\n")
+    commit_all(root, date=days_ago(4, 20))
+    assert "(2 commits)" in findings(root)[0].message
+    # the commit being made: a promotion on top of today's own edit is no second change
+    append_memory(root, "- fact written today\n")
+    commit_all(root)
+    append_memory(root, _promotion(4))
+    git(root, "add", "MEMORY.md")
+    today = dt.date.today().isoformat()
+    assert not [d for d in findings(root, staged=True) if today in d.message]
+
+
 def test_memory_churn_ignores_other_files(make_vault):
     root = make_vault({"MEMORY.md": MEMORY, "NOW.md": "# NOW\n"})
     init_repo(root)

@@ -116,3 +116,30 @@ def promoted_fact(text: str) -> str:
     text = _SOURCE_REF.sub("", text)
     text = _BULLET.sub("", text)
     return " ".join(text.split())
+
+
+def only_promotions(removed: list[str], added: list[str]) -> bool:
+    """True when a change to ``MEMORY.md`` that removed ``removed`` lines and added
+    ``added`` (in order) only appended dreaming's promoted sections: nothing removed, and
+    every non-blank added line inside a promoted section the change wrote."""
+    if any(line.strip() for line in removed) or not any(line.strip() for line in added):
+        return False
+    inside: set[int] = set()
+    for block in promoted_blocks(added):
+        inside.update(range(block.line, block.end + 1))
+    return all(not text.strip() or number in inside for number, text in enumerate(added, 1))
+
+
+def changed_lines(old: str, new: str) -> tuple[list[str], list[str]]:
+    """The lines a change from ``old`` to ``new`` removed and added, in order."""
+    from difflib import SequenceMatcher
+
+    a, b = old.splitlines(), new.splitlines()
+    removed: list[str] = []
+    added: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            removed.extend(a[i1:i2])
+            added.extend(b[j1:j2])
+    return removed, added
+
