@@ -287,7 +287,8 @@ def test_memory_md_consolidation_cut_past_the_allowance_is_refused(repo, monkeyp
     assert ('dropped 4 of its 11 durable lines against HEAD, not moved into another note '
             '("- Ana prefers tea", "- Bo prefers short standups", "- Cy prefers dark mode" '
             "and 1 more); the pruning allowance is 2 lines (25% of them, the openclaw "
-            "profile's git: memory_md_prune_ratio; OpenClaw has no such setting)") in msg
+            "profile's git: memory_md_prune_ratio; no openclaw.json sets OpenClaw's "
+            "maxPriorEntryLossFraction)") in msg
     assert "VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit" in msg
     # the way out: accepted for one commit
     monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", "MEMORY.md")
@@ -317,6 +318,47 @@ def test_memory_md_prune_within_the_allowance_passes(repo):
     commit_all(repo)
     write(repo, "MEMORY.md", CURATED.replace("- Jo prefers async reviews\n", ""))  # 10%
     assert findings(repo) == []
+
+
+def _openclaw_fraction(tmp_path, monkeypatch, value) -> Path:
+    config = tmp_path / "oc" / "openclaw.json"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("{ plugins: { entries: { 'memory-core': { config: { dreaming: "
+                      "{ phases: { deep: { maxPriorEntryLossFraction: %s } } } } } } } }\n"
+                      % value)
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(config))
+    return config
+
+
+def test_openclaws_own_loss_fraction_is_the_allowance_when_set(repo, tmp_path, monkeypatch):
+    """OpenClaw bounds a dreaming rewrite by `phases.deep.maxPriorEntryLossFraction`: the
+    hook reads it from openclaw.json and names it; vaultkit.toml still comes first."""
+    write(repo, "MEMORY.md", CURATED)
+    commit_all(repo)
+    kept = CURATED.splitlines(keepends=True)
+    write(repo, "MEMORY.md", "".join(kept[:2] + kept[6:]))  # 40% cut
+    config = _openclaw_fraction(tmp_path, monkeypatch, 0.1)
+    [diag] = findings(repo)
+    assert ("the pruning allowance is 1 line (10% of them, " f"{config}: plugins.entries."
+            "memory-core.config.dreaming.phases.deep.maxPriorEntryLossFraction)") in diag.message
+    _openclaw_fraction(tmp_path, monkeypatch, 0.5)
+    assert findings(repo) == []  # OpenClaw itself would keep such a rewrite
+    write(repo, "vaultkit.toml", "[git]\nmemory-md-prune-ratio = 0.25\n")
+    [diag] = findings(repo)
+    assert "vaultkit.toml [git] memory-md-prune-ratio" in diag.message
+
+
+def test_the_default_fraction_refuses_a_40_percent_cut_and_passes_a_10_percent_prune(
+        repo, tmp_path, monkeypatch):
+    _openclaw_fraction(tmp_path, monkeypatch, "'a quarter'")  # unusable: the profile's 0.25
+    write(repo, "MEMORY.md", CURATED)
+    commit_all(repo)
+    write(repo, "MEMORY.md", CURATED.replace("- Jo prefers async reviews\n", ""))  # 10%
+    assert findings(repo) == []
+    kept = CURATED.splitlines(keepends=True)
+    write(repo, "MEMORY.md", "".join(kept[:2] + kept[6:]))  # 40%
+    [diag] = findings(repo)
+    assert "(25% of them, the openclaw profile's git: memory_md_prune_ratio" in diag.message
 
 
 def test_memory_md_lines_moved_into_a_topic_note_do_not_count(repo):
@@ -456,6 +498,38 @@ def test_memory_churn_counts_the_commit_being_made(make_vault):
     git(root, "add", "MEMORY.md")
     diags = findings(root, staged=True)
     assert f"{dt.date.today().isoformat()} (2 commits)" in diags[0].message
+
+
+def _promotion(n: int) -> str:
+    return (f"\n## Promoted From Short-Term Memory (2026-12-0{n})\n\n"
+            f"<!-- openclaw-memory-promotion:memory:memory/2026-12-0{n}.md:5:5 -->\n"
+            f"- Promoted fact number {n} about the shop's winter service. [score=0.842 "
+            f"recalls=4 avg=0.710 source=memory/2026-12-0{n}.md:5-5]\n")
+
+
+def test_memory_churn_leaves_dreamings_promotions_alone(make_vault):
+    """OpenClaw's dreaming appends a promoted section on each sweep (several a day with a
+    shorter `dreaming.frequency`); the backup commits each: no churn. The agent's own
+    edits still count, and so does the commit being made."""
+    root = make_vault({"MEMORY.md": MEMORY})
+    init_repo(root)
+    commit_all(root, date=days_ago(6, 8))
+    for n, hour in ((1, 3), (2, 9), (3, 15)):
+        append_memory(root, _promotion(n))
+        commit_all(root, date=days_ago(4, hour))
+    append_memory(root, "- fact the agent wrote itself\n")
+    commit_all(root, date=days_ago(4, 18))  # one change of its own that day
+    assert findings(root) == []
+    append_memory(root, "- a second fact the same day\n")
+    commit_all(root, date=days_ago(4, 20))
+    assert "(2 commits)" in findings(root)[0].message
+    # the commit being made: a promotion on top of today's own edit is no second change
+    append_memory(root, "- fact written today\n")
+    commit_all(root)
+    append_memory(root, _promotion(4))
+    git(root, "add", "MEMORY.md")
+    today = dt.date.today().isoformat()
+    assert not [d for d in findings(root, staged=True) if today in d.message]
 
 
 def test_memory_churn_ignores_other_files(make_vault):

@@ -439,6 +439,29 @@ def test_memory_md_prune_within_the_allowance_is_listed_as_pruned(tmp_path, caps
         ("memory-shrink", "dreaming consolidation", 8), ("memory-pruned", "prune stale lines", 2)]
 
 
+def test_history_names_openclaws_loss_fraction_as_the_pruning_allowance(tmp_path,
+                                                                        monkeypatch):
+    """With OpenClaw's `phases.deep.maxPriorEntryLossFraction` set in openclaw.json (0.5),
+    a cut of 8 durable lines of 20 (40%) is a prune, and history says where the share came
+    from; without it the same cut is a loss (the default quarter)."""
+    repo = _memory_repo(tmp_path)
+    lines = hr.MEMORY_LINES
+    repo.write("MEMORY.md", MEMORY_HEAD + "\n".join(lines[:-8]) + "\n")
+    repo.commit("dreaming consolidation", _days_ago(2))
+    [event] = scan(repo).events
+    assert event.kind == "memory-shrink"
+    config = tmp_path.parent / "oc-config.json"
+    config.write_text('{"plugins": {"entries": {"memory-core": {"config": {"dreaming": '
+                      '{"phases": {"deep": {"maxPriorEntryLossFraction": 0.5}}}}}}}}')
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(config))
+    [event] = scan(repo).events
+    assert (event.kind, event.lines, event.before, event.limit) == ("memory-pruned", 8, 20, 10)
+    assert event.describe().endswith(
+        f"pruned, within the allowance of 10 ({config}: plugins.entries.memory-core.config."
+        "dreaming.phases.deep.maxPriorEntryLossFraction)")
+    assert event.to_dict()["allowanceSource"].startswith(str(config))
+
+
 def test_a_fifo_where_a_lost_note_was_is_never_opened(repo, capsys):
     import os
     import stat

@@ -233,6 +233,7 @@ def test_memory_md_prune_and_note_deleted_are_reported_moves_are_not(tmp_path):
                                     encoding="utf-8")
     events = w.step()
     assert [(e.kind, e.path, e.lines) for e in events] == [("memory-pruned", "MEMORY.md", 1)]
+    assert "(the pruning allowance is 1: 25%, " in events[0].detail  # and where it comes from
     assert (root / "MEMORY.md").read_text(encoding="utf-8").endswith("- rule 2\n")
     # a lesson cut by one line is an edit; cut past half it is reported
     (root / "memory/lessons/cron.md").write_text("# Cron\n\n- lesson 0\n", encoding="utf-8")

@@ -111,6 +111,7 @@ class Event:
     bytes: int = 0
     chars: int = 0  # bootstrap-truncated: the most characters over the limit
     limit: int = 0
+    limit_source: str = ""  # memory-pruned: where the pruning ratio came from
     current: str | None = None  # where the file is now (after later renames)
     recovered: bool = False
     lost: list[str] = field(default_factory=list, repr=False)  # the lost lines, in order
@@ -149,8 +150,8 @@ class Event:
                     f"deleted")
         if self.kind == "memory-pruned":
             return (f"{self.lines} of its {self.before} durable lines ({self.bytes:,} bytes) "
-                    f"pruned, within the allowance of {self.limit} (git: "
-                    "memory_md_prune_ratio)")
+                    f"pruned, within the allowance of {self.limit} "
+                    f"({self.limit_source or 'git: memory_md_prune_ratio'})")
         if self.kind == "note-deleted":
             return f"deleted with {self.lines} non-blank line{s} ({self.bytes:,} bytes)"
         until = f"until {self.end_date[:10]}" if self.end_date else "until now"
@@ -164,6 +165,7 @@ class Event:
                "recovered": self.recovered}
         if self.kind == "memory-pruned":
             out["allowance"] = self.limit
+            out["allowanceSource"] = self.limit_source
         if self.kind == "bootstrap-truncated":
             out.update(chars=self.chars, limit=self.limit, endCommit=self.end_commit,
                        endDate=self.end_date, days=round(self.days, 2))
@@ -526,7 +528,9 @@ def _log(repo: _Repo, args: list[str]) -> tuple[list[Commit], str | None]:
 def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) -> History:
     profile = repo.profile
     ratio = profile.git.mass_deletion_ratio
-    prune = profile.git.memory_md_prune_ratio
+    from vaultkit.vault.loss import prune_setting
+
+    prune, prune_source = prune_setting(repo.settings, repo.root)
     exempt = [re.compile(fnmatch.translate(p)) for p in profile.git.mass_deletion_exempt]
     index_path = profile.expand(profile.index.path) if profile.index else ""
     memory_md = MEMORY_MD if profile.memory_prefix else "../" + MEMORY_MD
@@ -678,6 +682,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 lost = memory_md_cut(old, new, moved(index, c.new))
                 event.before = content_lines(old)
                 event.limit = prune_allowance(event.before, prune)
+                event.limit_source = prune_source
                 if 0 < len(_nonblank(lost)) <= event.limit:
                     event.kind = "memory-pruned"  # curation within the allowance
             else:

@@ -334,9 +334,10 @@ class Watcher:
             kept = _nonblank(cut)
             if not kept:
                 return None
-            ratio, _ = prune_setting(self.settings)
+            ratio, source = prune_setting(self.settings, self.root)
             allowed = prune_allowance(before, ratio)
-            within = f" of its {before} (the pruning allowance is {allowed}: {ratio * 100:g}%)"
+            within = (f" of its {before} (the pruning allowance is {allowed}: {ratio * 100:g}%, "
+                      f"{source})")
             if len(kept) <= allowed:
                 self._restored.pop(path, None)
                 return WatchEvent("memory-pruned", path, len(kept), commit, detail=within)

@@ -579,7 +579,9 @@ class GitState:
         that changed ``vault_path`` in the last ``days`` days, newest first.
 
         The commit that created the file does not count: writing it is not changing it
-        (a starter vault's first commit plus one edit is no churn)."""
+        (a starter vault's first commit plus one edit is no churn). Nor does one that only
+        appended OpenClaw dreaming's promoted sections (vaultkit.vault.promoted): the
+        runtime's scheduled write, not the file used as a journal."""
         repo = self.repo_path(vault_path)
         if repo is None or not self.has_head:
             return []
@@ -591,20 +593,33 @@ class GitState:
             return list(asked[vault_path, days])
         since = now - _dt.timedelta(days=days)
         proc = self._run(["log", "--no-merges", "--diff-filter=MT",
-                          f"--since={since.isoformat()}",
-                          "--format=%at %ad", "--date=short", "HEAD", "--",
-                          ":(top,literal)" + repo])
+                          f"--since={since.isoformat()}", "-p", "--unified=0", "--no-color",
+                          "--no-ext-diff", "--no-textconv", "--format=%x00%at %ad",
+                          "--date=short", "HEAD", "--", ":(top,literal)" + repo])
         if proc.returncode != 0:
             return []
+        from vaultkit.vault.promoted import only_promotions
+
         cutoff = since.timestamp()
         out = []
-        for line in proc.stdout.decode("ascii", "replace").splitlines():
-            stamp, _, day = line.partition(" ")
+        for commit in proc.stdout.decode("utf-8", "replace").split("\0")[1:]:
+            head, _, patch = commit.partition("\n")
+            stamp, _, day = head.partition(" ")
             try:
-                if int(stamp) >= cutoff:
-                    out.append(day.strip())
+                if int(stamp) < cutoff:
+                    continue
             except ValueError:
                 continue
+            removed, added, hunks = [], [], False
+            for line in patch.splitlines():
+                if line.startswith("@@"):
+                    hunks = True
+                elif hunks and line.startswith("+"):
+                    added.append(line[1:])
+                elif hunks and line.startswith("-"):
+                    removed.append(line[1:])
+            if not only_promotions(removed, added):
+                out.append(day.strip())
         return out
 
 

@@ -173,16 +173,35 @@ def prune_allowance(before: int, ratio: float) -> int:
     return int(ratio * before + 1e-9)  # (0.25 * 20 is 5, not 4.999...)
 
 
-def prune_setting(settings) -> tuple[float, str]:
+# OpenClaw's own guard on a dreaming consolidation rewrite of MEMORY.md: the share of prior
+# entries it may drop (docs/concepts/dreaming.md, extensions/memory-core/src/
+# dreaming-consolidation.ts validateConsolidatedMemory; 0.25 by default; checked 2026-12-07)
+OPENCLAW_PRUNE_KEY = ("plugins.entries.memory-core.config.dreaming.phases.deep."
+                      "maxPriorEntryLossFraction")
+
+
+def prune_setting(settings, vault=None) -> tuple[float, str]:
     """MEMORY.md's pruning ratio for a vault's settings, and where it comes from (for a
-    finding): ``vaultkit.toml``'s ``[git] memory-md-prune-ratio`` when it sets one, else
-    the profile's ``git: memory_md_prune_ratio`` (OpenClaw has no setting to read)."""
+    finding): ``vaultkit.toml``'s ``[git] memory-md-prune-ratio`` when it sets one; else
+    OpenClaw's ``maxPriorEntryLossFraction`` from the ``openclaw.json`` that applies to
+    ``vault`` (a Vault or its root folder) when it sets a usable one (a number from 0 to 1);
+    else the profile's ``git: memory_md_prune_ratio``."""
     ratio = settings.profile.git.memory_md_prune_ratio
     config = getattr(settings, "config", None)
     if config is not None and "memory-md-prune-ratio" in getattr(config, "git", {}):
         return ratio, "vaultkit.toml [git] memory-md-prune-ratio"
-    return ratio, (f"the {settings.profile.name} profile's git: memory_md_prune_ratio; "
-                   "OpenClaw has no such setting")
+    if vault is not None:
+        from vaultkit.vault.openclaw import find_config, load_cached
+
+        path = find_config(vault)
+        data = load_cached(path)[0] if path is not None else None
+        value = data
+        for key in OPENCLAW_PRUNE_KEY.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+            return float(value), f"{path}: {OPENCLAW_PRUNE_KEY}"
+    return ratio, (f"the {settings.profile.name} profile's git: memory_md_prune_ratio; no "
+                   f"openclaw.json sets OpenClaw's maxPriorEntryLossFraction")
 
 
 def quoted_lines(lines: list[str], limit: int = 3, width: int = 60) -> str:

@@ -379,7 +379,7 @@ def bootstrap_limits_detail(vault, path: str | Path | None = None, agent: str | 
     if config is None:
         notes.append("no openclaw.json found")
     else:
-        data, error = _load_cached(config)
+        data, error = load_cached(config)
         if error is not None:
             notes.append(f"{config} {config_trouble(config, error)}")
     chosen: dict[str, tuple[int | None, str | None]] = {}
@@ -415,7 +415,8 @@ def bootstrap_limits_detail(vault, path: str | Path | None = None, agent: str | 
 _cache: dict[tuple[str, int, int], tuple[dict | None, tuple | None]] = {}
 
 
-def _load_cached(path: Path):
+def load_cached(path: Path):
+    """:func:`load_openclaw` of ``path``, read again only when the file changed."""
     try:
         st = path.stat()
     except OSError:

@@ -258,7 +258,8 @@ class GitSettings:
     __pydantic_config__ = _STRICT
     mass_deletion_ratio: float = 0.5
     # the share of MEMORY.md's durable non-blank lines one cut may drop (not moved into
-    # another note) and pass as pruning; OpenClaw has no such setting (docs/snapshots.md)
+    # another note) and pass as pruning; openclaw.json's maxPriorEntryLossFraction, when
+    # set, comes before it (vaultkit.vault.loss.prune_setting; docs/snapshots.md)
     memory_md_prune_ratio: float = 0.25
     churn_days: int = 14
     backup_max_age_hours: float = 36
@@ -522,6 +523,11 @@ class Profile:
         hit = memo.get(path)
         if hit is not None:
             return hit
+        from vaultkit.vault.scan import in_skipped_folder
+
+        if in_skipped_folder(path):  # never read (.git/, .dreams/, ...): of no layer, so
+            memo[path] = ()          # no git rule or history judges a change there
+            return ()
         out = []
         for layer, literals, patterns, excludes, header in self.layer_matchers:
             found = path in literals

@@ -26,7 +26,11 @@ from vaultkit.core.errors import VaultkitError
 if TYPE_CHECKING:
     import subprocess
 
-SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv"})
+# ``.dreams/`` is OpenClaw dreaming's machine state (recall stores, the session corpus,
+# locks: memory-core's short-term-promotion.ts): never a note, never searched, never
+# snapshotted as memory (docs/dreaming.md).
+SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".vaultkit", "node_modules", ".venv",
+                       ".dreams"})
 # A folder holding a file of this name that starts with this signature is a cache
 # (https://bford.info/cachedir/): rumdl, ruff, pytest, mypy, cargo and vaultkit mark theirs.
 CACHEDIR_TAG = "CACHEDIR.TAG"
@@ -188,7 +192,8 @@ def require_vault(root: Path) -> Path:
 
 def skipped_folder(name: str) -> bool:
     """A folder the scan never enters, by its name alone: ``.git/``, Obsidian's settings,
-    ``.trash/``, vaultkit's own cache, ``node_modules/``, ``.venv/``, and another tool's
+    ``.trash/``, vaultkit's own cache, ``node_modules/``, ``.venv/``, OpenClaw dreaming's
+    ``.dreams/``, and another tool's
     cache (``.ruff_cache/``, ``.rumdl_cache/``, ``.pytest_cache/``, ``.mypy_cache/``, ...)."""
     return name in SKIP_DIRS or _tool_cache(name)
 

@@ -37,7 +37,9 @@ class MassDeletion(Rule):
 
     `MEMORY.md` is curated, and pruning stale lines is part of distillation, so it has its
     own measure, the pruning allowance (`git: memory_md_prune_ratio`, 0.25: a quarter of
-    its durable non-blank lines, rounded down; OpenClaw has no setting of its own for it):
+    its durable non-blank lines, rounded down; OpenClaw's own guard on a dreaming rewrite,
+    `plugins.entries.memory-core.config.dreaming.phases.deep.maxPriorEntryLossFraction` in
+    `openclaw.json`, is read when it is set and `vaultkit.toml` does not set the ratio):
     a cut that drops at most that many durable lines not moved into another note passes
     (`vaultkit history` lists it as pruned); one that drops more is reported, naming the
     first lines dropped. Emptying or deleting it is reported as for any memory file.
@@ -64,7 +66,7 @@ class MassDeletion(Rule):
 
     ## Example
     ```
-    MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the openclaw profile's git: memory_md_prune_ratio; OpenClaw has no such setting); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
+    MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the openclaw profile's git: memory_md_prune_ratio; no openclaw.json sets OpenClaw's maxPriorEntryLossFraction); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
     memory/semantic/pricing.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:memory/semantic/pricing.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/pricing.md git commit …
     memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
     memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
@@ -102,7 +104,7 @@ class MassDeletion(Rule):
         vault = ctx.vault
         settings = ctx.profile.git
         ratio = settings.mass_deletion_ratio
-        prune = prune_setting(vault.settings)
+        prune = prune_setting(vault.settings, vault)
         exempt = [re.compile(fnmatch.translate(p)) for p in settings.mass_deletion_exempt]
         memory_md = "MEMORY.md" if ctx.profile.memory_prefix else "../MEMORY.md"
         accepted = _accepted()
@@ -224,7 +226,7 @@ class MassDeletion(Rule):
                 continue
             if old == memory_md and path == old:
                 # MEMORY.md is curated: a cut within the pruning allowance is distillation
-                prune = prune_setting(vault.settings)
+                prune = prune_setting(vault.settings, vault)
                 dropped = _dropped(head, new, moved_into(git, path))
                 if len(dropped) > prune_allowance(before, prune[0]):
                     yield self.diag(path, 1, 1, _pruned_past(dropped, before, prune,

@@ -15,7 +15,10 @@ class MemoryChurn(Rule):
     too: a second change to `MEMORY.md` today is reported as it is committed. Days are
     the commits' author dates in the author's own time zone; merge commits and the
     commit that created `MEMORY.md` do not count (a new vault's first commit and one
-    edit the same day are no churn).
+    edit the same day are no churn), nor does a commit that only appended OpenClaw
+    dreaming's `## Promoted From Short-Term Memory (DATE)` sections (the runtime's
+    scheduled write; docs/dreaming.md): what they hold is judged by `promoted-junk` and
+    `promoted-twice`.
 
     ## Why is this bad?
     `MEMORY.md` is the curated long-term layer, loaded into every session. The seeds'
@@ -53,7 +56,7 @@ class MemoryChurn(Rule):
             return
         days = ctx.profile.git.churn_days
         counts = Counter(git.commit_days(path, days))
-        if git.staged and path in git.by_new_path:
+        if git.staged and path in git.by_new_path and not _promotions(git, path):
             counts[dt.date.today().isoformat()] += 1  # the commit being made
         busy = sorted((day, n) for day, n in counts.items() if n > 1)
         if not busy:
@@ -63,6 +66,17 @@ class MemoryChurn(Rule):
                         f"{_NAME} changed in more than one commit on the same day: {listed}, "
                         f"within the last {days} days; keep day-to-day notes in the journal "
                         f"and update {_NAME} at most once a day")
+
+
+def _promotions(git, path: str) -> bool:
+    """Does the commit being made only append dreaming's promoted sections to the file?"""
+    from vaultkit.vault.promoted import changed_lines, only_promotions
+
+    change = git.by_new_path[path]
+    old, new = git.head_text(change), git.new_text(change)
+    if old is None or new is None:
+        return False
+    return only_promotions(*changed_lines(old, new))
 
 
 RULE = MemoryChurn

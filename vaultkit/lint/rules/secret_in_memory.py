@@ -47,6 +47,10 @@ class SecretInMemory(Rule):
     files (not `venv/`, also skipped: vendored packages' example keys are not the owner's).
     A change there makes the next check run every rule again.
 
+    A credential OpenClaw's dreaming promoted into `MEMORY.md` (in a `## Promoted From
+    Short-Term Memory (DATE)` section) is reported the same way, at error severity, and the
+    message names the promotion that wrote it (docs/dreaming.md).
+
     ## Why is this bad?
     Memory is pushed to a remote every night and read into every session. In 7 of 13 public
     OpenClaw workspaces live-looking credentials sat in Markdown notes on a public remote.
@@ -77,9 +81,17 @@ class SecretInMemory(Rule):
             found = secrets_of(ctx.vault, note)  # (a fact cached with the note)
         else:  # a file of backups/: no note, so nothing cached with it
             found = [] if note.error else [Finding(*t) for t in scan_note(note)]
+        blocks = []
+        if found and "Promoted From Short-Term Memory" in note.text:
+            from vaultkit.vault.promoted import promoted_blocks
+
+            blocks = promoted_blocks(note.lines)  # (dreaming wrote it there: say so)
         for finding in found:
+            block = next((b for b in blocks if b.line <= finding.line <= b.end), None)
+            where = (f" (promoted by '{block.heading}' (line {block.line}), OpenClaw "
+                     "dreaming's nightly promotion)" if block else "")
             yield self.diag(note.path, finding.line, finding.column,
-                            f"{finding.describe()} in memory; remove it, rotate it, keep it in "
-                            "the runtime's config or environment")
+                            f"{finding.describe()} in memory{where}; remove it, rotate it, "
+                            "keep it in the runtime's config or environment")
 
 RULE = SecretInMemory
