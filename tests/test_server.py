@@ -170,3 +170,26 @@ async def test_shutdown_ends_the_server_cleanly(client):
     await client.shutdown_session()
     assert client._server.returncode == 0
     client.capabilities = None  # (the fixture's own shutdown: already done)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "vaultkit", "server", "--stdio", "--no-cache"]))
+async def big(lsp_client: LanguageClient, make_vault, tmp_path):
+    # enough notes that the loader parses them in forked worker processes
+    files = {f"memory/semantic/n{i:03}.md": f"# Note {i}\n\nSee [[n{i + 1:03}]].\n"
+             for i in range(450)}
+    lsp_client.vault = make_vault(files)
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_vault_parsed_by_forked_workers_is_checked(big):
+    # (a forked worker closes sys.stdin as it starts: it must not be the protocol's, whose
+    # reading thread holds its lock, or the fork hangs and no finding ever arrives)
+    uri = _uri(big.vault, "memory/semantic/n449.md")
+    _open(big, uri, "# Note 449\n\nSee [[n450]].\n")
+    diags = await _diagnostics(big, uri, lambda ds: "broken-link" in _rules(ds), timeout=90)
+    assert any("n450" in d.message for d in diags)

@@ -384,8 +384,12 @@ def serve(*, root: Path | None = None, profile: str | None = None,
           use_cache: bool = True) -> int:
     """Serve over standard input and output until the client says exit."""
     server = build(VaultServer(root=root, profile=profile, use_cache=use_cache))
-    channel = sys.stdout.buffer
+    reading, writing = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the protocol owns standard output: any print goes to the log
-    server.start_io(sys.stdin.buffer, channel)
+    # a parse worker the loader forks closes sys.stdin as it starts (multiprocessing does),
+    # which waits for the lock the protocol's reading thread holds while it waits for the
+    # client: the fork would hang for ever. It closes this one instead.
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    server.start_io(reading, writing)
     server.worker.shutdown(wait=True)
     return 0
