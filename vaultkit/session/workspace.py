@@ -96,6 +96,7 @@ class Workspace:
         from vaultkit.vault.loader import oversize_error
         from vaultkit.vault.model import Note
         from vaultkit.vault.parse import parse_note
+        from vaultkit.vault.resolve import Resolver
 
         limit = vault.profile.budgets.max_file_bytes
         changed = {}
@@ -110,7 +111,18 @@ class Workspace:
                                      error=oversize_error(len(data), limit))
             else:
                 changed[path] = parse_note(path, data, size=len(data), mtime_ns=old.mtime_ns)
-        return with_notes(vault, changed) if changed else vault
+        if not changed:
+            return vault
+        copy = with_notes(vault, changed)
+        # the same names: the warm vault's name tables and its unchanged notes' facts serve
+        copy._facts = _SharedFacts(vault, changed)
+        memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
+        if memo is not None:
+            copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
+        if "types" in vault.__dict__:  # (a type: by path alone)
+            copy.__dict__["types"] = vault.types
+        copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
+        return copy
 
     # -- the calls -----------------------------------------------------------------
 
@@ -300,6 +312,31 @@ def _by_target_name(vault) -> dict[str, set[str]]:
             if link.target and not link.external:
                 out.setdefault(_name_key(link.target), set()).add(path)
     return out
+
+
+class _SharedFacts(dict):
+    """The per-note facts of a vault with overlay notes (``changed``): a changed note's are
+    its own, computed afresh; an unchanged note's are the warm vault's (``base``), read from
+    its store when not in memory, and what is computed for them is kept there too: a fact
+    is of one note alone and the names (:meth:`Vault.fact`), and those did not change."""
+
+    def __init__(self, base, changed):
+        super().__init__()
+        self.base, self.changed = base, changed
+
+    def get(self, path, default=None):
+        if dict.__contains__(self, path) or path in self.changed:
+            return dict.get(self, path, default)
+        base = self.base
+        facts = base._facts.get(path)
+        if facts is None and base._cache is not None:
+            facts = base._cache.facts_for(base.notes.get(path)) or None
+        return default if facts is None else facts
+
+    def __setitem__(self, path, value):
+        dict.__setitem__(self, path, value)
+        if path not in self.changed:
+            self.base._facts[path] = value
 
 
 class OverlayGitState(GitState):
