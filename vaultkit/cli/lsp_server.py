@@ -147,9 +147,7 @@ def build(server: VaultServer) -> VaultServer:
             return None
         ws, rel = where
         overlay = server.overlay(ws)
-        targets = {rel} | set(overlay) | ws.dependents(rel, overlay)
-        diags = ws.check(sorted(targets), overlay=overlay)
-        vault = ws.overlaid(overlay)
+        diags, vault, targets = ws.check_around(rel, overlay, also=overlay)
         by_path: dict[str, list] = {p: [] for p in targets}
         for d in diags:
             if d.path in by_path or (d.path and vault.has_note(d.path)):

@@ -133,11 +133,20 @@ class Workspace:
         diags, _ = self._check(paths, selection, overlay)
         return diags
 
-    def _check(self, paths, selection, overlay, *, fixers: bool = False):
+    def check_around(self, path: str, overlay: dict[str, str] | None = None, also=()):
+        """``(findings, vault, paths)``: :meth:`check` of ``path``, of the notes that depend
+        on it (:meth:`dependents`) and of ``also``, on one listing of the vault."""
+        vault = self.overlaid(overlay)
+        paths = {path, *also} | self.dependents(path, overlay, vault=vault)
+        paths = {p for p in paths if vault.has_note(p)} | {path}
+        diags, _ = self._check(sorted(paths), None, overlay, vault=vault)
+        return diags, vault, paths
+
+    def _check(self, paths, selection, overlay, *, fixers: bool = False, vault=None):
         from vaultkit.lint.engine import run_rules, select_rules
         from vaultkit.lint.rule import Context
 
-        vault = self.overlaid(overlay)
+        vault = vault if vault is not None else self.overlaid(overlay)
         rules = select_rules(vault.settings, selection)
         if fixers:
             rules = [r for r in rules if r.fixable]
@@ -252,18 +261,20 @@ class Workspace:
             return None
         return found
 
-    def dependents(self, path: str, overlay: dict[str, str] | None = None) -> set[str]:
+    def dependents(self, path: str, overlay: dict[str, str] | None = None, *,
+                   vault=None) -> set[str]:
         """The notes whose findings may change with ``path``'s text: those linking to its
         name (a heading renamed breaks their links), and, for a bootstrap file, the other
-        bootstrap files (what a runtime cuts depends on all of them)."""
-        vault = self.overlaid(overlay)
+        bootstrap files (what a runtime cuts depends on all of them). ``vault``: the
+        overlaid vault, when the caller has it."""
+        vault = vault if vault is not None else self.overlaid(overlay)
         note = vault.note(path)
         out: set[str] = set()
         if note is None:
             return out
         if vault.layer_of(note) == "bootstrap":
             out.update(n.path for n in vault.bootstrap())
-        base = self.vault()
+        base = self._vault  # (the one overlaid() just listed)
         if self._links_for is None or self._links_for[0] is not base:
             self._links_for = (base, _by_target_name(base))
         out.update(self._links_for[1].get(_name_key(path), ()))
