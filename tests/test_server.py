@@ -193,3 +193,22 @@ async def test_a_vault_parsed_by_forked_workers_is_checked(big):
     _open(big, uri, "# Note 449\n\nSee [[n450]].\n")
     diags = await _diagnostics(big, uri, lambda ds: "broken-link" in _rules(ds), timeout=90)
     assert any("n450" in d.message for d in diags)
+
+
+def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, tmp_path):
+    from cli_invoke import invoke
+
+    from vaultkit.cli.commands import server
+
+    monkeypatch.setattr(server, "pygls_available", lambda: False)
+    code, out, err = invoke(["server"], tmp_path)
+    assert code == 2 and out == ""
+    assert err.strip() == server.INSTALL_HINT
+
+
+def test_a_root_that_is_no_folder_is_one_line_and_exit_2(tmp_path):
+    from cli_invoke import invoke
+
+    code, out, err = invoke(["server", "--root", str(tmp_path / "nowhere")], tmp_path)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "not a folder" in err
