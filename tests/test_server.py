@@ -212,3 +212,27 @@ def test_a_root_that_is_no_folder_is_one_line_and_exit_2(tmp_path):
     code, out, err = invoke(["server", "--root", str(tmp_path / "nowhere")], tmp_path)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "not a folder" in err
+
+
+TOKEN = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "vaultkit", "server", "--stdio"]))
+async def broken(lsp_client: LanguageClient, make_vault, tmp_path):
+    lsp_client.vault = make_vault({"vaultkit.toml": f'select = ["{TOKEN}"]\n',
+                                   "memory/people/alice.md": ALICE})
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_broken_config_is_one_message_with_its_credential_masked(broken):
+    _open(broken, _uri(broken.vault, "memory/people/alice.md"), ALICE)
+    await asyncio.wait_for(broken.wait_for_notification("window/showMessage"), 60)
+    (message,) = broken.messages
+    assert message.type == lsp.MessageType.Error
+    assert "unknown rule" in message.message and "\n" not in message.message
+    assert TOKEN not in message.message and "ghp_" in message.message

@@ -281,7 +281,7 @@ def build(server: VaultServer) -> VaultServer:
             return None
         if path is not None:
             ls.window_show_message(lsp.ShowMessageParams(
-                lsp.MessageType.Info, f"vaultkit: recorded in {path}"))
+                lsp.MessageType.Info, f"vaultkit: recorded in {_one_line(ValueError(str(path)))}"))
             await publish(uri)
         return None
 
@@ -373,9 +373,10 @@ def describe_link(link, res) -> str:
 
 
 def _one_line(exc: Exception) -> str:
-    from vaultkit.vault.outbound import one_line
+    """An error as the editor shows it: one line, credentials masked (output boundary)."""
+    from vaultkit.vault.outbound import clean_line
 
-    return one_line(str(exc.args[0] if exc.args else exc))
+    return clean_line(str(exc.args[0] if exc.args else exc))
 
 
 def serve(*, root: Path | None = None, profile: str | None = None,
