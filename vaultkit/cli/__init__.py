@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # (imported where used: a check a running watcher answers nee
 
 COMMANDS = ("check", "rules", "rule", "init", "index", "graph", "audit", "context", "log", "promote",
             "search", "get",
-            "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp")
+            "archive", "distill", "history", "recover", "snapshot", "watch", "report", "mcp",
+            "server")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -271,6 +271,24 @@ class Baseline:
                  for (p, r, c, f), n in counts.items()]
         self.entries = kept
 
+    def add(self, diags: Sequence[Diagnostic]) -> int:
+        """Accept ``diags`` besides what is recorded: each one more of its fingerprint
+        (an editor's "accept this finding"); how many were added (never a git rule's)."""
+        shown = _shown_paths(diags)
+        added = 0
+        for d in diags:
+            if d.rule in NOT_BASELINED:
+                continue
+            path, mark = shown[d.path], fingerprint(d)
+            for e in self.entries:
+                if (e.path, e.rule, e.fingerprint) == (path, d.rule, mark):
+                    e.count += 1
+                    break
+            else:
+                self.entries.append(Entry(path, d.rule, d.code, mark, 1, d.message))
+            added += 1
+        return added
+
     def to_json(self) -> str:
         """The file's text, through the output boundary: paths and messages hold no
         credential and no control character (the file is committed and shown in diffs)."""

@@ -128,19 +128,21 @@ class Resolver:
     Results without a subpath are shared between links (treat them as read-only).
     """
 
-    def __init__(self, vault: "Vault"):
+    def __init__(self, vault: "Vault", tables: tuple | None = None):
         from vaultkit.core.gcpause import gc_paused
 
         with gc_paused():
-            self._build(vault)
+            self._build(vault, tables)
 
-    def _build(self, vault: "Vault") -> None:
+    def _build(self, vault: "Vault", tables: tuple | None = None) -> None:
         self.vault = vault
-        cached = getattr(vault, "_cache", None) is not None  # (never with --no-cache)
-        key = _Tables.names_key(vault) if cached else None
-        tables = _Tables.load(vault, key) if cached else None
-        if tables is None:
-            tables = _Tables.build(vault, key)
+        if tables is None:  # (given: another resolver's, of a vault with the same names)
+            cached = getattr(vault, "_cache", None) is not None  # (never with --no-cache)
+            key = _Tables.names_key(vault) if cached else None
+            tables = _Tables.load(vault, key) if cached else None
+            if tables is None:
+                tables = _Tables.build(vault, key)
+        self.tables = tables  # the name tables: they depend on the file names alone
         self._exact, self._by_name = tables
         self._notes = vault.notes
         self._headings: dict[str, list[tuple[int, str]]] = {}  # as written, lower case

@@ -434,6 +434,7 @@ class FixPlan:
 
     def __init__(self, vault, diags, recheck):
         from vaultkit.lint.engine import apply_fixes, encode_note_text
+        from vaultkit.session.workspace import outside_committed_lines, with_notes
         from vaultkit.vault.parse import parse_note
 
         self.vault = vault
@@ -461,7 +462,7 @@ class FixPlan:
                         from vaultkit.vault.gitstate import GitState
 
                         git = GitState(vault)
-                    kept = _outside_committed_lines(git, path, note.text, items)
+                    kept = outside_committed_lines(git, path, note.text, items)
                     if len(kept) < len(items):
                         self._warn(f"{path}: {len(items) - len(kept)} fix(es) not applied: "
                                    "they would rewrite committed journal lines, and journals "
@@ -478,7 +479,7 @@ class FixPlan:
                 fixed += count
             if not changed:
                 break
-            current = _with_notes(current, changed)
+            current = with_notes(current, changed)
             diags = recheck(current)
 
     def diffs(self) -> list[str]:
@@ -531,22 +532,6 @@ class FixPlan:
         return wrote
 
 
-def _with_notes(vault, changed: dict):
-    """A copy of ``vault`` in which the ``changed`` notes replace theirs (nothing on disk)."""
-    from vaultkit.vault.loader import Vault
-
-    notes = dict(vault.notes)
-    external = dict(vault.external)
-    for path, note in changed.items():
-        (external if path in vault.external else notes)[path] = note
-    copy = Vault(vault.root, vault.settings, notes, vault.attachments, vault.problems, external)
-    copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
-    copy.started_ns = vault.started_ns
-    # facts of unchanged notes still hold; the changed ones are computed afresh
-    copy._facts = {p: f for p, f in vault._facts.items() if p not in changed}
-    return copy
-
-
 def _targets(vault, paths, vault_relative, hook=False):
     """Vault paths to report on, or None for everything."""
     targets: set[str] = set()
@@ -592,27 +577,6 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
                   reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
     return run_rules(ctx, rules)
-
-
-def _outside_committed_lines(git, path: str, text: str, items: list) -> list:
-    """The fixes whose edits all lie after the journal's committed lines.
-
-    The committed lines are those of HEAD's version when the file still starts with
-    them; when it no longer does (already rewritten), every line counts as committed.
-    """
-    from vaultkit.vault.gitstate import first_change, split_lines
-
-    committed = git.committed_text(path)
-    if committed is None:
-        return items
-    if first_change(committed, text) is not None:
-        return []
-    count = len(split_lines(committed)[0])
-    end = 0
-    for _ in range(count):  # the end of the last committed line in the current text
-        nl = text.find("\n", end)
-        end = len(text) if nl < 0 else nl + 1
-    return [d for d in items if all(e.start >= end for e in d.fix.edits)]
 
 
 @contextlib.contextmanager
