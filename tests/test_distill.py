@@ -160,3 +160,24 @@ def test_a_candidate_quotes_the_line_that_made_it_one_with_the_command_that_prom
     assert main(deploy["command"].split()[1:] + ["--format", "json"]) == 0
     promoted = json.loads(capsys.readouterr().out)["promoted"]
     assert [p["text"] for p in promoted] == ["lesson learned: roll back first"]
+
+
+def test_a_candidate_already_promoted_names_where_it_is_and_no_command(vault_dir, capsys,
+                                                                      monkeypatch):
+    """After `vaultkit promote` (or a person) put a candidate's line in MEMORY.md, distill
+    says where it is instead of offering to promote it again; the others keep their
+    command."""
+    journal = f"memory/{d(1)}.md"
+    monkeypatch.chdir(vault_dir)
+    assert main(["promote", f"{journal}:12"]) == 0
+    capsys.readouterr()
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    by = {c["heading"]: c for c in data["candidates"]}
+    memory = (vault_dir / "MEMORY.md").read_text().split("\n")
+    where = by["Deploy"]["promoted"]
+    assert where.startswith("MEMORY.md:") and by["Deploy"]["command"] == ""
+    assert memory[int(where.split(":")[1]) - 1] == "- lesson learned: roll back first"
+    assert by["Tagged"]["promoted"] is None and by["Tagged"]["command"].startswith("vaultkit promote")
+    out = report(capsys, vault_dir)
+    assert f"first”; already in {where}" in out
+    assert f"promote: `vaultkit promote {journal}:12`" not in out

@@ -25,6 +25,7 @@ import datetime as _dt
 import re
 from dataclasses import asdict, dataclass, field
 
+from vaultkit.memory.promote import MARKER_LINE, key
 from vaultkit.memory.text import CJK_CHARS, stem
 
 KINDS = ("decision", "lesson", "preference")
@@ -52,6 +53,8 @@ class Candidate:
     destination: str
     excerpt_line: int = 0  # that line's number
     command: str = ""  # the command that promotes it: vaultkit promote FILE:LINE
+    # where the line is already (``MEMORY.md:21``): promoted before, so no command
+    promoted: str = ""
 
 
 @dataclass
@@ -106,8 +109,10 @@ class Report:
             for c in items:
                 quote = f"; line {c.excerpt_line}: “{c.excerpt}”" if c.excerpt and \
                     c.excerpt_line != c.line else ""
+                then = (f"already in {c.promoted}" if c.promoted
+                        else f"promote: `{c.command}`")
                 out.append(f"- [[{_stem_path(c.path)}]] line {c.line}: **{c.heading}** — "
-                           f"{c.reason}{quote}; promote: `{c.command}`")
+                           f"{c.reason}{quote}; {then}")
             out.append("")
         out.append(f"## MEMORY.md review ({len(self.memory)})")
         out.append("")
@@ -137,6 +142,7 @@ class Report:
 def _candidate_dict(c: Candidate) -> dict:
     out = asdict(c)
     out["excerptLine"] = out.pop("excerpt_line")
+    out["promoted"] = out["promoted"] or None
     return out
 
 
@@ -155,6 +161,9 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
     start = today - _dt.timedelta(days=max(days, 1) - 1)
     report = Report(start, today, memory_budget=profile.budgets.memory_md_bytes)
     level = (profile.layer("journal").entry_level if profile.layer("journal") else None) or 3
+
+    memory = vault.note("MEMORY.md") or vault.note("../MEMORY.md")
+    already = _promoted_lines(memory)
 
     journals = []
     for note in vault.notes_in("journal"):
@@ -211,19 +220,36 @@ def distill(vault, days: int, today: _dt.date, stale_days: int = STALE_DAYS) -> 
                     line = note.lines[at - 1] if at <= len(note.lines) else ""
                     excerpt = _excerpt([_entry_title(_HEADING.sub("", line))]) \
                         if at == e.start else _excerpt([line])
+                    where = already.get(f"{note.path}:{at}") or already.get(key(line))
                     report.candidates.append(Candidate(
                         kind, note.path, e.start, title, reason, excerpt,
                         profile.expand(DESTINATION[kind]), at,
-                        f"vaultkit promote {note.path}:{at}"))
+                        "" if where else f"vaultkit promote {note.path}:{at}",
+                        f"{memory.path}:{where}" if where else ""))
         if found and filler_count == len(found):
             report.filler_days.append(FillerDay(note.path, day.isoformat(), filler_count))
 
-    memory = vault.note("MEMORY.md") or vault.note("../MEMORY.md")
     if memory is not None and not memory.error:
         report.memory_bytes = memory.size
         report.memory = review_memory(vault, memory, today, stale_days)
     report.checklist = _checklist(report, vault)
     return report
+
+
+def _promoted_lines(memory) -> dict[str, int]:
+    """MEMORY.md's lines as ``vaultkit promote`` knows a line it holds already: by the
+    ``FILE:LINE`` of a promotion marker and by each line's promoted form (its marks and
+    time stamp dropped, case folded); the value is the line number."""
+    if memory is None or memory.error:
+        return {}
+    out: dict[str, int] = {}
+    for n, line in enumerate(memory.lines, 1):
+        found = MARKER_LINE.match(line)
+        if found:
+            out.setdefault(found.group("source"), n + 1)
+        elif key(line):
+            out.setdefault(key(line), n)
+    return out
 
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")

@@ -38,7 +38,7 @@ HEADING = "Promoted from the journal"
 MAX_LINES = 100  # lines promoted at once: MEMORY.md holds distilled facts, not days
 _SPEC = re.compile(r"^(?P<path>.+):(?P<lines>\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
 _RANGES = re.compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
-_MARKER_LINE = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?:\d+)\s*-->\s*$")
+MARKER_LINE = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?:\d+)\s*-->\s*$")
 _HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 # list, quote, heading and checkbox marks, and an entry's "14:30 — " stamp: what is not
 # the line's content (a journal heading promoted is its title, not a dated record)
@@ -236,7 +236,7 @@ def promote(root: Path, settings, sources: list[Source], target: str = "MEMORY.m
         have = {}  # key -> line
         marked = {}  # source -> line of its marker
         for number, line in enumerate(lines, 1):
-            m = _MARKER_LINE.match(line)
+            m = MARKER_LINE.match(line)
             if m:  # (the promoted line follows its marker)
                 marked.setdefault(m.group("source"), number + 1)
             elif line.strip():
