@@ -25,8 +25,7 @@ import datetime as _dt
 import re
 from dataclasses import asdict, dataclass, field
 
-from vaultkit.memory.promote import MARKER_LINE, key
-from vaultkit.memory.text import CJK_CHARS, stem
+from vaultkit.memory.text import CJK_CHARS, MARKER_LINE, key, stem
 
 KINDS = ("decision", "lesson", "preference")
 DESTINATION = {

@@ -32,31 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.memory.text import MARKER, MARKER_LINE, content, key
 
-MARKER = "vaultkit-promoted"
 HEADING = "Promoted from the journal"
 MAX_LINES = 100  # lines promoted at once: MEMORY.md holds distilled facts, not days
 _SPEC = re.compile(r"^(?P<path>.+):(?P<lines>\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
 _RANGES = re.compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
-MARKER_LINE = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?:\d+)\s*-->\s*$")
 _HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
-# list, quote, heading and checkbox marks, and an entry's "14:30 — " stamp: what is not
-# the line's content (a journal heading promoted is its title, not a dated record)
-_MARKS = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+)?"
-                    r"(?:\[[ xX]\]\s+)?")
-_STAMP = re.compile(r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?\s*[—–-]+\s*")
-
-
-def content(line: str) -> str:
-    """The line as promoted: its marks and a leading time stamp dropped, spaces collapsed."""
-    text = _MARKS.sub("", line)
-    text = _STAMP.sub("", text)
-    return " ".join(text.split())
-
-
-def key(line: str) -> str:
-    """What two lines must share to be the same promoted line."""
-    return content(line).casefold()
 
 
 @dataclass

@@ -137,3 +137,27 @@ def match_spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
         else:
             merged.append([start, end])
     return [(a, b) for a, b in merged]
+
+
+# -- a promoted line: the same line whoever promoted it (`vaultkit promote`, distill) ----
+
+MARKER = "vaultkit-promoted"
+MARKER_LINE = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?:\d+)\s*-->\s*$")
+
+# list, quote, heading and checkbox marks, and an entry's "14:30 — " stamp: what is not
+# the line's content (a journal heading promoted is its title, not a dated record)
+_MARKS = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+)?"
+                    r"(?:\[[ xX]\]\s+)?")
+_STAMP = re.compile(r"^\[?(?:[01]?\d|2[0-3]):[0-5]\d\]?\s*[—–-]+\s*")
+
+
+def content(line: str) -> str:
+    """The line as promoted: its marks and a leading time stamp dropped, spaces collapsed."""
+    text = _MARKS.sub("", line)
+    text = _STAMP.sub("", text)
+    return " ".join(text.split())
+
+
+def key(line: str) -> str:
+    """What two lines must share to be the same promoted line."""
+    return content(line).casefold()
