@@ -67,6 +67,7 @@ DEFAULT_MAX_RESULTS = 6
 DEFAULT_MIN_SCORE = 0.0
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
+BUSY_TIMEOUT_S = 30  # how long a write waits for another writer's lock on the index
 INDEX_FACTOR = 0.6
   # INDEX.md's lines already lift the notes they link to
 
@@ -323,7 +324,7 @@ class SearchIndex:
         for attempt in (1, 2):
             db = None
             try:
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 # (what is deleted is overwritten: an older index's text, a chunk whose
                 # note changed, leave nothing of theirs in the file's free pages)
@@ -419,6 +420,24 @@ class SearchIndex:
             if row is None or text is None or row[0] != _digest(text):
                 return False
         return True
+
+    def memory_copy(self) -> "SearchIndex":
+        """This index copied into memory (SQLite's backup, which reads one snapshot, as
+        any reader may while another connection writes), to be synced and searched when
+        the file cannot be written."""
+        copy = SearchIndex.__new__(SearchIndex)
+        copy.path = None
+        copy.db = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            self.db.backup(copy.db)
+        except sqlite3.Error as exc:
+            copy.db.close()
+            raise VaultkitError(f"{self.path}: the search index could not be read: {exc}") \
+                from None
+        copy._vocab = False
+        copy._files, copy._files_version = None, -1
+        copy._use_helper, copy._helper = False, None
+        return copy
 
     def mark_synced(self, key: str, when: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
@@ -1202,7 +1221,8 @@ def search_vault(vault, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
 def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 min_score: float = DEFAULT_MIN_SCORE, type_name: str | None = None,
                 layer: str | None = None, use_cache: bool = True,
-                index: "SearchIndex | None" = None, load=None, members=None) -> list[Hit]:
+                index: "SearchIndex | None" = None, load=None, members=None,
+                status: dict | None = None) -> list[Hit]:
     """Search, reading the vault only when a file changed since the index was last synced.
 
     ``scan`` (vaultkit.vault.loader.scan_vault) lists every file with its size, mtime,
@@ -1215,6 +1235,12 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     A long-running caller (``vaultkit mcp``) passes the ``index`` it keeps open, a
     ``load(scan) -> Vault`` that reuses the notes it already parsed, and ``members(vault)``,
     the vault's memory set (:func:`vaultkit.memory.memset.memory_notes`) as it keeps it.
+
+    When the index file is older than the files and cannot be written (another writer holds
+    its lock past BUSY_TIMEOUT_S, a read-only folder or file system, a full disk), the
+    search runs on a copy of it in memory brought up to date the same way, so the answer is
+    the one an up-to-date index gives; ``status`` (a dict, when passed) then gets
+    ``stale``: the reason the index on disk is older than the files.
     """
     from vaultkit.memory.memset import memory_notes
 
@@ -1234,12 +1260,41 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
                 vault = load_vault(scan=scan, use_cache=use_cache)
             else:
                 vault = load(scan)
-            index.sync(vault, members(vault), (key, scan.started_ns))
+            try:
+                index.sync(vault, members(vault), (key, scan.started_ns))
+            except sqlite3.OperationalError as exc:
+                if index.path is None or not _unwritable(exc):
+                    raise
+                copy = index.memory_copy()
+                try:
+                    copy.sync(vault, members(vault))
+                    hits = _query(copy, scan.settings.profile, query, max_results, min_score,
+                                  type_name, layer)
+                finally:
+                    copy.close()
+                if status is not None:
+                    status["stale"] = stale_note(str(exc))
+                return hits
         return _query(index, scan.settings.profile, query, max_results, min_score, type_name,
                       layer)
     finally:
         if owned:
             index.close()
+
+
+def stale_note(reason: str) -> str:
+    """What a search says when the index on disk could not be brought up to date."""
+    return (f"the search index in .vaultkit/ is older than the notes and could not be "
+            f"updated ({reason}); these results come from a copy of it brought up to date "
+            "in memory")
+
+
+def _unwritable(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused a write for a reason outside vaultkit: a lock another writer
+    holds, a read-only file or file system, a full disk, an I/O error."""
+    text = str(exc).lower()
+    return any(word in text for word in ("locked", "busy", "readonly", "read-only",
+                                          "full", "i/o", "unable to open"))
 
 
 def _query(index: "SearchIndex", profile, query: str, max_results: int, min_score: float,
