@@ -339,3 +339,20 @@ def test_the_snippet_is_the_ranked_window_and_the_range_its_context(make_vault):
     assert hit.start_line <= hit.snippet_start and hit.snippet_end <= hit.end_line
     assert (hit.start_line, hit.end_line) != (hit.snippet_start, hit.snippet_end)
     assert len("\n".join(lines[hit.start_line - 1:hit.end_line])) <= 1600
+
+
+def test_a_chunk_gains_what_its_neighbours_add_to_the_query(make_vault):
+    # The same entry, a chunk of its own, in two journals; in one the bullet before it
+    # (a chunk too) names the city the question asks about. That one ranks first: the
+    # question's words are spread over two neighbouring entries, which a 1,600-character
+    # chunk held together and a snippet-sized one does not.
+    pad = "; ".join(["reviewed the build pipeline and the release notes"] * 12)
+    entry = f"- offsite: the hall is booked for May: {pad}\n"
+    head = "# {day}\n\n## 09:10\n\n- {text}: " + pad + "\n"
+    root = make_vault({
+        "memory/2026-03-01.md": head.format(day="2026-03-01", text="quiet day") + entry,
+        "memory/2026-03-02.md": head.format(day="2026-03-02", text="Lisbon was chosen") + entry,
+    })
+    hits = search_vault(load_vault(root, root=root), "lisbon offsite")
+    offsite = [h.path for h in hits if h.snippet.startswith("- offsite")]
+    assert offsite == ["memory/2026-03-02.md", "memory/2026-03-01.md"]

@@ -25,7 +25,9 @@ ranked by FTS5's BM25. Each candidate chunk gets
     score = 0.55 · text coverage + 0.25 · level-1 coverage + 0.20 · BM25 / best BM25
 
 where *coverage* is the share of the query's idf weight (BM25's idf per term) whose
-terms occur in the chunk, or in the note's level-1 text. Every part lies in 0..1, so
+terms occur in the chunk, or in the note's level-1 text; the best 40 candidates then gain
+half of what the chunks next to them add to their text coverage (a question's words are
+often spread over an entry and the lines beside it). Every part lies in 0..1, so
 the score does too, and it is absolute rather than relative to the other hits: a
 chunk holding every query term scores at least 0.55, one holding none of them at most
 0.45 (a level-1 match alone). The default ``--min-score`` is 0: the runtime's 0.35 belongs
@@ -67,6 +69,7 @@ DEFAULT_MAX_RESULTS = 6
 DEFAULT_MIN_SCORE = 0.0
 _W_TEXT, _W_META, _W_BM25 = 0.55, 0.25, 0.20
 _CANDIDATES = 200
+_NEIGHBOURS = 40  # the candidates whose neighbouring chunks count (see _with_neighbours)
 BUSY_TIMEOUT_S = 30  # how long a write waits for another writer's lock on the index
 INDEX_FACTOR = 0.6
   # INDEX.md's lines already lift the notes they link to
@@ -754,10 +757,38 @@ class SearchIndex:
             if recent:
                 days[cid] = date_of_path(path)
             scored.append([score, path, start, end, text, cid])
+        scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+        self._with_neighbours(scored, rows, covs, finders, weight)
         if recent:
             _favour_recent(scored, days)
-        scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+            scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         return scored
+
+    def _with_neighbours(self, scored, rows, covs, finders, weight) -> None:
+        """Lift each of the first _NEIGHBOURS candidates by half of the coverage its two
+        neighbouring chunks add (their text with its own), and sort those again.
+
+        A chunk is only snippet-sized: a question's words are often spread over an entry
+        and the lines next to it (the question in one bullet, its subject in the one
+        above), which a chunk of three snippets' size held together."""
+        top = scored[:_NEIGHBOURS]
+        if not top:
+            return
+        ids = [item[5] for item in top]
+        marks = ",".join("?" * len(ids))
+        near: dict[int, list[str]] = {}
+        for cid, text in self.db.execute(
+                "SELECT c.id, n.text FROM chunks c JOIN chunks n ON n.file = c.file AND "
+                "(n.end_line = c.start_line - 1 OR n.start_line = c.end_line + 1) "
+                f"WHERE c.id IN ({marks}) ORDER BY c.id, n.start_line", ids):
+            near.setdefault(cid, []).append(text)
+        for item in top:
+            cid = item[5]
+            if cid in near and covs[cid] < 1.0:
+                wide = _coverage(finders, "\n".join([item[4], *near[cid]]), rows[cid][7])
+                item[0] = min(1.0, item[0] + 0.5 * _W_TEXT * (wide / weight - covs[cid]))
+        top.sort(key=lambda s: (-s[0], s[1], s[2]))
+        scored[:_NEIGHBOURS] = top
 
     def close(self) -> None:
         if self._helper is not None:
