@@ -16,11 +16,15 @@ runs the search in-process with the given settings and reports
   without a second call); multi-hop questions also get "every evidence turn found";
 - characters of snippet text returned per query at top 5 and top 10, results per query,
   and how many questions get nothing back;
+- the questions whose evidence lies in a top-5 result's range but outside its snippet,
+  counted by where it sat (above or below the snippet); ``--misses N`` prints N of them
+  with the question, the evidence line and the snippet;
 - latency: the whole ``vaultkit search`` process (warm index) and a warm MCP
   ``memory_search`` call (the server's session object in this process), median of
   ``--runs`` queries on the largest conversation's vault.
 
-Usage: ``python bench/locomo.py [--locomo ../shared/locomo] [--min-score S] [--runs 10]``.
+Usage: ``python bench/locomo.py [--locomo ../shared/locomo] [--min-score S] [--runs 10]
+[--misses N]``.
 The data is the development half; figures measured on it are development figures.
 """
 
@@ -116,7 +120,8 @@ def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10)
                                      index=index, **kw)
                 took = time.perf_counter() - t0
                 found_range, found_snip = [], []
-                for h in hits:
+                outside = None  # (where, evidence line, snippet) of a top-5 range's miss
+                for rank, h in enumerate(hits):
                     lines = files.get(h.path)
                     if lines is None:
                         lines = files[h.path] = (root / h.path).read_text().split("\n")
@@ -125,7 +130,13 @@ def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10)
                                         if p == h.path and h.start_line <= ln <= h.end_line})
                     found_snip.append({i for i, (p, ln) in enumerate(evs)
                                        if p == h.path and s0 <= ln <= s1})
+                    for p, ln in evs:
+                        if outside is None and rank < 5 and p == h.path \
+                                and h.start_line <= ln <= h.end_line and not s0 <= ln <= s1:
+                            outside = ("above" if ln < s0 else "below", lines[ln - 1],
+                                       h.snippet)
                 rows.append({"conv": conv, "cat": item["category"], "n_ev": len(evs),
+                             "question": str(item["question"]), "outside": outside,
                              "range": found_range, "snip": found_snip,
                              "chars": [len(h.snippet) for h in hits], "took": took})
         finally:
@@ -152,8 +163,15 @@ def summarise(rows: list[dict]) -> dict:
                for key in ("range", "snip") for k in (5, 10)},
             "all@10": 100 * sum(all_at(r, "range", 10) for r in rs) / n,
         }
+    missed = [r for r in rows if hit_at(r, "range", 5) and not hit_at(r, "snip", 5)]
     return {
         "table": table,
+        "outside": {"n": len(missed),
+                    "above": sum(1 for r in missed if r["outside"] and r["outside"][0] == "above"),
+                    "below": sum(1 for r in missed if r["outside"] and r["outside"][0] == "below"),
+                    "examples": [{"question": r["question"], "where": r["outside"][0],
+                                  "evidence": r["outside"][1], "snippet": r["outside"][2]}
+                                 for r in missed if r["outside"]]},
         "chars@5": statistics.mean(sum(r["chars"][:5]) for r in rows),
         "chars@10": statistics.mean(sum(r["chars"][:10]) for r in rows),
         "results": statistics.mean(len(r["chars"]) for r in rows),
@@ -196,6 +214,8 @@ def main(argv=None) -> int:
                    help="pass this min-score (default: the search's own default)")
     p.add_argument("--runs", type=int, default=10, help="timed queries for latency (0: skip)")
     p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument("--misses", type=int, default=0, metavar="N",
+                   help="print N questions whose evidence is in a top-5 range but not its snippet")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="vaultkit-locomo-") as tmp:
         out = convert(Path(args.locomo), Path(args.out) if args.out else Path(tmp))
@@ -216,6 +236,12 @@ def main(argv=None) -> int:
     print(f"  snippet characters per query: {res['chars@5']:.0f} at top 5, "
           f"{res['chars@10']:.0f} at top 10; {res['results']:.1f} results of 10 asked, "
           f"{res['empty']} questions with none")
+    miss = res["outside"]
+    print(f"  evidence in a top-5 result's range but outside its snippet: {miss['n']} questions "
+          f"({miss['above']} above the snippet, {miss['below']} below)")
+    for ex in miss["examples"][:args.misses]:
+        print(f"    Q: {ex['question']}\n      evidence ({ex['where']}): {ex['evidence'][:160]}\n"
+              f"      snippet: {ex['snippet'][:160].replace(chr(10), ' / ')}")
     print(f"  in-process search, median: {res['search_ms']:.1f} ms")
     if "latency" in res:
         lat = res["latency"]

@@ -235,9 +235,18 @@ def test_bad_options(vault_dir, capsys, argv):
 
 # -- units ------------------------------------------------------------------------------
 
-def test_chunks_overlap_and_cover_every_line():
+def test_chunks_are_snippets_that_tile_every_line():
+    # the default chunk is the snippet: at most 700 characters, no line in two chunks
     text = "".join(f"line {i:03d} " + "w" * 90 + "\n" for i in range(1, 101))
     chunks = chunk_text(text)
+    assert chunks[0][0] == 1 and chunks[-1][1] == 100
+    assert all(len(t) <= 700 for _s, _e, t in chunks)
+    assert all(s2 == e1 + 1 for (_s1, e1, _t1), (s2, _e2, _t2) in zip(chunks, chunks[1:]))
+
+
+def test_chunks_overlap_and_cover_every_line():
+    text = "".join(f"line {i:03d} " + "w" * 90 + "\n" for i in range(1, 101))
+    chunks = chunk_text(text, 1600, 320)
     assert chunks[0][0] == 1 and chunks[-1][1] == 100
     for (s1, e1, t1), (s2, e2, t2) in zip(chunks, chunks[1:]):
         assert len(t1) <= 1600
@@ -308,3 +317,42 @@ def test_concurrent_first_searches_agree(vault_dir):
         p.join(60)
         assert p.exitcode == 0
     assert all(r and r[0] == "memory/lessons/投资.md" for r in results), results
+
+
+def test_the_snippet_is_the_ranked_window_and_the_range_its_context(make_vault):
+    # One ## HH:MM entry of a journal, bullet lines, the query's words on two lines 1,000
+    # characters apart. A 1,600-character chunk held both, and its one snippet showed the
+    # first; now each ~700-character window is ranked on its own, so both are shown.
+    filler = [f"- note {i}: " + "routine work on the build pipeline and reviews " * 2
+              for i in range(14)]
+    first = "- offsite venue: shortlist of three, decision on Friday"
+    later = "- offsite venue decided: Lisbon, booked the hall"
+    lines = ["# 2026-03-02", "", "## 09:10", "", first, *filler, later, *filler[:4]]
+    root = make_vault({"memory/2026-03-02.md": "\n".join(lines) + "\n"})
+    hits = search_vault(load_vault(root, root=root), "offsite venue")
+    shown = [h for h in hits if later in h.snippet]
+    assert shown and any(first in h.snippet for h in hits)
+    hit = shown[0]
+    at = lines.index(later) + 1
+    assert len(hit.snippet) <= 700 and hit.snippet_start <= at <= hit.snippet_end
+    # the range is the snippet and its neighbours, whole lines, about 1,600 characters
+    assert hit.start_line <= hit.snippet_start and hit.snippet_end <= hit.end_line
+    assert (hit.start_line, hit.end_line) != (hit.snippet_start, hit.snippet_end)
+    assert len("\n".join(lines[hit.start_line - 1:hit.end_line])) <= 1600
+
+
+def test_a_chunk_gains_what_its_neighbours_add_to_the_query(make_vault):
+    # The same entry, a chunk of its own, in two journals; in one the bullet before it
+    # (a chunk too) names the city the question asks about. That one ranks first: the
+    # question's words are spread over two neighbouring entries, which a 1,600-character
+    # chunk held together and a snippet-sized one does not.
+    pad = "; ".join(["reviewed the build pipeline and the release notes"] * 12)
+    entry = f"- offsite: the hall is booked for May: {pad}\n"
+    head = "# {day}\n\n## 09:10\n\n- {text}: " + pad + "\n"
+    root = make_vault({
+        "memory/2026-03-01.md": head.format(day="2026-03-01", text="quiet day") + entry,
+        "memory/2026-03-02.md": head.format(day="2026-03-02", text="Lisbon was chosen") + entry,
+    })
+    hits = search_vault(load_vault(root, root=root), "lisbon offsite")
+    offsite = [h.path for h in hits if h.snippet.startswith("- offsite")]
+    assert offsite == ["memory/2026-03-02.md", "memory/2026-03-01.md"]

@@ -112,7 +112,9 @@ _SEARCH_RESULTS = {
                        "snippet": {"type": "string"},
                        "snippetStartLine": {"type": "integer"},
                        "snippetEndLine": {"type": "integer"}},
-        "required": ["path", "startLine", "endLine", "score", "snippet"]}}},
+        "required": ["path", "startLine", "endLine", "score", "snippet"]}},
+        # present only when the index on disk could not be brought up to date
+        "stale": {"type": "boolean"}, "note": {"type": "string"}},
     "required": ["results"],
 }
 
@@ -133,9 +135,11 @@ TOOLS = (
             "questions about prior work, decisions, dates, people, preferences or todos. "
             "Ranks INDEX.md entries, titles, headings, tags and paths first, then BM25 full "
             "text (CJK as character bigrams); journal dates match as words (October 2023, "
-            "yesterday). Returns the top snippets (at most 700 characters, whole lines "
-            "around the best match) with path, the chunk's 1-based line range and the "
-            "snippet's own; read more with memory_get."),
+            "yesterday). Returns the top snippets (at most 700 characters of whole lines, "
+            "each the window that matched) with path, the 1-based line range around it "
+            "(about 1,600 characters) and the snippet's own; read more with memory_get. "
+            "stale: true and a note say the index could not be updated (the results then "
+            "come from an up-to-date copy in memory)."),
         input_schema={
             "type": "object",
             "properties": {
@@ -555,12 +559,16 @@ class VaultSession:
         if layer and layer not in layers:
             raise ToolFailure(f"layer {layer!r}: unknown layer (known: "
                               f"{', '.join(sorted(layers))})")
+        status: dict = {}
         hits = search_scan(scan, args["query"], max_results=args.get("maxResults", 6),
                            min_score=args.get("minScore", 0.0), type_name=type_name,
                            layer=layer, use_cache=self.use_cache, index=self.search_index(),
-                           load=self.vault, members=self.memory_notes)
+                           load=self.vault, members=self.memory_notes, status=status)
         self.save_later()
-        return {"results": [h.to_dict() for h in hits]}
+        answer: dict = {"results": [h.to_dict() for h in hits]}
+        if status.get("stale"):
+            answer.update(stale=True, note=status["stale"])
+        return answer
 
     def memory_recall(self, args: dict) -> dict:
         """memory_search under the name OpenClaw's memory plugins call (``limit``: its

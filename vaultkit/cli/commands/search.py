@@ -8,13 +8,16 @@ HELP = "search MEMORY.md and memory/**/*.md (index, titles and tags first, then 
 DESCRIPTION = (
     "Search the memory set (MEMORY.md and memory/**/*.md) like the runtime's memory_search: "
     "INDEX.md entries, titles, headings, tags and paths first, then BM25 full text over chunks "
-    "of about 1,600 characters that never cut an entry, in one ranked list. A journal's date "
+    "of at most 700 characters (each one a snippet) that never cut an entry, in one ranked "
+    "list; a result's line range is its snippet and the lines around it, about 1,600 "
+    "characters. A journal's date "
     "is searchable as words (October 2023, Wednesday, 2023年10月, октябрь), and relative "
     "dates (yesterday, last week) in queries and entries are resolved. The SQLite FTS5 "
     "index in .vaultkit/ is "
     "brought up to date before every search. Chinese and other CJK text is indexed as "
     "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
-    "snippet, snippetStartLine, snippetEndLine}]}."
+    "snippet, snippetStartLine, snippetEndLine}]}, with \"stale\": true and a \"note\" when "
+    "the index could not be updated (the results then come from an up-to-date copy in memory)."
 )
 
 
@@ -82,13 +85,20 @@ def run(args) -> int:
     if args.layer and args.layer not in layers:
         raise VaultkitError(f"--layer {args.layer}: unknown layer (known: "
                             f"{', '.join(sorted(layers))})")
+    status: dict = {}
     hits = search_scan(scan, query, max_results=args.max_results, min_score=args.min_score,
-                       type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache)
+                       type_name=args.type_name, layer=args.layer, use_cache=not args.no_cache,
+                       status=status)
     if args.format == "json":
         from vaultkit.vault.outbound import dumps
 
-        print(dumps({"results": [h.to_dict() for h in hits]}, indent=2))
+        answer: dict = {"results": [h.to_dict() for h in hits]}
+        if status.get("stale"):
+            answer.update(stale=True, note=status["stale"])
+        print(dumps(answer, indent=2))
         return 0
+    if status.get("stale"):
+        print(f"vaultkit: note: {status['stale']}", file=sys.stderr)
     if not hits:
         shown = query if len(query) <= 200 else query[:200] + "..."
         print(f"No results for {shown!r}.", file=sys.stderr)
