@@ -921,3 +921,120 @@ def test_context_advice_for_an_agent_names_its_own_entry(make_vault):
     assert rows[at + 1].strip() == (
         "to load it whole: move lines 201–256 to a topic note in memory/ (or split the "
         f"file), or raise agents.list[ops].bootstrapMaxChars to 25,599 in {cfg}")
+
+
+# -- USER.md's fixed cap (OpenClaw 2026.8.2 and later) -----------------------------------------
+
+def _install_openclaw(tmp_path, version, monkeypatch):
+    from vaultkit.vault import openclaw
+
+    package = tmp_path / "npm" / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "openclaw", "version": "{version}"}}')
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [tmp_path / "npm"])
+
+
+# USER.md of 4,001 units cut at 4,000: the marker for "USER.md" and 4001 with head and tail
+# 0 is 1 + 48 + 1 + 45 + 1 = 96 units: budget 4,000 - 96 = 3,904 -> 2,928+976; the marker
+# with "2928+976" is 101 and both newlines count: 4,000 - 101 - 2 = 3,897 -> floor(0.75 x
+# 3,897) = 2,922 and floor(0.25 x 3,897) = 974, stable: 2,922 + 974 + 101 + 2 = 3,999 units
+# (issue #136733: "truncated to 3,999 characters")
+USER_4001 = "a" * 2000 + "b" * 2001
+USER_CUT = ("a" * 2000 + "b" * 922 + "\n\n[...truncated, read USER.md for full content...]\n"
+            "…(truncated USER.md: kept 2922+974 chars of 4001)…\n\n" + "b" * 974)
+CAP_REASON = ("over USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+              "bootstrapMaxChars cannot raise it)")
+
+
+@pytest.mark.parametrize("version", [None, "2026.8.2", "2026.9.4"])
+def test_openclaw_user_md_fixed_cap_at_4000_and_4001(make_vault, tmp_path, monkeypatch, version):
+    if version:
+        _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": "u" * 4000 + "\n"}, root_name="u4000")
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.injected_length) == ("", "u" * 4000, 4000)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001}, root_name="u4001")
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.injected_length) == ("middle", USER_CUT, 3999)
+    assert (user.kept, user.lost, user.cap) == (3896, 105, 4000)
+    newest = "" if version else "; the newest known contract (no install found)"
+    assert user.reason == CAP_REASON + newest
+
+
+@pytest.mark.parametrize("version", ["2026.7.1", "2026.4.27"])
+def test_openclaw_user_md_has_no_cap_before_2026_8_2(make_vault, tmp_path, monkeypatch,
+                                                      version):
+    # 2026.7.1-2 injected a 5,712-character USER.md whole (issue #136733)
+    _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    ctx = loaded(root, "openclaw")
+    user = next(p for p in ctx.pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.cap) == ("", USER_4001, None)
+    assert not any("USER.md" in n for n in ctx.notes)
+
+
+def test_openclaw_user_md_cap_not_verified_between_the_versions_says_so(make_vault, tmp_path,
+                                                                        monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.20", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    ctx = loaded(root, "openclaw")
+    assert next(p for p in ctx.pieces if p.path == "USER.md").cut == ""
+    assert ("whether OpenClaw 2026.7.20 caps USER.md is not verified (not up to 2026.7.1, "
+            "4,000 from 2026.8.2); no cap applied") in ctx.notes
+
+
+def test_openclaw_raising_bootstrap_max_chars_does_not_lift_the_user_md_cap(make_vault, tmp_path,
+                                                                           monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"bootstrapMaxChars": 30000}}}')
+    user_md = "# User\n" + "".join(f"- preference {i:03d} " + "x" * 40 + "\n" for i in range(80))
+    root = make_vault({"AGENTS.md": "# A\n", "SOUL.md": "s" * 25000, "USER.md": user_md})
+    ctx = loaded(root, "openclaw")
+    soul, user = (next(p for p in ctx.pieces if p.path == n) for n in ("SOUL.md", "USER.md"))
+    assert soul.cut == "" and soul.injected_length == 25000  # the raise works for SOUL.md
+    assert user.cut == "middle" and user.injected_length <= 4000 and user.reason == CAP_REASON
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert code == 1
+    # a 7-unit heading line, then 80 lines of 58 units: after line n (n >= 2) come
+    # 7 + 58 x (n - 1) units, over 4,000 first at n = 70
+    assert (f"(over USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+            f"bootstrapMaxChars cannot raise it))\n") in out
+    assert ("to load it whole: move lines 70–81 to a topic note in memory/ (or split the "
+            "file), or shorten it to 4,000 chars: USER.md's fixed cap, which "
+            "agents.defaults.bootstrapMaxChars cannot raise\n") in out
+    assert "raise agents.defaults.bootstrapMaxChars to" not in out
+
+
+def test_openclaw_a_lower_bootstrap_max_chars_lowers_the_user_md_cap(make_vault, tmp_path,
+                                                                    monkeypatch):
+    # min(bootstrapMaxChars, 4,000): 3,000 cuts USER.md at 3,000, and raising it helps
+    # only up to 4,000
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 3000}}}')
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert user.reason == "over the per-file limit of 3,000" and user.injected_length <= 3000
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert (f"shorten it to 4,000 chars: USER.md's fixed cap, which "
+            f"agents.defaults.bootstrapMaxChars cannot raise (and raise "
+            f"agents.defaults.bootstrapMaxChars to 4,000 in {tmp_path / 'openclaw.json'})") in out
+    # 3,000 of 4,001 loaded whole from 4,000 to 4,001: a USER.md of 3,000 loads whole
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": "u" * 3000}, root_name="u3000")
+    assert next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md").cut == ""
+
+
+def test_openclaw_user_md_cap_reported_by_the_rule_and_the_audit(make_vault, tmp_path,
+                                                                monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    (diag,) = diagnostics(root, "bootstrap-truncation")
+    assert diag.message == (
+        "USER.md: OpenClaw loads 3,896 of its 4,001 chars (" + CAP_REASON + "; OpenClaw "
+        f"2026.8.2 default (read from {tmp_path / 'npm/lib/node_modules/openclaw/package.json'})"
+        "; no openclaw.json found): line 1 is never loaded")
+    (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 30000}}}')
+    code, out, _ = invoke(["audit", str(root), "--format", "json"], root)
+    check = next(c for c in json.loads(out) if c["id"] == "bootstrap-truncation")
+    assert "cut USER.md below 4,000 chars" in check["hint"]
+    assert "below 30,000" not in check["hint"]

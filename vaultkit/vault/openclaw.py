@@ -221,6 +221,16 @@ BOOTSTRAP_DEFAULTS: tuple[tuple[tuple | None, tuple | None, int, int, str], ...]
      "issue #136733; src/agents/embedded-agent-helpers/bootstrap.ts at 0487131"),
 )
 
+# USER.md's own cap (USER_BOOTSTRAP_MAX_CHARS), applied as min(per-file limit, cap): a
+# smaller bootstrapMaxChars lowers it, a larger one cannot raise it. Verified on 2026-12-07:
+# src/agents/embedded-agent-helpers/bootstrap.ts (buildBootstrapContextFiles: `fileBudget =
+# isUserBootstrapFile(file.name) ? Math.min(maxChars, USER_BOOTSTRAP_MAX_CHARS) : maxChars`,
+# by name, case-insensitively), src/agents/bootstrap-budget.ts at c6a24c5
+# (effectiveBootstrapFileLimit); issue #136733 (2026.8.2 cuts USER.md at 4,000, 2026.7.1-2
+# did not); PR #136967. (first version with it, last version known without it, cap, source)
+USER_FILE_CAP = ((2026, 8, 2), (2026, 7, 1), 4000,
+                 "issue #136733; src/agents/bootstrap-budget.ts at c6a24c5")
+
 _VERSION_RE = lazy_re(r"^v?(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:[-+.][0-9A-Za-z.-]*)?$")
 
 # npm's global prefixes where `npm install -g openclaw` puts the package (lib/node_modules)
@@ -336,6 +346,36 @@ def version_defaults(version: str | None) -> tuple[int, int, str]:
             f"OpenClaw {version}: its defaults are not verified ({before[2]:,}/{before[3]:,} "
             f"up to {_fmt_version(before[1])}, {after[2]:,}/{after[3]:,} from "
             f"{_fmt_version(after[0])}); the larger of each")
+
+
+def user_file_cap(version: str | None) -> tuple[int | None, str]:
+    """``(USER.md's fixed cap or None, what it is)`` for an OpenClaw version (None: not
+    known, so the newest known contract), from :data:`USER_FILE_CAP`."""
+    first, last_without, cap, _ = USER_FILE_CAP
+    since = f"OpenClaw {_fmt_version(first)} and later"
+    fixed = f"USER.md's fixed {cap:,}-character cap ({since}; bootstrapMaxChars cannot raise it)"
+    v = parse_version(version) if version is not None else None
+    if v is None:
+        why = ("no install found" if version is None
+               else f"OpenClaw version {version!r} not understood")
+        return cap, f"{fixed}; the newest known contract ({why})"
+    if v >= first:
+        return cap, fixed
+    if v <= last_without:
+        return None, ""
+    # not verified: no cap, so that nothing is reported cut that may not be
+    return None, (f"whether OpenClaw {version} caps USER.md is not verified (not up to "
+                  f"{_fmt_version(last_without)}, {cap:,} from {_fmt_version(first)}); "
+                  "no cap applied")
+
+
+def user_cap(vault, path: str | Path | None = None) -> tuple[int | None, str]:
+    """USER.md's fixed cap for the OpenClaw installed here (or named by the config's
+    ``meta.lastTouchedVersion``): :func:`user_file_cap` of :func:`installed_version`."""
+    config, _ = find_config_with_source(vault, path)
+    data = _load_cached(config)[0] if config is not None else None
+    found = installed_version(data, config)
+    return user_file_cap(found[0] if found else None)
 
 
 def _profile_limit(vault, spec, name: str, toml_keys: tuple[tuple[str, str], ...]):

@@ -163,9 +163,10 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                   openclaw_config=None, agent: str | None = None) -> RuntimeContext:
     """OpenClaw's bootstrap injection; the limits come from ``openclaw.json`` when it sets
     them (the agent's ``agents.list[]`` entry, then ``agents.defaults``), else the profile."""
-    from vaultkit.vault.openclaw import bootstrap_limits
+    from vaultkit.vault.openclaw import USER_FILE_CAP, bootstrap_limits, user_cap
 
     per_file, total, source = bootstrap_limits(vault, openclaw_config, agent)
+    cap, cap_what = user_cap(vault, openclaw_config)
     ctx = RuntimeContext("openclaw", spec.label or "OpenClaw", spec.unit, session or "main",
                          per_file_max=per_file, total_max=total, limits_source=source,
                          joiner="\n\n", window_tokens=spec.context_window_tokens)
@@ -211,7 +212,14 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             ctx.pieces.append(Piece(rel, "bootstrap", length, "", 0, 0, "dropped" if length
                                     else "", 1 if length else None, None, stopped))
             continue
-        limit = max(1, min(per_file, remaining))
+        # USER.md (by name, any case) is held to min(per-file limit, its fixed cap)
+        fixed = cap if cap is not None and name.lower() == "user.md" else None
+        file_limit = min(per_file, fixed) if fixed is not None else per_file
+        # where the cap is not verified for this version, say so if it would matter
+        if fixed is None and cap_what and name.lower() == "user.md" \
+                and u16len(js_trim_end(content)) > USER_FILE_CAP[2]:
+            ctx.notes.append(cap_what)
+        limit = max(1, min(file_limit, remaining))
         result = cut_file(spec, name, content, limit)
         text = _clamp(result.content, remaining)
         if not text:
@@ -224,8 +232,13 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             piece.cut = "middle"
             piece.first_lost_line, piece.last_lost_line = _lost_lines(trimmed, result.head,
                                                                       result.tail)
-            piece.reason = (f"over the per-file limit of {per_file:,}" if limit == per_file
-                            else f"only {limit:,} of the total limit of {total:,} were left")
+            if limit == file_limit and fixed is not None and fixed < per_file:
+                piece.reason, piece.cap = f"over {cap_what}", fixed
+            elif limit == file_limit:
+                piece.reason = f"over the per-file limit of {per_file:,}"
+                piece.cap = fixed
+            else:
+                piece.reason = f"only {limit:,} of the total limit of {total:,} were left"
             if result.digest:
                 piece.reason += f" (a digest of {result.digest:,} units of its policy lines " \
                                 "is kept between head and tail)"
