@@ -55,7 +55,8 @@ CODEX = {
 }
 
 
-def test_openclaw_layout_byte_for_byte(make_vault):
+def test_openclaw_layout_byte_for_byte(make_vault, tmp_path, monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault(OPENCLAW, root_name="oc")
     code, out, err = context(root, "--runtime", "openclaw", "--show")
     assert (code, err) == (0, "")
@@ -91,9 +92,10 @@ def test_openclaw_layout_byte_for_byte(make_vault):
     ("group", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
                "BOOTSTRAP.md"]),
 ])
-def test_openclaw_session_types(make_vault, session, names):
-    # src/agents/workspace.ts (filterBootstrapFilesForSession): a subagent gets AGENTS.md and
-    # TOOLS.md, cron five files, a group session everything but MEMORY.md
+def test_openclaw_session_types(make_vault, tmp_path, monkeypatch, session, names):
+    # src/agents/workspace.ts (filterBootstrapFilesForSession) up to 2026.7.1: a subagent
+    # gets AGENTS.md and TOOLS.md, cron five files, a group session everything but MEMORY.md
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)
     root = make_vault(OPENCLAW, root_name=f"oc-{session}")
     assert [p.path for p in loaded(root, "openclaw", session).pieces] == names
 
@@ -133,12 +135,13 @@ def test_openclaw_agents_md_keeps_a_policy_digest(make_vault, tmp_path):
     assert (agents.first_lost_line, agents.last_lost_line) == (1, 7)
 
 
-def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path):
+def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path, monkeypatch):
     # a subagent session gets AGENTS.md and TOOLS.md, 100 units each; the total counts what
     # is injected: at 200 both load whole, at 199 TOOLS.md gets the 99 left and is cut. The
     # full marker for TOOLS.md is 1 + 49 + 1 + 45 + 1 = 97, leaving 0 < 16 units of content,
     # so the compact one is used, "[…truncated H+T/100]" (22 units for two-digit H and T):
     # budget 99 - 20 = 79 -> 59+19, then 99 - 22 = 77 -> 57+19, stable: 57 + 22 + 19 = 98
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
     config = tmp_path / "openclaw.json"
     config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 200}}}')
@@ -150,10 +153,12 @@ def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path):
     assert ctx.cut[0].injected == "t" * 57 + "[…truncated 57+19/100]" + "t" * 19
 
 
-def test_openclaw_minimum_file_budget_one_unit_under_and_over(make_vault, tmp_path):
+def test_openclaw_minimum_file_budget_one_unit_under_and_over(make_vault, tmp_path,
+                                                             monkeypatch):
     # with under 64 units of the total left, the remaining files are skipped whole; with 64
     # the file is cut to 64 (the marker then is the compact one: under 16 units of content
     # would be left beside the full marker)
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
     config = tmp_path / "openclaw.json"
     config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 163}}}')
@@ -558,7 +563,8 @@ def test_memory_only_vault_reads_the_workspace_above(make_vault):
     openclaw, claude = contexts(vault)
     assert [p.path for p in openclaw.loaded][:2] == ["../AGENTS.md", "../SOUL.md"]
     assert [p.path for p in claude.loaded] == ["../AGENTS.md", "../CLAUDE.md"]
-    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'TOOLS.md'}"
+    # (the newest contract loads six files: IDENTITY.md's marker comes third)
+    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'IDENTITY.md'}"
 
 
 def test_a_pack_without_runtimes_gets_the_bundled_ones(make_vault):
@@ -1038,3 +1044,73 @@ def test_openclaw_user_md_cap_reported_by_the_rule_and_the_audit(make_vault, tmp
     check = next(c for c in json.loads(out) if c["id"] == "bootstrap-truncation")
     assert "cut USER.md below 4,000 chars" in check["hint"]
     assert "below 30,000" not in check["hint"]
+
+
+# -- the file set by version: six files from 2026.8.2 ------------------------------------------
+
+SIX = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]
+
+
+@pytest.mark.parametrize("version, session, names", [
+    (None, "main", SIX),
+    ("2026.8.2", "main", SIX),
+    ("2026.8.2", "cron", ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]),
+    ("2026.8.2", "subagent", ["AGENTS.md"]),
+    ("2026.8.2", "group", SIX[:-1]),
+    ("2026.7.1", "main", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                          "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"]),
+])
+def test_openclaw_file_set_by_version(make_vault, tmp_path, monkeypatch, version, session,
+                                      names):
+    # OPENCLAW has every file but BOOTSTRAP.md (a marker in main and group sessions)
+    if version:
+        _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault(OPENCLAW, root_name="oc")
+    ctx = loaded(root, "openclaw", session)
+    assert [p.path for p in ctx.pieces] == names
+    retired = [n for n in ("TOOLS.md", "HEARTBEAT.md") if n not in names]
+    if session == "main" and retired:
+        assert ctx.notes[0] == (
+            "TOOLS.md and HEARTBEAT.md are not injected: OpenClaw 2026.8.2 and later load only "
+            "AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md, MEMORY.md"
+            + ("" if version else " (the newest known contract: no install found)"))
+
+
+def test_openclaw_six_file_set_byte_for_byte(make_vault, tmp_path, monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    files = dict(OPENCLAW)
+    del files["USER.md"]  # absent: skipped, no marker, from 2026.8.2
+    root = make_vault(files, root_name="oc6")
+    code, out, err = context(root, "--runtime", "openclaw", "--show")
+    assert (code, err) == (0, "")
+    marker = f"[MISSING] Expected at: {root.resolve() / 'BOOTSTRAP.md'}"
+    body = out.split("\n  note: the skills list", 1)[1].split("\n", 1)[1]
+    assert body == (
+        "----- openclaw: AGENTS.md -----\n# Operating rules\n\n- Search memory before acting on the past.\n"
+        "----- openclaw: SOUL.md -----\n# Soul\nCalm, brief, exact.\n"
+        "----- openclaw: IDENTITY.md -----\n# Identity\nName: Wren\n"
+        f"----- openclaw: BOOTSTRAP.md -----\n{marker}\n"
+        "----- openclaw: MEMORY.md -----\n# Memory\n- The backup runs at 02:00.\n"
+        "----- end of openclaw -----\n")
+    injected = ["# Operating rules\n\n- Search memory before acting on the past.",
+                "# Soul\nCalm, brief, exact.", "# Identity\nName: Wren", marker,
+                "# Memory\n- The backup runs at 02:00."]
+    assert f"total {sum(map(len, injected)):,} chars loaded" in out
+    # up to 2026.7.1 the absent USER.md is a marker
+    _install_openclaw(tmp_path / "old", "2026.7.1", monkeypatch)
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.role, user.injected) == ("missing",
+                                          f"[MISSING] Expected at: {root.resolve() / 'USER.md'}")
+
+
+def test_openclaw_file_set_not_verified_between_the_versions_says_so(make_vault, tmp_path,
+                                                                     monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.20", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "TOOLS.md": "# T\n"})
+    ctx = loaded(root, "openclaw")
+    assert "TOOLS.md" not in [p.path for p in ctx.pieces]
+    assert ctx.notes[0] == (
+        "TOOLS.md is not injected: OpenClaw 2026.8.2 and later load only AGENTS.md, SOUL.md, "
+        "IDENTITY.md, USER.md, BOOTSTRAP.md, MEMORY.md (whether OpenClaw 2026.7.20 loads "
+        "TOOLS.md and HEARTBEAT.md is not verified (up to 2026.7.1 it does, from 2026.8.2 it "
+        "does not); they are not counted)")

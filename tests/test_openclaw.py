@@ -283,3 +283,16 @@ def test_a_package_json_of_another_package_is_not_openclaws(tmp_path, monkeypatc
 ])
 def test_user_file_cap_by_version(version, cap, what):
     assert openclaw.user_file_cap(version) == (cap, what)
+
+
+@pytest.mark.parametrize("version, files", [
+    ("2026.7.1-2", None),
+    ("2026.4.27", None),
+    ("2026.8.2", ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]),
+    (None, ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]),
+])
+def test_file_set_by_version(version, files):
+    got = openclaw.file_set(version)
+    assert (got[0] if got else None) == files
+    if got:
+        assert got[1] == ["USER.md", "MEMORY.md"] and got[3] == ""

@@ -163,15 +163,34 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                   openclaw_config=None, agent: str | None = None) -> RuntimeContext:
     """OpenClaw's bootstrap injection; the limits come from ``openclaw.json`` when it sets
     them (the agent's ``agents.list[]`` entry, then ``agents.defaults``), else the profile."""
-    from vaultkit.vault.openclaw import USER_FILE_CAP, bootstrap_limits, user_cap
+    from vaultkit.vault.openclaw import (EIGHT_FILES, SIX_FILE_SET, USER_FILE_CAP,
+                                         bootstrap_limits, file_set, installed_for,
+                                         user_file_cap)
 
     per_file, total, source = bootstrap_limits(vault, openclaw_config, agent)
-    cap, cap_what = user_cap(vault, openclaw_config)
+    version = installed_for(vault, openclaw_config)
+    cap, cap_what = user_file_cap(version)
+    # the six-file set replaces the eight of the rule pack, not a list of one's own
+    contract = file_set(version) if list(spec.files) == list(EIGHT_FILES) else None
+    all_files, optional, sessions = spec.files, spec.optional, spec.sessions
+    if contract is not None:
+        all_files, optional, sessions, set_note = contract
     ctx = RuntimeContext("openclaw", spec.label or "OpenClaw", spec.unit, session or "main",
                          per_file_max=per_file, total_max=total, limits_source=source,
                          joiner="\n\n", window_tokens=spec.context_window_tokens)
-    allowed = spec.sessions.get(session or "main", ["*"])
-    names = [n for n in spec.files if "*" in allowed or n in allowed]
+    allowed = sessions.get(session or "main", ["*"])
+    names = [n for n in all_files if "*" in allowed or n in allowed]
+    if contract is not None:
+        retired = [n for n in spec.files if n not in all_files and files.exists(files.workspace / n)]
+        if retired:
+            ctx.notes.append(
+                f"{' and '.join(retired)} {'is' if len(retired) == 1 else 'are'} not injected: "
+                f"OpenClaw {'.'.join(map(str, SIX_FILE_SET[0]))} and later load only " + ", ".join(all_files)
+                + (f" ({set_note})" if set_note else "")
+                + ("" if version is not None else " (the newest known contract: no install "
+                   "found)"))
+        elif set_note:
+            ctx.notes.append(set_note)
     routed = memory_tool_routing(vault, spec, openclaw_config, agent)
     if routed and "MEMORY.md" in names:
         names.remove("MEMORY.md")
@@ -188,7 +207,7 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             # the runtime would load something here; what, vaultkit does not read
             ctx.pieces.append(files.refused_piece(path, "bootstrap"))
             continue
-        if content is None and name in spec.optional:
+        if content is None and name in optional:
             continue
         if stopped or remaining <= 0:
             length = u16len(js_trim_end(content)) if content is not None else 0
@@ -244,7 +263,7 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                                 "is kept between head and tail)"
         ctx.pieces.append(piece)
     if session and session != "main":
-        left_out = [n for n in spec.files if n not in names and files.exists(ws / n)]
+        left_out = [n for n in all_files if n not in names and files.exists(ws / n)]
         if left_out:
             ctx.notes.append(f"a {session} session does not get {', '.join(left_out)}")
     ctx.notes.append("the skills list, the daily files of the startup context and the "
