@@ -1114,3 +1114,21 @@ def test_openclaw_file_set_not_verified_between_the_versions_says_so(make_vault,
         "IDENTITY.md, USER.md, BOOTSTRAP.md, MEMORY.md (whether OpenClaw 2026.7.20 loads "
         "TOOLS.md and HEARTBEAT.md is not verified (up to 2026.7.1 it does, from 2026.8.2 it "
         "does not); they are not counted)")
+
+
+def test_openclaw_user_md_over_its_cap_and_short_of_the_total(make_vault, tmp_path, monkeypatch):
+    # the total cuts USER.md first; it loads whole only once it is 4,000 and the total holds
+    # it: the advice counts it at 4,000, not at its 4,001
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"bootstrapTotalMaxChars": 3000}}}')
+    root = make_vault({"AGENTS.md": "# A\n", "SOUL.md": "# S\n", "IDENTITY.md": "# I\n",
+                       "BOOTSTRAP.md": "# B\n", "USER.md": USER_4001})
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert user.reason == "only 2,991 of the total limit of 3,000 were left"
+    code, out, _ = context(root, "--runtime", "openclaw")
+    # 3 + 3 + 3 + 4,000 + 3 = 4,012
+    assert ("or shorten it to 4,000 chars: USER.md's fixed cap, which "
+            "agents.defaults.bootstrapMaxChars cannot raise (and raise "
+            "agents.defaults.bootstrapTotalMaxChars to 4,012 in "
+            f"{tmp_path / 'openclaw.json'})\n") in out

@@ -130,10 +130,13 @@ def cut_advice(vault, ctx, openclaw_config=None, agent=None) -> list[tuple[objec
                 kept = min(per_file, p.cap)
                 move = (f"move {_lines(note, crossing_line(note, kept, 'utf16'))} to a topic "
                         "note in memory/ (or split the file), or " if note else "")
+                also = [f"{key_per} to {p.cap:,}"] if per_file < p.cap else []
+                if need > ctx.total_max:
+                    also.append(f"{key_total} to {need:,}")
                 out.append((p, f"to load it whole: {move}shorten it to {p.cap:,} chars: "
                                f"{p.path.rsplit('/', 1)[-1]}'s fixed cap, which {key_per} "
-                               "cannot raise" + (f" (and raise {key_per} to {p.cap:,} {where})"
-                                                 if per_file < p.cap else "")))
+                               "cannot raise" + (f" (and raise {' and '.join(also)} {where})"
+                                                 if also else "")))
                 continue
             if p.reason.startswith("over the per-file limit"):
                 move = (f"move {_lines(note, crossing_line(note, per_file, 'utf16'))} to a "

@@ -181,11 +181,13 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
     allowed = sessions.get(session or "main", ["*"])
     names = [n for n in all_files if "*" in allowed or n in allowed]
     if contract is not None:
-        retired = [n for n in spec.files if n not in all_files and files.exists(files.workspace / n)]
+        retired = [n for n in spec.files
+                   if n not in all_files and files.exists(files.workspace / n)]
         if retired:
+            since = ".".join(map(str, SIX_FILE_SET[0]))
             ctx.notes.append(
                 f"{' and '.join(retired)} {'is' if len(retired) == 1 else 'are'} not injected: "
-                f"OpenClaw {'.'.join(map(str, SIX_FILE_SET[0]))} and later load only " + ", ".join(all_files)
+                f"OpenClaw {since} and later load only {', '.join(all_files)}"
                 + (f" ({set_note})" if set_note else "")
                 + ("" if version is not None else " (the newest known contract: no install "
                    "found)"))
@@ -252,16 +254,19 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             piece.first_lost_line, piece.last_lost_line = _lost_lines(trimmed, result.head,
                                                                       result.tail)
             if limit == file_limit and fixed is not None and fixed < per_file:
-                piece.reason, piece.cap = f"over {cap_what}", fixed
+                piece.reason = f"over {cap_what}"
             elif limit == file_limit:
                 piece.reason = f"over the per-file limit of {per_file:,}"
-                piece.cap = fixed
             else:
                 piece.reason = f"only {limit:,} of the total limit of {total:,} were left"
             if result.digest:
                 piece.reason += f" (a digest of {result.digest:,} units of its policy lines " \
                                 "is kept between head and tail)"
         ctx.pieces.append(piece)
+    if cap is not None:  # for the advice: no setting loads more of USER.md than this
+        for piece in ctx.pieces:
+            if piece.role == "bootstrap" and piece.path.rsplit("/", 1)[-1].lower() == "user.md":
+                piece.cap = cap
     if session and session != "main":
         left_out = [n for n in all_files if n not in names and files.exists(ws / n)]
         if left_out:
