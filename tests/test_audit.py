@@ -162,9 +162,9 @@ CASES = [
     ("heartbeat disabled", lambda ws: _config(
         ws, openclaw_snippet(ws / "demo").replace('every: "1h"', 'every: "0m"')),
      "heartbeat-distillation", "fail", ['the heartbeat is disabled', '"0m"'], '"1h"'),
-    ("footprint over 15 KB", lambda ws: _write(ws / "demo/USER.md", "# USER\n" + "u" * 12000),
+    ("footprint over 15 KB", lambda ws: _write(ws / "demo/SOUL.md", "# SOUL\n" + "s" * 12000),
      "bootstrap-footprint", "warn", ["over the ~15 KB a typical session should load"],
-     "USER.md"),
+     "SOUL.md"),
     ("footprint bootstrap over 20 KB", lambda ws: _write(ws / "demo/SOUL.md",
                                                          "# SOUL\n" + "s" * 19000),
      "bootstrap-footprint", "warn", ["over the 20,480 guideline"], "SOUL.md"),

@@ -55,7 +55,8 @@ CODEX = {
 }
 
 
-def test_openclaw_layout_byte_for_byte(make_vault):
+def test_openclaw_layout_byte_for_byte(make_vault, tmp_path, monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault(OPENCLAW, root_name="oc")
     code, out, err = context(root, "--runtime", "openclaw", "--show")
     assert (code, err) == (0, "")
@@ -91,9 +92,10 @@ def test_openclaw_layout_byte_for_byte(make_vault):
     ("group", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
                "BOOTSTRAP.md"]),
 ])
-def test_openclaw_session_types(make_vault, session, names):
-    # src/agents/workspace.ts (filterBootstrapFilesForSession): a subagent gets AGENTS.md and
-    # TOOLS.md, cron five files, a group session everything but MEMORY.md
+def test_openclaw_session_types(make_vault, tmp_path, monkeypatch, session, names):
+    # src/agents/workspace.ts (filterBootstrapFilesForSession) up to 2026.7.1: a subagent
+    # gets AGENTS.md and TOOLS.md, cron five files, a group session everything but MEMORY.md
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)
     root = make_vault(OPENCLAW, root_name=f"oc-{session}")
     assert [p.path for p in loaded(root, "openclaw", session).pieces] == names
 
@@ -133,12 +135,13 @@ def test_openclaw_agents_md_keeps_a_policy_digest(make_vault, tmp_path):
     assert (agents.first_lost_line, agents.last_lost_line) == (1, 7)
 
 
-def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path):
+def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path, monkeypatch):
     # a subagent session gets AGENTS.md and TOOLS.md, 100 units each; the total counts what
     # is injected: at 200 both load whole, at 199 TOOLS.md gets the 99 left and is cut. The
     # full marker for TOOLS.md is 1 + 49 + 1 + 45 + 1 = 97, leaving 0 < 16 units of content,
     # so the compact one is used, "[…truncated H+T/100]" (22 units for two-digit H and T):
     # budget 99 - 20 = 79 -> 59+19, then 99 - 22 = 77 -> 57+19, stable: 57 + 22 + 19 = 98
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
     config = tmp_path / "openclaw.json"
     config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 200}}}')
@@ -150,10 +153,12 @@ def test_openclaw_total_limit_one_unit_under_and_over(make_vault, tmp_path):
     assert ctx.cut[0].injected == "t" * 57 + "[…truncated 57+19/100]" + "t" * 19
 
 
-def test_openclaw_minimum_file_budget_one_unit_under_and_over(make_vault, tmp_path):
+def test_openclaw_minimum_file_budget_one_unit_under_and_over(make_vault, tmp_path,
+                                                             monkeypatch):
     # with under 64 units of the total left, the remaining files are skipped whole; with 64
     # the file is cut to 64 (the marker then is the compact one: under 16 units of content
     # would be left beside the full marker)
+    _install_openclaw(tmp_path, "2026.7.1", monkeypatch)  # the eight-file set
     root = make_vault({"AGENTS.md": "a" * 100, "TOOLS.md": "t" * 100})
     config = tmp_path / "openclaw.json"
     config.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 163}}}')
@@ -558,7 +563,8 @@ def test_memory_only_vault_reads_the_workspace_above(make_vault):
     openclaw, claude = contexts(vault)
     assert [p.path for p in openclaw.loaded][:2] == ["../AGENTS.md", "../SOUL.md"]
     assert [p.path for p in claude.loaded] == ["../AGENTS.md", "../CLAUDE.md"]
-    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'TOOLS.md'}"
+    # (the newest contract loads six files: IDENTITY.md's marker comes third)
+    assert openclaw.pieces[2].injected == f"[MISSING] Expected at: {root.parent.resolve() / 'IDENTITY.md'}"
 
 
 def test_a_pack_without_runtimes_gets_the_bundled_ones(make_vault):
@@ -921,3 +927,208 @@ def test_context_advice_for_an_agent_names_its_own_entry(make_vault):
     assert rows[at + 1].strip() == (
         "to load it whole: move lines 201–256 to a topic note in memory/ (or split the "
         f"file), or raise agents.list[ops].bootstrapMaxChars to 25,599 in {cfg}")
+
+
+# -- USER.md's fixed cap (OpenClaw 2026.8.2 and later) -----------------------------------------
+
+def _install_openclaw(tmp_path, version, monkeypatch):
+    from vaultkit.vault import openclaw
+
+    package = tmp_path / "npm" / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "openclaw", "version": "{version}"}}')
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [tmp_path / "npm"])
+
+
+# USER.md of 4,001 units cut at 4,000: the marker for "USER.md" and 4001 with head and tail
+# 0 is 1 + 48 + 1 + 45 + 1 = 96 units: budget 4,000 - 96 = 3,904 -> 2,928+976; the marker
+# with "2928+976" is 101 and both newlines count: 4,000 - 101 - 2 = 3,897 -> floor(0.75 x
+# 3,897) = 2,922 and floor(0.25 x 3,897) = 974, stable: 2,922 + 974 + 101 + 2 = 3,999 units
+# (issue #136733: "truncated to 3,999 characters")
+USER_4001 = "a" * 2000 + "b" * 2001
+USER_CUT = ("a" * 2000 + "b" * 922 + "\n\n[...truncated, read USER.md for full content...]\n"
+            "…(truncated USER.md: kept 2922+974 chars of 4001)…\n\n" + "b" * 974)
+CAP_REASON = ("over USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+              "bootstrapMaxChars cannot raise it)")
+
+
+@pytest.mark.parametrize("version", [None, "2026.8.2", "2026.9.4"])
+def test_openclaw_user_md_fixed_cap_at_4000_and_4001(make_vault, tmp_path, monkeypatch, version):
+    if version:
+        _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": "u" * 4000 + "\n"}, root_name="u4000")
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.injected_length) == ("", "u" * 4000, 4000)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001}, root_name="u4001")
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.injected_length) == ("middle", USER_CUT, 3999)
+    assert (user.kept, user.lost, user.cap) == (3896, 105, 4000)
+    newest = "" if version else "; the newest known contract (no install found)"
+    assert user.reason == CAP_REASON + newest
+
+
+@pytest.mark.parametrize("version", ["2026.7.1", "2026.4.27"])
+def test_openclaw_user_md_has_no_cap_before_2026_8_2(make_vault, tmp_path, monkeypatch,
+                                                      version):
+    # 2026.7.1-2 injected a 5,712-character USER.md whole (issue #136733)
+    _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    ctx = loaded(root, "openclaw")
+    user = next(p for p in ctx.pieces if p.path == "USER.md")
+    assert (user.cut, user.injected, user.cap) == ("", USER_4001, None)
+    assert not any("USER.md" in n for n in ctx.notes)
+
+
+def test_openclaw_user_md_cap_not_verified_between_the_versions_says_so(make_vault, tmp_path,
+                                                                        monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.20", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    ctx = loaded(root, "openclaw")
+    assert next(p for p in ctx.pieces if p.path == "USER.md").cut == ""
+    assert ("whether OpenClaw 2026.7.20 caps USER.md is not verified (not up to 2026.7.1, "
+            "4,000 from 2026.8.2); no cap applied") in ctx.notes
+
+
+def test_openclaw_raising_bootstrap_max_chars_does_not_lift_the_user_md_cap(make_vault, tmp_path,
+                                                                           monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"bootstrapMaxChars": 30000}}}')
+    user_md = "# User\n" + "".join(f"- preference {i:03d} " + "x" * 40 + "\n" for i in range(80))
+    root = make_vault({"AGENTS.md": "# A\n", "SOUL.md": "s" * 25000, "USER.md": user_md})
+    ctx = loaded(root, "openclaw")
+    soul, user = (next(p for p in ctx.pieces if p.path == n) for n in ("SOUL.md", "USER.md"))
+    assert soul.cut == "" and soul.injected_length == 25000  # the raise works for SOUL.md
+    assert user.cut == "middle" and user.injected_length <= 4000 and user.reason == CAP_REASON
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert code == 1
+    # a 7-unit heading line, then 80 lines of 58 units: after line n (n >= 2) come
+    # 7 + 58 x (n - 1) units, over 4,000 first at n = 70
+    assert (f"(over USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+            f"bootstrapMaxChars cannot raise it))\n") in out
+    assert ("to load it whole: move lines 70–81 to a topic note in memory/ (or split the "
+            "file), or shorten it to 4,000 chars: USER.md's fixed cap, which "
+            "agents.defaults.bootstrapMaxChars cannot raise\n") in out
+    assert "raise agents.defaults.bootstrapMaxChars to" not in out
+
+
+def test_openclaw_a_lower_bootstrap_max_chars_lowers_the_user_md_cap(make_vault, tmp_path,
+                                                                    monkeypatch):
+    # min(bootstrapMaxChars, 4,000): 3,000 cuts USER.md at 3,000, and raising it helps
+    # only up to 4,000
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 3000}}}')
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert user.reason == "over the per-file limit of 3,000" and user.injected_length <= 3000
+    code, out, _ = context(root, "--runtime", "openclaw")
+    assert (f"shorten it to 4,000 chars: USER.md's fixed cap, which "
+            f"agents.defaults.bootstrapMaxChars cannot raise (and raise "
+            f"agents.defaults.bootstrapMaxChars to 4,000 in {tmp_path / 'openclaw.json'})") in out
+    # 3,000 of 4,001 loaded whole from 4,000 to 4,001: a USER.md of 3,000 loads whole
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": "u" * 3000}, root_name="u3000")
+    assert next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md").cut == ""
+
+
+def test_openclaw_user_md_cap_reported_by_the_rule_and_the_audit(make_vault, tmp_path,
+                                                                monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    (diag,) = diagnostics(root, "bootstrap-truncation")
+    assert diag.message == (
+        "USER.md: OpenClaw loads 3,896 of its 4,001 chars (" + CAP_REASON + "; OpenClaw "
+        f"2026.8.2 default (read from {tmp_path / 'npm/lib/node_modules/openclaw/package.json'})"
+        "; no openclaw.json found): line 1 is never loaded")
+    (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 30000}}}')
+    code, out, _ = invoke(["audit", str(root), "--format", "json"], root)
+    check = next(c for c in json.loads(out) if c["id"] == "bootstrap-truncation")
+    assert "cut USER.md below 4,000 chars" in check["hint"]
+    assert "below 30,000" not in check["hint"]
+
+
+# -- the file set by version: six files from 2026.8.2 ------------------------------------------
+
+SIX = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]
+
+
+@pytest.mark.parametrize("version, session, names", [
+    (None, "main", SIX),
+    ("2026.8.2", "main", SIX),
+    ("2026.8.2", "cron", ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]),
+    ("2026.8.2", "subagent", ["AGENTS.md"]),
+    ("2026.8.2", "group", SIX[:-1]),
+    ("2026.7.1", "main", ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+                          "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"]),
+])
+def test_openclaw_file_set_by_version(make_vault, tmp_path, monkeypatch, version, session,
+                                      names):
+    # OPENCLAW has every file but BOOTSTRAP.md (a marker in main and group sessions)
+    if version:
+        _install_openclaw(tmp_path, version, monkeypatch)
+    root = make_vault(OPENCLAW, root_name="oc")
+    ctx = loaded(root, "openclaw", session)
+    assert [p.path for p in ctx.pieces] == names
+    retired = [n for n in ("TOOLS.md", "HEARTBEAT.md") if n not in names]
+    if session == "main" and retired:
+        assert ctx.notes[0] == (
+            "TOOLS.md and HEARTBEAT.md are not injected: OpenClaw 2026.8.2 and later load only "
+            "AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md, MEMORY.md"
+            + ("" if version else " (the newest known contract: no install found)"))
+
+
+def test_openclaw_six_file_set_byte_for_byte(make_vault, tmp_path, monkeypatch):
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    files = dict(OPENCLAW)
+    del files["USER.md"]  # absent: skipped, no marker, from 2026.8.2
+    root = make_vault(files, root_name="oc6")
+    code, out, err = context(root, "--runtime", "openclaw", "--show")
+    assert (code, err) == (0, "")
+    marker = f"[MISSING] Expected at: {root.resolve() / 'BOOTSTRAP.md'}"
+    body = out.split("\n  note: the skills list", 1)[1].split("\n", 1)[1]
+    assert body == (
+        "----- openclaw: AGENTS.md -----\n# Operating rules\n\n- Search memory before acting on the past.\n"
+        "----- openclaw: SOUL.md -----\n# Soul\nCalm, brief, exact.\n"
+        "----- openclaw: IDENTITY.md -----\n# Identity\nName: Wren\n"
+        f"----- openclaw: BOOTSTRAP.md -----\n{marker}\n"
+        "----- openclaw: MEMORY.md -----\n# Memory\n- The backup runs at 02:00.\n"
+        "----- end of openclaw -----\n")
+    injected = ["# Operating rules\n\n- Search memory before acting on the past.",
+                "# Soul\nCalm, brief, exact.", "# Identity\nName: Wren", marker,
+                "# Memory\n- The backup runs at 02:00."]
+    assert f"total {sum(map(len, injected)):,} chars loaded" in out
+    # up to 2026.7.1 the absent USER.md is a marker
+    _install_openclaw(tmp_path / "old", "2026.7.1", monkeypatch)
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert (user.role, user.injected) == ("missing",
+                                          f"[MISSING] Expected at: {root.resolve() / 'USER.md'}")
+
+
+def test_openclaw_file_set_not_verified_between_the_versions_says_so(make_vault, tmp_path,
+                                                                     monkeypatch):
+    _install_openclaw(tmp_path, "2026.7.20", monkeypatch)
+    root = make_vault({"AGENTS.md": "# A\n", "TOOLS.md": "# T\n"})
+    ctx = loaded(root, "openclaw")
+    assert "TOOLS.md" not in [p.path for p in ctx.pieces]
+    assert ctx.notes[0] == (
+        "TOOLS.md is not injected: OpenClaw 2026.8.2 and later load only AGENTS.md, SOUL.md, "
+        "IDENTITY.md, USER.md, BOOTSTRAP.md, MEMORY.md (whether OpenClaw 2026.7.20 loads "
+        "TOOLS.md and HEARTBEAT.md is not verified (up to 2026.7.1 it does, from 2026.8.2 it "
+        "does not); they are not counted)")
+
+
+def test_openclaw_user_md_over_its_cap_and_short_of_the_total(make_vault, tmp_path, monkeypatch):
+    # the total cuts USER.md first; it loads whole only once it is 4,000 and the total holds
+    # it: the advice counts it at 4,000, not at its 4,001
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (tmp_path / "openclaw.json").write_text(
+        '{"agents": {"defaults": {"bootstrapTotalMaxChars": 3000}}}')
+    root = make_vault({"AGENTS.md": "# A\n", "SOUL.md": "# S\n", "IDENTITY.md": "# I\n",
+                       "BOOTSTRAP.md": "# B\n", "USER.md": USER_4001})
+    user = next(p for p in loaded(root, "openclaw").pieces if p.path == "USER.md")
+    assert user.reason == "only 2,991 of the total limit of 3,000 were left"
+    code, out, _ = context(root, "--runtime", "openclaw")
+    # 3 + 3 + 3 + 4,000 + 3 = 4,012
+    assert ("or shorten it to 4,000 chars: USER.md's fixed cap, which "
+            "agents.defaults.bootstrapMaxChars cannot raise (and raise "
+            "agents.defaults.bootstrapTotalMaxChars to 4,012 in "
+            f"{tmp_path / 'openclaw.json'})\n") in out

@@ -263,3 +263,36 @@ def test_a_package_json_of_another_package_is_not_openclaws(tmp_path, monkeypatc
     package = _install(tmp_path / "npm", "2026.4.27", monkeypatch)
     package.write_text('{"name": "not-openclaw", "version": "2026.4.27"}')
     assert bootstrap_limits(vault)[:2] == (20000, 60000)
+
+
+@pytest.mark.parametrize("version, cap, what", [
+    ("2026.8.2", 4000, "USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+                       "bootstrapMaxChars cannot raise it)"),
+    ("2026.9.4", 4000, "USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+                       "bootstrapMaxChars cannot raise it)"),
+    ("2026.7.1-2", None, ""),
+    ("2026.4.27", None, ""),
+    ("2026.8.1-beta.1", None, "whether OpenClaw 2026.8.1-beta.1 caps USER.md is not verified "
+                              "(not up to 2026.7.1, 4,000 from 2026.8.2); no cap applied"),
+    (None, 4000, "USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+                 "bootstrapMaxChars cannot raise it); the newest known contract "
+                 "(no install found)"),
+    ("soon", 4000, "USER.md's fixed 4,000-character cap (OpenClaw 2026.8.2 and later; "
+                   "bootstrapMaxChars cannot raise it); the newest known contract "
+                   "(OpenClaw version 'soon' not understood)"),
+])
+def test_user_file_cap_by_version(version, cap, what):
+    assert openclaw.user_file_cap(version) == (cap, what)
+
+
+@pytest.mark.parametrize("version, files", [
+    ("2026.7.1-2", None),
+    ("2026.4.27", None),
+    ("2026.8.2", ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]),
+    (None, ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]),
+])
+def test_file_set_by_version(version, files):
+    got = openclaw.file_set(version)
+    assert (got[0] if got else None) == files
+    if got:
+        assert got[1] == ["USER.md", "MEMORY.md"] and got[3] == ""

@@ -91,9 +91,10 @@ def test_bootstrap_budget_counts_characters_not_bytes(make_vault):
 
 
 def test_bootstrap_budget_one_unit_under_and_over(make_vault):
-    under = make_vault({"SOUL.md": "x" * 15000, "USER.md": "y" * 5480}, root_name="under")
+    # (IDENTITY.md: USER.md has its own 4,000 cap from OpenClaw 2026.8.2)
+    under = make_vault({"SOUL.md": "x" * 15000, "IDENTITY.md": "y" * 5480}, root_name="under")
     assert findings(under, "bootstrap-budget") == []
-    over = make_vault({"SOUL.md": "x" * 15000, "USER.md": "y" * 5481}, root_name="over")
+    over = make_vault({"SOUL.md": "x" * 15000, "IDENTITY.md": "y" * 5481}, root_name="over")
     assert findings(over, "bootstrap-budget") == [("bootstrap-budget", "SOUL.md", 1)]
     # what is injected is counted: a file over the runtime's 20,000 per-file limit counts
     # for the 20,000 or so the runtime keeps of it, not for its length
@@ -162,13 +163,25 @@ def test_truncation_ignores_trailing_whitespace(make_vault):
 
 
 def test_truncation_per_file_limit_one_unit_under_and_over(make_vault):
-    under = make_vault({"USER.md": "u" * 20000}, root_name="under")
+    # (IDENTITY.md: USER.md has its own 4,000 cap from OpenClaw 2026.8.2, test_context.py)
+    under = make_vault({"IDENTITY.md": "u" * 20000}, root_name="under")
     assert findings(under, "bootstrap-truncation") == []
-    over = make_vault({"USER.md": "u" * 20001}, root_name="over")
-    assert findings(over, "bootstrap-truncation") == [("bootstrap-truncation", "USER.md", 1)]
+    over = make_vault({"IDENTITY.md": "u" * 20001}, root_name="over")
+    assert findings(over, "bootstrap-truncation") == [("bootstrap-truncation", "IDENTITY.md", 1)]
 
 
-def test_truncation_limits_from_openclaw_json(make_vault, tmp_path):
+def _eight_file_openclaw(tmp_path, monkeypatch):
+    """OpenClaw 2026.7.1 installed: the eight-file set, no USER.md cap (docs/context.md)."""
+    from vaultkit.vault import openclaw
+
+    package = tmp_path / "npm" / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "openclaw", "version": "2026.7.1"}')
+    monkeypatch.setattr(openclaw, "_npm_prefixes", lambda: [tmp_path / "npm"])
+
+
+def test_truncation_limits_from_openclaw_json(make_vault, tmp_path, monkeypatch):
+    _eight_file_openclaw(tmp_path, monkeypatch)
     root = make_vault({"AGENTS.md": "a\n", "SOUL.md": lines_of(12000, width=100),
                        "TOOLS.md": "t\n", "IDENTITY.md": "i\n", "USER.md": lines_of(9000)})
     (tmp_path / "openclaw.json").write_text("""// JSON5, as OpenClaw reads it
@@ -199,7 +212,8 @@ def test_truncation_limits_from_openclaw_json(make_vault, tmp_path):
     assert "lines 58-122 are never loaded" in user.message
 
 
-def test_truncation_drops_files_past_the_total(make_vault, tmp_path):
+def test_truncation_drops_files_past_the_total(make_vault, tmp_path, monkeypatch):
+    _eight_file_openclaw(tmp_path, monkeypatch)
     root = make_vault({"AGENTS.md": lines_of(15000), "SOUL.md": lines_of(16000),
                        "TOOLS.md": "t\n", "IDENTITY.md": "i\n", "USER.md": "# USER\nName: Ray\n"})
     (tmp_path / "openclaw.json").write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": '

@@ -25,6 +25,8 @@ def check_truncation(ctx: AuditContext) -> Check:
                              f"{p.path} ({p.reason}): the agent silently loses "
                              f"{p.lost:,} {unit}, from line {p.first_lost_line}")
             limit = rc.per_file_max if p.cut == "middle" and rc.per_file_max else rc.total_max
+            if p.cut == "middle" and p.cap is not None and p.length > p.cap:
+                limit = min(limit or p.cap, p.cap)  # a fixed cap: no setting raises it
             if p.role == "auto memory":
                 hints.append(f"shorten {p.path} to one line per entry and move detail into "
                              "topic files")

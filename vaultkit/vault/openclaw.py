@@ -221,6 +221,37 @@ BOOTSTRAP_DEFAULTS: tuple[tuple[tuple | None, tuple | None, int, int, str], ...]
      "issue #136733; src/agents/embedded-agent-helpers/bootstrap.ts at 0487131"),
 )
 
+# USER.md's own cap (USER_BOOTSTRAP_MAX_CHARS), applied as min(per-file limit, cap): a
+# smaller bootstrapMaxChars lowers it, a larger one cannot raise it. Verified on 2026-12-07:
+# src/agents/embedded-agent-helpers/bootstrap.ts (buildBootstrapContextFiles: `fileBudget =
+# isUserBootstrapFile(file.name) ? Math.min(maxChars, USER_BOOTSTRAP_MAX_CHARS) : maxChars`,
+# by name, case-insensitively), src/agents/bootstrap-budget.ts at c6a24c5
+# (effectiveBootstrapFileLimit); issue #136733 (2026.8.2 cuts USER.md at 4,000, 2026.7.1-2
+# did not); PR #136967. (first version with it, last version known without it, cap, source)
+USER_FILE_CAP = ((2026, 8, 2), (2026, 7, 1), 4000,
+                 "issue #136733; src/agents/bootstrap-budget.ts at c6a24c5")
+
+# The bootstrap file set from 2026.8.2: src/agents/workspace.ts WORKSPACE_BOOTSTRAP_FILENAMES
+# (a stored version whose commit the index does not name; the one at 0033b70 still loads
+# the eight of rules/openclaw.yaml), TOOLS.md and HEARTBEAT.md retired by PRs #113966
+# (2026-07-26) and #113621 (2026-07-25, after #112967 / #113131), both merged before the
+# 2026.8.2 release of 2026-09-01 (issue #136733). loadWorkspaceBootstrapFiles skips a missing
+# USER.md or MEMORY.md (no marker); filterBootstrapFilesForSession: a subagent gets
+# AGENTS.md, a cron session AGENTS.md, SOUL.md, IDENTITY.md, USER.md, no non-private
+# session the root MEMORY.md. Checked 2026-12-07. (first version, files, skipped when
+# absent, sessions)
+SIX_FILE_SET = ((2026, 8, 2),
+                ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"),
+                ("USER.md", "MEMORY.md"),
+                {"main": ["*"], "cron": ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
+                 "subagent": ["AGENTS.md"],
+                 "group": ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md"]})
+# the last version known to load the eight files (issue #136733's 2026.7.1-2, whose stored
+# workspace.ts at 0033b70 lists them)
+EIGHT_FILES_UNTIL = (2026, 7, 1)
+EIGHT_FILES = ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md",
+               "BOOTSTRAP.md", "MEMORY.md")
+
 _VERSION_RE = lazy_re(r"^v?(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:[-+.][0-9A-Za-z.-]*)?$")
 
 # npm's global prefixes where `npm install -g openclaw` puts the package (lib/node_modules)
@@ -336,6 +367,58 @@ def version_defaults(version: str | None) -> tuple[int, int, str]:
             f"OpenClaw {version}: its defaults are not verified ({before[2]:,}/{before[3]:,} "
             f"up to {_fmt_version(before[1])}, {after[2]:,}/{after[3]:,} from "
             f"{_fmt_version(after[0])}); the larger of each")
+
+
+def user_file_cap(version: str | None) -> tuple[int | None, str]:
+    """``(USER.md's fixed cap or None, what it is)`` for an OpenClaw version (None: not
+    known, so the newest known contract), from :data:`USER_FILE_CAP`."""
+    first, last_without, cap, _ = USER_FILE_CAP
+    since = f"OpenClaw {_fmt_version(first)} and later"
+    fixed = f"USER.md's fixed {cap:,}-character cap ({since}; bootstrapMaxChars cannot raise it)"
+    v = parse_version(version) if version is not None else None
+    if v is None:
+        why = ("no install found" if version is None
+               else f"OpenClaw version {version!r} not understood")
+        return cap, f"{fixed}; the newest known contract ({why})"
+    if v >= first:
+        return cap, fixed
+    if v <= last_without:
+        return None, ""
+    # not verified: no cap, so that nothing is reported cut that may not be
+    return None, (f"whether OpenClaw {version} caps USER.md is not verified (not up to "
+                  f"{_fmt_version(last_without)}, {cap:,} from {_fmt_version(first)}); "
+                  "no cap applied")
+
+
+def file_set(version: str | None):
+    """The bootstrap file set of an OpenClaw version: ``(files, skipped when absent,
+    sessions, note)``, or None for the rule pack's eight files (up to 2026.7.1). A version
+    between the two is not verified: the six-file set, which counts no file the older one
+    would not, and a note says so."""
+    first, files, optional, sessions = SIX_FILE_SET
+    v = parse_version(version) if version is not None else None
+    if v is not None and v <= EIGHT_FILES_UNTIL:
+        return None
+    note = ""
+    if v is not None and v < first:
+        note = (f"whether OpenClaw {version} loads TOOLS.md and HEARTBEAT.md is not verified "
+                f"(up to {_fmt_version(EIGHT_FILES_UNTIL)} it does, from "
+                f"{_fmt_version(first)} it does not); they are not counted")
+    return list(files), list(optional), sessions, note
+
+
+def installed_for(vault, path: str | Path | None = None) -> str | None:
+    """The installed OpenClaw version (:func:`installed_version`) for ``vault``, or None."""
+    config, _ = find_config_with_source(vault, path)
+    data = _load_cached(config)[0] if config is not None else None
+    found = installed_version(data, config)
+    return found[0] if found else None
+
+
+def user_cap(vault, path: str | Path | None = None) -> tuple[int | None, str]:
+    """USER.md's fixed cap for the OpenClaw installed here (or named by the config's
+    ``meta.lastTouchedVersion``): :func:`user_file_cap` of :func:`installed_version`."""
+    return user_file_cap(installed_for(vault, path))
 
 
 def _profile_limit(vault, spec, name: str, toml_keys: tuple[tuple[str, str], ...]):

@@ -114,7 +114,8 @@ def cut_advice(vault, ctx, openclaw_config=None, agent=None) -> list[tuple[objec
         def need_for(limit: int) -> int:
             # the total that cuts nothing with this per-file limit: each file up to it,
             # each missing file's marker
-            return sum(p.injected_length if p.role == "missing" else min(p.length, limit)
+            return sum(p.injected_length if p.role == "missing"
+                       else min(p.length, limit, p.cap or limit)
                        for p in ctx.pieces if not p.refused)
 
         need = need_for(per_file)
@@ -123,6 +124,19 @@ def cut_advice(vault, ctx, openclaw_config=None, agent=None) -> list[tuple[objec
             if p.cut == "dropped":
                 out.append((p, f"to load it: raise {key_total} to {need:,} {where}, or "
                                f"shorten the files before it by {p.length:,} chars"))
+                continue
+            if p.cap is not None and p.length > p.cap:
+                # a fixed cap (USER.md's): no setting loads more, only a shorter file does
+                kept = min(per_file, p.cap)
+                move = (f"move {_lines(note, crossing_line(note, kept, 'utf16'))} to a topic "
+                        "note in memory/ (or split the file), or " if note else "")
+                also = [f"{key_per} to {p.cap:,}"] if per_file < p.cap else []
+                if need > ctx.total_max:
+                    also.append(f"{key_total} to {need:,}")
+                out.append((p, f"to load it whole: {move}shorten it to {p.cap:,} chars: "
+                               f"{p.path.rsplit('/', 1)[-1]}'s fixed cap, which {key_per} "
+                               "cannot raise" + (f" (and raise {' and '.join(also)} {where})"
+                                                 if also else "")))
                 continue
             if p.reason.startswith("over the per-file limit"):
                 move = (f"move {_lines(note, crossing_line(note, per_file, 'utf16'))} to a "

@@ -7,9 +7,9 @@ class BootstrapBudget(Rule):
     Reports when what OpenClaw injects into a main session from the bootstrap files is
     over the design notes' guideline, "bootstrap layer < 20KB"
     (`budgets.bootstrap_guideline_chars`, 20,480). It counts what the runtime injects, as
-    the runtime counts it: the files OpenClaw loads (AGENTS.md, SOUL.md, TOOLS.md,
-    IDENTITY.md, USER.md, HEARTBEAT.md, BOOTSTRAP.md, MEMORY.md; not NOW.md, which it does
-    not inject), after its own cuts, in UTF-16 units of the right-trimmed text, so a
+    the runtime counts it: the files OpenClaw loads (AGENTS.md, SOUL.md, IDENTITY.md,
+    USER.md, BOOTSTRAP.md, MEMORY.md; up to 2026.7.1 also TOOLS.md and HEARTBEAT.md;
+    not NOW.md), after its own cuts, in UTF-16 units of the right-trimmed text, so a
     Chinese or Russian file counts its characters, not its UTF-8 bytes. The finding sits
     on the file that contributes most and lists every file's share.
 

@@ -15,7 +15,8 @@ class BootstrapTruncation(Rule):
       of the right-trimmed text (a CJK character is one, an emoji two), and keeps a head
       and a tail around a marker; an over-long `AGENTS.md` keeps 45% head, a digest of its
       policy lines and 15% tail. With under 64 units of the total left the remaining files
-      are dropped whole. Source: openclaw/openclaw `src/agents/embedded-agent-helpers/
+      are dropped whole. Since 2026.8.2 `USER.md` is also held to a fixed 4,000 that
+      `bootstrapMaxChars` cannot raise (issue #136733; docs/context.md). Source: openclaw/openclaw `src/agents/embedded-agent-helpers/
       bootstrap.ts` (`buildBootstrapContextFiles`, `trimBootstrapContent`), verified on
       2026-12-02. The limits come from `openclaw.json` (`agents.defaults`, the agent's
       `agents.list[]` entry) when it sets them, else from `vaultkit.toml`

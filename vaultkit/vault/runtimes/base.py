@@ -127,6 +127,7 @@ class Piece:
     depth: int = 0
     refused: str = ""  # why the file is not read at all (a symlink out of the repository, ...)
     linked: str = ""  # why its text is not shown (other hard links); it is still measured
+    cap: int | None = None  # a fixed per-file cap no setting raises (OpenClaw's USER.md)
 
     @property
     def lost(self) -> int:

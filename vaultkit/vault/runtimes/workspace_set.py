@@ -163,14 +163,36 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                   openclaw_config=None, agent: str | None = None) -> RuntimeContext:
     """OpenClaw's bootstrap injection; the limits come from ``openclaw.json`` when it sets
     them (the agent's ``agents.list[]`` entry, then ``agents.defaults``), else the profile."""
-    from vaultkit.vault.openclaw import bootstrap_limits
+    from vaultkit.vault.openclaw import (EIGHT_FILES, SIX_FILE_SET, USER_FILE_CAP,
+                                         bootstrap_limits, file_set, installed_for,
+                                         user_file_cap)
 
     per_file, total, source = bootstrap_limits(vault, openclaw_config, agent)
+    version = installed_for(vault, openclaw_config)
+    cap, cap_what = user_file_cap(version)
+    # the six-file set replaces the eight of the rule pack, not a list of one's own
+    contract = file_set(version) if list(spec.files) == list(EIGHT_FILES) else None
+    all_files, optional, sessions = spec.files, spec.optional, spec.sessions
+    if contract is not None:
+        all_files, optional, sessions, set_note = contract
     ctx = RuntimeContext("openclaw", spec.label or "OpenClaw", spec.unit, session or "main",
                          per_file_max=per_file, total_max=total, limits_source=source,
                          joiner="\n\n", window_tokens=spec.context_window_tokens)
-    allowed = spec.sessions.get(session or "main", ["*"])
-    names = [n for n in spec.files if "*" in allowed or n in allowed]
+    allowed = sessions.get(session or "main", ["*"])
+    names = [n for n in all_files if "*" in allowed or n in allowed]
+    if contract is not None:
+        retired = [n for n in spec.files
+                   if n not in all_files and files.exists(files.workspace / n)]
+        if retired:
+            since = ".".join(map(str, SIX_FILE_SET[0]))
+            ctx.notes.append(
+                f"{' and '.join(retired)} {'is' if len(retired) == 1 else 'are'} not injected: "
+                f"OpenClaw {since} and later load only {', '.join(all_files)}"
+                + (f" ({set_note})" if set_note else "")
+                + ("" if version is not None else " (the newest known contract: no install "
+                   "found)"))
+        elif set_note:
+            ctx.notes.append(set_note)
     routed = memory_tool_routing(vault, spec, openclaw_config, agent)
     if routed and "MEMORY.md" in names:
         names.remove("MEMORY.md")
@@ -187,7 +209,7 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             # the runtime would load something here; what, vaultkit does not read
             ctx.pieces.append(files.refused_piece(path, "bootstrap"))
             continue
-        if content is None and name in spec.optional:
+        if content is None and name in optional:
             continue
         if stopped or remaining <= 0:
             length = u16len(js_trim_end(content)) if content is not None else 0
@@ -211,7 +233,14 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             ctx.pieces.append(Piece(rel, "bootstrap", length, "", 0, 0, "dropped" if length
                                     else "", 1 if length else None, None, stopped))
             continue
-        limit = max(1, min(per_file, remaining))
+        # USER.md (by name, any case) is held to min(per-file limit, its fixed cap)
+        fixed = cap if cap is not None and name.lower() == "user.md" else None
+        file_limit = min(per_file, fixed) if fixed is not None else per_file
+        # where the cap is not verified for this version, say so if it would matter
+        if fixed is None and cap_what and name.lower() == "user.md" \
+                and u16len(js_trim_end(content)) > USER_FILE_CAP[2]:
+            ctx.notes.append(cap_what)
+        limit = max(1, min(file_limit, remaining))
         result = cut_file(spec, name, content, limit)
         text = _clamp(result.content, remaining)
         if not text:
@@ -224,14 +253,22 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
             piece.cut = "middle"
             piece.first_lost_line, piece.last_lost_line = _lost_lines(trimmed, result.head,
                                                                       result.tail)
-            piece.reason = (f"over the per-file limit of {per_file:,}" if limit == per_file
-                            else f"only {limit:,} of the total limit of {total:,} were left")
+            if limit == file_limit and fixed is not None and fixed < per_file:
+                piece.reason = f"over {cap_what}"
+            elif limit == file_limit:
+                piece.reason = f"over the per-file limit of {per_file:,}"
+            else:
+                piece.reason = f"only {limit:,} of the total limit of {total:,} were left"
             if result.digest:
                 piece.reason += f" (a digest of {result.digest:,} units of its policy lines " \
                                 "is kept between head and tail)"
         ctx.pieces.append(piece)
+    if cap is not None:  # for the advice: no setting loads more of USER.md than this
+        for piece in ctx.pieces:
+            if piece.role == "bootstrap" and piece.path.rsplit("/", 1)[-1].lower() == "user.md":
+                piece.cap = cap
     if session and session != "main":
-        left_out = [n for n in spec.files if n not in names and files.exists(ws / n)]
+        left_out = [n for n in all_files if n not in names and files.exists(ws / n)]
         if left_out:
             ctx.notes.append(f"a {session} session does not get {', '.join(left_out)}")
     ctx.notes.append("the skills list, the daily files of the startup context and the "
