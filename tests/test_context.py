@@ -1046,6 +1046,25 @@ def test_openclaw_user_md_cap_reported_by_the_rule_and_the_audit(make_vault, tmp
     assert "below 30,000" not in check["hint"]
 
 
+def test_openclaw_user_md_cap_assumed_without_an_install_is_a_warning(make_vault, tmp_path,
+                                                                     monkeypatch):
+    """With no OpenClaw install to show the version, USER.md's 2026.8.2 cap is assumed: the
+    cut is reported, as a warning (an older OpenClaw loads the file whole), so the commit
+    is not refused for it; with 2026.8.2 installed it is an error."""
+    root = make_vault({"AGENTS.md": "# A\n", "USER.md": USER_4001})
+    (diag,) = diagnostics(root, "bootstrap-truncation")
+    assert diag.severity == "warning" and CAP_REASON in diag.message
+    code, out, _ = invoke(["check", str(root), "--select", "bootstrap-truncation"], root)
+    assert code == 0 and "bootstrap-truncation warning" in out
+    # a cut the per-file limit makes as well is an error, assumed version or not
+    big = make_vault({"AGENTS.md": "# A\n", "USER.md": "u" * 20100 + "\n"}, root_name="big")
+    (diag,) = diagnostics(big, "bootstrap-truncation")
+    assert diag.severity == "error"
+    _install_openclaw(tmp_path, "2026.8.2", monkeypatch)
+    (diag,) = diagnostics(root, "bootstrap-truncation")
+    assert diag.severity == "error"
+
+
 # -- the file set by version: six files from 2026.8.2 ------------------------------------------
 
 SIX = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"]

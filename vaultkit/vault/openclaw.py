@@ -410,7 +410,7 @@ def file_set(version: str | None):
 def installed_for(vault, path: str | Path | None = None) -> str | None:
     """The installed OpenClaw version (:func:`installed_version`) for ``vault``, or None."""
     config, _ = find_config_with_source(vault, path)
-    data = _load_cached(config)[0] if config is not None else None
+    data = load_cached(config)[0] if config is not None else None
     found = installed_version(data, config)
     return found[0] if found else None
 

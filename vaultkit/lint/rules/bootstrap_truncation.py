@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from vaultkit.lint.rule import Rule
 
 
@@ -16,7 +18,9 @@ class BootstrapTruncation(Rule):
       and a tail around a marker; an over-long `AGENTS.md` keeps 45% head, a digest of its
       policy lines and 15% tail. With under 64 units of the total left the remaining files
       are dropped whole. Since 2026.8.2 `USER.md` is also held to a fixed 4,000 that
-      `bootstrapMaxChars` cannot raise (issue #136733; docs/context.md). Source: openclaw/openclaw `src/agents/embedded-agent-helpers/
+      `bootstrapMaxChars` cannot raise (issue #136733; docs/context.md); with no OpenClaw
+      install found to show the version, a cut only that cap makes is a warning, not an
+      error (an older OpenClaw loads the file whole). Source: openclaw/openclaw `src/agents/embedded-agent-helpers/
       bootstrap.ts` (`buildBootstrapContextFiles`, `trimBootstrapContent`), verified on
       2026-12-02. The limits come from `openclaw.json` (`agents.defaults`, the agent's
       `agents.list[]` entry) when it sets them, else from `vaultkit.toml`
@@ -78,7 +82,12 @@ class BootstrapTruncation(Rule):
                 parts.append(f"{rc.label} loads {p.kept:,} of its {p.length:,} {unit} "
                              f"({p.reason}{where}): {lines} "
                              f"{'are' if lines.startswith('lines') else 'is'} never loaded")
-            yield self.diag(path, line, 1, f"{path.rsplit('/', 1)[-1]}: " + "; ".join(parts))
+            found_diag = self.diag(path, line, 1, f"{path.rsplit('/', 1)[-1]}: " + "; ".join(parts))
+            if all(p.assumed for _, p in found):
+                # a cut only a version this machine did not show makes: a warning, never
+                # a refused commit (an older OpenClaw loads the file whole)
+                found_diag = replace(found_diag, severity="warning")
+            yield found_diag
 
 
 RULE = BootstrapTruncation

@@ -128,6 +128,9 @@ class Piece:
     refused: str = ""  # why the file is not read at all (a symlink out of the repository, ...)
     linked: str = ""  # why its text is not shown (other hard links); it is still measured
     cap: int | None = None  # a fixed per-file cap no setting raises (OpenClaw's USER.md)
+    # the cut follows from a version this machine did not show (no install found): what is
+    # assumed, so a rule does not block a commit on it
+    assumed: str = ""
 
     @property
     def lost(self) -> int:

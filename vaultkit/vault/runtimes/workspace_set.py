@@ -241,6 +241,7 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                 and u16len(js_trim_end(content)) > USER_FILE_CAP[2]:
             ctx.notes.append(cap_what)
         limit = max(1, min(file_limit, remaining))
+        room = min(per_file, remaining)  # what an OpenClaw without the USER.md cap allows
         result = cut_file(spec, name, content, limit)
         text = _clamp(result.content, remaining)
         if not text:
@@ -255,6 +256,9 @@ def load_openclaw(vault, spec, session: str | None, files: Files, *,
                                                                       result.tail)
             if limit == file_limit and fixed is not None and fixed < per_file:
                 piece.reason = f"over {cap_what}"
+                if version is None and result.length <= room:
+                    # an OpenClaw before the cap would load it whole
+                    piece.assumed = "USER.md's cap of the newest OpenClaw (no install found)"
             elif limit == file_limit:
                 piece.reason = f"over the per-file limit of {per_file:,}"
             else:
