@@ -70,3 +70,31 @@ def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
     capsys.readouterr()
     imported = modules_after_check(root, expect="VK501")
     assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}
+
+
+def test_a_commit_hook_imports_neither_json_nor_html(make_vault, capsys):
+    """The pre-commit hook's fixed cost: JSON (~5 ms of imports) is only for the fixes'
+    quoting and the JSON report, html's entity table only for a Markdown link with an
+    ``&`` in its destination; a hook on a staged note needs neither."""
+    import os
+
+    root = make_vault({"memory/2026-01-02.md": "# Day\n- [[missing]], see [a](b.md)\n",
+                       "memory/semantic/b.md": "---\ntags: [x]\n---\n# B\n[[2026-01-02]]\n"})
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+    cli.main(["check", str(root)])  # the caches filled, as before a commit
+    capsys.readouterr()
+    age_files(root)
+    with (root / "memory/2026-01-02.md").open("a") as fh:
+        fh.write("- one more entry\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             "    main(['check', '--hook', 'memory/2026-01-02.md'])\n"
+             "assert 'VK501' in out.getvalue(), out.getvalue()\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
+                                  text=True, check=True, env=env).stdout.split())
+    assert "vaultkit.vault.parse" in imported  # (the staged note was parsed again)
+    assert not imported & {"json", "html"}, imported & {"json", "html"}
