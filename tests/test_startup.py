@@ -72,10 +72,11 @@ def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
     assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}
 
 
-def test_a_commit_hook_imports_neither_json_nor_html(make_vault, capsys):
+def test_a_commit_hook_imports_neither_json_nor_html_nor_pkgutil(make_vault, capsys):
     """The pre-commit hook's fixed cost: JSON (~5 ms of imports) is only for the fixes'
     quoting and the JSON report, html's entity table only for a Markdown link with an
-    ``&`` in its destination; a hook on a staged note needs neither."""
+    ``&`` in its destination, pkgutil only for a rules folder that is not plain sources;
+    a hook on a staged note needs none of them."""
     import os
 
     root = make_vault({"memory/2026-01-02.md": "# Day\n- [[missing]], see [a](b.md)\n",
@@ -97,4 +98,42 @@ def test_a_commit_hook_imports_neither_json_nor_html(make_vault, capsys):
     imported = set(subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
                                   text=True, check=True, env=env).stdout.split())
     assert "vaultkit.vault.parse" in imported  # (the staged note was parsed again)
-    assert not imported & {"json", "html"}, imported & {"json", "html"}
+    assert not imported & {"json", "html", "pkgutil"}, imported & {"json", "html", "pkgutil"}
+
+
+def test_a_warm_check_imports_no_pkgutil(make_vault, capsys):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n"})
+    age_files(root)
+    cli.main(["check", str(root)])
+    capsys.readouterr()
+    imported = modules_after_check(root, expect="VK501")
+    assert "vaultkit.lint.rules._index" in imported
+    assert "pkgutil" not in imported
+
+
+def _pkgutils(path):
+    import pkgutil
+
+    return {i.name for i in pkgutil.iter_modules([str(path)]) if not i.name.startswith("_")}
+
+
+def test_the_rule_modules_are_those_pkgutil_finds():
+    from vaultkit.lint import rules
+
+    assert rules._module_names() == _pkgutils(rules.__path__[0])
+    assert len(rules._module_names()) == len(rules._index.RULES)
+
+
+@pytest.mark.parametrize("extra", [{"sub/__init__.py": ""}, {"native.abi3.so": ""},
+                                   {"old.pyc": ""}, {"notes.txt": ""}, {"a.b.py": ""},
+                                   {"sub/x.py": ""}, {".py": ""}, {"_private.py": ""}],
+                         ids=["package", "extension", "sourceless", "other", "dotted", "folder",
+                              "no-stem", "private"])
+def test_a_rules_folder_that_is_not_plain_sources_is_listed_by_pkgutil(tmp_path, extra):
+    from vaultkit.lint import rules
+
+    for name, text in {"one.py": "", "two.py": "", "__init__.py": "", **extra}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "__pycache__").mkdir()
+    assert rules._module_names([str(tmp_path)]) == _pkgutils(tmp_path)
