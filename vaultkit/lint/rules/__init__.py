@@ -19,7 +19,7 @@ def _module_names(path=None) -> set[str]:
 
     What ``pkgutil.iter_modules`` finds, from one listing: when the folder holds only
     ``*.py`` files and ``__pycache__`` (as installed) their names are the modules, without
-    pkgutil's import and its per-name checks (milliseconds of every check); anything else there
+    pkgutil's import and its per-name checks (1-2 ms of CPU of every check); anything else there
     (a subpackage, a compiled or sourceless module, another file) is left to pkgutil."""
     import os
 
