@@ -73,7 +73,7 @@ def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
 
 
 def test_a_commit_hook_imports_neither_json_nor_html_nor_pkgutil(make_vault, capsys):
-    """The pre-commit hook's fixed cost: JSON (~5 ms of imports) is only for the fixes'
+    """The pre-commit hook's fixed cost: JSON (2-3 ms of imports) is only for the fixes'
     quoting and the JSON report, html's entity table only for a Markdown link with an
     ``&`` in its destination, pkgutil only for a rules folder that is not plain sources;
     a hook on a staged note needs none of them."""
