@@ -70,3 +70,70 @@ def test_a_warm_check_loads_no_openssl_for_its_digests(make_vault, capsys):
     capsys.readouterr()
     imported = modules_after_check(root, expect="VK501")
     assert not imported & {"hashlib", "_hashlib"}, imported & {"hashlib", "_hashlib"}
+
+
+def test_a_commit_hook_imports_neither_json_nor_html_nor_pkgutil(make_vault, capsys):
+    """The pre-commit hook's fixed cost: JSON (2-3 ms of imports) is only for the fixes'
+    quoting and the JSON report, html's entity table only for a Markdown link with an
+    ``&`` in its destination, pkgutil only for a rules folder that is not plain sources;
+    a hook on a staged note needs none of them."""
+    import os
+
+    root = make_vault({"memory/2026-01-02.md": "# Day\n- [[missing]], see [a](b.md)\n",
+                       "memory/semantic/b.md": "---\ntags: [x]\n---\n# B\n[[2026-01-02]]\n"})
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=env, capture_output=True)
+    cli.main(["check", str(root)])  # the caches filled, as before a commit
+    capsys.readouterr()
+    age_files(root)
+    with (root / "memory/2026-01-02.md").open("a") as fh:
+        fh.write("- one more entry\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+    probe = ("import sys, io, contextlib\nfrom vaultkit.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+             "    main(['check', '--hook', 'memory/2026-01-02.md'])\n"
+             "assert 'VK501' in out.getvalue(), out.getvalue()\n"
+             "print(' '.join(sorted(sys.modules)))")
+    imported = set(subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
+                                  text=True, check=True, env=env).stdout.split())
+    assert "vaultkit.vault.parse" in imported  # (the staged note was parsed again)
+    assert not imported & {"json", "html", "pkgutil"}, imported & {"json", "html", "pkgutil"}
+
+
+def test_a_warm_check_imports_no_pkgutil(make_vault, capsys):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n"})
+    age_files(root)
+    cli.main(["check", str(root)])
+    capsys.readouterr()
+    imported = modules_after_check(root, expect="VK501")
+    assert "vaultkit.lint.rules._index" in imported
+    assert "pkgutil" not in imported
+
+
+def _pkgutils(path):
+    import pkgutil
+
+    return {i.name for i in pkgutil.iter_modules([str(path)]) if not i.name.startswith("_")}
+
+
+def test_the_rule_modules_are_those_pkgutil_finds():
+    from vaultkit.lint import rules
+
+    assert rules._module_names() == _pkgutils(rules.__path__[0])
+    assert len(rules._module_names()) == len(rules._index.RULES)
+
+
+@pytest.mark.parametrize("extra", [{"sub/__init__.py": ""}, {"native.abi3.so": ""},
+                                   {"old.pyc": ""}, {"notes.txt": ""}, {"a.b.py": ""},
+                                   {"sub/x.py": ""}, {".py": ""}, {"_private.py": ""}],
+                         ids=["package", "extension", "sourceless", "other", "dotted", "folder",
+                              "no-stem", "private"])
+def test_a_rules_folder_that_is_not_plain_sources_is_listed_by_pkgutil(tmp_path, extra):
+    from vaultkit.lint import rules
+
+    for name, text in {"one.py": "", "two.py": "", "__init__.py": "", **extra}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "__pycache__").mkdir()
+    assert rules._module_names([str(tmp_path)]) == _pkgutils(tmp_path)

@@ -19,7 +19,6 @@ bounded before anything is built, and no tag can construct a Python object.
 
 from __future__ import annotations
 
-import html
 import re
 from urllib.parse import unquote
 
@@ -1616,7 +1615,9 @@ def _markdown_link(dest: str, text: str, embed: bool, line: int, column: int,
         dest = dest[1:-1]
     if "\\" in dest:
         dest = _ESCAPED.sub(r"\1", dest)  # only ASCII punctuation is escaped (§2.4)
-    if "&" in dest:
+    if "&" in dest:  # (rare: html and its entity table are imported only for it)
+        import html
+
         dest = html.unescape(dest)
     dest = dest.strip()
     if not dest:

@@ -1,4 +1,3 @@
-import json
 import re
 
 from vaultkit.core.lazyre import lazy_re
@@ -49,6 +48,8 @@ def render_item(value) -> str:
     if (_PLAIN.match(text) and text.lower() not in _YAML_WORDS and not _NUMBER.match(text)
             and ": " not in text and " #" not in text):
         return text
+    import json  # (only to quote a value for a fix: a hook's check imports no JSON)
+
     return json.dumps(text, ensure_ascii=False)
 
 
