@@ -378,6 +378,30 @@ def test_service_command_prints_and_install_asks(tmp_path, monkeypatch):
     assert rc == 2 and "--install goes with --service" in err
 
 
+def test_service_keeps_the_profile_it_was_given(tmp_path, monkeypatch):
+    """`watch --profile X --service ...` used to write a service that ran without it: the
+    watcher then judged the vault with another rule pack than the one asked for."""
+    import shlex
+
+    root = make(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "systemd"], root)
+    assert rc == 0 and " -m vaultkit watch --profile obsidian " in out, out
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "launchd"], root)
+    assert rc == 0 and ("<string>watch</string>\n    <string>--profile</string>\n"
+                        "    <string>obsidian</string>\n") in out, out
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "cron"], root)
+    assert rc == 0 and " -m vaultkit snapshot --quiet --profile obsidian " in out, out
+    # a pack file is relative to the vault: the service gets its absolute path, escaped
+    shutil.copy(Path(__file__).parents[1] / "rules" / "openclaw.yaml", root / "my pack.yaml")
+    rc, out, _ = invoke(["watch", "--profile", "my pack.yaml", "--service", "cron"], root)
+    line = next(line for line in out.splitlines() if "snapshot" in line)
+    words = shlex.split(line.split("  # ")[0])
+    assert words[words.index("--profile") + 1] == str(root / "my pack.yaml"), line
+    rc, out, _ = invoke(["watch", "--service", "cron"], root)
+    assert rc == 0 and "--profile" not in out  # none given: none written
+
+
 def test_watch_and_snapshot_beside_log_fix_archive_and_commit_lose_nothing(tmp_path):
     root = make(tmp_path)
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",

@@ -527,9 +527,12 @@ def service_name(root: Path) -> str:
     return f"vaultkit-watch-{base}-{hashlib.sha1(str(root).encode()).hexdigest()[:6]}"
 
 
-def service_text(kind: str, root: Path, *, interval: int, python: str | None = None) -> tuple[str, str | None]:
+def service_text(kind: str, root: Path, *, interval: int, python: str | None = None,
+                 profile: str | None = None) -> tuple[str, str | None]:
     """``(text, file)``: the unit, agent or crontab line that keeps snapshots running, and
-    the file it goes in (None for cron: a line of the user's crontab).
+    the file it goes in (None for cron: a line of the user's crontab). ``profile``: the
+    ``--profile`` the command was given, passed on so the service judges with the same
+    rule pack (a pack file as an absolute path: the service runs from elsewhere).
 
     Each value put in is refused when it could change the file's lines (a control
     character) and is then escaped for that format alone (docs/security.md)."""
@@ -540,6 +543,14 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
     python = python if python is not None else sys.executable
     _fit_for_service(kind, "the vault path", str(root))
     _fit_for_service(kind, "the Python running vaultkit", python)
+    extra: list[str] = []
+    if profile is not None:
+        from vaultkit.vault.profile import find_profile
+
+        if profile.endswith((".yaml", ".yml")) or "/" in profile:
+            profile = str(find_profile(profile, root).absolute())  # (relative to the vault)
+        _fit_for_service(kind, "the profile", profile)
+        extra = ["--profile", profile]
     if not os.path.isabs(python):  # (the manager runs it from elsewhere, with its own PATH)
         raise VaultkitError(f"--service {kind}: the Python running vaultkit has no absolute "
                             f"path ({_shown(python) or 'none'}); run vaultkit with a Python "
@@ -556,13 +567,14 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
                 f"{_systemd_description(str(root))}\n\n"
                 "[Service]\n"
                 f"ExecStart={_systemd_word(python, program=True)} -m vaultkit watch "
-                f"{_systemd_word(str(root))}\n"
+                + "".join(f"{_systemd_word(a)} " for a in extra)
+                + f"{_systemd_word(str(root))}\n"
                 "Restart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n")
         return text, str(home / ".config" / "systemd" / "user" / f"{name}.service")
     if kind == "launchd":
         label = "dev.vaultkit." + name
         args = "".join(f"    <string>{escape(a)}</string>\n"
-                       for a in (python, "-m", "vaultkit", "watch", str(root)))
+                       for a in (python, "-m", "vaultkit", "watch", *extra, str(root)))
         text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
                 '"http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
@@ -574,7 +586,8 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
         return text, str(home / "Library" / "LaunchAgents" / f"{label}.plist")
     step = max(1, min(int(interval), 59))
     text = (f"*/{step} * * * * {_cron_word(python)} -m vaultkit snapshot --quiet "
-            f"{_cron_word(str(root))}  # {name}\n")
+            + "".join(f"{_cron_word(a)} " for a in extra)
+            + f"{_cron_word(str(root))}  # {name}\n")
     return text, None
 
 
