@@ -1351,6 +1351,62 @@ def test_a_loss_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path
     assert JOURNAL in out
 
 
+@pytest.mark.parametrize("how", ["dated-ahead", "pulled"])
+def test_a_cut_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path, how):
+    """mass-deletion decides by content and ancestry too, never by HEAD's date: a topic
+    note and MEMORY.md cut between commits stay refused after a commit dated ahead or one
+    made elsewhere after the cut and pulled (fast-forward), which hold none of the lines;
+    lines such a commit holds are git's to keep and do not count."""
+    root = make(tmp_path)
+    topic = root / "memory" / "semantic" / "today.md"  # written today, never committed
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write("".join(f"- rule {i}\n" for i in range(10)))
+    store_of(root).snapshot()
+    topic.write_text("# Today\n\n- finding 0\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n- rule 0\n",
+                                    encoding="utf-8")
+    store_of(root).snapshot()  # (the cut recorded: the snapshot before it is older still)
+    (root / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+    if how == "dated-ahead":
+        _commit_dated(root, int(time.time()) + 3 * 86400, "notes.txt")
+    else:
+        other = tmp_path / "other"
+        git(tmp_path, "clone", "-q", str(root), str(other))
+        (other / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+        time.sleep(1.1)  # (committed after the snapshots, to the second)
+        _commit_dated(other, int(time.time()), "notes.txt")
+        git(root, "checkout", "-q", "--", "notes.txt")
+        git(root, "fetch", "-q", str(other), "HEAD")
+        git(root, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--hook", "memory/semantic/today.md", "MEMORY.md",
+                         "--select", "mass-deletion"], root)
+    assert rc == 1, out
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 "
+            "non-blank lines since the snapshot at") in out, out
+    assert ("MEMORY.md:1:1: VK602 mass-deletion error: dropped 9 of its 12 durable lines "
+            "since the snapshot") in out, out
+    # the lines in a commit (here an earlier one, as a pulled branch would hold them): not
+    # lost, whatever the dates
+    cut_topic, cut_memory = topic.read_text(encoding="utf-8"), (root / "MEMORY.md").read_text(
+        encoding="utf-8")
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    (root / "MEMORY.md").write_text(cut_memory + "".join(f"- rule {i}\n" for i in range(1, 10)),
+                                    encoding="utf-8")
+    _commit_dated(root, int(time.time()) - 86400, "memory", "MEMORY.md")
+    topic.write_text(cut_topic, encoding="utf-8")
+    (root / "MEMORY.md").write_text(cut_memory, encoding="utf-8")
+    _commit_dated(root, int(time.time()) - 80000, "memory", "MEMORY.md")  # (HEAD: the cut)
+    topic.write_text("# Today\n\n- finding 0\n- finding 10\n", encoding="utf-8")
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--hook", "memory/semantic/today.md", "MEMORY.md",
+                         "--select", "mass-deletion"], root)
+    assert rc == 0, out
+
+
 def test_lines_a_commit_holds_are_not_a_loss_whatever_its_date(tmp_path):
     """The lost lines committed (elsewhere, dated ahead, pulled): git holds them, so a
     journal staged without them seals nothing the snapshots alone hold."""
