@@ -309,19 +309,61 @@ def test_recover_brings_back_the_lines_byte_for_byte_once(tmp_path):
     texts = [checkpoint(root, n) for n in range(1, 7)]
     for _ in texts:
         store.snapshot()
+    before = (root / JOURNAL).read_text(encoding="utf-8")
     (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
     rc, out, _ = invoke(["history"], root)
     assert rc == 0 and "journal-rewrite" in out and "between commits" in out, out
     rc, out, _ = invoke(["recover", "--all"], root)
-    assert rc == 0 and "appended 18 lines" in out, out
+    assert rc == 0 and "put back 18 lines where they stood in " + JOURNAL in out, out
     now = (root / JOURNAL).read_text(encoding="utf-8")
-    assert now.startswith("# Summary\n- a quiet day\n")
+    # in place: the old lines, then the summary written over them, as an append leaves it
+    assert now == before.lstrip("\n") + "\n# Summary\n- a quiet day\n", now
     restored = "".join(texts).lstrip("\n")
     assert restored in now  # every checkpoint, byte for byte, in its order
     rc, out, _ = invoke(["recover", "--all"], root)
     assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
     rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
     assert rc == 0, out
+
+
+def test_recover_puts_a_deleted_entry_back_between_its_neighbours(tmp_path):
+    """An entry cut from the middle of the journal comes back where it stood, between the
+    entries around it, not at the end under a heading of vaultkit's."""
+    root = make(tmp_path)
+    texts = [checkpoint(root, n) for n in range(1, 4)]
+    store_of(root).snapshot()
+    whole = (root / JOURNAL).read_text(encoding="utf-8")
+    (root / JOURNAL).write_text(whole.replace(texts[1], ""), encoding="utf-8")
+    later = checkpoint(root, 4)  # written since
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "put back 3 lines where they stood in " + JOURNAL in out, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now == whole + later, now
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
+
+
+def test_a_journal_an_older_recover_marked_is_not_given_its_lines_again(tmp_path):
+    """An older vaultkit appended recovered lines under a marked heading. Those lines are
+    in the journal: recover writes nothing more (no line twice), and the history reads
+    the loss as recovered."""
+    root = make(tmp_path)
+    texts = [checkpoint(root, n) for n in range(1, 4)]
+    store = store_of(root)
+    store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    store.snapshot()
+    commit = store.head()
+    legacy = ("# Summary\n- a quiet day\n\n### 23:10 — Restored lines lost on 2026-12-06 "
+              f"18:00\n<!-- vaultkit-recovered {commit} {JOURNAL} -->\n- 9 lines removed "
+              "from this journal before the snapshot, brought back by `vaultkit recover`.\n"
+              + "".join(texts))
+    (root / JOURNAL).write_text(legacy, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "nothing to recover" in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == legacy
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert all(e["recovered"] for e in json.loads(out)["events"]), out
 
 
 def test_memory_md_and_topic_note_cut_within_a_day_are_listed_and_recovered(tmp_path):
@@ -341,9 +383,12 @@ def test_memory_md_and_topic_note_cut_within_a_day_are_listed_and_recovered(tmp_
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
     note = (root / "memory" / "semantic" / "recovered.md").read_text(encoding="utf-8")
-    assert all(f"- durable {i}" in note for i in range(1, 10))
-    assert all(f"- fact {i}" in note for i in range(1, 8))
+    assert all(f"- durable {i}" in note for i in range(1, 10))  # MEMORY.md: the note
     assert "cut before the snapshot at" in note
+    # the topic note's lines go back where they stood, in the note itself
+    topic = (root / "memory" / "semantic" / "deploys.md").read_text(encoding="utf-8")
+    assert topic == "# Deploys\n\n" + "".join(f"- fact {i}\n" for i in range(8)), topic
+    assert "- fact 1" not in note
 
 
 def test_snapshot_command_output_report_and_retention(tmp_path):
@@ -470,11 +515,13 @@ def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_pat
             "since the snapshot") in out
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
+    assert (root / "memory/semantic/today.md").read_text(encoding="utf-8") == \
+        "# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10))  # back in place
     note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
-    assert all(f"- finding {i}" in note for i in range(1, 10))
+    assert all(f"- rule {i}" in note for i in range(1, 10))  # MEMORY.md's: the note
     git(root, "add", "-A")
     rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
-    assert rc == 0, out  # the cut lines are kept in the recovery note: the commit may go
+    assert rc == 0, out  # the cut lines are back or in the recovery note: the commit may go
 
 
 # -- recover when the journal lost its committed start too ----------------------------------
@@ -509,7 +556,7 @@ def test_recover_puts_the_committed_start_back_first_then_the_lines_then_the_sum
     assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY  # nothing written
     rc, out, _ = invoke(["recover", "--all", "--format", "json"], root)
     assert rc == 0
-    [result] = [r for r in json.loads(out)["recovered"] if r["action"] == "append"]
+    [result] = [r for r in json.loads(out)["recovered"] if r["action"] == "put-back"]
     assert result["lines"] == 9 and result["reason"] == "committed start restored"
     now = (root / JOURNAL).read_text(encoding="utf-8")
     assert now.startswith(COMMITTED)  # the committed bytes first, byte for byte
@@ -552,9 +599,10 @@ def test_restoring_the_committed_start_keeps_the_credential_placeholder_and_limi
 
     # over budgets.max_file_bytes: a clear refusal, nothing written
     root2, _ = committed_then_overwritten(tmp_path / "small")
-    (root2 / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 400\n", encoding="utf-8")
+    # (every version read, 250 bytes or less; the journal with its lines back, 284)
+    (root2 / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 270\n", encoding="utf-8")
     rc, out, err = invoke(["recover", "--all"], root2)
-    assert rc != 0 and "over the 400-byte limit" in out + err and "Traceback" not in err
+    assert rc != 0 and "over the 270-byte limit" in out + err and "Traceback" not in err
     assert (root2 / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
 
 
