@@ -303,6 +303,70 @@ def test_appends_and_committed_losses_are_not_reported_again(tmp_path):
     assert losses == []
 
 
+def test_the_hook_judges_a_journal_once_whatever_its_snapshots(tmp_path, monkeypatch):
+    """The journal rule's cost grew with the square of the snapshots of a staged journal
+    (each version judged whole against the staged text). An appended journal's versions
+    are each the next one's start: the newest is counted once and the others compared as
+    bytes, so no version is judged at all."""
+    import vaultkit.vault.loss as loss
+
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in range(1, 41):
+        checkpoint(root, n)
+        store.snapshot()
+    checkpoint(root, 41)  # staged, not snapshotted
+    calls = []
+    judge = loss.judge
+    monkeypatch.setattr(loss, "judge", lambda *a, **k: calls.append(1) or judge(*a, **k))
+    settings = load_settings(root)
+    losses = journal_losses(store, lambda p: (root / p).read_text(), since=None,
+                            is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    assert losses == [] and calls == [], len(calls)
+
+
+@pytest.mark.parametrize("case", ["appended", "overwritten", "edited", "cut-in-the-middle",
+                                  "rewritten-then-appended", "no-final-newline", "crlf"])
+def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case):
+    """Passing over the versions the staged text holds whole gives the same losses as
+    judging every version: the snapshot, the lines and their order."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    journal = root / JOURNAL
+    texts = []
+    for n in range(1, 7):
+        texts.append(checkpoint(root, n))
+        if case == "no-final-newline" and n == 3:
+            journal.write_bytes(journal.read_bytes().rstrip(b"\n"))
+        if case == "crlf":
+            journal.write_bytes(journal.read_bytes().replace(b"\r\n", b"\n")
+                                .replace(b"\n", b"\r\n"))
+        store.snapshot()
+        if case == "rewritten-then-appended" and n == 3:
+            journal.write_text("# Summary\n- so far\n", encoding="utf-8")
+            store.snapshot()
+    whole = journal.read_bytes().decode("utf-8")  # (CRLF kept)
+    new = {"appended": whole + "- one more\n",
+           "overwritten": "# Summary\n- a quiet day\n",
+           "edited": whole.replace("- step 2 done", "- step 2 done, twice"),
+           "cut-in-the-middle": whole.replace(texts[2].strip("\n"), ""),
+           "rewritten-then-appended": whole.replace(texts[4].strip("\n"), ""),
+           "no-final-newline": whole + "\n- one more\n",
+           "crlf": whole.replace(texts[1].strip("\n").replace("\n", "\r\n"), "")}[case]
+    settings = load_settings(root)
+
+    def losses():
+        return journal_losses(store, lambda p: new, since=None,
+                              is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    found = losses()
+    monkeypatch.setattr(snapshots, "_held_whole", lambda *a: set())  # every version judged
+    assert found == losses()
+    if case not in ("appended", "edited", "no-final-newline"):
+        assert found, case  # (a loss to compare)
+
+
 def test_recover_brings_back_the_lines_byte_for_byte_once(tmp_path):
     root = make(tmp_path)
     store = store_of(root)
