@@ -67,10 +67,12 @@ def test_nightly_commit_of_an_overwritten_journal_is_refused_and_recovered(make_
 
     assert "journal-rewrite" in _vaultkit(vault, "history").stdout
     out = _vaultkit(vault, "recover", "--all").stdout
-    assert "appended 24 lines to " + JOURNAL in out, out
+    assert "put back 24 lines where they stood in " + JOURNAL in out, out
     journal = vault.read(JOURNAL)
-    assert journal.startswith(SUMMARY)
     assert "".join(texts).lstrip("\n") in journal  # all six, byte for byte, in order
+    # in place: the checkpoints, then the summary written over them, as an append leaves it
+    assert journal.endswith(SUMMARY.split("\n\n", 1)[1]), journal
+    assert journal.index("Checkpoint 6") < journal.index(SUMMARY.split("\n\n", 1)[1])
     assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
     assert vault.read(JOURNAL) == journal  # once
 
@@ -160,8 +162,9 @@ def test_topic_note_and_memory_md_cut_within_a_day_are_refused_listed_and_recove
     history = _vaultkit(vault, "history").stdout
     assert "mass-deletion  " + topic in history and "memory-shrink  MEMORY.md" in history
     _vaultkit(vault, "recover", "--all")
-    kept = vault.read("memory/semantic/recovered.md")
-    assert all(f.strip() in kept for f in findings[1:]) and all(r.strip() in kept for r in rules)
+    assert vault.read(topic) == "# Payments\n\n" + "".join(findings)  # back where they stood
+    kept = vault.read("memory/semantic/recovered.md")  # MEMORY.md's cut: the recovery note
+    assert all(r.strip() in kept for r in rules)
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -211,7 +214,8 @@ def test_an_overwritten_committed_journal_gets_its_committed_start_back_and_comm
     # init's entry is not repeated in the restored block; the summary comes last, whole
     assert restored.count("Memory vault created") == 0
     assert journal.endswith("\n" + SUMMARY.split("\n\n", 1)[1])
-    assert restored.index("Restored lines lost on") < restored.index("## Summary")
+    assert restored.index("Checkpoint 6") < restored.index("## Summary")
+    assert "vaultkit-recovered" not in journal and "Restored lines" not in journal
     assert "nothing to recover" in _vaultkit(vault, "recover", "--all").stdout
     assert vault.read(JOURNAL) == journal  # once
 

@@ -178,12 +178,16 @@ def test_recover_all_restores_every_line_and_a_second_run_changes_nothing(repo, 
     journal_before = repo.read(hr.JOURNAL)
     assert main(["recover", "--all", "--root", str(repo.path)]) == 0
     out = capsys.readouterr().out
-    assert out.count("appended") == 2 and out.count("restored") == 1
+    assert out.count("put back") == 1 and out.count("appended") == 1 \
+        and out.count("restored") == 1, out
     journal = repo.read(hr.JOURNAL)
-    assert journal.startswith(journal_before)  # appended, nothing before it touched
+    # a commit sealed the loss: the lines follow the committed text, untouched before them,
+    # as they stood (blank line between the entries kept), with no heading of vaultkit's
+    assert journal.startswith(journal_before)
     added = journal[len(journal_before):]
-    assert "Recovered from " + repo.commits["cron: nightly summary"][:10] in added
-    assert [line for line in added.splitlines() if line in hr.JOURNAL_LOST] == hr.JOURNAL_LOST
+    assert added == "\n" + "\n".join(hr.JOURNAL_LOST[:4]) + "\n\n" \
+        + "\n".join(hr.JOURNAL_LOST[4:]) + "\n", added
+    assert "vaultkit" not in added and "Recovered" not in added
     note = repo.read("memory/semantic/recovered.md")
     assert all(line in note.splitlines() for line in hr.MEMORY_LOST)
     assert repo.read("MEMORY.md") == hr.MEMORY_CUT  # the curated file is not rewritten
@@ -332,7 +336,7 @@ def test_recover_json_names_what_was_written(repo, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["dryRun"] is False
     got = {(r["kind"], r["action"], r["path"], r["lines"]) for r in data["recovered"]}
-    assert got == {("journal-rewrite", "append", hr.JOURNAL, len(hr.JOURNAL_LOST)),
+    assert got == {("journal-rewrite", "put-back", hr.JOURNAL, len(hr.JOURNAL_LOST)),
                    ("memory-shrink", "append", "memory/semantic/recovered.md",
                     len(hr.MEMORY_LOST)),
                    ("note-deleted", "restore", hr.DECISION, hr.EXPECTED[1].lines),
@@ -519,23 +523,23 @@ def test_a_deleted_topic_note_is_listed(tmp_path):
         ("note-deleted", "memory/homelab.md", "two")]
 
 
-def test_recover_help_names_the_headings_recover_writes(tmp_path, capsys):
-    # the help promised only 'Recovered from <commit>'; lines lost between commits come
-    # back under 'Restored lines lost on <date> <time>': both are named, and written
+def test_recover_puts_journal_lines_back_in_place_without_a_heading(tmp_path, capsys):
+    # recover used to append the lines under 'HH:MM — Restored lines lost on <date>
+    # <time>' and a marker comment: vaultkit's own text in memory. They go back where they
+    # stood, as watch puts them, and the help says so
     from vaultkit.cli.commands.recover import DESCRIPTION
 
-    assert "Recovered from <commit> on <date>" in DESCRIPTION
-    assert "Restored lines lost on <date> <time>" in DESCRIPTION
+    assert "put back where they stood" in DESCRIPTION and "no heading or marker" in DESCRIPTION
     vault = tmp_path / "v"
     (vault / "memory").mkdir(parents=True)
     (vault / ".obsidian").mkdir()
     journal = vault / "memory" / "2026-12-01.md"
-    journal.write_text("# 2026-12-01\n\n## 09:00 Kept\n- one\n- two\n- three\n")
+    old = "# 2026-12-01\n\n## 09:00 Kept\n- one\n- two\n- three\n"
+    journal.write_text(old)
     assert main(["snapshot", str(vault)]) == 0
-    journal.write_text("# 2026-12-01\n")
+    journal.write_text("# 2026-12-01\n\n## 23:00 Summary\n- a quiet day\n")
     assert main(["recover", str(vault), "--all"]) == 0
-    capsys.readouterr()
-    text = journal.read_text()
-    assert re.search(r"^#{2,3} \d\d:\d\d — Restored lines lost on 2\d{3}-\d\d-\d\d \d\d:\d\d$",
-                     text, re.M), text
-    assert "- one\n- two\n- three" in text
+    assert "put back 4 lines where they stood in memory/2026-12-01.md" in \
+        capsys.readouterr().out
+    # the overwritten journal: its old lines, then the summary, as an append leaves it
+    assert journal.read_text() == old + "\n## 23:00 Summary\n- a quiet day\n"

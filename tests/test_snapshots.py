@@ -303,25 +303,131 @@ def test_appends_and_committed_losses_are_not_reported_again(tmp_path):
     assert losses == []
 
 
+def test_the_hook_judges_a_journal_once_whatever_its_snapshots(tmp_path, monkeypatch):
+    """The journal rule's cost grew with the square of the snapshots of a staged journal
+    (each version judged whole against the staged text). An appended journal's versions
+    are each the next one's start: the newest is counted once and the others compared as
+    bytes, so no version is judged at all."""
+    import vaultkit.vault.loss as loss
+
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in range(1, 41):
+        checkpoint(root, n)
+        store.snapshot()
+    checkpoint(root, 41)  # staged, not snapshotted
+    calls = []
+    judge = loss.judge
+    monkeypatch.setattr(loss, "judge", lambda *a, **k: calls.append(1) or judge(*a, **k))
+    settings = load_settings(root)
+    losses = journal_losses(store, lambda p: (root / p).read_text(), since=None,
+                            is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    assert losses == [] and calls == [], len(calls)
+
+
+@pytest.mark.parametrize("case", ["appended", "overwritten", "edited", "cut-in-the-middle",
+                                  "rewritten-then-appended", "no-final-newline", "crlf"])
+def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case):
+    """Passing over the versions the staged text holds whole gives the same losses as
+    judging every version: the snapshot, the lines and their order."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    journal = root / JOURNAL
+    texts = []
+    for n in range(1, 7):
+        texts.append(checkpoint(root, n))
+        if case == "no-final-newline" and n == 3:
+            journal.write_bytes(journal.read_bytes().rstrip(b"\n"))
+        if case == "crlf":
+            journal.write_bytes(journal.read_bytes().replace(b"\r\n", b"\n")
+                                .replace(b"\n", b"\r\n"))
+        store.snapshot()
+        if case == "rewritten-then-appended" and n == 3:
+            journal.write_text("# Summary\n- so far\n", encoding="utf-8")
+            store.snapshot()
+    whole = journal.read_bytes().decode("utf-8")  # (CRLF kept)
+    new = {"appended": whole + "- one more\n",
+           "overwritten": "# Summary\n- a quiet day\n",
+           "edited": whole.replace("- step 2 done", "- step 2 done, twice"),
+           "cut-in-the-middle": whole.replace(texts[2].strip("\n"), ""),
+           "rewritten-then-appended": whole.replace(texts[4].strip("\n"), ""),
+           "no-final-newline": whole + "\n- one more\n",
+           "crlf": whole.replace(texts[1].strip("\n").replace("\n", "\r\n"), "")}[case]
+    settings = load_settings(root)
+
+    def losses():
+        return journal_losses(store, lambda p: new, since=None,
+                              is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    found = losses()
+    monkeypatch.setattr(snapshots, "_held_whole", lambda *a: set())  # every version judged
+    assert found == losses()
+    if case not in ("appended", "edited", "no-final-newline"):
+        assert found, case  # (a loss to compare)
+
+
 def test_recover_brings_back_the_lines_byte_for_byte_once(tmp_path):
     root = make(tmp_path)
     store = store_of(root)
     texts = [checkpoint(root, n) for n in range(1, 7)]
     for _ in texts:
         store.snapshot()
+    before = (root / JOURNAL).read_text(encoding="utf-8")
     (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
     rc, out, _ = invoke(["history"], root)
     assert rc == 0 and "journal-rewrite" in out and "between commits" in out, out
     rc, out, _ = invoke(["recover", "--all"], root)
-    assert rc == 0 and "appended 18 lines" in out, out
+    assert rc == 0 and "put back 18 lines where they stood in " + JOURNAL in out, out
     now = (root / JOURNAL).read_text(encoding="utf-8")
-    assert now.startswith("# Summary\n- a quiet day\n")
+    # in place: the old lines, then the summary written over them, as an append leaves it
+    assert now == before.lstrip("\n") + "\n# Summary\n- a quiet day\n", now
     restored = "".join(texts).lstrip("\n")
     assert restored in now  # every checkpoint, byte for byte, in its order
     rc, out, _ = invoke(["recover", "--all"], root)
     assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
     rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
     assert rc == 0, out
+
+
+def test_recover_puts_a_deleted_entry_back_between_its_neighbours(tmp_path):
+    """An entry cut from the middle of the journal comes back where it stood, between the
+    entries around it, not at the end under a heading of vaultkit's."""
+    root = make(tmp_path)
+    texts = [checkpoint(root, n) for n in range(1, 4)]
+    store_of(root).snapshot()
+    whole = (root / JOURNAL).read_text(encoding="utf-8")
+    (root / JOURNAL).write_text(whole.replace(texts[1], ""), encoding="utf-8")
+    later = checkpoint(root, 4)  # written since
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "put back 3 lines where they stood in " + JOURNAL in out, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now == whole + later, now
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
+
+
+def test_a_journal_an_older_recover_marked_is_not_given_its_lines_again(tmp_path):
+    """An older vaultkit appended recovered lines under a marked heading. Those lines are
+    in the journal: recover writes nothing more (no line twice), and the history reads
+    the loss as recovered."""
+    root = make(tmp_path)
+    texts = [checkpoint(root, n) for n in range(1, 4)]
+    store = store_of(root)
+    store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n", encoding="utf-8")
+    store.snapshot()
+    commit = store.head()
+    legacy = ("# Summary\n- a quiet day\n\n### 23:10 — Restored lines lost on 2026-12-06 "
+              f"18:00\n<!-- vaultkit-recovered {commit} {JOURNAL} -->\n- 9 lines removed "
+              "from this journal before the snapshot, brought back by `vaultkit recover`.\n"
+              + "".join(texts))
+    (root / JOURNAL).write_text(legacy, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "nothing to recover" in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == legacy
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    assert all(e["recovered"] for e in json.loads(out)["events"]), out
 
 
 def test_memory_md_and_topic_note_cut_within_a_day_are_listed_and_recovered(tmp_path):
@@ -341,9 +447,12 @@ def test_memory_md_and_topic_note_cut_within_a_day_are_listed_and_recovered(tmp_
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
     note = (root / "memory" / "semantic" / "recovered.md").read_text(encoding="utf-8")
-    assert all(f"- durable {i}" in note for i in range(1, 10))
-    assert all(f"- fact {i}" in note for i in range(1, 8))
+    assert all(f"- durable {i}" in note for i in range(1, 10))  # MEMORY.md: the note
     assert "cut before the snapshot at" in note
+    # the topic note's lines go back where they stood, in the note itself
+    topic = (root / "memory" / "semantic" / "deploys.md").read_text(encoding="utf-8")
+    assert topic == "# Deploys\n\n" + "".join(f"- fact {i}\n" for i in range(8)), topic
+    assert "- fact 1" not in note
 
 
 def test_snapshot_command_output_report_and_retention(tmp_path):
@@ -470,11 +579,13 @@ def test_mass_deletion_compares_with_the_snapshots_since_the_last_commit(tmp_pat
             "since the snapshot") in out
     rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0
+    assert (root / "memory/semantic/today.md").read_text(encoding="utf-8") == \
+        "# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10))  # back in place
     note = (root / "memory/semantic/recovered.md").read_text(encoding="utf-8")
-    assert all(f"- finding {i}" in note for i in range(1, 10))
+    assert all(f"- rule {i}" in note for i in range(1, 10))  # MEMORY.md's: the note
     git(root, "add", "-A")
     rc, out, _ = invoke(["check", "--staged", "--select", "mass-deletion"], root)
-    assert rc == 0, out  # the cut lines are kept in the recovery note: the commit may go
+    assert rc == 0, out  # the cut lines are back or in the recovery note: the commit may go
 
 
 # -- recover when the journal lost its committed start too ----------------------------------
@@ -509,7 +620,7 @@ def test_recover_puts_the_committed_start_back_first_then_the_lines_then_the_sum
     assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY  # nothing written
     rc, out, _ = invoke(["recover", "--all", "--format", "json"], root)
     assert rc == 0
-    [result] = [r for r in json.loads(out)["recovered"] if r["action"] == "append"]
+    [result] = [r for r in json.loads(out)["recovered"] if r["action"] == "put-back"]
     assert result["lines"] == 9 and result["reason"] == "committed start restored"
     now = (root / JOURNAL).read_text(encoding="utf-8")
     assert now.startswith(COMMITTED)  # the committed bytes first, byte for byte
@@ -552,9 +663,10 @@ def test_restoring_the_committed_start_keeps_the_credential_placeholder_and_limi
 
     # over budgets.max_file_bytes: a clear refusal, nothing written
     root2, _ = committed_then_overwritten(tmp_path / "small")
-    (root2 / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 400\n", encoding="utf-8")
+    # (every version read, 250 bytes or less; the journal with its lines back, 284)
+    (root2 / "vaultkit.toml").write_text("[budgets]\nmax-file-bytes = 270\n", encoding="utf-8")
     rc, out, err = invoke(["recover", "--all"], root2)
-    assert rc != 0 and "over the 400-byte limit" in out + err and "Traceback" not in err
+    assert rc != 0 and "over the 270-byte limit" in out + err and "Traceback" not in err
     assert (root2 / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
 
 
@@ -1349,6 +1461,62 @@ def test_a_loss_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path
     # history lists the same loss: one model of it
     rc, out, _ = invoke(["history", "--format", "json"], root)
     assert JOURNAL in out
+
+
+@pytest.mark.parametrize("how", ["dated-ahead", "pulled"])
+def test_a_cut_only_the_snapshots_hold_is_refused_after_a_later_commit(tmp_path, how):
+    """mass-deletion decides by content and ancestry too, never by HEAD's date: a topic
+    note and MEMORY.md cut between commits stay refused after a commit dated ahead or one
+    made elsewhere after the cut and pulled (fast-forward), which hold none of the lines;
+    lines such a commit holds are git's to keep and do not count."""
+    root = make(tmp_path)
+    topic = root / "memory" / "semantic" / "today.md"  # written today, never committed
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+        fh.write("".join(f"- rule {i}\n" for i in range(10)))
+    store_of(root).snapshot()
+    topic.write_text("# Today\n\n- finding 0\n", encoding="utf-8")
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging first\n- rule 0\n",
+                                    encoding="utf-8")
+    store_of(root).snapshot()  # (the cut recorded: the snapshot before it is older still)
+    (root / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+    if how == "dated-ahead":
+        _commit_dated(root, int(time.time()) + 3 * 86400, "notes.txt")
+    else:
+        other = tmp_path / "other"
+        git(tmp_path, "clone", "-q", str(root), str(other))
+        (other / "notes.txt").write_text("changed elsewhere\n", encoding="utf-8")
+        time.sleep(1.1)  # (committed after the snapshots, to the second)
+        _commit_dated(other, int(time.time()), "notes.txt")
+        git(root, "checkout", "-q", "--", "notes.txt")
+        git(root, "fetch", "-q", str(other), "HEAD")
+        git(root, "merge", "-q", "--ff-only", "FETCH_HEAD")
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--hook", "memory/semantic/today.md", "MEMORY.md",
+                         "--select", "mass-deletion"], root)
+    assert rc == 1, out
+    assert ("memory/semantic/today.md:1:1: VK602 mass-deletion error: lost 9 of its 11 "
+            "non-blank lines since the snapshot at") in out, out
+    assert ("MEMORY.md:1:1: VK602 mass-deletion error: dropped 9 of its 12 durable lines "
+            "since the snapshot") in out, out
+    # the lines in a commit (here an earlier one, as a pulled branch would hold them): not
+    # lost, whatever the dates
+    cut_topic, cut_memory = topic.read_text(encoding="utf-8"), (root / "MEMORY.md").read_text(
+        encoding="utf-8")
+    topic.write_text("# Today\n\n" + "".join(f"- finding {i}\n" for i in range(10)),
+                     encoding="utf-8")
+    (root / "MEMORY.md").write_text(cut_memory + "".join(f"- rule {i}\n" for i in range(1, 10)),
+                                    encoding="utf-8")
+    _commit_dated(root, int(time.time()) - 86400, "memory", "MEMORY.md")
+    topic.write_text(cut_topic, encoding="utf-8")
+    (root / "MEMORY.md").write_text(cut_memory, encoding="utf-8")
+    _commit_dated(root, int(time.time()) - 80000, "memory", "MEMORY.md")  # (HEAD: the cut)
+    topic.write_text("# Today\n\n- finding 0\n- finding 10\n", encoding="utf-8")
+    git(root, "add", "-A")
+    rc, out, _ = invoke(["check", "--hook", "memory/semantic/today.md", "MEMORY.md",
+                         "--select", "mass-deletion"], root)
+    assert rc == 0, out
 
 
 def test_lines_a_commit_holds_are_not_a_loss_whatever_its_date(tmp_path):

@@ -215,8 +215,9 @@ def test_no_restore_only_reports_and_recover_brings_them_back(tmp_path):
     assert [e.kind for e in events] == ["journal-lines-lost"]
     assert (root / JOURNAL).read_text(encoding="utf-8") == "# Summary\n"
     rc, out, _ = invoke(["recover", "--all"], root)
-    assert rc == 0 and "appended 3 lines" in out
-    assert "- one\n- two\n" in (root / JOURNAL).read_text(encoding="utf-8")
+    assert rc == 0 and "put back 3 lines where they stood" in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == \
+        "### 10:00 — A\n- one\n- two\n\n# Summary\n"  # in place, as watch would
 
 
 def test_memory_md_prune_and_note_deleted_are_reported_moves_are_not(tmp_path):
@@ -379,6 +380,30 @@ def test_service_command_prints_and_install_asks(tmp_path, monkeypatch):
     assert rc == 2 and "--install goes with --service" in err
 
 
+def test_service_keeps_the_profile_it_was_given(tmp_path, monkeypatch):
+    """`watch --profile X --service ...` used to write a service that ran without it: the
+    watcher then judged the vault with another rule pack than the one asked for."""
+    import shlex
+
+    root = make(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "systemd"], root)
+    assert rc == 0 and " -m vaultkit watch --profile obsidian " in out, out
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "launchd"], root)
+    assert rc == 0 and ("<string>watch</string>\n    <string>--profile</string>\n"
+                        "    <string>obsidian</string>\n") in out, out
+    rc, out, _ = invoke(["watch", "--profile", "obsidian", "--service", "cron"], root)
+    assert rc == 0 and " -m vaultkit snapshot --quiet --profile obsidian " in out, out
+    # a pack file is relative to the vault: the service gets its absolute path, escaped
+    shutil.copy(Path(__file__).parents[1] / "rules" / "openclaw.yaml", root / "my pack.yaml")
+    rc, out, _ = invoke(["watch", "--profile", "my pack.yaml", "--service", "cron"], root)
+    line = next(line for line in out.splitlines() if "snapshot" in line)
+    words = shlex.split(line.split("  # ")[0])
+    assert words[words.index("--profile") + 1] == str(root / "my pack.yaml"), line
+    rc, out, _ = invoke(["watch", "--service", "cron"], root)
+    assert rc == 0 and "--profile" not in out  # none given: none written
+
+
 def test_watch_and_snapshot_beside_log_fix_archive_and_commit_lose_nothing(tmp_path):
     root = make(tmp_path)
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
@@ -428,6 +453,32 @@ def test_watch_and_snapshot_beside_log_fix_archive_and_commit_lose_nothing(tmp_p
     store.snapshot()
     recorded = store.recorded()
     assert store.blobs([recorded[JOURNAL]])[recorded[JOURNAL]].decode() == journal
+
+
+def test_recover_puts_lines_back_as_watch_does_and_not_twice(tmp_path):
+    """One undo of a deletion: `recover` after `watch --no-restore` leaves the journal
+    byte for byte as watch's restore does (old lines, then the summary; no heading), and
+    `recover` after watch's restore finds nothing to write."""
+    roots = [make(tmp_path / "restored"), make(tmp_path / "recovered")]
+    watchers = [watcher(roots[0])[0], watcher(roots[1], restore=False)[0]]
+    for root, w in zip(roots, watchers):
+        append(root, "\n### 10:00 — Release\n- Deployed v1.2\n- Smoke tests green\n")
+        append(root, "\n### 11:00 — Review\n- Two comments, both fixed\n")
+        w.step()
+        (root / JOURNAL).write_text(f"# {JOURNAL[7:17]}\n\n## Summary\n- A good day\n",
+                                    encoding="utf-8")
+    assert [e.kind for e in watchers[0].step()] == ["journal-restored"]
+    assert [e.kind for e in watchers[1].step()] == ["journal-lines-lost"]
+    rc, out, _ = invoke(["recover", "--all"], roots[1])
+    assert rc == 0 and "put back 5 lines where they stood" in out, out
+    texts = [(root / JOURNAL).read_text(encoding="utf-8") for root in roots]
+    assert texts[0] == texts[1], texts
+    assert texts[1] == ("### 10:00 — Release\n- Deployed v1.2\n- Smoke tests green\n\n"
+                        "### 11:00 — Review\n- Two comments, both fixed\n\n"
+                        f"# {JOURNAL[7:17]}\n\n## Summary\n- A good day\n"), texts[1]
+    rc, out, _ = invoke(["recover", "--all"], roots[0])
+    assert rc == 0 and "nothing to recover" in out, out
+    assert (roots[0] / JOURNAL).read_text(encoding="utf-8") == texts[0]
 
 
 def test_a_lost_line_holding_a_credential_comes_back_as_a_placeholder(tmp_path):

@@ -116,6 +116,8 @@ class Event:
     recovered: bool = False
     lost: list[str] = field(default_factory=list, repr=False)  # the lost lines, in order
     blob: bytes | None = field(default=None, repr=False)  # note-deleted: the deleted file
+    # the file's text before the loss, so that `recover` puts the lines back where they stood
+    old: str | None = field(default=None, repr=False)
     before: int = 0  # non-blank lines before the commit
     end_commit: str | None = None  # bootstrap-truncated: the commit that ended the period
     end_date: str | None = None
@@ -698,7 +700,7 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 continue
             event.before = event.before or content_lines(old)
             event.lost, event.lines, event.bytes = lost, len(nonblank), _bytes_of(lost)
-            event.current = c.new
+            event.current, event.old = c.new, old
         event.current = _follow(event.current, index, renames)
         events.append(event)
 

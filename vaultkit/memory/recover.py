@@ -2,50 +2,53 @@
 
 What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memory.history`):
 
-``journal-rewrite``
-    The lost lines are appended to the journal, where it is now (archived or not), under
-    a marked entry ``### HH:MM — Recovered from <commit> on <today>`` (at the journal's
-    own entry level: ``##`` when its entries are ``##``) carrying the comment
-    ``<!-- vaultkit-recovered <commit> <path> -->``. Only lines the journal does not hold
-    any more are appended, in their old order; entries written since stay untouched
-    above. The append is one ``O_APPEND`` write under the journal's lock, like
-    ``vaultkit log``, so it passes the append-only hook. A journal that no longer exists
-    gets its lines in the recovery note instead. A journal that no longer starts with
-    its committed (HEAD) text, which an append alone would leave refused by the hook, is
-    rewritten once instead: the committed bytes first, then the marked entries (without
-    the lines HEAD holds), then what is in it now past the whole lines it still shares
-    with the committed start, every byte kept; one atomic rename under the same lock and
-    confinement, within the same size limit (:func:`_restore_head`). A journal an
-    earlier run left that way (its events recovered) is put right too.
-``memory-shrink``, ``memory-pruned`` (named by its id), ``mass-deletion``
+``journal-rewrite``, ``mass-deletion`` of a typed, knowledge or topic note
+    The lost lines the file does not hold any more go back where they stood, around what
+    was written since, with the undo ``vaultkit watch`` makes
+    (:func:`vaultkit.vault.loss.undo_deletions`): an overwritten journal becomes its old
+    lines followed by the new text, as an append would have left it; an entry deleted
+    from the middle comes back between its neighbours. No heading, marker or comment of
+    vaultkit's is written: the file holds only memory. The file is where it is now
+    (archived or not), rewritten once per run by one atomic rename under its lock (the
+    one ``log`` and ``watch`` take), confined like them, within ``budgets.max_file_bytes``
+    (:func:`_put_back`). A journal committed keeps HEAD's text first, byte for byte, as
+    the append-only hook wants (:func:`_placed`): lines a commit lost go back after it;
+    lines lost between commits go back in place, which gives the journal its committed
+    start back when the overwrite took it too; a journal that still does not start with
+    it (one an earlier run left with the lines after the summary) is written as HEAD's
+    text, then what it holds past the whole lines it shares with HEAD's start. A file
+    that no longer exists gets its lines in the recovery note instead.
+``memory-shrink``, ``memory-pruned`` (named by its id), ``mass-deletion`` of a bootstrap file
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
     (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
-    <commit> on <date>`` with the same marker: the curated file itself is not rewritten
-    (its budget may be why it was cut). Move what is still true back by hand.
+    <commit> on <date>`` with a ``<!-- vaultkit-recovered ... -->`` marker: the curated
+    file itself is not rewritten (its budget may be why it was cut). Move what is still
+    true back by hand.
 ``note-deleted``
     The note's last committed bytes are restored to its path when that is free, else
     beside it as ``<name>.recovered-<sha7>.md``; written atomically.
 ``bootstrap-truncated``
     Nothing to bring back: the lines were in the file all along, the runtime cut them.
 
-Idempotent: an event already recovered (its lines are back, or its note is back; the
-marker comment proves nothing by itself) is skipped, so a second run writes nothing.
-Each write is atomic (one locked append that is taken back if it fails, or a temporary
-file renamed into place); events are recovered oldest first, so a run that stops
-half-way is finished by running it again.
+Idempotent: an event already recovered (its lines are back, wherever they are: put back
+by ``watch``, by an earlier run, or under the marked heading an older vaultkit appended;
+or its note is back; a marker comment proves nothing by itself) is skipped, and only the
+lines a file lacks are put back, so each line is written once and a second run writes
+nothing. Each write is atomic (a temporary file renamed into place under the file's lock,
+or one locked append to the recovery note that is taken back if it fails); events are
+recovered oldest first, so a run that stops half-way is finished by running it again.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.memory.history import (Event, beside, credential_lines, file_on_disk, marker,
-                                     missing_lines, quoted, recovery_note)
+from vaultkit.memory.history import (MARKER, Event, beside, credential_lines, file_on_disk,
+                                     marker, missing_lines, quoted, recovery_note)
 
 RECOVERY_NOTE_HEAD = (
     "# Recovered memory\n\n"
@@ -57,7 +60,7 @@ RECOVERY_NOTE_HEAD = (
 @dataclass
 class Recovery:
     event: Event
-    action: str  # "append", "restore", "skip"
+    action: str  # "put-back" (in place), "append" (the recovery note), "restore", "skip"
     path: str | None  # the vault path written (or that would be)
     lines: int = 0  # non-blank lines brought back
     reason: str = ""  # for "skip"
@@ -90,22 +93,22 @@ def select(events: list[Event], wanted: str | None, everything: bool) -> list[Ev
     return sorted(chosen, key=lambda e: e.timestamp)
 
 
-def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
-            now: dt.datetime | None = None) -> list[Recovery]:
+def recover(root: Path, settings, events: list[Event], *,
+            dry_run: bool = False) -> list[Recovery]:
     """Recover ``events`` (see the module docs); with ``dry_run`` only say what would be done."""
-    from vaultkit.memory.memset import vault_zone
-
-    now = now or dt.datetime.now(vault_zone(settings))
     profile = settings.profile
-    out = []
-    heads: dict[str, bytes | None] = {}  # journal -> its committed bytes, when it lost them
-    pending: dict[str, list] = {}  # journal -> [(Recovery, block)] of a prefix restore
+    limit = profile.budgets.max_file_bytes
+    out: list[Recovery] = []
+    # file -> [(index in out, event)] whose lines go back in place, in one locked rewrite
+    in_place: dict[str, list[tuple[int, Event]]] = {}
+    heads: dict[str, bytes | None] = {}  # journal -> its committed (HEAD) bytes
     for event in events:
-        target = event.current if event.kind == "journal-rewrite" else None
-        if target is not None and target not in heads and file_on_disk(root, target).is_file():
-            heads[target] = _lost_head(root, target, profile.budgets.max_file_bytes)
-            if heads[target] is not None:
-                pending[target] = []
+        target = _in_place_target(root, profile, event)
+        if target is not None and event.kind == "journal-rewrite" and target not in heads:
+            # (every journal named, recovered or not: one an earlier run left without its
+            # committed start gets it back)
+            heads[target] = _committed_bytes(root, target, limit)
+            in_place.setdefault(target, [])
         if event.kind == "bootstrap-truncated":
             out.append(Recovery(event, "skip", event.path, reason=(
                 "nothing to bring back: the lines stayed in the file; the runtime cut them "
@@ -119,67 +122,76 @@ def recover(root: Path, settings, events: list[Event], *, dry_run: bool = False,
         if event.kind == "note-deleted":
             out.append(_restore(root, event, dry_run))
             continue
-        if target is not None and not file_on_disk(root, target).is_file():
-            target = None  # the journal is gone since: its lines go to the recovery note
-        note = target or recovery_note(profile)
-        path = file_on_disk(root, note)
-        current = _read_text(path)
-        held = current
-        if note in pending:  # what the journal will hold: its committed start, the blocks
-            held = "\n".join([heads[note].decode("utf-8", "replace"), current or "",
-                              *(block(3) for _, block in pending[note])])
-        withheld = credential_lines(event.lost)  # never written back: a placeholder instead
-        lines = [withheld.get(line, line) for line in missing_lines(held, event.lost)]
-        count = sum(1 for line in lines if line.strip() and line not in withheld.values())
-        if count == 0:
-            out.append(Recovery(event, "skip", note, reason="already recovered" + (
-                f" (lines holding a credential are not brought back: {len(withheld)})"
-                if withheld else "")))
+        if target is not None:  # filled in below, once the file's rewrite is made
+            in_place.setdefault(target, []).append((len(out), event))
+            out.append(Recovery(event, "put-back", target))
             continue
-        if withheld:  # a placeholder an earlier run wrote is not written again
-            lines = [line for line in lines if line not in withheld.values()
-                     or line not in (held or "")]
-        limit = profile.budgets.max_file_bytes
-        if target is not None:
-            def block(level: int, event=event, lines=lines) -> str:
-                return _journal_block(event, lines, now, level)
-        else:
-            def block(level: int, event=event, lines=lines) -> str:
-                return _note_block(event, lines)
-        if note in pending:  # written below, in one go with the journal's committed start
-            recovery = Recovery(event, "append", note, count, reason="committed start restored")
-            pending[note].append((recovery, block))
-            out.append(recovery)
-            continue
-        if dry_run:  # the same refusal the write would give
-            size = len(current.encode("utf-8")) if current is not None else 0
-            level = _entry_level_of(current, note, path.parent)
-            head = RECOVERY_NOTE_HEAD if target is None and not size else ""
-            data = len((head + block(level)).encode("utf-8"))
-            if size + data > limit:
-                raise VaultkitError(_too_big(note, event, limit)(data, size))
-        else:
-            _append(root, note, block, RECOVERY_NOTE_HEAD if target is None else "",
-                    limit, _too_big(note, event, limit))
-        out.append(Recovery(event, "append", note, count))
-    for note, blocks in pending.items():
-        _restore_head(root, note, heads[note], [block for _, block in blocks], profile,
-                      dry_run)
-        if not blocks:  # every line was back already, after the journal's new start
-            first = next(r for r in out if r.event.current == note and
-                         r.event.kind == "journal-rewrite")
-            out[out.index(first)] = Recovery(first.event, "append", note, 0,
-                                             reason="committed start restored")
+        out.append(_to_recovery_note(root, profile, event, limit, dry_run))
+    for rel, items in in_place.items():
+        counts, start = _put_back(root, rel, heads.get(rel), [e for _, e in items], limit,
+                                  dry_run)
+        for (at, event), count in zip(items, counts):
+            if count:
+                out[at] = Recovery(event, "put-back", rel, count,
+                                   reason="committed start restored" if start else "")
+            else:
+                out[at] = Recovery(event, "skip", rel, reason="already recovered")
+        if start and not any(counts):  # every line was there: only the start comes back
+            first = next((i for i, r in enumerate(out) if r.event.kind == "journal-rewrite"
+                          and (r.event.current or r.event.path) == rel), None)
+            if first is not None:
+                out[first] = Recovery(out[first].event, "put-back", rel, 0,
+                                      reason="committed start restored")
     return out
 
 
-def _lost_head(root: Path, rel: str, limit: int) -> bytes | None:
-    """The committed (HEAD) bytes of the journal ``rel`` when its text on disk no longer
-    starts with them (the append-only hook would refuse it), else None: no git, no HEAD,
-    not committed, committed over ``limit`` bytes (never loaded), or still an append to
-    what was committed."""
+def _in_place_target(root: Path, profile, event: Event) -> str | None:
+    """The file whose lost lines ``event`` puts back where they stood: a journal's, and a
+    typed, knowledge or topic note's (not MEMORY.md nor another bootstrap file, whose
+    budget may be why they were cut: their lines go to the recovery note), when it is on
+    disk and the version before the loss is known. None otherwise."""
+    if event.old is None or event.kind not in ("journal-rewrite", "mass-deletion"):
+        return None
+    rel = event.current or event.path
+    if event.kind == "mass-deletion" and (rel.startswith("../") or
+                                          profile.layer_of(rel) in (None, "bootstrap")):
+        return None
+    return rel if file_on_disk(root, rel).is_file() else None
+
+
+def _to_recovery_note(root: Path, profile, event: Event, limit: int,
+                      dry_run: bool) -> Recovery:
+    """Append the event's lost lines the recovery note does not hold yet to it, under the
+    file and the commit (or snapshot) that lost them."""
+    note = recovery_note(profile)
+    path = file_on_disk(root, note)
+    current = _read_text(path)
+    withheld = credential_lines(event.lost)  # never written back: a placeholder instead
+    lines = [withheld.get(line, line) for line in missing_lines(current, event.lost)]
+    count = sum(1 for line in lines if line.strip() and line not in withheld.values())
+    if count == 0:
+        return Recovery(event, "skip", note, reason="already recovered" + (
+            f" (lines holding a credential are not brought back: {len(withheld)})"
+            if withheld else ""))
+    if withheld:  # a placeholder an earlier run wrote is not written again
+        lines = [line for line in lines if line not in withheld.values()
+                 or line not in (current or "")]
+    block = _note_block(event, lines)
+    if dry_run:  # the same refusal the write would give
+        size = len(current.encode("utf-8")) if current is not None else 0
+        data = len(((RECOVERY_NOTE_HEAD if not size else "") + block).encode("utf-8"))
+        if size + data > limit:
+            raise VaultkitError(_too_big(note, event, limit)(data, size))
+    else:
+        _append(root, note, lambda _level: block, RECOVERY_NOTE_HEAD, limit,
+                _too_big(note, event, limit))
+    return Recovery(event, "append", note, count)
+
+
+def _committed_bytes(root: Path, rel: str, limit: int) -> bytes | None:
+    """The committed (HEAD) bytes of the journal ``rel``; None with no git, no HEAD, not
+    committed, or committed over ``limit`` bytes (never loaded)."""
     from vaultkit.core import gitenv
-    from vaultkit.vault.gitstate import first_change
 
     base, inner = _confined(root, rel)
     path = base / inner
@@ -191,82 +203,158 @@ def _lost_head(root: Path, rel: str, limit: int) -> bytes | None:
         proc = gitenv.run_git(["cat-file", "blob", spec], cwd=path.parent)
     except (FileNotFoundError, OSError, ValueError):
         return None
-    if proc.returncode != 0:
-        return None
-    head = proc.stdout
-    current = _read_text(path)
-    if current is None or first_change(head.decode("utf-8", "replace"), current) is None:
-        return None
-    return head
+    return proc.stdout if proc.returncode == 0 else None
 
 
-def _split_after_common(head: bytes, data: bytes) -> bytes:
-    """``data`` past the whole lines it shares with the start of ``head`` (line endings
+def _after_common(head: str, text: str) -> str:
+    """``text`` past the whole lines it shares with the start of ``head`` (line endings
     aside): what was written since the journal was rewritten."""
     old = head.splitlines(keepends=True)
-    new = data.splitlines(keepends=True)
+    new = text.splitlines(keepends=True)
     at = 0
     for a, b in zip(old, new):
-        if a.rstrip(b"\r\n") != b.rstrip(b"\r\n") or not a.endswith(b"\n") \
-                or not b.endswith(b"\n"):
+        if a.rstrip("\r\n") != b.rstrip("\r\n") or not a.endswith("\n") \
+                or not b.endswith("\n"):
             break
         at += len(b)
-    return data[at:]
+    return text[at:]
 
 
-def _restore_head(root: Path, rel: str, head: bytes, blocks: list, profile,
-                  dry_run: bool) -> None:
-    """Rewrite the journal ``rel`` as its committed bytes ``head`` first (byte for byte),
-    then ``blocks`` (the restored entries, rendered at the journal's entry level), then
-    what is in it now past the lines it still shares with ``head``, every byte kept: what
-    the append-only hook accepts. Under the journal's lock (the one ``log`` and the
-    appends take), confined like them (no symlink, FIFO, device, other hard links), one
-    atomic rename; nothing written past ``budgets.max_file_bytes``."""
-    from vaultkit.core.atomic import write_atomic
-    from vaultkit.core.confine import open_append, write_target
-    from vaultkit.memory.journal import _entry_level
+def _split_head(text: str, head: str) -> tuple[str, str]:
+    """``text``, which starts with the committed ``head`` (an append to it), as HEAD's lines
+    (the last with what was appended onto it, when HEAD has no final newline) and the rest."""
+    k = head.count("\n") + (0 if head.endswith("\n") or not head else 1)
+    lines = text.split("\n")
+    if k >= len(lines):
+        return text, ""
+    return "\n".join(lines[:k]) + "\n", "\n".join(lines[k:])
+
+
+def _undo_all(events: list[Event], text: str, fixed: str,
+              committed: str = "") -> tuple[str, list[int]]:
+    """``text`` with each event's lost lines that neither it nor ``fixed`` (text kept
+    before it: HEAD's) holds put back where they stood in the event's old version
+    (:func:`vaultkit.vault.loss.undo_deletions`, watch's restore), events in order; and how
+    many lines each brought back. A line holding a credential comes back as its
+    placeholder (once); vaultkit's own marker comments are never memory to bring back.
+    Lines ``committed`` (HEAD's text, put back as such) holds are not counted."""
+    from collections import Counter
+
+    from vaultkit.vault.loss import undo_deletions
+
+    counts = []
+    head = Counter(committed.replace("\r\n", "\n").split("\n")) if committed else Counter()
+    for event in events:
+        held = fixed + "\n" + text
+        withheld = credential_lines(event.lost)
+        missing = [line for line in missing_lines(held, event.lost)
+                   if not line.lstrip().startswith(f"<!-- {MARKER} ")]
+        if withheld:  # a placeholder already there is not written again
+            have = Counter(held.replace("\r\n", "\n").split("\n"))
+            kept = []
+            for line in missing:
+                placeholder = withheld.get(line)
+                if placeholder is not None and have[placeholder] > 0:
+                    have[placeholder] -= 1
+                    continue
+                kept.append(line)
+            missing = kept
+        count = sum(1 for line in missing if line.strip() and line not in withheld)
+        if count:
+            text = undo_deletions(event.old or "", text, missing, withheld)
+            for line in missing:
+                if line.strip() and line not in withheld and head[line] > 0:
+                    head[line] -= 1
+                    count -= 1
+        counts.append(count)
+    return text, counts
+
+
+def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list[int], bool]:
+    """The file's new text with the events' lines back in place, the lines each brought
+    back, and whether the journal's committed start had to be put back first.
+
+    A journal committed (``head``) keeps HEAD's text first, byte for byte, as the
+    append-only hook wants it: lines a commit lost go back after it; lines lost between
+    commits go back in place, which gives HEAD's start back when the overwrite took it
+    too. When that is not enough (a journal an earlier ``recover`` left with every line
+    after the summary), HEAD's text comes first and what the file holds past the lines it
+    shares with HEAD's start follows, every byte kept, the lines brought back among it."""
     from vaultkit.vault.gitstate import first_change
 
-    limit = profile.budgets.max_file_bytes
+    if head is None:
+        new, counts = _undo_all(events, text, "")
+        return new, counts, False
+    if first_change(head, text) is None:  # an append to HEAD: its lines stay as they are
+        fixed, rest = _split_head(text, head)
+        new, counts = _undo_all(events, rest, fixed)
+        return _joined(fixed, new), counts, False
+    new, counts = _undo_all(events, text, "", head)
+    if first_change(head, new) is None:
+        return new, counts, True
+    rest = _after_common(head, text)
+    new, counts = _undo_all(events, rest, head)
+    return _joined(head, new), counts, True
+
+
+def _joined(first: str, rest: str) -> str:
+    """``first`` then ``rest``, each on lines of its own, a heading after a blank line."""
+    if not first or not rest:
+        return first + rest
+    newline = "\r\n" if first.endswith("\r\n") else "\n"
+    if not first.endswith("\n"):
+        first += newline
+    if rest.strip("\r\n") and not rest.startswith(("\n", "\r\n")) \
+            and first.strip() and not first.endswith(newline * 2):
+        first += newline  # a blank line before the next entry
+    return first + rest
+
+
+def _put_back(root: Path, rel: str, head: bytes | None, events: list[Event], limit: int,
+              dry_run: bool) -> tuple[list[int], bool]:
+    """Rewrite ``rel`` once with the events' lost lines back where they stood
+    (:func:`_placed`): under the lock ``log`` and watch take, confined like them (no
+    symlink, FIFO, device, other hard links), one atomic rename; nothing written past
+    ``budgets.max_file_bytes``. Returns the lines each event brought back and whether the
+    committed start came back."""
+    from vaultkit.core.atomic import write_atomic
+    from vaultkit.core.confine import open_append, write_target
+    from vaultkit.vault.gitstate import decode
+
     base, inner = _confined(root, rel)
     path = write_target(base, inner)
-    if dry_run:
-        data = path.read_bytes()
-    else:
-        fd = open_append(path, rel)  # locked, so no entry lands between the read and rename
+    fd = None if dry_run else open_append(path, rel)  # locked: no entry lands meanwhile
     try:
-        if not dry_run:
-            size = os.fstat(fd).st_size
-            data = os.pread(fd, size, 0) if size else b""
-        crlf = b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
-        newline = "\r\n" if crlf else "\n"
-        # the level the journal will have: its committed start and what follows it
-        level = _entry_level((head + b"\n" + _split_after_common(head, data))[:1 << 20],
-                             rel, path.parent)
-        text = "".join(block(level) for block in blocks).replace("\n", newline).encode()
-        if first_change(head.decode("utf-8", "replace"),
-                        data.decode("utf-8", "replace")) is None:
-            new = data + (newline.encode() if data and not data.endswith(b"\n") else b"") \
-                + text  # restored meanwhile: the blocks are appended
+        if fd is None:
+            from vaultkit.core.bounded import read_regular
+            from vaultkit.memory.history import READ_LIMIT
+
+            data = read_regular(path, READ_LIMIT)
         else:
-            tail = _split_after_common(head, data)
-            new = head + (newline.encode() if head and not head.endswith(b"\n") else b"")
-            new += text
-            if tail:
-                if tail.strip(b"\r\n") and not tail.startswith((b"\n", b"\r\n")):
-                    new += newline.encode()  # a blank line before the next entry
-                new += tail
-        if len(new) > limit:
+            size = os.fstat(fd).st_size
+            if size > limit:
+                raise VaultkitError(f"{rel}: {size:,} bytes, over the {limit:,}-byte limit "
+                                    "(budgets.max_file_bytes), past which it is not read; "
+                                    "nothing written: archive or trim it first")
+            data = os.pread(fd, size, 0) if size else b""
+        text = decode(data)
+        new, counts, start = _placed(text, None if head is None else decode(head), events)
+        if new == text:
+            return counts, False
+        bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+        encoded = bom + new.encode("utf-8")
+        if len(encoded) > limit:
             raise VaultkitError(
-                f"{rel}: its committed lines, the lines brought back and what was written "
-                f"since come to {len(new):,} bytes, over the {limit:,}-byte limit "
+                f"{rel}: with the lines brought back where they stood it comes to "
+                f"{len(encoded):,} bytes, over the {limit:,}-byte limit "
                 "(budgets.max_file_bytes), past which it is not read; nothing written: "
-                f"archive or trim it first, or restore its start by hand from "
-                f"`git show HEAD:./{path.name}` (in {path.parent})")
-        if not dry_run:
-            write_atomic(base / inner, new, root=base)
+                "archive or trim it first, or bring the lines back by hand (`vaultkit "
+                "history --format json` lists them)")
+        if fd is not None:
+            write_atomic(base / inner, encoded, root=base)
+        return counts, start
     finally:
-        if not dry_run:
+        if fd is not None:
             os.close(fd)
 
 
@@ -278,41 +366,6 @@ def _too_big(note: str, event: Event, limit: int):
                 "trim the file first, or recover the lines by hand from "
                 f"`git show {event.commit[:10]}^:{event.path.removeprefix('../')}`")
     return message
-
-
-def _entry_level_of(text: str | None, rel: str, folder: Path) -> int:
-    from vaultkit.memory.journal import _entry_level
-
-    return _entry_level((text or "").encode("utf-8"), rel, folder)
-
-
-def _journal_block(event: Event, lines: list[str], now: dt.datetime, level: int = 3) -> str:
-    """The recovered entry, at the journal's own entry ``level`` (``##`` or ``###``): at
-    another level it would read as part of the entry above it."""
-    from vaultkit.memory.journal import DASH
-
-    n = sum(1 for line in lines if line.strip())
-    if event.source == "snapshot":  # lost between commits: no commit to name
-        return "\n".join([
-            "", f"{'#' * level} {now:%H:%M} {DASH} Restored lines lost on {event.day} "
-                f"{event.date[11:16]}", marker(event),
-            f"- {n} line{'s' * (n != 1)} removed from this journal before the snapshot at "
-            f"{event.date[11:16]} on {event.day} (snapshot {event.commit[:10]}), never "
-            "committed, brought back by `vaultkit recover`.",
-            "- They follow below as they were written; later entries stay above as they are.",
-            "- Review them and move anything still open into today's journal.",
-            "", *lines]) + "\n"
-    who = quoted(event.author.split(" <", 1)[0])
-    return "\n".join([
-        "", f"{'#' * level} {now:%H:%M} {DASH} Recovered from {event.commit[:10]} on "
-            f"{now:%Y-%m-%d}",
-        marker(event),
-        f"- {n} line{'s' * (n != 1)} that commit {event.commit[:10]} ({event.day}, {who}: "
-        f"{quoted(event.subject)!r}) removed from this journal, brought back by "
-        "`vaultkit recover`.",
-        "- They follow below as they were written; later entries stay above as they are.",
-        "- Review them and move anything still open into today's journal.",
-        "", *lines]) + "\n"
 
 
 def _note_block(event: Event, lines: list[str]) -> str:

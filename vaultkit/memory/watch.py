@@ -6,7 +6,8 @@ judges what changed since the previous one the way the git rules do:
 ``journal-restored`` / ``journal-lines-lost``
     A journal that lost lines (overwritten by a Write, truncated, a line deleted). With
     restore on (the default) the deletion is undone in place at once: the lost lines go
-    back where they stood, around what was written since (:func:`undo_deletions`), so an
+    back where they stood, around what was written since
+    (:func:`vaultkit.vault.loss.undo_deletions`, which `recover` uses too), so an
     overwritten journal becomes its old lines followed by the new text, as an append would
     have left it; no heading or marker is added, and each line is written once. The file is
     rewritten atomically under the journal's lock, only if it still holds what was judged;
@@ -21,9 +22,9 @@ judges what changed since the previous one the way the git rules do:
     the same round. Past its pruning allowance (``git: memory_md_prune_ratio``, a quarter
     of its durable lines; :func:`vaultkit.vault.loss.prune_allowance`, the hook's and
     history's measure too) they are put back in place as a journal's are (the same
-    :func:`undo_deletions`, the same locked atomic rewrite, the same back-off when another
-    writer removes them again); within it the cut is curation and is only logged as
-    ``memory-pruned``. With ``--no-restore`` a cut past the allowance is reported as
+    :func:`~vaultkit.vault.loss.undo_deletions`, the same locked atomic rewrite, the same
+    back-off when another writer removes them again); within it the cut is curation and is
+    only logged as ``memory-pruned``. With ``--no-restore`` a cut past the allowance is reported as
     ``memory-cut``.
 ``memory-cut``
     A structured, knowledge or other bootstrap note lost the profile's share of its lines
@@ -361,11 +362,12 @@ class Watcher:
 
     def _restore(self, path: str, old: str, new: str, lost: list[str],
                  commit: str, kind: str = "journal") -> WatchEvent | None:
-        """Undo the deletion in place (:func:`undo_deletions`); a line holding a credential
-        comes back as ``recover``'s placeholder. Backs off when the lines it put back last
-        time were removed again. ``kind``: ``journal``, or ``memory`` for MEMORY.md cut
+        """Undo the deletion in place (:func:`~vaultkit.vault.loss.undo_deletions`); a line
+        holding a credential comes back as ``recover``'s placeholder. Backs off when the
+        lines it put back last time were removed again. ``kind``: ``journal``, or ``memory`` for MEMORY.md cut
         past its pruning allowance (its events are ``memory-…``)."""
         from vaultkit.memory.history import credential_lines
+        from vaultkit.vault.loss import undo_deletions
 
         key = tuple(line for line in lost if line.strip())
         n = len(key)
@@ -528,9 +530,12 @@ def service_name(root: Path) -> str:
     return f"vaultkit-watch-{base}-{hashlib.sha1(str(root).encode()).hexdigest()[:6]}"
 
 
-def service_text(kind: str, root: Path, *, interval: int, python: str | None = None) -> tuple[str, str | None]:
+def service_text(kind: str, root: Path, *, interval: int, python: str | None = None,
+                 profile: str | None = None) -> tuple[str, str | None]:
     """``(text, file)``: the unit, agent or crontab line that keeps snapshots running, and
-    the file it goes in (None for cron: a line of the user's crontab).
+    the file it goes in (None for cron: a line of the user's crontab). ``profile``: the
+    ``--profile`` the command was given, passed on so the service judges with the same
+    rule pack (a pack file as an absolute path: the service runs from elsewhere).
 
     Each value put in is refused when it could change the file's lines (a control
     character) and is then escaped for that format alone (docs/security.md)."""
@@ -541,6 +546,14 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
     python = python if python is not None else sys.executable
     _fit_for_service(kind, "the vault path", str(root))
     _fit_for_service(kind, "the Python running vaultkit", python)
+    extra: list[str] = []
+    if profile is not None:
+        from vaultkit.vault.profile import find_profile
+
+        if profile.endswith((".yaml", ".yml")) or "/" in profile:
+            profile = str(find_profile(profile, root).absolute())  # (relative to the vault)
+        _fit_for_service(kind, "the profile", profile)
+        extra = ["--profile", profile]
     if not os.path.isabs(python):  # (the manager runs it from elsewhere, with its own PATH)
         raise VaultkitError(f"--service {kind}: the Python running vaultkit has no absolute "
                             f"path ({_shown(python) or 'none'}); run vaultkit with a Python "
@@ -557,13 +570,14 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
                 f"{_systemd_description(str(root))}\n\n"
                 "[Service]\n"
                 f"ExecStart={_systemd_word(python, program=True)} -m vaultkit watch "
-                f"{_systemd_word(str(root))}\n"
+                + "".join(f"{_systemd_word(a)} " for a in extra)
+                + f"{_systemd_word(str(root))}\n"
                 "Restart=on-failure\nRestartSec=10\n\n[Install]\nWantedBy=default.target\n")
         return text, str(home / ".config" / "systemd" / "user" / f"{name}.service")
     if kind == "launchd":
         label = "dev.vaultkit." + name
         args = "".join(f"    <string>{escape(a)}</string>\n"
-                       for a in (python, "-m", "vaultkit", "watch", str(root)))
+                       for a in (python, "-m", "vaultkit", "watch", *extra, str(root)))
         text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
                 '"http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
@@ -575,7 +589,8 @@ def service_text(kind: str, root: Path, *, interval: int, python: str | None = N
         return text, str(home / "Library" / "LaunchAgents" / f"{label}.plist")
     step = max(1, min(int(interval), 59))
     text = (f"*/{step} * * * * {_cron_word(python)} -m vaultkit snapshot --quiet "
-            f"{_cron_word(str(root))}  # {name}\n")
+            + "".join(f"{_cron_word(a)} " for a in extra)
+            + f"{_cron_word(str(root))}  # {name}\n")
     return text, None
 
 
@@ -678,67 +693,6 @@ def install_service(kind: str, text: str, target: str | None) -> list[str]:
             break
         done.append(f"ran {' '.join(cmd)}")
     return done
-
-
-# -- undoing a deletion in place ----------------------------------------------------------
-
-def _gaps(old_lines: list[str], new_lines: list[str]):
-    """``(old gap, new gap, anchor)`` in file order: the non-blank lines both texts hold in
-    the same order are the anchors (difflib's longest matching blocks, blank lines left
-    out so that they never anchor), and each gap is what lies before an anchor in each
-    text; the last has no anchor (None)."""
-    import difflib
-
-    old_nb = [i for i, line in enumerate(old_lines) if line.strip()]
-    new_nb = [j for j, line in enumerate(new_lines) if line.strip()]
-    matcher = difflib.SequenceMatcher(None, [old_lines[i] for i in old_nb],
-                                      [new_lines[j] for j in new_nb], autojunk=False)
-    po = pn = -1
-    for a, b, size in matcher.get_matching_blocks():
-        for k in range(size):
-            oi, nj = old_nb[a + k], new_nb[b + k]
-            yield old_lines[po + 1:oi], new_lines[pn + 1:nj], new_lines[nj]
-            po, pn = oi, nj
-    yield old_lines[po + 1:], new_lines[pn + 1:], None
-
-
-def undo_deletions(old: str, new: str, lost: list[str], withheld: dict | None = None) -> str:
-    """``new`` with the lines of ``old`` that it ``lost`` (as the model of loss judged
-    them) put back where they stood: each run of lost lines goes back between the kept
-    lines around it, before what was written in its place. An overwritten journal becomes
-    ``old`` followed by the new text; a deleted entry comes back between its neighbours;
-    edits and moved lines stay as ``new`` has them. ``withheld`` maps a line holding a
-    credential to the placeholder written instead. Line endings follow ``new``."""
-    crlf = "\r\n" in new and new.count("\r\n") == new.count("\n")
-    old_lines = old.replace("\r\n", "\n").split("\n")
-    new_lines = new.replace("\r\n", "\n").split("\n")
-    lost = Counter(line for line in lost if line.strip())
-    withheld = withheld or {}
-    out: list[str] = []
-    for old_gap, new_gap, anchor in _gaps(old_lines, new_lines):
-        back = []
-        for line in old_gap:
-            if not line.strip():
-                back.append(line)
-            elif lost[line] > 0:
-                lost[line] -= 1
-                back.append(withheld.get(line, line))
-        while back and not back[-1].strip():
-            back.pop()
-        while back and not back[0].strip():
-            back.pop(0)
-        if back:
-            if out and out[-1].strip() and back[0].lstrip().startswith("#"):
-                out.append("")  # (a heading put back keeps its blank line above)
-            out.extend(back)
-            after = next((line for line in new_gap if line.strip()), anchor)
-            if new_gap[:1] != [""] and after is not None and after.lstrip().startswith("#"):
-                out.append("")  # (and so does the heading that follows)
-        out.extend(new_gap)
-        if anchor is not None:
-            out.append(anchor)
-    text = "\n".join(out)
-    return text.replace("\n", "\r\n") if crlf else text
 
 
 def _rewrite_if_unchanged(root: Path, rel: str, judged: str, text: str) -> bool:

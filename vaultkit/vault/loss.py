@@ -165,6 +165,67 @@ def judge(old: str, new: str, holders=()) -> Judgement:
     return Judgement(out, edited)
 
 
+# -- undoing a deletion in place (watch's restore and recover's: one implementation) --------
+
+def _gaps(old_lines: list[str], new_lines: list[str]):
+    """``(old gap, new gap, anchor)`` in file order: the non-blank lines both texts hold in
+    the same order are the anchors (difflib's longest matching blocks, blank lines left
+    out so that they never anchor), and each gap is what lies before an anchor in each
+    text; the last has no anchor (None)."""
+    import difflib
+
+    old_nb = [i for i, line in enumerate(old_lines) if line.strip()]
+    new_nb = [j for j, line in enumerate(new_lines) if line.strip()]
+    matcher = difflib.SequenceMatcher(None, [old_lines[i] for i in old_nb],
+                                      [new_lines[j] for j in new_nb], autojunk=False)
+    po = pn = -1
+    for a, b, size in matcher.get_matching_blocks():
+        for k in range(size):
+            oi, nj = old_nb[a + k], new_nb[b + k]
+            yield old_lines[po + 1:oi], new_lines[pn + 1:nj], new_lines[nj]
+            po, pn = oi, nj
+    yield old_lines[po + 1:], new_lines[pn + 1:], None
+
+
+def undo_deletions(old: str, new: str, lost: list[str], withheld: dict | None = None) -> str:
+    """``new`` with the lines of ``old`` that it ``lost`` (as the model of loss judged
+    them) put back where they stood: each run of lost lines goes back between the kept
+    lines around it, before what was written in its place. An overwritten journal becomes
+    ``old`` followed by the new text; a deleted entry comes back between its neighbours;
+    edits and moved lines stay as ``new`` has them. ``withheld`` maps a line holding a
+    credential to the placeholder written instead. Line endings follow ``new``."""
+    crlf = "\r\n" in new and new.count("\r\n") == new.count("\n")
+    old_lines = old.replace("\r\n", "\n").split("\n")
+    new_lines = new.replace("\r\n", "\n").split("\n")
+    lost = Counter(line for line in lost if line.strip())
+    withheld = withheld or {}
+    out: list[str] = []
+    for old_gap, new_gap, anchor in _gaps(old_lines, new_lines):
+        back = []
+        for line in old_gap:
+            if not line.strip():
+                back.append(line)
+            elif lost[line] > 0:
+                lost[line] -= 1
+                back.append(withheld.get(line, line))
+        while back and not back[-1].strip():
+            back.pop()
+        while back and not back[0].strip():
+            back.pop(0)
+        if back:
+            if out and out[-1].strip() and back[0].lstrip().startswith("#"):
+                out.append("")  # (a heading put back keeps its blank line above)
+            out.extend(back)
+            after = next((line for line in new_gap if line.strip()), anchor)
+            if new_gap[:1] != [""] and after is not None and after.lstrip().startswith("#"):
+                out.append("")  # (and so does the heading that follows)
+        out.extend(new_gap)
+        if anchor is not None:
+            out.append(anchor)
+    text = "\n".join(out)
+    return text.replace("\n", "\r\n") if crlf else text
+
+
 def prune_allowance(before: int, ratio: float) -> int:
     """The most durable lines a cut of ``MEMORY.md`` (``before`` non-blank lines) may drop
     without moving them into another note and still pass as pruning: ``ratio`` (``git:

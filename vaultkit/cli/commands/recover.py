@@ -8,15 +8,15 @@ HELP = "bring back lost journal lines and deleted notes that `vaultkit history` 
 DESCRIPTION = (
     "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
     "or a commit), or --all of them, without rewriting history and without touching what "
-    "was written since. Lost journal lines are appended back to their journal under an "
-    "entry at the journal's own heading level (## or ###): 'HH:MM — Recovered from "
-    "<commit> on <date>' for lines a commit lost, 'HH:MM — Restored lines lost on <date> "
-    "<time>' for lines lost between commits (only a snapshot held them); after the "
-    "journal's committed (HEAD) text, which is put back at its start if it was "
-    "overwritten; lines cut from MEMORY.md and "
-    "other notes go to the recovery note memory/semantic/recovered.md; deleted notes are "
-    "restored to their path if "
-    "it is free, else beside it (NAME.recovered-<sha7>.md). A second run recovers nothing "
+    "was written since. Lost journal lines, and lines cut from a typed, knowledge or topic "
+    "note, are put back where they stood, around what was written since: an overwritten "
+    "journal becomes its old lines followed by the new text, as an append would have left "
+    "it, with no heading or marker added (a journal's committed HEAD text stays first, put "
+    "back at its start if it was overwritten; lines a commit lost follow it). Lines cut "
+    "from MEMORY.md and the other bootstrap files, and those of a file gone since, go to "
+    "the recovery note memory/semantic/recovered.md; deleted notes are restored to their "
+    "path if it is free, else beside it (NAME.recovered-<sha7>.md). Each line is written "
+    "once: a second run, or one after `vaultkit watch` restored them, recovers nothing "
     "new. Commit the result as usual: it passes check and the append-only hook.")
 
 
@@ -63,7 +63,8 @@ def run(args) -> int:
     from vaultkit.vault.outbound import clean_line
 
     verb = {"append": "would append" if args.dry_run else "appended",
-            "restore": "would restore" if args.dry_run else "restored"}
+            "restore": "would restore" if args.dry_run else "restored",
+            "put-back": "would put back" if args.dry_run else "put back"}
     done = 0
     for r in results:
         e = r.event
@@ -73,6 +74,8 @@ def run(args) -> int:
             continue
         done += 1
         what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
+                else f"{r.lines} line{'s' * (r.lines != 1)} where they stood in {r.path}"
+                if r.action == "put-back"
                 else f"{e.path} as {r.path}" if r.path != e.path else e.path)
         if r.reason == "committed start restored":  # the journal starts with HEAD's text again
             what = (f"{'would put' if args.dry_run else 'put'} the committed lines (HEAD) "

@@ -51,7 +51,8 @@ def run(args) -> int:
     if args.service:
         from vaultkit.memory.watch import install_service, service_text
 
-        text, target = service_text(args.service, Path(root), interval=conf.interval)
+        text, target = service_text(args.service, Path(root), interval=conf.interval,
+                                    profile=args.profile)
         if not args.install:
             where = (f"# save as {target}, then: " + {
                 "systemd": f"systemctl --user daemon-reload && systemctl --user enable --now "

@@ -46,9 +46,12 @@ class MassDeletion(Rule):
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; docs/snapshots.md): a file that lost the same share against any
-    snapshot taken since the last commit is reported, naming the snapshot, even when it
-    was never committed (a topic note written in the morning and cut in the evening). A
-    commit that does not stage that file seals nothing: it passes, with a warning.
+    snapshot the chain keeps is reported, naming the snapshot, even when it was never
+    committed (a topic note written in the morning and cut in the evening). Which lines
+    count is decided by content and ancestry, as for `journal-append-only`, never by when
+    HEAD was committed: a line a commit reachable from HEAD or a local ref holds in that
+    file is not cut. A commit that does not stage that file seals nothing: it passes, with
+    a warning.
 
     An intended cut or deletion is accepted for one commit by naming the file in the
     environment variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding
@@ -119,8 +122,11 @@ class MassDeletion(Rule):
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
                 return
-            since = git.head_time() if git.available else None
-            versions = recorded_texts(store, since=since, wanted=wanted,
+            # every snapshot the chain keeps, whenever HEAD was made: which lines count is
+            # decided by content and ancestry (lines no commit holds: below), as the journal
+            # rule decides, never by HEAD's committer time, which a pulled commit or a
+            # clock ahead puts after the cut
+            versions = recorded_texts(store, since=None, wanted=wanted,
                                       current=current_blobs(store, git, vault))
         except VaultkitError as exc:
             print(f"vaultkit: warning: snapshots not compared: {exc}", file=sys.stderr)
@@ -143,26 +149,20 @@ class MassDeletion(Rule):
             if path == memory_md:
                 # the curated layer: judged against its pruning allowance, not the ratio
                 spare = recovered + (moved_into(git, path) if git.available else Counter())
-                worst = None
-                for commit, when, text in texts:
-                    before = content_lines(text)
-                    dropped = _dropped(text, new, spare)
-                    if before and len(dropped) > prune_allowance(before, prune[0]) and \
-                            (worst is None or len(dropped) >= len(worst[0])):
-                        worst = (dropped, before, commit, when)
-                if worst is None:
-                    continue
-                dropped, before, commit, when = worst
-                cut = _pruned_past(dropped, before, prune,
-                                   f"since the snapshot at {clock(when)} (snapshot "
-                                   f"{commit[:10]})")
+                cut = _memory_md_cut(texts, new, spare, prune, clock)
+                if cut is not None and git.available and git.has_head:
+                    cut = _memory_md_cut(texts, new, spare + _committed(git, path), prune,
+                                         clock)  # (git keeps what a commit holds)
             else:
                 held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
                 if git.available:  # lines moved into another note of this change: not lost
                     held += moved_into(git, path)
                 cut = _cut_since(texts, content_lines(new), held, ratio, clock)
-                if cut is None:
-                    continue
+                if cut is not None and git.available and git.has_head:
+                    cut = _cut_since(texts, content_lines(new), held + _committed(git, path),
+                                     ratio, clock)
+            if cut is None:
+                continue
             if staged and path not in git.by_new_path:
                 # this commit does not stage the file: it seals nothing, so it passes; the
                 # cut stays listed (`vaultkit history`, the audit) until recovered
@@ -239,6 +239,30 @@ class MassDeletion(Rule):
                                 f"lost {lost} of its {before} non-blank lines against HEAD"
                                 f"{moved} ({lost * 100 // before}%; the profile allows less "
                                 f"than {ratio * 100:g}%); {hint}")
+
+
+def _committed(git, path: str) -> Counter:
+    """The lines a commit reachable from HEAD or a local ref holds in ``path``
+    (:meth:`GitState.lines_committed`), as counts no cut can exhaust: git keeps them, so
+    a snapshot is not their only copy. Asked only when a cut is about to be reported."""
+    return Counter(dict.fromkeys(git.lines_committed(path), 1 << 30))
+
+
+def _memory_md_cut(texts, new: str, spare: Counter, prune, clock) -> str | None:
+    """What MEMORY.md dropped past its pruning allowance since a snapshot, in a phrase (the
+    snapshot that shows the largest cut); None when none does."""
+    worst = None
+    for commit, when, text in texts:
+        before = content_lines(text)
+        dropped = _dropped(text, new, spare)
+        if before and len(dropped) > prune_allowance(before, prune[0]) and \
+                (worst is None or len(dropped) >= len(worst[0])):
+            worst = (dropped, before, commit, when)
+    if worst is None:
+        return None
+    dropped, before, commit, when = worst
+    return _pruned_past(dropped, before, prune,
+                        f"since the snapshot at {clock(when)} (snapshot {commit[:10]})")
 
 
 def _cut_since(texts, after: int, held: Counter, ratio: float, clock) -> str | None:
