@@ -115,6 +115,10 @@ def render_index(vault: "Vault") -> str:
     note = vault.notes.get(path)
     if note is not None and note.error:
         raise VaultkitError(f"{path}: {note.error}; not regenerated")
+    reused = _as_base(vault, path)
+    if reused is not None:
+        vault.index_left_out = reused[1]
+        return reused[0]
     memo = _Memo.open(vault, path)
     if memo is not None:
         hit = memo.lookup(vault)
@@ -133,6 +137,66 @@ def render_index(vault: "Vault") -> str:
     if memo is not None:
         memo.store(vault, text, used, dated, _Layout(sections, nl, budget - fixed, total))
     return text
+
+
+def render_as(vault: "Vault", base: "Vault", changed) -> None:
+    """Let :func:`render_index` of ``vault`` answer with ``base``'s rendering while it may.
+
+    ``vault`` is ``base`` with the notes at the paths ``changed`` parsed from other texts
+    (an editor's unsaved buffers) and every file name the same. When each changed note
+    shows the index what the base's note shows it (:func:`index_view`), and INDEX.md is
+    not among them, the two renderings are the same text; the base's is made once and
+    kept with it, so a keystroke costs a look at the changed notes, not a rendering.
+    """
+    vault.__dict__["_index_base"] = (base, frozenset(changed))
+
+
+def _as_base(vault: "Vault", index: str) -> tuple[str, list[str]] | None:
+    """The base's ``(text, left out)`` when :func:`render_as` applies, else None."""
+    found = vault.__dict__.get("_index_base")
+    if found is None:
+        return None
+    base, changed = found
+    if index in changed or base.names_epoch != vault.names_epoch \
+            or base.settings is not vault.settings:
+        return None
+    for path in changed:
+        if path not in base.notes or path not in vault.notes \
+                or index_view(base, path) != index_view(vault, path):
+            return None  # (a note outside the vault's notes: its bootstrap role, rendered)
+    # (the daily notes' settings are a file of their own: read as the memo's key reads it)
+    daily = _daily_key(vault)
+    kept = base.__dict__.get("_index_rendered")
+    if kept is None or kept[0] != daily:
+        text = render_index(base)
+        kept = base.__dict__["_index_rendered"] = \
+            (daily, text, list(getattr(base, "index_left_out", ())))
+    return kept[1], list(kept[2])
+
+
+def _daily_key(vault: "Vault") -> str:
+    if vault.profile.layer("journal") is not None:
+        return ""
+    from vaultkit.links.obsidian import daily_notes_format
+
+    return repr(daily_notes_format(vault.root))
+
+
+def index_view(vault: "Vault", path: str) -> tuple:
+    """Everything the index may read of the note at ``path``, its line built or not: its
+    layer and type, whether it is readable, its description, status and dates, and the
+    links it makes (targets, counts, embeds). Two notes at one path with the same view
+    give the same index, the rest of the vault the same (what :class:`_Memo` relies on
+    per note, there through a digest of what one rendering read)."""
+    from vaultkit.links.graph import _note_links
+
+    note = vault.notes[path]
+    where = (vault._layer(path), vault.profile.type_of(path))
+    if note.error:
+        return ("unreadable",) + where
+    edges = vault.fact(path, "links", lambda: _note_links(vault, note),
+                       epoch=vault.names_epoch)[3]
+    return where + (_facts_of(vault, note), sorted(edges))
 
 
 class _Layout:

@@ -93,6 +93,7 @@ class Workspace:
         if not overlay:
             return vault
         from vaultkit.lint.engine import encode_note_text
+        from vaultkit.links.indexgen import render_as
         from vaultkit.vault.loader import oversize_error
         from vaultkit.vault.model import Note
         from vaultkit.vault.parse import parse_note
@@ -122,6 +123,9 @@ class Workspace:
         if "types" in vault.__dict__:  # (a type: by path alone)
             copy.__dict__["types"] = vault.types
         copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
+        # INDEX.md as rendered from the files while no changed note shows the index other
+        # facts: a keystroke in a body is not a rendering of the whole index
+        render_as(copy, vault, changed)
         return copy
 
     # -- the calls -----------------------------------------------------------------
