@@ -15,9 +15,10 @@ parameter named ``from`` and both memory tools the runtime's camelCase names). T
 
 Resources: the bootstrap files and ``memory/INDEX.md``, read fresh on every request.
 
-State is kept warm between calls (:class:`VaultSession`): the parsed vault and the open
-search index. Every call lists the vault again (paths, sizes, mtimes) and reparses what
-changed, so a changed or deleted note is never served stale. All vault work runs on one
+State is kept warm between calls by the vault's session floor
+(:class:`~vaultkit.session.workspace.Workspace`, which ``vaultkit server`` stands on too;
+:class:`VaultSession` is the adapter): the parsed vault and the open search index.
+Every call lists the vault again (paths, sizes, mtimes) and reparses what changed, so a changed or deleted note is never served stale. All vault work runs on one
 worker thread (SQLite connections belong to one thread, and the warm state needs no
 locks then); appends run on their own threads and rely on the journal lock, as
 concurrent ``vaultkit log`` processes do.
