@@ -101,10 +101,10 @@ def test_search_reuses_the_open_index_and_never_serves_a_deleted_note(vault):
     session = VaultSession(vault)
     hits = session.memory_search({"query": "refund policy"})["results"]
     assert hits[0]["path"] == "memory/projects/payment-gateway.md"
-    index = session._index
+    index = session.workspace._index
     (vault / "memory" / "projects" / "payment-gateway.md").unlink()
     hits = session.memory_search({"query": "refund policy"})["results"]
-    assert session._index is index
+    assert session.workspace._index is index
     assert "memory/projects/payment-gateway.md" not in {h["path"] for h in hits}
     session.close()
 

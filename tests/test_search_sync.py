@@ -240,7 +240,7 @@ def test_the_mcp_session_keeps_a_helper_for_its_index(vault):
         assert session.search_index()._helper is not None
     finally:
         session.close()
-    assert session._index is None
+    assert session.workspace._index is None
 
 
 # -- the MCP session's memory set ----------------------------------------------------------

@@ -15,9 +15,10 @@ parameter named ``from`` and both memory tools the runtime's camelCase names). T
 
 Resources: the bootstrap files and ``memory/INDEX.md``, read fresh on every request.
 
-State is kept warm between calls (:class:`VaultSession`): the parsed vault and the open
-search index. Every call lists the vault again (paths, sizes, mtimes) and reparses what
-changed, so a changed or deleted note is never served stale. All vault work runs on one
+State is kept warm between calls by the vault's session floor
+(:class:`~vaultkit.session.workspace.Workspace`, which ``vaultkit server`` stands on too;
+:class:`VaultSession` is the adapter): the parsed vault and the open search index.
+Every call lists the vault again (paths, sizes, mtimes) and reparses what changed, so a changed or deleted note is never served stale. All vault work runs on one
 worker thread (SQLite connections belong to one thread, and the warm state needs no
 locks then); appends run on their own threads and rely on the journal lock, as
 concurrent ``vaultkit log`` processes do.
@@ -32,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,11 +42,9 @@ from typing import Any, Callable
 
 from vaultkit import __version__
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 from vaultkit.vault.profile import ConfigError
 
 SERVER_NAME = "vaultkit"
-SAVE_EVERY_S = 60.0
 RESOURCE_SCHEME = "vaultkit"
 
 INSTRUCTIONS = (
@@ -408,7 +406,10 @@ class ToolFailure(Exception):
 # -- warm state ---------------------------------------------------------------------------
 
 class VaultSession:
-    """One vault, its parsed notes and its search index, kept between calls.
+    """The MCP server's adapter on the vault's :class:`~vaultkit.session.workspace.Workspace`
+    (the session floor, shared with ``vaultkit server``): the workspace owns the settings,
+    the listing, the warm vault, the search index and the deferred cache writes; this
+    class turns tool arguments into its calls and its answers into the tools' results.
 
     The server calls every method but :meth:`append` and :meth:`memory_promote` from its
     one vault thread; those two write under a file's lock, run anywhere and share only
@@ -417,132 +418,38 @@ class VaultSession:
 
     def __init__(self, root: Path, *, profile: str | None = None, use_cache: bool = True,
                  openclaw_config: str | None = None):
-        self.root = root
-        self.profile = profile
-        self.use_cache = use_cache
-        self.openclaw_config = openclaw_config
-        self._vault = None
-        self._index = None
-        self._settings = None
-        self._settings_files: tuple[Path, ...] = ()
-        self._settings_stamp: tuple = ()
-        self._settings_read = 0
-        self._settings_lock = threading.Lock()
-        self._saved_at = _monotonic()
-        self._listing = None
-        self._members: dict[str, bool] = {}  # path -> in the memory set, for _members_for
-        self._members_for = None
+        from vaultkit.session.workspace import Workspace
 
-    # -- current state ---------------------------------------------------------------
+        self.root = root
+        self.openclaw_config = openclaw_config
+        self.workspace = Workspace(root, profile=profile, use_cache=use_cache)
+
+    # -- current state: the workspace's ---------------------------------------------
+
+    @property
+    def use_cache(self) -> bool:
+        return self.workspace.use_cache
 
     def settings(self):
-        """The vault's settings, read again only when vaultkit.toml or its pack changed."""
-        with self._settings_lock:
-            return self._current_settings()
-
-    def _current_settings(self):
-        import time
-
-        from vaultkit.vault.profile import CONFIG_NAME, _profile_name, find_profile, load_settings
-
-        if self._settings is not None and self._settings_stamp == _stamps(self._settings_files) \
-                and all(s is None or max(s[1], s[2]) < self._settings_read - _RACY_NS
-                        for s in self._settings_stamp):
-            return self._settings
-        read = time.time_ns()
-        settings = load_settings(self.root, self.profile, use_cache=self.use_cache)
-        config = self.root / CONFIG_NAME
-        try:
-            data = config.read_bytes() if config.is_file() else None
-            pack = find_profile(self.profile or _profile_name(config, data), self.root)
-        except (OSError, ConfigError):  # load_settings read them a moment ago: changing now
-            self._settings = None
-            return settings
-        self._settings, self._settings_read = settings, read
-        self._settings_files = (config, pack)
-        self._settings_stamp = _stamps(self._settings_files)
-        return settings
+        return self.workspace.settings()
 
     def scan(self):
-        """The vault's listing: the last one while file events say nothing changed, only
-        the changed names listed again when they name them (a warm call does not list
-        10,000 files), else a new one (see vaultkit.vault.freshness)."""
-        from vaultkit.vault.loader import WarmListing
-
-        if self._listing is None:
-            self._listing = WarmListing()
-        return self._listing.scan(self.root, self.settings())
+        return self.workspace.scan()
 
     def vault(self, scan=None):
-        """The vault as it is now: the warm one when nothing changed, else reloaded."""
-        from vaultkit.vault.loader import load_vault
-
-        scan = scan or self.scan()
-        v = self._vault
-        if v is not None and v.settings.fingerprint == scan.settings.fingerprint \
-                and v.state_digest == scan.digest \
-                and scan.newest_mtime_ns < v.started_ns - _RACY_NS and _racy_same(v, scan):
-            return v
-        self._vault = load_vault(scan=scan, use_cache=self.use_cache, save=False, previous=v)
-        if v is not None and v._dirty:  # facts the old one computed, not yet on disk
-            self._vault._dirty = True
-        return self._vault
+        return self.workspace.vault(scan)
 
     def memory_notes(self, vault) -> dict:
-        """:func:`vaultkit.memory.memset.memory_notes` of ``vault``, each path's membership
-        decided once while the settings stay the same (after an edit, the search index
-        resyncs without sorting 10,000 paths again)."""
-        from vaultkit.memory.memset import MEMORY_MD, in_memory_set
-
-        settings = vault.settings
-        if self._members_for is not settings or len(self._members) > 4 * len(vault.notes) + 64:
-            self._members, self._members_for = {}, settings
-        members = self._members
-        out = {}
-        for path, note in vault.notes.items():
-            inside = members.get(path)
-            if inside is None:
-                inside = members[path] = in_memory_set(settings, path)
-            if inside:
-                out[path] = note
-        # the workspace's MEMORY.md in the memory-only layout, as memory_notes() adds it
-        if not vault.profile.memory_prefix and MEMORY_MD not in out:
-            ext = vault.external.get("../" + MEMORY_MD)
-            if ext is not None:
-                out[MEMORY_MD] = ext
-        return out
+        return self.workspace.memory_notes(vault)
 
     def save_later(self) -> None:
-        """Write the parse cache for the CLI's sake, at most once a minute (and at close).
-
-        The server keeps its notes in memory; writing 10,000 of them after every edit
-        would cost more than the call itself.
-        """
-        import time
-
-        now = time.monotonic()
-        if self._vault is not None and now - self._saved_at >= SAVE_EVERY_S:
-            self._vault.save_cache()
-            self._saved_at = now
+        self.workspace.save_later()
 
     def search_index(self):
-        from vaultkit.memory.search import SearchIndex
-
-        if self._index is None:
-            self._index = SearchIndex(self.root, helper=True)
-        return self._index
+        return self.workspace.search_index()
 
     def close(self) -> None:
-        if self._listing is not None:
-            self._listing.close()
-        if self._vault is not None:
-            try:
-                self._vault.save_cache()
-            except OSError:
-                pass
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        self.workspace.close()
 
     # -- the tools --------------------------------------------------------------------
 
@@ -636,46 +543,37 @@ class VaultSession:
                 "snapshot": getattr(result, "snapshot", None)}
 
     def vault_check(self, args: dict) -> dict:
-        from vaultkit.lint.engine import Selection, fail, run_rules, select_rules
-        from vaultkit.lint.rule import Context
+        """``vaultkit check --format json``: :meth:`Workspace.check`'s findings (the
+        baseline's left out and counted)."""
+        from vaultkit.lint.engine import Selection, fail
 
-        vault = self.vault()
-        targets = self._targets(vault, args.get("paths"))
+        workspace = self.workspace
+        vault = workspace.vault()
+        paths = self._paths(vault, args.get("paths"))
         selection = Selection(args.get("select"), list(args.get("ignore", [])),
                               list(args.get("extendSelect", [])))
-        rules = select_rules(vault.settings, selection)
-        diags = run_rules(Context(vault, targets=targets, reuse_results=self.use_cache), rules)
-        self.save_later()
-        from vaultkit.lint.baseline import Baseline, baseline_path
-
-        # the baseline `vaultkit check` reads: what it accepts is neither reported nor failing
-        baseline = Baseline.load(baseline_path(vault))
-        hidden = 0
-        if baseline.exists:
-            filtered = baseline.filter(diags)
-            diags, hidden = filtered.shown, filtered.hidden
+        diags = workspace.check_on(vault, paths, selection)
         fail_on = args.get("failOn") or vault.settings.config.fail_on
         return {"findings": [d.to_dict() for d in diags],
                 "errors": sum(d.severity == "error" for d in diags),
                 "warnings": sum(d.severity == "warning" for d in diags),
-                "failed": fail(diags, fail_on), "baselined": hidden}
+                "failed": fail(diags, fail_on), "baselined": workspace.baselined}
 
-    def _targets(self, vault, paths):
-        """Vault paths to report on (None: everything); refuses anything outside the vault."""
+    def _paths(self, vault, paths):
+        """The vault paths asked for (None: everything); refuses anything outside the vault
+        or naming no file of it."""
         if not paths:
             return None
-        targets: set[str] = set()
+        out = []
         for requested in paths:
             rel = vault_path(self.root, requested)
             if rel == "":
                 return None
             prefix = rel + "/"
-            matched = [p for p in list(vault.notes) + list(vault.attachments)
-                       if p == rel or p.startswith(prefix)]
-            if not matched:
+            if not any(p == rel or p.startswith(prefix) for p in vault.paths):
                 raise ToolFailure(f"{requested!r}: no such file or folder in the vault")
-            targets.update(matched)
-        return targets
+            out.append(rel)
+        return out
 
     def vault_audit(self, args: dict) -> dict:
         from vaultkit.audit import CHECK_IDS, FAIL, PASS, TIP, UNKNOWN, WARN, counts, run_audit
@@ -722,11 +620,11 @@ class VaultSession:
 
     # -- resources ------------------------------------------------------------------------
 
-    def resources(self) -> list[tuple[str, str, str]]:
+    def resources(self, vault=None) -> list[tuple[str, str, str]]:
         """``(uri, vault path, description)`` of the files a client may attach."""
         from vaultkit.links.indexgen import index_path
 
-        vault = self.vault()
+        vault = vault or self.vault()
         out = []
         for note in vault.bootstrap():
             name = note.path.rsplit("/", 1)[-1]
@@ -755,46 +653,14 @@ class VaultSession:
         return note.text
 
     def read_resource(self, uri: str) -> str:
-        for known, path, _ in self.resources():
+        vault = self.vault()
+        for known, path, _ in self.resources(vault):
             if known == uri:
-                note = self._vault.note(path)
+                note = vault.note(path)
                 if note is None or note.error:
                     raise ToolFailure(f"{path}: {note.error if note else 'gone'}")
                 return self._served(path)
         raise ToolFailure(f"{uri}: no such resource (list them with resources/list)")
-
-
-def _monotonic() -> float:
-    import time
-
-    return time.monotonic()
-
-
-def _racy_same(vault, scan) -> bool:
-    """Whether every note of ``scan`` whose ctime lies within the racy margin of when
-    ``vault`` was listed still holds the bytes that vault read (their blob ids: a second
-    write in that clock tick need not move the ctime)."""
-    ctimes = scan.note_numbers()[2]
-    limit = vault.started_ns - _RACY_NS
-    if max(ctimes, default=0) < limit:
-        return True
-    paths = scan.note_paths()
-    return vault.same_bytes([paths[i] for i, ctime in enumerate(ctimes) if ctime >= limit])
-
-
-def _stamps(paths) -> tuple:
-    """``(size, mtime_ns, ctime_ns, inode)`` of each file, None for one that is missing."""
-    import os
-
-    out = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except OSError:
-            out.append(None)
-        else:
-            out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return tuple(out)
 
 
 def vault_path(root: Path, requested: str) -> str:

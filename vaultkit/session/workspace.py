@@ -1,4 +1,5 @@
-"""One vault root and what outlives one call on it: settings, listing, warm vault.
+"""One vault root and what outlives one call on it: settings, listing, warm vault, the
+search index, deferred cache writes.
 
 ``Workspace.check(paths, selection, overlay)`` answers what ``vaultkit check PATHS`` would
 print if each overlay text (an editor's unsaved buffer, by vault path) were saved: the
@@ -10,6 +11,7 @@ editor) share nothing but the modules.
 from __future__ import annotations
 
 import os
+import threading
 from functools import cached_property
 from pathlib import Path
 
@@ -21,7 +23,9 @@ SAVE_EVERY_S = 60.0  # the parse cache is written for the command line at most t
 
 class Workspace:
     """The vault at ``root``, kept warm between calls. Not thread-safe: one caller at a
-    time (the language server calls it from one worker thread)."""
+    time (the language server and the MCP server call it from one worker thread), but
+    :meth:`settings` may be called from any thread (the MCP server's appends run beside
+    that worker)."""
 
     def __init__(self, root: Path, *, profile: str | None = None, use_cache: bool = True):
         self.root = Path(root)
@@ -35,11 +39,20 @@ class Workspace:
         self._settings_read = 0
         self._saved_at = _monotonic()
         self._links_for = None  # (vault, {name key: paths linking to that name})
+        self._settings_lock = threading.Lock()
+        self._index = None  # the search index, opened on first use
+        self._members: dict[str, bool] = {}  # path -> in the memory set, for _members_for
+        self._members_for = None
+        self.baselined = 0  # findings the baseline accepted on the last check
 
     # -- what lives longer than one call -------------------------------------------
 
     def settings(self):
         """The vault's settings, read again only when vaultkit.toml or its pack changed."""
+        with self._settings_lock:
+            return self._read_settings()
+
+    def _read_settings(self):
         import time
 
         from vaultkit.vault.profile import (CONFIG_NAME, ConfigError, _profile_name,
@@ -71,11 +84,12 @@ class Workspace:
             self._listing = WarmListing()
         return self._listing.scan(self.root, self.settings())
 
-    def vault(self):
-        """The vault as it is on disk now: the warm one when nothing changed."""
+    def vault(self, scan=None):
+        """The vault as it is on disk now (or as ``scan``, a listing of :meth:`scan`, saw
+        it): the warm one when nothing changed."""
         from vaultkit.vault.loader import load_vault
 
-        scan = self.scan()
+        scan = scan or self.scan()
         v = self._vault
         if v is not None and v.settings.fingerprint == scan.settings.fingerprint \
                 and v.state_digest == scan.digest \
@@ -137,6 +151,12 @@ class Workspace:
         diags, _ = self._check(paths, selection, overlay)
         return diags
 
+    def check_on(self, vault, paths=None, selection=None):
+        """:meth:`check` on ``vault``, the one :meth:`vault` just gave this caller (which
+        read it first, to vet its arguments): the vault listed once per call."""
+        diags, _ = self._check(paths, selection, None, vault=vault)
+        return diags
+
     def check_around(self, path: str, overlay: dict[str, str] | None = None, also=()):
         """``(findings, vault, paths)``: :meth:`check` of ``path``, of the notes that depend
         on it (:meth:`dependents`) and of ``also``, on one listing of the vault."""
@@ -163,8 +183,10 @@ class Workspace:
         diags = run_rules(ctx, rules)
         self._save_later()
         baseline = self.baseline(vault)
+        self.baselined = 0
         if baseline is not None:
-            diags = baseline.filter(diags).shown
+            filtered = baseline.filter(diags)
+            diags, self.baselined = filtered.shown, filtered.hidden
         return diags, vault
 
     def targets(self, vault, paths):
@@ -285,12 +307,47 @@ class Workspace:
         out.discard(path)
         return {p for p in out if vault.has_note(p)}
 
-    def _save_later(self) -> None:
-        """Write the parse cache for the command line's sake, at most once a minute."""
+    def save_later(self) -> None:
+        """Write the parse cache for the command line's sake, at most once a minute (and at
+        :meth:`close`): writing 10,000 notes after every edit would cost more than the call."""
         now = _monotonic()
         if self._vault is not None and now - self._saved_at >= SAVE_EVERY_S:
             self._vault.save_cache()
             self._saved_at = now
+
+    _save_later = save_later
+
+    def search_index(self):
+        """The vault's search index, kept open between calls (with its helper thread)."""
+        from vaultkit.memory.search import SearchIndex
+
+        if self._index is None:
+            self._index = SearchIndex(self.root, helper=True)
+        return self._index
+
+    def memory_notes(self, vault) -> dict:
+        """:func:`vaultkit.memory.memset.memory_notes` of ``vault``, each path's membership
+        decided once while the settings stay the same (after an edit, the search index
+        resyncs without sorting 10,000 paths again)."""
+        from vaultkit.memory.memset import MEMORY_MD, in_memory_set
+
+        settings = vault.settings
+        if self._members_for is not settings or len(self._members) > 4 * len(vault.notes) + 64:
+            self._members, self._members_for = {}, settings
+        members = self._members
+        out = {}
+        for path, note in vault.notes.items():
+            inside = members.get(path)
+            if inside is None:
+                inside = members[path] = in_memory_set(settings, path)
+            if inside:
+                out[path] = note
+        # the workspace's MEMORY.md in the memory-only layout, as memory_notes() adds it
+        if not vault.profile.memory_prefix and MEMORY_MD not in out:
+            ext = vault.external.get("../" + MEMORY_MD)
+            if ext is not None:
+                out[MEMORY_MD] = ext
+        return out
 
     def close(self) -> None:
         if self._listing is not None:
@@ -301,6 +358,9 @@ class Workspace:
                 self._vault.save_cache()
             except OSError:
                 pass
+        if self._index is not None:
+            self._index.close()
+            self._index = None
 
 
 def finding_key(d) -> str:
