@@ -62,7 +62,7 @@ def test_read_only_keeps_only_tools_that_write_nothing():
     assert {t.name for t in tool_specs(read_only=True)} == {
         "memory_search", "memory_recall", "memory_get", "vault_check", "vault_audit"}
     assert [t.name for t in tool_specs()] == [t.name for t in TOOLS]
-    assert all(t.read_only != (t.name in ("memory_log", "vault_index")) for t in TOOLS)
+    assert all(t.read_only != (t.name in ("memory_log", "memory_promote", "vault_index")) for t in TOOLS)
 
 
 def test_the_vault_stays_warm_until_a_file_changes(vault):
