@@ -1151,3 +1151,17 @@ def test_openclaw_user_md_over_its_cap_and_short_of_the_total(make_vault, tmp_pa
             "agents.defaults.bootstrapMaxChars cannot raise (and raise "
             "agents.defaults.bootstrapTotalMaxChars to 4,012 in "
             f"{tmp_path / 'openclaw.json'})\n") in out
+
+
+def test_a_folder_named_is_a_vault_for_context_as_for_check(tmp_path):
+    """A repository with only GEMINI.md (or CLAUDE.md) has no other vault marker: named on
+    the command line, "." included, `context` takes it as `check` does; not named (found
+    by walking up from here) it is still not a vault."""
+    root = tmp_path / "repo"
+    write(root, {"GEMINI.md": "# Project\n@./docs/style.md\n", "docs/style.md": "Use tabs.\n"})
+    for named in (".", str(root)):
+        code, out, err = invoke(["context", named], root)
+        assert (code, err) == (0, "") and out.startswith("Gemini CLI (gemini-cli)\n")
+        assert "2. docs/style.md" in out
+    code, out, err = invoke(["context"], root)
+    assert code == 2 and "not a vault" in err

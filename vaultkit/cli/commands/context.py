@@ -23,7 +23,7 @@ DESCRIPTION = (
 def add_arguments(p) -> None:
     from vaultkit.cli import add_format_arguments, add_output_argument, add_vault_arguments
 
-    p.add_argument("vault", nargs="?", default=".", metavar="PATH",
+    p.add_argument("vault", nargs="?", default=None, metavar="PATH",
                    help="the vault (default: here)")
     p.add_argument("--runtime", action="append", metavar="NAME",
                    help="only this runtime (openclaw, claude-code, codex, hermes, codex-memories, "
@@ -51,7 +51,9 @@ def run(args) -> int:
     from vaultkit.core.errors import VaultkitError
     from vaultkit.vault.runtimes import contexts, detected
 
-    vault = open_vault(args, args.vault)
+    # a folder named on the command line, "." too, is a vault when it holds notes (as for
+    # `check`): a repository with only CLAUDE.md or GEMINI.md has no other vault marker
+    vault = open_vault(args, args.vault or ".", named=args.vault is not None)
     known = list(vault.profile.runtimes)
     if args.runtime:
         unknown = [r for r in args.runtime if r not in known]
