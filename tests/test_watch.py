@@ -914,3 +914,25 @@ def test_memory_md_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path
                         lambda self, path: [])
     (root / "MEMORY.md").write_text(full, encoding="utf-8")  # pre-commit put them back
     assert w.step() == []
+
+
+def test_lines_accepted_as_removed_are_not_restored_others_are(tmp_path):
+    """A removal a commit accepted (VAULTKIT_ACCEPT_DELETION, recorded) is not undone by
+    watch; a line lost beside it that was not accepted is put back."""
+    from vaultkit.vault.loss import AcceptedRemovals
+
+    root = make(tmp_path)
+    (root / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    head = f"# {TODAY}\n\n"
+    gone = "### 10:00 — Draft\n- a draft cut on purpose\n"
+    (root / JOURNAL).write_text(head + gone, encoding="utf-8")
+    AcceptedRemovals(root).record({JOURNAL: gone.splitlines()})
+    w, lines = watcher(root)
+    (root / JOURNAL).write_text(head, encoding="utf-8")
+    assert w.step() == [] and (root / JOURNAL).read_text(encoding="utf-8") == head, lines
+    (root / JOURNAL).write_text(head + "- kept for now\n", encoding="utf-8")
+    w.step()
+    (root / JOURNAL).write_text(head, encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    assert "- kept for now" in text and "draft" not in text, text

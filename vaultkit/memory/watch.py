@@ -304,12 +304,23 @@ class Watcher:
         blank lines between lost ones kept, none at either end."""
         from vaultkit.vault.loss import judge
 
-        out = list(judge(old, new, lambda: self._holders(path, new)).lost)
+        out = list(judge(old, new, lambda: self._holders(path, new),
+                         self._accepted(path, old, new)).lost)
         while out and not out[0].strip():
             out.pop(0)
         while out and not out[-1].strip():
             out.pop()
         return out
+
+    def _accepted(self, path: str, old: str, new: str):
+        """The lines of ``path`` a commit accepted as removed (``VAULTKIT_ACCEPT_DELETION``,
+        :class:`vaultkit.vault.loss.AcceptedRemovals`): not restored. Read only when the
+        file lost a line."""
+        from vaultkit.vault.loss import AcceptedRemovals, lost_lines
+
+        if not _nonblank(lost_lines(old, new)):
+            return None
+        return AcceptedRemovals(self.root).of(path)
 
     def _holders(self, path: str, new: str) -> list[str]:
         """The other texts that hold ``path`` now: its stashes, and the file as a running
@@ -359,6 +370,9 @@ class Watcher:
                     else:
                         still.append(line)
                 cut = still
+            accepted = self._accepted(path, old, new) if _nonblank(cut) else None
+            if accepted:
+                cut = [line for line in cut if line not in accepted]
             kept = _nonblank(cut)
             if not kept:
                 return None
@@ -375,6 +389,9 @@ class Watcher:
                               detail=f" from {before} (not moved to another note; past the "
                                      f"pruning allowance of {allowed})")
         lost = _nonblank(lost_lines(old, new))
+        accepted = self._accepted(path, old, new) if lost else None
+        if accepted:
+            lost = [line for line in lost if line not in accepted]
         elsewhere = Counter(written)
         kept = []
         for line in lost:
