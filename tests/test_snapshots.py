@@ -1572,10 +1572,9 @@ def test_a_commit_that_leaves_the_journal_as_head_has_it_is_not_refused_for_it(t
     assert rc == 1 and "9 lines lost since the snapshot" in out, out
 
 
-def test_a_deletion_accepted_for_one_commit_is_accepted_for_good_by_forget(tmp_path,
-                                                                            monkeypatch):
-    """Its lines count while a snapshot holds them and no commit does: accepted for one
-    commit, the next is refused again; `snapshot --forget` takes the journal out of the
+def test_a_deletion_accepted_stays_accepted_and_forget_takes_it_out(tmp_path, monkeypatch):
+    """Its lines are only in the snapshots: accepted once, the next commit is not refused
+    again (history lists it as accepted); `snapshot --forget` takes the journal out of the
     chain, and neither the hook nor history sees it any more."""
     root = make(tmp_path)
     store = store_of(root)
@@ -1591,7 +1590,9 @@ def test_a_deletion_accepted_for_one_commit_is_accepted_for_good_by_forget(tmp_p
     git(root, "add", "notes.txt")
     git(root, "commit", "-q", "-m", "deletion accepted")
     rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
-    assert rc == 1 and f"`vaultkit snapshot --forget {JOURNAL}`" in out, out
+    assert rc == 0, out
+    rc, out, _ = invoke(["history"], root)
+    assert JOURNAL in out and "accepted as removed on purpose" in out, out
     head = git(root, "rev-parse", REF).stdout
     rc, _, err = invoke(["snapshot", "--forget", "memory/no-such-day.md"], root)
     assert rc == 2 and "no snapshot holds it" in err and "\n" not in err.strip()
@@ -1605,4 +1606,127 @@ def test_a_deletion_accepted_for_one_commit_is_accepted_for_good_by_forget(tmp_p
     rc, out, _ = invoke(["history"], root)
     assert JOURNAL not in out, out
     rc, out, _ = invoke(["snapshot"], root)  # the chain goes on from the rewritten head
+    assert rc == 0, out
+
+
+# -- a removal accepted once stays accepted (VAULTKIT_ACCEPT_DELETION) -----------------------
+
+def _hook(root: Path, *paths: str, select: str = "journal-append-only,mass-deletion"):
+    return invoke(["check", "--hook", *paths, "--select", select], root)
+
+
+def _accepted_record(root: Path) -> bytes:
+    return (root / ".vaultkit" / "accepted-removals.json").read_bytes()
+
+
+def test_a_journal_removal_accepted_once_is_not_refused_by_the_next_commit(tmp_path,
+                                                                           monkeypatch):
+    """Lines only snapshots held, cut on purpose and accepted: the next commit that stages
+    the journal passes; lines lost after that are refused; history lists the accepted cut
+    as accepted and `recover --all` leaves it; the record holds digests, no line's text."""
+    root, texts = _loss_in_snapshots(tmp_path)
+    git(root, "add", JOURNAL)
+    rc, out, _ = _hook(root, JOURNAL)
+    assert rc == 1 and "9 lines lost since the snapshot" in out, out
+    assert f"or accept this removal: VAULTKIT_ACCEPT_DELETION={JOURNAL} git commit …" in out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", JOURNAL)
+    rc, out, _ = _hook(root, JOURNAL)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    git(root, "commit", "-q", "--no-verify", "-m", "the summary, the cut accepted")
+    record = _accepted_record(root)
+    for word in (b"Checkpoint", b"step 1 done", b"next: step"):
+        assert word not in record, record
+    # the next commit of the same journal: not refused again
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("- the evening run\n")
+    store = store_of(root)
+    store.snapshot()
+    git(root, "add", JOURNAL)
+    rc, out, _ = _hook(root, JOURNAL)
+    assert rc == 0 and "VK601" not in out, out
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    events = [e for e in json.loads(out)["events"] if e["path"] == JOURNAL]
+    assert events and all(e.get("accepted") for e in events), events
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out, out
+    assert "Checkpoint 1" not in (root / JOURNAL).read_text(encoding="utf-8")
+    git(root, "commit", "-q", "--no-verify", "-m", "evening")
+    # new lines lost after the acceptance are refused, and only they are counted
+    new = checkpoint(root, 4)
+    store.snapshot()
+    (root / JOURNAL).write_text("# Summary\n- a quiet day\n- the evening run\n"
+                                "- the night run\n", encoding="utf-8")
+    store.snapshot()
+    git(root, "add", JOURNAL)
+    rc, out, _ = _hook(root, JOURNAL)
+    assert rc == 1 and "3 lines lost since the snapshot" in out, out
+    assert "Checkpoint 4" in out and new
+    # asked by id, recover still brings an accepted cut back
+    rc, out, _ = invoke(["history", "--format", "json"], root)
+    ids = [e["id"] for e in json.loads(out)["events"] if e.get("accepted")]
+    assert len(ids) == 1, out
+    rc, out, _ = invoke(["recover", ids[0]], root)
+    assert rc == 0 and "Checkpoint 1" in (root / JOURNAL).read_text(encoding="utf-8"), out
+
+
+def test_a_topic_note_cut_accepted_once_is_not_refused_again_another_note_still_is(
+        tmp_path, monkeypatch):
+    """mass-deletion: a topic note written and cut between commits, the cut accepted; the
+    next commit of that note passes, a like cut of another note is still refused, and a
+    new cut of the same note past the share is refused."""
+    root = make(tmp_path)
+    store = store_of(root)
+    notes = {name: root / "memory" / "semantic" / f"{name}.md" for name in ("tools", "hosts")}
+    for name, path in notes.items():
+        path.write_text(f"# {name}\n\n" + "".join(f"- {name} fact {i} kept here\n"
+                                                   for i in range(10)), encoding="utf-8")
+    store.snapshot()
+    for name, path in notes.items():
+        path.write_text(f"# {name}\n\n- {name} fact 0 kept here\n", encoding="utf-8")
+    store.snapshot()
+    tools, hosts = "memory/semantic/tools.md", "memory/semantic/hosts.md"
+    git(root, "add", tools)
+    rc, out, _ = _hook(root, tools)
+    assert rc == 1 and f"{tools}:1:1: VK602" in out, out
+    assert f"or accept this removal: VAULTKIT_ACCEPT_DELETION={tools} git commit …" in out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", tools)
+    rc, out, _ = _hook(root, tools)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    git(root, "commit", "-q", "--no-verify", "-m", "tools pruned on purpose")
+    assert b"fact" not in _accepted_record(root)
+    with open(notes["tools"], "a", encoding="utf-8") as fh:
+        fh.write("- ripgrep searches the vault\n")
+    git(root, "add", tools, hosts)
+    rc, out, _ = _hook(root, tools, hosts)
+    assert rc == 1 and f"{tools}:" not in out and f"{hosts}:1:1: VK602" in out, out
+    git(root, "reset", "-q", "--", hosts)
+    rc, out, _ = _hook(root, tools)
+    assert rc == 0, out
+    git(root, "commit", "-q", "--no-verify", "-m", "tools")
+    # a new cut of the same note, of lines written since: refused
+    notes["tools"].write_text("# tools\n\n" + "".join(f"- new tool {i} in use\n"
+                                                      for i in range(6)), encoding="utf-8")
+    store.snapshot()
+    notes["tools"].write_text("# tools\n\n- new tool 0 in use\n", encoding="utf-8")
+    store.snapshot()
+    git(root, "add", tools)
+    rc, out, _ = _hook(root, tools)
+    assert rc == 1 and f"{tools}:1:1: VK602" in out, out
+
+
+def test_a_damaged_acceptance_record_is_empty_and_rebuilt(tmp_path, monkeypatch):
+    root, _ = _loss_in_snapshots(tmp_path)
+    (root / ".vaultkit").mkdir(exist_ok=True)
+    (root / ".vaultkit" / "accepted-removals.json").write_bytes(b"{\"salt\": 12, \x00")
+    git(root, "add", JOURNAL)
+    rc, out, err = _hook(root, JOURNAL)
+    assert rc == 1 and "9 lines lost" in out and "Traceback" not in err, (out, err)
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", JOURNAL)
+    rc, out, err = _hook(root, JOURNAL)
+    assert rc == 0 and "Traceback" not in err, (out, err)
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    assert json.loads(_accepted_record(root))["files"][JOURNAL]["lines"]
+    rc, out, _ = _hook(root, JOURNAL)
     assert rc == 0, out

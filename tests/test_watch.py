@@ -205,6 +205,59 @@ def test_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path, monkeypa
     assert [e.kind for e in w.step()] == ["journal-restored"]
 
 
+def test_nothing_is_written_while_a_commits_hooks_run_then_the_loss_is_restored(
+        tmp_path, monkeypatch):
+    """While a pre-commit run with a patch is alive its hooks run on the staged versions,
+    and when they are done it checks the work tree out and applies its patch again (a
+    write meanwhile is rolled back as a hook's fix, or fails the hook): lines lost then,
+    that the patch does not hold (an entry appended during the hooks and rolled back),
+    are put back by the first round after the run, not during it."""
+    root = make(tmp_path)
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    (root / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    staged = f"# {TODAY}\n\n### 10:00 — Agent 1\n- Agent 1: reviewed\n"
+    during = "\n### 10:01 — Agent 2\n- Agent 2: reviewed and closed\n"
+    (root / JOURNAL).write_text(staged + during, encoding="utf-8")
+    w, lines = watcher(root)
+    patch = (f"diff --git a/{JOURNAL} b/{JOURNAL}\n--- a/{JOURNAL}\n+++ b/{JOURNAL}\n"
+             "@@ -4,0 +5,2 @@\n+\n+- Agent 3: written before the commit\n")
+    (home / f"patch{int(time.time())}-{os.getpid()}").write_text(patch, encoding="utf-8")
+    (root / JOURNAL).write_text(staged, encoding="utf-8")  # pre-commit rolled Agent 2 back
+    assert w.step() == [] and lines == []
+    assert (root / JOURNAL).read_text(encoding="utf-8") == staged  # nothing written
+    for name in os.listdir(home):  # the run ended
+        os.rename(home / name, home / (name.rpartition("-")[0] + "-999999999"))
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    assert (root / JOURNAL).read_text(encoding="utf-8") == staged + during
+
+
+def test_a_restore_held_back_by_hooks_starting_is_made_after_them(tmp_path, monkeypatch):
+    """The hooks start between a round's start and its write: nothing is written, and the
+    first round after them puts the lines back, though the file did not change since."""
+    import vaultkit.vault.gitstate as gitstate
+
+    root = make(tmp_path)
+    (root / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    staged = f"# {TODAY}\n\n### 10:00 — Agent 1\n- Agent 1: reviewed\n"
+    lost = "\n### 10:01 — Agent 2\n- Agent 2: reviewed and closed\n"
+    (root / JOURNAL).write_text(staged + lost, encoding="utf-8")
+    w, lines = watcher(root)
+    (root / JOURNAL).write_text(staged, encoding="utf-8")
+    calls = []
+
+    def running():  # no run when the round starts, one when it is about to write
+        calls.append(1)
+        return len(calls) == 2
+
+    monkeypatch.setattr(gitstate, "pre_commit_running", running)
+    assert w.step() == [] and (root / JOURNAL).read_text(encoding="utf-8") == staged
+    assert len(calls) == 2
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    assert (root / JOURNAL).read_text(encoding="utf-8") == staged + lost
+
+
 def test_no_restore_only_reports_and_recover_brings_them_back(tmp_path):
     root = make(tmp_path, git=False)  # the store under .vaultkit/ works the same
     w, lines = watcher(root, restore=False)
@@ -861,3 +914,25 @@ def test_memory_md_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path
                         lambda self, path: [])
     (root / "MEMORY.md").write_text(full, encoding="utf-8")  # pre-commit put them back
     assert w.step() == []
+
+
+def test_lines_accepted_as_removed_are_not_restored_others_are(tmp_path):
+    """A removal a commit accepted (VAULTKIT_ACCEPT_DELETION, recorded) is not undone by
+    watch; a line lost beside it that was not accepted is put back."""
+    from vaultkit.vault.loss import AcceptedRemovals
+
+    root = make(tmp_path)
+    (root / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    head = f"# {TODAY}\n\n"
+    gone = "### 10:00 — Draft\n- a draft cut on purpose\n"
+    (root / JOURNAL).write_text(head + gone, encoding="utf-8")
+    AcceptedRemovals(root).record({JOURNAL: gone.splitlines()})
+    w, lines = watcher(root)
+    (root / JOURNAL).write_text(head, encoding="utf-8")
+    assert w.step() == [] and (root / JOURNAL).read_text(encoding="utf-8") == head, lines
+    (root / JOURNAL).write_text(head + "- kept for now\n", encoding="utf-8")
+    w.step()
+    (root / JOURNAL).write_text(head, encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    assert "- kept for now" in text and "draft" not in text, text

@@ -261,6 +261,25 @@ def accepted_deletions() -> set[str]:
     return {p.strip().removeprefix("./") for p in value.split(",") if p.strip()}
 
 
+def accepting(ctx, path: str, lines) -> None:
+    """Note that this run passed ``lines`` of ``path`` over because
+    ``VAULTKIT_ACCEPT_DELETION`` names it: a hook run that passes records them
+    (:class:`vaultkit.vault.loss.AcceptedRemovals`), so the next commit does not judge
+    them lost again."""
+    pending = ctx.vault.__dict__.setdefault("_accepting", {})
+    pending.setdefault(path, []).extend(line for line in lines if line.strip())
+
+
+def accepted_removals(vault):
+    """The workspace's record of removals accepted on purpose, read once per run."""
+    record = vault.__dict__.get("_accepted_removals")
+    if record is None:
+        from vaultkit.vault.loss import AcceptedRemovals
+
+        record = vault.__dict__["_accepted_removals"] = AcceptedRemovals(vault.root)
+    return record
+
+
 def accept_deletion(path: str) -> str:
     """``VAULTKIT_ACCEPT_DELETION=<path>``, quoted for a shell."""
     import shlex

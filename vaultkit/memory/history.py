@@ -114,6 +114,9 @@ class Event:
     limit_source: str = ""  # memory-pruned: where the pruning ratio came from
     current: str | None = None  # where the file is now (after later renames)
     recovered: bool = False
+    # between commits: every line it lost was accepted as removed on purpose
+    # (VAULTKIT_ACCEPT_DELETION, vaultkit.vault.loss.AcceptedRemovals): not a loss
+    accepted: bool = False
     lost: list[str] = field(default_factory=list, repr=False)  # the lost lines, in order
     blob: bytes | None = field(default=None, repr=False)  # note-deleted: the deleted file
     # the file's text before the loss, so that `recover` puts the lines back where they stood
@@ -139,8 +142,9 @@ class Event:
 
     @property
     def is_loss(self) -> bool:
-        """False for a ``MEMORY.md`` prune within its allowance: curation, not a loss."""
-        return self.kind != "memory-pruned"
+        """False for a ``MEMORY.md`` prune within its allowance (curation) and for a cut
+        accepted on purpose: not a loss."""
+        return self.kind != "memory-pruned" and not self.accepted
 
     def describe(self) -> str:
         """What was lost, in a phrase."""
@@ -176,6 +180,8 @@ class Event:
             out["before"] = self.before
         if self.source != "commit":
             out["source"] = self.source
+        if self.accepted:
+            out["accepted"] = True
         return out
 
 
@@ -978,9 +984,13 @@ def _snapshot_losses(root, settings, store, since, record, max_chain, max_change
     for warning in history.warnings:  # (a version over budgets.max_file_bytes, missing)
         store.warn(f"{store.ref}: {warning}")
     events = [e for e in history.events if e.kind != "bootstrap-truncated"]
+    from vaultkit.vault.loss import AcceptedRemovals
+
+    record = AcceptedRemovals(root)
     for event in events:
         event.source = "snapshot"
         event.recovered = event.recovered or _is_recovered(repo, event)
+        _accept(event, record)
     if any(not e.recovered for e in events):
         from vaultkit.vault.gitstate import GitState
 
@@ -990,6 +1000,24 @@ def _snapshot_losses(root, settings, store, since, record, max_chain, max_change
             events = [e for e in events if e.recovered or not _held_by_git(state, e)]
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
+
+
+def _accept(event: Event, record) -> None:
+    """Leave out of ``event`` the lines a commit accepted as removed on purpose
+    (``VAULTKIT_ACCEPT_DELETION``; ``record``, the workspace's
+    :class:`~vaultkit.vault.loss.AcceptedRemovals`): when it lost no other line it is
+    ``accepted``, listed but not a loss; otherwise its lines are the others."""
+    if event.recovered or event.kind == "bootstrap-truncated":
+        return
+    mine = record.of(event.current or event.path) or record.of(event.path)
+    if not mine:
+        return
+    rest = [line for line in event.lost if line not in mine]
+    if not _nonblank(rest):
+        event.accepted = True
+    elif len(rest) != len(event.lost):
+        event.lost = rest
+        event.lines = len(_nonblank(rest))
 
 
 def _held_by_git(state, event: Event) -> bool:

@@ -147,6 +147,15 @@ def _nonblank(lines) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
+class _Held(str):
+    """The old text of a restore held back (:attr:`Watcher._held`), where a blob id is
+    expected."""
+
+    @property
+    def text(self) -> str:
+        return str(self)
+
+
 class Watcher:
     """One vault watched: :meth:`step` is one round, :meth:`run` the loop."""
 
@@ -164,6 +173,8 @@ class Watcher:
         self._tips = self._git_tips()
         # path -> the lines last restored there, and whether watch has backed off from it
         self._restored: dict[str, tuple[tuple[str, ...], bool]] = {}
+        # path -> the text a restore judged, held back while a commit's hooks ran
+        self._held: dict[str, str] = {}
 
     # -- one round -----------------------------------------------------------------
 
@@ -171,14 +182,20 @@ class Watcher:
         """Snapshot, judge what changed since the previous snapshot, restore, log."""
         from vaultkit.vault.snapshots import store_path
 
+        from vaultkit.vault.gitstate import pre_commit_running
+
         store = self.store
-        if self._git_busy():
-            return []  # git is rewriting the work tree: judged once it is done
+        if self._git_busy() or pre_commit_running():
+            # git is rewriting the work tree, or a commit's hooks run on the staged
+            # versions (pre-commit took the unstaged lines out and puts them back when they
+            # are done, rolling back any other write as a hook's fix): judged once it is done
+            return []
         tips = self._git_tips()
         moved, self._tips = tips != self._tips, tips
+        held, self._held = self._held, {}
         before = store.recorded()
         result = store.snapshot(prune=False)
-        if result.commit is None:
+        if result.commit is None and not held:
             self._warnings()
             return []
         if moved:
@@ -186,8 +203,14 @@ class Watcher:
             # keeps: the new baseline, not a loss
             self._restored.clear()
             return []
+        if result.commit is None:  # (nothing new since a restore held back: judged again)
+            result.commit = store.head()
+        # a restore held back while a commit's hooks ran is judged again from the text it
+        # judged then, whether or not the file changed since
+        result.changed = result.changed + [p for p in held if p not in result.changed
+                                           and p not in result.removed]
         old_oids = {p: before.get(store_path(p)) for p in result.changed + result.removed}
-        if not result.removed and not any(old_oids.values()):
+        if not result.removed and not any(old_oids.values()) and not held:
             # only new files (the first snapshot records every one): nothing was lost, and
             # reading them all to judge nothing would keep the process busy for seconds
             self._warnings()
@@ -199,13 +222,17 @@ class Watcher:
         names.update((o, f"{p} in snapshot {result.commit[:10]}")
                      for p, o in new_oids.items() if o)
         blobs = store.blobs([o for o in list(old_oids.values()) + list(new_oids.values())
-                             if o], names)
+                             if o and not isinstance(o, _Held)], names)
         self._warnings()
 
         def text(oid):
             from vaultkit.vault.gitstate import decode
 
+            if isinstance(oid, _Held):
+                return oid.text
             return decode(blobs[oid]) if oid in blobs else None
+
+        old_oids.update((p, _Held(t)) for p, t in held.items() if p in old_oids)
 
         events: list[WatchEvent] = []
         restored = False
@@ -277,12 +304,23 @@ class Watcher:
         blank lines between lost ones kept, none at either end."""
         from vaultkit.vault.loss import judge
 
-        out = list(judge(old, new, lambda: self._holders(path, new)).lost)
+        out = list(judge(old, new, lambda: self._holders(path, new),
+                         self._accepted(path, old, new)).lost)
         while out and not out[0].strip():
             out.pop(0)
         while out and not out[-1].strip():
             out.pop()
         return out
+
+    def _accepted(self, path: str, old: str, new: str):
+        """The lines of ``path`` a commit accepted as removed (``VAULTKIT_ACCEPT_DELETION``,
+        :class:`vaultkit.vault.loss.AcceptedRemovals`): not restored. Read only when the
+        file lost a line."""
+        from vaultkit.vault.loss import AcceptedRemovals, lost_lines
+
+        if not _nonblank(lost_lines(old, new)):
+            return None
+        return AcceptedRemovals(self.root).of(path)
 
     def _holders(self, path: str, new: str) -> list[str]:
         """The other texts that hold ``path`` now: its stashes, and the file as a running
@@ -332,6 +370,9 @@ class Watcher:
                     else:
                         still.append(line)
                 cut = still
+            accepted = self._accepted(path, old, new) if _nonblank(cut) else None
+            if accepted:
+                cut = [line for line in cut if line not in accepted]
             kept = _nonblank(cut)
             if not kept:
                 return None
@@ -348,6 +389,9 @@ class Watcher:
                               detail=f" from {before} (not moved to another note; past the "
                                      f"pruning allowance of {allowed})")
         lost = _nonblank(lost_lines(old, new))
+        accepted = self._accepted(path, old, new) if lost else None
+        if accepted:
+            lost = [line for line in lost if line not in accepted]
         elsewhere = Counter(written)
         kept = []
         for line in lost:
@@ -388,6 +432,14 @@ class Watcher:
                               path, n, commit)
         # MEMORY.md one folder up (a memory-only vault) is written within the workspace
         root, rel = (self.root.parent, path[3:]) if path.startswith("../") else (self.root, path)
+        from vaultkit.vault.gitstate import pre_commit_running
+
+        if pre_commit_running():
+            # a commit's hooks started since this round began: a write now would be rolled
+            # back with pre-commit's patch (and the lines lost with it); held back, judged
+            # again from ``old`` by the first round after the hooks
+            self._held[path] = old
+            return None
         if not _rewrite_if_unchanged(root, rel, new, merged):
             return None  # written again meanwhile: the next round judges what is there now
         self._restored[path] = (key, False)

@@ -753,6 +753,21 @@ def _added_lines(patch: bytes, repo: str) -> str | None:
     return decode(b"\n".join(added) + b"\n") if added else None
 
 
+def pre_commit_running() -> bool:
+    """True while a pre-commit run that saved a patch of unstaged changes is still going
+    (:func:`_running_pre_commit_patches`, without reading them): its hooks are running
+    on the staged versions, and it checks the work tree out and applies the patch again
+    when they are done, so anything else written into the files meanwhile is either a
+    "fix" it rolls back or a change that fails the hook."""
+    home = _pre_commit_home()
+    try:
+        names = [n for n in os.listdir(home) if n.startswith("patch")]
+    except OSError:
+        return False
+    return any(pid.isdigit() and _alive(int(pid))
+               for pid in (n.rpartition("-")[2] for n in names))
+
+
 def _running_pre_commit_patches() -> list[bytes]:
     """The patches of unstaged changes in pre-commit's home whose pre-commit process
     (``patch<time>-<pid>``) is still running. pre-commit keeps the patches after a run,

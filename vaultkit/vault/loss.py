@@ -134,13 +134,16 @@ class Judgement:
     edited: list[tuple[str, str]] = field(default_factory=list)  # (old, new) vs ``new``
 
 
-def judge(old: str, new: str, holders=()) -> Judgement:
+def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:
     """What of ``old`` is lost now that the file reads ``new``, when ``holders`` (texts,
     or a callable returning them, asked only while a line is still unexplained) also hold
     the file: the work tree beside a staged version, a stash. A line is kept when ``new``
     or a holder has it (as a multiset: one of two equal lines gone is lost once), or an
-    edit of it; lost otherwise."""
+    edit of it, or when ``accepted`` (the file's :class:`Accepted` lines) holds it: a
+    removal the user accepted (``VAULTKIT_ACCEPT_DELETION``); lost otherwise."""
     lost = lost_lines(old, new)
+    if accepted:
+        lost = [line for line in lost if line not in accepted]
     if not any(line.strip() for line in lost):
         return Judgement(lost)
     missing = Counter(lost)
@@ -163,6 +166,121 @@ def judge(old: str, new: str, holders=()) -> Judgement:
             missing[line] -= 1
             out.append(line)
     return Judgement(out, edited)
+
+
+# -- removals accepted on purpose (VAULTKIT_ACCEPT_DELETION), kept past their commit -------
+
+# The record, in the workspace's state folder: which lines of which file a commit accepted
+# as removed. A digest of each line, never its text (a line may hold a credential:
+# docs/security.md), keyed by a random salt of the record's own so that a digest cannot be
+# looked up in a table of common lines.
+ACCEPTED_FILE = "accepted-removals.json"
+# the most line digests kept in all (the oldest acceptances are dropped first past it):
+# 200,000 digests of 32 hex characters are about 7 MB
+MAX_ACCEPTED = 200_000
+_ACCEPTED_READ_LIMIT = 16 * 1024 * 1024
+
+
+class Accepted:
+    """The lines of one file accepted as removed: ``line in accepted`` compares digests."""
+
+    def __init__(self, salt: bytes, digests):
+        self.salt = salt
+        self.digests = frozenset(digests)
+
+    def __contains__(self, line) -> bool:
+        return bool(line.strip()) and line_digest(self.salt, line) in self.digests
+
+    def __bool__(self) -> bool:
+        return bool(self.digests)
+
+
+def line_digest(salt: bytes, line: str) -> str:
+    """A line's digest in the record: its text without surrounding blanks (a line ending
+    or an indent changed is the same line), BLAKE2b keyed by the record's salt."""
+    from vaultkit.core.digests import blake2b
+
+    return blake2b(line.strip().encode("utf-8", "surrogatepass"), key=salt,
+                   digest_size=16).hexdigest()
+
+
+class AcceptedRemovals:
+    """The record of accepted removals of a workspace (``.vaultkit/accepted-removals.json``,
+    docs/snapshots.md): read once; a damaged or unreadable record is an empty one (it is
+    rebuilt by the next acceptance)."""
+
+    def __init__(self, root):
+        from pathlib import Path
+
+        self.path = Path(root) / ".vaultkit" / ACCEPTED_FILE
+        self.root = Path(root)
+        self.salt = b""
+        self.files: dict[str, dict] = {}  # path -> {"time": int, "lines": [digest, ...]}
+        self._read()
+
+    def _read(self) -> None:
+        import json
+
+        from vaultkit.core.bounded import read_regular
+
+        try:
+            data = json.loads(read_regular(self.path, _ACCEPTED_READ_LIMIT,
+                                           follow_symlinks=False))
+            salt = bytes.fromhex(data["salt"])
+            files = data["files"]
+            if len(salt) != 16 or not isinstance(files, dict):
+                raise ValueError
+            ok = {}
+            for path, entry in files.items():
+                lines = entry.get("lines") if isinstance(entry, dict) else None
+                when = entry.get("time") if isinstance(entry, dict) else None
+                if isinstance(path, str) and isinstance(lines, list) and \
+                        isinstance(when, int) and all(isinstance(d, str) for d in lines):
+                    ok[path] = {"time": when, "lines": lines}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return  # none yet, or damaged: treated as empty
+        self.salt, self.files = salt, ok
+
+    def of(self, path: str) -> Accepted | None:
+        """The lines of ``path`` (a vault path) accepted as removed, or None."""
+        entry = self.files.get(path)
+        return Accepted(self.salt, entry["lines"]) if entry else None
+
+    def record(self, accepted: dict[str, list[str]]) -> None:
+        """Add the lines of each path of ``accepted`` (path -> lines) and write the
+        record atomically; past :data:`MAX_ACCEPTED` digests the oldest files' go first."""
+        import json
+        import os
+        import time
+
+        from vaultkit.core.atomic import write_atomic
+        from vaultkit.vault.cachefile import ensure_cache_dir
+
+        if not any(line.strip() for lines in accepted.values() for line in lines):
+            return
+        if len(self.salt) != 16:
+            self.salt, self.files = os.urandom(16), {}
+        now = int(time.time())
+        for path, lines in accepted.items():
+            have = list(self.files.get(path, {}).get("lines", []))
+            seen = set(have)
+            for line in lines:
+                if line.strip():
+                    digest = line_digest(self.salt, line)
+                    if digest not in seen:
+                        seen.add(digest)
+                        have.append(digest)
+            self.files.pop(path, None)
+            self.files[path] = {"time": now, "lines": have[-MAX_ACCEPTED:]}
+        total = sum(len(e["lines"]) for e in self.files.values())
+        for path in sorted(self.files, key=lambda p: self.files[p]["time"]):
+            if total <= MAX_ACCEPTED:
+                break
+            total -= len(self.files.pop(path)["lines"])
+        ensure_cache_dir(self.path.parent)
+        data = json.dumps({"version": 1, "salt": self.salt.hex(), "files": self.files},
+                          separators=(",", ":"), sort_keys=True).encode()
+        write_atomic(self.path, data)
 
 
 # -- undoing a deletion in place (watch's restore and recover's: one implementation) --------

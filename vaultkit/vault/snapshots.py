@@ -1518,7 +1518,7 @@ def staged_differ(store: Store, git, versions: Versions) -> set[str] | None:
 
 def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
                    present=None, current=None, prefetch=None,
-                   holders=None) -> list[JournalLoss]:
+                   holders=None, accepted=None) -> list[JournalLoss]:
     """Journals whose new text (``new_texts(vault path) -> str | None``) lacks lines a
     snapshot since ``since`` held: the lines a commit of that text would seal away, as
     :func:`vaultkit.vault.loss.judge` judges them. ``holders(vault path)``: the other texts
@@ -1529,7 +1529,8 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     gone from the disk too: then it was deleted since that snapshot, every line it held is
     lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
     a commit seals nothing.) ``current``: see :func:`changed_versions`. ``prefetch(paths)``
-    is told the paths whose new texts are asked next."""
+    is told the paths whose new texts are asked next. ``accepted``: the workspace's
+    :class:`~vaultkit.vault.loss.AcceptedRemovals`, whose lines are not lost."""
     from collections import Counter
 
     from vaultkit.vault.gitstate import decode
@@ -1555,6 +1556,7 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
             continue
         others = () if path in gone or holders is None else (lambda p=path: holders(p))
         held = _held_whole(vs, blobs, text)
+        mine = accepted.of(path) if accepted is not None else None
         lost: list[str] = []
         lost_seen: Counter = Counter()
         newest = None
@@ -1562,7 +1564,7 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
             data = blobs.get(oid)
             if data is None or oid in held:
                 continue
-            need = Counter(line for line in judge(decode(data), text, others).lost
+            need = Counter(line for line in judge(decode(data), text, others, mine).lost
                            if line.strip())
             for line, extra in need.items():
                 if extra > lost_seen[line]:

@@ -141,11 +141,31 @@ def _check_groups(args, groups, vault_relative, verifying) -> int:
         for d in vault_diags:
             root_of[id(d)] = vault.root
         roots.append(vault.root)
-        failed |= fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
+        failed_here = fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
+        failed |= failed_here
+        _record_accepted(args, vault, failed_here)
     if args.diff:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
     return _write_report(args, diags, roots, hidden, failed, _where(root_of))
+
+
+def _record_accepted(args, vault, failed: bool) -> None:
+    """A commit's check that passed with cuts ``VAULTKIT_ACCEPT_DELETION`` accepted records
+    them (their lines' digests, :class:`vaultkit.vault.loss.AcceptedRemovals`), so that the
+    next commit does not refuse the same removal again (docs/snapshots.md)."""
+    pending = vault.__dict__.pop("_accepting", None)
+    vault.__dict__.pop("_accepted_removals", None)  # (read again by the next run)
+    if not pending or failed or not (args.hook or args.staged):
+        return
+    from vaultkit.core.errors import VaultkitError
+    from vaultkit.vault.loss import AcceptedRemovals
+
+    try:
+        AcceptedRemovals(vault.root).record(pending)
+    except (OSError, VaultkitError) as exc:
+        print(f"vaultkit: warning: the accepted removal of {', '.join(sorted(pending))} was "
+              f"not recorded ({exc}); the next commit may ask for it again", file=sys.stderr)
 
 
 def _write_report(args, diags, roots, hidden, failed, where) -> int:

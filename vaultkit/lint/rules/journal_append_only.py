@@ -5,7 +5,8 @@ from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
-from vaultkit.lint.shared import accept_deletion, accepted_deletions
+from vaultkit.lint.shared import (accept_deletion, accepted_deletions, accepted_removals,
+                                  accepting)
 
 # the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
 _WIKI_TARGET = lazy_re(r"!?\[\[([^\]|#\n]*)")
@@ -44,14 +45,15 @@ class JournalAppendOnly(Rule):
     lost (partial staging, `git stash`), nor is an edit of it (a typo fixed). A commit
     that does not stage the journal seals nothing: it passes, and the loss is a warning
     until `vaultkit recover --all` brings the lines back. A removal on purpose is accepted
-    for one commit with `VAULTKIT_ACCEPT_DELETION`. A journal such a snapshot holds (with
+    with `VAULTKIT_ACCEPT_DELETION`: a commit's check that passes with it records the
+    lines accepted (their digests, in `.vaultkit/accepted-removals.json`), so later
+    commits do not refuse the same removal again. A journal such a snapshot holds (with
     lines no commit holds) that is gone (not staged and not on disk: deleted, or moved
     out of the journal layer but not into the archive) is reported too, naming the
     snapshot that holds its only copy and `vaultkit recover`: before its first commit the
-    snapshots are all there is. A journal deleted on purpose is accepted for one commit
-    by naming it in `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut, and for
-    good by `vaultkit snapshot --forget PATH`, which takes its versions out of the
-    snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
+    snapshots are all there is. A journal deleted on purpose is accepted by naming it in
+    `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut (recorded the same way),
+    and `vaultkit snapshot --forget PATH` takes its versions out of the snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
     is one moved into the archive with its lines. This works before the first commit and
     in a folder without git.
     Without snapshots nothing changes.
@@ -75,8 +77,8 @@ class JournalAppendOnly(Rule):
     ```
     memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
-    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
-    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or for good: `vaultkit snapshot --forget memory/2026-02-16.md`
+    memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
+    memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or take it out of the snapshots: `vaultkit snapshot --forget memory/2026-02-16.md`
     ```
     """
 
@@ -161,7 +163,7 @@ class JournalAppendOnly(Rule):
                                     is_journal=lambda p: git.layer_of(p) == "journal",
                                     current=current,
                                     prefetch=git.read_index_texts if staged else None,
-                                    holders=holders)
+                                    holders=holders, accepted=accepted_removals(vault))
             if losses and git.available and git.has_head:
                 losses = _not_committed(losses, git)
         except VaultkitError as exc:
@@ -175,7 +177,8 @@ class JournalAppendOnly(Rule):
             if loss.deleted:
                 repo_path = git.repo_path(loss.path) if git.available else None
                 if accepted & {loss.path, repo_path}:
-                    continue  # VAULTKIT_ACCEPT_DELETION: an intended deletion, this commit
+                    accepting(ctx, loss.path, loss.lines)  # an intended deletion: kept
+                    continue
                 if git.available and git.committed_text(loss.path) is not None:
                     continue  # in HEAD: the HEAD comparison reports the deletion
                 yield self.diag(loss.path, None, None,
@@ -184,13 +187,17 @@ class JournalAppendOnly(Rule):
                                 f"line{'s' * (n != 1)} (first: {_quote(first)}) and no commit "
                                 "does; committing now would seal the loss: bring it back with "
                                 "`vaultkit recover --all` (`vaultkit history` lists it), or "
-                                "accept this deletion for one commit: "
-                                f"{accept_deletion(loss.path)} git commit …, or for good: "
-                                f"`vaultkit snapshot --forget {loss.path}`")
+                                "accept this deletion: "
+                                f"{accept_deletion(loss.path)} git commit …, or take it out "
+                                f"of the snapshots: `vaultkit snapshot --forget {loss.path}`")
                 continue
             repo_path = git.repo_path(loss.path) if git.available else None
             if accepted & {loss.path, repo_path}:
-                continue  # VAULTKIT_ACCEPT_DELETION: a removal on purpose, this commit
+                # VAULTKIT_ACCEPT_DELETION: a removal on purpose, recorded when the run
+                # passes so that the next commit does not refuse it again
+                if not staged or loss.path in git.by_new_path:
+                    accepting(ctx, loss.path, loss.lines)
+                continue
             where = (f"{n} line{'s' * (n != 1)} lost since the snapshot at {clock(loss.since)}"
                      f" ({snapshot_short(loss.commit)}; first: {_quote(first)}) are only in "
                      f"that snapshot: not in the {side} journal, the work tree or a stash")
@@ -206,8 +213,8 @@ class JournalAppendOnly(Rule):
             yield self.diag(loss.path, None, None,
                             f"{where}; committing it would seal the loss: bring them back "
                             "with `vaultkit recover --all` (once; `vaultkit history` lists "
-                            "them), then stage the journal again, or accept this removal for "
-                            f"one commit: {accept_deletion(loss.path)} git commit …")
+                            "them), then stage the journal again, or accept this removal: "
+                            f"{accept_deletion(loss.path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
         side = "staged" if git.staged else "now"

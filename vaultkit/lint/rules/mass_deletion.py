@@ -8,6 +8,7 @@ from vaultkit.vault.loss import prune_allowance, prune_setting
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion as _accept
 from vaultkit.lint.shared import accepted_deletions as _accepted
+from vaultkit.lint.shared import accepted_removals, accepting
 from vaultkit.vault.scan import in_skipped_folder
 
 # the memory tree's topic notes (memory/homelab.md, memory/research/*.md) and dated topic
@@ -53,11 +54,14 @@ class MassDeletion(Rule):
     file is not cut. A commit that does not stage that file seals nothing: it passes, with
     a warning.
 
-    An intended cut or deletion is accepted for one commit by naming the file in the
-    environment variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding
-    shows them): `VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit -m "distill"`. Every other
-    hook and rule still runs, and the next commit is guarded again; `git commit
-    --no-verify` would skip them all.
+    An intended cut or deletion is accepted by naming the file in the environment
+    variable `VAULTKIT_ACCEPT_DELETION` (comma-separated paths, as the finding shows
+    them): `VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit -m "distill"`. Every other hook
+    and rule still runs; `git commit --no-verify` would skip them all. A cut against HEAD
+    is in git's history once committed; a cut of lines only snapshots held is recorded
+    when the commit's check passes (the lines' digests, `.vaultkit/accepted-removals.json`),
+    so the next commit of that file is not refused for the same lines again, while lines
+    lost after it still are.
 
     ## Why is this bad?
     Agents write memory files with tools that replace the whole file. When a run
@@ -72,7 +76,7 @@ class MassDeletion(Rule):
     MEMORY.md:1:1: VK602 mass-deletion error: dropped 8 of its 20 durable lines against HEAD, not moved into another note ("- Ana owns billing", "- Staging deploys need a ticket", "- Backups run at 02:00" and 5 more); the pruning allowance is 5 lines (25% of them, the openclaw profile's git: memory_md_prune_ratio; no openclaw.json sets OpenClaw's maxPriorEntryLossFraction); restore them from HEAD (git show HEAD:MEMORY.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=MEMORY.md git commit …
     memory/semantic/pricing.md:1:1: VK602 mass-deletion error: lost 12 of its 20 non-blank lines against HEAD (60%; the profile allows less than 50%); restore them from HEAD (git show HEAD:memory/semantic/pricing.md), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/pricing.md git commit …
     memory/decisions/pricing.md:1:1: VK602 mass-deletion error: deleted (it had 14 non-blank lines); restore it with `git checkout HEAD -- memory/decisions/pricing.md`, or accept this deletion for one commit: VAULTKIT_ACCEPT_DELETION=memory/decisions/pricing.md git commit …
-    memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this cut for one commit: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
+    memory/semantic/deploys.md:1:1: VK602 mass-deletion error: lost 9 of its 12 non-blank lines since the snapshot at 18:00 (snapshot 3f9c2a7b1e; 75%; the profile allows less than 50%); bring them back with `vaultkit recover --all` (`vaultkit history` lists the cut), or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/semantic/deploys.md git commit …
     ```
     """
 
@@ -113,7 +117,7 @@ class MassDeletion(Rule):
         accepted = _accepted()
 
         def wanted(path: str) -> bool:
-            return (path not in reported and path not in accepted
+            return (path not in reported
                     and path.lower().endswith(".md")
                     and git.layer_of(path) in _LAYERS
                     and not any(p.match(path.removeprefix("../")) for p in exempt))
@@ -137,6 +141,7 @@ class MassDeletion(Rule):
         kept = vault.note(vault.profile.memory_prefix + "semantic/recovered.md")
         recovered = Counter(kept.text.splitlines()) if kept is not None and not kept.error \
             else Counter()
+        record = accepted_removals(vault)
         for path, texts in sorted(versions.items()):
             if staged:
                 new = git.index_texts(path)
@@ -146,21 +151,28 @@ class MassDeletion(Rule):
                 new = None if note is None or note.error else note.text
             if new is None:
                 continue  # deleted or not staged: the HEAD comparison and history cover it
+            if path in accepted:
+                # VAULTKIT_ACCEPT_DELETION: a cut on purpose, recorded when the run passes
+                # so that the next commit does not refuse it again
+                if not staged or path in git.by_new_path:
+                    accepting(ctx, path, _cut_lines(path, texts, new, git))
+                continue
+            mine = record.of(path)  # lines a cut accepted earlier: not lost
             if path == memory_md:
                 # the curated layer: judged against its pruning allowance, not the ratio
                 spare = recovered + (moved_into(git, path) if git.available else Counter())
-                cut = _memory_md_cut(texts, new, spare, prune, clock)
+                cut = _memory_md_cut(texts, new, spare, prune, clock, mine)
                 if cut is not None and git.available and git.has_head:
                     cut = _memory_md_cut(texts, new, spare + _committed(git, path), prune,
-                                         clock)  # (git keeps what a commit holds)
+                                         clock, mine)  # (git keeps what a commit holds)
             else:
                 held = Counter(new.replace("\r\n", "\n").split("\n")) + recovered
                 if git.available:  # lines moved into another note of this change: not lost
                     held += moved_into(git, path)
-                cut = _cut_since(texts, content_lines(new), held, ratio, clock)
+                cut = _cut_since(texts, content_lines(new), held, ratio, clock, mine)
                 if cut is not None and git.available and git.has_head:
                     cut = _cut_since(texts, content_lines(new), held + _committed(git, path),
-                                     ratio, clock)
+                                     ratio, clock, mine)
             if cut is None:
                 continue
             if staged and path not in git.by_new_path:
@@ -173,7 +185,7 @@ class MassDeletion(Rule):
                 continue
             yield self.diag(path, 1, 1,
                             f"{cut}; bring them back with `vaultkit recover --all` (`vaultkit "
-                            "history` lists the cut), or accept this cut for one commit: "
+                            "history` lists the cut), or accept this removal: "
                             f"{_accept(path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
@@ -248,13 +260,33 @@ def _committed(git, path: str) -> Counter:
     return Counter(dict.fromkeys(git.lines_committed(path), 1 << 30))
 
 
-def _memory_md_cut(texts, new: str, spare: Counter, prune, clock) -> str | None:
+def _cut_lines(path: str, texts, new: str, git) -> list[str]:
+    """The lines a cut accepted on purpose took out of ``path``: those of its snapshot
+    versions that ``new`` lost and no commit holds (git keeps those)."""
+    from vaultkit.vault.loss import judge
+
+    out: list[str] = []
+    seen: set = set()
+    for _commit, _when, text in texts:
+        for line in judge(text, new).lost:
+            if line.strip() and line not in seen:
+                seen.add(line)
+                out.append(line)
+    if out and git.available and git.has_head:
+        committed = git.lines_committed(path)
+        out = [line for line in out if line not in committed]
+    return out
+
+
+def _memory_md_cut(texts, new: str, spare: Counter, prune, clock,
+                   accepted=None) -> str | None:
     """What MEMORY.md dropped past its pruning allowance since a snapshot, in a phrase (the
-    snapshot that shows the largest cut); None when none does."""
+    snapshot that shows the largest cut); None when none does. ``accepted``: lines a cut
+    accepted earlier (:class:`~vaultkit.vault.loss.Accepted`), not dropped."""
     worst = None
     for commit, when, text in texts:
         before = content_lines(text)
-        dropped = _dropped(text, new, spare)
+        dropped = _dropped(text, new, spare, accepted)
         if before and len(dropped) > prune_allowance(before, prune[0]) and \
                 (worst is None or len(dropped) >= len(worst[0])):
             worst = (dropped, before, commit, when)
@@ -265,14 +297,19 @@ def _memory_md_cut(texts, new: str, spare: Counter, prune, clock) -> str | None:
                         f"since the snapshot at {clock(when)} (snapshot {commit[:10]})")
 
 
-def _cut_since(texts, after: int, held: Counter, ratio: float, clock) -> str | None:
+def _cut_since(texts, after: int, held: Counter, ratio: float, clock,
+               accepted=None) -> str | None:
     """What a file other than MEMORY.md lost past ``ratio`` since a snapshot, in a
-    phrase; None when no snapshot shows such a cut."""
+    phrase; None when no snapshot shows such a cut. ``accepted``: lines a cut accepted
+    earlier (:class:`~vaultkit.vault.loss.Accepted`), not lost."""
     worst = None
     for commit, when, text in texts:
         lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
         before = len(lines)
-        gone = sum((Counter(lines) - held).values())  # not here, not recovered
+        gone = Counter(lines) - held  # not here, not recovered
+        if accepted:
+            gone = Counter({line: n for line, n in gone.items() if line not in accepted})
+        gone = sum(gone.values())
         lost = before - after
         if before and lost > 0 and gone >= ratio * before and \
                 (after == 0 or lost >= ratio * before) and \
@@ -286,15 +323,15 @@ def _cut_since(texts, after: int, held: Counter, ratio: float, clock) -> str | N
             f"profile allows less than {ratio * 100:g}%)")
 
 
-def _dropped(old: str, new: str, elsewhere: Counter) -> list[str]:
+def _dropped(old: str, new: str, elsewhere: Counter, accepted=None) -> list[str]:
     """The durable lines a cut of MEMORY.md from ``old`` to ``new`` dropped
-    (:func:`vaultkit.vault.loss.judge`: an edit is kept), less those ``elsewhere`` holds
-    (another note of the change, the recovery note)."""
+    (:func:`vaultkit.vault.loss.judge`: an edit is kept, an accepted removal too), less
+    those ``elsewhere`` holds (another note of the change, the recovery note)."""
     from vaultkit.vault.loss import judge
 
     spare = Counter(elsewhere)
     out = []
-    for line in judge(old, new).lost:
+    for line in judge(old, new, accepted=accepted).lost:
         if not line.strip():
             continue
         if spare[line] > 0:
