@@ -110,7 +110,7 @@ def test_recover_dry_run_warns_and_still_brings_back_the_good_loss(with_big_blob
     assert code == 0 and "Traceback" not in err
     assert most < BIG // 3, most
     assert oid[:10] in err and f"over the {LIMIT:,}-byte limit" in err
-    assert f"would append 2 lines to {JOURNAL}" in out
+    assert f"would put back 2 lines where they stood in {JOURNAL}" in out
 
 
 def test_a_watch_round_warns_and_judges_the_rest(tmp_path):
@@ -169,7 +169,7 @@ def test_a_tree_with_more_entries_than_are_read(tmp_path, monkeypatch):
     w = Watcher(root, load_settings(root), out=lines.append)
     w.step()
     code, out, err = invoke(["recover", str(root), "--all", "--dry-run"], root)
-    assert code == 0 and "holds more than 500" in err and f"would append 2 lines" in out
+    assert code == 0 and "holds more than 500" in err and "would put back 2 lines" in out
 
 
 def test_a_chain_longer_than_is_read(tmp_path, monkeypatch):
