@@ -64,7 +64,9 @@ def open_settings(args):
     if not root.is_dir():
         raise VaultkitError(f"{root}: not a folder")
     require_vault(root)
-    return root, load_settings(root, getattr(args, "profile", None))
+    # --no-cache (a dry run): not even the settings cache is written
+    return root, load_settings(root, getattr(args, "profile", None),
+                               use_cache=not getattr(args, "no_cache", False))
 
 
 def vault_zone(settings):
