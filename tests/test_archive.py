@@ -262,7 +262,9 @@ def test_memory_lines_move_into_the_archive_note_under_a_dated_heading(curated, 
     assert code == 0, err
     assert out.splitlines() == [
         f"MEMORY.md:6: moved to {NOTE}:6: - Cy is currently on call",
-        f"MEMORY.md:13: moved to {NOTE}:8: - Staging is on v1.2 for now"]
+        f"MEMORY.md:13: moved to {NOTE}:8: - Staging is on v1.2 for now",
+        "updated  INDEX.md"]  # (it lists the archive)
+    assert "1 note in archive/" in (curated / "memory/INDEX.md").read_text(encoding="utf-8")
     assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED.replace(
         "- Cy is currently on call\n", "").replace("- Staging is on v1.2 for now\n", "")
     assert (curated / NOTE).read_text(encoding="utf-8") == (
@@ -361,7 +363,7 @@ def test_dry_run_and_json(curated, capsys):
         "dryRun": True, "source": "MEMORY.md", "archive": NOTE,
         "heading": "## Archived from MEMORY.md (2026-12-07)",
         "moved": [{"line": 6, "text": "- Cy is currently on call", "archiveLine": None,
-                   "appended": True}], "skipped": [], "snapshot": None}
+                   "appended": True}], "skipped": [], "indexUpdated": False, "snapshot": None}
     code, out, _ = run_cli(capsys, "archive", "MEMORY.md:6", "--json")
     data = json.loads(out)
     assert data["moved"][0]["archiveLine"] == 6 and data["snapshot"]
@@ -400,7 +402,7 @@ def test_archived_memory_lines_are_moved_for_the_hook_watch_and_history(curated,
     archive_lines(curated, settings, "MEMORY.md", lines)
     assert w.step() == []  # watch's judgement: moved, nothing restored
     assert "Ana owns billing" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
-    hook = ["check", "--hook", "--no-cache", "--select", "mass-deletion,journal-append-only"]
+    hook = ["check", "--hook", "--no-cache"]  # every rule: INDEX.md lists the new note too
     # the same cut without the archive note staged is refused: the test can tell
     _git(curated, "add", "MEMORY.md")
     assert run_cli(capsys, *hook)[0] == 1

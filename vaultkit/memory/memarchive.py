@@ -78,12 +78,14 @@ class MemoryArchiveResult:
     dry_run: bool = False
     moved: list[Moved] = field(default_factory=list)
     skipped: list[Moved] = field(default_factory=list)
+    index_updated: bool = False
     snapshot: str | None = None
 
     def to_dict(self) -> dict:
         return {"dryRun": self.dry_run, "source": self.source, "archive": self.archive,
                 "heading": self.heading, "moved": [m.to_dict() for m in self.moved],
-                "skipped": [m.to_dict() for m in self.skipped], "snapshot": self.snapshot}
+                "skipped": [m.to_dict() for m in self.skipped],
+                "indexUpdated": self.index_updated, "snapshot": self.snapshot}
 
 
 def archive_note(settings) -> str:
@@ -137,6 +139,9 @@ def archive_lines(root: Path, settings, requested: str, numbers: list[int], *,
         # First the archive note, then MEMORY.md: a crash between leaves a line twice
         _append(root, result, moves, limit)
         _rewrite(base, inner, data, moves)
+    # INDEX.md lists the archive: stale once the note is new, and index-stale would block
+    # the commit of the move
+    result.index_updated = _refresh_index(root, settings)
     return result
 
 
@@ -257,6 +262,17 @@ def _append(root: Path, result: MemoryArchiveResult, moves, limit: int) -> None:
                 f"the {limit:,}-byte limit (budgets.max_file_bytes); nothing written")
 
     append_locked(root, rel, rel, render, limit, too_big)
+
+
+def _refresh_index(root: Path, settings) -> bool:
+    """Regenerate INDEX.md when the vault has one (as the journals' archive does)."""
+    from vaultkit.links.indexgen import index_path, write_index
+    from vaultkit.vault.loader import load_vault
+
+    vault = load_vault(root, root=root, settings=settings)
+    if not (root / index_path(vault)).exists():
+        return False
+    return write_index(vault)
 
 
 def _rewrite(base: Path, inner: str, data: bytes, moves) -> None:

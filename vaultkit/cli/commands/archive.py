@@ -153,6 +153,8 @@ def _archive_memory_lines(args, items: list[str]) -> int:
     for m in result.skipped:
         print(f"{source}:{m.line}: skipped: {clean_line(mask_credentials(m.reason))}",
               file=sys.stderr)
+    if result.index_updated:
+        print("updated  INDEX.md")
     if not result.moved:
         print(f"Nothing moved: no named line of {source} is left to archive.", file=sys.stderr)
     return 0
