@@ -228,6 +228,13 @@ NOTE = "memory/archive/MEMORY-archive.md"
 MDAY = dt.date(2026, 12, 7)
 
 
+def note_text(root) -> str:
+    """The archive note, each marker's digest of MEMORY.md as its run left it dropped."""
+    import re
+
+    return re.sub(r" left:[0-9a-f]{12}", "", (root / NOTE).read_bytes().decode())
+
+
 def run_cli(capsys, *argv):
     code = main(list(argv))
     out = capsys.readouterr()
@@ -267,13 +274,16 @@ def test_memory_lines_move_into_the_archive_note_under_a_dated_heading(curated, 
     assert "1 note in archive/" in (curated / "memory/INDEX.md").read_text(encoding="utf-8")
     assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED.replace(
         "- Cy is currently on call\n", "").replace("- Staging is on v1.2 for now\n", "")
-    assert (curated / NOTE).read_text(encoding="utf-8") == (
+    assert note_text(curated) == (
         "# MEMORY.md archive\n\n## Archived from MEMORY.md (2026-12-07)\n\n"
         "<!-- vaultkit-archived:MEMORY.md:6 -->\n- Cy is currently on call\n"
         "<!-- vaultkit-archived:MEMORY.md:13 -->\n- Staging is on v1.2 for now\n")
+    # each marker holds a digest of MEMORY.md as the run left it (how a rerun is known)
+    left = hashlib.sha256((curated / "MEMORY.md").read_bytes()).hexdigest()[:12]
+    assert (curated / NOTE).read_text(encoding="utf-8").count(f" left:{left} -->") == 2
     # a later run the same day goes under the same heading
     assert run_cli(capsys, "archive", "MEMORY.md:4")[0] == 0
-    assert (curated / NOTE).read_text(encoding="utf-8").endswith(
+    assert note_text(curated).endswith(
         "- Staging is on v1.2 for now\n<!-- vaultkit-archived:MEMORY.md:4 -->\n"
         "- Ana owns billing\n")
 
@@ -287,7 +297,7 @@ def test_memory_md_keeps_every_other_byte_bom_crlf_and_no_final_newline(curated,
     assert (curated / "MEMORY.md").read_bytes() == raw.replace(
         b"- Bo reviews infra changes\r\n", b"").replace(
         b"\r\n- Staging is on v1.2 for now  ", b"")
-    assert (curated / NOTE).read_bytes() == (
+    assert note_text(curated).encode() == (
         b"# Old\r\n\r\n- kept\r\n\r\n## Archived from MEMORY.md (2026-12-07)\r\n\r\n"
         b"<!-- vaultkit-archived:MEMORY.md:5 -->\r\n- Bo reviews infra changes\r\n"
         b"<!-- vaultkit-archived:MEMORY.md:13 -->\r\n- Staging is on v1.2 for now  \r\n")
@@ -298,7 +308,7 @@ def test_a_promoted_lines_marker_moves_with_it(curated, capsys):
     (curated / "MEMORY.md").write_text(text, encoding="utf-8")
     assert run_cli(capsys, "archive", "MEMORY.md:15")[0] == 0
     assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED
-    assert (curated / NOTE).read_text(encoding="utf-8").endswith(
+    assert note_text(curated).endswith(
         "<!-- vaultkit-archived:MEMORY.md:15 -->\n"
         "<!-- vaultkit-promoted:memory/2026-12-06.md:5 -->\n- Postgres for the shop\n")
 
@@ -328,9 +338,14 @@ def test_a_crash_between_the_two_writes_duplicates_and_the_rerun_finishes(curate
     # the same command once more: the lines now there are others, moved up; skipped
     code, out, err = run_cli(capsys, "archive", "MEMORY.md:5-6")
     assert code == 0 and out == ""
-    assert "MEMORY.md:5: skipped: already archived today from line 5" in err
-    assert "MEMORY.md:6: skipped: already archived today from line 6" in err
+    assert "MEMORY.md:5: skipped: already archived: the same lines were moved by a run " \
+           "that left MEMORY.md as it is now" in err
+    assert "MEMORY.md:6: skipped: already archived" in err
     assert (curated / NOTE).read_text(encoding="utf-8") == archived
+    # other lines named on that MEMORY.md are a new choice: line 6 (now "## Rules") goes
+    assert run_cli(capsys, "archive", "MEMORY.md:5")[0] == 1  # (now blank: refused)
+    assert run_cli(capsys, "archive", "MEMORY.md:6")[0] == 0
+    assert "## Rules" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
     assert "- Deploys go through staging first" in \
         (curated / "MEMORY.md").read_text(encoding="utf-8")
 

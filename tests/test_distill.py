@@ -203,6 +203,7 @@ def test_each_stale_or_duplicated_memory_line_names_the_command_that_archives_it
     capsys.readouterr()
     assert line not in (vault_dir / "MEMORY.md").read_text(encoding="utf-8").splitlines()
     archived = (vault_dir / "memory/archive/MEMORY-archive.md").read_text(encoding="utf-8")
-    assert archived.splitlines()[-2:] == ["<!-- vaultkit-archived:MEMORY.md:4 -->", line]
+    assert archived.splitlines()[-1] == line
+    assert archived.splitlines()[-2].startswith("<!-- vaultkit-archived:MEMORY.md:4 left:")
     data = json.loads(report(capsys, vault_dir, "--format", "json"))
     assert all("Currently migrating" not in m["text"] for m in data["memory"])

@@ -7,7 +7,7 @@ marker naming where it stood::
 
     ## Archived from MEMORY.md (2026-12-07)
 
-    <!-- vaultkit-archived:MEMORY.md:12 -->
+    <!-- vaultkit-archived:MEMORY.md:12 left:3f9a0c41d2e7 -->
     - Staging is currently on v1.2
 
 The hook's ``mass-deletion``, ``watch`` and ``history`` count lines written into another
@@ -22,9 +22,9 @@ whole run; the archive note is appended first, through ``promote``'s writer
 keeping every other byte (BOM, CRLF, the last line's newline or its absence). A crash in
 between leaves a line in both files, never in neither; the run again appends nothing the
 archive note holds already (as a multiset: each copy once) and only removes it from
-MEMORY.md. A line the last run of the day archived by that number, whose text MEMORY.md no
-longer holds while another line has moved up into its place, is skipped with a message
-rather than archived by mistake.
+MEMORY.md. Each marker also carries a digest of MEMORY.md as its run left it
+(``left:…``): the same lines named again on exactly that MEMORY.md are that run repeated,
+so they are skipped with a message, never the lines that have moved up into their numbers.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ from vaultkit.memory.text import MARKER_LINE
 ARCHIVE_NOTE = "archive/MEMORY-archive.md"  # under the memory folder (the archive layer)
 HEADING = "Archived from MEMORY.md"
 MARKER = "vaultkit-archived"
-_ARCHIVED = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?):(?P<line>\d+)\s*-->\s*$")
+# the marker: the line it was, and a digest of MEMORY.md as the run left it (a rerun)
+_ARCHIVED = re.compile(r"^\s*<!--\s*" + MARKER + r":(?P<source>.+?):(?P<line>\d+)"
+                       r"(?:\s+left:(?P<left>[0-9a-f]{12}))?\s*-->\s*$")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}[ \t]")
 
 
@@ -137,8 +139,9 @@ def archive_lines(root: Path, settings, requested: str, numbers: list[int], *,
         if not moves:
             return result
         # First the archive note, then MEMORY.md: a crash between leaves a line twice
-        _append(root, result, moves, limit)
-        _rewrite(base, inner, data, moves)
+        after = _without(data, moves)
+        _append(root, result, moves, limit, _digest(after))
+        _rewrite(base, inner, after)
     # INDEX.md lists the archive: stale once the note is new, and index-stale would block
     # the commit of the move
     result.index_updated = _refresh_index(root, settings)
@@ -161,21 +164,19 @@ def _plan(result: MemoryArchiveResult, data: bytes, archive: str,
     pieces = _split(text)
     lines = [_bare(p) for p in pieces]
     held = Counter(_bare(p) for p in _split(archive))
-    last = _last_block(archive, result.heading)
-    present = Counter(lines)
+    # The same command again on the MEMORY.md it left: its lines are gone already, and the
+    # numbers now name the lines that moved up, which nobody chose
+    ran = _runs(archive).get(_digest(data))
+    if ran is not None and ran == set(numbers):
+        for n in sorted(numbers):
+            result.skipped.append(Moved(n, lines[n - 1] if n <= len(lines) else "", None,
+                                        False, f"already archived: the same lines were moved "
+                                        f"by a run that left {result.source} as it is now "
+                                        "(the line there now moved up)"))
+        return []
     moves = []
     for n in sorted(numbers):
         line = lines[n - 1] if n <= len(lines) else None
-        before = last.get(n)
-        # a run today moved the line numbered so, and MEMORY.md no longer holds it: this
-        # is that run again (the lines below have moved up), not a new choice
-        if before is not None and before != line and present[before] == 0 \
-                and (line is None or not line.strip() or held[line] == 0):
-            result.skipped.append(Moved(n, before, None, False,
-                                        f"already archived today from line {n} (\"{before}\"); "
-                                        "the line there now is another one (the lines below "
-                                        "moved up): name it again tomorrow"))
-            continue
         if line is None:
             raise ArchiveRefused(f"{result.source}:{n}: past the end of {result.source} "
                                  f"({len(lines)} lines)")
@@ -197,30 +198,23 @@ def _plan(result: MemoryArchiveResult, data: bytes, archive: str,
     return out
 
 
-def _last_block(archive: str, heading: str) -> dict[int, str]:
-    """``{line number: text}`` that today's block of the archive note (its last, when it
-    is today's) says MEMORY.md held: what an earlier run today moved."""
-    lines = [_bare(p) for p in _split(archive)]
-    start = next((i for i in range(len(lines) - 1, -1, -1)
-                  if _HEADING_LINE.match(lines[i])), None)
-    if start is None or lines[start].rstrip() != heading:
-        return {}
-    out: dict[int, str] = {}
-    i = start + 1
-    while i < len(lines):
-        m = _ARCHIVED.match(lines[i])
-        if m:
-            j = i + 1
-            if j < len(lines) and MARKER_LINE.match(lines[j]):
-                j += 1
-            if j < len(lines):
-                out[int(m.group("line"))] = lines[j]
-            i = j
-        i += 1
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def _runs(archive: str) -> dict[str, set[int]]:
+    """``{digest of MEMORY.md as a run left it: the line numbers that run moved}``."""
+    out: dict[str, set[int]] = {}
+    for piece in _split(archive):
+        m = _ARCHIVED.match(_bare(piece))
+        if m and m.group("left"):
+            out.setdefault(m.group("left"), set()).add(int(m.group("line")))
     return out
 
 
-def _append(root: Path, result: MemoryArchiveResult, moves, limit: int) -> None:
+def _append(root: Path, result: MemoryArchiveResult, moves, limit: int, left: str) -> None:
     from vaultkit.memory.journal import append_locked
 
     rel = result.archive
@@ -249,7 +243,7 @@ def _append(root: Path, result: MemoryArchiveResult, moves, limit: int) -> None:
                     out.append("")
                 out += [result.heading, ""]
                 last = result.heading
-            out.append(f"<!-- {MARKER}:{result.source}:{n} -->")
+            out.append(f"<!-- {MARKER}:{result.source}:{n} left:{left} -->")
             out += texts
             m.appended = True
             m.archive_line = at + len(out)
@@ -275,19 +269,22 @@ def _refresh_index(root: Path, settings) -> bool:
     return write_index(vault)
 
 
-def _rewrite(base: Path, inner: str, data: bytes, moves) -> None:
-    from vaultkit.core.atomic import write_atomic
-
-    bom, text = _decode(data, inner)
+def _without(data: bytes, moves) -> bytes:
+    """MEMORY.md's bytes without the moved lines, every other byte kept."""
+    bom, text = _decode(data, "MEMORY.md")
     pieces = _split(text)
     gone = {i for _, group, _ in moves for i in group}
     kept = [p for i, p in enumerate(pieces, 1) if i not in gone]
     if kept and pieces and not pieces[-1].endswith("\n") and len(pieces) in gone:
         # the last line went, and it had no newline: neither has the new last line
         kept[-1] = _bare(kept[-1])
-    kept = "".join(kept)
-    write_atomic(base / inner, (b"\xef\xbb\xbf" if bom else b"") + kept.encode("utf-8"),
-                 root=base)
+    return (b"\xef\xbb\xbf" if bom else b"") + "".join(kept).encode("utf-8")
+
+
+def _rewrite(base: Path, inner: str, data: bytes) -> None:
+    from vaultkit.core.atomic import write_atomic
+
+    write_atomic(base / inner, data, root=base)
 
 
 def _read(base: Path, inner: str, shown: str, limit: int) -> bytes:

@@ -139,10 +139,12 @@ def _archive_memory_lines(args, items: list[str]) -> int:
     if args.format == "json":
         print(json.dumps(result.to_dict(), ensure_ascii=False))
         return 0
+    from pathlib import Path
+
     from vaultkit.vault.outbound import clean_line
     from vaultkit.vault.scan import display_path
 
-    source = display_path(root / result.source)
+    source = display_path(Path(os.path.normpath(root / result.source)))  # (../MEMORY.md)
     archive = display_path(root / result.archive)
     verb = "would move" if args.dry_run else "moved"
     for m in result.moved:
