@@ -122,9 +122,8 @@ def _archive_memory_lines(args, items: list[str]) -> int:
         raise VaultkitError("name the lines of one file: MEMORY.md:12,15-16")
     # every line once, in order, within promote's bound on lines at once
     numbers = parse_lines(",".join(str(n) for s in sources for n in s.lines), items[0])
-    if args.dry_run:
-        args.no_cache = True  # a dry run writes nothing, not even the settings cache
-    root, settings = open_settings(args)
+    # a dry run writes nothing, not even the settings cache
+    root, settings = open_settings(args, use_cache=not (args.dry_run or args.no_cache))
     try:
         result = archive_lines(root, settings, sources[0].path, numbers, dry_run=args.dry_run)
     except ArchiveRefused as exc:
