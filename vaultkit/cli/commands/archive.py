@@ -128,7 +128,8 @@ def _archive_memory_lines(args, items: list[str]) -> int:
         result = archive_lines(root, settings, sources[0].path, numbers, dry_run=args.dry_run)
     except ArchiveRefused as exc:
         if args.format == "json":
-            print(json.dumps({"refused": True, "error": str(exc)}, ensure_ascii=False))
+            print(json.dumps({"refused": True, "error": mask_credentials(str(exc))},
+                             ensure_ascii=False))
         print(f"vaultkit: {mask_credentials(str(exc))}", file=sys.stderr)
         return 1
     if result.moved and not args.dry_run:
