@@ -15,10 +15,12 @@ DESCRIPTION = (
     "regenerated when the vault has one. --dry-run prints the plan and changes nothing. "
     "Named MEMORY.md lines (vaultkit archive MEMORY.md:12,15-16) are moved instead: appended "
     "as written to memory/archive/MEMORY-archive.md under a dated '## Archived from MEMORY.md "
-    "(YYYY-MM-DD)' heading, each after a '<!-- vaultkit-archived:MEMORY.md:N -->' marker, then "
-    "removed from MEMORY.md (every other byte kept), under the lock `vaultkit log` takes. A "
-    "line the archive note holds already is not appended again. Refuses (exit 1, nothing "
-    "written) a line past the end or a blank line."
+    "(YYYY-MM-DD)' heading, each after a '<!-- vaultkit-archived:MEMORY.md:N left:D -->' "
+    "marker (D: a digest of MEMORY.md as the run left it), then removed from MEMORY.md "
+    "(every other byte kept), under the lock `vaultkit log` takes. A line the archive note "
+    "holds already is not appended again, and the same lines named again on the MEMORY.md a "
+    "run left are skipped. Refuses (exit 1, nothing written) a line past the end or a blank "
+    "line."
 )
 
 
