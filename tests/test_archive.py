@@ -427,3 +427,21 @@ def test_archived_memory_lines_are_moved_for_the_hook_watch_and_history(curated,
     _git(curated, "commit", "-q", "--no-verify", "-m", "archive")
     events = scan_history(curated, load_settings(curated)).events
     assert [e for e in events if e.path == "MEMORY.md"] == []
+
+
+def test_memory_only_vault_archives_the_workspace_memory_md(tmp_path, capsys, monkeypatch):
+    """A memory-only vault (`memory-dir = "."`): MEMORY.md sits one folder up, and the
+    archive note is the vault's archive/MEMORY-archive.md."""
+    ws = tmp_path / "ws"
+    (ws / "memory" / ".obsidian").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    (ws / "memory" / "vaultkit.toml").write_text('memory-dir = "."\n', encoding="utf-8")
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: MDAY)
+    monkeypatch.chdir(ws / "memory")
+    code, out, err = run_cli(capsys, "archive", "MEMORY.md:5")
+    assert code == 0, err
+    assert (ws / "MEMORY.md").read_text(encoding="utf-8") == CURATED.replace(
+        "- Bo reviews infra changes\n", "")
+    note = (ws / "memory" / "archive" / "MEMORY-archive.md").read_text(encoding="utf-8")
+    assert "<!-- vaultkit-archived:../MEMORY.md:5 left:" in note
+    assert note.endswith("\n- Bo reviews infra changes\n")
