@@ -216,3 +216,232 @@ def test_journal_lines_are_never_rewritten(make_vault, monkeypatch, capsys):
         assert (root / p).read_bytes() == data
     assert "append-only" in err and f"memory/{OLD}.md" in err and f"memory/{OLDER}.md" in err
     assert "rewrote" not in out
+
+
+# -- MEMORY.md lines moved into the archive note (vaultkit archive MEMORY.md:LINES) -------
+
+CURATED = ("# MEMORY\n\n## People\n- Ana owns billing\n- Bo reviews infra changes\n"
+           "- Cy is currently on call\n\n## Rules\n- Deploys go through staging first\n"
+           "- Backups run at 02:00\n- Secrets live in the vault, never in notes\n"
+           "- Retros happen on Fridays\n- Staging is on v1.2 for now\n")
+NOTE = "memory/archive/MEMORY-archive.md"
+MDAY = dt.date(2026, 12, 7)
+
+
+def note_text(root) -> str:
+    """The archive note, each marker's digest of MEMORY.md as its run left it dropped."""
+    import re
+
+    return re.sub(r" left:[0-9a-f]{12}", "", (root / NOTE).read_bytes().decode())
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def curated(tmp_path, monkeypatch):
+    from vaultkit.cli.starter import init_vault
+
+    root = tmp_path / "v"
+    init_vault(root)
+    (root / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: MDAY)
+    monkeypatch.chdir(root)
+    return root
+
+
+def _git(root, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com",
+               GIT_CONFIG_NOSYSTEM="1")
+    env.pop("GIT_INDEX_FILE", None)
+    env.pop("GIT_DIR", None)
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_memory_lines_move_into_the_archive_note_under_a_dated_heading(curated, capsys):
+    code, out, err = run_cli(capsys, "archive", "MEMORY.md:6,13")
+    assert code == 0, err
+    assert out.splitlines() == [
+        f"MEMORY.md:6: moved to {NOTE}:6: - Cy is currently on call",
+        f"MEMORY.md:13: moved to {NOTE}:8: - Staging is on v1.2 for now",
+        "updated  INDEX.md"]  # (it lists the archive)
+    assert "1 note in archive/" in (curated / "memory/INDEX.md").read_text(encoding="utf-8")
+    assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED.replace(
+        "- Cy is currently on call\n", "").replace("- Staging is on v1.2 for now\n", "")
+    assert note_text(curated) == (
+        "# MEMORY.md archive\n\n## Archived from MEMORY.md (2026-12-07)\n\n"
+        "<!-- vaultkit-archived:MEMORY.md:6 -->\n- Cy is currently on call\n"
+        "<!-- vaultkit-archived:MEMORY.md:13 -->\n- Staging is on v1.2 for now\n")
+    # each marker holds a digest of MEMORY.md as the run left it (how a rerun is known)
+    left = hashlib.sha256((curated / "MEMORY.md").read_bytes()).hexdigest()[:12]
+    assert (curated / NOTE).read_text(encoding="utf-8").count(f" left:{left} -->") == 2
+    # a later run the same day goes under the same heading
+    assert run_cli(capsys, "archive", "MEMORY.md:4")[0] == 0
+    assert note_text(curated).endswith(
+        "- Staging is on v1.2 for now\n<!-- vaultkit-archived:MEMORY.md:4 -->\n"
+        "- Ana owns billing\n")
+
+
+def test_memory_md_keeps_every_other_byte_bom_crlf_and_no_final_newline(curated, capsys):
+    raw = b"\xef\xbb\xbf" + CURATED.rstrip("\n").replace("\n", "\r\n").encode() + b"  "
+    (curated / "MEMORY.md").write_bytes(raw)
+    (curated / "memory/archive").mkdir(parents=True, exist_ok=True)
+    (curated / NOTE).write_bytes(b"# Old\r\n\r\n- kept")  # CRLF, no final newline
+    assert run_cli(capsys, "archive", "MEMORY.md:5,13")[0] == 0
+    assert (curated / "MEMORY.md").read_bytes() == raw.replace(
+        b"- Bo reviews infra changes\r\n", b"").replace(
+        b"\r\n- Staging is on v1.2 for now  ", b"")
+    assert note_text(curated).encode() == (
+        b"# Old\r\n\r\n- kept\r\n\r\n## Archived from MEMORY.md (2026-12-07)\r\n\r\n"
+        b"<!-- vaultkit-archived:MEMORY.md:5 -->\r\n- Bo reviews infra changes\r\n"
+        b"<!-- vaultkit-archived:MEMORY.md:13 -->\r\n- Staging is on v1.2 for now  \r\n")
+
+
+def test_a_promoted_lines_marker_moves_with_it(curated, capsys):
+    text = CURATED + "<!-- vaultkit-promoted:memory/2026-12-06.md:5 -->\n- Postgres for the shop\n"
+    (curated / "MEMORY.md").write_text(text, encoding="utf-8")
+    assert run_cli(capsys, "archive", "MEMORY.md:15")[0] == 0
+    assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+    assert note_text(curated).endswith(
+        "<!-- vaultkit-archived:MEMORY.md:15 -->\n"
+        "<!-- vaultkit-promoted:memory/2026-12-06.md:5 -->\n- Postgres for the shop\n")
+
+
+def test_a_crash_between_the_two_writes_duplicates_and_the_rerun_finishes(curated, capsys,
+                                                                          monkeypatch):
+    """The archive note is written first: a crash before MEMORY.md is rewritten leaves the
+    lines in both; the same command again appends nothing and only removes them."""
+    import vaultkit.memory.memarchive as memarchive
+
+    rewrite = memarchive._rewrite
+
+    def crash(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(memarchive, "_rewrite", crash)
+    assert run_cli(capsys, "archive", "MEMORY.md:5-6")[0] == 130
+    assert (curated / "MEMORY.md").read_text(encoding="utf-8") == CURATED  # not lost
+    archived = (curated / NOTE).read_text(encoding="utf-8")
+    assert archived.count("- Bo reviews infra changes") == 1
+    monkeypatch.setattr(memarchive, "_rewrite", rewrite)
+    code, out, _ = run_cli(capsys, "archive", "MEMORY.md:5-6")
+    assert code == 0
+    assert "(already in memory/archive/MEMORY-archive.md: removed from MEMORY.md only)" in out
+    assert (curated / NOTE).read_text(encoding="utf-8") == archived  # nothing twice
+    assert "Bo reviews" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
+    # the same command once more: the lines now there are others, moved up; skipped
+    code, out, err = run_cli(capsys, "archive", "MEMORY.md:5-6")
+    assert code == 0 and out == ""
+    assert "MEMORY.md:5: skipped: already archived: the same lines were moved by a run " \
+           "that left MEMORY.md as it is now" in err
+    assert "MEMORY.md:6: skipped: already archived" in err
+    assert (curated / NOTE).read_text(encoding="utf-8") == archived
+    # other lines named on that MEMORY.md are a new choice: line 6 (now "## Rules") goes
+    assert run_cli(capsys, "archive", "MEMORY.md:5")[0] == 1  # (now blank: refused)
+    assert run_cli(capsys, "archive", "MEMORY.md:6")[0] == 0
+    assert "## Rules" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- Deploys go through staging first" in \
+        (curated / "MEMORY.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv,code,said", [
+    (["MEMORY.md:40"], 1, "refused: MEMORY.md:40: past the end of MEMORY.md (13 lines); "
+                          "nothing written"),
+    (["MEMORY.md:4,2"], 1, "refused: MEMORY.md:2: a blank line"),
+    (["MEMORY.md:0"], 2, "lines are numbered from 1"),
+    (["MEMORY.md:4", "--keep-days", "3"], 2, "--keep-days archives journals"),
+    (["memory/2026-12-06.md:3"], 2, "archive names MEMORY.md lines"),
+    (["MEMORY.md:4", "nope"], 2, "'nope': name the lines as MEMORY.md:LINES"),
+])
+def test_refusals_write_nothing(curated, capsys, argv, code, said):
+    def notes():  # (the settings cache in .vaultkit/ aside)
+        return {k: v for k, v in tree_hash(curated).items() if not k.startswith(".vaultkit")}
+
+    before = notes()
+    got, out, err = run_cli(capsys, "archive", *argv)
+    assert got == code and said in err and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert notes() == before
+
+
+def test_dry_run_and_json(curated, capsys):
+    before = tree_hash(curated)
+    code, out, _ = run_cli(capsys, "archive", "MEMORY.md:6", "--dry-run", "--format", "json")
+    assert code == 0 and tree_hash(curated) == before
+    assert json.loads(out) == {
+        "dryRun": True, "source": "MEMORY.md", "archive": NOTE,
+        "heading": "## Archived from MEMORY.md (2026-12-07)",
+        "moved": [{"line": 6, "text": "- Cy is currently on call", "archiveLine": None,
+                   "appended": True}], "skipped": [], "indexUpdated": False, "snapshot": None}
+    code, out, _ = run_cli(capsys, "archive", "MEMORY.md:6", "--json")
+    data = json.loads(out)
+    assert data["moved"][0]["archiveLine"] == 6 and data["snapshot"]
+    code, out, _ = run_cli(capsys, "archive", "MEMORY.md:5", "--json", "--dry-run")
+    assert json.loads(out)["moved"][0]["text"] == "- Bo reviews infra changes"
+
+
+def test_a_credential_moves_as_is_but_is_never_printed(curated, capsys):
+    token = "5145683452:AAbeuEchsVEoR7TJYHSDATOCN1D61_k7U4O"  # the docs' made-up example
+    (curated / "MEMORY.md").write_text(CURATED + f"- alerts bot token {token}\n",
+                                       encoding="utf-8")
+    for fmt in ("text", "json"):
+        code, out, err = run_cli(capsys, "archive", "MEMORY.md:14", "--dry-run",
+                                 "--format", fmt)
+        assert code == 0 and token not in out + err and "alerts bot token" in out
+    code, out, err = run_cli(capsys, "archive", "MEMORY.md:14")
+    assert code == 0 and token not in out + err
+    assert f"- alerts bot token {token}\n" in (curated / NOTE).read_text(encoding="utf-8")
+
+
+def test_archived_memory_lines_are_moved_for_the_hook_watch_and_history(curated, capsys):
+    """40% of a committed MEMORY.md archived (past the quarter pruning allows): the hook
+    passes the commit, watch puts nothing back, history lists no loss."""
+    from vaultkit.memory.history import scan_history
+    from vaultkit.memory.memarchive import archive_lines
+    from vaultkit.memory.watch import Watcher
+    from vaultkit.vault.profile import load_settings
+
+    _git(curated, "init", "-q", "-b", "main")
+    _git(curated, "add", "-A")
+    _git(curated, "commit", "-q", "--no-verify", "-m", "first")
+    settings = load_settings(curated)
+    w = Watcher(curated, settings, out=lambda line: None)
+    w.step()
+    lines = [4, 5, 9, 10]  # 4 of its 10 durable lines
+    archive_lines(curated, settings, "MEMORY.md", lines)
+    assert w.step() == []  # watch's judgement: moved, nothing restored
+    assert "Ana owns billing" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
+    hook = ["check", "--hook", "--no-cache"]  # every rule: INDEX.md lists the new note too
+    # the same cut without the archive note staged is refused: the test can tell
+    _git(curated, "add", "MEMORY.md")
+    assert run_cli(capsys, *hook)[0] == 1
+    _git(curated, "add", "-A")
+    code, out, err = run_cli(capsys, *hook)
+    assert code == 0, out + err
+    _git(curated, "commit", "-q", "--no-verify", "-m", "archive")
+    events = scan_history(curated, load_settings(curated)).events
+    assert [e for e in events if e.path == "MEMORY.md"] == []
+
+
+def test_memory_only_vault_archives_the_workspace_memory_md(tmp_path, capsys, monkeypatch):
+    """A memory-only vault (`memory-dir = "."`): MEMORY.md sits one folder up, and the
+    archive note is the vault's archive/MEMORY-archive.md."""
+    ws = tmp_path / "ws"
+    (ws / "memory" / ".obsidian").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(CURATED, encoding="utf-8")
+    (ws / "memory" / "vaultkit.toml").write_text('memory-dir = "."\n', encoding="utf-8")
+    monkeypatch.setattr("vaultkit.memory.memset.today", lambda settings: MDAY)
+    monkeypatch.chdir(ws / "memory")
+    code, out, err = run_cli(capsys, "archive", "MEMORY.md:5")
+    assert code == 0, err
+    assert (ws / "MEMORY.md").read_text(encoding="utf-8") == CURATED.replace(
+        "- Bo reviews infra changes\n", "")
+    note = (ws / "memory" / "archive" / "MEMORY-archive.md").read_text(encoding="utf-8")
+    assert "<!-- vaultkit-archived:../MEMORY.md:5 left:" in note
+    assert note.endswith("\n- Bo reviews infra changes\n")

@@ -181,3 +181,29 @@ def test_a_candidate_already_promoted_names_where_it_is_and_no_command(vault_dir
     out = report(capsys, vault_dir)
     assert f"first”; already in {where}" in out
     assert f"promote: `vaultkit promote {journal}:12`" not in out
+
+
+def test_each_stale_or_duplicated_memory_line_names_the_command_that_archives_it(
+        vault_dir, capsys, monkeypatch):
+    """distill names `vaultkit archive MEMORY.md:N` for each stale or duplicated line, and
+    the command does what it says: the line leaves MEMORY.md for the archive note, kept."""
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    commands = {(m["line"], m["command"]) for m in data["memory"]}
+    assert commands == {(n, f"vaultkit archive MEMORY.md:{n}") for n in (4, 5, 7, 8, 9, 10)}
+    out = report(capsys, vault_dir)
+    assert "- line 4 (stale): Currently migrating the blog to the new VPS. — time-bound " \
+           "wording 'Currently'; archive: `vaultkit archive MEMORY.md:4`" in out
+    checklist = out.split("## Checklist")[1]
+    assert "archive it with the `vaultkit archive MEMORY.md:LINE` it names" in checklist
+    assert "(`vaultkit archive MEMORY.md:LINE` moves the MEMORY.md copy" in checklist
+    line = (vault_dir / "MEMORY.md").read_text(encoding="utf-8").splitlines()[3]
+    [command] = [m["command"] for m in data["memory"] if m["line"] == 4]
+    monkeypatch.chdir(vault_dir)  # (run in the vault, as the report's reader would)
+    assert main(command.split()[1:]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert line not in (vault_dir / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    archived = (vault_dir / "memory/archive/MEMORY-archive.md").read_text(encoding="utf-8")
+    assert archived.splitlines()[-1] == line
+    assert archived.splitlines()[-2].startswith("<!-- vaultkit-archived:MEMORY.md:4 left:")
+    data = json.loads(report(capsys, vault_dir, "--format", "json"))
+    assert all("Currently migrating" not in m["text"] for m in data["memory"])

@@ -9,8 +9,10 @@ zone) it lists
   each quotes the line that made it one (the line holding the tag or the phrase, else
   the heading) with the ``vaultkit promote FILE:LINE`` command that copies that line
   into MEMORY.md;
-- **MEMORY.md entries** (list items and paragraph lines) that look stale — time-bound
-  wording (``phrases.stale``: "currently", "for now", 目前 ...), a date older than
+- **MEMORY.md entries** (list items and paragraph lines), each with the ``vaultkit
+  archive MEMORY.md:LINE`` command that moves it into the archive note, that look
+  stale — time-bound wording (``phrases.stale``: "currently", "for now", 目前 ...), a
+  date older than
   ``stale_days``, a link to a note that is gone or to a superseded/rejected
   decision — or that are duplicated in a topic note (most of their words recur in one
   line of a structured or knowledge note);
@@ -63,6 +65,8 @@ class MemoryFinding:
     text: str
     problem: str  # "stale" | "duplicate"
     detail: str
+    # the command that moves the line out of MEMORY.md into the archive note, kept there
+    command: str = ""
 
 
 @dataclass
@@ -121,7 +125,8 @@ class Report:
         if not self.memory:
             out.append("Nothing looks stale or duplicated.")
         for m in self.memory:
-            out.append(f"- line {m.line} ({m.problem}): {m.text} — {m.detail}")
+            out.append(f"- line {m.line} ({m.problem}): {m.text} — {m.detail}; archive: "
+                       f"`{m.command}`")
         out.append("")
         out.append(f"## Filler-only days ({len(self.filler_days)})")
         out.append("")
@@ -330,6 +335,8 @@ def review_memory(vault, memory, today: _dt.date, stale_days: int) -> list[Memor
         if not text or text.startswith(("<!--", "%%")) or text in ("---", "***"):
             continue
         shown = _LIST.sub("", raw).strip()
+        # (MEMORY.md one folder up is named MEMORY.md too: the memory tools find it there)
+        command = f"vaultkit archive MEMORY.md:{number}"
         reasons = []
         hit = stale.find(text) if stale else None
         if hit is not None:
@@ -358,7 +365,7 @@ def review_memory(vault, memory, today: _dt.date, stale_days: int) -> list[Memor
                 reasons.append(f"links to {res.path}, whose status is {status}")
         if reasons:
             out.append(MemoryFinding(memory.path.lstrip("./"), number, shown, "stale",
-                                     "; ".join(reasons)))
+                                     "; ".join(reasons), command))
         toks = _tokens(text)
         if len(toks) >= _DUP_MIN_TOKENS:
             counts: dict[tuple[str, int], int] = {}
@@ -370,7 +377,8 @@ def review_memory(vault, memory, today: _dt.date, stale_days: int) -> list[Memor
                 (path, line), shared = best
                 out.append(MemoryFinding(memory.path.lstrip("./"), number, shown, "duplicate",
                                          f"{shared} of its {len(toks)} words recur in "
-                                         f"{path}:{line}; keep one and link the other"))
+                                         f"{path}:{line}; keep one and link the other",
+                                         command))
     return out
 
 
@@ -397,10 +405,12 @@ def _checklist(r: Report, vault) -> list[str]:
                "MEMORY.md would be cut); at most one MEMORY.md change a day")
     if stale:
         out.append(f"Check the {stale} MEMORY.md entr{'y' if stale == 1 else 'ies'} flagged "
-                   "stale: drop, re-date or move each")
+                   "stale: re-date or move each, or archive it with the `vaultkit archive "
+                   "MEMORY.md:LINE` it names (moved into the archive note, not lost)")
     if dup:
         out.append(f"Resolve the {dup} MEMORY.md entr{'y' if dup == 1 else 'ies'} duplicated in "
-                   "topic notes: keep the fact in one place and link it")
+                   "topic notes: keep the fact in one place and link it (`vaultkit archive "
+                   "MEMORY.md:LINE` moves the MEMORY.md copy into the archive note)")
     if r.filler_days:
         out.append(f"{len(r.filler_days)} journal day(s) held only filler: skip writing when "
                    "there is nothing worth recording (journals stay append-only; leave them)")

@@ -54,8 +54,9 @@ def memory_notes(vault) -> dict:
     return out
 
 
-def open_settings(args):
-    """``(root, settings)`` from the usual ``--root/--profile`` arguments without parsing notes."""
+def open_settings(args, *, use_cache: bool = True):
+    """``(root, settings)`` from the usual ``--root/--profile`` arguments without parsing notes
+    (``use_cache=False``: the settings cache is neither read nor written, for a dry run)."""
     from vaultkit.vault.profile import load_settings
     from vaultkit.vault.scan import find_root, require_vault
 
@@ -64,7 +65,7 @@ def open_settings(args):
     if not root.is_dir():
         raise VaultkitError(f"{root}: not a folder")
     require_vault(root)
-    return root, load_settings(root, getattr(args, "profile", None))
+    return root, load_settings(root, getattr(args, "profile", None), use_cache=use_cache)
 
 
 def vault_zone(settings):
