@@ -417,6 +417,10 @@ def test_archived_memory_lines_are_moved_for_the_hook_watch_and_history(curated,
     archive_lines(curated, settings, "MEMORY.md", lines)
     assert w.step() == []  # watch's judgement: moved, nothing restored
     assert "Ana owns billing" not in (curated / "MEMORY.md").read_text(encoding="utf-8")
+    # a plain check of the work tree, before anything is staged: the untracked archive
+    # note holds the lines, so no mass-deletion
+    code, out, err = run_cli(capsys, "check", "--no-cache", "--select", "mass-deletion")
+    assert code == 0 and "mass-deletion" not in out, out + err
     hook = ["check", "--hook", "--no-cache"]  # every rule: INDEX.md lists the new note too
     # the same cut without the archive note staged is refused: the test can tell
     _git(curated, "add", "MEMORY.md")

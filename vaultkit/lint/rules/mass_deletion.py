@@ -369,8 +369,9 @@ RULE = MassDeletion
 
 
 def moved_into(git, path: str) -> Counter:
-    """The lines the other Markdown files of this change hold (staged, in the hook): a
-    cut whose lines went there was moved, not lost (docs/snapshots.md, the model of
+    """The lines the other Markdown files of this change hold (staged, in the hook; in the
+    work tree, notes git does not track yet too): a cut whose lines went there was moved,
+    not lost (docs/snapshots.md, the model of
     loss). Read once per run, and only when a cut is about to be reported."""
     every = git.__dict__.get("_moved_lines")
     if every is None:
@@ -382,6 +383,15 @@ def moved_into(git, path: str) -> Counter:
             text = git.new_text(change)
             if text is not None:
                 every[change.new] = Counter(text.replace("\r\n", "\n").split("\n"))
+        if not git.staged:
+            # a note not yet added to git (`vaultkit archive MEMORY.md:N` writes one) is
+            # not in the work tree's diff, but it is where the lines went; the hook sees
+            # it once it is staged with the cut
+            tracked = git.index_oids
+            for path, note in git.vault.notes.items():
+                if path not in tracked and path not in every and not note.error \
+                        and path.lower().endswith(".md"):
+                    every[path] = Counter(note.text.replace("\r\n", "\n").split("\n"))
         git.__dict__["_moved_lines"] = every
     out: Counter = Counter()
     for other, lines in every.items():
