@@ -51,12 +51,14 @@ ARGVS = [
     ["graph", "--write-colors", "."],
     ["audit", "."],
     ["log", "--root", ".", "--title", "Offline", "what\nwhy\nnext"],
+    ["promote", "--root", ".", f"memory/{DAY}.md:1"],  # the journal's title line
     ["search", "--root", ".", "memory"],
     ["get", "--root", ".", f"memory/{DAY}.md"],
     ["distill", "--root", "."],
     ["archive", "--root", ".", "--dry-run"],
     ["archive", "--root", "."],
     ["mcp", "--help"],  # the server itself: tests/test_mcp.py runs it with sockets blocked
+    ["server", "--help"],  # the language server over stdio: tests/test_server.py
     ["history", "."],
     ["recover", "--all", "--dry-run"],
     ["snapshot", "."],  # snapshots stay local: only --push REMOTE contacts anything
