@@ -236,3 +236,15 @@ async def test_a_broken_config_is_one_message_with_its_credential_masked(broken)
     assert message.type == lsp.MessageType.Error
     assert "unknown rule" in message.message and "\n" not in message.message
     assert TOKEN not in message.message and "ghp_" in message.message
+
+
+def test_a_change_after_a_pause_is_checked_at_once_a_burst_waits():
+    """The first key after a pause is checked without the debounce; inside a burst (a check
+    already waiting, or the last key less than DEBOUNCE_S ago) a change waits for the next
+    key, so fast typing costs one check."""
+    from vaultkit.cli.lsp_server import DEBOUNCE_S, change_delay
+
+    assert change_delay(10.0, None, False) == 0.0  # the first change of a document
+    assert change_delay(10.0, 10.0 - DEBOUNCE_S, False) == 0.0  # after a pause
+    assert change_delay(10.0, 10.0 - DEBOUNCE_S / 2, False) == DEBOUNCE_S  # typing fast
+    assert change_delay(10.0, 9.0, True) == DEBOUNCE_S  # a check is already waiting

@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import os
 import sys
+import time
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -23,7 +24,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from vaultkit import __version__
 
-DEBOUNCE_S = 0.05  # a change waits this long for the next keystroke before it is checked
+DEBOUNCE_S = 0.05  # inside a burst of typing, a change waits this long for the next key
 SOURCE = "vaultkit"
 ACCEPT = "vaultkit.acceptFinding"
 FIX_ALL_KIND = "source.fixAll.vaultkit"
@@ -31,6 +32,16 @@ FIX_ALL_KIND = "source.fixAll.vaultkit"
 # an error is an Error, the rest a Warning; vaultkit's suggestions are Information
 SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
             "info": lsp.DiagnosticSeverity.Information}
+
+
+def change_delay(now: float, last: float | None, pending: bool) -> float:
+    """How long a change waits before it is checked: not at all after a pause (the first
+    key after one is answered at once), DEBOUNCE_S inside a burst (a check already waits,
+    or the last change came less than DEBOUNCE_S ago), so fast typing costs one check, not
+    one a key. A check that a newer text overtakes is dropped, never published."""
+    if pending or (last is not None and now - last < DEBOUNCE_S):
+        return DEBOUNCE_S
+    return 0.0
 
 
 class VaultServer(LanguageServer):
@@ -45,6 +56,7 @@ class VaultServer(LanguageServer):
         self.roots: dict[str, Path | None] = {}  # document folder -> its vault root
         self.worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="vaultkit")
         self.pending: dict[str, asyncio.TimerHandle] = {}  # uri -> its debounced check
+        self.last_change: dict[str, float] = {}  # uri -> when its last change came
         self.published: dict[Path, set[str]] = {}  # root -> uris given findings last
 
     # -- documents and vaults (the worker thread only) ------------------------------
@@ -202,7 +214,10 @@ def build(server: VaultServer) -> VaultServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: VaultServer, params: lsp.DidChangeTextDocumentParams):
-        later(params.text_document.uri, DEBOUNCE_S)
+        uri, now = params.text_document.uri, time.monotonic()
+        delay = change_delay(now, ls.last_change.get(uri), uri in ls.pending)
+        ls.last_change[uri] = now
+        later(uri, delay)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: VaultServer, params: lsp.DidSaveTextDocumentParams):
