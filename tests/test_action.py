@@ -55,8 +55,9 @@ def pushed(tmp_path, env):
     git(repo, "add", "-A", env=env)
     git(repo, "commit", "-qm", "journal", env=env)
     base = git(repo, "rev-parse", "HEAD", env=env)
-    (repo / "memory" / "2026-11-20.md").write_text(JOURNAL.replace("v1.2", "v1.3"),
-                                                   encoding="utf-8")
+    # a committed line cut down to two words: its content is gone (an edit would pass)
+    rewritten = JOURNAL.replace("- Deployed v1.2 to production", "- Deployed v1.3")
+    (repo / "memory" / "2026-11-20.md").write_text(rewritten, encoding="utf-8")
     git(repo, "commit", "-qam", "agent run", env=env)
     return repo, base
 

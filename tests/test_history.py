@@ -153,6 +153,30 @@ def test_append_onto_a_line_without_newline_is_not_a_loss(tmp_path):
     assert [(e.subject, e.lost) for e in events] == [("three", ["- two"])]
 
 
+def test_a_committed_journal_line_corrected_is_listed_as_an_edit(tmp_path, capsys):
+    """The model of loss: a typo fixed in a committed journal line is an edit, listed by
+    `history` so the change is seen, never counted as a loss nor brought back."""
+    repo = hr.HistoryRepo(tmp_path, hr.git_env())
+    (tmp_path / ".obsidian").mkdir()
+    repo.git("init", "-q")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- Deplyoed v1.2\n- two\n")
+    repo.commit("one", "2026-02-01T10:00:00")
+    repo.write("memory/2026-02-01.md", "# 2026-02-01\n\n### 09:00 — A\n- Deployed v1.2\n- two\n")
+    repo.commit("typo", "2026-02-01T11:00:00")
+    events = scan(repo).events
+    assert [(e.kind, e.subject, e.lines, e.is_loss, e.recovered) for e in events] == [
+        ("journal-edit", "typo", 1, False, False)]
+    assert main(["history", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "journal-edit" in out and "an edit, not a loss" in out
+    assert "0 loss events in 2 commits, 0 not recovered; 1 journal edit." in out
+    before = repo.read("memory/2026-02-01.md")
+    assert main(["recover", "--all", "--root", str(tmp_path)]) == 0
+    assert main(["recover", events[0].id, "--root", str(tmp_path)]) == 0
+    assert "edited, not lost" in capsys.readouterr().out
+    assert repo.read("memory/2026-02-01.md") == before  # nothing written back
+
+
 def test_a_renames_link_rewrite_is_not_a_loss():
     old = "# d\n- see [[deploys]] and [notes](deploys.md)\n- plain\n"
     new = "# d\n- see [[deploy-checklist]] and [notes](deploy-checklist.md)\n- plain\n"

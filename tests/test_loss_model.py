@@ -176,7 +176,8 @@ def _lost(vault) -> list[dict]:
     replaced)."""
     events = json.loads(_vaultkit(vault, "history", "--format", "json").stdout)
     events = events.get("events", events) if isinstance(events, dict) else events
-    return [e for e in events if not e.get("recovered") and e["commit"] not in vault.setup]
+    return [e for e in events if not e.get("recovered") and e["commit"] not in vault.setup
+            and e["kind"] != "journal-edit"]  # (listed, not a loss)
 
 
 def _memory_texts(vault) -> str:

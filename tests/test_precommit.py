@@ -185,11 +185,11 @@ def test_journal_entry_appended_with_printf_commits(make_repo):
 # -- what is refused --------------------------------------------------------------------
 
 @pytest.mark.parametrize("hook", ["vaultkit-check", "vaultkit-append-only"])
-def test_staged_edit_of_yesterdays_journal_is_refused(make_repo, hook):
+def test_staged_rewrite_of_yesterdays_journal_is_refused(make_repo, hook):
     vault = make_repo((hook,))
     before = vault.head()
     rel = f"memory/{YESTERDAY}.md"
-    vault.write(rel, YESTERDAY_JOURNAL.replace("Smoke tests green", "Smoke tests skipped"))
+    vault.write(rel, YESTERDAY_JOURNAL.replace("Smoke tests green", "Summary: a quiet day"))
     vault.git("add", rel)
     ok, out = vault.commit("backup: rewrite")
     assert not ok
@@ -202,7 +202,7 @@ def test_commit_all_and_commit_path_are_checked_too(make_repo, how):
     """`git commit -a` and `git commit PATH` commit through a temporary index."""
     vault = make_repo(("vaultkit-append-only",))
     rel = f"memory/{YESTERDAY}.md"
-    vault.write(rel, YESTERDAY_JOURNAL.replace("Two comments", "No comments"))
+    vault.write(rel, YESTERDAY_JOURNAL.replace("- Two comments, both fixed", "- Summary: done"))
     args = [rel if a == "JOURNAL" else a for a in how]
     proc = vault.git("commit", "-m", "backup", *args, check=False)
     assert proc.returncode != 0
@@ -290,7 +290,7 @@ def test_nightly_backup_through_the_readme_config(make_repo):
     proc = _run(["sh", "-c", BACKUP], vault.path, vault.env, check=False)
     assert proc.returncode != 0
     assert vault.head() == before
-    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only error: 5 committed lines removed "
+    assert (f"memory/{YESTERDAY}.md:12:1: VK601 journal-append-only error: 4 committed lines removed "
             "from line 12 on (HEAD: '### 22:00 — Late note')") in proc.stdout + proc.stderr
 
 
@@ -388,7 +388,8 @@ def test_readme_has_both_configs():
 
 @pytest.mark.parametrize("name,memory_only", [("whole workspace", False),
                                               ("memory-only repo", True)])
-def test_readme_config_commits_a_clean_vault_and_refuses_an_edit(make_repo, name, memory_only):
+def test_readme_config_commits_a_clean_vault_and_refuses_a_rewrite(make_repo, name,
+                                                                  memory_only):
     vault = make_repo(config=_pin(_readme_configs()[name]), memory_only=memory_only,
                       first_commit=False)
     journal = ("" if memory_only else "memory/") + f"{YESTERDAY}.md"
@@ -396,7 +397,13 @@ def test_readme_config_commits_a_clean_vault_and_refuses_an_edit(make_repo, name
     vault.git("add", "-A")
     ok, out = vault.commit("backup: first")
     assert ok, out  # in one run: the index hook stages the INDEX.md it rewrites
-    vault.write(journal, YESTERDAY_JOURNAL.replace("v1.2", "v1.3"))
+    vault.write(journal, YESTERDAY_JOURNAL.replace("v1.2", "v1.3"))  # a typo fixed: an edit
+    vault.git("add", "-A")
+    ok, out = vault.commit("backup: a correction")
+    assert ok, out
+    # a committed line written over by a summary: its content is gone
+    vault.write(journal, vault.read(journal).replace("- Deployed v1.3 to production",
+                                                     "- Summary: release and review done"))
     vault.git("add", "-A")
     ok, out = vault.commit("backup: rewrite")
     assert not ok

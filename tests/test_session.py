@@ -62,7 +62,7 @@ def test_overlay_check_equals_check_of_the_saved_texts(make_vault, tmp_path, ove
     if with_git:
         init_repo(root)
         commit_all(root)
-        (root / J).write_text(JOURNAL.replace("Deployed v1.2", "Deployed v1.3"),
+        (root / J).write_text(JOURNAL.replace("Deployed v1.2 to production", "Deployed v1.3"),
                               encoding="utf-8")
     invoke(["check", "-q"], root)  # a parse cache with facts, as an editor finds one
     ws = Workspace(root.resolve())
@@ -80,13 +80,13 @@ def test_overlay_check_equals_check_of_the_saved_texts(make_vault, tmp_path, ove
     ws.close()
 
 
-def test_git_overlay_sees_an_edit_the_disk_does_not_have(make_vault, tmp_path):
+def test_git_overlay_sees_a_rewrite_the_disk_does_not_have(make_vault, tmp_path):
     root = _vault(make_vault)
     init_repo(root)
     commit_all(root)
     ws = Workspace(root.resolve())
     assert not [d for d in ws.check(None) if d.rule == "journal-append-only"]
-    edited = {J: JOURNAL.replace("Smoke tests green", "Smoke tests red")}
+    edited = {J: JOURNAL.replace("Smoke tests green", "Summary: a quiet day")}
     found = [d for d in ws.check(None, overlay=edited) if d.rule == "journal-append-only"]
     assert [(d.path, d.line) for d in found] == [(J, 5)]
 

@@ -55,7 +55,7 @@ LAYER_COLOURS = {"journal": "#868e96", "session": "#adb5bd", "dated": "#5c940d",
 # layers a profile or vaultkit.toml adds: drawn after the known ones, in these colours
 OTHER_COLOURS = ("#e64980", "#74b816", "#4263eb", "#f59f00", "#495057")
 KIND_COLOURS = {"journal-rewrite": "#c92a2a", "memory-shrink": "#e8590c",
-                "memory-pruned": "#868e96",
+                "memory-pruned": "#868e96", "journal-edit": "#adb5bd",
                 "mass-deletion": "#f08c00", "note-deleted": "#862e9c",
                 "bootstrap-truncated": "#1864ab"}
 SEVERITY_COLOURS = {"error": "#c92a2a", "warning": "#f08c00", "info": "#1971c2"}
@@ -603,6 +603,8 @@ def _events_table(events) -> str:
     for e in shown:
         if e.recovered:
             state = "<span class=\"pass\">recovered</span>"
+        elif e.kind == "journal-edit":
+            state = "<span class=\"pass\">an edit, not a loss</span>"
         elif not e.is_loss:  # a MEMORY.md prune within its allowance
             state = "<span class=\"pass\">pruned on purpose</span>"
         elif e.recoverable:

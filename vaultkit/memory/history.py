@@ -21,6 +21,11 @@ The events it reports, newest first:
     profile's share of its
     non-blank lines (``git: mass_deletion_ratio``, half by default) in one commit, or was
     emptied.
+``journal-edit``
+    A journal whose committed lines were edited, none lost: each changed line kept at least
+    0.6 of its characters (a typo fixed, a number corrected, a clause reworded; the model
+    of loss, :mod:`vaultkit.vault.loss`). Listed so the change is seen, not a loss:
+    ``recover`` and the audit leave it; the old wording is in the commit before it.
 ``memory-shrink``
     ``MEMORY.md``, the curated layer, lost more durable lines in one commit than its pruning
     allowance: non-blank lines removed without going into another note the same commit
@@ -72,7 +77,7 @@ from typing import Iterator
 from vaultkit.core.errors import VaultkitError
 
 KINDS = ("journal-rewrite", "memory-shrink", "memory-pruned", "mass-deletion", "note-deleted",
-         "bootstrap-truncated")
+         "bootstrap-truncated", "journal-edit")
 MEMORY_MD = "MEMORY.md"
 # a knowledge note: lines that have no journal to go back to
 RECOVERY_NOTE = "semantic/recovered.md"
@@ -142,15 +147,18 @@ class Event:
 
     @property
     def is_loss(self) -> bool:
-        """False for a ``MEMORY.md`` prune within its allowance (curation) and for a cut
-        accepted on purpose: not a loss."""
-        return self.kind != "memory-pruned" and not self.accepted
+        """False for a ``MEMORY.md`` prune within its allowance (curation), a journal's
+        lines edited and a cut accepted on purpose: not a loss."""
+        return self.kind not in ("memory-pruned", "journal-edit") and not self.accepted
 
     def describe(self) -> str:
         """What was lost, in a phrase."""
         s = "s" * (self.lines != 1)
         if self.kind == "journal-rewrite":
             return f"{self.lines} journal line{s} ({self.bytes:,} bytes) removed or rewritten"
+        if self.kind == "journal-edit":
+            return (f"{self.lines} committed journal line{s} edited (each kept most of its "
+                    "text: a correction), none lost")
         if self.kind in ("memory-shrink", "mass-deletion"):
             return (f"{self.lines} of its {self.before} non-blank lines ({self.bytes:,} bytes) "
                     f"deleted")
@@ -683,7 +691,13 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
             if kind == "journal-rewrite":
                 if first_change(old, new) is None:
                     continue  # an append (onto a last line without its newline, too)
-                lost = lost_lines(old, new)
+                from vaultkit.vault.loss import judge
+
+                judged = judge(old, new)
+                lost = judged.lost
+                if not _nonblank(lost) and judged.edited:
+                    event.kind = "journal-edit"  # corrected, nothing lost: listed, not a loss
+                    lost = [was for was, _ in judged.edited]
             elif kind == "memory-shrink":
                 from vaultkit.vault.loss import prune_allowance
 
@@ -884,6 +898,8 @@ def missing_lines(text: str | None, lost: list[str]) -> list[str]:
 
 
 def _is_recovered(repo: _Repo, event: Event) -> bool:
+    if event.kind == "journal-edit":
+        return False  # nothing was lost
     if event.kind == "bootstrap-truncated":
         return event.end_commit is not None
     root = repo.root

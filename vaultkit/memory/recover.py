@@ -109,6 +109,11 @@ def recover(root: Path, settings, events: list[Event], *,
             # committed start gets it back)
             heads[target] = _committed_bytes(root, target, limit)
             in_place.setdefault(target, [])
+        if event.kind == "journal-edit":
+            out.append(Recovery(event, "skip", event.current or event.path, reason=(
+                "nothing to bring back: its lines were edited, not lost (the old wording is "
+                f"in git: git show {event.commit[:10]}^:{event.path})")))
+            continue
         if event.kind == "bootstrap-truncated":
             out.append(Recovery(event, "skip", event.path, reason=(
                 "nothing to bring back: the lines stayed in the file; the runtime cut them "

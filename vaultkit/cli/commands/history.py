@@ -140,6 +140,7 @@ def render_text(history) -> str:
         state = "recovered" if e.recovered else (
             f"accepted as removed on purpose (VAULTKIT_ACCEPT_DELETION), not a loss "
             f"(vaultkit recover {e.id} brings them back)" if e.accepted else
+            "an edit, not a loss" if e.kind == "journal-edit" else
             f"pruned on purpose, not a loss (vaultkit recover {e.id} brings them back)"
             if not e.is_loss else
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
@@ -154,18 +155,20 @@ def render_text(history) -> str:
             out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")
     accepted = sum(1 for e in events if e.accepted)
-    pruned = sum(1 for e in events if not e.is_loss) - accepted
+    edited = sum(1 for e in events if e.kind == "journal-edit")
+    pruned = sum(1 for e in events if not e.is_loss) - accepted - edited
     open_count = sum(1 for e in events if not e.recovered and e.is_loss)
     if out:
         out.append("")
     where = (f"in {history.commits} commit{'s' * (history.commits != 1)}"
              if not history.outside_git else
              f"between commits ({history.outside_git}: only vaultkit's snapshots were read)")
-    losses = len(events) - pruned - accepted
+    losses = len(events) - pruned - accepted - edited
     kept = (f"; {pruned} MEMORY.md prune{'s' * (pruned != 1)} within the allowance"
             if pruned else "")
     kept += (f"; {accepted} removal{'s' * (accepted != 1)} accepted on purpose"
              if accepted else "")
+    kept += f"; {edited} journal edit{'s' * (edited != 1)}" if edited else ""
     out.append(f"{losses} loss event{'s' * (losses != 1)} {where}, "
                f"{open_count} not recovered{kept}.")
     return "\n".join(out) + "\n"

@@ -2,15 +2,10 @@ import sys
 from dataclasses import replace
 
 from vaultkit.core.errors import VaultkitError
-from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import (accept_deletion, accepted_deletions, accepted_removals,
                                   accepting)
-
-# the target part of a wikilink (up to '#', '|' or ']]') and of a Markdown link
-_WIKI_TARGET = lazy_re(r"!?\[\[([^\]|#\n]*)")
-_MD_TARGET = lazy_re(r"\]\((<[^>\n]*>|[^)\s]*)")
 
 _KEEP_LAYERS = ("journal", "archive")
 
@@ -23,15 +18,27 @@ def _quote(line: str, width: int = 60) -> str:
 class JournalAppendOnly(Rule):
     """
     ## What it does
-    Reports a journal (`memory/YYYY-MM-DD.md`) whose committed version is not a prefix of
-    its new version: a past line edited, reordered or removed, or the journal deleted
-    or moved anywhere but `memory/archive/`. It points at the first line that differs
-    from HEAD. The new version is the staged one with `--staged` and in the pre-commit
-    hook, otherwise the working tree's. Line endings do not count, and a missing final
-    newline in HEAD is tolerated (text appended onto the last line is still an append).
-    A journal moved into the archive (`vaultkit archive`, `git mv`) is not a deletion,
-    as long as its lines are kept. Outside a git repository, or before the first
-    commit, there is no HEAD to compare with and the rule says once that it skipped.
+    Reports a journal (`memory/YYYY-MM-DD.md`) that lost committed lines: a line of
+    HEAD's version whose content is gone from the new version (cut, or written over by
+    other text), or the journal deleted or moved anywhere but `memory/archive/`. It
+    points at where the first lost line stood. The new version is the staged one with
+    `--staged` and in the pre-commit hook, otherwise the working tree's.
+
+    The lines are judged by the model of loss (docs/snapshots.md), the one judgement the
+    hook, `watch`, `recover` and `history` share. An **edit** of a committed line is not
+    a loss and passes: the new line keeps at least 0.6 of the old one's characters (a
+    typo fixed, a wrong number or time corrected, a clause added or reworded, a link's
+    target rewritten when Obsidian renames a note); `vaultkit history` lists it as an
+    edit. Nor is a line lost that moved within the journal, or that the work tree or a
+    stash still holds (partial staging, `git stash`). A line cut down to a word or two,
+    a block written over by fewer lines, or an entry written over by one of another time
+    is a loss. Line endings do not count, and a missing final newline in HEAD is
+    tolerated (text appended onto the last line is still an append). A journal moved
+    into the archive (`vaultkit archive`, `git mv`) is not a deletion, as long as its
+    lines are kept. A removal or deletion on purpose passes with
+    `VAULTKIT_ACCEPT_DELETION=<journal> git commit …`. Outside a git repository, or
+    before the first commit, there is no HEAD to compare with and the rule says once
+    that it skipped.
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
@@ -58,13 +65,6 @@ class JournalAppendOnly(Rule):
     in a folder without git.
     Without snapshots nothing changes.
 
-    A rename's link rewrite is not an edit: when Obsidian renames a note it rewrites
-    the links to it everywhere (`alwaysUpdateLinks`, or the "Update links?" prompt),
-    old journals included. A changed line is accepted when it differs from HEAD only
-    in link targets, each new target resolves to a note and each old one no longer
-    resolves (the note it named is gone): the journal still says what it said, and its
-    links keep working. Any other difference on the line is reported as before.
-
     ## Why is this bad?
     The journal is the most complete record the agent has, and it is only ever
     appended to (`printf >> memory/YYYY-MM-DD.md`). A rewrite is how memory gets lost:
@@ -75,8 +75,8 @@ class JournalAppendOnly(Rule):
 
     ## Example
     ```
-    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'); journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end
-    memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`
+    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'): its content is gone, not edited; journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-13.md git commit …
+    memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`, or accept this deletion: VAULTKIT_ACCEPT_DELETION=memory/2026-02-14.md git commit …
     memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
     memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or take it out of the snapshots: `vaultkit snapshot --forget memory/2026-02-16.md`
     ```
@@ -109,6 +109,7 @@ class JournalAppendOnly(Rule):
         """Journals whose new text lacks lines a snapshot held and no commit holds, and
         journals such a snapshot held that are deleted."""
         import os
+        from functools import partial
 
         from vaultkit.vault.snapshots import (
             clock, current_blobs, file_of, journal_losses, open_store)
@@ -137,18 +138,6 @@ class JournalAppendOnly(Rule):
         def present(path):  # not on the new side, but on disk: not staged, not deleted
             return os.path.lexists(file_of(vault.root, path))
 
-        def holders(path):
-            # lines git moved on purpose are not lost: partial staging (`git add -p`, an
-            # older version staged) leaves them in the work tree, `git stash` in a stash
-            if staged:
-                note = vault.note(path) if not path.startswith("../") \
-                    else vault.external.get(path)
-                yield None if note is None or note.error else note.text
-                if git.available:  # under pre-commit: the lines it took out for the run
-                    yield git.unstaged_by_pre_commit(path)
-            if git.available:
-                yield from git.stash_texts(path)
-
         try:
             store = open_store(vault.root, vault.settings, git_state=git)
             if store is None:
@@ -163,7 +152,8 @@ class JournalAppendOnly(Rule):
                                     is_journal=lambda p: git.layer_of(p) == "journal",
                                     current=current,
                                     prefetch=git.read_index_texts if staged else None,
-                                    holders=holders, accepted=accepted_removals(vault))
+                                    holders=partial(_holders, vault, git),
+                                    accepted=accepted_removals(vault))
             if losses and git.available and git.has_head:
                 losses = _not_committed(losses, git)
         except VaultkitError as exc:
@@ -229,9 +219,13 @@ class JournalAppendOnly(Rule):
                 if old is not None and any(first_change(old, text) is None
                                            for _, text in git.archived_copies(change)):
                     continue  # moved into the archive with its lines kept
+                if old is not None and accepted_deletions() & {change.old, change.old_repo}:
+                    accepting(ctx, change.old, split_lines(old)[0])  # deleted on purpose
+                    continue
                 yield self.diag(change.old, None, None,
                                 "journal deleted; journals are append-only: restore it with "
-                                f"`git checkout HEAD -- {change.old_repo}`")
+                                f"`git checkout HEAD -- {change.old_repo}`, or accept this "
+                                f"deletion: {accept_deletion(change.old)} git commit …")
                 continue
             if change.status == "R" and git.layer_of(change.new) not in _KEEP_LAYERS:
                 yield self.diag(change.new, None, None,
@@ -246,24 +240,73 @@ class JournalAppendOnly(Rule):
             new = git.new_text(change)
             if old is None or new is None:
                 continue
-            where = first_unsafe_change(old, new, ctx.vault, change.new)
-            if where is None:
+            if first_change(old, new) is None:
+                continue  # an append
+            # the model of loss (vaultkit.vault.loss): a committed line edited (a typo
+            # fixed, a number corrected) or moved is not lost, nor one the work tree or a
+            # stash still holds; a line whose content is gone is
+            from vaultkit.vault.loss import judge
+
+            judged = judge(old, new, holders=lambda path=change.new: _holders(ctx.vault, git,
+                                                                              path))
+            lost = [line for line in judged.lost if line.strip()]
+            if not lost:
                 continue
-            line, was, now = where
+            if accepted_deletions() & {change.old, change.new, change.old_repo,
+                                       change.new_repo}:
+                accepting(ctx, change.new, lost)  # VAULTKIT_ACCEPT_DELETION: on purpose
+                continue
+            line, was, now = first_lost(old, new, lost)
+            n = len(lost)
             moved = f" (moved from {change.old})" if change.new != change.old else ""
+            others = f"; {n} committed lines lost in all" if n > 1 else ""
             hint = (f"journals are append-only: restore the committed lines (git show "
-                    f"{head_ref}) and add new text at the end")
+                    f"{head_ref}) and add new text at the end, or accept this removal: "
+                    f"{accept_deletion(change.new)} git commit …")
             if now is None:
-                removed = split_lines(old)[0][line - 1:]
-                gone = len(removed)
-                was = next((r for r in removed if r.strip()), was)
+                tail = len(split_lines(new)[0]) < line  # nothing after it: cut off the end
                 yield self.diag(change.new, line, 1,
-                                f"{gone} committed line{'s' * (gone != 1)} removed from line "
-                                f"{line} on{moved} (HEAD: {_quote(was)}); {hint}")
+                                f"{n} committed line{'s' * (n != 1)} removed "
+                                f"{'from' if tail else 'at'} line {line}{' on' * tail}{moved} "
+                                f"(HEAD: {_quote(was)}); {hint}")
             else:
                 yield self.diag(change.new, line, 1,
                                 f"line {line} differs from the committed journal{moved} "
-                                f"(HEAD: {_quote(was)}, {side}: {_quote(now)}); {hint}")
+                                f"(HEAD: {_quote(was)}, {side}: {_quote(now)}): its content is "
+                                f"gone, not edited{others}; {hint}")
+
+
+def _holders(vault, git, path):
+    """The texts beside the new version that hold ``path`` too: lines git moved on purpose
+    are not lost (partial staging, `git add -p` or an older version staged, leaves them in
+    the work tree; `git stash` in a stash)."""
+    if git.available and git.staged:
+        note = vault.note(path) if not path.startswith("../") else vault.external.get(path)
+        yield None if note is None or note.error else note.text
+        yield git.unstaged_by_pre_commit(path)  # under pre-commit: what it took out for the run
+    if git.available:
+        yield from git.stash_texts(path)
+
+
+def first_lost(old: str, new: str, lost: list[str]) -> tuple[int, str, str | None]:
+    """``(line, old line, new line or None)``: where the first of the ``lost`` lines of
+    ``old`` stood in ``new`` (line numbers of ``new``, from 1), by the line diff: the new
+    line it was replaced by, or None where it was cut."""
+    from collections import Counter
+    from difflib import SequenceMatcher
+
+    a, b = split_lines(old)[0], split_lines(new)[0]
+    missing = Counter(lost)
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag not in ("replace", "delete"):
+            continue
+        for i in range(i1, i2):
+            if missing[a[i]] > 0:
+                if tag == "replace":
+                    j = min(j1 + i - i1, j2 - 1)
+                    return j + 1, a[i], b[j]
+                return j1 + 1, a[i], None
+    return 1, lost[0], None  # (not reached: a lost line is never paired as equal)
 
 
 def _not_committed(losses, git):
@@ -284,75 +327,6 @@ def _not_committed(losses, git):
 
 def snapshot_short(commit: str) -> str:
     return f"snapshot {commit[:10]}"
-
-
-def first_unsafe_change(old: str, new: str, vault, source: str):
-    """:func:`first_change`, passing over lines that only follow a rename's link rewrite."""
-    old_lines, old_final = split_lines(old)
-    new_lines, _ = split_lines(new)
-    start = 0
-    while True:
-        where = first_change("\n".join(old_lines[start:]) + ("\n" if old_final else ""),
-                             "\n".join(new_lines[start:]) + "\n")
-        if where is None:
-            return None
-        line, was, now = where
-        if now is None or not is_rename_rewrite(was, now, vault, source):
-            return start + line, was, now
-        start += line
-
-
-def _targets(line: str) -> list[tuple[int, int, str]]:
-    """``(start, end, kind)`` of each link target in a line, in order."""
-    found = [(m.start(1), m.end(1), "wiki") for m in _WIKI_TARGET.finditer(line)]
-    found += [(m.start(1), m.end(1), "md") for m in _MD_TARGET.finditer(line)]
-    return sorted(found)
-
-
-def is_rename_rewrite(was: str, now: str, vault, source: str) -> bool:
-    """True when ``now`` differs from ``was`` only in link targets, each new one resolving
-    to a note of ``vault`` and each old one resolving to nothing any more."""
-    old_t, new_t = _targets(was), _targets(now)
-    if not old_t or len(old_t) != len(new_t):
-        return False
-    skeleton = []
-    for line, targets in ((was, old_t), (now, new_t)):
-        parts, pos = [], 0
-        for a, b, kind in targets:
-            parts.append(line[pos:a])
-            parts.append(f"\0{kind}")
-            pos = b
-        parts.append(line[pos:])
-        skeleton.append("".join(parts))
-    if skeleton[0] != skeleton[1]:
-        return False
-    resolver = vault.resolver
-    changed = False
-    for (a, b, kind), (c, d, _) in zip(old_t, new_t):
-        before, after = was[a:b], now[c:d]
-        if before == after:
-            continue
-        changed = True
-        if _resolve(resolver, kind, after, source) is None:
-            return False
-        if _resolve(resolver, kind, before, source) is not None:
-            return False  # the old target still opens a note: a different link, not a rename
-    return changed
-
-
-def _resolve(resolver, kind: str, target: str, source: str) -> str | None:
-    from urllib.parse import unquote
-
-    if kind == "wiki":
-        return resolver.resolve_target(target.strip(), source) if target.strip() else None
-    from vaultkit.vault.resolve import _fold
-
-    target = target[1:-1] if target.startswith("<") else unquote(target)
-    target = target.split("#", 1)[0]
-    if not target or ":" in target:  # a URL (https:, mailto:, obsidian:) is no note
-        return None
-    folder = _fold(source.rsplit("/", 1)[0]) if "/" in source else ""
-    return resolver._resolve_markdown(folder, target).path
 
 
 RULE = JournalAppendOnly
