@@ -50,3 +50,29 @@ def test_no_note_path_is_split(tmp_path):
     _Path.splits = 0
     assert nested_vaults(vault) == ("kb",)
     assert _Path.splits == 0
+
+
+def test_a_listed_vault_finds_them_by_its_walked_folders_as_by_its_notes(tmp_path,
+                                                                          monkeypatch):
+    # a loaded vault asks its listing's folders (a warm check and a commit hook list no
+    # note path for this); a folder walked that holds attachments only is no vault
+    from vaultkit.vault.loader import Scan, load_vault
+
+    for path in PATHS:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("# N\n")
+    (tmp_path / "pictures" / "deep").mkdir(parents=True)
+    (tmp_path / "pictures" / "deep" / "p.png").write_bytes(b"png")
+    (tmp_path / "vaultkit.toml").write_text("")
+    marked = ["kb", "kb/deep", "projects/garden", "memory", "empty", "notes/x", "pictures",
+              "pictures/deep"]
+    vault = load_vault(tmp_path, root=tmp_path, use_cache=False, save=False)
+    for folder in marked:
+        (tmp_path / folder / ".obsidian").mkdir(parents=True, exist_ok=True)
+    listed = []
+    for cls in (Scan, type(vault)):
+        monkeypatch.setattr(cls, "note_paths", lambda self: listed.append(1) or [])
+    found = nested_vaults(vault)
+    assert found == _reference(PATHS, tmp_path) == ("kb", "kb/deep", "memory", "notes/x",
+                                                    "projects/garden")
+    assert listed == []

@@ -666,3 +666,42 @@ def test_skill_not_loaded_sees_openclaw_come_to_apply(make_vault, capsys, monkey
     _write_aged(root / "docs/a.md", "# A, again\n")
     found = check(capsys, root)
     assert skill in found[1] and found == check(capsys, root, "--no-cache")
+
+
+def test_a_warm_check_tells_the_listing_unchanged_without_listing_each_notes_state(
+        make_vault, capsys, monkeypatch):
+    # the commit hook's and a warm check's cost: the newest ctime and the largest size of
+    # the listing decide (nothing racy, nothing over the limit), not 10,000 tuples
+    from vaultkit.vault.deferred import DeferredVault
+    from vaultkit.vault.loader import Scan
+
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "attachments/big.bin": "x" * 5000,
+                       "vaultkit.toml": "[budgets]\nmax-file-bytes = 4000\n"})
+    age_files(root)
+    first = check(capsys, root)
+    assert first == check(capsys, root, "--no-cache")
+    listed = []
+    for cls, name in ((Scan, "note_numbers"), (DeferredVault, "listed_states")):
+        monkeypatch.setattr(cls, name, lambda self, f=getattr(cls, name), n=name:
+                            listed.append(n) or f(self))
+    # (files made a moment ago have ctimes in the racy margin, which are listed one by one:
+    # a margin of a microsecond makes them as old as a real vault's)
+    from vaultkit.vault import cachefile
+
+    monkeypatch.setattr(cachefile, "RACY_NS", 1000)
+    assert check(capsys, root) == first
+    assert listed == []
+
+
+def test_an_attachment_over_the_size_limit_is_no_note_over_it(make_vault, capsys):
+    root = make_vault({"memory/semantic/a.md": "# A\n[[missing]]\n",
+                       "memory/semantic/big.md": "# Big\n" + "x" * 5000 + "\n",
+                       "attachments/big.bin": "x" * 9000,
+                       "vaultkit.toml": "[budgets]\nmax-file-bytes = 4000\n"})
+    age_files(root)
+    fresh = check(capsys, root, "--no-cache")
+    assert ("file-unreadable", "memory/semantic/big.md", None) in fresh[1]
+    assert not [f for f in fresh[1] if f[1] == "attachments/big.bin"]
+    assert check(capsys, root) == fresh
+    assert check(capsys, root) == fresh  # (warm: from the listing's sizes)

@@ -310,13 +310,33 @@ def nested_vaults(vault: "Vault") -> tuple[str, ...]:
     found = vault.__dict__.get("_nested_vaults")
     if found is None:
         folders: set[str] = set()
-        # (by the notes' folders, a few dozen, not each of 10,000 paths: a commit hook's cost)
-        for parent in {path.rpartition("/")[0] for path in vault.note_paths()}:
+        scan = vault.__dict__.get("_scan")  # (the listing of this vault's very names)
+        # by the folders, a few dozen, not each of 10,000 paths (a commit hook's cost): the
+        # folders the listing walked when there is one (every note's and maybe a few more:
+        # those are left out below), else the notes' folders
+        parents = {place[1].rstrip("/") for place in scan.places.values() if place is not None} \
+            if scan is not None else {path.rpartition("/")[0] for path in vault.note_paths()}
+        for parent in parents:
             parts = parent.split("/", NESTED_DEPTH)[:NESTED_DEPTH] if parent else []
             for i in range(1, len(parts) + 1):
                 folders.add("/".join(parts[:i]))
         root = str(vault.root)
         found = tuple(sorted(f for f in folders if not f.startswith("..")
-                             and os.path.isdir(os.path.join(root, f, ".obsidian"))))
+                             and os.path.isdir(os.path.join(root, f, ".obsidian"))
+                             and (scan is None or _holds_note(scan.paths(), f + "/"))))
         vault.__dict__["_nested_vaults"] = found
     return found
+
+
+def _holds_note(paths: list[str], prefix: str) -> bool:
+    """Whether a note lies below the folder of vault prefix ``prefix``, among the sorted
+    ``paths`` (a folder walked may hold attachments only)."""
+    from bisect import bisect_left
+
+    for at in range(bisect_left(paths, prefix), len(paths)):
+        path = paths[at]
+        if not path.startswith(prefix):
+            return False
+        if path.lower().endswith(".md"):
+            return True
+    return False

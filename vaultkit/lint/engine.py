@@ -357,7 +357,12 @@ class ResultsCache:
         kept = last[6] if len(last) == 7 and isinstance(last[6], dict) else {}
         root = self.vault.root
         limit = self.vault.settings.profile.budgets.max_file_bytes
-        for path, size, _mtime, ctime, _ino in self.vault.listed_states():
+        # (the common case, no listed file changed near the stamp, is told by the newest
+        # ctime: the notes' states are not listed one by one)
+        newest = getattr(self.vault, "newest_listed_ctime_ns", None)
+        newest = newest() if newest is not None else None
+        for path, size, _mtime, ctime, _ino in self.vault.listed_states() \
+                if newest is None or racy(newest, stamp) else ():
             # (a note over the size limit is never read: its finding is its size's)
             if racy(ctime, stamp) and size <= limit:
                 oid = kept.get(path)

@@ -266,6 +266,14 @@ class DeferredVault(Vault):
             out[i] = (path, note.size, note.mtime_ns, note.ctime_ns, note.ino)
         return out
 
+    def newest_listed_ctime_ns(self) -> int | None:
+        """The newest ctime among :meth:`listed_states` (or later: attachments count too),
+        without making that list; None once the vault is loaded."""
+        if self.loaded:
+            return None
+        newest = self._scan.file_maxima()[1]
+        return max([newest, *(note.ctime_ns for note in self._map.made.values())])
+
     def has_note(self, path: str) -> bool:
         if self.loaded or path.startswith("../"):  # (a bootstrap file beside the vault)
             return super().has_note(path)
@@ -279,8 +287,9 @@ class DeferredVault(Vault):
         listed = self.__dict__.get("_assumed")
         if listed is None:  # (asked twice by the results cache's key: listed once)
             limit = self.settings.profile.budgets.max_file_bytes
-            sizes = self._scan.note_numbers()[0]
-            listed = self._assumed = [] if max(sizes, default=0) <= limit else \
+            # (no listed file over the limit, the common case: no note is, said without
+            # the notes' own arrays)
+            listed = self._assumed = [] if self._scan.file_maxima()[0] <= limit else \
                 [(f.rel, oversize_error(f.size, limit)) for f in self._scan.files
                  if f.size > limit and f.rel.lower().endswith(".md")]
         return list(listed)

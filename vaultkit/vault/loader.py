@@ -327,6 +327,17 @@ class Scan:
                                           if f.rel.lower().endswith(".md")]
         return found
 
+    def file_maxima(self) -> tuple[int, int]:
+        """The largest size and the newest ctime of every listed file, notes and
+        attachments alike, from the arrays the listing's digest was made of: what says at
+        once that no note is over a size limit, or changed in a racy margin, without the
+        notes' own arrays (a commit hook's cost). Not memoised: a listing brought up to
+        date copies the memo and takes again only the changed entries' numbers."""
+        numbers = self.memo.get("state_numbers")
+        if numbers is None or len(numbers[0]) != len(self.files):
+            numbers = _numbers(self.files)
+        return max(numbers[0], default=0), max(numbers[2], default=0)
+
     def note_numbers(self) -> tuple:
         """The listed notes' sizes, mtimes, ctimes and inodes, four ``array("q")`` in
         :meth:`note_paths`' order (do not change them): kept by a listing brought up to
