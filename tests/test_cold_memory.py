@@ -6,7 +6,7 @@ import os
 import vaultkit.vault.loader as vault_mod
 from vaultkit.lint.engine import Selection, run_rules, select_rules
 from vaultkit.lint.rule import Context
-from vaultkit.vault.loader import load_vault
+from vaultkit.vault.loader import Lent, load_vault
 
 
 def _holds_text(note) -> bool:
@@ -145,7 +145,7 @@ def test_a_parsed_note_holds_the_listings_objects_and_strings_shared_once(make_v
     root = make_vault(files)
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     scan = scan_vault(root, use_cache=False)
-    vault = load_vault(scan=scan, use_cache=False)
+    vault = load_vault(use_cache=False, lent=Lent(scan=scan))
     listed = {f.rel: f for f in scan.files}
     notes = [vault.notes[p] for p in sorted(files)]
     for note in notes:

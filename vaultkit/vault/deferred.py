@@ -23,8 +23,8 @@ from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter, itemgetter
 
-from vaultkit.vault.loader import (Scan, Vault, _Cache, external_notes, load_vault, one_note,
-                                   oversize_error)
+from vaultkit.vault.loader import (Lent, Scan, Vault, _Cache, external_notes, load_vault,
+                                   one_note, oversize_error)
 from vaultkit.vault.model import Attachment
 
 # notes read one by one before loading the whole vault is cheaper (it parses on both cores)
@@ -187,11 +187,10 @@ class DeferredVault(Vault):
 
     def _load(self) -> None:
         partial = "_facts" in self.__dict__
-        vault = load_vault(scan=self._scan, use_cache=self.use_cache, save=False,
-                           made=self._map.made,
-                           cache=self._cache if partial else None,
-                           facts=self._facts if partial else None,
-                           external=self.external if partial else None)
+        lent = Lent(scan=self._scan, made=self._map.made, cache=self._cache, facts=self._facts,
+                    external=self.external) if partial else \
+            Lent(scan=self._scan, made=self._map.made)
+        vault = load_vault(use_cache=self.use_cache, save=False, lent=lent)
         dirty = partial and self._dirty
         for key, value in vault.__dict__.items():
             if key != "notes":

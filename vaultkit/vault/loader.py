@@ -36,7 +36,10 @@ class Vault:
 
     def __init__(self, root: Path, settings: Settings, notes: dict[str, Note],
                  attachments: dict[str, Attachment], problems: list[ScanProblem],
-                 external: dict[str, Note]):
+                 external: dict[str, Note], *, scan: "Scan | None" = None,
+                 facts: "dict[str, dict | bytes] | None" = None, cache: "_Cache | None" = None):
+        """``scan``: the listing the notes came from (its digest and names serve the
+        caches); ``facts`` and ``cache``: the per-note facts held and the parse cache."""
         self.root = root
         self.settings = settings
         self.profile = settings.profile
@@ -44,12 +47,16 @@ class Vault:
         self.attachments = attachments
         self.problems = problems
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
-        self.state_digest = ""  # set by load_vault: every file's path, size and mtime
-        self.newest_mtime_ns = 0
-        self.started_ns = 0  # when the files were listed (before any was read)
+        # every file's path, size and mtime; the newest mtime; when the files were listed
+        # (before any was read)
+        self.state_digest, self.newest_mtime_ns, self.started_ns = \
+            (scan.digest, scan.newest_mtime_ns, scan.started_ns) if scan is not None \
+            else ("", 0, 0)
+        if scan is not None:
+            self._scan = scan
         # bytes: as the cache stores them; absent: in the cache's store (or none yet)
-        self._facts: dict[str, dict | bytes] = {}
-        self._cache: _Cache | None = None
+        self._facts: dict[str, dict | bytes] = {} if facts is None else facts
+        self._cache: _Cache | None = cache
         self._dirty = False
         self._fact_paths: set[str] = set()  # notes whose facts this run added to
 
@@ -236,6 +243,23 @@ class Vault:
         self._dirty = True
         self._fact_paths.add(path)
         return value
+
+    def facts_of(self, path: str) -> "dict | bytes | None":
+        """The facts of the note at ``path`` as held (a dict, or the bytes the cache stores
+        them as), else as its cache record holds them; None when there are none."""
+        facts = self._facts.get(path)
+        if facts is None and self._cache is not None:
+            facts = self._cache.facts_for(self.notes.get(path)) or None
+        return facts
+
+    def held_facts(self) -> "dict[str, dict | bytes]":
+        """The per-note facts this vault holds, by path (not those only in its cache)."""
+        return self._facts
+
+    def keep_facts(self, path: str, facts: dict) -> None:
+        """Hold ``facts`` as the note's at ``path`` (a copy of this vault computed them for
+        a note both share: see vaultkit.session.workspace)."""
+        self._facts[path] = facts
 
     def save_cache(self) -> None:
         """Write the records of what is new (notes parsed, facts computed) to ``.vaultkit/``."""
@@ -609,25 +633,39 @@ def oversize_error(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
 
 
+@dataclass(frozen=True, slots=True)
+class Lent:
+    """What a load takes over instead of making it again: ``scan``, a listing made by
+    :func:`scan_vault`; ``previous``, a vault this process loaded earlier (a long-running
+    server keeps one), which lends its parsed notes, facts and cache; ``made``, ``cache``,
+    ``facts`` and ``external``, what a deferred vault already made from this same ``scan``
+    note by note (vaultkit.vault.deferred), taken over as they are."""
+
+    scan: "Scan | None" = None
+    previous: "Vault | None" = None
+    made: dict[str, Note] | None = None
+    cache: "_Cache | None" = None
+    facts: dict | None = None
+    external: dict[str, Note] | None = None
+
+
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None, save: bool = True,
-               scan: Scan | None = None, previous: Vault | None = None,
-               named: bool = False, made: dict[str, Note] | None = None,
-               cache: "_Cache | None" = None, facts: dict | None = None,
-               external: dict[str, Note] | None = None) -> Vault:
+               settings: Settings | None = None, named: bool = False, save: bool = True,
+               lent: Lent | None = None) -> Vault:
     """Find the root from ``path`` (or take ``root``), read settings, parse every note.
 
     With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
-    its facts are computed, so a run writes it at most once. ``scan`` reuses a listing
-    made by :func:`scan_vault`. ``previous`` (a vault this process loaded earlier, as a
-    long-running server keeps one) lends its parsed notes, facts and cache: a note is
-    taken over only when its size, mtime, ctime and inode are unchanged and it was older
-    than that vault's listing by the racy margin or still holds the bytes it was parsed
-    from (its blob id), the same test the cache applies. ``made``,
-    ``cache``, ``facts`` and ``external``: what a deferred vault already made from this
-    same ``scan`` note by note (vaultkit.vault.deferred), taken over as it is.
+    its facts are computed, so a run writes it at most once. ``lent`` (:class:`Lent`): what
+    is taken over rather than made again. A note of ``lent.previous`` is taken over only
+    when its size, mtime, ctime and inode are unchanged and it was older than that vault's
+    listing by the racy margin or still holds the bytes it was parsed from (its blob id),
+    the same test the cache applies; facts that vault computed and had not written yet are
+    written by this one.
     """
+    lent = lent or _NOTHING_LENT
+    scan, previous, made, cache, facts, external = \
+        lent.scan, lent.previous, lent.made, lent.cache, lent.facts, lent.external
     if scan is None:
         scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
                           settings=settings, named=named)
@@ -651,6 +689,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     notes: dict[str, Note] = {}
     facts = {} if facts is None else facts
     todo: list[FileEntry] = []
+    unsaved: set[str] = set()  # facts lent that the previous vault had not written
     for f in md:
         if made:
             one = made.get(f.rel)
@@ -671,6 +710,8 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             kept = previous._facts.get(f.rel)
             if kept is not None:  # (else in the store, or none)
                 facts[f.rel] = kept
+                if f.rel in previous._fact_paths:  # computed there, not on disk yet
+                    unsaved.add(f.rel)
             continue
         hit = cache.get(f, max_bytes) if cache else None
         if hit is not None:
@@ -684,16 +725,13 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     if external is None:
         external = external_notes(root_path, settings)
-    vault = Vault(root_path, settings, notes, attachments, problems, external)
-    vault._scan = scan
-    vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
-    vault.started_ns = scan.started_ns
     if cache is not None:
         cache.started_ns = scan.started_ns
-    vault._facts = facts
-    vault._cache = cache
+    vault = Vault(root_path, settings, notes, attachments, problems, external, scan=scan,
+                  facts=facts, cache=cache)
     # (unreadable files are read again every run but never stored: they change nothing)
-    vault._dirty = cache is not None and cache.stale(notes)
+    vault._dirty = cache is not None and (cache.stale(notes) or bool(unsaved))
+    vault._fact_paths = unsaved
     if save:
         vault.save_cache()
     # (the notes keep the strings the parse shared; and a long-running server loads again
@@ -702,6 +740,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     forget_shared()
     return vault
+
+
+_NOTHING_LENT = Lent()
 
 
 def external_notes(root: Path, settings: Settings) -> dict[str, Note]:
