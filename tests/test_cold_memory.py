@@ -10,11 +10,7 @@ from vaultkit.vault.loader import Lent, load_vault
 
 
 def _holds_text(note) -> bool:
-    try:
-        object.__getattribute__(note, "text")
-    except AttributeError:
-        return False
-    return True
+    return note.holds_text()
 
 
 def _files(n: int) -> dict:
@@ -36,7 +32,7 @@ def test_the_main_process_receives_no_note_text_from_the_workers(make_vault, mon
     assert len(vault.notes) == 60
     for path, note in vault.notes.items():
         assert not _holds_text(note), path
-        assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
+        assert note.headings[0].text == path[16:-3].upper()
         assert note.text == files[path]  # read from its file on first use
 
 
@@ -48,8 +44,7 @@ def test_the_paths_a_note_names_are_found_where_it_is_parsed(make_vault, monkeyp
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     vault = load_vault(root, use_cache=False)
     read = []
-    monkeypatch.setattr(type(next(iter(vault.notes.values()))), "read_text",
-                        lambda note: read.append(note.path))
+    monkeypatch.setattr(vault_mod, "_read_text", lambda note: read.append(note.path))
     i = 7
     path = f"memory/semantic/n{i}.md"
     assert vault.fact(path, FACT, lambda: 1 / 0) == [f"memory/semantic/n{i + 2}.md"]

@@ -334,12 +334,13 @@ class Workspace:
             self._members, self._members_for = {}, settings
         members = self._members
         out = {}
-        for path, note in vault.notes.items():
+        notes = vault.notes
+        for path in notes:  # (the members decoded from the parse cache, not every note)
             inside = members.get(path)
             if inside is None:
                 inside = members[path] = in_memory_set(settings, path)
             if inside:
-                out[path] = note
+                out[path] = notes[path]
         # the workspace's MEMORY.md in the memory-only layout, as memory_notes() adds it
         if not vault.profile.memory_prefix and MEMORY_MD not in out:
             ext = vault.external.get("../" + MEMORY_MD)
@@ -464,7 +465,7 @@ def with_notes(vault, changed: dict, facts: dict | None = None):
     ``facts``: the copy's per-note facts (by default the unchanged notes' of ``vault``)."""
     from vaultkit.vault.loader import Vault
 
-    notes = dict(vault.notes)
+    notes = dict(vault.notes.entries())  # (as held: a note not decoded stays so)
     external = dict(vault.external)
     for path, note in changed.items():
         (external if path in vault.external else notes)[path] = note
