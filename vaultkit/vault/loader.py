@@ -1148,7 +1148,7 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts in result:
-                    out.append(_decoded(blob, listed[rel], limit, rest)
+                    out.append(_from_worker(blob, listed[rel], limit, rest)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -1158,14 +1158,14 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
     return out
 
 
-def _decoded(blob: bytes, f: FileEntry, limit: int | None = None,
-             read: tuple = (0, 0, None)) -> Note:
+def _from_worker(blob: bytes, f: FileEntry, limit: int | None = None,
+                 read: tuple = (0, 0, None)) -> Note:
     """A note a worker just parsed from the listed file ``f``, decoded here at once (while
     the workers parse on): every rule of a run reads it, and decoding it whole costs less
-    than a lazy note's first use. Its text is not held: it is read from the file on first
-    use; nor is ``blob`` (the cache marshals the note again to write it). Its path, and its
-    size and mtime when the read saw the listed ones, are the listing's own objects (at
-    100,000 notes a copy of each was 15 MB). ``read``: the ctime, inode and blob id (or
+    than keeping it as a cache entry to decode later. Its text is not held: its source reads
+    it from the file when asked for; nor is ``blob`` (the cache marshals the note again to
+    write it). Its path, and its size and mtime when the read saw the listed ones, are the
+    listing's own objects (at 100,000 notes a copy of each was 15 MB). ``read``: the ctime, inode and blob id (or
     None) the worker's read saw (see _read_one)."""
     note = Note.from_plain(marshal.loads(blob))
     note.ctime_ns, note.ino, note.oid = read
