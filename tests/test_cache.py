@@ -166,7 +166,7 @@ def test_a_run_without_the_cache_keeps_no_worker_bytes(make_vault, monkeypatch):
     vault = load_vault(root, use_cache=False)
     assert len(vault.notes) == 60
     for path, note in vault.notes.items():
-        assert note._blob is None
+        assert note.record is None
         assert note.headings[0].text == path[16:-3].upper() and note.text == files[path]
 
 
@@ -175,7 +175,7 @@ def test_a_run_with_the_cache_keeps_no_worker_bytes_either(make_vault, monkeypat
     root = make_vault(files)
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     vault = load_vault(root, save=False)
-    assert not [p for p, n in vault.notes.items() if n._blob is not None]
+    assert not [p for p, n in vault.notes.items() if n.record is not None]
     vault.save_cache()
     assert len(_records(root)) == 60
     # written once: a second save of the same notes writes nothing
@@ -353,7 +353,7 @@ def test_the_cache_keeps_no_note_text_and_reads_it_from_the_file(make_vault):
     assert all(marshal.loads(blob)[4] is None for _, _, _, blob, _ in records.values())
     assert not any(b"NUL" in blob for _, _, _, blob, _ in records.values())
     note = load_vault(root).notes["memory/semantic/bom.md"]
-    assert note._blob is not None  # from the cache
+    assert note.record is not None  # from the cache
     assert (note.text, note.bom, note.crlf, note.nul, note.lines) == \
         (fresh.text, fresh.bom, fresh.crlf, fresh.nul, fresh.lines)
 

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import vaultkit.vault.loader as vault_mod
-from vaultkit.vault.loader import load_vault
+from vaultkit.vault.loader import Lent, load_vault
 from parse_store import age as _age, sql as _sql, store as _store
 
 
@@ -261,9 +261,10 @@ def test_a_server_keeps_the_store_across_loads(make_vault, counting, fetched):
     _age(path, 5)
     counting.clear()
     fetched.clear()
-    again = load_vault(root, previous=vault)
+    again = load_vault(root, lent=Lent(previous=vault))
     assert again._cache is vault._cache and counting == ["memory/semantic/n4.md"]
-    assert again.notes["memory/semantic/n1.md"] is vault.notes["memory/semantic/n1.md"]
+    # (taken over as it is: not decoded for it)
+    assert again.notes.entry("memory/semantic/n1.md") is vault.notes.entry("memory/semantic/n1.md")
     assert again.fact("memory/semantic/n1.md", "k", lambda: pytest.fail("recomputed")) == "kept"
     assert fetched == ["memory/semantic/n1.md"]
     (seen,), = _sql(root, "SELECT seen_ns FROM notes WHERE path = 'memory/semantic/n4.md'")
@@ -316,3 +317,15 @@ def test_a_hook_run_rewrites_only_the_changed_note_s_record(make_vault, monkeypa
     assert _store(root).stat().st_ino == inode
     after = dict(_sql(root, "SELECT path, seen_ns FROM notes"))
     assert {p for p in after if after[p] != before[p]} == {"memory/semantic/n7.md"}
+
+
+def test_facts_a_lent_vault_computed_are_written_by_the_load_that_took_them(make_vault):
+    # the workspace once marked the new vault dirty from outside; the load does it itself
+    root = _vault(make_vault)
+    first = load_vault(root)
+    first.fact("memory/semantic/n1.md", "k", lambda: "kept")  # (not saved)
+    again = load_vault(root, save=False, lent=Lent(previous=first))
+    assert again.notes["memory/semantic/n1.md"] is first.notes["memory/semantic/n1.md"]
+    again.save_cache()
+    fresh = load_vault(root, save=False)
+    assert fresh.fact("memory/semantic/n1.md", "k", lambda: "recomputed") == "kept"

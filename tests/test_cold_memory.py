@@ -6,15 +6,11 @@ import os
 import vaultkit.vault.loader as vault_mod
 from vaultkit.lint.engine import Selection, run_rules, select_rules
 from vaultkit.lint.rule import Context
-from vaultkit.vault.loader import load_vault
+from vaultkit.vault.loader import Lent, load_vault
 
 
 def _holds_text(note) -> bool:
-    try:
-        object.__getattribute__(note, "text")
-    except AttributeError:
-        return False
-    return True
+    return note.holds_text()
 
 
 def _files(n: int) -> dict:
@@ -36,7 +32,7 @@ def test_the_main_process_receives_no_note_text_from_the_workers(make_vault, mon
     assert len(vault.notes) == 60
     for path, note in vault.notes.items():
         assert not _holds_text(note), path
-        assert object.__getattribute__(note, "headings")[0].text == path[16:-3].upper()
+        assert note.headings[0].text == path[16:-3].upper()
         assert note.text == files[path]  # read from its file on first use
 
 
@@ -48,8 +44,7 @@ def test_the_paths_a_note_names_are_found_where_it_is_parsed(make_vault, monkeyp
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     vault = load_vault(root, use_cache=False)
     read = []
-    monkeypatch.setattr(type(next(iter(vault.notes.values()))), "read_text",
-                        lambda note: read.append(note.path))
+    monkeypatch.setattr(vault_mod, "_read_text", lambda note: read.append(note.path))
     i = 7
     path = f"memory/semantic/n{i}.md"
     assert vault.fact(path, FACT, lambda: 1 / 0) == [f"memory/semantic/n{i + 2}.md"]
@@ -145,7 +140,7 @@ def test_a_parsed_note_holds_the_listings_objects_and_strings_shared_once(make_v
     root = make_vault(files)
     monkeypatch.setattr(vault_mod, "_PARALLEL_MIN", 10)
     scan = scan_vault(root, use_cache=False)
-    vault = load_vault(scan=scan, use_cache=False)
+    vault = load_vault(use_cache=False, lent=Lent(scan=scan))
     listed = {f.rel: f for f in scan.files}
     notes = [vault.notes[p] for p in sorted(files)]
     for note in notes:

@@ -193,9 +193,11 @@ def test_a_hook_run_loads_no_record_of_a_note_it_does_not_report_on(wide, capsys
     _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n"
             "- Agreed on it.\n- Wrote it down.\n")  # (no new link: the index reads none)
     made = []
-    real_get, real_read = loader._Cache.get, loader._read_one
-    monkeypatch.setattr(loader._Cache, "get", lambda self, f, *a: made.append(f.rel)
-                        or real_get(self, f, *a))
+    real_entry, real_get, real_read = loader._Cache.entry, loader._Cache.note, loader._read_one
+    monkeypatch.setattr(loader._Cache, "entry", lambda self, f, *a: made.append(f.rel)
+                        or real_entry(self, f, *a))
+    monkeypatch.setattr(loader._Cache, "note", lambda self, e: made.append(e.path)
+                        or real_get(self, e))
     monkeypatch.setattr(loader, "_read_one", lambda a, rel, *r: made.append(rel)
                         or real_read(a, rel, *r))
     rendered = []

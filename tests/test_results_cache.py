@@ -149,23 +149,22 @@ def no_note_loaded(monkeypatch):
     """Fails the test if the parse cache is opened or a note is decoded: what a warm check
     of an unchanged vault never needs."""
     import vaultkit.vault.loader as loader
-    from vaultkit.vault.model import Note
 
     opened = []
-    real_cache, real_getattr = loader._Cache, Note.__getattr__
+    real_cache, real_note = loader._Cache, loader._Cache.note
 
     class Counting(real_cache):
         def __init__(self, *a, **k):
             opened.append("parse cache")
             super().__init__(*a, **k)
 
-    def decoding(self, name):
-        opened.append(f"note {object.__getattribute__(self, 'path')}")
-        return real_getattr(self, name)
+    def decoding(self, entry):
+        opened.append(f"note {entry.path}")
+        return real_note(self, entry)
 
     def arm():
         monkeypatch.setattr(loader, "_Cache", Counting)
-        monkeypatch.setattr(Note, "__getattr__", decoding)
+        monkeypatch.setattr(real_cache, "note", decoding)
         return opened
 
     return arm
@@ -421,7 +420,6 @@ def test_a_note_decoded_from_the_cache_for_its_links_reads_no_text(make_vault, c
     from the parse cache without reading their files; a note's text is read when a rule
     asks for it."""
     import vaultkit.vault.loader as loader
-    from vaultkit.vault.model import Note
 
     files = {f"memory/semantic/n{i}.md": f"# N{i}\n\nSee [[n{i + 1}]].\n" for i in range(8)}
     root = make_vault(files)
@@ -429,8 +427,8 @@ def test_a_note_decoded_from_the_cache_for_its_links_reads_no_text(make_vault, c
     check(capsys, root)
     _write_aged(root / "memory/semantic/n3.md", "# N3\n\nSee [[n4]] and [[gone]].\n")
     read = []
-    real = Note.read_text
-    monkeypatch.setattr(Note, "read_text", lambda note: read.append(note.path) or real(note))
+    real = loader._read_text
+    monkeypatch.setattr(loader, "_read_text", lambda note: read.append(note.path) or real(note))
     _, found = check(capsys, root)
     assert ("broken-link", "memory/semantic/n3.md", 3) in found
     assert set(read) <= {"memory/semantic/n3.md"}  # (the changed note only)
@@ -510,7 +508,7 @@ def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, cap
 def test_a_cached_note_its_reader_cannot_open_is_read_at_once(make_vault, monkeypatch):
     """A note made unreadable keeps its size and mtime: decoding it from the parse cache
     reads its file at once (the error is seen) instead of when its text is asked for."""
-    import vaultkit.vault.model as model
+    import vaultkit.vault.loader as loader
     from vaultkit.vault.loader import load_vault
 
     root = make_vault({"memory/semantic/a.md": "# A\n\n[[b]]\n",
@@ -518,12 +516,12 @@ def test_a_cached_note_its_reader_cannot_open_is_read_at_once(make_vault, monkey
     age_files(root)
     load_vault(root)  # (the parse cache)
     read = []
-    real = model.Note.read_text
-    monkeypatch.setattr(model.Note, "read_text", lambda note: read.append(note.path)
+    real = loader._read_text
+    monkeypatch.setattr(loader, "_read_text", lambda note: read.append(note.path)
                         or real(note))
     blocked = str(root / "memory/semantic/a.md")
-    real_access = model._os.access
-    monkeypatch.setattr(model._os, "access",
+    real_access = loader.os.access
+    monkeypatch.setattr(loader.os, "access",
                         lambda path, mode: path != blocked and real_access(path, mode))
     vault = load_vault(root)
     assert vault.notes["memory/semantic/b.md"].links and read == []

@@ -56,11 +56,15 @@ class LinkGraph:
         fact = vault.fact
         into: dict = self.into
         shared: dict = {}  # one tuple per distinct edge while the facts are made (see _note_links)
-        for path, note in vault.notes.items():
+        from vaultkit.vault.loader import decoded
+
+        # (as the vault holds them: a note in the parse cache is decoded only to compute it)
+        for path, note in vault.notes.entries().items():
             if note.error:
                 continue
             links, external, resolved, edges, unresolved = fact(
-                path, "links", lambda note=note: _note_links(vault, note, shared), epoch=epoch)
+                path, "links", lambda note=note: _note_links(vault, decoded(note), shared),
+                epoch=epoch)
             self.links += links
             self.external += external
             self.resolved += resolved
@@ -131,7 +135,7 @@ class LinkGraph:
 
     def orphans(self) -> list[str]:
         """Notes (readable ones) with no link in and no link out."""
-        return [p for p, n in self.vault.notes.items()
+        return [p for p, n in self.vault.notes.entries().items()  # (none decoded for it)
                 if not n.error and not self.into.get(p) and not self._edges.get(p)]
 
     def most_linked(self, n: int, exclude_sources: Iterable[str] = (),

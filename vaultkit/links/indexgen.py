@@ -415,7 +415,8 @@ def _racy_oids(notes: dict, started_ns: int) -> dict[str, str]:
     listing of ``started_ns``, as they carry it (see vaultkit.vault.loader._read_one)."""
     from vaultkit.vault.cachefile import racy
 
-    return {p: n.oid for p, n in notes.items()
+    held = notes.entries() if hasattr(notes, "entries") else notes  # (none decoded for it)
+    return {p: n.oid for p, n in held.items()
             if n.oid is not None and racy(n.ctime_ns, started_ns)
             and not racy(n.mtime_ns, started_ns)}
 
@@ -603,7 +604,8 @@ def daily_notes(vault: "Vault") -> list:
                       for part in re.split(r"(YYYY|MM|DD|M|D)", fmt) if part)
     name = re.compile(re.escape(folder + "/" if folder else "") + pattern + r"\.md",
                       re.IGNORECASE)
-    return [n for n in vault.notes.values() if not n.error and name.fullmatch(n.path)]
+    notes = vault.notes  # (by path: only the matching notes are decoded from the cache)
+    return [note for p in notes if name.fullmatch(p) and not (note := notes[p]).error]
 
 
 def _sections(vault: "Vault", index: str) -> tuple[list[_Section], list[_Section], set[str],

@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.model import Note, Suppression
+from vaultkit.vault.loader import decoded
 from vaultkit.lint.rule import ASKING_GIT, Context, Rule
 from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
@@ -70,10 +71,12 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
 
     def notes() -> list[Note]:
         """The notes reported on, listed when a note rule first runs (not for findings the
-        results cache has: then the notes are not even loaded)."""
+        results cache has: then the notes are not even loaded). As the vault holds them: a
+        note in the parse cache is decoded when a rule runs on it (``decoded``), not for a
+        rule whose findings on it are kept."""
         if not listed:
             if targets is None:
-                chosen = list(vault.notes.values()) + list(vault.external.values())
+                chosen = list(vault.notes.entries().values()) + list(vault.external.values())
             else:  # (in the vault's order, without going through its other notes)
                 notes = vault.notes
                 chosen = [notes[p] for p in sorted(targets) if p in notes]
@@ -151,7 +154,7 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
         for note in notes():
             if note.error and rule.name != "file-unreadable":
                 continue
-            found.extend(check(note, ctx))
+            found.extend(check(decoded(note), ctx))
     _mask_quoted(ctx.vault, found)
     if results is not None and rule.cacheable and targets is None:
         results.put(rule.name, found)
@@ -199,11 +202,14 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
             checks = everywhere
             if note.path in rerun:
                 checks = everywhere + [c[:3] for c in somewhere if note.path in c[3]]
+            if checks:
+                note = decoded(note)
             for check, on_errors, found in checks:
                 if note.error and not on_errors:
                     continue
                 found.extend(check(note, ctx))
-            note.release_text()
+            if type(note) is Note:  # (a note never decoded holds no text)
+                note.release_text()
             progress.advance()
     for rule, found, kept in todo:
         # (after a change the findings on these are kept: a change to one is a new context)
@@ -671,8 +677,8 @@ def _errors(vault, assumed: bool = True) -> str:
     loaded, ``assumed`` takes what its listing shows (files over the size limit); else the
     notes are loaded and asked."""
     guess = _assumed_errors(vault) if assumed else None
-    errors = guess if guess is not None else [(p, n.error) for p, n in vault.notes.items()
-                                              if n.error]
+    errors = guess if guess is not None else [  # (as held: no note decoded for it)
+        (p, n.error) for p, n in vault.notes.entries().items() if n.error]
     return "".join(f"{p}\0{e}\n" for p, e in errors)
 
 

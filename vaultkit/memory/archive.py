@@ -122,7 +122,8 @@ def _link_edits(vault, mapping: dict[str, str]) -> tuple[list[LinkEdit], dict[st
     after_notes = {}
     for path, note in vault.notes.items():
         new = mapping.get(path, path)
-        after_notes[new] = dataclasses.replace(note, path=new, _lines=None) if new != path else note
+        after_notes[new] = dataclasses.replace(note, path=new, text=note.text) \
+            if new != path else note
     after = Vault(vault.root, vault.settings, dict(sorted(after_notes.items())),
                   vault.attachments, vault.problems, vault.external)
     resolver = Resolver(after)

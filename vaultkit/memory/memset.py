@@ -46,7 +46,7 @@ def file_of(root: Path, settings, rel: str) -> Path:
 
 def memory_notes(vault) -> dict:
     """``{path: Note}`` of the loaded vault's memory set (external MEMORY.md included)."""
-    out = {p: n for p, n in vault.notes.items() if in_memory_set(vault.settings, p)}
+    out = {p: vault.notes[p] for p in vault.notes if in_memory_set(vault.settings, p)}
     if not vault.profile.memory_prefix and MEMORY_MD not in out:
         ext = vault.external.get("../" + MEMORY_MD)
         if ext is not None:

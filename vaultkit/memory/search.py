@@ -1286,9 +1286,9 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
         if synced != key or scan.newest_mtime_ns >= when - _RACY_NS \
                 or not index.same_texts(scan, when):
             if load is None:
-                from vaultkit.vault.loader import load_vault
+                from vaultkit.vault.loader import Lent, load_vault
 
-                vault = load_vault(scan=scan, use_cache=use_cache)
+                vault = load_vault(use_cache=use_cache, lent=Lent(scan=scan))
             else:
                 vault = load(scan)
             try:

@@ -87,7 +87,7 @@ class Workspace:
     def vault(self, scan=None):
         """The vault as it is on disk now (or as ``scan``, a listing of :meth:`scan`, saw
         it): the warm one when nothing changed."""
-        from vaultkit.vault.loader import load_vault
+        from vaultkit.vault.loader import Lent, load_vault
 
         scan = scan or self.scan()
         v = self._vault
@@ -95,9 +95,8 @@ class Workspace:
                 and v.state_digest == scan.digest \
                 and scan.newest_mtime_ns < v.started_ns - RACY_NS and racy_same(v, scan):
             return v
-        self._vault = load_vault(scan=scan, use_cache=self.use_cache, save=False, previous=v)
-        if v is not None and v._dirty:  # facts the old one computed, not yet on disk
-            self._vault._dirty = True
+        self._vault = load_vault(use_cache=self.use_cache, save=False,
+                                 lent=Lent(scan=scan, previous=v))
         return self._vault
 
     def overlaid(self, overlay: dict[str, str] | None):
@@ -128,9 +127,8 @@ class Workspace:
                 changed[path] = parse_note(path, data, size=len(data), mtime_ns=old.mtime_ns)
         if not changed:
             return vault
-        copy = with_notes(vault, changed)
         # the same names: the warm vault's name tables and its unchanged notes' facts serve
-        copy._facts = _SharedFacts(vault, changed)
+        copy = with_notes(vault, changed, _SharedFacts(vault, changed))
         memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
         if memo is not None:
             copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
@@ -336,12 +334,13 @@ class Workspace:
             self._members, self._members_for = {}, settings
         members = self._members
         out = {}
-        for path, note in vault.notes.items():
+        notes = vault.notes
+        for path in notes:  # (the members decoded from the parse cache, not every note)
             inside = members.get(path)
             if inside is None:
                 inside = members[path] = in_memory_set(settings, path)
             if inside:
-                out[path] = note
+                out[path] = notes[path]
         # the workspace's MEMORY.md in the memory-only layout, as memory_notes() adds it
         if not vault.profile.memory_prefix and MEMORY_MD not in out:
             ext = vault.external.get("../" + MEMORY_MD)
@@ -402,16 +401,13 @@ class _SharedFacts(dict):
     def get(self, path, default=None):
         if dict.__contains__(self, path) or path in self.changed:
             return dict.get(self, path, default)
-        base = self.base
-        facts = base._facts.get(path)
-        if facts is None and base._cache is not None:
-            facts = base._cache.facts_for(base.notes.get(path)) or None
+        facts = self.base.facts_of(path)
         return default if facts is None else facts
 
     def __setitem__(self, path, value):
         dict.__setitem__(self, path, value)
         if path not in self.changed:
-            self.base._facts[path] = value
+            self.base.keep_facts(path, value)
 
 
 class OverlayGitState(GitState):
@@ -464,22 +460,25 @@ class OverlayGitState(GitState):
         return out
 
 
-def with_notes(vault, changed: dict):
-    """A copy of ``vault`` in which the ``changed`` notes replace theirs (nothing on disk)."""
+def with_notes(vault, changed: dict, facts: dict | None = None):
+    """A copy of ``vault`` in which the ``changed`` notes replace theirs (nothing on disk).
+    ``facts``: the copy's per-note facts (by default the unchanged notes' of ``vault``)."""
     from vaultkit.vault.loader import Vault
 
-    notes = dict(vault.notes)
+    notes = dict(vault.notes.entries())  # (as held: a note not decoded stays so)
     external = dict(vault.external)
     for path, note in changed.items():
         (external if path in vault.external else notes)[path] = note
-    copy = Vault(vault.root, vault.settings, notes, vault.attachments, vault.problems, external)
+    scan = vault.__dict__.get("_scan")
+    if scan is not None and not all(vault.has_note(p) for p in changed):
+        scan = None  # (a new name: the listing's names, which resolution depends on, differ)
+    if facts is None:  # facts of unchanged notes still hold; the changed ones are computed afresh
+        facts = {p: f for p, f in vault.held_facts().items() if p not in changed}
+    copy = Vault(vault.root, vault.settings, notes, vault.attachments, vault.problems, external,
+                 scan=scan, facts=facts)
+    # (the vault's own listing's numbers, whether or not its names serve)
     copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
     copy.started_ns = vault.started_ns
-    scan = vault.__dict__.get("_scan")
-    if scan is not None and all(vault.has_note(p) for p in changed):
-        copy._scan = scan  # the same names: what resolution depends on besides the notes
-    # facts of unchanged notes still hold; the changed ones are computed afresh
-    copy._facts = {p: f for p, f in vault._facts.items() if p not in changed}
     return copy
 
 

@@ -30,7 +30,8 @@ def note_aliases(vault, path: str, note) -> list[str]:
     """A note's aliases, as a fact cached with the note."""
     if note is None or note.error:
         return []
-    return vault.fact(path, FACT, lambda: aliases_of(note))
+    # (``note`` may be the vault's entry of a note not decoded: decoded only to compute it)
+    return vault.fact(path, FACT, lambda: aliases_of(vault.notes.get(path) or note))
 
 
 def _stored(vault) -> tuple[dict, int]:
@@ -83,7 +84,8 @@ def alias_index(vault, keep: bool = True) -> dict[str, list[str]]:
     stored, trusted_before = _stored(vault)
     record: dict = {}
     new = len(stored) != len(vault.notes)
-    for path, note in vault.notes.items():
+    notes = vault.notes
+    for path, note in notes.entries().items():  # (a note is decoded only when read again)
         # (by size, mtime, ctime and inode, as every stat key: an mtime can be put back)
         stat = (note.size, note.mtime_ns, note.ctime_ns, note.ino)
         hit = stored.get(path)

@@ -23,15 +23,14 @@ from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter, itemgetter
 
-from vaultkit.vault.loader import (Scan, Vault, _Cache, external_notes, load_vault, one_note,
-                                   oversize_error)
+from vaultkit.vault.loader import (Lent, Scan, Vault, _Cache, external_notes, held, load_vault,
+                                   one_note, oversize_error)
 from vaultkit.vault.model import Attachment
 
 # notes read one by one before loading the whole vault is cheaper (it parses on both cores)
 _MAKE_AT_MOST = 64
 # what a vault made note by note holds before it is loaded (see DeferredVault._begin)
 _BEGINNING = _thread.allocate_lock()  # (the C module: always loaded, unlike threading)
-_PARTIAL = frozenset({"_cache", "_facts", "_dirty", "_fact_paths", "external"})
 _REL = attrgetter("rel")
 _FIRST = itemgetter(0)
 
@@ -66,6 +65,16 @@ class _Notes:
             raise KeyError(path)
         return note
 
+    def entry(self, path):
+        """The note at ``path`` as held (see Notes.entry): made alone before the load."""
+        if self.all is not None:
+            return self.all.entry(path)
+        return self._vault._one(path)
+
+    def entries(self) -> dict:
+        """Every note as held (see Notes.entries): the vault is loaded for them."""
+        return self._loaded().entries()
+
     def __contains__(self, path) -> bool:
         if self.all is not None:
             return path in self.all
@@ -98,6 +107,20 @@ class _Notes:
         return f"<notes of {self._vault.root}: {len(self)}>"
 
 
+def _begun(name: str, doc: str) -> property:
+    """An attribute of a deferred vault that making notes one by one needs: begun on first
+    use (DeferredVault._partial), then as the load sets it."""
+
+    def get(self):
+        held = self.__dict__
+        return held[name] if name in held else self._partial()[name]
+
+    def put(self, value) -> None:
+        self.__dict__[name] = value
+
+    return property(get, put, doc=doc)
+
+
 class DeferredVault(Vault):
     """A :class:`Vault` that loads its notes on first use (see the module)."""
 
@@ -119,24 +142,29 @@ class DeferredVault(Vault):
     def loaded(self) -> bool:
         return self._map.all is not None
 
-    def __getattr__(self, name: str):
-        # only reached for an attribute not set yet: the cache and facts a note made alone
-        # needs, else the rest of what comes with the load
-        if name.startswith("__") or self.loaded:
-            raise AttributeError(name)
-        if name == "attachments":  # the listing has them: nothing to load
-            self.attachments = {f.rel: Attachment(f.rel, f.size) for f in self._scan.files
-                                if not f.rel.lower().endswith(".md")}
-            return self.attachments
-        if name in _PARTIAL and "_facts" not in self.__dict__:
+    @cached_property
+    def attachments(self) -> dict[str, Attachment]:
+        """The attachments, from the listing (a warm check asks for none: not made before)."""
+        return {f.rel: Attachment(f.rel, f.size) for f in self._scan.files
+                if not f.rel.lower().endswith(".md")}
+
+    def _partial(self) -> dict:
+        """This vault's attributes, with what making notes one by one needs (the parse
+        cache, the facts, the bootstrap files): begun on first use (see :meth:`_begin`)."""
+        held = self.__dict__
+        if "_facts" not in held:
             # (the thread asking git beside the rules may ask at the same moment: one
             # begins, the other finds it begun)
             with _BEGINNING:
-                if "_facts" not in self.__dict__:
+                if "_facts" not in held:
                     self._begin()
-        else:
-            self._load()
-        return getattr(self, name)
+        return held
+
+    external = _begun("external", "The bootstrap files beside a memory-only vault.")
+    _cache = _begun("_cache", "The parse cache, opened (None without it).")
+    _facts = _begun("_facts", "The per-note facts held.")
+    _dirty = _begun("_dirty", "Whether the cache has records to write.")
+    _fact_paths = _begun("_fact_paths", "The notes whose facts this run added to.")
 
     def _begin(self) -> None:
         """What making notes one by one needs, as the load would make it: the parse cache
@@ -181,17 +209,16 @@ class DeferredVault(Vault):
             limit = self.settings.profile.budgets.max_file_bytes
             cache = self._cache
             note = made[path] = one_note(f, limit, cache)
-            if cache is not None and not note.error and cache.stored.get(path) is not note:
+            if cache is not None and not note.error and held(cache.stored.get(path)) is not note:
                 self._dirty = True  # read, not from the cache: its record is written
         return note
 
     def _load(self) -> None:
         partial = "_facts" in self.__dict__
-        vault = load_vault(scan=self._scan, use_cache=self.use_cache, save=False,
-                           made=self._map.made,
-                           cache=self._cache if partial else None,
-                           facts=self._facts if partial else None,
-                           external=self.external if partial else None)
+        lent = Lent(scan=self._scan, made=self._map.made, cache=self._cache, facts=self._facts,
+                    external=self.external) if partial else \
+            Lent(scan=self._scan, made=self._map.made)
+        vault = load_vault(use_cache=self.use_cache, save=False, lent=lent)
         dirty = partial and self._dirty
         for key, value in vault.__dict__.items():
             if key != "notes":

@@ -15,6 +15,7 @@ import errno
 import marshal
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +24,7 @@ from vaultkit import __version__
 from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file, write_cache_file
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 from vaultkit.vault.cachefile import content_id, racy
-from vaultkit.vault.model import Attachment, Note
+from vaultkit.vault.model import Attachment, Note, NoteSource
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
 
@@ -36,20 +37,28 @@ class Vault:
 
     def __init__(self, root: Path, settings: Settings, notes: dict[str, Note],
                  attachments: dict[str, Attachment], problems: list[ScanProblem],
-                 external: dict[str, Note]):
+                 external: dict[str, Note], *, scan: "Scan | None" = None,
+                 facts: "dict[str, dict | bytes] | None" = None, cache: "_Cache | None" = None):
+        """``scan``: the listing the notes came from (its digest and names serve the
+        caches); ``facts`` and ``cache``: the per-note facts held and the parse cache."""
         self.root = root
         self.settings = settings
         self.profile = settings.profile
-        self.notes = notes
+        # (a plain dict is taken as it is: its notes are made)
+        self.notes = notes if isinstance(notes, Notes) else Notes(notes)
         self.attachments = attachments
         self.problems = problems
         self.external = external  # bootstrap files outside a memory-only vault: "../X.md"
-        self.state_digest = ""  # set by load_vault: every file's path, size and mtime
-        self.newest_mtime_ns = 0
-        self.started_ns = 0  # when the files were listed (before any was read)
+        # every file's path, size and mtime; the newest mtime; when the files were listed
+        # (before any was read)
+        self.state_digest, self.newest_mtime_ns, self.started_ns = \
+            (scan.digest, scan.newest_mtime_ns, scan.started_ns) if scan is not None \
+            else ("", 0, 0)
+        if scan is not None:
+            self._scan = scan
         # bytes: as the cache stores them; absent: in the cache's store (or none yet)
-        self._facts: dict[str, dict | bytes] = {}
-        self._cache: _Cache | None = None
+        self._facts: dict[str, dict | bytes] = {} if facts is None else facts
+        self._cache: _Cache | None = cache
         self._dirty = False
         self._fact_paths: set[str] = set()  # notes whose facts this run added to
 
@@ -74,12 +83,12 @@ class Vault:
     def _layer(self, path: str) -> str | None:
         memo = self._layer_memo
         if path not in memo:
-            note = self.notes.get(path)
+            entry = self.notes.entry(path)  # (its opening lines are a fact: no note decoded)
             opening = None
-            if note is not None and not note.error and self.profile.header_lines:
+            if entry is not None and not entry.error and self.profile.header_lines:
                 count = max(8, self.profile.header_lines)
                 opening = lambda: self.fact(path, f"opening{count}",  # noqa: E731
-                                            lambda: opening_lines(note, count))
+                                            lambda: opening_lines(self.notes[path], count))
             memo[path] = self.profile.layer_of(path, opening)
         return memo[path]
 
@@ -108,7 +117,8 @@ class Vault:
         return self.profile.type_of(note.path) if note.path in self.notes else None
 
     def notes_in(self, layer: str) -> list[Note]:
-        notes = [n for p, n in self.notes.items() if self.layers.get(p) == layer]
+        layers = self.layers
+        notes = [self.notes[p] for p in self.notes if layers.get(p) == layer]
         if layer == "bootstrap":
             notes += list(self.external.values())
         return notes
@@ -117,7 +127,7 @@ class Vault:
         """Bootstrap files that exist, in the runtime's injection order."""
         # only files at the root (or beside a memory-only vault) count: the layer of those
         # few is looked up, not of every note
-        found = {p: n for p, n in self.notes.items()
+        found = {p: self.notes[p] for p in self.notes
                  if "/" not in p and self._layer(p) == "bootstrap"}
         found.update(self.external)
         found = {p.rsplit("/", 1)[-1]: n for p, n in found.items()}
@@ -141,7 +151,7 @@ class Vault:
         """Whether each readable note at ``paths`` holds the bytes it was parsed from (the
         blob id it carries: see :meth:`by_content`), read and hashed now (a hook's few)."""
         for path in paths:
-            note = self.note(path)
+            note = self.notes.entry(path) or self.external.get(path)  # (stat and blob id)
             if note is None or note.error:
                 continue  # (gone, or never read: its finding is the listing's)
             if note.oid is None or content_id(str(self.root / path), note.size) != note.oid:
@@ -175,7 +185,8 @@ class Vault:
 
     def note_states(self) -> list[tuple[str, int, int, int, int]]:
         """Every note's ``(path, size, mtime_ns, ctime_ns, ino)``, in order."""
-        return [(p, n.size, n.mtime_ns, n.ctime_ns, n.ino) for p, n in self.notes.items()]
+        return [(p, n.size, n.mtime_ns, n.ctime_ns, n.ino)
+                for p, n in self.notes.entries().items()]
 
     def listed_states(self) -> list[tuple[str, int, int, int, int]]:
         """:meth:`note_states` as far as the listing tells without reading a note (a
@@ -220,7 +231,7 @@ class Vault:
         facts = self._facts.get(path)
         if not isinstance(facts, dict):  # None, or still marshalled as the cache keeps them
             if facts is None and self._cache is not None:
-                facts = self._cache.facts_for(self.notes.get(path))
+                facts = self._cache.facts_for(self.notes.entry(path))
             try:
                 facts = marshal.loads(facts) if facts else {}
             except (EOFError, ValueError, TypeError):
@@ -236,6 +247,23 @@ class Vault:
         self._dirty = True
         self._fact_paths.add(path)
         return value
+
+    def facts_of(self, path: str) -> "dict | bytes | None":
+        """The facts of the note at ``path`` as held (a dict, or the bytes the cache stores
+        them as), else as its cache record holds them; None when there are none."""
+        facts = self._facts.get(path)
+        if facts is None and self._cache is not None:
+            facts = self._cache.facts_for(self.notes.entry(path)) or None
+        return facts
+
+    def held_facts(self) -> "dict[str, dict | bytes]":
+        """The per-note facts this vault holds, by path (not those only in its cache)."""
+        return self._facts
+
+    def keep_facts(self, path: str, facts: dict) -> None:
+        """Hold ``facts`` as the note's at ``path`` (a copy of this vault computed them for
+        a note both share: see vaultkit.session.workspace)."""
+        self._facts[path] = facts
 
     def save_cache(self) -> None:
         """Write the records of what is new (notes parsed, facts computed) to ``.vaultkit/``."""
@@ -620,25 +648,39 @@ def oversize_error(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
 
 
+@dataclass(frozen=True, slots=True)
+class Lent:
+    """What a load takes over instead of making it again: ``scan``, a listing made by
+    :func:`scan_vault`; ``previous``, a vault this process loaded earlier (a long-running
+    server keeps one), which lends its parsed notes, facts and cache; ``made``, ``cache``,
+    ``facts`` and ``external``, what a deferred vault already made from this same ``scan``
+    note by note (vaultkit.vault.deferred), taken over as they are."""
+
+    scan: "Scan | None" = None
+    previous: "Vault | None" = None
+    made: dict[str, Note] | None = None
+    cache: "_Cache | None" = None
+    facts: dict | None = None
+    external: dict[str, Note] | None = None
+
+
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None, save: bool = True,
-               scan: Scan | None = None, previous: Vault | None = None,
-               named: bool = False, made: dict[str, Note] | None = None,
-               cache: "_Cache | None" = None, facts: dict | None = None,
-               external: dict[str, Note] | None = None) -> Vault:
+               settings: Settings | None = None, named: bool = False, save: bool = True,
+               lent: Lent | None = None) -> Vault:
     """Find the root from ``path`` (or take ``root``), read settings, parse every note.
 
     With ``save=False`` the caller writes the cache itself (``vault.save_cache()``) once
-    its facts are computed, so a run writes it at most once. ``scan`` reuses a listing
-    made by :func:`scan_vault`. ``previous`` (a vault this process loaded earlier, as a
-    long-running server keeps one) lends its parsed notes, facts and cache: a note is
-    taken over only when its size, mtime, ctime and inode are unchanged and it was older
-    than that vault's listing by the racy margin or still holds the bytes it was parsed
-    from (its blob id), the same test the cache applies. ``made``,
-    ``cache``, ``facts`` and ``external``: what a deferred vault already made from this
-    same ``scan`` note by note (vaultkit.vault.deferred), taken over as it is.
+    its facts are computed, so a run writes it at most once. ``lent`` (:class:`Lent`): what
+    is taken over rather than made again. A note of ``lent.previous`` is taken over only
+    when its size, mtime, ctime and inode are unchanged and it was older than that vault's
+    listing by the racy margin or still holds the bytes it was parsed from (its blob id),
+    the same test the cache applies; facts that vault computed and had not written yet are
+    written by this one.
     """
+    lent = lent or _NOTHING_LENT
+    scan, previous, made, cache, facts, external = \
+        lent.scan, lent.previous, lent.made, lent.cache, lent.facts, lent.external
     if scan is None:
         scan = scan_vault(path, root=root, profile=profile, use_cache=use_cache,
                           settings=settings, named=named)
@@ -656,12 +698,13 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if cache is None and use_cache:
         kept = previous._cache if same else None
         cache = kept if kept is not None else _Cache(root_path, settings.fingerprint)
-    lent = previous.notes if same else {}
+    lent = previous.notes.entries() if same else {}  # (as held: none decoded for this)
     lent_before = previous.started_ns - _RACY_NS if same else 0
     made = made or {}
     notes: dict[str, Note] = {}
     facts = {} if facts is None else facts
     todo: list[FileEntry] = []
+    unsaved: set[str] = set()  # facts lent that the previous vault had not written
     for f in md:
         if made:
             one = made.get(f.rel)
@@ -682,29 +725,28 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
             kept = previous._facts.get(f.rel)
             if kept is not None:  # (else in the store, or none)
                 facts[f.rel] = kept
+                if f.rel in previous._fact_paths:  # computed there, not on disk yet
+                    unsaved.add(f.rel)
             continue
-        hit = cache.get(f, max_bytes) if cache else None
+        hit = cache.entry(f, max_bytes) if cache else None
         if hit is not None:
-            notes[f.rel] = hit  # its record and facts are read from the store on first use
+            notes[f.rel] = hit  # its record and facts are read from the store when asked for
         else:
             todo.append(f)
     parsed = _parse_all(todo, max_bytes, facts, scan.started_ns) if todo else []
     for note in parsed:
         notes[note.path] = note
-    notes = dict(sorted(notes.items()))
+    notes = dict(sorted(notes.items()))  # (a Stored entry until the note is asked for)
 
     if external is None:
         external = external_notes(root_path, settings)
-    vault = Vault(root_path, settings, notes, attachments, problems, external)
-    vault._scan = scan
-    vault.state_digest, vault.newest_mtime_ns = scan.digest, scan.newest_mtime_ns
-    vault.started_ns = scan.started_ns
     if cache is not None:
         cache.started_ns = scan.started_ns
-    vault._facts = facts
-    vault._cache = cache
+    vault = Vault(root_path, settings, Notes(notes), attachments, problems, external,
+                  scan=scan, facts=facts, cache=cache)
     # (unreadable files are read again every run but never stored: they change nothing)
-    vault._dirty = cache is not None and cache.stale(notes)
+    vault._dirty = cache is not None and (cache.stale(notes) or bool(unsaved))
+    vault._fact_paths = unsaved
     if save:
         vault.save_cache()
     # (the notes keep the strings the parse shared; and a long-running server loads again
@@ -713,6 +755,9 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     forget_shared()
     return vault
+
+
+_NOTHING_LENT = Lent()
 
 
 def external_notes(root: Path, settings: Settings) -> dict[str, Note]:
@@ -748,9 +793,9 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
     if f.size > limit:
         return Note(path=f.rel, size=f.size, mtime_ns=f.mtime_ns, ctime_ns=f.ctime_ns,
                     ino=f.ino, error=oversize_error(f.size, limit))
-    hit = cache.get(f, limit) if cache else None
+    hit = cache.entry(f, limit) if cache else None
     if hit is not None:
-        return hit
+        return cache.note(hit)  # (a note asked for alone: decoded now)
     # (a staged file gets its blob id whenever it is read: see _Cache.by_content)
     seen = cache.started_ns if cache and f.rel not in cache.by_content else None
     return _read_one(f.abs, f.rel, limit, seen)
@@ -846,22 +891,23 @@ def _read_one(abs_path: str, rel: str, limit: int, seen_ns: int | None = None) -
 
         note.oid = blob_id(data)
     # where its text is read again once released (Note.release_text), and the most read then
-    note._source, note._limit = abs_path, limit
+    note.file, note.limit, note.source = abs_path, limit, FILES
     return note
 
 
-def _reread(note: Note) -> Note:
-    """A lazy note whose cached blob is damaged, read and parsed again."""
+def _reread(note) -> Note:
+    """The note (or cache entry) ``note`` read and parsed again from its file: its cached
+    record is damaged or gone, or the file changed since it was parsed."""
     from vaultkit.core.bounded import read_regular
     from vaultkit.vault.parse import parse_note
 
     try:  # the scan saw this size: never read more (nor a FIFO swapped in)
         limit = note.size
-        if note._limit is not None:  # changed since the listing: what the file holds now
-            st = os.stat(note._source)  # type: ignore[arg-type]
+        if note.limit is not None:  # changed since the listing: what the file holds now
+            st = os.stat(note.file)  # type: ignore[arg-type]
             if not _same_stat(st, note):
-                limit = note._limit
-        data = read_regular(note._source, limit)  # type: ignore[arg-type]
+                limit = note.limit
+        data = read_regular(note.file, limit)  # type: ignore[arg-type]
         out = parse_note(note.path, data, size=note.size, mtime_ns=note.mtime_ns)
         out.ctime_ns, out.ino = note.ctime_ns, note.ino
         return out
@@ -871,17 +917,18 @@ def _reread(note: Note) -> Note:
                     error=f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
 
 
-def _read_text(note: Note) -> str | None:
-    """A cached note's text, read from its file; None unless the file still has the size,
-    mtime, ctime and inode the cache recorded (then the note is parsed again)."""
+def _read_text(note) -> str | None:
+    """A note's text, read from its file; None unless the file still has the size, mtime,
+    ctime and inode the note (or cache entry) was listed with, and the bytes its blob id
+    names when it has one."""
     from vaultkit.core.bounded import read_regular
     from vaultkit.vault.parse import note_text
 
     try:
-        st = os.stat(note._source)  # type: ignore[arg-type]
+        st = os.stat(note.file)  # type: ignore[arg-type]
         if not _same_stat(st, note):
             return None
-        data = read_regular(note._source, note.size)  # type: ignore[arg-type]
+        data = read_regular(note.file, note.size)  # type: ignore[arg-type]
     except (OSError, TypeError):
         return None
     if len(data) != note.size:
@@ -894,14 +941,144 @@ def _read_text(note: Note) -> str | None:
     return note_text(data)
 
 
-def _same_stat(st: os.stat_result, note: Note) -> bool:
+def _same_stat(st: os.stat_result, note) -> bool:
     """Whether ``st`` is the stat the note was listed (or read) with."""
     return st.st_size == note.size and st.st_mtime_ns == note.mtime_ns \
         and st.st_ctime_ns == note.ctime_ns and st.st_ino == note.ino
 
 
-Note.reread = _reread  # the model reads a damaged cache entry again through the loader
-Note.read_text = _read_text  # and the text the cache does not keep
+class _Files(NoteSource):
+    """The source of every note the loader reads from a file: its text is read from that
+    file again when asked for (each note carries its file, limit and stat); a file that
+    changed since the note was parsed is parsed again, every field (the note then holds
+    what the file holds now, and the cache writes it anew)."""
+
+    def text(self, note: Note) -> str:
+        text = _read_text(note)
+        if text is None:
+            note.replace_parse(_reread(note))
+            return note.text if note.holds_text() else ""
+        note.text = text
+        return text
+
+
+FILES = _Files()
+
+
+class Stored:
+    """A note the parse cache holds a record of, as listed, not decoded yet: what a listing
+    tells (path and stat; never an error: unreadable files are not cached) and the store
+    that decodes it (:meth:`_Cache.note`). A vault holds these in its :class:`Notes` until a
+    note is asked for: a commit hook uses a few of 10,000 records, and decoding them all
+    cost more than the rest of its run."""
+
+    __slots__ = ("path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "file", "limit",
+                 "record", "note")
+    error = None
+
+    def __init__(self, f: FileEntry, limit: int | None, store: "_Cache", oid: str | None):
+        self.path, self.size, self.mtime_ns = f.rel, f.size, f.mtime_ns
+        self.ctime_ns, self.ino, self.oid = f.ctime_ns, f.ino, oid
+        self.file, self.limit = f.abs, limit
+        self.record = store  # (in the store: fetched when decoded or written back)
+        self.note: Note | None = None  # once decoded
+
+
+def held(entry):
+    """The note an entry of :meth:`Notes.entries` stands for, when it is made (a
+    :class:`Stored` entry once decoded), else the entry itself."""
+    if type(entry) is Stored and entry.note is not None:
+        return entry.note
+    return entry
+
+
+def decoded(entry) -> Note:
+    """The note an entry of :meth:`Notes.entries` stands for: a :class:`Stored` entry is
+    decoded by its store (once), a note is itself."""
+    if type(entry) is Stored:
+        return entry.note if entry.note is not None else entry.record.note(entry)
+    return entry
+
+
+class Notes(Mapping):
+    """A vault's notes by path, in path order: a mapping whose values are plain
+    :class:`Note` objects. A note whose parse is in the parse cache is held as its
+    :class:`Stored` entry and decoded by the store when first asked for (``notes[path]``,
+    ``get``, or going through ``values()`` or ``items()``, which decode them all at once).
+    What a listing tells of every note (paths, stat, errors, for the caches' keys) is read
+    from :meth:`entries` without decoding any."""
+
+    __slots__ = ("_all", "_pending")
+
+    def __init__(self, notes: dict):
+        self._all = notes
+        self._pending = sum(1 for v in notes.values() if type(v) is Stored)
+
+    def __getitem__(self, path: str) -> Note:
+        entry = self._all[path]
+        if type(entry) is Stored:
+            return self._decode(path, entry)
+        return entry
+
+    def _decode(self, path: str, entry: Stored) -> Note:
+        note = decoded(entry)
+        self._all[path] = note
+        self._pending -= 1
+        return note
+
+    def get(self, path, default=None):
+        entry = self._all.get(path)
+        if entry is None:
+            return default
+        return self._decode(path, entry) if type(entry) is Stored else entry
+
+    def __contains__(self, path) -> bool:
+        return path in self._all
+
+    def __iter__(self):
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def keys(self):
+        return self._all.keys()
+
+    def _made(self) -> dict:
+        if self._pending:
+            for path, entry in list(self._all.items()):
+                if type(entry) is Stored:
+                    self._decode(path, entry)
+        return self._all
+
+    def values(self):
+        return self._made().values()
+
+    def items(self):
+        return self._made().items()
+
+    def entry(self, path: str):
+        """The note at ``path`` as held: a :class:`Note`, or the :class:`Stored` entry of
+        one not decoded yet (its path, stat and ``error``, None); None if there is none."""
+        return self._all.get(path)
+
+    def entries(self) -> dict:
+        """Every note as held (see :meth:`entry`), by path, without decoding any."""
+        return self._all
+
+    def copy(self) -> "Notes":
+        """The same notes (and entries), in a mapping of their own."""
+        return Notes(dict(self._all))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Notes):
+            other = other._made()
+        return self._made() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} notes, {self._pending} not decoded>"
 
 
 def _parse_chunk(items: list[tuple[str, str, int, int | None]]) -> list[tuple]:
@@ -982,7 +1159,7 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for result in pool.map(_parse_chunk, chunks):
                 for rel, blob, rest, worker_facts in result:
-                    out.append(_decoded(blob, listed[rel], limit, rest)
+                    out.append(_from_worker(blob, listed[rel], limit, rest)
                                if blob is not None else Note.from_plain(rest))
                     if worker_facts and facts is not None:
                         facts[rel] = worker_facts
@@ -992,14 +1169,14 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
     return out
 
 
-def _decoded(blob: bytes, f: FileEntry, limit: int | None = None,
-             read: tuple = (0, 0, None)) -> Note:
+def _from_worker(blob: bytes, f: FileEntry, limit: int | None = None,
+                 read: tuple = (0, 0, None)) -> Note:
     """A note a worker just parsed from the listed file ``f``, decoded here at once (while
     the workers parse on): every rule of a run reads it, and decoding it whole costs less
-    than a lazy note's first use. Its text is not held: it is read from the file on first
-    use; nor is ``blob`` (the cache marshals the note again to write it). Its path, and its
-    size and mtime when the read saw the listed ones, are the listing's own objects (at
-    100,000 notes a copy of each was 15 MB). ``read``: the ctime, inode and blob id (or
+    than keeping it as a cache entry to decode later. Its text is not held: its source reads
+    it from the file when asked for; nor is ``blob`` (the cache marshals the note again to
+    write it). Its path, and its size and mtime when the read saw the listed ones, are the
+    listing's own objects (at 100,000 notes a copy of each was 15 MB). ``read``: the ctime, inode and blob id (or
     None) the worker's read saw (see _read_one)."""
     note = Note.from_plain(marshal.loads(blob))
     note.ctime_ns, note.ino, note.oid = read
@@ -1007,8 +1184,8 @@ def _decoded(blob: bytes, f: FileEntry, limit: int | None = None,
         note.ctime_ns = f.ctime_ns
     if note.ino == f.ino:
         note.ino = f.ino
-    del note.text  # (None in the blob: read from the file when asked for)
-    note._source, note._limit = f.abs, limit
+    # (no text in the blob: read from the file when asked for)
+    note.file, note.limit, note.source = f.abs, limit, FILES
     note.path = f.rel  # (the same text: the worker was given it)
     if note.size == f.size:
         note.size = f.size
@@ -1232,28 +1409,58 @@ class _Cache:
                 out.append(f)
         return out
 
-    def get(self, f: FileEntry, limit: int | None = None) -> Note | None:
-        """The cached note for ``f`` (its record fetched on first use), or None."""
+    def entry(self, f: FileEntry, limit: int | None = None) -> Stored | None:
+        """The entry of the note this store holds for ``f`` (decoded by :meth:`note` when
+        the note is asked for), or None."""
         if not self.holds(f):
             return None
         st = self._row(f.rel)
-        note = Note.lazy(f.rel, f.size, f.mtime_ns, self, f.abs, limit=limit,
-                         ctime_ns=f.ctime_ns, ino=f.ino, oid=st[4] if st else None)
-        self.stored[f.rel] = note
+        entry = Stored(f, limit, self, st[4] if st else None)
+        self.stored[f.rel] = entry
+        return entry
+
+    def note(self, entry: Stored) -> Note:
+        """The note of ``entry`` (one :meth:`entry` gave out), its record decoded: the parse
+        as stored; the text is not in it, the note's source reads it from the file when
+        asked for. When the record is gone or damaged, or the file can no longer be read (a
+        file made unreadable keeps its size and mtime: it is an error now), the file is
+        read and parsed instead (and its record written anew)."""
+        if entry.note is not None:
+            return entry.note
+        blob = self.fetch(entry)  # b"" when the store no longer holds it as listed
+        try:
+            note = Note.from_plain(marshal.loads(blob))
+        except (EOFError, ValueError, TypeError):  # a damaged record: read the file again
+            note = None
+        if note is not None and not os.access(entry.file, os.R_OK):
+            text = _read_text(entry)
+            if text is None:
+                note = None
+            else:
+                note.text = text
+        if note is None:
+            note = _reread(entry)
+            blob = None
+        # the listing's path and stat (its objects: at 100,000 notes a copy each was MBs)
+        note.path, note.size, note.mtime_ns = entry.path, entry.size, entry.mtime_ns
+        note.ctime_ns, note.ino, note.oid = entry.ctime_ns, entry.ino, entry.oid
+        note.file, note.limit, note.source, note.record = entry.file, entry.limit, FILES, blob
+        entry.note = note
         return note
 
-    def fetch(self, note: Note) -> bytes:
-        """The marshalled parse of a note this cache gave out (called by the note on its
-        first use); b"" when the store no longer holds it, so the note is read again."""
+    def fetch(self, note) -> bytes:
+        """The marshalled parse of a note (or entry) this cache gave out; b"" when the store
+        no longer holds it, so the note is read again."""
         rec = self._record(note.path, _key(note))
         if rec is None:
             self.mend = True
             return b""
         return rec[0]
 
-    def facts_for(self, note: Note | None) -> bytes:
-        """The marshalled facts stored with ``note``, if this cache gave that note out."""
-        if note is None or self.stored.get(note.path) is not note:
+    def facts_for(self, note) -> bytes:
+        """The marshalled facts stored with ``note`` (a note or :class:`Stored` entry), if
+        this cache gave that note out."""
+        if note is None or held(self.stored.get(note.path)) is not held(note):
             return b""
         rec = self._record(note.path, _key(note))
         return rec[1] if rec is not None else b""
@@ -1320,11 +1527,11 @@ class _Cache:
             return True
         stored = self.stored
         live = 0
-        for rel, note in notes.items():
+        for rel, note in _entries(notes).items():
             if note.error:
                 continue
             live += 1
-            if stored.get(rel) is not note:
+            if held(stored.get(rel)) is not held(note):
                 return True
         return live != len(self.stats)
 
@@ -1350,15 +1557,17 @@ class _Cache:
         # one the store gave out as (path, note, its payload): at 100,000 notes a tuple
         # for each of them was megabytes at the peak of a cold check
         todo: list[Note | tuple[str, Note, tuple[bytes, bytes]]] = []
-        for rel, note in notes.items():
+        notes = _entries(notes)
+        for rel, entry in notes.items():
+            note = held(entry)  # (a Stored entry not decoded: its record is as stored)
             if note.error:
                 continue  # unreadable files are retried next run
-            if not rebuild and self.stored.get(rel) is note and rel not in changed_facts \
-                    and note._blob is not None:
+            mine = held(self.stored.get(rel)) is note
+            if not rebuild and mine and rel not in changed_facts and note.record is not None:
                 continue  # its record is in the store as it is
             # a note parsed by this run is marshalled as its record is written; one the
             # store gave out is read from it now, before the store is written (or rebuilt)
-            own = note._blob is None and self.stored.get(rel) is not note and rel == note.path
+            own = note.record is None and not mine and rel == note.path
             todo.append(note if own else (rel, note, self._payload(note, facts)))
         gone = [rel for rel in self.stats if (n := notes.get(rel)) is None or n.error] \
             if complete else []
@@ -1438,8 +1647,8 @@ class _Cache:
                 (*_key(note), seen)
             self.stored[rel] = note
             self._fetched[rel] = fetched
-            if note._blob is None:  # its record is in this store now (see the skip above)
-                note._blob = self
+            if note.record is None:  # its record is in this store now (see the skip above)
+                note.record = self
         self.mend = False
 
     def _payload(self, note: Note, facts: dict[str, dict | bytes]) -> tuple[bytes, bytes]:
@@ -1454,12 +1663,14 @@ class _Cache:
                 kept = b""
         return self._blob_of(note), kept if isinstance(kept, bytes) else b""
 
-    def _blob_of(self, note: Note) -> bytes:
-        blob = note._blob
+    def _blob_of(self, note) -> bytes:
+        blob = note.record
         if blob is not None and not isinstance(blob, bytes):  # in the store, never fetched
             rec = self._record(note.path, _key(note))
             blob = rec[0] if rec is not None else None
         if not blob:  # parsed here (or read again): its bytes
+            if type(note) is Stored:  # (its record is gone from the store: read the file)
+                note = self.note(note)
             blob = marshal.dumps(note.to_plain(with_text=False))
         return blob
 
@@ -1510,7 +1721,13 @@ class _Cache:
 MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
 
 
-def _key(note: Note) -> tuple:
+def _entries(notes) -> dict:
+    """What ``notes`` (a :class:`Notes`, or a plain dict of notes) holds, by path, without
+    decoding any."""
+    return notes.entries() if isinstance(notes, Notes) else notes
+
+
+def _key(note) -> tuple:
     """A note's record's stat key ``(size, mtime_ns, ctime_ns, ino, oid)``: the blob id as
     the note carries it (a note read in the racy margin or as a staged file, or one the
     cache gave out with its record's), None for the rest."""

@@ -9,10 +9,9 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
-import os as _os
-from dataclasses import dataclass, field, fields
+from dataclasses import InitVar, dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar
+from typing import Any
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
 PARSER_VERSION = 7
@@ -85,14 +84,22 @@ class Section:
     end: int  # last line (inclusive)
 
 
-# what a note's listing gives it, never taken from its parse (a lazy note's blob)
-_STAT_FIELDS = ("path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "_blob", "_source",
-                "_limit")
+class NoteSource:
+    """Where a note's text comes from when the note does not hold it: a note parsed in a
+    worker, decoded from the parse cache (which keeps no text), or whose text was released
+    (:meth:`Note.release_text`). The loader gives its notes one (the model imports no
+    parser); ``text(note)`` reads the note's file again and, when the file changed since
+    the note was parsed, parses it again in place (:meth:`Note.replace_parse`)."""
+
+    def text(self, note: "Note") -> str:  # pragma: no cover - the loader's overrides it
+        raise NotImplementedError
 
 
 @dataclass(slots=True)
 class Note:
-    """One Markdown file of the vault, parsed once."""
+    """One Markdown file of the vault, parsed once: plain data. The text is the one part
+    that may be elsewhere: a note that does not hold it has a ``source`` that reads it
+    (:attr:`text`); every other field is what was parsed."""
 
     path: str  # vault-relative, '/' separated
     size: int = 0
@@ -104,7 +111,8 @@ class Note:
     ino: int = 0
     oid: str | None = None
     error: str | None = None  # why the file could not be read; nothing else is set then
-    text: str = ""  # decoded, BOM removed, line endings as in the file
+    # decoded, BOM removed, line endings as in the file; None: not held (see ``source``)
+    text: InitVar[str | None] = ""
     bom: bool = False
     crlf: bool = False
     line_count: int = 0
@@ -121,117 +129,57 @@ class Note:
     # stray NUL bytes in an otherwise text file: (how many, line of the first); the text
     # holds U+FFFD in their place, as CommonMark says
     nul: tuple[int, int] | None = None
-    _lines: list[str] | None = field(default=None, repr=False, compare=False)
-    _blob: Any = field(default=None, repr=False, compare=False)  # bytes, or the store (lazy)
-    _source: str | None = field(default=None, repr=False, compare=False)  # file of a lazy note
-    # the most a lazy note's file is read when it changed after the listing (max_file_bytes)
-    _limit: int | None = field(default=None, repr=False, compare=False)
-    # How a lazy note whose cached blob is damaged is read again: set by the loader, which
-    # makes lazy notes, so that the model never imports the parser.
-    reread: ClassVar[Callable[["Note"], "Note"] | None] = None
-    # How a lazy note's text is read from its file (the cache does not keep it): set by the
-    # loader too; None when the file is no longer what the cache describes.
-    read_text: ClassVar[Callable[["Note"], "str | None"] | None] = None
+    # Where the note came from (none of it in to_plain): the file its text is read from
+    # again (None: a note made in memory), the most read then when the file changed after
+    # the listing (budgets.max_file_bytes), the source that reads it, and its parse as the
+    # cache stores it (marshal bytes; the store itself when written from this note and not
+    # read back; None when the store does not hold it as it is)
+    file: str | None = field(default=None, repr=False, compare=False)
+    limit: int | None = field(default=None, repr=False, compare=False)
+    source: NoteSource | None = field(default=None, repr=False, compare=False)
+    record: Any = field(default=None, repr=False, compare=False)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _lines: list[str] | None = field(default=None, init=False, repr=False, compare=False)
 
-    # -- lazy notes from the cache -------------------------------------------------
+    def __post_init__(self, text: str | None) -> None:
+        self._text = text
 
-    @classmethod
-    def lazy(cls, path: str, size: int, mtime_ns: int, blob: "bytes | Any",
-             source: str | None = None, text: str | None = None,
-             limit: int | None = None, *, ctime_ns: int = 0, ino: int = 0,
-             oid: str | None = None) -> "Note":
-        """A note whose fields are decoded from ``blob`` (marshal) on first use; ``blob``
-        may also be a store whose ``fetch(note)`` gives those bytes then (the cache's).
+    def _get_text(self) -> str:
+        held = self._text
+        if held is None:
+            if self.source is None:  # a note made in memory without text: nothing to read
+                raise AttributeError("text")
+            held = self.source.text(self)
+        return held
 
-        A commit hook touches few notes in full; decoding all 10,000 would cost more
-        than the rest of the run. The blob holds no text (see ``to_plain``): it is
-        ``text`` when given (a note just parsed), else read from ``source`` on first use.
-        """
-        note = object.__new__(cls)
-        note.path, note.size, note.mtime_ns = path, size, mtime_ns
-        note.ctime_ns, note.ino, note.oid = ctime_ns, ino, oid
-        note.error = None  # unreadable files are never cached
-        note._blob = blob
-        note._source = source
-        note._limit = limit
-        if text is not None:
-            note.text = text
-        return note
+    def _set_text(self, text: str | None) -> None:
+        self._text = text
+        self._lines = None
 
-    def __getattr__(self, name: str):
-        # only reached for a slot not set yet, i.e. on a lazy note's first use, or for the
-        # text of a note that does not hold it (see release_text)
-        if name == "text" and _decoded(self):
-            return self._text_again()
-        try:
-            blob = object.__getattribute__(self, "_blob")
-        except AttributeError:
-            raise AttributeError(name) from None
-        if blob is None or name.startswith("__"):
-            raise AttributeError(name)
-        if not isinstance(blob, bytes):  # still in the cache's store: fetched on first use
-            blob = blob.fetch(self)  # b"" when the store no longer holds it as listed
-            self._blob = blob
-        import marshal
+    def _del_text(self) -> None:
+        self._set_text(None)
 
-        try:
-            full = Note.from_plain(marshal.loads(blob))
-        except (EOFError, ValueError, TypeError):  # a damaged cache entry: read the file again
-            full = None
-        later = False  # the text is read from the file when first asked for
-        if full is not None and full.text is None:  # the cache keeps no text: the file has it
-            try:
-                full.text = object.__getattribute__(self, "text")
-            except AttributeError:
-                # (a rule that reads the links or headings only, broken-link after a change,
-                # needs no text: read now, 10,000 of them were a third of such a check, and
-                # all held to the end; a file changed since is parsed again when it is read)
-                source = object.__getattribute__(self, "_source")
-                # (a file made unreadable keeps its size and mtime: read now, it is an error)
-                later = name != "text" and source is not None and _os.access(source, _os.R_OK)
-                if not later:
-                    full.text = Note.read_text(self)  # type: ignore[misc]
-            if not later and full.text is None:  # changed since it was listed, or gone:
-                full = None  # parse it again
-        if full is None:
-            self._blob = None  # the cache stores the note anew
-            full = Note.reread(self)  # type: ignore[misc]
-        for f in _NOTE_FIELDS:
-            if f not in _STAT_FIELDS \
-                    and not (later and f == "text"):
-                object.__setattr__(self, f, getattr(full, f))
-        # _blob stays: the cache writes these exact bytes back for an unchanged note
-        return object.__getattribute__(self, name)
+    def holds_text(self) -> bool:
+        """Whether the note holds its text (else its source reads it when asked for)."""
+        return self._text is not None
 
     def release_text(self) -> bool:
         """Forget the note's text and lines when its file can give them again (they are
         read from it on next use): a cold check holds no note's text once that note's
         per-note rules ran. False (nothing dropped) for a note with no file to read."""
-        if self._source is None or not _decoded(self) or self.error:
+        if self.file is None or self.source is None or self.error:
             return False
-        try:
-            object.__delattr__(self, "text")
-        except AttributeError:  # (not held)
-            pass
+        self._text = None
         self._lines = None
         return True
 
-    def _text_again(self) -> str:
-        """The text of a parsed note that does not hold it, read from its file; a file
-        changed since it was parsed is parsed again (every field, as a lazy note's is)."""
-        source = object.__getattribute__(self, "_source")
-        text = Note.read_text(self) if source is not None else None  # type: ignore[misc]
-        if text is None:
-            full = Note.reread(self) if source is not None else None  # type: ignore[misc]
-            if full is None:  # no file to read it from: a note made in memory without text
-                raise AttributeError("text")
-            for f in _NOTE_FIELDS:
-                if f not in _STAT_FIELDS:
-                    object.__setattr__(self, f, getattr(full, f))
-            self._blob = None  # (what the cache has no longer describes it)
-            return self.text
-        self.text = text
-        return text
+    def replace_parse(self, other: "Note") -> None:
+        """Take every parsed field of ``other`` (its text too): the note's file, read again,
+        no longer held what it was parsed from. Its stat and origin stay; ``record`` is
+        dropped (what the cache holds no longer describes it)."""
+        for f in _PARSE_FIELDS:
+            object.__setattr__(self, f, getattr(other, f))
+        self.record = None
 
     # -- derived views -------------------------------------------------------
 
@@ -324,16 +272,13 @@ class Note:
         )
 
 
-_NOTE_FIELDS = tuple(f.name for f in fields(Note))  # not the ClassVar
-
-
-def _decoded(note: Note) -> bool:
-    """Whether the note's parse is held (not a lazy note still to decode)."""
-    try:
-        object.__getattribute__(note, "line_count")
-    except AttributeError:
-        return False
-    return True
+# (a property over the held text; the constructor's ``text`` fills it)
+Note.text = property(Note._get_text, Note._set_text, Note._del_text,  # type: ignore[assignment]
+                     doc="The note's text: held, or read by its source (see NoteSource).")
+# what replace_parse takes: every field but the stat and where the note came from
+_PARSE_FIELDS = tuple(f.name for f in fields(Note) if f.name not in (
+    "path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "file", "limit", "source",
+    "record"))
 
 
 @dataclass(slots=True)

@@ -38,9 +38,10 @@ class FileUnreadable(Rule):
         for problem in ctx.vault.problems:
             yield self.diag(problem.rel, None, None, problem.message)
         notes = ctx.vault.notes
-        # (reported for the notes a run reports on: a commit hook reads no other note)
-        chosen = notes.values() if ctx.targets is None else \
-            [notes[p] for p in sorted(ctx.targets) if p in notes]
+        # (reported for the notes a run reports on: a commit hook reads no other note; as
+        # the vault holds them, an error is known without decoding a note from the cache)
+        chosen = notes.entries().values() if ctx.targets is None else \
+            [notes.entry(p) for p in sorted(ctx.targets) if p in notes]
         for note in chosen:
             if note.error:
                 yield self.diag(note.path, 1 if "UTF-8" in note.error else None, None, note.error)

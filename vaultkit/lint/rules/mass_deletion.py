@@ -388,9 +388,10 @@ def moved_into(git, path: str) -> Counter:
             # not in the work tree's diff, but it is where the lines went; the hook sees
             # it once it is staged with the cut
             tracked = git.index_oids
-            for path, note in git.vault.notes.items():
-                if path not in tracked and path not in every and not note.error \
-                        and path.lower().endswith(".md"):
+            notes = git.vault.notes
+            for path in notes:
+                if path not in tracked and path not in every and path.lower().endswith(".md") \
+                        and not (note := notes[path]).error:
                     every[path] = Counter(note.text.replace("\r\n", "\n").split("\n"))
         git.__dict__["_moved_lines"] = every
     out: Counter = Counter()

@@ -15,10 +15,13 @@ def mentioned_paths(vault) -> dict[str, set[str]]:
     if cached is not None:
         return cached
     out: dict[str, set[str]] = {}
-    for path, note in vault.notes.items():
+    from vaultkit.vault.loader import decoded
+
+    # (as the vault holds them: a note in the parse cache is decoded only to compute it)
+    for path, note in vault.notes.entries().items():
         if note.error:
             continue
-        for found in vault.fact(path, FACT, lambda n=note: mentions(n)):
+        for found in vault.fact(path, FACT, lambda n=note: mentions(decoded(n))):
             out.setdefault(found, set()).add(path)
     vault._mentioned = out
     return out
