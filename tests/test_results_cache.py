@@ -559,9 +559,9 @@ def test_obsidians_daily_notes_settings_are_part_of_what_the_findings_depend_on(
 def test_after_a_change_orphan_note_judges_only_the_notes_the_change_reaches(
         make_vault, capsys, monkeypatch):
     """orphan-note's findings on a note read the notes reaching it (Context.inbound, whose
-    answer the context records): after a change it runs on the changed notes and on the
-    notes whose sources changed, nothing else. The findings are those of a run without any
-    cache at every step."""
+    answer the context records): after a change it runs on the changed notes, on the notes
+    one of whose sources changed and on the notes the changed ones link to or name now,
+    nothing else. The findings are those of a run without any cache at every step."""
     decisions = {f"memory/decisions/d{i}.md": f"# D{i}\n\nDecided {i}.\n" for i in range(6)}
     files = {**decisions,
              "memory/2026-03-01.md": "# 2026-03-01\n\n### 10:00 — Work\n- [[d0]] and [[d1]]\n",
@@ -592,15 +592,18 @@ def test_after_a_change_orphan_note_judges_only_the_notes_the_change_reaches(
     # a link added: the journal and the decision it now links are judged, nothing else
     now = step(journal, journal.read_text() + "- and [[d3]]\n")
     assert now == ["memory/decisions/d2.md", "memory/decisions/d5.md"]
-    assert judged == ["memory/2026-03-01.md", "memory/decisions/d3.md"]
+    assert judged == ["memory/2026-03-01.md", "memory/decisions/d0.md",
+                      "memory/decisions/d1.md", "memory/decisions/d3.md"]
     # a link removed: the decision whose only source it was is an orphan again
     now = step(journal, "# 2026-03-01\n\n### 10:00 — Work\n- [[d1]] and [[d3]]\n")
     assert now == [f"memory/decisions/d{i}.md" for i in (0, 2, 5)]
-    assert judged == ["memory/2026-03-01.md", "memory/decisions/d0.md"]
+    assert judged == ["memory/2026-03-01.md", "memory/decisions/d0.md",
+                      "memory/decisions/d1.md", "memory/decisions/d3.md"]
     # a path written out counts as a link
     now = step(journal, journal.read_text() + "- see `memory/decisions/d5.md`\n")
     assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"]
-    assert judged == ["memory/2026-03-01.md", "memory/decisions/d5.md"]
+    assert judged == ["memory/2026-03-01.md", "memory/decisions/d1.md",
+                      "memory/decisions/d3.md", "memory/decisions/d5.md"]
     # a decision edited: judged again, alone
     now = step(root / "memory/decisions/d1.md", "# D1\n\nDecided 1, again.\n")
     assert now == ["memory/decisions/d0.md", "memory/decisions/d2.md"]

@@ -324,6 +324,7 @@ class ResultsCache:
         self.matched = False  # the file holds findings for this very key
         self.computed_from_ns = 0
         self.vault = vault
+        self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         # (the notes not loaded: the listing alone said which hold an error)
         self.assumed = _assumed_errors(vault) is not None
         self.listing = self._listing_key(vault)
@@ -430,6 +431,7 @@ class ResultsCache:
         states = self.vault.note_states()
         if any(len(column) != len(states) for column in old):
             return None
+        self._paths = [s[0] for s in states]  # (the names are the last run's, in its order)
         root = self.vault.root
         limit = self.vault.settings.profile.budgets.max_file_bytes
         changed = set()
@@ -452,14 +454,17 @@ class ResultsCache:
         if self.previous is None:
             return None
         found = self.previous[1].get(rule)
-        read = _valid_reads(self.previous[6].get(rule, {}))
+        read = _decode_reads(self.previous[6].get(rule, (b"", {})), self._paths)
         if not isinstance(found, list) or read is None:
             return None  # (none kept, or a damaged file: the rule runs on every note)
-        from vaultkit.lint.reads import stale
+        from vaultkit.lint.reads import Since, stale
 
+        since = self.__dict__.get("_since")
+        if since is None or since.changed is not changed:
+            since = self._since = Since(self.vault, changed)  # (one per run, every rule's)
         rerun = set(changed)
         for path, inputs in read.items():
-            if path not in rerun and stale(inputs, changed, self.vault):
+            if path not in rerun and stale(inputs, since):
                 rerun.add(path)
         out: dict[str, list[Diagnostic]] = {}
         for t in found:
@@ -495,8 +500,8 @@ class ResultsCache:
         messages = clean_many([d.message for d in found], one_line=True)
         self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
                                d.fixable) for d, message in zip(found, messages)]
-        if reads is not None:  # (as marshal keeps them: sorted lists)
-            self.reads[rule] = {path: sorted(inputs) for path, inputs in reads.items()}
+        if reads is not None:
+            self.reads[rule] = reads
         self.fresh = self.ran = True
 
     def _racy_oids(self, states: list, stamp: int) -> dict:
@@ -552,7 +557,9 @@ class ResultsCache:
                     and isinstance(self.last[3], dict) else {}
                 reads = {rule: raw for rule, raw in kept.items()
                          if rule in self.results and rule not in self.reads}
-                reads.update(self.reads)
+                at = {s[0]: i for i, s in enumerate(states)}
+                reads.update((rule, _encode_reads(record, at))
+                             for rule, record in self.reads.items())
                 # (every note's size, mtime, ctime and inode, in the notes' order: their
                 # names are in the context, so the order is the same whenever the context
                 # is); and the blob id of each note whose ctime lies in this run's racy
@@ -634,16 +641,55 @@ def _stat_key(st) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
-def _valid_reads(raw) -> dict[str | None, list[str]] | None:
-    """A rule's record as the results file holds it (note -> the inputs its findings there
-    read: lint.reads); None for anything else (a damaged file)."""
-    if not isinstance(raw, dict):
+def _encode_reads(record: dict, at: dict[str, int]) -> tuple[bytes, dict]:
+    """A rule's record (note -> the inputs its findings there read: lint.reads) as the
+    results file keeps it: the reads of other notes as pairs of positions in the notes'
+    order (``at``: path -> position; the names are in the results cache's context, so the
+    same order holds whenever the record is used; paths as text would be most of the
+    file), the other inputs as they are."""
+    if not record:
+        return b"", {}
+    from array import array
+
+    from vaultkit.lint.reads import READ_NOTE
+
+    pairs = array("I")
+    rest: dict[str, list[str]] = {}
+    for path, inputs in record.items():
+        i = at.get(path)
+        for what in sorted(inputs):
+            j = at.get(what[2:]) if what.startswith(READ_NOTE) else None
+            if i is not None and j is not None:
+                pairs.extend((i, j))
+            else:
+                rest.setdefault(path, []).append(what)
+    return pairs.tobytes(), rest
+
+
+def _decode_reads(raw, paths: list[str]) -> dict[str, list[str]] | None:
+    """:func:`_encode_reads` undone; None for what does not fit these notes (a damaged
+    file)."""
+    from array import array
+
+    from vaultkit.lint.reads import READ_NOTE
+
+    try:
+        packed, rest = raw
+        pairs = array("I", packed)
+    except (TypeError, ValueError):
         return None
-    for path, inputs in raw.items():
-        if not (path is None or isinstance(path, str)) or not isinstance(inputs, list) \
+    n = len(paths)
+    if not isinstance(rest, dict) or len(pairs) % 2 or any(k >= n for k in pairs):
+        return None
+    out: dict[str, list[str]] = {}
+    for path, inputs in rest.items():
+        if not isinstance(path, str) or not isinstance(inputs, list) \
                 or not all(isinstance(i, str) for i in inputs):
             return None
-    return raw
+        out[path] = list(inputs)
+    for k in range(0, len(pairs), 2):
+        out.setdefault(paths[pairs[k]], []).append(READ_NOTE + paths[pairs[k + 1]])
+    return out
 
 
 def _errors(vault, assumed: bool = True) -> str:

@@ -65,11 +65,66 @@ def inbound(vault, path: str) -> list[str]:
     return sorted(link_graph(vault).inbound(path, exclude) | mentioning(vault, path, exclude))
 
 
-def stale(inputs, changed: set[str], vault, keep: bool = True) -> bool:
-    """Whether any of ``inputs`` (one finding's record) differs now, the notes ``changed``
-    being those whose bytes changed since the record was made (the set of names, the
-    settings and the files beside the vault being the same: the results cache's context).
-    An input of an unknown kind is taken as changed."""
+class Since:
+    """What the notes ``changed`` since the last run hold now that other notes' inputs may
+    depend on, asked of the changed notes alone (the names, and so where each link leads,
+    are as they were: the results cache's context). Built once per run."""
+
+    def __init__(self, vault, changed: set[str]):
+        self.vault = vault
+        self.changed = changed
+        self._aliases: set[str] | None = None
+        self._reached: dict[str, set[str]] | None = None
+
+    @property
+    def aliases(self) -> set[str]:
+        """The case-folded aliases the changed notes hold now."""
+        if self._aliases is None:
+            from vaultkit.vault.aliases import note_aliases
+
+            notes = self.vault.notes
+            self._aliases = {name.casefold() for path in self.changed
+                             for name in note_aliases(self.vault, path, notes.get(path))}
+        return self._aliases
+
+    @property
+    def reached(self) -> set[str]:
+        """The notes the changed notes link to or write the path of now (the index and a
+        note reaching itself left out, as :func:`inbound` leaves them)."""
+        if self._reached is None:
+            from vaultkit.links.graph import linked_from
+            from vaultkit.links.indexgen import index_path
+            from vaultkit.vault.mentions import FACT, mentions
+
+            vault = self.vault
+            index = index_path(vault)
+            out: set[str] = set()
+            said: dict[str, set[str]] = {}  # a written path's last part -> (path, writer)
+            for path in sorted(self.changed):
+                note = vault.notes.get(path)
+                if note is None or note.error or path == index:
+                    continue
+                out.update(t for t in linked_from(vault, note) if t != path)
+                for written in vault.fact(path, FACT, lambda n=note: mentions(n)):
+                    said.setdefault(written.rsplit("/", 1)[-1], set()).add((written, path))
+            if said:
+                for path in vault.notes:
+                    low = path.lower()
+                    for written, source in said.get(low.rsplit("/", 1)[-1], ()):
+                        if source != path and (low == written or low.endswith("/" + written)):
+                            out.add(path)
+            self._reached = out
+        return self._reached
+
+
+def stale(inputs, since: Since) -> bool:
+    """Whether any of ``inputs`` (one finding's record) differs now (``since``: the notes
+    whose bytes changed since the record was made, the set of names, the settings and the
+    files beside the vault being the same: the results cache's context). An answer asked
+    of several notes (an alias's holders, the notes reaching a note) can change only when
+    one of the notes that gave it changed, or a changed note gives it now. An input of an
+    unknown kind is taken as changed."""
+    changed = since.changed
     for what in inputs:
         kind = what[:2]
         if kind == READ_NOTE:
@@ -77,11 +132,13 @@ def stale(inputs, changed: set[str], vault, keep: bool = True) -> bool:
                 return True
         elif kind == READ_ALIAS:
             key, _, holders = what[2:].partition("\0")
-            if "\0".join(alias_holders(vault, key, keep)) != holders:
+            if key in since.aliases or holders and any(h in changed
+                                                       for h in holders.split("\0")):
                 return True
         elif kind == READ_INBOUND:
             path, _, sources = what[2:].partition("\0")
-            if "\0".join(inbound(vault, path)) != sources:
+            if path in since.reached or sources and any(s in changed
+                                                        for s in sources.split("\0")):
                 return True
         else:  # (EVERYTHING, UNKEYED, or what a newer vaultkit wrote)
             return True
