@@ -58,6 +58,7 @@ class Context:
         self._at = threading.local()
         #: rule -> note path (None: a vault rule) -> the inputs its findings there read
         self.read: dict[str, dict[str | None, set[str]]] = {}
+        self._unkeyed: set[str] = set()  # the rules that read git or the clock
 
     # -- the record ---------------------------------------------------------------------
 
@@ -69,6 +70,8 @@ class Context:
         at = getattr(self._at, "now", None)
         if at is not None:
             self.read.setdefault(at[0], {}).setdefault(at[1], set()).add(what)
+            if what == UNKEYED:
+                self._unkeyed.add(at[0])
 
     def _record_note(self, path: str) -> None:
         """Another note read (the note being checked is always an input)."""
@@ -78,7 +81,7 @@ class Context:
 
     def unkeyed(self, rule: str) -> bool:
         """Whether ``rule`` read something no key covers (git, the clock) in this run."""
-        return any(UNKEYED in inputs for inputs in self.read.get(rule, {}).values())
+        return rule in self._unkeyed
 
     # -- the vault, as the rules read it ------------------------------------------------
 
