@@ -84,7 +84,7 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
             listed.append(chosen)
         return listed[0]
 
-    ctx.asking_git = _ask_git_beside(ctx, rules)  # (ctx.git waits for it)
+    ctx.asking_git = _ask_git_beside(ctx, rules, results)  # (ctx.git waits for it)
     by_note = _run_note_rules(ctx, rules, notes, results, targets)
     with Progress("running rules", len(rules)) as progress:
         for rule in rules:
@@ -100,12 +100,14 @@ def run_rules(ctx: Context, rules: Sequence[Rule]) -> list[Diagnostic]:
     return found
 
 
-def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
+def _ask_git_beside(ctx: Context, rules: Sequence[Rule], results=None):
     """A thread asking git now what the git rules ask first (:meth:`Rule.asks_git`), while
     the rules before them run; the first of them to use ``ctx.git`` waits for it (so does
     any rule), so nothing is asked twice nor at once. None when no rule asks git."""
-    # (only rules that always run can ask: their modules are imported anyway)
-    asking = [rule for rule in rules if rule.scope == "vault" and not rule.cacheable
+    # (only the vault rules about to run can ask: their modules are imported anyway, and a
+    # rule whose findings the results cache has is neither imported nor run)
+    asking = [rule for rule in rules if rule.scope == "vault"
+              and (results is None or not results.has(rule.name))
               and type(getattr(rule, "rule", rule)).asks_git is not Rule.asks_git]
     if not asking:
         return None
@@ -142,22 +144,29 @@ def _ask_git_beside(ctx: Context, rules: Sequence[Rule]):
 
 def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnostic]:
     """One rule's raw findings (from the results cache when it has them)."""
-    if results is not None and rule.cacheable:
-        cached = results.get(rule.name)
+    if results is not None:
+        cached = results.get(rule.name)  # (none kept for a rule that read git)
         if cached is not None:
             return cached  # _postprocess narrows them to the targets
-    if rule.scope == "vault":
-        found = list(rule.check_vault(ctx))
-    else:
-        found = []
-        check = rule.check
-        for note in notes():
-            if note.error and rule.name != "file-unreadable":
-                continue
-            found.extend(check(decoded(note), ctx))
+    name = rule.name
+    try:
+        if rule.scope == "vault":
+            ctx.reading(name)
+            found = list(rule.check_vault(ctx))
+        else:
+            found = []
+            check = rule.check
+            for note in notes():
+                if note.error and name != "file-unreadable":
+                    continue
+                ctx.reading(name, note.path)
+                found.extend(check(decoded(note), ctx))
+    finally:
+        ctx.reading(None)
     _mask_quoted(ctx.vault, found)
-    if results is not None and rule.cacheable and targets is None:
-        results.put(rule.name, found)
+    # (a rule that read what no key covers, git or the clock, keeps nothing: see Context)
+    if results is not None and targets is None and not ctx.unkeyed(name):
+        results.put(name, found)
     return found
 
 
@@ -174,61 +183,67 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
     for rule in rules:
         if rule.scope == "vault":
             continue
-        if results is not None and rule.cacheable:
-            cached = results.get(rule.name)
+        if results is not None:
+            cached = results.get(rule.name)  # (none kept for a rule that read git)
             if cached is not None:
                 out[rule.name] = cached  # _postprocess narrows them to the targets
                 continue
-        # a rule whose findings on a note come from that note alone (and the notes it said
-        # it read) keeps those on the notes that did not change, and runs on the others
-        kept = results.kept(rule.name, changed, rule.touched(ctx, changed)) \
-            if changed is not None and rule.note_alone and rule.cacheable else None
-        if kept is not None:  # (what the rule may ask of the last run: Context.before)
-            ctx.__dict__.setdefault("_before", {})[rule.name] = (changed, kept[2], kept[3])
+        # after a change, the findings on the notes none of whose recorded inputs changed
+        # are kept, and the rule runs on the others (Context records what each read)
+        kept = results.kept(rule.name, changed) if changed is not None else None
         out[rule.name] = found = []
         todo.append((rule, found, kept))
     if not todo:
         return out
     from vaultkit.core.progress import Progress  # shown on a terminal only
 
-    everywhere = [(rule.check, rule.name == "file-unreadable", found)
+    everywhere = [(rule.name, rule.check, rule.name == "file-unreadable", found)
                   for rule, found, kept in todo if kept is None]
-    somewhere = [(rule.check, rule.name == "file-unreadable", found, kept[1])
+    somewhere = [(rule.name, rule.check, rule.name == "file-unreadable", found, kept[1])
                  for rule, found, kept in todo if kept is not None]
     rerun = set().union(*(only for *_, only in somewhere))
     listed = notes()
-    with Progress("checking notes", len(listed)) as progress:
-        for note in listed:
-            checks = everywhere
-            if note.path in rerun:
-                checks = everywhere + [c[:3] for c in somewhere if note.path in c[3]]
-            if checks:
-                note = decoded(note)
-            for check, on_errors, found in checks:
-                if note.error and not on_errors:
-                    continue
-                found.extend(check(note, ctx))
-            if type(note) is Note:  # (a note never decoded holds no text)
-                note.release_text()
-            progress.advance()
-    for rule, found, kept in todo:
-        # (after a change the findings on these are kept: a change to one is a new context)
-        if rule.reads_set_aside and kept is None:
-            for path, note in ctx.vault.set_aside().items():
-                if targets is None or path in targets:
-                    found.extend(rule.check(note, ctx))
-    reads = ctx.__dict__.get("_reads", {})
+    at = ctx._at  # (the record's slot, set for each check: Context.reading, inlined)
+    try:
+        with Progress("checking notes", len(listed)) as progress:
+            for note in listed:
+                path = note.path
+                checks = everywhere
+                if path in rerun:
+                    checks = everywhere + [c[:4] for c in somewhere if path in c[4]]
+                if checks:
+                    note = decoded(note)
+                for name, check, on_errors, found in checks:
+                    if note.error and not on_errors:
+                        continue
+                    at.now = (name, path)
+                    found.extend(check(note, ctx))
+                at.now = None
+                if type(note) is Note:  # (a note never decoded holds no text)
+                    note.release_text()
+                progress.advance()
+        for rule, found, kept in todo:
+            # (after a change the findings on these are kept: a change to one is a new
+            # context)
+            if rule.reads_set_aside and kept is None:
+                for path, note in ctx._vault.set_aside().items():
+                    if targets is None or path in targets:
+                        ctx.reading(rule.name, path)
+                        found.extend(rule.check(note, ctx))
+    finally:
+        ctx.reading(None)
     order = None
     for rule, found, kept in todo:
-        _mask_quoted(ctx.vault, found)
-        read = reads.get(rule.name, {})
+        _mask_quoted(ctx._vault, found)
+        if results is None or targets is not None or ctx.unkeyed(rule.name):
+            continue  # (nothing kept: a rule that read git or the clock keeps nothing)
+        read = ctx.read.get(rule.name, {})
         if kept is not None:  # (in the notes' order, as a run over all of them gives)
             if order is None:
                 order = {note.path: i for i, note in enumerate(listed)}
             found[:] = _in_note_order(order, kept[0], found)
             read = {**{p: r for p, r in kept[2].items() if p not in kept[1]}, **read}
-        if results is not None and rule.cacheable and targets is None:
-            results.put(rule.name, found, read)
+        results.put(rule.name, found, read)
     return out
 
 
@@ -308,13 +323,14 @@ class ResultsCache:
         self.started_ns = vault.started_ns
         self.results: dict[str, list] = {}
         self.suppressions: dict[str, list] = {}  # path -> [(action, rules, line)]
-        # rule -> {note: [the other notes its findings there read]} (Context.reads)
+        # rule -> {note: [the inputs its findings there read]} (Context.read)
         self.reads: dict[str, dict] = {}
         self.fresh = False
         self.ran = False  # a rule's findings were put: they are as new as this listing
         self.matched = False  # the file holds findings for this very key
         self.computed_from_ns = 0
         self.vault = vault
+        self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         # (the notes not loaded: the listing alone said which hold an error)
         self.assumed = _assumed_errors(vault) is not None
         self.listing = self._listing_key(vault)
@@ -324,7 +340,6 @@ class ResultsCache:
         self.previous: tuple | None = None
         # (context, sizes, mtimes, reads, ctimes, inodes, racy blob ids) as the file holds them
         self.last: list = []
-        self._paths: list[str] = []  # the notes in order, once changed_notes listed them
         try:
             key, computed_from_ns, results, suppressions, *last = \
                 load_marshal(self.path)
@@ -396,18 +411,18 @@ class ResultsCache:
 
     @staticmethod
     def _context(vault) -> str:
-        """A digest of what the findings of the rules that read their note alone
-        (``Rule.note_alone``) depend on besides the notes' texts: the listing's key
-        without the sizes and mtimes, with every file's name instead, and the errors."""
+        """A digest of what the per-note findings depend on besides the notes' texts and
+        the inputs the context recorded (Context.read): the listing's key without the sizes
+        and mtimes, with every file's name instead, and the errors."""
         errors = _errors(vault, assumed=False)  # (loads the notes: they are all checked)
         external = [(p, n.size, n.mtime_ns, n.ctime_ns, n.ino)
                     for p, n in sorted(vault.external.items())]
-        return _digest(vault, f"{KEPT_READS}|{vault.names_epoch}|{external}|{errors}")
+        return _digest(vault, f"{vault.names_epoch}|{external}|{errors}")
 
     def changed_notes(self) -> set[str] | None:
         """After a change (the last run's findings are not for this state): the notes
-        that changed since, when nothing else the ``note_alone`` rules read did; else
-        None. A note changed within the racy margin of the last run counts as changed."""
+        that changed since, when nothing else keyed by the context did; else None. A
+        note changed within the racy margin of the last run counts as changed."""
         if self.matched or self.previous is None:
             return None
         from array import array
@@ -440,36 +455,43 @@ class ResultsCache:
                     changed.add(path)
         return changed
 
-    def kept(self, rule: str, changed: set[str], touched=frozenset()) -> tuple | None:
-        """``(findings by note, notes to run on, notes read, notes with findings)`` for
-        ``rule`` after a change: the last run's findings on the notes that did not change,
-        read no note that did (see :meth:`changed_notes` and ``Context.reads``) and are not
-        ``touched`` (``Rule.touched``), the notes it must run on, what each note's findings
-        read last time, and the notes it found something on last time; None when the last
-        run left nothing to keep for the rule. The kept notes' suppression comments are
-        kept too."""
-        found = self.previous[1].get(rule) if self.previous is not None else None
-        read = _decode_reads(self.previous[6].get(rule, b""), self._paths) \
-            if self.previous is not None else None
+    def kept(self, rule: str, changed: set[str]) -> tuple | None:
+        """``(findings by note, notes to run on, inputs read by note)`` for ``rule`` after a
+        change: the last run's findings on the notes that did not change and none of whose
+        recorded inputs did (see :meth:`changed_notes` and ``lint.reads.stale``), the notes
+        the rule must run on, and what its findings on each note read last time; None when
+        the last run left nothing to keep for the rule. The kept notes' suppression comments
+        are kept too."""
+        if self.previous is None:
+            return None
+        found = self.previous[1].get(rule)
+        read = _decode_reads(self.previous[6].get(rule, (b"", {})), self._paths)
         if not isinstance(found, list) or read is None:
             return None  # (none kept, or a damaged file: the rule runs on every note)
-        rerun = set(changed) | set(touched)
-        for path, others in read.items():
-            if path not in rerun and any(o in changed for o in others):
+        from vaultkit.lint.reads import Since, stale
+
+        since = self.__dict__.get("_since")
+        if since is None or since.changed is not changed:
+            since = self._since = Since(self.vault, changed)  # (one per run, every rule's)
+        rerun = set(changed)
+        for path, inputs in read.items():
+            if path not in rerun and stale(inputs, since):
                 rerun.add(path)
         out: dict[str, list[Diagnostic]] = {}
-        flagged = set()
         for t in found:
             if not isinstance(t, tuple) or len(t) != 8 or not isinstance(t[3], str):
                 return None  # (a damaged file: the rule runs on every note)
-            flagged.add(t[3])
             if t[3] not in rerun:
                 out.setdefault(t[3], []).append(Diagnostic(*t))
         old = self.previous[2]
         for path in out:
             if path not in self.suppressions and isinstance(old.get(path), list):
                 self.suppressions[path] = old[path]
-        return out, rerun, read, flagged
+        return out, rerun, read
+
+    def has(self, rule: str) -> bool:
+        """Whether the findings of ``rule`` for this state are here (:meth:`get` has them)."""
+        return rule in self.results
 
     def get(self, rule: str) -> list[Diagnostic] | None:
         found = self.results.get(rule)
@@ -481,7 +503,7 @@ class ResultsCache:
             return None
 
     def put(self, rule: str, found: list[Diagnostic], reads: dict | None = None) -> None:
-        """Keep a rule's findings (and the other notes they read on each note); messages
+        """Keep a rule's findings (and the inputs they read on each note); messages
         pass the output boundary (a cache is a file too). Paths are kept as the vault names
         them: they are the notes' keys."""
         from vaultkit.vault.outbound import clean_many
@@ -489,7 +511,7 @@ class ResultsCache:
         messages = clean_many([d.message for d in found], one_line=True)
         self.results[rule] = [(d.rule, d.code, d.severity, d.path, d.line, d.column, message,
                                d.fixable) for d, message in zip(found, messages)]
-        if reads:
+        if reads is not None:
             self.reads[rule] = reads
         self.fresh = self.ran = True
 
@@ -540,15 +562,15 @@ class ResultsCache:
                 from array import array
 
                 states = self.vault.note_states()
-                paths = [s[0] for s in states]
-                # the reads of the findings reused as they were (the same names, so the
-                # same positions), then those of the rules that ran
+                # the reads of the findings reused as they were, then those of the rules
+                # that ran
                 kept = self.last[3] if self.matched and len(self.last) == 7 \
                     and isinstance(self.last[3], dict) else {}
                 reads = {rule: raw for rule, raw in kept.items()
                          if rule in self.results and rule not in self.reads}
-                reads.update((rule, _encode_reads(found, paths))
-                             for rule, found in self.reads.items())
+                at = {s[0]: i for i, s in enumerate(states)}
+                reads.update((rule, _encode_reads(record, at))
+                             for rule, record in self.reads.items())
                 # (every note's size, mtime, ctime and inode, in the notes' order: their
                 # names are in the context, so the order is the same whenever the context
                 # is); and the blob id of each note whose ctime lies in this run's racy
@@ -566,16 +588,11 @@ class ResultsCache:
             pass
 
 
-# What the per-note rules keep after a change (which are ``note_alone``, what their reads
-# mean), part of the context digest: a results cache written by a vaultkit whose rules kept
-# less (the same release, an earlier build) is then not taken for one that names every read.
-# Bump it with any change to either; tests/test_results_cache.py holds it to the rules.
-KEPT_READS = 5  # 5: promoted-junk and promoted-twice
-
 # The results file's shape, in its key: 2 lists every note's ctime and inode beside its size
-# and mtime, and the blob ids of the notes in the racy margin; a file of another shape is
-# never matched, so it is rebuilt, not misread.
-RESULTS_FORMAT = 2
+# and mtime, and the blob ids of the notes in the racy margin; 3 keeps, per rule and note,
+# the inputs the context recorded (lint.reads) instead of the notes the rules said they
+# read; a file of another shape is never matched, so it is rebuilt, not misread.
+RESULTS_FORMAT = 3
 
 # Obsidian's settings a rule reads (unknown-location: where the daily notes go); the
 # listing leaves .obsidian/ out
@@ -635,39 +652,54 @@ def _stat_key(st) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
-def _encode_reads(reads: dict[str, list[str]], paths: list[str]) -> bytes:
-    """A rule's reads (note -> the notes its findings there read) as pairs of positions in
-    the notes' order: the names are in the results cache's context, so the same order
-    holds whenever they are used (paths as text were half the file). A read of no note
-    (an attachment) is left out: only a note can be found changed."""
+def _encode_reads(record: dict, at: dict[str, int]) -> tuple[bytes, dict]:
+    """A rule's record (note -> the inputs its findings there read: lint.reads) as the
+    results file keeps it: the reads of other notes as pairs of positions in the notes'
+    order (``at``: path -> position; the names are in the results cache's context, so the
+    same order holds whenever the record is used; paths as text would be most of the
+    file), the other inputs as they are."""
+    if not record:
+        return b"", {}
     from array import array
 
-    at = {p: i for i, p in enumerate(paths)}
+    from vaultkit.lint.reads import READ_NOTE
+
     pairs = array("I")
-    for path, others in reads.items():
+    rest: dict[str, list[str]] = {}
+    for path, inputs in record.items():
         i = at.get(path)
-        if i is not None:
-            for other in others:
-                j = at.get(other)
-                if j is not None:
-                    pairs.extend((i, j))
-    return pairs.tobytes()
+        for what in sorted(inputs):
+            j = at.get(what[2:]) if what.startswith(READ_NOTE) else None
+            if i is not None and j is not None:
+                pairs.extend((i, j))
+            else:
+                rest.setdefault(path, []).append(what)
+    return pairs.tobytes(), rest
 
 
 def _decode_reads(raw, paths: list[str]) -> dict[str, list[str]] | None:
-    """:func:`_encode_reads` undone; None for bytes that do not fit these notes."""
+    """:func:`_encode_reads` undone; None for what does not fit these notes (a damaged
+    file)."""
     from array import array
 
+    from vaultkit.lint.reads import READ_NOTE
+
     try:
-        pairs = array("I", raw)
+        packed, rest = raw
+        pairs = array("I", packed)
     except (TypeError, ValueError):
         return None
     n = len(paths)
-    if len(pairs) % 2 or any(k >= n for k in pairs):
+    if not isinstance(rest, dict) or len(pairs) % 2 or any(k >= n for k in pairs):
         return None
     out: dict[str, list[str]] = {}
+    for path, inputs in rest.items():
+        if not isinstance(path, str) or not isinstance(inputs, list) \
+                or not all(isinstance(i, str) for i in inputs):
+            return None
+        out[path] = list(inputs)
     for k in range(0, len(pairs), 2):
-        out.setdefault(paths[pairs[k]], []).append(paths[pairs[k + 1]])
+        out.setdefault(paths[pairs[k]], []).append(READ_NOTE + paths[pairs[k + 1]])
     return out
 
 

@@ -3,8 +3,9 @@
 A rule is one class in one module under ``vaultkit/lint/rules/``. Its docstring is its
 documentation in ruff's shape (``## What it does``, ``## Why is this bad?``,
 ``## Example``); ``vaultkit rule NAME`` prints it and the rule table (docs/rules.md) is built
-from the registry. Rules read the parsed vault and the profile; they never read
-files themselves.
+from the registry. Rules read the parsed vault and the profile through the
+:class:`Context`, which records what each read (what the results cache's reuse rests on);
+they never read files themselves, and declare nothing about caching.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 from vaultkit.lint.diagnostics import Diagnostic, Fix
+from vaultkit.lint.reads import (EVERYTHING, READ_ALIAS, READ_INBOUND, READ_NOTE, UNKEYED,
+                                 alias_holders, inbound)
 
 if TYPE_CHECKING:
     from vaultkit.vault.model import Note
@@ -28,21 +31,195 @@ ASKING_GIT = "vaultkit-git"  # the threads that ask git beside the rules (engine
 
 
 class Context:
-    """What a run knows besides the vault: the options and shared, lazily built views."""
+    """What a run knows besides the vault: the options, shared lazily built views, and a
+    record of what each rule read while it ran.
+
+    A rule reaches the vault only through this context. The engine says which rule runs on
+    which note (:meth:`reading`); each accessor below notes in :attr:`read` the input it
+    gave, and the results cache reuses a finding only while none of the inputs its rule
+    read there changed (``engine.ResultsCache``). What the accessors give without a record
+    is keyed by the results cache's context (the settings and profile, the set of file
+    names, the files read beside the vault): a change there means a full run. Reaching the
+    whole vault (:attr:`vault`) records that the findings read everything; git and the
+    clock record that they cannot be keyed, and then none of the rule's findings is kept.
+    """
 
     def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
                  targets: set[str] | None = None, reuse_results: bool = False):
-        self.vault = vault
+        self._vault = vault
         self.profile = vault.profile
         self.settings = vault.settings
         self.staged = staged
         self.hook = hook
         self.targets = targets  # vault-relative paths being reported on; None = all
         self.reuse_results = reuse_results  # may findings come from the results cache?
+        # (rule, note path or None) being run, on the thread running the rules only: the
+        # thread asking git beside them records nothing
+        self._at = threading.local()
+        #: rule -> note path (None: a vault rule) -> the inputs its findings there read
+        self.read: dict[str, dict[str | None, set[str]]] = {}
+        self._unkeyed: set[str] = set()  # the rules that read git or the clock
+
+    # -- the record ---------------------------------------------------------------------
+
+    def reading(self, rule: str | None, path: str | None = None) -> None:
+        """Say which rule now runs, and on which note (None: the rule runs once, or none)."""
+        self._at.now = (rule, path) if rule is not None else None
+
+    def _record(self, what: str) -> None:
+        at = getattr(self._at, "now", None)
+        if at is not None:
+            self.read.setdefault(at[0], {}).setdefault(at[1], set()).add(what)
+            if what == UNKEYED:
+                self._unkeyed.add(at[0])
+
+    def _record_note(self, path: str) -> None:
+        """Another note read (the note being checked is always an input)."""
+        at = getattr(self._at, "now", None)
+        if at is not None and path != at[1]:
+            self.read.setdefault(at[0], {}).setdefault(at[1], set()).add(READ_NOTE + path)
+
+    def unkeyed(self, rule: str) -> bool:
+        """Whether ``rule`` read something no key covers (git, the clock) in this run."""
+        return rule in self._unkeyed
+
+    # -- the vault, as the rules read it ------------------------------------------------
+
+    @property
+    def vault(self) -> "Vault":
+        """The whole vault: findings that reach it are taken to read every note."""
+        self._record(EVERYTHING)
+        return self._vault
+
+    @property
+    def resolver(self):
+        """The vault's resolver, whole (see :meth:`resolve_all` for a rule's links)."""
+        self._record(EVERYTHING)
+        return self._resolver
 
     @cached_property
-    def resolver(self):
-        return self.vault.resolver
+    def _resolver(self):
+        return self._vault.resolver
+
+    def note(self, path: str) -> "Note | None":
+        """The note at ``path`` (None for no note): recorded as read."""
+        self._record_note(path)
+        return self._vault.note(path)
+
+    def has_note(self, path: str) -> bool:
+        """Whether ``path`` is a note: the set of names, part of the results cache's key."""
+        return self._vault.has_note(path)
+
+    def note_paths(self):
+        """Every note's path (the names alone)."""
+        return self._vault.note_paths()
+
+    def layer_of(self, note: "Note") -> str | None:
+        """The note's layer: by its path and, for a header layer, its opening lines."""
+        self._record_note(note.path)
+        return self._vault.layer_of(note)
+
+    def type_of(self, note: "Note") -> str | None:
+        """The note's type, by its folder."""
+        return self._vault.type_of(note)
+
+    def claimed(self, note: "Note") -> bool:
+        """True when a named layer (not a fallback) claims ``note``."""
+        self._record_note(note.path)
+        return self._vault.claimed(note)
+
+    @property
+    def root(self):
+        return self._vault.root
+
+    def entries(self, note: "Note") -> list:
+        """The entries the entry rules judge in ``note`` (vaultkit.vault.entries)."""
+        from vaultkit.vault.entries import note_entries
+
+        self._record_note(note.path)
+        return note_entries(self._vault, note)
+
+    def entry_level(self, note: "Note"):
+        from vaultkit.vault.entries import entry_level
+
+        self._record_note(note.path)
+        return entry_level(self._vault, note)
+
+    def secrets(self, note: "Note") -> list:
+        """A note's credentials (a fact cached with the note)."""
+        from vaultkit.vault.secretscan import secrets_of
+
+        self._record_note(note.path)
+        return secrets_of(self._vault, note)
+
+    def runtimes(self) -> list:
+        """The runtimes detected for the vault (part of the results cache's key)."""
+        from vaultkit.vault.runtimes import detected
+
+        return detected(self._vault)
+
+    def nested_vaults(self) -> tuple[str, ...]:
+        """The subfolders that are Obsidian vaults of their own (part of the key)."""
+        from vaultkit.links.obsidian import nested_vaults
+
+        return nested_vaults(self._vault)
+
+    @cached_property
+    def daily_notes_folder(self) -> str | None:
+        """Where Obsidian's daily notes go (its settings are part of the key)."""
+        from vaultkit.links.obsidian import daily_notes_folder
+
+        return daily_notes_folder(self._vault.root)
+
+    def index_path(self) -> str:
+        from vaultkit.links.indexgen import index_path
+
+        return index_path(self._vault)
+
+    def resolve_all(self, note: "Note") -> list:
+        """Where each of ``note``'s links leads. Which note a name means depends on the names
+        alone; a heading or block link reads its target's headings and block ids."""
+        resolved = self._resolver.resolve_all(note)
+        if getattr(self._at, "now", None) is not None:
+            for link, res in zip(note.links, resolved):
+                if link.subpath and res.path:
+                    self._record_note(res.path)
+        return resolved
+
+    def link_text(self, path: str, source: str = "") -> str:
+        """The shortest link text that leads from ``source`` to ``path`` (by the names)."""
+        return self._resolver.link_text(path, source)
+
+    def alias_holders(self, name: str) -> list[str]:
+        """The notes whose ``aliases`` hold ``name`` (case-folded), in the vault's order:
+        recorded with the answer, which the next run asks again."""
+        key = name.strip().casefold()
+        found = alias_holders(self._vault, key, self.reuse_results and self.targets is None)
+        self._record(READ_ALIAS + key + "\0" + "\0".join(found))
+        return found
+
+    def inbound(self, note: "Note") -> list[str]:
+        """The other notes linking to ``note`` or writing out its path (INDEX.md left out):
+        recorded with the answer, which the next run asks again."""
+        found = inbound(self._vault, note.path)
+        self._record(READ_INBOUND + note.path + "\0" + "\0".join(found))
+        return found
+
+    def today(self):
+        """Today's date: findings that read it cannot be keyed."""
+        import datetime as dt
+
+        self._record(UNKEYED)
+        return dt.date.today()
+
+    @property
+    def snapshots(self):
+        """vaultkit.vault.snapshots: the snapshot store is no file the key lists."""
+        self._record(UNKEYED)
+        from vaultkit.vault import snapshots
+
+        return snapshots
+
 
     @cached_property
     def _not_link(self):
@@ -63,24 +240,10 @@ class Context:
     def _not_link_memo(self) -> dict[str, bool]:
         return {}
 
-    def reads(self, rule: str, path: str, others) -> None:
-        """Say that ``rule``'s findings on the note at ``path`` read the notes ``others``
-        too (a heading link's target): after a change to one of them, a rule that keeps
-        its findings on unchanged notes (``Rule.note_alone``) runs on this note again."""
-        others = sorted({o for o in others if o and o != path})
-        if others:
-            self.__dict__.setdefault("_reads", {}).setdefault(rule, {})[path] = others
-
-    def before(self, rule: str):
-        """For a rule keeping its findings on unchanged notes (``Rule.note_alone``), in a
-        run after a change: ``(notes changed, what each note's findings read last run,
-        notes it found something on last run)``; None in a run over every note."""
-        return self.__dict__.get("_before", {}).get(rule)
-
     def link_source(self, note) -> bool:
         """Whether ``note``'s links are checked: not for session transcripts (runtime
         output holding `[[reply_to_current]]` directives and raw turns)."""
-        return self.vault.layer_of(note) not in NOT_LINK_SOURCES
+        return self.layer_of(note) not in NOT_LINK_SOURCES
 
     def is_link(self, link) -> bool:
         """False for ``[[...]]`` text the profile says is no link (``not_link``): reply
@@ -100,6 +263,7 @@ class Context:
         """The run's :class:`~vaultkit.vault.gitstate.GitState`. While the engine asks git
         beside the rules (``asking_git``, a thread: see ``Rule.asks_git``), any other
         thread asking waits for it first: git is never asked twice nor at once."""
+        self._record(UNKEYED)
         asking = self.asking_git
         if asking is not None and threading.current_thread().name != ASKING_GIT:
             asking.join()
@@ -112,7 +276,7 @@ class Context:
     def _git(self):
         from vaultkit.vault.gitstate import GitState
 
-        return GitState(self.vault, staged=self.staged or self.hook)
+        return GitState(self._vault, staged=self.staged or self.hook)
 
 
 class Rule:
@@ -129,17 +293,6 @@ class Rule:
     #: "note" rules run per note (only on the notes being reported on);
     #: "vault" rules run once and may report anywhere.
     scope: ClassVar[str] = "note"
-    #: False for rules whose findings depend on more than the vault's files and config
-    #: (git history): their results are never reused from the results cache.
-    cacheable: ClassVar[bool] = True
-    #: True for a note rule whose findings on a note depend on that note alone (its text,
-    #: path and layer), the profile and config, the set of file names, and the notes it
-    #: names with ``Context.reads``: after a change, its findings on the notes that did not
-    #: change and read none that did are reused (engine.ResultsCache). A rule that reads
-    #: other notes in other ways too (inbound links) says with :meth:`touched` which notes a
-    #: change moves. False (the default) for one whose reads cannot be named that way (the
-    #: bootstrap files, files outside the notes).
-    note_alone: ClassVar[bool] = False
     #: True for a note rule that also checks the Markdown files under the profile's
     #: ``secret_scan_folders`` (``Vault.set_aside``), which no other rule reads.
     reads_set_aside: ClassVar[bool] = False
@@ -148,19 +301,13 @@ class Rule:
         return ()
 
     def asks_git(self, ctx: Context) -> Iterable[Callable[[], object]]:
-        """For a vault rule that is not ``cacheable`` and asks git: what it asks first, as
+        """For a vault rule that asks git: what it asks first, as
         calls that keep their answers in ``ctx.git``. The engine makes them, once each, in
         threads beside the rules that run before it, once ``ctx.git`` found the repository;
         ``ctx.git`` waits for them before it answers any other thread."""
         return ()
 
     def check_vault(self, ctx: Context) -> Iterable[Diagnostic]:
-        return ()
-
-    def touched(self, ctx: Context, changed: set[str]) -> Iterable[str]:
-        """For a ``note_alone`` rule, after a change to the notes ``changed``: the other
-        notes whose findings that change may move though they read none of them (a note
-        the changed ones link to now); the rule runs on these again too."""
         return ()
 
     def diag(self, path: str, line: int | None, column: int | None, message: str,

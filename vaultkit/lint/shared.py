@@ -95,7 +95,7 @@ def unquoted_links(line: str) -> list[tuple[int, int]]:
 def is_bootstrap_file(ctx, note, name: str) -> bool:
     """True for the bootstrap file ``name`` (``MEMORY.md``), in the vault or one level up."""
     base = note.path.rsplit("/", 1)[-1]
-    if base != name or ctx.vault.layer_of(note) != "bootstrap":
+    if base != name or ctx.layer_of(note) != "bootstrap":
         return False
     return "/" not in note.path or note.path == "../" + name
 
@@ -176,8 +176,8 @@ SKILL_MAX_DEPTH = 6  # OpenClaw finds SKILL.md up to 6 levels below a root
 
 def skill_folder(path: str, roots: tuple[str, ...] = SKILL_ROOTS, vault=None) -> str | None:
     """The folder name of a skill's ``SKILL.md`` under one of ``roots``, or None. With
-    ``vault``, a ``SKILL.md`` inside another skill's folder is no skill (OpenClaw stops
-    looking below a folder holding one)."""
+    ``vault`` (the vault, or a rule's context: its ``has_note``), a ``SKILL.md`` inside
+    another skill's folder is no skill (OpenClaw stops looking below a folder holding one)."""
     if not path.endswith("/SKILL.md"):
         return None
     for root in roots:
@@ -187,7 +187,7 @@ def skill_folder(path: str, roots: tuple[str, ...] = SKILL_ROOTS, vault=None) ->
                 return None
             if vault is not None:
                 for depth in range(1, len(parts) - 1):
-                    if vault.note(root + "/".join(parts[:depth]) + "/SKILL.md") is not None:
+                    if vault.has_note(root + "/".join(parts[:depth]) + "/SKILL.md"):
                         return None
             return parts[-2]
     return None

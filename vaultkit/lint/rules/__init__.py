@@ -1,9 +1,10 @@
 """The rule registry: every module in this package defines exactly one rule.
 
-Modules are discovered, so adding a rule is adding a file. Each module exposes its
-rule class as ``RULE``. ``_index.py`` lists each rule's name, code and flags, so that
-selecting rules (:func:`rule_refs`) imports no module until a rule runs; a module it does
-not list makes every module be imported.
+Modules are discovered, so adding a rule is adding a file (and running
+``python -m vaultkit.lint.docsgen``). Each module exposes its rule class as ``RULE``.
+``_index.py``, generated from the classes by docsgen, lists each rule's name, code and
+flags, so that selecting rules (:func:`rule_refs`) imports no module until a rule runs;
+tests/test_docs.py fails when it differs from what the classes say.
 """
 
 from __future__ import annotations
@@ -60,16 +61,14 @@ def all_rules() -> tuple[Rule, ...]:
 
 class RuleRef:
     """A rule known by its entry in the index (``_index.py``): name, code, severity,
-    fixable, scope, cacheable and default are there at once; anything else (``check``,
+    fixable, scope and default are there at once; anything else (``check``,
     ``check_vault``, its docs) imports the rule's module and asks the rule itself."""
 
-    __slots__ = ("code", "name", "module", "severity", "fixable", "scope", "cacheable",
-                 "default", "_rule")
+    __slots__ = ("code", "name", "module", "severity", "fixable", "scope", "default", "_rule")
 
-    def __init__(self, code, name, module, severity, fixable, scope, cacheable,
-                 default=True):
+    def __init__(self, code, name, module, severity, fixable, scope, default=True):
         self.code, self.name, self.module, self.severity = code, name, module, severity
-        self.fixable, self.scope, self.cacheable = fixable, scope, cacheable
+        self.fixable, self.scope = fixable, scope
         self.default = default
         self._rule = None
 
@@ -90,16 +89,11 @@ class RuleRef:
 
 @lru_cache(maxsize=1)
 def rule_refs() -> tuple[Rule, ...]:
-    """Every rule as :func:`all_rules` gives them, in the same order, without importing a
-    rule's module until the rule is run (:class:`RuleRef`); every rule imported (as
-    :func:`all_rules`) when the index does not list exactly the modules there are."""
+    """Every rule as the generated index lists them (in code order, as :func:`all_rules`),
+    without importing a rule's module until the rule is run (:class:`RuleRef`)."""
     from vaultkit.lint.rules._index import OFF_BY_DEFAULT, RULES
 
-    modules = _module_names()
-    if modules != {entry[2] for entry in RULES} or len(RULES) != len(modules):
-        return all_rules()
-    return tuple(RuleRef(*entry, default=entry[1] not in OFF_BY_DEFAULT)
-                 for entry in sorted(RULES))
+    return tuple(RuleRef(*entry, default=entry[1] not in OFF_BY_DEFAULT) for entry in RULES)
 
 
 def by_key() -> dict[str, Rule]:

@@ -24,13 +24,12 @@ class AmbiguousLink(Rule):
 
     name = "ambiguous-link"
     code = "VK502"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
             return
-        for link, res in zip(note.links, ctx.resolver.resolve_all(note)):
+        for link, res in zip(note.links, ctx.resolve_all(note)):
             if len(res.candidates) < 2:
                 continue
             if not ctx.is_link(link):

@@ -71,25 +71,6 @@ class BrokenLink(Rule):
     name = "broken-link"
     code = "VK501"
     severity = "warning"
-    # (with the targets of its heading and block links, and the notes holding an alias it
-    # was written with: ctx.reads; a note that now holds an alias: touched)
-    note_alone = True
-
-    def touched(self, ctx, changed):
-        """The notes with a link to an alias a changed note holds now and did not before: a
-        link that was a forward link may be an alias link since (one that already was read
-        its holder). Most changes add no alias, and then no note is looked at."""
-        from vaultkit.vault.aliases import alias_index, new_aliases
-
-        vault = ctx.vault
-        held = new_aliases(vault, changed)
-        if not held:
-            return ()
-        alias_index(vault, _keeps(ctx))  # (kept with the new aliases: then no news)
-        from vaultkit.links.graph import link_graph
-
-        return {note.path for note, link, _ in link_graph(vault).unresolved
-                if link.kind == WIKI and link.target.casefold() in held}
 
     def check(self, note, ctx):
         if not note.links or note.path.startswith("../") or not ctx.link_source(note):
@@ -98,11 +79,7 @@ class BrokenLink(Rule):
         forward = settings.forward_links == "allow"
         placeholder = None
         excluded = None  # asked at the first broken link: most notes have none
-        resolved = ctx.resolver.resolve_all(note)
-        # a heading or block link reads its target's headings and block ids: a change there
-        # can break it or mend it (which note a name means depends on the names alone)
-        reads = [res.path for link, res in zip(note.links, resolved) if link.subpath and res.path]
-        ctx.reads(self.name, note.path, reads)
+        resolved = ctx.resolve_all(note)
         for link, res in zip(note.links, resolved):
             if res.missing is None:
                 continue
@@ -115,9 +92,7 @@ class BrokenLink(Rule):
             if "{{" in link.target or "{{" in link.subpath:
                 continue  # a template placeholder, filled in when the template is used
             holders = _holders(ctx, link) if res.missing == M_NOTE else ()
-            if holders:  # (a change to their aliases moves this finding)
-                reads += holders
-                ctx.reads(self.name, note.path, reads)
+            if holders:
                 yield self.diag(note.path, link.line, link.column or 1,
                                 _alias_message(ctx, note, link, holders))
                 continue
@@ -134,7 +109,7 @@ class BrokenLink(Rule):
             if res.missing == M_HEADING:
                 where = "this note" if res.path == note.path else f"'{res.path}'"
                 msg = (f"{where} has no heading '{res.detail}' ({what} {link.raw})"
-                       f"{_heading_hint(ctx.vault.note(res.path), res.detail)}")
+                       f"{_heading_hint(ctx.note(res.path), res.detail)}")
             elif res.missing == M_BLOCK:
                 where = "this note" if res.path == note.path else f"'{res.path}'"
                 msg = f"{where} has no block '{res.detail}' ({what} {link.raw})"
@@ -149,19 +124,12 @@ def _holders(ctx, link) -> list[str]:
     """The notes whose ``aliases`` hold a missing wikilink's target (by case-folded name)."""
     if link.kind != WIKI or not link.target or "/" in link.target:
         return []
-    from vaultkit.vault.aliases import alias_index
-
-    return sorted(alias_index(ctx.vault, _keeps(ctx)).get(link.target.strip().casefold(), ()))
-
-
-def _keeps(ctx) -> bool:
-    """Does this run's findings go to the results cache (so the alias index may be kept)?"""
-    return ctx.reuse_results and ctx.targets is None
+    return ctx.alias_holders(link.target)
 
 
 def _alias_message(ctx, note, link, holders: list[str]) -> str:
     holder = holders[0]
-    text = ctx.resolver.link_text(holder, note.path)
+    text = ctx.link_text(holder, note.path)
     subpath = f"#{link.subpath}" if link.subpath else ""
     shown = link.alias if link.alias else link.target
     what = "embed" if link.embed else "link"
@@ -203,9 +171,9 @@ def _heading_hint(target, wanted: str) -> str:
 def _in_nested_vault(ctx, path: str) -> bool:
     """True for a note inside a subfolder that is an Obsidian vault of its own (its own
     ``.obsidian/``): Obsidian's policy holds there, forward links allowed."""
-    from vaultkit.links.obsidian import in_folders, nested_vaults
+    from vaultkit.links.obsidian import in_folders
 
-    nested = nested_vaults(ctx.vault)
+    nested = ctx.nested_vaults()
     return bool(nested) and in_folders(path, nested)
 
 

@@ -85,7 +85,6 @@ class DailyRecordInMemory(Rule):
 
     name = "daily-record-in-memory"
     code = "VK402"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -97,7 +97,6 @@ class DeprecatedProperty(Rule):
 
     name = "deprecated-property"
     code = "VK205"
-    note_alone = True
     severity = "warning"
     fixable = True
 

@@ -65,13 +65,12 @@ class DuplicateBlock(Rule):
 
     name = "duplicate-block"
     code = "VK405"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
         if note.error:
             return
-        layer = ctx.vault.layer_of(note)
+        layer = ctx.layer_of(note)
         if layer not in ("journal", "bootstrap"):
             return
         lines = note.lines

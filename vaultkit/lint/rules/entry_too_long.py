@@ -1,5 +1,5 @@
 from vaultkit.core.lazyre import lazy_re
-from vaultkit.vault.entries import LOG, entry_level, is_content, is_dated, note_entries
+from vaultkit.vault.entries import LOG, is_content, is_dated
 from vaultkit.lint.rule import Rule
 
 # An entry is reported when it is this many times budgets.entry_max_lines: twice the seeds'
@@ -56,7 +56,6 @@ class EntryTooLong(Rule):
 
     name = "entry-too-long"
     code = "VK304"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
@@ -65,8 +64,8 @@ class EntryTooLong(Rule):
         # a whole-vault run reports the clear outliers of the owner's own style, not every
         # entry past the seeds' advice (which `vaultkit log` and memory_log hold new entries to)
         over = OUTLIER * limit
-        journal = entry_level(ctx.vault, note) == "auto"
-        for entry in note_entries(ctx.vault, note):
+        journal = ctx.entry_level(note) == "auto"
+        for entry in ctx.entries(note):
             if entry.kind == LOG:
                 for item in entry.items:
                     if item.nonblank > over:

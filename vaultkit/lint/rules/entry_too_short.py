@@ -1,4 +1,4 @@
-from vaultkit.vault.entries import HEADING, note_entries, says_too_little, short_style
+from vaultkit.vault.entries import HEADING, says_too_little, short_style
 from vaultkit.lint.rule import Rule
 
 
@@ -56,7 +56,6 @@ class EntryTooShort(Rule):
 
     name = "entry-too-short"
     code = "VK305"
-    note_alone = True
     severity = "warning"
     default = False  # (advice to the writer; see "What it does")
 
@@ -65,7 +64,7 @@ class EntryTooShort(Rule):
         minimum = budgets.entry_min_lines
         if minimum <= 0:
             return
-        found = note_entries(ctx.vault, note)
+        found = ctx.entries(note)
         if short_style(found, budgets):
             return  # one- and two-line entries are how this file is written
         from vaultkit.lint.shared import filler_text

@@ -1,4 +1,4 @@
-from vaultkit.vault.entries import LOG, note_entries
+from vaultkit.vault.entries import LOG
 from vaultkit.vault.phrases import matcher
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import filler_text
@@ -38,11 +38,10 @@ class FillerEntry(Rule):
 
     name = "filler-entry"
     code = "VK403"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
-        found = note_entries(ctx.vault, note)
+        found = ctx.entries(note)
         if not found:
             return
         find = matcher(ctx.profile.phrases.filler)

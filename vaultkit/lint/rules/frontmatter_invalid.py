@@ -30,7 +30,6 @@ class FrontmatterInvalid(Rule):
 
     name = "frontmatter-invalid"
     code = "VK002"
-    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):

@@ -39,14 +39,13 @@ class FrontmatterMissing(Rule):
 
     name = "frontmatter-missing"
     code = "VK201"
-    note_alone = True
     severity = "warning"
     fixable = True
 
     def check(self, note, ctx):
         if note.frontmatter is not None or note.fm_error or note.fm_span:
             return
-        type_name = ctx.vault.type_of(note)
+        type_name = ctx.type_of(note)
         spec = ctx.profile.types.get(type_name) if type_name else None
         if spec is None:
             return

@@ -98,7 +98,6 @@ class FrontmatterSchema(Rule):
 
     name = "frontmatter-schema"
     code = "VK202"
-    note_alone = True
     severity = "error"
 
     def __init__(self):
@@ -118,7 +117,7 @@ class FrontmatterSchema(Rule):
         fm = note.frontmatter
         if fm is None:
             return
-        type_name = ctx.vault.type_of(note)
+        type_name = ctx.type_of(note)
         if not type_name or type_name not in ctx.profile.types:
             return
         first = note.fm_span[0] if note.fm_span else 1

@@ -29,7 +29,6 @@ class JournalFilename(Rule):
 
     name = "journal-filename"
     code = "VK102"
-    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):
@@ -37,7 +36,7 @@ class JournalFilename(Rule):
         if not note.path.startswith(prefix):
             return
         rest = note.path[len(prefix):]
-        if "/" in rest or ctx.vault.claimed(note):
+        if "/" in rest or ctx.claimed(note):
             return
         if not prefix and rest in ctx.profile.bootstrap_files:
             return

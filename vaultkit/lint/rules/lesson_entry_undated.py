@@ -71,11 +71,10 @@ class LessonEntryUndated(Rule):
 
     name = "lesson-entry-undated"
     code = "VK404"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
-        type_name = ctx.vault.type_of(note)
+        type_name = ctx.type_of(note)
         spec = ctx.profile.types.get(type_name) if type_name else None
         if spec is None or not spec.entry_level:
             return

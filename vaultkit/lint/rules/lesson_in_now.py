@@ -43,7 +43,6 @@ class LessonInNow(Rule):
 
     name = "lesson-in-now"
     code = "VK401"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

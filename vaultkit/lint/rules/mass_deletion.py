@@ -84,7 +84,6 @@ class MassDeletion(Rule):
     code = "VK602"
     severity = "error"
     scope = "vault"
-    cacheable = False  # depends on git history, not only on the files
 
     def asks_git(self, ctx):
         yield ctx.git.prefetch_diff
@@ -106,7 +105,9 @@ class MassDeletion(Rule):
         import sys
 
         from vaultkit.core.errors import VaultkitError
-        from vaultkit.vault.snapshots import clock, current_blobs, open_store, recorded_texts
+        snaps = ctx.snapshots  # (the snapshot store: no key lists it)
+        clock, current_blobs, open_store, recorded_texts = (
+            snaps.clock, snaps.current_blobs, snaps.open_store, snaps.recorded_texts)
 
         vault = ctx.vault
         settings = ctx.profile.git

@@ -1,4 +1,3 @@
-import datetime as dt
 from collections import Counter
 
 from vaultkit.lint.rule import Rule
@@ -37,7 +36,6 @@ class MemoryChurn(Rule):
     code = "VK603"
     severity = "warning"
     scope = "vault"
-    cacheable = False  # depends on git history, not only on the files
 
     def asks_git(self, ctx):
         from functools import partial
@@ -57,7 +55,7 @@ class MemoryChurn(Rule):
         days = ctx.profile.git.churn_days
         counts = Counter(git.commit_days(path, days))
         if git.staged and path in git.by_new_path and not _promotions(git, path):
-            counts[dt.date.today().isoformat()] += 1  # the commit being made
+            counts[ctx.today().isoformat()] += 1  # the commit being made
         busy = sorted((day, n) for day, n in counts.items() if n > 1)
         if not busy:
             return

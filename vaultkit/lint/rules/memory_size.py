@@ -45,7 +45,6 @@ class MemorySize(Rule):
 
     name = "memory-size"
     code = "VK301"
-    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):

@@ -23,7 +23,6 @@ class NulByte(Rule):
 
     name = "nul-byte"
     code = "VK003"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -80,7 +80,6 @@ class PromotedJunk(Rule):
 
     name = "promoted-junk"
     code = "VK406"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

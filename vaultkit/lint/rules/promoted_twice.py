@@ -50,7 +50,6 @@ class PromotedTwice(Rule):
 
     name = "promoted-twice"
     code = "VK407"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):

@@ -40,7 +40,6 @@ class PropertyLinkUnquoted(Rule):
 
     name = "property-link-unquoted"
     code = "VK206"
-    note_alone = True
     severity = "error"
     fixable = True
 

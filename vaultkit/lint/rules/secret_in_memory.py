@@ -70,15 +70,14 @@ class SecretInMemory(Rule):
 
     name = "secret-in-memory"
     code = "VK701"
-    note_alone = True
     reads_set_aside = True  # backups/: never notes, still pushed
     severity = "error"
 
     def check(self, note, ctx):
-        from vaultkit.vault.secretscan import Finding, scan_note, secrets_of
+        from vaultkit.vault.secretscan import Finding, scan_note
 
-        if ctx.vault.has_note(note.path):
-            found = secrets_of(ctx.vault, note)  # (a fact cached with the note)
+        if ctx.has_note(note.path):
+            found = ctx.secrets(note)  # (a fact cached with the note)
         else:  # a file of backups/: no note, so nothing cached with it
             found = [] if note.error else [Finding(*t) for t in scan_note(note)]
         blocks = []

@@ -44,7 +44,6 @@ class SkillFrontmatter(Rule):
 
     name = "skill-frontmatter"
     code = "VK310"
-    note_alone = True
     severity = "warning"
 
     def check(self, note, ctx):
@@ -53,7 +52,7 @@ class SkillFrontmatter(Rule):
         from vaultkit.lint.shared import (CLAUDE_SKILL_ROOTS, SKILL_ROOTS, skill_folder,
                                           skill_frontmatter)
 
-        folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS, ctx.vault)
+        folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS, ctx)
         if folder is None:
             return
         data, problem, _ = skill_frontmatter(note)

@@ -36,14 +36,13 @@ class SkillShadowsBundled(Rule):
 
     name = "skill-shadows-bundled"
     code = "VK311"
-    note_alone = True  # (which runtimes apply is part of the results cache's context)
     severity = "warning"
 
     def check(self, note, ctx):
         from vaultkit.lint.shared import SKILL_ROOTS, skill_folder, skill_frontmatter
 
         # (<workspace>/.agents/skills wins over bundled skills too)
-        folder = skill_folder(note.path, SKILL_ROOTS + (".agents/skills/",), vault=ctx.vault)
+        folder = skill_folder(note.path, SKILL_ROOTS + (".agents/skills/",), vault=ctx)
         if folder is None:
             return
         data, problem, _ = skill_frontmatter(note)
@@ -51,10 +50,8 @@ class SkillShadowsBundled(Rule):
         if not isinstance(declared, str) or declared.strip() == folder:
             return
         declared = declared.strip()
-        from vaultkit.vault.runtimes import detected
-
         runtimes = ctx.profile.runtimes
-        for runtime in detected(ctx.vault):
+        for runtime in ctx.runtimes():
             spec = runtimes.get(runtime)
             if spec is None or declared not in spec.bundled_skills:
                 continue

@@ -29,7 +29,6 @@ class TypeMismatch(Rule):
 
     name = "type-mismatch"
     code = "VK203"
-    note_alone = True
     severity = "error"
 
     def check(self, note, ctx):
@@ -45,7 +44,7 @@ class TypeMismatch(Rule):
         if key != "type" and value not in profile.types and value.lower() not in profile.types:
             return  # an alias (category: 技术) naming no type is a free category, no claim
         line = note.fm_keys.get(key, 1)
-        expected = ctx.vault.type_of(note)
+        expected = ctx.type_of(note)
         folder = note.folder + "/" if note.folder else "the vault root"
         if expected is not None:
             if value == expected:
@@ -61,8 +60,8 @@ class TypeMismatch(Rule):
                             f"'{key}: {value}' but the note is in {folder} (type {expected})"
                             f"{where} or set 'type: {expected}'")
             return
-        layer = ctx.vault.layer_of(note)
-        if layer in _EXEMPT_LAYERS or not ctx.vault.claimed(note):
+        layer = ctx.layer_of(note)
+        if layer in _EXEMPT_LAYERS or not ctx.claimed(note):
             return  # unclaimed and fallback notes: unknown-location says where they belong
         spec = profile.types.get(value) or profile.types.get(value.lower())
         if spec is None:

@@ -117,12 +117,11 @@ class UnknownLocation(Rule):
 
     name = "unknown-location"
     code = "VK101"
-    note_alone = True  # (Obsidian's daily-notes settings are in the results cache's keys)
     severity = "warning"
 
     def check(self, note, ctx):
-        vault, profile = ctx.vault, ctx.profile
-        if note.error or vault.claimed(note):
+        profile = ctx.profile
+        if note.error or ctx.claimed(note):
             return
         prefix = profile.memory_prefix
         in_memory = note.path.startswith(prefix)
@@ -133,7 +132,7 @@ class UnknownLocation(Rule):
         if message is None and profile.strict_placement:
             if not prefix and "/" not in note.path:
                 return  # memory-only vault: the root holds the journals
-            layer = vault.layer_of(note)
+            layer = ctx.layer_of(note)
             spec = profile.layer(layer) if layer else None
             where = f" ({spec.description})" if spec and spec.description else ""
             message = (f"no named layer of profile '{profile.name}' claims this file, only "
@@ -171,7 +170,7 @@ class UnknownLocation(Rule):
                         f"{note.folder or 'the vault root'}/; move it there")
         if not in_memory and _EXACT_DATE.match(note.name):
             folder = note.folder
-            daily = _daily_notes(ctx)
+            daily = ctx.daily_notes_folder
             if daily is not None and (folder == daily or daily and folder.startswith(daily + "/")):
                 return None  # an Obsidian daily note, where its own settings put it
             # at the root, or in a journal-like folder there (daily/, journal/): a journal
@@ -183,16 +182,6 @@ class UnknownLocation(Rule):
                         f"memory folder, where the runtime never loads it; append it to "
                         f"{journal}")
         return None
-
-
-def _daily_notes(ctx) -> str | None:
-    """The vault's Obsidian daily-notes folder (read once per run)."""
-    cached = ctx.__dict__.get("_daily_notes_folder", False)
-    if cached is False:
-        from vaultkit.links.obsidian import daily_notes_folder
-
-        cached = ctx.__dict__["_daily_notes_folder"] = daily_notes_folder(ctx.vault.root)
-    return cached
 
 
 def _declared_type(note, profile) -> str | None:
