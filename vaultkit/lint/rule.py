@@ -31,7 +31,8 @@ class Context:
     """What a run knows besides the vault: the options and shared, lazily built views."""
 
     def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
-                 targets: set[str] | None = None, reuse_results: bool = False):
+                 targets: set[str] | None = None, reuse_results: bool = False,
+                 notices=None, blobs=None):
         self.vault = vault
         self.profile = vault.profile
         self.settings = vault.settings
@@ -39,6 +40,12 @@ class Context:
         self.hook = hook
         self.targets = targets  # vault-relative paths being reported on; None = all
         self.reuse_results = reuse_results  # may findings come from the results cache?
+        # what the caller keeps beyond this run, handed in (None: this run's own): where
+        # the "git rules skipped" line was said (vaultkit.vault.gitstate.Notices), the
+        # snapshot objects read from git (vaultkit.vault.snapshots.BlobMemo)
+        self.notices = notices
+        if blobs is not None:
+            self.__dict__["blobs"] = blobs
 
     @cached_property
     def resolver(self):
@@ -109,10 +116,18 @@ class Context:
     asking_git = None  # the engine's thread asking git beside the rules (its name: ASKING_GIT)
 
     @cached_property
+    def blobs(self):
+        """The snapshot objects read from git (a :class:`~vaultkit.vault.snapshots.BlobMemo`):
+        the caller's, else this run's, which its two snapshot rules share."""
+        from vaultkit.vault.snapshots import BlobMemo
+
+        return BlobMemo()
+
+    @cached_property
     def _git(self):
         from vaultkit.vault.gitstate import GitState
 
-        return GitState(self.vault, staged=self.staged or self.hook)
+        return GitState(self.vault, staged=self.staged or self.hook, notices=self.notices)
 
 
 class Rule:

@@ -78,14 +78,16 @@ def run(args) -> int:
 def _check_once(args) -> int:
     from pathlib import Path
 
-    from vaultkit.vault import gitstate
-
     from vaultkit.core import progress
     from vaultkit.cli.commands._common import check_output_folder, vault_relative
     from vaultkit.core.errors import VaultkitError
 
     check_output_folder(args.output)  # before any work
-    gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
+    if getattr(args, "notices", None) is None:  # (kept over the runs of --watch)
+        from vaultkit.vault.gitstate import Notices
+
+        args.notices = Notices()
+    args.notices.quiet = args.quiet  # -q: findings only, not the "git rules skipped" line
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
@@ -594,8 +596,11 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     from vaultkit.lint.engine import run_rules
     from vaultkit.lint.rule import Context
 
+    workspace = getattr(args, "workspace", None)  # (a process that keeps the vault warm)
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
-                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
+                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff),
+                  notices=getattr(args, "notices", None),
+                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None))
     return run_rules(ctx, rules)
 
 
