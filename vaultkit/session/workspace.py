@@ -136,10 +136,12 @@ class Workspace:
             self._vault._dirty = True
         return self._vault
 
-    def overlaid(self, overlay: dict[str, str] | None):
+    def overlaid(self, overlay: dict[str, str] | None, base=None):
         """The vault with each overlay text in place of its file (nothing written). A path
-        the vault does not list (a note never saved) is not part of it."""
-        vault = self.vault()
+        the vault does not list (a note never saved) is not part of it. ``base``: the
+        vault to overlay, when the caller opened it (``check --fix``/``--diff``'s passes
+        over their fixed texts), instead of the warm one."""
+        vault = base if base is not None else self.vault()
         if not overlay:
             return vault
         from vaultkit.lint.engine import encode_note_text

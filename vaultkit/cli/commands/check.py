@@ -354,7 +354,8 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
     if not any(d.fix is not None for d in visible):  # from the results cache, which keeps no fix
         fixes = shown(_check(vault, fixers, targets, args, in_memory=True))
     plan = FixPlan(vault, fixes,
-                   lambda v: shown(_check(v, fixers, targets, args, in_memory=True)))
+                   lambda v: shown(_check(v, fixers, targets, args, in_memory=True)),
+                   getattr(args, "workspace", None))
     if args.diff:
         diffs.extend(plan.diffs())
         return diags, vault
@@ -454,10 +455,9 @@ class FixPlan:
 
     MAX_PASSES = 10
 
-    def __init__(self, vault, diags, recheck):
+    def __init__(self, vault, diags, recheck, workspace=None):
         from vaultkit.lint.engine import apply_fixes, encode_note_text
-        from vaultkit.session.workspace import outside_committed_lines, with_notes
-        from vaultkit.vault.parse import parse_note
+        from vaultkit.session.workspace import Workspace, outside_committed_lines
 
         self.vault = vault
         self.originals: dict = {}  # path -> the note as read from disk
@@ -466,6 +466,11 @@ class FixPlan:
         self.written_count = 0
         self.written_paths: list = []
         self._warned: set[str] = set()
+        # each pass checks the vault with the fixed texts in place of the files: the
+        # workspace's overlay, as an editor's unsaved buffers are checked
+        if workspace is None:
+            workspace = Workspace(vault.root, use_cache=vault.caching)
+        overlay: dict[str, str] = {}
         current = vault
         git = None
         for _ in range(self.MAX_PASSES):
@@ -473,7 +478,7 @@ class FixPlan:
             for d in diags:
                 if d.fix is not None:
                     by_path.setdefault(d.path, []).append(d)
-            changed = {}
+            changed = False
             fixed = 0
             for path, items in sorted(by_path.items()):
                 note = current.note(path)
@@ -494,14 +499,14 @@ class FixPlan:
                 if new_text == note.text:
                     continue
                 self.originals.setdefault(path, vault.note(path))
-                data = encode_note_text(note, new_text)
-                changed[path] = parse_note(path, data, size=len(data), mtime_ns=note.mtime_ns)
-                self.final[path] = (new_text, data)
+                overlay[path] = new_text
+                self.final[path] = (new_text, encode_note_text(note, new_text))
                 self.per_path[path] = self.per_path.get(path, 0) + count
                 fixed += count
+                changed = True
             if not changed:
                 break
-            current = with_notes(current, changed)
+            current = workspace.overlaid(overlay, base=vault)
             diags = recheck(current)
 
     def diffs(self) -> list[str]:
