@@ -450,6 +450,33 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     assert cachefile._KEPT == {}
 
 
+def test_a_command_handed_the_workspace_lists_from_its_pinned_listing(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The answering child's command lists the vault from the listing its workspace pinned
+    at the fork (handed down as ``main(argv, workspace=...)``, no registry), and answers
+    what a plain run prints; another ``--profile`` lists for itself."""
+    from vaultkit.cli import main
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault import loader
+
+    root = make(tmp_path).resolve()
+    monkeypatch.chdir(root)
+    assert main(["check", "--no-cache"]) == 0
+    plain = capsys.readouterr()
+    workspace = Workspace(root)
+    workspace.pin(workspace.scan())
+    walks = []
+    real = loader.list_vault
+    monkeypatch.setattr(loader, "list_vault", lambda *a: walks.append(a) or real(*a))
+    monkeypatch.setattr(resident, "SERVING", True)  # (the child asks no watcher)
+    assert main(["check", "--no-cache"], workspace=workspace) == 0
+    assert capsys.readouterr() == plain and walks == []
+    assert main(["check", "--no-cache", "--profile", "obsidian"],
+                workspace=workspace) in (0, 1)
+    assert len(walks) == 1  # (other settings: not the pinned listing)
+    workspace.close()
+
+
 def test_the_objects_a_child_read_are_held_for_the_next(tmp_path, monkeypatch):
     """What a child read of the snapshots' objects from git, the answering process holds
     in its workspace's memo once the child is done: the next child asks git only for new
