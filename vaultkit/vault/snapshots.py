@@ -1235,9 +1235,6 @@ class BlobMemo:
         self.size = 0  # the bytes held
         self.told: list[str] | None = None  # the ids read since start_telling()
 
-    def get(self, oid: str) -> bytes | None:
-        return self.held.get(oid)
-
     def remember(self, items) -> None:
         """Hold ``(oid, content)`` pairs read from git."""
         held = self.held
