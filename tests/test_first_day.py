@@ -661,7 +661,6 @@ def test_check_of_a_file_that_is_not_a_note(make_vault, capsys, monkeypatch):
 def test_git_rules_info_line_respects_quiet(make_vault, capsys, monkeypatch):
     vault = make_vault({})
     monkeypatch.chdir(vault)
-    monkeypatch.setattr("vaultkit.vault.gitstate._ANNOUNCED", set())
     _, _, err = run(capsys, "check", "-q", "--no-cache")
     assert err == ""
     _, _, err = run(capsys, "check", "--no-cache")

@@ -59,10 +59,10 @@ def commit_all(repo: Path, message: str = "c", date: str | None = None) -> None:
 
 
 def findings(root: Path, *, staged: bool = False, hook: bool = False, targets=None,
-             rules=GIT_RULES, vault_root: Path | None = None):
+             rules=GIT_RULES, vault_root: Path | None = None, notices=None):
     vault = load_vault(vault_root or root, root=vault_root or root, use_cache=False)
     keys = by_key()
-    ctx = Context(vault, staged=staged, hook=hook, targets=targets)
+    ctx = Context(vault, staged=staged, hook=hook, targets=targets, notices=notices)
     return run_rules(ctx, [keys[r] for r in rules])
 
 
@@ -597,18 +597,33 @@ def test_memory_churn_ignores_other_files(make_vault):
 # -- no repository, no HEAD, subfolders, memory-only --------------------------------------
 
 def test_not_a_git_repo_says_once_that_the_rules_were_skipped(make_vault, capsys):
+    """Once per vault for whoever holds the notices (a command over its runs, a
+    workspace), each of the three git rules asking; never for a quiet one."""
     root = make_vault({"MEMORY.md": MEMORY, J: JOURNAL})
-    gitstate._ANNOUNCED.discard(str(root))
-    assert findings(root) == []
-    assert findings(root, staged=True) == []
+    notices = gitstate.Notices()
+    assert findings(root, notices=notices) == []
+    assert findings(root, staged=True, notices=notices) == []
     err = capsys.readouterr().err
     assert err.count("git rules") == 1
     assert "skipped" in err and "not in a git repository" in err
+    assert findings(root) == [] and capsys.readouterr().err.count("git rules") == 1
+    assert findings(root, notices=gitstate.Notices(quiet=True)) == []
+    assert capsys.readouterr().err == ""
+
+
+def test_a_git_rules_notice_is_the_callers_not_the_process(make_vault, capsys, monkeypatch):
+    """Nothing of the notice is process-wide: `check -q` says nothing, and the next
+    `check` in the same process (an editor's, a test's) says it again."""
+    root = make_vault({"MEMORY.md": MEMORY, J: JOURNAL})
+    monkeypatch.chdir(root)
+    for quiet, said in ((True, 0), (False, 1), (False, 1), (True, 0)):
+        argv = ["check", "--no-cache", "--select", ",".join(GIT_RULES)] + ["-q"] * quiet
+        assert main(argv) == 0
+        assert capsys.readouterr().err.count("info: git rules") == said
 
 
 def test_check_cli_outside_git_prints_one_info_line(make_vault, capsys, monkeypatch):
     root = make_vault({"MEMORY.md": MEMORY, J: JOURNAL})
-    gitstate._ANNOUNCED.discard(str(root))
     monkeypatch.chdir(root)
     assert main(["check", "--no-cache", "--select", ",".join(GIT_RULES)]) == 0
     out, err = capsys.readouterr()
@@ -827,7 +842,6 @@ def test_failing_git_diff_skips_with_one_notice(repo, monkeypatch, capsys):
         return real(self, args, **kw)
 
     monkeypatch.setattr(GitState, "_run", broken)
-    gitstate._ANNOUNCED.discard(str(repo))
     (repo / J).unlink()
     assert findings(repo) == []
     err = capsys.readouterr().err

@@ -416,7 +416,10 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     path.write_bytes(marshal.dumps({"findings": [1, 2, 3]}))
     assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]}  # (the child's read)
     assert cachefile.parsed_files() == [str(path)]
-    _learn(_learned())  # the answering process, once the child is done
+    from vaultkit.session.workspace import Workspace
+
+    workspace = Workspace(tmp_path)
+    _learn(_learned(workspace), workspace)  # the answering process, once the child is done
     reads = []
     real = bounded.read_regular
     monkeypatch.setattr(bounded, "read_regular",
@@ -447,23 +450,51 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     assert cachefile._KEPT == {}
 
 
-def test_the_objects_a_child_read_are_held_for_the_next(monkeypatch):
+def test_a_command_handed_the_workspace_lists_from_its_pinned_listing(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The answering child's command lists the vault from the listing its workspace pinned
+    at the fork (handed down as ``main(argv, workspace=...)``, no registry), and answers
+    what a plain run prints; another ``--profile`` lists for itself."""
+    from vaultkit.cli import main
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault import loader
+
+    root = make(tmp_path).resolve()
+    monkeypatch.chdir(root)
+    assert main(["check", "--no-cache"]) == 0
+    plain = capsys.readouterr()
+    workspace = Workspace(root)
+    workspace.pin(workspace.scan())
+    walks = []
+    real = loader.list_vault
+    monkeypatch.setattr(loader, "list_vault", lambda *a: walks.append(a) or real(*a))
+    monkeypatch.setattr(resident, "SERVING", True)  # (the child asks no watcher)
+    assert main(["check", "--no-cache"], workspace=workspace) == 0
+    assert capsys.readouterr() == plain and walks == []
+    assert main(["check", "--no-cache", "--profile", "obsidian"],
+                workspace=workspace) in (0, 1)
+    assert len(walks) == 1  # (other settings: not the pinned listing)
+    workspace.close()
+
+
+def test_the_objects_a_child_read_are_held_for_the_next(tmp_path, monkeypatch):
     """What a child read of the snapshots' objects from git, the answering process holds
-    once the child is done: the next child asks git only for new ones."""
-    import vaultkit.vault.snapshots as snapshots
+    in its workspace's memo once the child is done: the next child asks git only for new
+    ones."""
     from vaultkit.cli.commands._check_server import _learn, _learned
+    from vaultkit.session.workspace import Workspace
     from vaultkit.vault import cachefile
 
-    monkeypatch.setattr(snapshots, "BLOBS", {"a" * 40: b"old\n", "b" * 40: b"read\n"})
-    monkeypatch.setattr(snapshots, "_blobs_bytes", [9])
-    monkeypatch.setattr(snapshots, "BLOBS_READ", ["b" * 40])
     monkeypatch.setattr(cachefile, "_PARSED", [])
-    told = _learned()
-    snapshots.BLOBS.clear()
-    snapshots._blobs_bytes[0] = 0
-    _learn(told)
-    assert snapshots.BLOBS == {"b" * 40: b"read\n"}  # (what the child read, not all it held)
-
+    workspace = Workspace(tmp_path)
+    workspace.blobs.remember([("a" * 40, b"old\n")])  # (held before the fork)
+    workspace.blobs.start_telling()  # the child
+    workspace.blobs.remember([("b" * 40, b"read\n")])
+    told = _learned(workspace)
+    parent = Workspace(tmp_path)  # (the answering process's, as it was at the fork)
+    _learn(told, parent)
+    assert parent.blobs.held == {"b" * 40: b"read\n"}  # (what the child read, not all it held)
+    assert parent.blobs.told is None  # (it tells nobody: it forks the children)
 
 
 @pytest.fixture

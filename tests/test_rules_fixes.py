@@ -159,6 +159,35 @@ def test_check_diff_writes_nothing(make_vault, capsys):
     assert '+owner: "[[Alice]]"' in out
 
 
+def test_check_diff_checks_its_passes_on_the_workspace_overlay(make_vault, capsys,
+                                                              monkeypatch):
+    """--diff (and --fix) check each pass's fixed texts as the workspace checks an editor's
+    unsaved buffers (``Workspace.overlaid`` on the vault the command opened): one
+    implementation of a vault with texts not on disk, ending in the text an editor's
+    fix-all (``Workspace.fixed_text``) gives."""
+    from vaultkit.lint.engine import Selection
+    from vaultkit.session.workspace import Workspace
+
+    path = "memory/projects/site.md"
+    root = make_vault({path: CRLF_NOTE.encode("utf-8")})
+    seen = []
+    real = Workspace.overlaid
+
+    def overlaid(self, overlay, base=None):
+        seen.append((dict(overlay or {}), base))
+        return real(self, overlay, base)
+
+    monkeypatch.setattr(Workspace, "overlaid", overlaid)
+    rc = main(["check", str(root), "--select", "VK205,VK206", "--diff", "--no-cache"])
+    assert rc == 1 and "+tags: [web]" in capsys.readouterr().out
+    assert seen and all(base is not None for _, base in seen)
+    planned = seen[-1][0][path]
+    seen.clear()
+    editor = Workspace(root, use_cache=False)
+    assert editor.fixed_text(path, selection=Selection(["VK205", "VK206"], [], [])) == planned
+    editor.close()
+
+
 def test_json_report_marks_findings_fixable(make_vault, capsys):
     root = make_vault({"memory/people/a.md": "---\ntype: person\nalias: [A]\n---\n# A\n"})
     main(["check", str(root), "--select", "deprecated-property", "--format", "json", "--no-cache"])

@@ -963,17 +963,16 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
 
 
 def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch):
-    """The snapshots' objects are read from git once per process (an object's content never
-    changes); the memo lets the oldest go past its bound, and a process answering a check
-    tells the ids it read, for the process that forks the next."""
+    """The snapshots' objects are read from git once while their owner's memo holds them
+    (an object's content never changes); the memo lets the oldest go past its bound, and
+    one that tells (a child of the answering process) tells the ids it read, for the
+    process that forks the next."""
     import vaultkit.vault.snapshots as snapshots
-    from vaultkit.vault import cachefile
 
-    monkeypatch.setattr(snapshots, "BLOBS", {})
-    monkeypatch.setattr(snapshots, "_blobs_bytes", [0])
-    monkeypatch.setattr(snapshots, "BLOBS_READ", [])
     root = make(tmp_path)
-    store = store_of(root)
+    memo = snapshots.BlobMemo()
+    store = snapshots.open_store(root, load_settings(root), create=True, blobs=memo)
+    assert store.memo is memo
     checkpoint(root, 1)
     store.snapshot()
     oids = [git(root, "rev-parse", f"{REF}:{p}").stdout.strip()
@@ -985,22 +984,25 @@ def test_an_object_read_once_is_not_asked_of_git_again(tmp_path, monkeypatch):
     first = store.blobs(oids + ["0" * 40])  # (an id git does not have: left out)
     assert set(first) == set(oids) and len(asked) == 1
     assert first[oids[0]] == (root / "MEMORY.md").read_bytes()
-    assert snapshots.BLOBS_READ == []  # (run by itself: nothing to tell)
+    assert memo.read_since() == []  # (not telling: nothing to tell)
     assert store.blobs(oids) == first and len(asked) == 1
-    cachefile.answer_first()
-    try:
-        snapshots.BLOBS.pop(oids[1])
-        snapshots._blobs_bytes[0] -= len(first[oids[1]])
-        assert store.blobs(oids) == first and len(asked) == 2
-        assert asked[-1][0] == "cat-file" and snapshots.BLOBS_READ == [oids[1]]
-    finally:
-        cachefile.answered()
-    monkeypatch.setattr(snapshots, "BLOBS_AT_MOST_BYTES", 40)
-    snapshots.remember_blobs([("a" * 40, b"x" * 8), ("b" * 40, b"y" * 9),
-                              ("c" * 40, b"z" * 11)])  # (11 > 40 // 4: not held)
-    assert "c" * 40 not in snapshots.BLOBS
-    assert sum(map(len, snapshots.BLOBS.values())) == snapshots._blobs_bytes[0] <= 40
-    assert list(snapshots.BLOBS)[-2:] == ["a" * 40, "b" * 40]
+    # another store on the same memo (the other snapshot rule of the run) reads nothing
+    other = snapshots.open_store(root, load_settings(root), blobs=memo)
+    assert other.blobs(oids) == first and len(asked) == 1
+    # a store with a memo of its own (another workspace) reads for itself
+    assert store_of(root).blobs(oids) == first and len(asked) == 2
+    memo.start_telling()
+    memo.size -= len(memo.held.pop(oids[1]))
+    assert store.blobs(oids) == first and len(asked) == 3
+    assert asked[-1] == ["cat-file", oids[1]] and memo.read_since() == [(oids[1], first[oids[1]])]
+    small = snapshots.BlobMemo(at_most=40)
+    small.remember([("a" * 40, b"x" * 8), ("b" * 40, b"y" * 9),
+                    ("c" * 40, b"z" * 11)])  # (11 > 40 // 4: not held)
+    assert "c" * 40 not in small.held
+    assert sum(map(len, small.held.values())) == small.size <= 40
+    assert list(small.held)[-2:] == ["a" * 40, "b" * 40]
+    small.remember([("d" * 40, b"w" * 10), ("e" * 40, b"v" * 10), ("f" * 40, b"u" * 10)])
+    assert "a" * 40 not in small.held and small.size == sum(map(len, small.held.values())) <= 40
 
 
 def test_the_two_snapshot_rules_of_a_check_share_the_current_blobs_and_the_table(

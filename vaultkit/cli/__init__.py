@@ -135,12 +135,15 @@ def _run_into_file(args) -> int:
     return code
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, workspace=None) -> int:
+    """``workspace``: the :class:`~vaultkit.session.workspace.Workspace` of the process
+    running the command for a caller (the answering process of ``vaultkit watch``), whose
+    listing and snapshot objects the command reads through."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
         print(f"vaultkit {__version__}")
         return 0
-    if argv and argv[0] == "check":  # a running `vaultkit watch` may answer it
+    if argv and argv[0] == "check" and workspace is None:  # `vaultkit watch` may answer it
         from vaultkit.cli.resident import ask
 
         code = ask(argv)
@@ -156,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    args.workspace = workspace
     from vaultkit.core.errors import VaultkitError
     from vaultkit.vault.profile import ConfigError
 

@@ -45,7 +45,8 @@ class Context:
     """
 
     def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
-                 targets: set[str] | None = None, reuse_results: bool = False):
+                 targets: set[str] | None = None, reuse_results: bool = False,
+                 notices=None, blobs=None):
         self._vault = vault
         self.profile = vault.profile
         self.settings = vault.settings
@@ -59,6 +60,12 @@ class Context:
         #: rule -> note path (None: a vault rule) -> the inputs its findings there read
         self.read: dict[str, dict[str | None, set[str]]] = {}
         self._unkeyed: set[str] = set()  # the rules that read git or the clock
+        # what the caller keeps beyond this run, handed in (None: this run's own): where
+        # the "git rules skipped" line was said (vaultkit.vault.gitstate.Notices), the
+        # snapshot objects read from git (vaultkit.vault.snapshots.BlobMemo)
+        self.notices = notices
+        if blobs is not None:
+            self.__dict__["blobs"] = blobs
 
     # -- the record ---------------------------------------------------------------------
 
@@ -273,10 +280,18 @@ class Context:
     asking_git = None  # the engine's thread asking git beside the rules (its name: ASKING_GIT)
 
     @cached_property
+    def blobs(self):
+        """The snapshot objects read from git (a :class:`~vaultkit.vault.snapshots.BlobMemo`):
+        the caller's, else this run's, which its two snapshot rules share."""
+        from vaultkit.vault.snapshots import BlobMemo
+
+        return BlobMemo()
+
+    @cached_property
     def _git(self):
         from vaultkit.vault.gitstate import GitState
 
-        return GitState(self._vault, staged=self.staged or self.hook)
+        return GitState(self._vault, staged=self.staged or self.hook, notices=self.notices)
 
 
 class Rule:

@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 
 from vaultkit.vault.cachefile import RACY_NS
-from vaultkit.vault.gitstate import NULL_OID, Change, GitState
+from vaultkit.vault.gitstate import NULL_OID, Change, GitState, Notices
 
 SAVE_EVERY_S = 60.0  # the parse cache is written for the command line at most this often
 
@@ -44,6 +44,8 @@ class Workspace:
         self._members: dict[str, bool] = {}  # path -> in the memory set, for _members_for
         self._members_for = None
         self.baselined = 0  # findings the baseline accepted on the last check
+        self.notices = Notices()  # the "git rules skipped" line: said once per workspace
+        self._pinned = None  # the listing a forked command lists from (see pin())
 
     # -- what lives longer than one call -------------------------------------------
 
@@ -84,6 +86,40 @@ class Workspace:
             self._listing = WarmListing()
         return self._listing.scan(self.root, self.settings())
 
+    @cached_property
+    def blobs(self):
+        """The snapshot objects read from git (:class:`~vaultkit.vault.snapshots.BlobMemo`),
+        kept between calls: an object never changes, so it is read from git once."""
+        from vaultkit.vault.snapshots import BlobMemo
+
+        return BlobMemo()
+
+    def pin(self, scan) -> None:
+        """From now on, a command run for this workspace (:meth:`listing_of`) lists from
+        ``scan``, a listing of :meth:`scan`: a process forked to run one command must not
+        read the file events its parent goes on reading."""
+        self._pinned = scan
+
+    def listing_of(self, root: Path, settings):
+        """The listing of the vault at ``root`` (resolved) under ``settings`` that a
+        command run for this workspace takes (the loader's ``scan_vault(warm=...)``): the
+        warm one, or the pinned one; None for another vault, or other settings than those
+        pinned (another ``--profile``: its own listing)."""
+        import dataclasses
+
+        if root != self.root and root != self.root.resolve():
+            return None
+        pinned = self._pinned
+        if pinned is None:
+            from vaultkit.vault.loader import WarmListing
+
+            if self._listing is None:
+                self._listing = WarmListing()
+            return self._listing.scan(self.root, settings)
+        if settings.fingerprint != pinned.settings.fingerprint:
+            return None
+        return dataclasses.replace(pinned, settings=settings)
+
     def vault(self, scan=None):
         """The vault as it is on disk now (or as ``scan``, a listing of :meth:`scan`, saw
         it): the warm one when nothing changed."""
@@ -99,10 +135,12 @@ class Workspace:
                                  lent=Lent(scan=scan, previous=v))
         return self._vault
 
-    def overlaid(self, overlay: dict[str, str] | None):
+    def overlaid(self, overlay: dict[str, str] | None, base=None):
         """The vault with each overlay text in place of its file (nothing written). A path
-        the vault does not list (a note never saved) is not part of it."""
-        vault = self.vault()
+        the vault does not list (a note never saved) is not part of it. ``base``: the
+        vault to overlay, when the caller opened it (``check --fix``/``--diff``'s passes
+        over their fixed texts), instead of the warm one."""
+        vault = base if base is not None else self.vault()
         if not overlay:
             return vault
         from vaultkit.lint.engine import encode_note_text
@@ -175,9 +213,10 @@ class Workspace:
         targets = self.targets(vault, paths)
         # the results cache knows files by their stat: an overlay is no file
         ctx = Context(vault, targets=targets,
-                      reuse_results=self.use_cache and not overlay and not fixers)
+                      reuse_results=self.use_cache and not overlay and not fixers,
+                      notices=self.notices, blobs=self.blobs)
         if overlay:
-            ctx.__dict__["_git"] = OverlayGitState(vault, overlay)
+            ctx.__dict__["_git"] = OverlayGitState(vault, overlay, notices=self.notices)
         diags = run_rules(ctx, rules)
         self._save_later()
         baseline = self.baseline(vault)
@@ -414,8 +453,8 @@ class OverlayGitState(GitState):
     """The git side of a run on a vault with overlay texts: git compares the files on disk
     with HEAD, so an overlay text is one more change (or one less) as it would be saved."""
 
-    def __init__(self, vault, overlay: dict[str, str]):
-        super().__init__(vault)
+    def __init__(self, vault, overlay: dict[str, str], *, notices: Notices | None = None):
+        super().__init__(vault, notices=notices)
         self.overlay = overlay
 
     @cached_property

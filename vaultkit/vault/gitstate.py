@@ -40,10 +40,17 @@ if TYPE_CHECKING:
 NULL_OID = "0" * 40
 GIT_RULES = ("journal-append-only", "mass-deletion", "memory-churn")
 
-# Vault roots whose "git rules skipped" line was already printed in this process.
-_ANNOUNCED: set[str] = set()
-# `check -q` prints findings only: the command sets QUIET[0] for its run
-QUIET = [False]
+
+
+class Notices:
+    """Where the "git rules skipped" line is said: once per vault root for the caller
+    that holds this (a run; ``vaultkit check``, over all its runs; a workspace), never
+    with ``quiet`` (``check -q`` prints findings only). The caller owns it and hands it to
+    each run's :class:`GitState`: nothing of it is process-wide."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.told: set[str] = set()  # the vault roots already told
 
 
 @dataclass(slots=True)
@@ -67,9 +74,11 @@ STASH_ENTRIES = 50
 class GitState:
     """The git side of one run. Build it once per run (``Context.git`` does)."""
 
-    def __init__(self, vault: "Vault", staged: bool = False):
+    def __init__(self, vault: "Vault", staged: bool = False, *,
+                 notices: Notices | None = None):
         self.vault = vault
         self.staged = staged
+        self.notices = notices if notices is not None else Notices()
         self.root = Path(vault.root)
         self.reason: str | None = None  # why git is unavailable
         self.toplevel: Path | None = None
@@ -143,14 +152,16 @@ class GitState:
         """False before the first commit: nothing is committed to compare with."""
         return self.head is not None
 
-    def notice(self) -> None:  # (not with `check -q`: see QUIET)
-        """Say once per run (per vault, per process) that the git rules were skipped."""
-        if self.reason is None or QUIET[0]:
+    def notice(self) -> None:
+        """Say that the git rules were skipped, once per vault for the run's
+        :class:`Notices` (not at all when they are quiet)."""
+        notices = self.notices
+        if self.reason is None or notices.quiet:
             return
         key = str(self.root)
-        if key in _ANNOUNCED:
+        if key in notices.told:
             return
-        _ANNOUNCED.add(key)
+        notices.told.add(key)
         print(f"vaultkit: info: git rules ({', '.join(GIT_RULES)}) skipped: {self.reason}",
               file=sys.stderr)
 

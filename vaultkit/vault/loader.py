@@ -382,23 +382,22 @@ class Scan:
 
 def scan_vault(path: Path | str = ".", *, root: Path | str | None = None,
                profile: str | None = None, use_cache: bool = True,
-               settings: Settings | None = None, named: bool = False) -> Scan:
-    """``named``: ``path`` was named on the command line (a folder of notes is a vault)."""
+               settings: Settings | None = None, named: bool = False, warm=None) -> Scan:
+    """``named``: ``path`` was named on the command line (a folder of notes is a vault).
+    ``warm``: a long-running process's listing, handed down by its owner (anything with
+    ``listing_of(root, settings)`` giving a :class:`Scan` or None, as
+    :class:`vaultkit.session.workspace.Workspace` does): only what changed is listed again."""
     root_path = Path(root).resolve() if root is not None else find_root(Path(path), named)
     if not root_path.is_dir():
         raise FileNotFoundError(f"{root_path}: not a folder")
     require_vault(root_path)
     if settings is None:
         settings = load_settings(root_path, profile, use_cache=use_cache)
-    warm = WARM.get(root_path)
     if warm is not None:
-        return warm.scan(root_path, settings)
+        found = warm.listing_of(root_path, settings)
+        if found is not None:
+            return found
     return list_vault(root_path, settings)
-
-
-# Listings a long-running process keeps up to date by file events (a resolved root ->
-# WarmListing): a command it runs itself lists from there.
-WARM: dict = {}
 
 
 class WarmListing:

@@ -302,7 +302,8 @@ def _summarised(summary, items, copy: bool = False):
 class Store:
     """One vault's snapshot chain (see the module docs). Build it with :func:`open_store`."""
 
-    def __init__(self, root: Path, settings, *, cwd: Path, meta: Path, ref: str, bare: bool):
+    def __init__(self, root: Path, settings, *, cwd: Path, meta: Path, ref: str, bare: bool,
+                 blobs: BlobMemo | None = None):
         self.root = root
         self.settings = settings
         self.cwd = cwd  # where git runs: the repository's top level, or the bare store
@@ -310,6 +311,9 @@ class Store:
         self.ref = ref
         self.bare = bare
         self.warnings: list[str] = []  # what a bounded read left out, each said once
+        # the objects read from git: the caller's memo (a run's, a workspace's), else the
+        # store's own (the watcher keeps one store over its rounds)
+        self.memo = blobs if blobs is not None else BlobMemo()
 
     def warn(self, message: str) -> None:
         """Say once what a read of the chain left out (neutralised: a path in a hostile
@@ -899,7 +903,7 @@ class Store:
 
     def blobs(self, oids, names: dict[str, str] | None = None) -> dict[str, bytes]:
         """``{oid: content}`` of the blobs ``oids`` (those git has); each read from git
-        once per process while the memo holds it (:func:`remember_blobs`).
+        once while the store's :class:`BlobMemo` holds it.
 
         One ``cat-file --batch`` read as it comes: each object's header (its size) is read
         before its content, and a blob over ``budgets.max-file-bytes``, an object that is
@@ -907,7 +911,8 @@ class Store:
         read: git is stopped there (a warning names the object, ``names``: oid -> what it
         is, a path in a snapshot) and started again for the objects after it."""
         oids = list(dict.fromkeys(oids))
-        result = {oid: BLOBS[oid] for oid in oids if oid in BLOBS}
+        memo = self.memo
+        result = {oid: memo.held[oid] for oid in oids if oid in memo.held}
         missing = [oid for oid in oids if oid not in result]
         if not missing:
             return result
@@ -917,9 +922,7 @@ class Store:
             missing = self._batch(missing, names or {}, budget, read)
         for oid, data in read:
             result[oid] = data
-        remember_blobs(read)
-        if answering():
-            BLOBS_READ.extend(oid for oid, _ in read)
+        memo.remember(read)
         return result
 
     def _batch(self, oids: list[str], names: dict, budget: list, read: list) -> list[str]:
@@ -1214,26 +1217,46 @@ def _without_credentials(data: bytes, findings) -> bytes:
     return b""  # (never left holding one: nothing of it is kept)
 
 
-# Objects read, by id: an object's content never changes, so what a process read once it
-# does not ask git again (the two snapshot rules of one check, the watcher's next round,
-# the next check answered by the watcher: vaultkit.cli.commands._check_server hands what
-# each child read to the process that forks the next). Held in memory only.
-BLOBS: dict[str, bytes] = {}
-BLOBS_AT_MOST_BYTES = 16 << 20
-BLOBS_READ: list[str] = []  # the ids read from git while answering (what a child tells)
-_blobs_bytes = [0]
+BLOBS_AT_MOST_BYTES = 16 << 20  # what a BlobMemo holds at most
 
 
-def remember_blobs(items) -> None:
-    """Hold ``(oid, content)`` pairs in :data:`BLOBS`, the oldest let go first past
-    :data:`BLOBS_AT_MOST_BYTES` (an object over a quarter of that is not held)."""
-    for oid, data in items:
-        if oid in BLOBS or len(data) > BLOBS_AT_MOST_BYTES // 4:
-            continue
-        BLOBS[oid] = data
-        _blobs_bytes[0] += len(data)
-        while _blobs_bytes[0] > BLOBS_AT_MOST_BYTES:
-            _blobs_bytes[0] -= len(BLOBS.pop(next(iter(BLOBS))))
+class BlobMemo:
+    """Snapshot objects read, by id: an object's content never changes, so what its owner
+    read once it does not ask git again. Its owner decides how long that is: a run (the
+    two snapshot rules of one check share :attr:`Context.blobs`), the watcher's store
+    over its rounds, a workspace over its calls (the answering process of ``vaultkit
+    watch`` hands what each child read to the next: :meth:`start_telling`). Held in
+    memory only, the oldest let go first past ``at_most`` bytes (an object over a
+    quarter of that is not held)."""
+
+    def __init__(self, at_most: int | None = None):
+        self.at_most = BLOBS_AT_MOST_BYTES if at_most is None else at_most
+        self.held: dict[str, bytes] = {}
+        self.size = 0  # the bytes held
+        self.told: list[str] | None = None  # the ids read since start_telling()
+
+    def remember(self, items) -> None:
+        """Hold ``(oid, content)`` pairs read from git."""
+        held = self.held
+        for oid, data in items:
+            if self.told is not None:
+                self.told.append(oid)
+            if oid in held or len(data) > self.at_most // 4:
+                continue
+            held[oid] = data
+            self.size += len(data)
+            while self.size > self.at_most:
+                self.size -= len(held.pop(next(iter(held))))
+
+    def start_telling(self) -> None:
+        """From now on, note the ids read (a child of the answering process, which tells
+        its parent what it read: :meth:`read_since`)."""
+        self.told = []
+
+    def read_since(self) -> list[tuple[str, bytes]]:
+        """``(oid, content)`` of the objects read since :meth:`start_telling` and held."""
+        held = self.held
+        return [(oid, held[oid]) for oid in dict.fromkeys(self.told or ()) if oid in held]
 
 
 def _date_of(ident: str | None) -> str:
@@ -1291,11 +1314,13 @@ def _git_dirs(toplevel: Path) -> tuple[Path, Path] | None:
     return None
 
 
-def open_store(root: Path, settings, *, create: bool = False, git_state=None) -> Store | None:
+def open_store(root: Path, settings, *, create: bool = False, git_state=None,
+               blobs: BlobMemo | None = None) -> Store | None:
     """The vault's snapshot store; None when it has none and ``create`` is False.
 
     ``git_state`` (a :class:`~vaultkit.vault.gitstate.GitState` already probed) saves the
-    ``rev-parse`` that finds the repository.
+    ``rev-parse`` that finds the repository; ``blobs``: the memo of objects read that the
+    store reads through (:class:`BlobMemo`; default: the store's own).
     """
     from vaultkit.vault.gitstate import GitState
 
@@ -1317,12 +1342,13 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None) ->
                 key = f"{git_dir.name if linked else ''}\0{where}"
                 ref = f"{REF}-{sha1(key.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
             store = Store(root, settings, cwd=state.toplevel, meta=common / "vaultkit", ref=ref,
-                          bare=False)
+                          bare=False, blobs=blobs)
             if not create and not store.table_path.is_file() and not store.has_ref_file():
                 return None  # (no git process spent on a vault without snapshots)
             return store
     bare = root / ".vaultkit" / BARE_STORE
-    store = Store(root, settings, cwd=bare, meta=bare / "vaultkit", ref=REF, bare=True)
+    store = Store(root, settings, cwd=bare, meta=bare / "vaultkit", ref=REF, bare=True,
+                  blobs=blobs)
     if not (bare / "HEAD").is_file():
         if not create:
             return None

@@ -31,10 +31,10 @@ def _code_state(package: str) -> tuple:
 SEND_TIMEOUT_S = 30.0
 
 
-def _learned() -> bytes:
+def _learned(workspace) -> bytes:
     """In a child, after its check: the modules it imported, the regular expressions it
     compiled (``re``'s own cache), the cache files it parsed and the snapshots' objects it
-    read from git, marshalled for the watcher."""
+    read from git (into ``workspace``'s memo), marshalled for the answering process."""
     import marshal
     import re
 
@@ -43,19 +43,19 @@ def _learned() -> bytes:
     patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
                 if isinstance(key, tuple) and len(key) == 3
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
-    snapshots = sys.modules.get("vaultkit.vault.snapshots")
-    blobs = [(oid, snapshots.BLOBS[oid]) for oid in dict.fromkeys(snapshots.BLOBS_READ)
-             if oid in snapshots.BLOBS] if snapshots is not None else []
+    blobs = workspace.blobs.read_since()
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
+    snapshots = sys.modules.get("vaultkit.vault.snapshots")  # (not imported: none read)
     heads = snapshots.heads_read() if snapshots is not None else []
     return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads))
 
 
-def _learn(data: bytes) -> list[str]:
-    """In the watcher: import and compile what its child did (:func:`_learned`), every
-    pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they are
-    now (the child may have written them since) and hold the objects it read, so the next
-    child does not. Returns the newest snapshots the child read the chain up to."""
+def _learn(data: bytes, workspace) -> list[str]:
+    """In the answering process: import and compile what its child did (:func:`_learned`),
+    every pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they
+    are now (the child may have written them since) and hold the objects it read in the
+    ``workspace``'s memo, so the next child does not. Returns the newest snapshots the
+    child read the chain up to."""
     import importlib
     import marshal
     import re
@@ -69,9 +69,7 @@ def _learn(data: bytes) -> list[str]:
         return []  # (a child that died before telling)
     keep(cache_files)
     if blobs:
-        from vaultkit.vault.snapshots import remember_blobs
-
-        remember_blobs(blobs)
+        workspace.blobs.remember(blobs)
     for name in names:
         if name and name not in sys.modules and not name.startswith("__"):
             try:
@@ -99,33 +97,19 @@ class _Collected(io.StringIO):
         return self._tty
 
 
-class _Fixed:
-    """The listing a request's process lists from: the watcher's, brought up to date just
-    before the fork (the child must not read the events the watcher goes on reading)."""
-
-    def __init__(self, scan):
-        self._scan = scan
-
-    def scan(self, root, settings):
-        import dataclasses
-
-        from vaultkit.vault.loader import list_vault
-
-        scan = self._scan
-        if root == scan.root and settings.fingerprint == scan.settings.fingerprint:
-            return dataclasses.replace(scan, settings=settings)
-        return list_vault(root, settings)  # (another --profile: its own listing)
-
-
 class CheckServer:
     """Answers ``vaultkit check`` for the vault at ``root`` on its socket.
 
     :meth:`start` forks the answering process before the watcher starts any thread, and
     that process forks a child per request: a process with one thread is safe to fork (a
     lock another thread held at the fork would stay held in the child for ever). The
-    child starts with the answering process's imports and listing (kept by file events);
-    the check's folder, environment, output and memory are the child's alone, gone when
-    it exits, so a check of a whole vault never leaves anything behind."""
+    answering process is a thin door onto a
+    :class:`~vaultkit.session.workspace.Workspace` of the vault, which keeps the listing
+    (by file events) and the snapshot objects read; each child starts with the
+    workspace's listing pinned as it was at the fork, and runs the command as the caller
+    would, handed that workspace. The check's folder, environment, output and memory are
+    the child's alone, gone when it exits, so a check of a whole vault never leaves
+    anything behind."""
 
     def __init__(self, root, snapshots=None):
         from pathlib import Path
@@ -134,7 +118,7 @@ class CheckServer:
         self.path = str(self.root / SOCKET)
         self._sock = None
         self._pid = None  # the answering process, in the watcher
-        self._listing = None
+        self._workspace = None  # the vault kept warm (in the answering process)
         # the watcher's snapshot store (none is opened here), and the newest snapshot a
         # check has read the chain up to
         self._snapshots = snapshots
@@ -239,9 +223,9 @@ class CheckServer:
         import socket
         import struct
 
-        from vaultkit.vault.loader import WarmListing
+        from vaultkit.session.workspace import Workspace
 
-        self._listing = WarmListing()
+        self._workspace = Workspace(self.root)
         while os.getppid() == watcher:
             try:
                 conn, _ = self._sock.accept()
@@ -310,6 +294,7 @@ class CheckServer:
                 if conn is not None:  # (the caller waits a short time for this first)
                     conn.sendall(resident.ACK + os.getpid().to_bytes(4, "little"))
                 answer_first()
+                self._workspace.blobs.start_telling()
                 answer = self._run(scan, argv, cwd, env, tty)
                 if conn is not None:
                     # (a caller that stops reading, suspended with Ctrl-Z, must not hold
@@ -321,7 +306,7 @@ class CheckServer:
                 # what it imported and compiled, for the watcher to do too: the next child
                 # starts with it done (whatever the check's code needed, by construction)
                 with open(learned_w, "wb") as fh:
-                    fh.write(_learned())
+                    fh.write(_learned(self._workspace))
                 code = 0
             finally:
                 os._exit(code)
@@ -332,7 +317,7 @@ class CheckServer:
             learned = fh.read()
         os.waitpid(pid, 0)
         head = self._snapshot_head()
-        if head is not None and head in _learn(learned):
+        if head is not None and head in _learn(learned, self._workspace):
             self._prepared = head  # (what a check read is not read again: see _prepare)
 
     def _prepare(self) -> None:
@@ -359,11 +344,10 @@ class CheckServer:
         return self._snapshots.loose_head() if self._snapshots is not None else None
 
     def _current(self):
-        """The watcher's listing of the vault, brought up to date by the events, with what
-        its names give worked out here (kept while no name changes), not in every child."""
-        from vaultkit.vault.profile import load_settings
-
-        scan = self._listing.scan(self.root, load_settings(self.root))
+        """The workspace's listing of the vault, brought up to date by the events, with
+        what its names give worked out here (kept while no name changes), not in every
+        child."""
+        scan = self._workspace.scan()
         scan.names_digest()
         scan.note_numbers()
         scan.paths()
@@ -375,17 +359,16 @@ class CheckServer:
         import marshal
 
         from vaultkit.cli import main
-        from vaultkit.vault.loader import WARM
 
         resident.SERVING = True
-        WARM[self.root] = _Fixed(scan)
+        self._workspace.pin(scan)  # (the events are the answering process's to read)
         out, err = _Collected(tty), _Collected()
         sys.stdout, sys.stderr = out, err
         try:
             os.chdir(cwd)
             os.environ.clear()
             os.environ.update(env)
-            code = main(argv)
+            code = main(argv, workspace=self._workspace)
         except OSError as exc:  # the caller's folder is gone
             print(f"vaultkit: error: {exc}", file=err)
             code = 2

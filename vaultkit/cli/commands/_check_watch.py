@@ -107,6 +107,9 @@ def watch(args, check_once) -> int:
     except (ValueError, OSError):  # not the main thread
         pass
     clear = sys.stdout.isatty() and args.format == "text"
+    from vaultkit.vault.snapshots import BlobMemo
+
+    args.blobs = BlobMemo()  # the snapshot objects read: from git once, not every run
     changes = None
     try:
         changes = Changes(root, watched=watched, stop=stop, poll=args.poll, out=_say,

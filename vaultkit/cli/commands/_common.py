@@ -20,11 +20,20 @@ def open_vault(args, path: str | Path = ".", *, named: bool | None = None,
     options = dict(root=getattr(args, "root", None), profile=getattr(args, "profile", None),
                    use_cache=not getattr(args, "no_cache", False),
                    named=(str(path) != "." if named is None else named) and path.is_dir())
+    # a process that keeps the vault warm (the answering process of `vaultkit watch`) hands
+    # its workspace to the command it runs: the vault is listed from the workspace's listing
+    warm = getattr(args, "workspace", None)
     if deferred:
         from vaultkit.vault.deferred import DeferredVault
         from vaultkit.vault.loader import scan_vault
 
-        vault = DeferredVault(scan_vault(path, **options), use_cache=options["use_cache"])
+        vault = DeferredVault(scan_vault(path, warm=warm, **options),
+                              use_cache=options["use_cache"])
+    elif warm is not None:
+        from vaultkit.vault.loader import load_vault, scan_vault
+
+        vault = load_vault(scan=scan_vault(path, warm=warm, **options),
+                           use_cache=options["use_cache"], save=False)
     else:
         from vaultkit.vault.loader import load_vault
 

@@ -78,14 +78,16 @@ def run(args) -> int:
 def _check_once(args) -> int:
     from pathlib import Path
 
-    from vaultkit.vault import gitstate
-
     from vaultkit.core import progress
     from vaultkit.cli.commands._common import check_output_folder, vault_relative
     from vaultkit.core.errors import VaultkitError
 
     check_output_folder(args.output)  # before any work
-    gitstate.QUIET[0] = args.quiet  # -q: findings only, not the "git rules skipped" line
+    if getattr(args, "notices", None) is None:  # (kept over the runs of --watch)
+        from vaultkit.vault.gitstate import Notices
+
+        args.notices = Notices()
+    args.notices.quiet = args.quiet  # -q: findings only, not the "git rules skipped" line
     progress.allow(args.format == "text" and not args.quiet and not args.hook)
     # hook mode: pre-commit passes the staged files (none when only deletions are staged);
     # they are reported on, plus the vault-level findings, never the whole vault
@@ -352,7 +354,8 @@ def _check_and_fix(args, vault, rules, targets, diags, diffs, shown):
     if not any(d.fix is not None for d in visible):  # from the results cache, which keeps no fix
         fixes = shown(_check(vault, fixers, targets, args, in_memory=True))
     plan = FixPlan(vault, fixes,
-                   lambda v: shown(_check(v, fixers, targets, args, in_memory=True)))
+                   lambda v: shown(_check(v, fixers, targets, args, in_memory=True)),
+                   getattr(args, "workspace", None))
     if args.diff:
         diffs.extend(plan.diffs())
         return diags, vault
@@ -452,10 +455,9 @@ class FixPlan:
 
     MAX_PASSES = 10
 
-    def __init__(self, vault, diags, recheck):
+    def __init__(self, vault, diags, recheck, workspace=None):
         from vaultkit.lint.engine import apply_fixes, encode_note_text
-        from vaultkit.session.workspace import outside_committed_lines, with_notes
-        from vaultkit.vault.parse import parse_note
+        from vaultkit.session.workspace import Workspace, outside_committed_lines
 
         self.vault = vault
         self.originals: dict = {}  # path -> the note as read from disk
@@ -464,6 +466,11 @@ class FixPlan:
         self.written_count = 0
         self.written_paths: list = []
         self._warned: set[str] = set()
+        # each pass checks the vault with the fixed texts in place of the files: the
+        # workspace's overlay, as an editor's unsaved buffers are checked
+        if workspace is None:
+            workspace = Workspace(vault.root, use_cache=vault.caching)
+        overlay: dict[str, str] = {}
         current = vault
         git = None
         for _ in range(self.MAX_PASSES):
@@ -471,7 +478,7 @@ class FixPlan:
             for d in diags:
                 if d.fix is not None:
                     by_path.setdefault(d.path, []).append(d)
-            changed = {}
+            changed = False
             fixed = 0
             for path, items in sorted(by_path.items()):
                 note = current.note(path)
@@ -492,14 +499,14 @@ class FixPlan:
                 if new_text == note.text:
                     continue
                 self.originals.setdefault(path, vault.note(path))
-                data = encode_note_text(note, new_text)
-                changed[path] = parse_note(path, data, size=len(data), mtime_ns=note.mtime_ns)
-                self.final[path] = (new_text, data)
+                overlay[path] = new_text
+                self.final[path] = (new_text, encode_note_text(note, new_text))
                 self.per_path[path] = self.per_path.get(path, 0) + count
                 fixed += count
+                changed = True
             if not changed:
                 break
-            current = with_notes(current, changed)
+            current = workspace.overlaid(overlay, base=vault)
             diags = recheck(current)
 
     def diffs(self) -> list[str]:
@@ -594,8 +601,11 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     from vaultkit.lint.engine import run_rules
     from vaultkit.lint.rule import Context
 
+    workspace = getattr(args, "workspace", None)  # (a process that keeps the vault warm)
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
-                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff))
+                  reuse_results=not (in_memory or args.no_cache or args.fix or args.diff),
+                  notices=getattr(args, "notices", None),
+                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None))
     return run_rules(ctx, rules)
 
 

@@ -138,7 +138,7 @@ class JournalAppendOnly(Rule):
             return os.path.lexists(file_of(vault.root, path))
 
         try:
-            store = open_store(vault.root, vault.settings, git_state=git)
+            store = open_store(vault.root, vault.settings, git_state=git, blobs=ctx.blobs)
             if store is None:
                 return
             # every snapshot the chain keeps, whenever HEAD was made: which lost lines

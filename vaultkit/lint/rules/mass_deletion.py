@@ -124,7 +124,7 @@ class MassDeletion(Rule):
                     and not any(p.match(path.removeprefix("../")) for p in exempt))
 
         try:
-            store = open_store(vault.root, vault.settings, git_state=git)
+            store = open_store(vault.root, vault.settings, git_state=git, blobs=ctx.blobs)
             if store is None:
                 return
             # every snapshot the chain keeps, whenever HEAD was made: which lines count is

@@ -1,0 +1,295 @@
+"""State that outlives a call lives in the session floor (``vaultkit.session``), nowhere
+below it (docs/architecture.md, "Where state lives").
+
+A module-level dict, list or set that functions change, or that another module reads or
+writes, is a process-wide registry no import contract can see: a command run by a
+long-running process (``vaultkit watch``'s answering process, the editor and MCP servers)
+would answer from what an earlier call left there. Below ``vaultkit.session`` only the
+entries of :data:`ALLOWED` may be such a name, each with the reason it cannot change an
+answer; anything else is kept by its owner (a run's ``Context``, a ``Workspace``) and
+handed down as a parameter.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "vaultkit"
+BELOW_SESSION = ("core", "vault", "links", "lint", "memory", "audit")
+
+_MUTABLE_CALLS = {"dict", "list", "set", "bytearray", "defaultdict", "OrderedDict", "deque",
+                  "Counter", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet"}
+_MUTATING = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
+             "setdefault", "add", "discard", "difference_update", "intersection_update",
+             "symmetric_difference_update", "sort", "reverse", "appendleft", "popleft",
+             "extendleft", "move_to_end", "__setitem__", "__delitem__"}
+
+# (module, name) -> why it cannot change an answer. Only constant tables built once and
+# memos private to their module, keyed by what they are computed from (or scoped to one
+# command and reset when it ends). Checked both ways: a name no longer found must go.
+ALLOWED = {
+    ("vaultkit.core.gitenv", "_FILTERS"):
+        "memo of the filter names git's config lists for a repository, keyed by the config "
+        "files' stats: what git would answer",
+    ("vaultkit.core.lazyre", "_MADE"):
+        "every lazily compiled pattern object, appended once at import: compile_all() "
+        "compiles them ahead (a pattern compiles to the same matcher whenever it is)",
+    ("vaultkit.core.progress", "_allowed"):
+        "command-scoped: the running command allows its progress line on a terminal and "
+        "vaultkit.cli.main turns it off when the command ends; stderr's redrawn line only",
+    ("vaultkit.vault.cachefile", "_KEPT"):
+        "the cache files the answering process parsed ahead for its next child, each "
+        "checked by identity before use; it moves into the one store with the store change "
+        "(issue #42, not this floor's: left as is here)",
+    ("vaultkit.vault.cachefile", "_PARSED"):
+        "the cache files this process parsed, told by an answering child to its parent "
+        "(goes with _KEPT, above)",
+    ("vaultkit.vault.cachefile", "_AFTER_ANSWER"):
+        "the cache writes a child answering a request makes once the answer is sent "
+        "(what is written, not what is answered; goes with _KEPT, above)",
+    ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
+        "a constant pattern compiled on first use (bound once under `global`)",
+    ("vaultkit.vault.parse", "_yaml_tools"):
+        "PyYAML's resolver and constructor, made on first use (bound once under `global`)",
+    ("vaultkit.vault.phrases", "_KEYS"):
+        "the case-folding table re's IGNORECASE implies, filled as characters are met "
+        "(a pure function of each character)",
+    ("vaultkit.vault.model", "_STRINGS"):
+        "interning memo for strings shared between parsed notes (equal strings, one "
+        "object); cleared after each load",
+    ("vaultkit.vault.openclaw", "_cache"):
+        "memo of an openclaw.json parsed, keyed by path, size and mtime",
+    ("vaultkit.vault.outbound", "_MASKED"):
+        "the last text mask_credentials returned, by identity (masking is idempotent: "
+        "the same object is not masked twice)",
+    ("vaultkit.vault.outbound", "_VERIFIED"):
+        "command-scoped: set by verified_texts() on entering and restored on leaving "
+        "(a with-block around one command); a text is skipped only by its digest",
+    ("vaultkit.vault.outbound", "_OWN_COMMANDS"):
+        "command-scoped: the annotation lines the running command's github format "
+        "rendered; vaultkit.cli.main clears it when the command ends",
+    ("vaultkit.vault.parse", "_yaml_scalar_tags"):
+        "memo of the tag YAML's resolver gives a plain scalar (a pure function of the "
+        "text), bounded",
+    ("vaultkit.vault.profile", "_ADAPTERS"):
+        "pydantic TypeAdapter per settings class, built once (a pure function of the class)",
+    ("vaultkit.vault.profile", "_HINTS"):
+        "typing.get_type_hints per settings class, computed once",
+    ("vaultkit.vault.profile", "_BUILT"):
+        "memo of settings built, keyed by the stats of every file they were read from "
+        "(the last four)",
+    ("vaultkit.vault.snapshots", "_VERSIONS"):
+        "memo of what a snapshot chain recorded, by repository, ref and window: a "
+        "snapshot never changes, and the chain is read on from its head each run",
+    ("vaultkit.vault.snapshots", "_TABLE"):
+        "the last snapshot table read, keyed by the table file's identity and stats",
+    ("vaultkit.lint.rules.unknown_location", "_NAMES"):
+        "memo of the names derived from one profile object (by its id, holding the "
+        "object so the id stays its own), one at a time",
+    ("vaultkit.lint.diagnostics", "SEVERITY_RANK"):
+        "constant table (severity -> rank), never changed",
+    ("vaultkit.audit.context", "RANK"):
+        "constant table (status -> rank), never changed",
+    ("vaultkit.vault.runtimes.registry", "REGISTRY"):
+        "constant table of the runtime loaders, filled at import, never changed",
+}
+
+
+def _module_name(path: Path, package: Path) -> str:
+    name = ".".join(path.relative_to(package.parent).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def _mutable(value: ast.expr) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp,
+                          ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else None
+        return name in _MUTABLE_CALLS
+    return False
+
+
+def _module_level(tree: ast.Module) -> tuple[dict[str, int], dict[str, int]]:
+    """``({name: line} of the mutable module-level names, of every module-level name)``."""
+    mutable: dict[str, int] = {}
+    bound: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                bound[target.id] = node.lineno
+                if _mutable(value):
+                    mutable[target.id] = node.lineno
+    return mutable, bound
+
+
+def _changed_in_functions(tree: ast.Module, mutable: dict, bound: set) -> set[str]:
+    """The module-level names a function of the module changes: a mutating method called
+    (or taken) on it, an item set or deleted, or the name rebound under ``global``."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in mutable and node.attr in _MUTATING:
+            found.add(node.value.id)  # (at module level too: `_intern = _S.setdefault`)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
+                else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                        and target.value.id in mutable:
+                    found.add(target.value.id)
+        if isinstance(node, ast.Global):
+            found.update(n for n in node.names if n in bound)
+    return found
+
+
+def _sys_modules_target(value) -> str | None:
+    """``"m"`` for ``sys.modules.get("m")`` or ``sys.modules["m"]``."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr == "get":
+        holder, args = value.func.value, value.args
+    elif isinstance(value, ast.Subscript):
+        holder, args = value.value, [value.slice]
+    else:
+        return None
+    if isinstance(holder, ast.Attribute) and holder.attr == "modules" \
+            and isinstance(holder.value, ast.Name) and holder.value.id == "sys" \
+            and args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+        return args[0].value
+    return None
+
+
+def _used_elsewhere(trees: dict[str, ast.Module], names: dict[str, dict]) -> set[tuple]:
+    """``(module, name)`` of the module-level names another vaultkit module imports or
+    reaches through the module (``import m`` ... ``m.NAME``, ``sys.modules.get("m").NAME``,
+    ``getattr(m, "NAME")``)."""
+    found = set()
+    for here, tree in trees.items():
+        aliases: dict[str, str] = {}  # a local name -> the module it is
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    if node.module != here and alias.name in names.get(node.module, ()):
+                        found.add((node.module, alias.name))
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    aliases[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Name):
+                target = _sys_modules_target(node.value)
+                if target is not None:
+                    aliases[node.targets[0].id] = target
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                base, attr = node.value, node.attr
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "setattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant):
+                base, attr = node.args[0], node.args[1].value
+            else:
+                continue
+            if isinstance(base, ast.Name) and base.id in aliases:
+                module = aliases[base.id]
+            elif isinstance(base, ast.Attribute):  # vaultkit.vault.loader.NAME
+                parts = []
+                while isinstance(base, ast.Attribute):
+                    parts.append(base.attr)
+                    base = base.value
+                if not isinstance(base, ast.Name) or base.id not in aliases:
+                    continue
+                module = ".".join([aliases[base.id], *reversed(parts)])
+            else:
+                continue
+            if module != here and attr in names.get(module, ()):
+                found.add((module, attr))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def registries(package: Path = PACKAGE) -> dict[tuple[str, str], int]:
+    """``{(module, name): line}``: the module-level mutable names below the session floor
+    that a function changes or another module reads or writes."""
+    trees = {_module_name(p, package): ast.parse(p.read_text(encoding="utf-8"), str(p))
+             for p in sorted(package.rglob("*.py"))}
+    below = {m for m in trees if m.split(".")[1:2] and m.split(".")[1] in BELOW_SESSION}
+    names: dict[str, dict] = {}
+    out: dict[tuple[str, str], int] = {}
+    for module in below:
+        mutable, bound = _module_level(trees[module])
+        names[module] = mutable
+        for name in _changed_in_functions(trees[module], mutable, bound):
+            out[(module, name)] = bound[name]
+    for module, name in _used_elsewhere(trees, names):
+        out[(module, name)] = names[module][name]
+    return out
+
+
+def test_no_module_below_the_session_floor_keeps_state_another_reads():
+    found = registries()
+    unexplained = sorted(f"{m}.{n} (line {line})" for (m, n), line in found.items()
+                         if (m, n) not in ALLOWED)
+    assert not unexplained, (
+        "process-wide state below vaultkit.session: keep it in its owner (a run's Context, "
+        "a Workspace) and pass it down, or add it to ALLOWED with why it cannot change an "
+        "answer: " + ", ".join(unexplained))
+    stale = sorted(f"{m}.{n}" for m, n in ALLOWED if (m, n) not in found)
+    assert not stale, "no longer found; take them out of ALLOWED: " + ", ".join(stale)
+
+
+@pytest.mark.parametrize("module, planted, name", [
+    # a registry another floor fills (the old loader.WARM)
+    ("vault/loader.py", "WARMED: dict = {}\n", "WARMED"),
+    # a flag a command sets (the old gitstate.QUIET)
+    ("vault/gitstate.py", "HUSH = [False]\n\n\ndef hush():\n    HUSH[0] = True\n", "HUSH"),
+    # a memo read through sys.modules (the old snapshots.BLOBS)
+    ("vault/snapshots.py", "HELD: dict = {}\n", "HELD"),
+    # a module-level name rebound under `global`
+    ("core/atomic.py", "_LAST = None\n\n\ndef last(x):\n    global _LAST\n    _LAST = x\n",
+     "_LAST"),
+])
+def test_a_planted_registry_is_found(tmp_path, module, planted, name):
+    import shutil
+
+    shutil.copytree(PACKAGE, tmp_path / "vaultkit",
+                    ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    with open(tmp_path / "vaultkit" / module, "a", encoding="utf-8") as fh:
+        fh.write("\n\n" + planted)
+    owner = "vaultkit." + module.removesuffix(".py").replace("/", ".")
+    if name == "WARMED":  # read by the answering process, as WARM was
+        with open(tmp_path / "vaultkit/cli/commands/_check_server.py", "a",
+                  encoding="utf-8") as fh:
+            fh.write("\n\ndef _warm():\n    from vaultkit.vault.loader import WARMED\n"
+                     "    return WARMED\n")
+    if name == "HELD":
+        with open(tmp_path / "vaultkit/cli/commands/_check_server.py", "a",
+                  encoding="utf-8") as fh:
+            fh.write("\n\ndef _held():\n    s = sys.modules.get('vaultkit.vault.snapshots')\n"
+                     "    return s.HELD\n")
+    assert (owner, name) in registries(tmp_path / "vaultkit")
+    assert (owner, name) not in registries()
+
+
+def test_the_session_floor_sits_between_audit_and_the_cli():
+    """What outlives a call is the session floor's: the layers contract puts it under the
+    CLI (which opens workspaces) and over everything that answers (which gets handed what
+    it needs)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    layers = next(c for c in config["tool"]["importlinter"]["contracts"]
+                  if c["type"] == "layers" and not c.get("containers"))["layers"]
+    assert layers.index("vaultkit.cli") + 1 == layers.index("vaultkit.session")
+    assert layers.index("vaultkit.session") + 1 == layers.index("vaultkit.audit")
