@@ -202,17 +202,15 @@ def test_the_callers_environment_is_used_the_index_being_committed_too(watching)
     alternate = root / ".git" / "next-index.lock-test"
     env = _env(GIT_INDEX_FILE=str(alternate))
     git(root, "read-tree", "HEAD", env=env)
-    cut = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, check=True,
-                         capture_output=True, input=b"# 2026-11-20\n\n- A summary\n",
-                         env=_env()).stdout.decode().strip()
-    # the alternate index (as `git commit FILE` makes one) stages the journal cut; the
-    # usual index and the file on disk keep every line
-    git(root, "update-index", "--cacheinfo", f"100644,{cut},{JOURNAL}", env=env)
+    # the alternate index (as `git commit FILE` makes one) stages the journal's deletion;
+    # the usual index and the file on disk keep it
+    git(root, "update-index", "--force-remove", JOURNAL, env=env)
     args = ["check", "--hook", JOURNAL, "--select", "journal-append-only"]
     plain = vaultkit(root, *args, script=ONLY_ANSWERED)
     assert plain.returncode == 0 and "VK601" not in plain.stdout, plain.stdout + plain.stderr
     committing = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
     assert committing.returncode == 1 and "VK601 journal-append-only" in committing.stdout
+    assert "journal deleted" in committing.stdout, committing.stdout
     here = vaultkit(root, *args, env=_env(GIT_INDEX_FILE=str(alternate), VAULTKIT_RESIDENT="0"))
     assert committing.stdout == here.stdout
     # one caller's environment is not the next one's (each request is a process of its own)
