@@ -325,6 +325,85 @@ def test_the_hook_judges_a_journal_once_whatever_its_snapshots(tmp_path, monkeyp
     assert losses == [] and calls == [], len(calls)
 
 
+def _blobs_read(monkeypatch) -> list[str]:
+    """The blob ids every ``cat-file --batch`` of a store is asked for from now on."""
+    from vaultkit.vault.snapshots import Store
+
+    asked: list[str] = []
+    real = Store._batch
+
+    def spy(self, oids, *a, **k):
+        asked.extend(oids)
+        return real(self, oids, *a, **k)
+
+    monkeypatch.setattr(Store, "_batch", spy)
+    return asked
+
+
+def test_a_journal_appended_to_n_times_is_read_once_not_n_times(tmp_path, monkeypatch):
+    """The journal rule read every version of a staged journal since its commit: N
+    snapshots of a journal appended to are N versions of a growing file, so the bytes read
+    grew with the square of N (58 MB for 1,000 snapshots of a 116 KB journal). Each
+    snapshot records which versions it appended to (the append index); the newest
+    version is read, and the versions it is known to start with are not."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in range(1, 31):
+        checkpoint(root, n)
+        store.snapshot()
+    checkpoint(root, 31)  # staged, not snapshotted
+    snapshots.BLOBS.clear()
+    asked = _blobs_read(monkeypatch)
+    settings = load_settings(root)
+    losses = journal_losses(store, lambda p: (root / p).read_text(), since=None,
+                            is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    assert losses == []
+    assert asked == [store.recorded()[JOURNAL]], len(asked)  # the newest version alone
+    assert len(snapshots._read_appends(store.appends_path)) == 29  # (the first: no before)
+
+
+def test_the_append_index_records_appends_only(tmp_path):
+    """A version is recorded as appended to its last one only when it starts with that
+    version's bytes, whole, to a line's end: not after a rewrite, an edit in the middle,
+    or an append to a last line that had no line break."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    journal = root / JOURNAL
+    journal.write_text("# Day\n- one\n", encoding="utf-8")
+    store.snapshot()
+    steps = [("appended", "# Day\n- one\n- two\n", True),
+             ("rewritten", "# Summary\n- one and two\n", False),
+             ("edited", "# Summary\n- one, two\n- three\n", False),
+             ("no break", "# Summary\n- one, two\n- three", False),
+             ("after no break", "# Summary\n- one, two\n- three and four\n", False),
+             ("appended again", "# Summary\n- one, two\n- three and four\n- five\n", True)]
+    for what, text, appended in steps:
+        before = store.recorded()[JOURNAL]
+        journal.write_text(text, encoding="utf-8")
+        store.snapshot()
+        after = store.recorded()[JOURNAL]
+        index = snapshots._read_appends(store.appends_path)
+        assert (index.get(after) == before) is appended, what
+
+
+def test_the_append_index_is_read_whole_lines_only(tmp_path):
+    """A line torn by a crash, or anything not two ids, is not read as an append: what
+    is not in the index is read from git."""
+    import vaultkit.vault.snapshots as snapshots
+
+    path = tmp_path / "snapshots.appends"
+    a, b, c = "a" * 40, "b" * 40, "c" * 64
+    path.write_bytes(f"{a} {b}\n{b} {c}\nnot an id\n{c} {c}\n{c[:30]}".encode()
+                     + f"{a} {b[:12]}\n".encode() + f"{b} {a}".encode())
+    assert snapshots._read_appends(path) == {a: b}
+    path.write_bytes(b"x" * (snapshots.APPENDS_AT_MOST_BYTES + 1))  # not vaultkit's: unread
+    assert snapshots._read_appends(path) == {}
+
+
 @pytest.mark.parametrize("case", ["appended", "overwritten", "edited", "cut-in-the-middle",
                                   "rewritten-then-appended", "no-final-newline", "crlf"])
 def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case):
@@ -361,6 +440,8 @@ def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case)
         return journal_losses(store, lambda p: new, since=None,
                               is_journal=lambda p: settings.profile.layer_of(p) == "journal")
     found = losses()
+    monkeypatch.setattr(store, "appended", lambda: {})  # no append index: every version read
+    assert found == losses()
     monkeypatch.setattr(snapshots, "_held_whole", lambda *a: set())  # every version judged
     assert found == losses()
     if case not in ("appended", "edited", "no-final-newline"):
@@ -1169,9 +1250,11 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
     verbs = [_verb(args) for args, _ in calls]
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
     assert not [args for args, _ in calls if "--format=%ct" in args], calls
-    # HEAD and staged sides; the snapshots' lines; and, a loss being found, the lines the
-    # commits of local refs hold in the file (one log, one cat-file: only when refusing)
-    assert verbs.count("cat-file") == 3, verbs
+    # HEAD and staged sides; the journal's newest snapshot, then (it lacking lines the
+    # staged journal lacks too) the versions it was appended to; and, a loss being found,
+    # the lines the commits of local refs hold in the file (one log, one cat-file: only
+    # when refusing)
+    assert verbs.count("cat-file") == 4, verbs
     assert [args for args in calls if "--branches" in args[0]], calls
 
 
