@@ -907,10 +907,13 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
         if n == 4:  # a file the window had not seen until now
             topic.write_text("# Deploys\n\n- fact 0\n", encoding="utf-8")
         store.snapshot()
+        if n == 5:  # the chain's record lost: the new snapshot alone is read from git
+            store.chain_path.unlink()
         store.git, store.listing = spy, spy_listing
         extended = store.versions(since=since, known=known)
         store.git, store.listing = real_git, real_listing
-        assert logs == [f"{known.head}..{store.head()}"]  # the new snapshot alone
+        # (else what the snapshot recorded it changed: no git log)
+        assert logs == ([f"{known.head}..{store.head()}"] if n == 5 else []), n
         logs.clear()
         anew = store.versions(since=since)
         assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
@@ -925,6 +928,64 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
     checkpoint(root, 9)
     store.snapshot()
     assert list(store.versions(since=since, known=known)) == list(store.versions(since=since))
+
+
+@pytest.mark.parametrize("record", ["whole", "torn", "missing"])
+def test_the_snapshots_since_a_known_one_are_read_from_the_chains_record(tmp_path, monkeypatch,
+                                                                        record):
+    """Reading the snapshots made since the last run ran `git log --raw` over them; each
+    snapshot now records what it changed beside the ref, and the versions read from that
+    record are those git lists (files added, changed, deleted, an odd name; the whole
+    chain and a window). A record torn by a crash, or gone, is read from git again."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    since = int(time.time()) + 1
+    while time.time() < since + 0.1:
+        time.sleep(0.05)
+    checkpoint(root, 2)
+    store.snapshot()
+    known = {None: store.versions(), since: store.versions(since=since)}
+    odd = root / "memory" / "semantic" / "odd name, ü.md"
+    for step in range(5):
+        if step == 0:
+            odd.write_text("# Odd\n- one\n", encoding="utf-8")
+        elif step == 1:
+            (root / "memory" / "semantic" / "deploys.md").unlink()
+        elif step == 2:
+            (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging\n",
+                                            encoding="utf-8")
+        elif step == 3:
+            odd.unlink()
+        checkpoint(root, 3 + step)
+        assert store.snapshot().commit
+    if record == "torn":
+        with open(store.chain_path, "r+b") as fh:
+            fh.truncate(os.path.getsize(store.chain_path) - 7)
+    elif record == "missing":
+        store.chain_path.unlink()
+    logs = []
+    real_listing = store.listing
+
+    def spy_listing(args, **kw):
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_listing(args, **kw)
+
+    monkeypatch.setattr(store, "listing", spy_listing)
+    for window, before in known.items():
+        extended = store.versions(since=window, known=before)
+        assert bool(logs) == (record != "whole"), (window, logs)
+        anew = store.versions(since=window)
+        logs.clear()
+        assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
+        assert extended.gone == anew.gone
+        assert extended.summary() == anew.summary() and extended.head == anew.head
+    assert len(snapshots._chain_records(store.chain_path)) == \
+        {"whole": 7, "torn": 6, "missing": 0}[record]
 
 
 def _by_file(versions) -> dict:
@@ -971,7 +1032,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
 
     monkeypatch.setattr(snapshots.Store, "listing", spy_listing)
     later = snapshots.changed_versions(store, since=since, wanted=None)
-    assert logs == [f"{read_at}..{store.head()}"]
+    assert logs == []  # (the snapshot made since, from the chain's record: no git log)
     assert sorted(later) == sorted(store.versions(since=since))
     # a few snapshots more are read from git again by the next run, rather than the whole
     # window written again; past _SAVE_AFTER versions it is written
@@ -983,7 +1044,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     snapshots._VERSIONS.clear()
     logs.clear()
     later = snapshots.changed_versions(store, since=since, wanted=None)
-    assert logs == [f"{read_at}..{store.head()}"]
+    assert logs == []
     assert snapshots._load_versions(store, since).head == store.head()
     # a damaged file, or one of another window, is read anew
     kept.write_bytes(b"\x00garbage")

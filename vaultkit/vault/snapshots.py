@@ -37,6 +37,16 @@ Unchanged files cost one ``stat``
     racy margin, is not read (a copy that put the size and mtime back changed the ctime).
     Nothing changed means no git process at all.
 
+What each snapshot changed is written down
+    Beside the ref, the chain's record (``<ref name>.chain``: each snapshot's commit,
+    parent, time and changed files with their blobs) and the append index (``<ref
+    name>.appends``: the blob each new version starts with, whole, to a line's end). A
+    run that kept the versions read up to some snapshot reads the later ones from the
+    record, not from ``git log``; the journal rule reads a journal's newest version and
+    not those it was appended to when the staged text holds it. What they do not hold is
+    read from git, so they change no verdict; without them the hook's cost grew with the
+    square of the snapshots of a journal appended to all day.
+
 Retention
     ``[snapshots] keep-days`` in vaultkit.toml (default 30): snapshots older than that are
     dropped by the ``snapshot`` command (the chain is rewritten from the newest snapshot
@@ -87,6 +97,8 @@ MAX_CHAIN = 100_000  # snapshots read of the chain, the newest
 MAX_READ_BYTES = 256 << 20  # bytes of git output one listing or one read of blobs takes
 MAX_FIELD_BYTES = 1 << 20  # one path or subject (a real path is at most 4,096 bytes)
 APPENDS_AT_MOST_BYTES = 8 << 20  # the append index (about 100,000 appends)
+CHAIN_AT_MOST_BYTES = 32 << 20  # the chain's record (about 100,000 snapshots)
+_CHAIN_FORMAT = 1
 
 
 @dataclass
@@ -243,6 +255,54 @@ def _read_appends(path: Path) -> dict[str, str]:
                 and hexdigits.issuperset(new) and hexdigits.issuperset(old):
             out[new] = old
     return out
+
+
+def _chain_records(path: Path) -> dict[str, tuple[str | None, int, list]]:
+    """The chain's record (:meth:`Store._record_snapshot`): commit -> (parent, time,
+    [(store path, blob, None when deleted)]), read once per version of its file in a
+    process; up to the first record that does not parse whole (a torn write), nothing
+    when it is unreadable or over :data:`CHAIN_AT_MOST_BYTES`."""
+    import marshal
+
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return {}
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    last = _CHAIN[:]  # (one read: a server's other thread may replace it meanwhile)
+    if last and last[0] == key:
+        return last[1]
+    try:
+        data = read_regular(path, CHAIN_AT_MOST_BYTES, follow_symlinks=False)
+    except OSError:
+        return {}
+    out: dict[str, tuple[str | None, int, list]] = {}
+    at = 0
+    while at + 4 <= len(data):
+        size = int.from_bytes(data[at:at + 4], "big")
+        body = data[at + 4:at + 4 + size]
+        at += 4 + size
+        try:
+            fmt, commit, parent, stamp, changes = marshal.loads(body) \
+                if len(body) == size else (None,) * 5
+        except (ValueError, EOFError, TypeError):
+            break
+        if fmt != _CHAIN_FORMAT or not _is_oid(commit) or not (parent is None
+                                                               or _is_oid(parent)) \
+                or type(stamp) is not int or type(changes) is not list \
+                or not all(type(c) is tuple and len(c) == 2 and type(c[0]) is str
+                           and (c[1] is None or _is_oid(c[1])) for c in changes):
+            break
+        out[commit] = (parent, stamp, changes)
+    _CHAIN[:] = [key, out]
+    return out
+
+
+def _is_oid(value) -> bool:
+    return type(value) is str and len(value) in (40, 64) \
+        and not value.strip("0123456789abcdef")
 
 
 def file_of(root: Path, path: str) -> str:
@@ -612,6 +672,9 @@ class Store:
             head = self.head()
             table = self._load_table()
             entries: dict[str, list] = table["entries"] if table.get("commit") == head else {}
+            # (the chain's record is made from the table's entries, the parent's tree as
+            # vaultkit wrote it; not from a listing of it, which a bound may cut short)
+            recordable = head is None or bool(entries)
             if head is not None and not entries:
                 entries = self._tree_entries(head)  # the table is lost or stale: rebuild it
             get = entries.get
@@ -656,7 +719,9 @@ class Store:
                 if not new_entries and head is None:
                     return result  # nothing to record, and no chain yet
                 self._record_appends(appends)
-                commit = self._commit(new_entries, head, changed, removed, now)
+                commit, stamp = self._commit(new_entries, head, changed, removed, now)
+                if stamp is not None and recordable:
+                    self._record_snapshot(commit, head, stamp, entries, new_entries)
                 result.commit = head = commit
             if due:
                 result.pruned = self._prune(head, now)
@@ -789,6 +854,81 @@ class Store:
         _APPENDS[:] = [key, found]
         return found
 
+    @property
+    def chain_path(self) -> Path:
+        """The chain's record: what each snapshot vaultkit wrote changed, by commit (see
+        :meth:`_record_snapshot`), so that reading the snapshots made since a known one
+        starts no ``git log``."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".chain")
+
+    def _record_snapshot(self, commit: str, parent: str | None, stamp: int,
+                         old: dict, new: dict) -> None:
+        """Add the snapshot ``commit`` (on ``parent``, committed at ``stamp``) to the
+        chain's record: the files whose blob differs between the parent's table entries
+        ``old`` (its tree) and ``new`` (the commit's tree), as ``git log --raw`` lists
+        them. One ``O_APPEND`` write of a length-prefixed record under the snapshot lock;
+        a record torn by a crash does not parse and ends what is read. Past
+        :data:`CHAIN_AT_MOST_BYTES` the record starts again; what it does not hold is
+        read from git."""
+        import marshal
+
+        was = {p: e[2] for p, e in old.items() if e[2]}
+        is_ = {p: e[2] for p, e in new.items() if e[2]}
+        changes = sorted(((p, is_.get(p)) for p in was.keys() | is_.keys()
+                          if was.get(p) != is_.get(p)), key=lambda c: os.fsencode(c[0]))
+        body = marshal.dumps((_CHAIN_FORMAT, commit, parent, stamp, changes))
+        data = len(body).to_bytes(4, "big") + body
+        path = self.chain_path
+        try:
+            try:
+                size = os.lstat(path).st_size
+            except FileNotFoundError:
+                size = 0
+            flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            if size + len(data) > CHAIN_AT_MOST_BYTES:
+                from vaultkit.core.atomic import write_atomic
+
+                write_atomic(path, data)
+                return
+            fd = os.open(path, flags | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            pass
+
+    def _recorded_since(self, start: str, head: str, since: int | None) -> list[bytes] | None:
+        """What ``git log --raw -z`` (as :meth:`versions` asks it) prints for the snapshots
+        after ``start`` up to ``head``, made from the chain's record; None when the record
+        does not hold each of them, linked one to the next (a chain rewritten by the
+        retention, a snapshot an older vaultkit wrote, a record started again), or when
+        one is older than ``since`` (git's ``--since`` then decides)."""
+        records = _chain_records(self.chain_path)
+        steps = []
+        at = head
+        while at != start:
+            record = records.get(at)
+            if record is None or len(steps) >= MAX_CHAIN:
+                return None
+            steps.append((at, record))
+            at = record[0]
+        fields: list[bytes] = []
+        count = 0
+        zero = b"0" * len(head)
+        for commit, (parent, stamp, changes) in reversed(steps):
+            if since is not None and stamp < since:
+                return None
+            count += len(changes)
+            if count > MAX_CHANGES:
+                return None  # (git's listing warns)
+            fields.append(b"\x1e%s %d %s" % (commit.encode(), stamp, (parent or "").encode()))
+            for path, oid in changes:
+                fields.append(b":100644 100644 %s %s %s" % (
+                    zero, zero if oid is None else oid.encode(), b"M" if oid else b"D"))
+                fields.append(os.fsencode(path))
+        return fields
+
     def _write_blobs(self, blobs: list[bytes]) -> list[str]:
         """Write ``blobs`` into the store in one git process; their ids, in order.
 
@@ -825,8 +965,13 @@ class Store:
                 pass
         message = snapshot_message(changed, removed)
         env = dict(_IDENTITY)
-        if now is not None:
-            stamp = f"{int(now.timestamp())} {now.strftime('%z') or '+0000'}"
+        # (the time is given to git, as it would take it, so that the chain's record below
+        # knows it; not when the environment sets git's own dates, which then stand)
+        seconds = None
+        if now is not None or not (os.environ.keys() & {"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"}):
+            moment = now or dt.datetime.now().astimezone()
+            seconds = int(moment.timestamp())
+            stamp = f"{seconds} {moment.strftime('%z') or '+0000'}"
             env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
         args = ["commit-tree", tree, "-F", "-"]
         if parent:
@@ -834,7 +979,7 @@ class Store:
         commit = self.git(args, input=message.encode("utf-8", "surrogateescape"),
                           env=env).stdout.decode().strip()
         self._move_ref(commit, parent)
-        return commit
+        return commit, seconds
 
     def _move_ref(self, new: str, old: str | None) -> None:
         proc = self.git(["update-ref", "-m", "vaultkit snapshot", self.ref, new,
@@ -929,8 +1074,12 @@ class Store:
         what = ("the chain's log", "changed files")
         changes = lambda f: f[:1] == b":"  # noqa: E731  (a raw entry; its path follows)
         if extend:
-            fields, whole = self.listing(args + [f"{known.head}..{head}"], what=what,
-                                         limit=MAX_CHANGES, counted=changes, check=False)
+            # (the snapshots vaultkit wrote since are in the chain's record: no git log)
+            fields = self._recorded_since(known.head, head, since)
+            whole = fields is not None
+            if fields is None:
+                fields, whole = self.listing(args + [f"{known.head}..{head}"], what=what,
+                                             limit=MAX_CHANGES, counted=changes, check=False)
             if not whole:  # (that head is gone: pruned and collected; or over a bound)
                 return self.versions(since=since, wanted=wanted)
         else:
@@ -1514,6 +1663,8 @@ _SAVE_AFTER = 256  # versions read from git since the versions file was written
 _TABLE: list = []
 # the last append index read ([file key, {new blob: old blob}]): one per process
 _APPENDS: list = []
+# the last chain's record read ([file key, {commit: record}]): one per process
+_CHAIN: list = []
 
 
 def _versions_path(store: Store, since: int | None = None) -> Path:
