@@ -936,7 +936,8 @@ def test_the_snapshots_since_a_known_one_are_read_from_the_chains_record(tmp_pat
     """Reading the snapshots made since the last run ran `git log --raw` over them; each
     snapshot now records what it changed beside the ref, and the versions read from that
     record are those git lists (files added, changed, deleted, an odd name; the whole
-    chain and a window). A record torn by a crash, or gone, is read from git again."""
+    chain and a window). A snapshot whose record was torn by a crash, or a record gone,
+    is read from git again; the records written after a torn one are still read."""
     import vaultkit.vault.snapshots as snapshots
 
     root = make(tmp_path)
@@ -962,9 +963,11 @@ def test_the_snapshots_since_a_known_one_are_read_from_the_chains_record(tmp_pat
             odd.unlink()
         checkpoint(root, 3 + step)
         assert store.snapshot().commit
-    if record == "torn":
+    if record == "torn":  # (the last record cut short, and one more written after it)
         with open(store.chain_path, "r+b") as fh:
             fh.truncate(os.path.getsize(store.chain_path) - 7)
+        checkpoint(root, 9)
+        assert store.snapshot().commit
     elif record == "missing":
         store.chain_path.unlink()
     logs = []
@@ -985,7 +988,7 @@ def test_the_snapshots_since_a_known_one_are_read_from_the_chains_record(tmp_pat
         assert extended.gone == anew.gone
         assert extended.summary() == anew.summary() and extended.head == anew.head
     assert len(snapshots._chain_records(store.chain_path)) == \
-        {"whole": 7, "torn": 6, "missing": 0}[record]
+        {"whole": 7, "torn": 7, "missing": 0}[record]  # (torn: that one passed over)
 
 
 def _by_file(versions) -> dict:

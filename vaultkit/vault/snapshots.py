@@ -99,6 +99,7 @@ MAX_FIELD_BYTES = 1 << 20  # one path or subject (a real path is at most 4,096 b
 APPENDS_AT_MOST_BYTES = 8 << 20  # the append index (about 100,000 appends)
 CHAIN_AT_MOST_BYTES = 32 << 20  # the chain's record (about 100,000 snapshots)
 _CHAIN_FORMAT = 1
+_CHAIN_MARK = b"\0vkchain\0"  # before each record of the chain's record
 
 
 @dataclass
@@ -260,8 +261,9 @@ def _read_appends(path: Path) -> dict[str, str]:
 def _chain_records(path: Path) -> dict[str, tuple[str | None, int, list]]:
     """The chain's record (:meth:`Store._record_snapshot`): commit -> (parent, time,
     [(store path, blob, None when deleted)]), read once per version of its file in a
-    process; up to the first record that does not parse whole (a torn write), nothing
-    when it is unreadable or over :data:`CHAIN_AT_MOST_BYTES`."""
+    process. A record that does not parse whole (a torn write) is passed over, from the
+    next mark on; nothing is read when the file is unreadable or over
+    :data:`CHAIN_AT_MOST_BYTES`."""
     import marshal
 
     from vaultkit.core.bounded import read_regular
@@ -279,23 +281,25 @@ def _chain_records(path: Path) -> dict[str, tuple[str | None, int, list]]:
     except OSError:
         return {}
     out: dict[str, tuple[str | None, int, list]] = {}
-    at = 0
-    while at + 4 <= len(data):
-        size = int.from_bytes(data[at:at + 4], "big")
-        body = data[at + 4:at + 4 + size]
-        at += 4 + size
+    mark = len(_CHAIN_MARK)
+    at = data.find(_CHAIN_MARK)
+    while at >= 0:
+        size = int.from_bytes(data[at + mark:at + mark + 4], "big")
+        body = data[at + mark + 4:at + mark + 4 + size]
         try:
             fmt, commit, parent, stamp, changes = marshal.loads(body) \
                 if len(body) == size else (None,) * 5
         except (ValueError, EOFError, TypeError):
-            break
+            fmt = None
         if fmt != _CHAIN_FORMAT or not _is_oid(commit) or not (parent is None
                                                                or _is_oid(parent)) \
                 or type(stamp) is not int or type(changes) is not list \
                 or not all(type(c) is tuple and len(c) == 2 and type(c[0]) is str
                            and (c[1] is None or _is_oid(c[1])) for c in changes):
-            break
+            at = data.find(_CHAIN_MARK, at + 1)  # (torn: on from the next mark)
+            continue
         out[commit] = (parent, stamp, changes)
+        at = data.find(_CHAIN_MARK, at + mark + 4 + size)
     _CHAIN[:] = [key, out]
     return out
 
@@ -866,8 +870,9 @@ class Store:
         """Add the snapshot ``commit`` (on ``parent``, committed at ``stamp``) to the
         chain's record: the files whose blob differs between the parent's table entries
         ``old`` (its tree) and ``new`` (the commit's tree), as ``git log --raw`` lists
-        them. One ``O_APPEND`` write of a length-prefixed record under the snapshot lock;
-        a record torn by a crash does not parse and ends what is read. Past
+        them. One ``O_APPEND`` write of a marked, length-prefixed record under the
+        snapshot lock; a record torn by a crash does not parse, and the reader goes on
+        from the next mark. Past
         :data:`CHAIN_AT_MOST_BYTES` the record starts again; what it does not hold is
         read from git."""
         import marshal
@@ -877,7 +882,7 @@ class Store:
         changes = sorted(((p, is_.get(p)) for p in was.keys() | is_.keys()
                           if was.get(p) != is_.get(p)), key=lambda c: os.fsencode(c[0]))
         body = marshal.dumps((_CHAIN_FORMAT, commit, parent, stamp, changes))
-        data = len(body).to_bytes(4, "big") + body
+        data = _CHAIN_MARK + len(body).to_bytes(4, "big") + body
         path = self.chain_path
         try:
             try:
