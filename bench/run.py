@@ -9,6 +9,8 @@ For every size it builds (once, then reuses) a deterministic synthetic vault und
 committed, and times these as separate processes, ``--runs`` times each:
 
 - ``vaultkit --version``, and ``git status`` in the vault: the floor a commit hook is held to
+- ``vaultkit snapshot`` with nothing changed since the last snapshot (target: at most 2x
+  ``git status``, in the same run); its snapshots are removed afterwards
 - ``vaultkit check`` cold (``.vaultkit/`` deleted before every run) and warm (cache filled),
   warm again with the fixable rules left out (no ``[*] N fixable`` line), and the size of
   the cache ``.vaultkit/`` beside the Markdown's
@@ -96,6 +98,7 @@ HOOK_ENTRY = ("\n### 23:59 — Benchmark hook entry\n- Appended by the benchmark
 STEPS = (
     ("version", "vaultkit --version"),
     ("git_status", "git status (the floor)"),
+    ("snapshot_unchanged", "snapshot, nothing changed"),
     ("check_cold", "check, cold (no cache)"),
     ("check_warm", "check, warm"),
     ("check_warm_nofix", "check, warm, no fixable shown"),
@@ -437,6 +440,8 @@ class Bench:
         say("version", res)
         res["git_status"] = self.repeat(["git", "status"], vault, args.runs, warmup=1)
         say("git_status", res)
+        res["snapshot_unchanged"] = self._snapshot_unchanged(vault)
+        say("snapshot_unchanged", res)
 
         res["check_cold"] = self.vk_step("check", ["check", "."], vault,
                                          before=lambda: clear_cache(vault))
@@ -543,6 +548,28 @@ class Bench:
                           "markdown_bytes": info["markdown_bytes"], "seed": args.seed,
                           "generator": info["generator"], "kinds": info["kinds"]},
                 "results": res}
+
+    def _snapshot_unchanged(self, vault):
+        """``vaultkit snapshot`` with nothing changed since the last one (what the cron line
+        or the heartbeat runs most of the time), right after ``git status``: the first
+        snapshot records every file, and one more after the racy margin (a file written
+        that close to a snapshot is read again by the next) settles it. The snapshots are
+        removed afterwards, so no other step pays the snapshot rules."""
+        if "snapshot" not in self.commands:
+            return {"status": MISSING, "argv": [*self.vk, "snapshot"]}
+        argv = [*self.vk, "snapshot", "--quiet", "--no-prune"] \
+            if "--no-prune" in options_of(self.vk, "snapshot") else [*self.vk, "snapshot"]
+        try:
+            first = measure(argv, vault, timeout=self.args.timeout)
+            if first["rc"] != 0:
+                return {"status": f"error (exit {first['rc']}): {last_line(first['stderr'])}",
+                        "argv": argv}
+            time.sleep(RACY_S)
+            return self.repeat(argv, vault, self.args.runs, ok=(0,), warmup=1,
+                               timeout=self.args.timeout)
+        finally:
+            git(vault, "update-ref", "-d", "refs/vaultkit/snapshots", check=False)
+            shutil.rmtree(vault / ".git" / "vaultkit", ignore_errors=True)
 
     def _after_a_change(self, vault):
         """`check .` right after one note was edited (another line appended to a decision
@@ -833,7 +860,8 @@ def evaluate_floor_targets(sizes):
         res = block.get("results", {})
         n = f"{block['vault']['notes']:,}" if "vault" in block else str(size)
         gs = res.get("git_status", {})
-        for key, what, limit in (("hook", "hook, one changed note", 3.0),
+        for key, what, limit in (("snapshot_unchanged", "snapshot, nothing changed", 2.0),
+                                 ("hook", "hook, one changed note", 3.0),
                                  ("hook_link", "hook, a note with a new link", 3.0),
                                  ("hook_watch", "hook, answered by `vaultkit watch`", 3.0),
                                  ("hook_watch_snapped", "the same, after its snapshot", 3.0),

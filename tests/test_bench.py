@@ -219,7 +219,8 @@ def test_run_end_to_end_at_a_tiny_size(tmp_path):
     assert block["vault"]["notes"] == 50
     results = block["results"]
     assert set(results) == {k for k, _ in bench_run.STEPS}
-    for key in ("version", "check_cold", "check_warm", "check_changed", "hook", "hook_link"):
+    for key in ("version", "snapshot_unchanged", "check_cold", "check_warm", "check_changed",
+                "hook", "hook_link"):
         assert results[key]["status"] == "ok", (key, results[key])
         assert results[key]["runs"] == 1 and results[key]["median"] > 0
         assert results[key]["peak_rss_mb"] > 0
@@ -272,6 +273,10 @@ def test_bench_scripts_do_not_shadow_modules():
     ({"check_warm_nofix": 0.16, "git_status": 0.03},
      "10,000: check warm (no fixable) / git status", "FAIL"),
     ({"hook": 0.09}, "10,000: hook, one changed note / git status", "n/a"),
+    ({"snapshot_unchanged": 0.06, "git_status": 0.03},
+     "10,000: snapshot, nothing changed / git status", "pass"),
+    ({"snapshot_unchanged": 0.07, "git_status": 0.03},
+     "10,000: snapshot, nothing changed / git status", "FAIL"),
 ])
 def test_floor_targets_against_git_status(medians, what, result):
     sizes = {10000: {"vault": {"notes": 10000, "markdown_bytes": 1}, "results": _results(**medians)}}

@@ -325,6 +325,85 @@ def test_the_hook_judges_a_journal_once_whatever_its_snapshots(tmp_path, monkeyp
     assert losses == [] and calls == [], len(calls)
 
 
+def _blobs_read(monkeypatch) -> list[str]:
+    """The blob ids every ``cat-file --batch`` of a store is asked for from now on."""
+    from vaultkit.vault.snapshots import Store
+
+    asked: list[str] = []
+    real = Store._batch
+
+    def spy(self, oids, *a, **k):
+        asked.extend(oids)
+        return real(self, oids, *a, **k)
+
+    monkeypatch.setattr(Store, "_batch", spy)
+    return asked
+
+
+def test_a_journal_appended_to_n_times_is_read_once_not_n_times(tmp_path, monkeypatch):
+    """The journal rule read every version of a staged journal since its commit: N
+    snapshots of a journal appended to are N versions of a growing file, so the bytes read
+    grew with the square of N (58 MB for 1,000 snapshots of a 116 KB journal). Each
+    snapshot records which versions it appended to (the append index); the newest
+    version is read, and the versions it is known to start with are not."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    for n in range(1, 31):
+        checkpoint(root, n)
+        store.snapshot()
+    checkpoint(root, 31)  # staged, not snapshotted
+    snapshots.BLOBS.clear()
+    asked = _blobs_read(monkeypatch)
+    settings = load_settings(root)
+    losses = journal_losses(store, lambda p: (root / p).read_text(), since=None,
+                            is_journal=lambda p: settings.profile.layer_of(p) == "journal")
+    assert losses == []
+    assert asked == [store.recorded()[JOURNAL]], len(asked)  # the newest version alone
+    assert len(snapshots._read_appends(store.appends_path)) == 29  # (the first: no before)
+
+
+def test_the_append_index_records_appends_only(tmp_path):
+    """A version is recorded as appended to its last one only when it starts with that
+    version's bytes, whole, to a line's end: not after a rewrite, an edit in the middle,
+    or an append to a last line that had no line break."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    journal = root / JOURNAL
+    journal.write_text("# Day\n- one\n", encoding="utf-8")
+    store.snapshot()
+    steps = [("appended", "# Day\n- one\n- two\n", True),
+             ("rewritten", "# Summary\n- one and two\n", False),
+             ("edited", "# Summary\n- one, two\n- three\n", False),
+             ("no break", "# Summary\n- one, two\n- three", False),
+             ("after no break", "# Summary\n- one, two\n- three and four\n", False),
+             ("appended again", "# Summary\n- one, two\n- three and four\n- five\n", True)]
+    for what, text, appended in steps:
+        before = store.recorded()[JOURNAL]
+        journal.write_text(text, encoding="utf-8")
+        store.snapshot()
+        after = store.recorded()[JOURNAL]
+        index = snapshots._read_appends(store.appends_path)
+        assert (index.get(after) == before) is appended, what
+
+
+def test_the_append_index_is_read_whole_lines_only(tmp_path):
+    """A line torn by a crash, or anything not two ids, is not read as an append: what
+    is not in the index is read from git."""
+    import vaultkit.vault.snapshots as snapshots
+
+    path = tmp_path / "snapshots.appends"
+    a, b, c = "a" * 40, "b" * 40, "c" * 64
+    path.write_bytes(f"{a} {b}\n{b} {c}\nnot an id\n{c} {c}\n{c[:30]}".encode()
+                     + f"{a} {b[:12]}\n".encode() + f"{b} {a}".encode())
+    assert snapshots._read_appends(path) == {a: b}
+    path.write_bytes(b"x" * (snapshots.APPENDS_AT_MOST_BYTES + 1))  # not vaultkit's: unread
+    assert snapshots._read_appends(path) == {}
+
+
 @pytest.mark.parametrize("case", ["appended", "overwritten", "edited", "cut-in-the-middle",
                                   "rewritten-then-appended", "no-final-newline", "crlf"])
 def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case):
@@ -361,6 +440,8 @@ def test_the_versions_passed_over_change_no_finding(tmp_path, monkeypatch, case)
         return journal_losses(store, lambda p: new, since=None,
                               is_journal=lambda p: settings.profile.layer_of(p) == "journal")
     found = losses()
+    monkeypatch.setattr(store, "appended", lambda: {})  # no append index: every version read
+    assert found == losses()
     monkeypatch.setattr(snapshots, "_held_whole", lambda *a: set())  # every version judged
     assert found == losses()
     if case not in ("appended", "edited", "no-final-newline"):
@@ -826,10 +907,13 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
         if n == 4:  # a file the window had not seen until now
             topic.write_text("# Deploys\n\n- fact 0\n", encoding="utf-8")
         store.snapshot()
+        if n == 5:  # the chain's record lost: the new snapshot alone is read from git
+            store.chain_path.unlink()
         store.git, store.listing = spy, spy_listing
         extended = store.versions(since=since, known=known)
         store.git, store.listing = real_git, real_listing
-        assert logs == [f"{known.head}..{store.head()}"]  # the new snapshot alone
+        # (else what the snapshot recorded it changed: no git log)
+        assert logs == ([f"{known.head}..{store.head()}"] if n == 5 else []), n
         logs.clear()
         anew = store.versions(since=since)
         assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
@@ -844,6 +928,67 @@ def test_versions_read_after_more_snapshots_are_those_read_anew(tmp_path):
     checkpoint(root, 9)
     store.snapshot()
     assert list(store.versions(since=since, known=known)) == list(store.versions(since=since))
+
+
+@pytest.mark.parametrize("record", ["whole", "torn", "missing"])
+def test_the_snapshots_since_a_known_one_are_read_from_the_chains_record(tmp_path, monkeypatch,
+                                                                        record):
+    """Reading the snapshots made since the last run ran `git log --raw` over them; each
+    snapshot now records what it changed beside the ref, and the versions read from that
+    record are those git lists (files added, changed, deleted, an odd name; the whole
+    chain and a window). A snapshot whose record was torn by a crash, or a record gone,
+    is read from git again; the records written after a torn one are still read."""
+    import vaultkit.vault.snapshots as snapshots
+
+    root = make(tmp_path)
+    store = store_of(root)
+    checkpoint(root, 1)
+    store.snapshot()
+    since = int(time.time()) + 1
+    while time.time() < since + 0.1:
+        time.sleep(0.05)
+    checkpoint(root, 2)
+    store.snapshot()
+    known = {None: store.versions(), since: store.versions(since=since)}
+    odd = root / "memory" / "semantic" / "odd name, ü.md"
+    for step in range(5):
+        if step == 0:
+            odd.write_text("# Odd\n- one\n", encoding="utf-8")
+        elif step == 1:
+            (root / "memory" / "semantic" / "deploys.md").unlink()
+        elif step == 2:
+            (root / "MEMORY.md").write_text("# MEMORY\n\n- Deploys go through staging\n",
+                                            encoding="utf-8")
+        elif step == 3:
+            odd.unlink()
+        checkpoint(root, 3 + step)
+        assert store.snapshot().commit
+    if record == "torn":  # (the last record cut short, and one more written after it)
+        with open(store.chain_path, "r+b") as fh:
+            fh.truncate(os.path.getsize(store.chain_path) - 7)
+        checkpoint(root, 9)
+        assert store.snapshot().commit
+    elif record == "missing":
+        store.chain_path.unlink()
+    logs = []
+    real_listing = store.listing
+
+    def spy_listing(args, **kw):
+        if args[0] == "log":
+            logs.append(args[-1])
+        return real_listing(args, **kw)
+
+    monkeypatch.setattr(store, "listing", spy_listing)
+    for window, before in known.items():
+        extended = store.versions(since=window, known=before)
+        assert bool(logs) == (record != "whole"), (window, logs)
+        anew = store.versions(since=window)
+        logs.clear()
+        assert _by_file(extended) == _by_file(anew) and len(extended) == len(anew)
+        assert extended.gone == anew.gone
+        assert extended.summary() == anew.summary() and extended.head == anew.head
+    assert len(snapshots._chain_records(store.chain_path)) == \
+        {"whole": 7, "torn": 7, "missing": 0}[record]  # (torn: that one passed over)
 
 
 def _by_file(versions) -> dict:
@@ -890,7 +1035,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
 
     monkeypatch.setattr(snapshots.Store, "listing", spy_listing)
     later = snapshots.changed_versions(store, since=since, wanted=None)
-    assert logs == [f"{read_at}..{store.head()}"]
+    assert logs == []  # (the snapshot made since, from the chain's record: no git log)
     assert sorted(later) == sorted(store.versions(since=since))
     # a few snapshots more are read from git again by the next run, rather than the whole
     # window written again; past _SAVE_AFTER versions it is written
@@ -902,7 +1047,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     snapshots._VERSIONS.clear()
     logs.clear()
     later = snapshots.changed_versions(store, since=since, wanted=None)
-    assert logs == [f"{read_at}..{store.head()}"]
+    assert logs == []
     assert snapshots._load_versions(store, since).head == store.head()
     # a damaged file, or one of another window, is read anew
     kept.write_bytes(b"\x00garbage")
@@ -1171,9 +1316,11 @@ def test_a_hook_with_snapshots_asks_git_what_differs_not_for_every_file(tmp_path
     verbs = [_verb(args) for args, _ in calls]
     assert "ls-files" not in verbs and "diff-index" in verbs, verbs
     assert not [args for args, _ in calls if "--format=%ct" in args], calls
-    # HEAD and staged sides; the snapshots' lines; and, a loss being found, the lines the
-    # commits of local refs hold in the file (one log, one cat-file: only when refusing)
-    assert verbs.count("cat-file") == 3, verbs
+    # HEAD and staged sides; the journal's newest snapshot, then (it lacking lines the
+    # staged journal lacks too) the versions it was appended to; and, a loss being found,
+    # the lines the commits of local refs hold in the file (one log, one cat-file: only
+    # when refusing)
+    assert verbs.count("cat-file") == 4, verbs
     assert [args for args in calls if "--branches" in args[0]], calls
 
 

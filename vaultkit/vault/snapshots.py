@@ -35,7 +35,17 @@ Unchanged files cost one ``stat``
     ref (``<git dir>/vaultkit/<ref name>.stat``); a file whose size, mtime, ctime and inode
     match, and whose mtime and ctime were older than the snapshot that recorded it by the
     racy margin, is not read (a copy that put the size and mtime back changed the ctime).
-    Nothing changed means no git process at all.
+    Nothing changed means no git process but the ``rev-parse`` that found the repository.
+
+What each snapshot changed is written down
+    Beside the ref, the chain's record (``<ref name>.chain``: each snapshot's commit,
+    parent, time and changed files with their blobs) and the append index (``<ref
+    name>.appends``: the blob each new version starts with, whole, to a line's end). A
+    run that kept the versions read up to some snapshot reads the later ones from the
+    record, not from ``git log``; the journal rule reads a journal's newest version and
+    not those it was appended to when the staged text holds it. What they do not hold is
+    read from git, so they change no verdict; without them the hook's cost grew with the
+    square of the snapshots of a journal appended to all day.
 
 Retention
     ``[snapshots] keep-days`` in vaultkit.toml (default 30): snapshots older than that are
@@ -65,7 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from vaultkit.core.digests import sha1
+from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
 # (RACY_NS: a file that close to a snapshot is read again)
 from vaultkit.vault.cachefile import RACY_NS, after_answer, answering
@@ -86,6 +96,10 @@ MAX_CHANGES = 1_000_000  # changed files read in one pass over the chain's log
 MAX_CHAIN = 100_000  # snapshots read of the chain, the newest
 MAX_READ_BYTES = 256 << 20  # bytes of git output one listing or one read of blobs takes
 MAX_FIELD_BYTES = 1 << 20  # one path or subject (a real path is at most 4,096 bytes)
+APPENDS_AT_MOST_BYTES = 8 << 20  # the append index (about 100,000 appends)
+CHAIN_AT_MOST_BYTES = 32 << 20  # the chain's record (about 100,000 snapshots)
+_CHAIN_FORMAT = 1
+_CHAIN_MARK = b"\0vkchain\0"  # before each record of the chain's record
 
 
 @dataclass
@@ -152,14 +166,24 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
     profile = settings.profile
     prefix = profile.memory_prefix
     limit = profile.budgets.max_file_bytes
-    excluded = settings.is_excluded if settings.excludes_anything else None
+    excludes = settings.excludes_anything
+    # (a folder is asked whole when entered, so a file in it is asked by its own path only)
+    excluded = settings.is_excluded if excludes else None
+    excluded_file = settings.is_excluded_file if excludes else None
     out: dict[str, tuple[int, int, int, int]] = {}
+    # each folder is opened and its files stat'ed by name in it (fstatat), as the scan
+    # lists: the kernel resolves one path component per file, not the whole path
+    by_fd = os.scandir in os.supports_fd
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
     stack = [(str(root), "")]
     while stack:
         folder, base = stack.pop()
         inside = not prefix or base.startswith(prefix)  # all of the memory folder counts
+        fd = None
         try:
-            with os.scandir(folder) as it:
+            if by_fd:
+                fd = os.open(folder, flags)
+            with os.scandir(folder if fd is None else fd) as it:
                 for entry in it:
                     name = entry.name
                     try:
@@ -167,7 +191,7 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
                             rel = base + name
                             if not inside and not is_memory_file(profile, rel, prefix):
                                 continue
-                            if excluded is not None and excluded(rel):
+                            if excluded_file is not None and excluded_file(rel):
                                 continue
                             st = entry.stat(follow_symlinks=False)
                             if st.st_size <= limit:
@@ -176,11 +200,14 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
                         elif entry.is_dir(follow_symlinks=False) and name not in SKIP_DIRS:
                             rel = base + name
                             if excluded is None or not excluded(rel):
-                                stack.append((entry.path, rel + "/"))
+                                stack.append((os.path.join(folder, name), rel + "/"))
                     except OSError:
                         continue  # gone meanwhile
         except OSError:
             continue  # unreadable (check's file-unreadable says so)
+        finally:
+            if fd is not None:
+                os.close(fd)
     if not prefix:  # the bootstrap files one folder up from a memory-only vault
         for name in profile.bootstrap_files:
             try:
@@ -199,6 +226,87 @@ def _same(entry: list, numbers) -> bool:
     ``numbers`` (``(size, mtime_ns, ctime_ns, inode)``)."""
     return len(entry) == 6 and entry[0] == numbers[0] and entry[1] == numbers[1] \
         and entry[4] == numbers[2] and entry[5] == numbers[3]
+
+
+def _starts_with(data: bytes, size: int, oid: str) -> bool:
+    """Whether ``data`` starts with the blob ``oid`` of ``size`` bytes, which ends at a
+    line's end: git's id of ``data[:size]`` is ``oid`` (SHA-1, or SHA-256 for a 64-digit
+    id), so the check reads nothing from git."""
+    if not 0 < size < len(data) or data[size - 1] != 10 or len(oid) not in (40, 64):
+        return False
+    digest = (sha1 if len(oid) == 40 else sha256)(b"blob %d\0" % size)
+    digest.update(memoryview(data)[:size])
+    return digest.hexdigest() == oid
+
+
+def _read_appends(path: Path) -> dict[str, str]:
+    """The well-formed lines of an append index file (two ids of one length, hex), in
+    order; nothing when it is unreadable or over :data:`APPENDS_AT_MOST_BYTES`."""
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        data = read_regular(path, APPENDS_AT_MOST_BYTES, follow_symlinks=False)
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    hexdigits = frozenset("0123456789abcdef")
+    for line in data.decode("ascii", "replace").split("\n")[:-1]:  # (a torn tail: no \n)
+        new, _, old = line.partition(" ")
+        if len(new) == len(old) and len(new) in (40, 64) and new != old \
+                and hexdigits.issuperset(new) and hexdigits.issuperset(old):
+            out[new] = old
+    return out
+
+
+def _chain_records(path: Path) -> dict[str, tuple[str | None, int, list]]:
+    """The chain's record (:meth:`Store._record_snapshot`): commit -> (parent, time,
+    [(store path, blob, None when deleted)]), read once per version of its file in a
+    process. A record that does not parse whole (a torn write) is passed over, from the
+    next mark on; nothing is read when the file is unreadable or over
+    :data:`CHAIN_AT_MOST_BYTES`."""
+    import marshal
+
+    from vaultkit.core.bounded import read_regular
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return {}
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    last = _CHAIN[:]  # (one read: a server's other thread may replace it meanwhile)
+    if last and last[0] == key:
+        return last[1]
+    try:
+        data = read_regular(path, CHAIN_AT_MOST_BYTES, follow_symlinks=False)
+    except OSError:
+        return {}
+    out: dict[str, tuple[str | None, int, list]] = {}
+    mark = len(_CHAIN_MARK)
+    at = data.find(_CHAIN_MARK)
+    while at >= 0:
+        size = int.from_bytes(data[at + mark:at + mark + 4], "big")
+        body = data[at + mark + 4:at + mark + 4 + size]
+        try:
+            fmt, commit, parent, stamp, changes = marshal.loads(body) \
+                if len(body) == size else (None,) * 5
+        except (ValueError, EOFError, TypeError):
+            fmt = None
+        if fmt != _CHAIN_FORMAT or not _is_oid(commit) or not (parent is None
+                                                               or _is_oid(parent)) \
+                or type(stamp) is not int or type(changes) is not list \
+                or not all(type(c) is tuple and len(c) == 2 and type(c[0]) is str
+                           and (c[1] is None or _is_oid(c[1])) for c in changes):
+            at = data.find(_CHAIN_MARK, at + 1)  # (torn: on from the next mark)
+            continue
+        out[commit] = (parent, stamp, changes)
+        at = data.find(_CHAIN_MARK, at + mark + 4 + size)
+    _CHAIN[:] = [key, out]
+    return out
+
+
+def _is_oid(value) -> bool:
+    return type(value) is str and len(value) in (40, 64) \
+        and not value.strip("0123456789abcdef")
 
 
 def file_of(root: Path, path: str) -> str:
@@ -572,11 +680,16 @@ class Store:
             head = self.head()
             table = self._load_table()
             entries: dict[str, list] = table["entries"] if table.get("commit") == head else {}
+            # (the chain's record is made from the table's entries, the parent's tree as
+            # vaultkit wrote it; not from a listing of it, which a bound may cut short)
+            recordable = head is None or bool(entries)
             if head is not None and not entries:
                 entries = self._tree_entries(head)  # the table is lost or stale: rebuild it
             get = entries.get
-            todo = [p for p, numbers in files.items()
-                    if (k := get(p)) is None or k[3] or not _same(k, numbers)]
+            # (_same, inline: one comparison per file of the vault)
+            todo = [p for p, (size, mtime, ctime, ino) in files.items()
+                    if (k := get(p)) is None or len(k) != 6 or k[3] or k[0] != size
+                    or k[1] != mtime or k[4] != ctime or k[5] != ino]
             # (with nothing to hash every file is known: equal counts mean equal sets)
             removed = sorted(p for p in entries if p not in files) \
                 if todo or len(entries) != len(files) else []
@@ -586,7 +699,8 @@ class Store:
             if not todo and not removed and head is not None and not due:
                 self._touch_checked()  # nothing changed: nothing written
                 return SnapshotResult(None, [], [], len(files))
-            hashed = self._hash(todo) if todo else []
+            appends: list[tuple[str, str]] = []
+            hashed = self._hash(todo, entries, appends) if todo else []
             changed = []
             new_entries: dict[str, list] = {}
             for path, (size, mtime, ctime, ino) in files.items():
@@ -612,7 +726,10 @@ class Store:
             if changed or removed or head is None:
                 if not new_entries and head is None:
                     return result  # nothing to record, and no chain yet
-                commit = self._commit(new_entries, head, changed, removed, now)
+                self._record_appends(appends)
+                commit, stamp = self._commit(new_entries, head, changed, removed, now)
+                if stamp is not None and recordable:
+                    self._record_snapshot(commit, head, stamp, entries, new_entries)
                 result.commit = head = commit
             if due:
                 result.pruned = self._prune(head, now)
@@ -650,10 +767,13 @@ class Store:
                 out[os.fsdecode(name)] = [-1, -1, parts[2].decode(), 1]
         return out
 
-    def _hash(self, paths: list[str]) -> list[tuple[str, int, int, int, int] | None]:
+    def _hash(self, paths: list[str], previous: dict | None = None,
+              appends: list | None = None) -> list[tuple[str, int, int, int, int] | None]:
         """``(blob id, size, mtime_ns, ctime_ns, inode)`` of each file (store paths; the blob written into the
         store), None for one gone, not a regular file, over the limit, or reached through a
-        symlink.
+        symlink. ``appends`` gets ``(new blob, previous blob)`` for each file whose bytes
+        start with the whole of its version in ``previous`` (the table's entries), ending
+        at a line's end: an append (see :meth:`appended`).
 
         Each file is read through one descriptor opened without following a link, its
         folders too (:class:`~vaultkit.core.bounded.Beneath`), and judged by ``fstat`` on
@@ -675,9 +795,148 @@ class Store:
                     read.append(None)  # gone, a symlink on the way, not regular, too big
         blobs = [item[0] for item in read if item is not None]
         oids = iter(self._write_blobs(blobs) if blobs else [])
-        return [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns,
-                                           item[1].st_ctime_ns, item[1].st_ino)
-                for item in read]
+        out = [None if item is None else (next(oids), item[1].st_size, item[1].st_mtime_ns,
+                                          item[1].st_ctime_ns, item[1].st_ino)
+               for item in read]
+        if appends is not None and previous:
+            for path, item, got in zip(paths, read, out):
+                known = previous.get(path)
+                if got is not None and known is not None and known[2] \
+                        and known[2] != got[0] and _starts_with(item[0], known[0], known[2]):
+                    appends.append((got[0], known[2]))
+        return out
+
+    @property
+    def appends_path(self) -> Path:
+        """The append index: ``<new blob> <old blob>`` lines, each saying the old blob's
+        bytes are the start of the new one's, to a line's end (a journal appended to)."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".appends")
+
+    def _record_appends(self, pairs: list[tuple[str, str]]) -> None:
+        """Add ``pairs`` to the append index (under the snapshot lock). One ``O_APPEND``
+        write; a line torn by a crash is not a well-formed line and is never read as one.
+        Past :data:`APPENDS_AT_MOST_BYTES` the newest half is kept (written whole and
+        renamed into place). A lost write costs a later read of those versions, never a
+        verdict: what is not in the index is read."""
+        if not pairs:
+            return
+        data = "".join(f"{new} {old}\n" for new, old in pairs).encode("ascii")
+        path = self.appends_path
+        try:
+            try:
+                size = os.lstat(path).st_size
+            except FileNotFoundError:
+                size = 0
+            if size + len(data) > APPENDS_AT_MOST_BYTES:
+                from vaultkit.core.atomic import write_atomic
+
+                kept = _read_appends(path)
+                lines = [f"{n} {o}\n" for n, o in kept.items()]
+                keep = "".join(lines[len(lines) // 2:]).encode("ascii")
+                write_atomic(path, keep + data)
+                _APPENDS.clear()
+                return
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+
+    def appended(self) -> dict[str, str]:
+        """The append index (see :attr:`appends_path`): new blob -> the blob it starts
+        with. Read once per version of its file in a process; empty when there is none or
+        it is over :data:`APPENDS_AT_MOST_BYTES` (a file vaultkit did not write)."""
+        path = self.appends_path
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return {}
+        key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        last = _APPENDS[:]  # (one read: a server's other thread may replace it meanwhile)
+        if last and last[0] == key:
+            return last[1]
+        found = _read_appends(path)
+        _APPENDS[:] = [key, found]
+        return found
+
+    @property
+    def chain_path(self) -> Path:
+        """The chain's record: what each snapshot vaultkit wrote changed, by commit (see
+        :meth:`_record_snapshot`), so that reading the snapshots made since a known one
+        starts no ``git log``."""
+        return self.meta / (self.ref.rsplit("/", 1)[-1] + ".chain")
+
+    def _record_snapshot(self, commit: str, parent: str | None, stamp: int,
+                         old: dict, new: dict) -> None:
+        """Add the snapshot ``commit`` (on ``parent``, committed at ``stamp``) to the
+        chain's record: the files whose blob differs between the parent's table entries
+        ``old`` (its tree) and ``new`` (the commit's tree), as ``git log --raw`` lists
+        them. One ``O_APPEND`` write of a marked, length-prefixed record under the
+        snapshot lock; a record torn by a crash does not parse, and the reader goes on
+        from the next mark. Past
+        :data:`CHAIN_AT_MOST_BYTES` the record starts again; what it does not hold is
+        read from git."""
+        import marshal
+
+        was = {p: e[2] for p, e in old.items() if e[2]}
+        is_ = {p: e[2] for p, e in new.items() if e[2]}
+        changes = sorted(((p, is_.get(p)) for p in was.keys() | is_.keys()
+                          if was.get(p) != is_.get(p)), key=lambda c: os.fsencode(c[0]))
+        body = marshal.dumps((_CHAIN_FORMAT, commit, parent, stamp, changes))
+        data = _CHAIN_MARK + len(body).to_bytes(4, "big") + body
+        path = self.chain_path
+        try:
+            try:
+                size = os.lstat(path).st_size
+            except FileNotFoundError:
+                size = 0
+            flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            if size + len(data) > CHAIN_AT_MOST_BYTES:
+                from vaultkit.core.atomic import write_atomic
+
+                write_atomic(path, data)
+                return
+            fd = os.open(path, flags | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            pass
+
+    def _recorded_since(self, start: str, head: str, since: int | None) -> list[bytes] | None:
+        """What ``git log --raw -z`` (as :meth:`versions` asks it) prints for the snapshots
+        after ``start`` up to ``head``, made from the chain's record; None when the record
+        does not hold each of them, linked one to the next (a chain rewritten by the
+        retention, a snapshot an older vaultkit wrote, a record started again), or when
+        one is older than ``since`` (git's ``--since`` then decides)."""
+        records = _chain_records(self.chain_path)
+        steps = []
+        at = head
+        while at != start:
+            record = records.get(at)
+            if record is None or len(steps) >= MAX_CHAIN:
+                return None
+            steps.append((at, record))
+            at = record[0]
+        fields: list[bytes] = []
+        count = 0
+        zero = b"0" * len(head)
+        for commit, (parent, stamp, changes) in reversed(steps):
+            if since is not None and stamp < since:
+                return None
+            count += len(changes)
+            if count > MAX_CHANGES:
+                return None  # (git's listing warns)
+            fields.append(b"\x1e%s %d %s" % (commit.encode(), stamp, (parent or "").encode()))
+            for path, oid in changes:
+                fields.append(b":100644 100644 %s %s %s" % (
+                    zero, zero if oid is None else oid.encode(), b"M" if oid else b"D"))
+                fields.append(os.fsencode(path))
+        return fields
 
     def _write_blobs(self, blobs: list[bytes]) -> list[str]:
         """Write ``blobs`` into the store in one git process; their ids, in order.
@@ -715,8 +974,13 @@ class Store:
                 pass
         message = snapshot_message(changed, removed)
         env = dict(_IDENTITY)
-        if now is not None:
-            stamp = f"{int(now.timestamp())} {now.strftime('%z') or '+0000'}"
+        # (the time is given to git, as it would take it, so that the chain's record below
+        # knows it; not when the environment sets git's own dates, which then stand)
+        seconds = None
+        if now is not None or not (os.environ.keys() & {"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"}):
+            moment = now or dt.datetime.now().astimezone()
+            seconds = int(moment.timestamp())
+            stamp = f"{seconds} {moment.strftime('%z') or '+0000'}"
             env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
         args = ["commit-tree", tree, "-F", "-"]
         if parent:
@@ -724,7 +988,7 @@ class Store:
         commit = self.git(args, input=message.encode("utf-8", "surrogateescape"),
                           env=env).stdout.decode().strip()
         self._move_ref(commit, parent)
-        return commit
+        return commit, seconds
 
     def _move_ref(self, new: str, old: str | None) -> None:
         proc = self.git(["update-ref", "-m", "vaultkit snapshot", self.ref, new,
@@ -819,8 +1083,12 @@ class Store:
         what = ("the chain's log", "changed files")
         changes = lambda f: f[:1] == b":"  # noqa: E731  (a raw entry; its path follows)
         if extend:
-            fields, whole = self.listing(args + [f"{known.head}..{head}"], what=what,
-                                         limit=MAX_CHANGES, counted=changes, check=False)
+            # (the snapshots vaultkit wrote since are in the chain's record: no git log)
+            fields = self._recorded_since(known.head, head, since)
+            whole = fields is not None
+            if fields is None:
+                fields, whole = self.listing(args + [f"{known.head}..{head}"], what=what,
+                                             limit=MAX_CHANGES, counted=changes, check=False)
             if not whole:  # (that head is gone: pruned and collected; or over a bound)
                 return self.versions(since=since, wanted=wanted)
         else:
@@ -1424,6 +1692,10 @@ _VERSIONS_FORMAT = 3
 _SAVE_AFTER = 256  # versions read from git since the versions file was written
 # the last snapshot table read ([file key, table]): one per process
 _TABLE: list = []
+# the last append index read ([file key, {new blob: old blob}]): one per process
+_APPENDS: list = []
+# the last chain's record read ([file key, {commit: record}]): one per process
+_CHAIN: list = []
 
 
 def _versions_path(store: Store, since: int | None = None) -> Path:
@@ -1572,16 +1844,30 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     gone = {p for p, t in texts.items() if t is None and present is not None and not present(p)}
     for p in gone:
         texts[p] = ""
-    wanted = [oid for p, vs in by_path.items() if texts[p] is not None for _, _, oid in vs]
-    blobs = store.blobs(wanted, {oid: f"{p} in snapshot {c[:10]}" for p, vs in by_path.items()
-                                 for c, _, oid in vs})
+    names = {oid: f"{p} in snapshot {c[:10]}" for p, vs in by_path.items() for c, _, oid in vs}
+    # each journal's newest version first: the versions it is known to have been appended
+    # to (the append index) hold no line it does not, so when it is held they are not read
+    # (a journal snapshotted N times since a commit is N versions of a growing file: reading
+    # them all grew with the square of N)
+    blobs = store.blobs([vs[-1][2] for p, vs in by_path.items() if texts[p] is not None],
+                        names)
+    appended = store.appended() if any(len(vs) > 1 for vs in by_path.values()) else {}
+    known_held: dict[str, set[str]] = {}
+    rest = []
+    for path, vs in by_path.items():
+        if texts[path] is None:
+            continue
+        known_held[path] = _appended_to(_held_whole(vs[-1:], blobs, texts[path]), appended)
+        rest += [oid for _, _, oid in vs if oid not in known_held[path] and oid not in blobs]
+    if rest:
+        blobs = {**blobs, **store.blobs(rest, names)}
     out = []
     for path, vs in sorted(by_path.items()):
         text = texts[path]
         if text is None:
             continue
         others = () if path in gone or holders is None else (lambda p=path: holders(p))
-        held = _held_whole(vs, blobs, text)
+        held = _held_whole(vs, blobs, text) | known_held[path]
         mine = accepted.of(path) if accepted is not None else None
         lost: list[str] = []
         lost_seen: Counter = Counter()
@@ -1607,6 +1893,21 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
                 lost = [line for line in lost if line not in secret]
         if lost and newest is not None:
             out.append(JournalLoss(path, lost, newest[1], newest[0], path in gone))
+    return out
+
+
+def _appended_to(held: set[str], appended: dict[str, str]) -> set[str]:
+    """``held`` and every blob that one of them was appended to, as the append index
+    (:meth:`Store.appended`) records it, back through the appends before it: a blob whose
+    bytes are the start of a held blob's, to a line's end, holds none of its lines but
+    those, so it is held too (what :func:`_held_whole` finds by reading it)."""
+    out = set(held)
+    todo = list(held)
+    while todo:
+        older = appended.get(todo.pop())
+        if older is not None and older not in out:
+            out.add(older)
+            todo.append(older)
     return out
 
 
