@@ -89,6 +89,10 @@ ALLOWED = {
         "snapshot never changes, and the chain is read on from its head each run",
     ("vaultkit.vault.snapshots", "_TABLE"):
         "the last snapshot table read, keyed by the table file's identity and stats",
+    ("vaultkit.vault.snapshots", "_APPENDS"):
+        "the last append index read, keyed by the index file's identity and stats",
+    ("vaultkit.vault.snapshots", "_CHAIN"):
+        "the last chain's record read, keyed by the record file's identity and stats",
     ("vaultkit.lint.rules.unknown_location", "_NAMES"):
         "memo of the names derived from one profile object (by its id, holding the "
         "object so the id stays its own), one at a time",
