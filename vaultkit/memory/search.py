@@ -623,22 +623,22 @@ class SearchIndex:
 
         hits: list[Hit] = []
         shown: dict[str, list[tuple[int, int]]] = {}  # each note's snippet lines so far
-        for score, path, start, end, text, cid in scored:
-            hit = self._hit(cid, path, start, end, text, score, terms, shown.setdefault(path, []))
+        for score, path, start, end, text, cid, fid in scored:
+            hit = self._hit(cid, fid, path, start, end, text, score, terms,
+                            shown.setdefault(path, []))
             if hit is not None:
                 hits.append(hit)
                 if len(hits) >= max_results:
                     break
         return hits
 
-    def _hit(self, cid: int, path: str, start: int, end: int, text: str, score: float,
-             terms: list[Term], shown: list[tuple[int, int]]) -> "Hit | None":
-        """The result for the ranked chunk ``cid`` (lines ``start``..``end``): its snippet
-        placed over the chunk and the chunks beside it (:func:`snippet_lines`), never on a
-        line a better result of the same note already shows (``shown``, extended here); None
-        when every line of the chunk is already shown."""
+    def _hit(self, cid: int, fid: int, path: str, start: int, end: int, text: str,
+             score: float, terms: list[Term], shown: list[tuple[int, int]]) -> "Hit | None":
+        """The result for the ranked chunk ``cid`` of note ``fid`` (lines ``start``..``end``):
+        its snippet placed over the chunk and the chunks beside it (:func:`snippet_lines`),
+        never on a line a better result of the same note already shows (``shown``, extended
+        here); None when every line of the chunk is already shown."""
         db = self.db
-        fid = db.execute("SELECT file FROM chunks WHERE id=?", (cid,)).fetchone()[0]
         # the chunks around it, nearest first: (start line, end line, text)
         below = db.execute("SELECT start_line, end_line, text FROM chunks WHERE file=? AND "
                            "start_line > ? ORDER BY start_line LIMIT 8", (fid, end)).fetchall()
@@ -707,7 +707,8 @@ class SearchIndex:
         return out
 
     def _rank(self, weighted, limit, allow, demote, recent, early=None) -> list[list]:
-        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first.
+        """Every candidate chunk as ``[score, path, start, end, text, id, file id]``, best
+        first.
 
         ``early``: a future of ``(match, generation, [(rowid, bm25)], rows)`` (see
         :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
@@ -771,7 +772,7 @@ class SearchIndex:
             score = min(1.0, max(0.0, score))
             if recent:
                 days[cid] = date_of_path(path)
-            scored.append([score, path, start, end, text, cid])
+            scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         self._with_neighbours(scored, rows, covs, finders, weight)
         if recent:
