@@ -1185,10 +1185,11 @@ def snippet_lines(lines: list[str], own: tuple[int, int], terms: list[Term],
     The seed is the line of ``own`` holding the most query weight (idf of the distinct
     terms it matches), the first of equals; with none, the chunk's first line. The window
     grows one line at a time to the side whose next line adds more query weight not yet
-    shown. When neither does, it grows downward, since what follows a line answers it (the
-    reply below a question, the lines under a heading, a record's fields under its label),
-    but not into the next entry (a heading) while the lines above it still fit: there it
-    takes the lines above, up to the heading of the seed's own entry. A seed line longer
+    shown. When neither does, it takes the line after the seed, then the line before it
+    (what the seed replies to), then goes on downward, since what follows a line answers it
+    (the reply below a question, the lines under a heading, a record's fields under its
+    label); but not into the next entry (a heading) while the lines above still fit: there
+    it takes the lines above, up to the heading of the seed's own entry. A seed line longer
     than ``limit`` is cut around its first match on word boundaries.
     """
     free = free if free is not None else [True] * len(lines)
@@ -1206,7 +1207,8 @@ def snippet_lines(lines: list[str], own: tuple[int, int], terms: list[Term],
             low = line.lower() if line.isascii() else None
             got = found[ix] = frozenset(
                 i for i, t in enumerate(terms)
-                if (low is None or plain[i] is None or plain[i] in low) and t.pattern.search(line))
+                if (low is None or plain[i] is None or plain[i] in low)
+                and t.pattern.search(line))
         return got
 
     def gain(ix: int, shown: set) -> float:
