@@ -319,10 +319,10 @@ def test_concurrent_first_searches_agree(vault_dir):
     assert all(r and r[0] == "memory/lessons/投资.md" for r in results), results
 
 
-def test_the_snippet_is_the_ranked_window_and_the_range_its_context(make_vault):
+def test_each_ranked_window_gets_its_snippet_and_the_range_its_context(make_vault):
     # One ## HH:MM entry of a journal, bullet lines, the query's words on two lines 1,000
     # characters apart. A 1,600-character chunk held both, and its one snippet showed the
-    # first; now each ~700-character window is ranked on its own, so both are shown.
+    # first; now small chunks are ranked on their own and each gets its snippet.
     filler = [f"- note {i}: " + "routine work on the build pipeline and reviews " * 2
               for i in range(14)]
     first = "- offsite venue: shortlist of three, decision on Friday"

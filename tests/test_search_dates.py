@@ -113,7 +113,7 @@ def test_chunks_never_cut_an_entry():
                for i in range(12)]
     text = "\n\n".join(entries) + "\n"
     lines = text.split("\n")
-    chunks = chunk_text(text)
+    chunks = chunk_text(text, 700)  # (each entry is about 450 characters: one fits)
     assert len(chunks) > 2
     for start, end, body in chunks:
         assert lines[start - 1].startswith("## Entry")  # every chunk starts at an entry
@@ -130,7 +130,7 @@ def test_list_items_are_entries_and_a_long_entry_is_still_split():
     assert all(len(b) <= 1600 for _s, _e, b in chunk_text(long_paragraph))
 
 
-def test_snippet_is_whole_lines_centred_on_the_best_match():
+def test_snippet_is_whole_lines_from_the_line_before_the_best_match_down():
     lines = [f"- filler turn number {i} about nothing in particular at all" for i in range(40)]
     lines[25] = "- the needle and the haystack are here"
     text = "\n".join(lines)
@@ -139,9 +139,10 @@ def test_snippet_is_whole_lines_centred_on_the_best_match():
         t.idf = 1.0
     snippet, spans, first, last = snippet_window(text, terms)
     assert len(snippet) <= 700
-    assert first < 25 < last  # lines on both sides of the match
+    # the line it follows, then what follows it, as far as 700 characters go
+    assert first == 24 and last > 30
+    assert len("\n".join(lines[first:last + 2])) > 700
     assert snippet == "\n".join(lines[first:last + 1])
-    assert abs((25 - first) - (last - 25)) <= 1
     assert snippet[spans[0][0]:spans[0][1]] == "needle"
 
 

@@ -6,12 +6,15 @@ changed within the racy two-second window after it was indexed, by its mtime or 
 re-chunked, a new file is added,
 a deleted one removed, so a search never serves a stale note.
 
-Chunks are at most SNIPPET_CHARS (700) characters, without overlap, and never cut an
-entry (see :func:`chunk_text`): the chunk ranked is the snippet shown, so the ranking
-chooses the window that holds the query's weight, not only the chunk around it. A hit's
-1-based ``startLine``/``endLine`` is its chunk widened by the neighbouring chunks of the
-same note up to CONTEXT_CHARS (1,600, the runtime's chunk size), the place to read for
-context (:meth:`SearchIndex._context`). Each chunk is also indexed with its context words
+Chunks are about CHUNK_CHARS (350) characters, half a snippet, without overlap, and never
+cut an entry (see :func:`chunk_text`), so the ranking points at the lines that hold the
+query's weight. A hit's snippet (at most SNIPPET_CHARS, 700, whole lines) is placed around
+the best line of its chunk over the chunks beside it (:func:`snippet_lines`): the line
+before it and what follows it, within its entry, never on a line a better result of the
+same note shows. A hit's 1-based ``startLine``/``endLine`` is its chunk widened by the
+neighbouring chunks of the same note up to CONTEXT_CHARS (1,600, the runtime's chunk
+size), and always holds the snippet: the place to read for context
+(:func:`_context`). Each chunk is also indexed with its context words
 (:func:`chunk_contexts`): a journal's day spelled out in English, Chinese and Russian, the
 headings above it, entry times, and the relative dates in it resolved against the day
 (:mod:`vaultkit.memory.dates`). CJK text is indexed as character bigrams (see
@@ -57,12 +60,15 @@ from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_i
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 
 DB_NAME = "search.sqlite"
-SCHEMA = 9  # bump whenever the tables, the chunking, the context words or fts_text() change
+SCHEMA = 10  # bump whenever the tables, the chunking, the context words or fts_text() change
 SNIPPET_CHARS = 700
-# A chunk is the snippet (measured on LoCoMo, bench/locomo.py: 1,600-character chunks with
-# 320 of overlap showed the evidence in 75.7 % of the top-5 snippets, 700-character ones
-# without overlap in 81.1 %); overlapping chunks would crowd the list with the same lines.
-CHUNK_CHARS = SNIPPET_CHARS
+# The ranked chunk is half a snippet, and the snippet is placed around its best line over
+# the chunks beside it (see snippet_lines). Measured on LoCoMo's development half
+# (bench/locomo.py), evidence in a top-5 snippet / a top-10 range: 1,600-character chunks
+# with 320 of overlap 75.7 / 91.2 %, 700-character chunks that were the snippet 83.1 /
+# 92.3 %, these 83.6 / 94.0 % (250: 82.0 / 93.3, 300: 82.9 / 93.6, 400: 82.8 / 93.6, 450:
+# 83.3 / 93.3 %). Overlapping chunks would crowd the list with the same lines.
+CHUNK_CHARS = 350
 OVERLAP_CHARS = 0
 CONTEXT_CHARS = 1600  # a hit's line range: its chunk and neighbouring ones, about this size
 DEFAULT_MAX_RESULTS = 6
@@ -131,9 +137,11 @@ def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
 
     The text is split into entries (see :func:`entry_starts`); chunks are filled with
     whole entries, and the next chunk repeats the last entries up to ``overlap``
-    characters. An entry longer than a chunk is split on line boundaries (a longer line
-    into pieces).
+    characters. An entry longer than a chunk is split on line boundaries; a line longer
+    than a chunk stays whole up to SNIPPET_CHARS (a snippet shows whole lines), and one
+    longer than both is cut into pieces of the larger.
     """
+    line_chars = max(max_chars, SNIPPET_CHARS)
     lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -151,11 +159,11 @@ def chunk_text(text: str, max_chars: int = CHUNK_CHARS,
             atoms.append((block_size, list(block)))
         else:
             for number, line in block:
-                if len(line) <= max_chars:
+                if len(line) <= line_chars:
                     atoms.append((len(line) + 1, [(number, line)]))
                 else:
-                    for i in range(0, len(line), max_chars):
-                        piece = line[i:i + max_chars]
+                    for i in range(0, len(line), line_chars):
+                        piece = line[i:i + line_chars]
                         atoms.append((len(piece) + 1, [(number, piece)]))
         block.clear()
 
@@ -614,52 +622,59 @@ class SearchIndex:
         scored = [s for s in scored if s[0] >= min_score]
 
         hits: list[Hit] = []
-        taken: dict[str, list[tuple[int, int]]] = {}
-        for score, path, start, end, text, _cid in scored:
-            if any(start <= e and s <= end for s, e in taken.get(path, [])):
-                continue  # overlaps a better chunk of the same note
-            taken.setdefault(path, []).append((start, end))
-            snippet, spans, first, last = snippet_window(text, terms)
-            lo, hi = self._context(_cid, start, end)
-            hits.append(Hit(path, lo, hi, score, snippet, spans,
-                            self._credentials(_cid, start + first, start + last),
-                            start + first, start + last))
-            if len(hits) >= max_results:
-                break
+        shown: dict[str, list[tuple[int, int]]] = {}  # each note's snippet lines so far
+        for score, path, start, end, text, cid, fid in scored:
+            hit = self._hit(cid, fid, path, start, end, text, score, terms,
+                            shown.setdefault(path, []))
+            if hit is not None:
+                hits.append(hit)
+                if len(hits) >= max_results:
+                    break
         return hits
 
-    def _context(self, cid: int, start: int, end: int) -> tuple[int, int]:
-        """The line range a hit reports: its chunk ``start``..``end`` widened by the
-        neighbouring chunks of the same note, one below then one above in turn, while the
-        whole stays within CONTEXT_CHARS (what precedes and follows the snippet, such as the
-        reply to a question it shows, is where a reader looks next)."""
+    def _hit(self, cid: int, fid: int, path: str, start: int, end: int, text: str,
+             score: float, terms: list[Term], shown: list[tuple[int, int]]) -> "Hit | None":
+        """The result for the ranked chunk ``cid`` of note ``fid`` (lines ``start``..``end``):
+        its snippet placed over the chunk and the chunks beside it (:func:`snippet_lines`),
+        never on a line a better result of the same note already shows (``shown``, extended
+        here); None when every line of the chunk is already shown."""
         db = self.db
-        fid, size = db.execute("SELECT file, length(text) FROM chunks WHERE id=?",
-                               (cid,)).fetchone()
-        sides = [db.execute("SELECT end_line, length(text) FROM chunks WHERE file=? AND "
-                            "start_line > ? ORDER BY start_line LIMIT 8", (fid, end)).fetchall(),
-                 db.execute("SELECT start_line, length(text) FROM chunks WHERE file=? AND "
-                            "end_line < ? ORDER BY start_line DESC LIMIT 8",
-                            (fid, start)).fetchall()]
-        bounds = [end, start]
-        grew = True
-        while grew:
-            grew = False
-            for i, side in enumerate(sides):
-                if side and size + 1 + side[0][1] <= CONTEXT_CHARS:
-                    line, chars = side.pop(0)
-                    size += 1 + chars
-                    bounds[i] = line
-                    grew = True
-        return bounds[1], bounds[0]
+        # the chunks around it, nearest first: (start line, end line, text)
+        below = db.execute("SELECT start_line, end_line, text FROM chunks WHERE file=? AND "
+                           "start_line > ? ORDER BY start_line LIMIT 8", (fid, end)).fetchall()
+        above = db.execute("SELECT start_line, end_line, text FROM chunks WHERE file=? AND "
+                           "end_line < ? ORDER BY start_line DESC LIMIT 8",
+                           (fid, start)).fetchall()
+        block, first_line = _block(start, end, text, above, below)
+        if block is None:
+            # a piece of a line longer than a snippet: the piece, cut around its first match
+            if any(a <= start <= b for a, b in shown):
+                return None
+            snippet, spans, _a, _b = snippet_window(text, terms)
+            first = last = start
+        else:
+            free = [not any(a <= first_line + i <= b for a, b in shown)
+                    for i in range(len(block))]
+            own = (start - first_line, end - first_line)
+            if not any(free[own[0]:own[1] + 1]):
+                return None
+            snippet, spans, a, b = snippet_lines(block, own, terms, free=free)
+            first, last = first_line + a, first_line + b
+        shown.append((first, last))
+        lo, hi = _context(start, end, len(text), above, below)
+        return Hit(path, min(lo, first), max(hi, last), score, snippet, spans,
+                   self._credentials(fid, first, last), first, last)
 
-    def _credentials(self, cid: int, first: int, last: int) -> list[dict]:
-        """The credentials the chunk ``cid`` held on the lines ``first``..``last`` (its
-        stored text has them masked; the index recorded where they were)."""
-        row = self.db.execute("SELECT creds FROM chunks WHERE id=?", (cid,)).fetchone()
-        if row is None or not row[0]:
-            return []
-        return [c for c in json.loads(row[0]) if first <= c.get("line", 0) <= last]
+    def _credentials(self, fid: int, first: int, last: int) -> list[dict]:
+        """The credentials the note ``fid`` held on the lines ``first``..``last`` (the
+        stored text has them masked; the index recorded where they were, chunk by chunk)."""
+        out = []
+        for (creds,) in self.db.execute(
+                "SELECT creds FROM chunks WHERE file=? AND creds IS NOT NULL AND "
+                "start_line <= ? AND end_line >= ? ORDER BY start_line", (fid, last, first)):
+            out += [c for c in json.loads(creds) if first <= c.get("line", 0) <= last
+                    and c not in out]
+        return out
 
     def _respelled(self, term: Term) -> Term:
         """A query word the vault never uses, replaced by the vault's own words that are
@@ -692,7 +707,8 @@ class SearchIndex:
         return out
 
     def _rank(self, weighted, limit, allow, demote, recent, early=None) -> list[list]:
-        """Every candidate chunk as ``[score, path, start, end, text, id]``, best first.
+        """Every candidate chunk as ``[score, path, start, end, text, id, file id]``, best
+        first.
 
         ``early``: a future of ``(match, generation, [(rowid, bm25)], rows)`` (see
         :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
@@ -756,7 +772,7 @@ class SearchIndex:
             score = min(1.0, max(0.0, score))
             if recent:
                 days[cid] = date_of_path(path)
-            scored.append([score, path, start, end, text, cid])
+            scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         self._with_neighbours(scored, rows, covs, finders, weight)
         if recent:
@@ -863,6 +879,53 @@ class _Bm25Helper:
             self._pool.submit(self._close).result()
         finally:
             self._pool.shutdown(wait=True)
+
+
+def _block(start: int, end: int, text: str, above: list, below: list
+           ) -> tuple[list[str] | None, int]:
+    """``(lines, first line number)``: the chunk's lines (``start``..``end``, ``text``) and
+    those of the chunks right above and below it (``(start, end, text)``, nearest first), up
+    to SNIPPET_CHARS of text on each side: room for any snippet that holds one of the
+    chunk's lines. Only chunks of whole lines join; lines None: the chunk is a piece of a
+    line longer than a snippet."""
+    block = text.split("\n")
+    if len(block) != end - start + 1:
+        return None, start
+    first, last = start, end
+    for rows, up in ((above, True), (below, False)):
+        size = 0
+        for s, e, body in rows:
+            lines = body.split("\n")
+            if size >= SNIPPET_CHARS or len(lines) != e - s + 1 \
+                    or (e != first - 1 if up else s != last + 1):
+                break
+            if up:
+                block, first = lines + block, s
+            else:
+                block, last = block + lines, e
+            size += len(body) + 1
+    return block, first
+
+
+def _context(start: int, end: int, size: int, above: list, below: list) -> tuple[int, int]:
+    """The line range a hit reports: its chunk ``start``..``end`` (``size`` characters)
+    widened by the neighbouring chunks of the same note (``(start, end, text)``, nearest
+    first), one below then one above in turn, while the whole stays within CONTEXT_CHARS
+    (what precedes and follows the snippet, such as the reply to a question it shows, is
+    where a reader looks next)."""
+    sides = [[(e, len(body)) for _s, e, body in below],
+             [(s, len(body)) for s, _e, body in above]]
+    bounds = [end, start]
+    grew = True
+    while grew:
+        grew = False
+        for i, side in enumerate(sides):
+            if side and size + 1 + side[0][1] <= CONTEXT_CHARS:
+                line, chars = side.pop(0)
+                size += 1 + chars
+                bounds[i] = line
+                grew = True
+    return bounds[1], bounds[0]
 
 
 # A query is a question, not a document: every term costs one FTS lookup and one pattern
@@ -1101,28 +1164,58 @@ def make_snippet(text: str, terms: list[Term],
 
 def snippet_window(text: str, terms: list[Term], limit: int = SNIPPET_CHARS
                    ) -> tuple[str, list[tuple[int, int]], int, int]:
-    """``(snippet, highlight spans, first line, last line)``: whole lines of the chunk, at
-    most ``limit`` characters, centred on its best-matching line (lines are 0-based offsets
-    into the chunk).
-
-    The seed is the line holding the most query weight (idf of the distinct terms it
-    matches); the window then grows one line at a time, to the side whose next line adds
-    more query weight not yet shown, alternating below and above when neither does, until
-    the next line would pass ``limit``. A seed line longer than ``limit`` is cut around its
-    first match on word boundaries.
-    """
+    """``(snippet, highlight spans, first line, last line)``: ``text`` whole when it fits in
+    ``limit`` characters, else whole lines of it placed by :func:`snippet_lines` around its
+    best-matching line (lines are 0-based offsets into the text)."""
     text = text.replace("\r\n", "\n")
     lines = text.split("\n")
     if len(text) <= limit:
         return _trimmed(text, terms, 0, len(lines) - 1)
-    hit_sets = [frozenset(i for i, t in enumerate(terms) if t.pattern.search(line))
-                for line in lines]
+    return snippet_lines(lines, (0, len(lines) - 1), terms, limit)
+
+
+def snippet_lines(lines: list[str], own: tuple[int, int], terms: list[Term],
+                  limit: int = SNIPPET_CHARS, free: list[bool] | None = None
+                  ) -> tuple[str, list[tuple[int, int]], int, int]:
+    """``(snippet, highlight spans, first, last)``: at most ``limit`` characters of whole
+    lines of ``lines`` (0-based ``first``..``last``) around the best line of ``own`` (the
+    ranked chunk's lines; the others are the chunks beside it), skipping no line and using
+    none that ``free`` marks False (another result of the note shows it).
+
+    The seed is the line of ``own`` holding the most query weight (idf of the distinct
+    terms it matches), the first of equals; with none, the chunk's first line. The window
+    grows one line at a time to the side whose next line adds more query weight not yet
+    shown. When neither does, it takes the line after the seed, then the line before it
+    (what the seed replies to), then goes on downward, since what follows a line answers it
+    (the reply below a question, the lines under a heading, a record's fields under its
+    label); but not into the next entry (a heading) while the lines above still fit: there
+    it takes the lines above, up to the heading of the seed's own entry. A seed line longer
+    than ``limit`` is cut around its first match on word boundaries.
+    """
+    free = free if free is not None else [True] * len(lines)
     idf = [t.idf or 1.0 for t in terms]
+    # a plain ASCII word's pattern matches an ASCII line only where the word is a substring
+    # of the line lowercased (a cheap test first: most lines hold no query word)
+    plain = [t.key if not (t.cjk or t.date) and t.key.isascii() and t.key.isalnum()
+             and t.key == t.key.lower() else None for t in terms]
+    found: dict[int, frozenset] = {}  # the terms each line matches, for the lines looked at
+
+    def hits(ix: int) -> frozenset:
+        got = found.get(ix)
+        if got is None:
+            line = lines[ix]
+            low = line.lower() if line.isascii() else None
+            got = found[ix] = frozenset(
+                i for i, t in enumerate(terms)
+                if (low is None or plain[i] is None or plain[i] in low)
+                and t.pattern.search(line))
+        return got
 
     def gain(ix: int, shown: set) -> float:
-        return sum(idf[i] for i in hit_sets[ix] - shown)
+        return sum(idf[i] for i in hits(ix) - shown)
 
-    seed = max(range(len(lines)), key=lambda ix: (gain(ix, set()), -ix))
+    seeds = [ix for ix in range(own[0], own[1] + 1) if free[ix]] or [own[0]]
+    seed = max(seeds, key=lambda ix: (gain(ix, set()), -ix))
     if len(lines[seed]) > limit:
         line = lines[seed]
         spans = match_spans(line, terms)
@@ -1137,22 +1230,30 @@ def snippet_window(text: str, terms: list[Term], limit: int = SNIPPET_CHARS
         return piece, match_spans(piece, terms), seed, seed
     lo = hi = seed
     size = len(lines[seed])
-    shown = set(hit_sets[seed])
+    shown = set(hits(seed))
     while True:
-        below = hi + 1 < len(lines) and size + 1 + len(lines[hi + 1]) <= limit
-        above = lo > 0 and size + 1 + len(lines[lo - 1]) <= limit
+        below = hi + 1 < len(lines) and free[hi + 1] \
+            and size + 1 + len(lines[hi + 1]) <= limit
+        above = lo > 0 and free[lo - 1] and size + 1 + len(lines[lo - 1]) <= limit
         if not (below or above):
             break
         g_below = gain(hi + 1, shown) if below else -1.0
         g_above = gain(lo - 1, shown) if above else -1.0
-        if g_below > g_above or (g_below == g_above and hi - seed <= seed - lo):
+        if g_below == g_above:
+            # the line before the seed (what it replies to) once the line after it is in; a
+            # heading below starts the next entry, one at or above the seed ends the way up
+            down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1]))
+                        and not _HEADING.match(lines[lo]))
+        else:
+            down = g_below > g_above
+        if down:
             hi += 1
             size += 1 + len(lines[hi])
-            shown |= hit_sets[hi]
+            shown |= hits(hi)
         else:
             lo -= 1
             size += 1 + len(lines[lo])
-            shown |= hit_sets[lo]
+            shown |= hits(lo)
     return _trimmed("\n".join(lines[lo:hi + 1]), terms, lo, hi)
 
 
