@@ -94,6 +94,16 @@ def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool =
     ``sole_link=True`` (what is served: ``get``, MCP resources) refuses a file with more
     than one hard link (EMLINK): its other name may be outside the vault.
     """
+    return read_regular_stat(path, limit, follow_symlinks=follow_symlinks,
+                             sole_link=sole_link)[0]
+
+
+def read_regular_stat(path: str | os.PathLike, limit: int, *, follow_symlinks: bool = True,
+                      sole_link: bool = False) -> tuple[bytes, os.stat_result]:
+    """:func:`read_regular`, with the ``fstat`` of the descriptor the bytes were read from
+    (the file's size, times and inode as read: no second ``stat`` of the path, which a
+    cold check made for each of its notes, and which another name could have moved to
+    another file meanwhile)."""
     st = os.stat(path, follow_symlinks=follow_symlinks)
     if stat.S_ISLNK(st.st_mode):
         raise ReadRefused(errno.ELOOP, "a symlink; not followed", os.fspath(path))
@@ -120,7 +130,7 @@ def read_regular(path: str | os.PathLike, limit: int, *, follow_symlinks: bool =
         os.close(fd)
     if len(data) > limit:
         raise ReadRefused(errno.EFBIG, too_big(None, limit), os.fspath(path))
-    return data
+    return data, st
 
 
 class Beneath:

@@ -312,7 +312,30 @@ def note_entries(vault, note: Note) -> list[Entry]:
     lessons note with two or more sections and no date anywhere in them (a knowledge note,
     as ``lesson-entry-undated`` judges it too). Sections
     the runtime writes (the profile's ``runtime_section`` phrases) are left out, and so
-    are a journal's topic sections (``topic_section``: ``## Next Step``, ``## 遗留问题``)."""
+    are a journal's topic sections (``topic_section``: ``## Next Step``, ``## 遗留问题``).
+
+    The last note's entries are kept on the vault: the entry rules run one after the other
+    on a note (entry-too-long, filler-entry, entry-too-short), and each asked for them anew
+    (a tenth of a second of a cold check at 10,000 notes). They are kept only while the
+    note holds the same lines; a copy of the list is returned, so no rule changes another's."""
+    memo = vault.__dict__.get("_entries_memo")
+    if memo is not None and memo[0] is note and memo[1] is _held_lines(note):
+        return list(memo[2])
+    found = _note_entries(vault, note)
+    vault.__dict__["_entries_memo"] = (note, _held_lines(note), found)
+    return list(found)
+
+
+def _held_lines(note: Note) -> list[str] | None:
+    """The lines the note holds now, or None (read without decoding a note from the cache,
+    which asking ``note._lines`` would)."""
+    try:
+        return object.__getattribute__(note, "_lines")
+    except AttributeError:
+        return None
+
+
+def _note_entries(vault, note: Note) -> list[Entry]:
     level = entry_level(vault, note)
     if level == "auto":
         found = journal_entries(note)

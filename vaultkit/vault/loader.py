@@ -874,11 +874,10 @@ def _read_one(abs_path: str, rel: str, limit: int, seen_ns: int | None = None) -
     it in a cache listed the files; a file changed within the racy margin of that (or any,
     when None) gets the blob id of the bytes parsed (``Note.oid``), by which the cache
     knows it next time (the git blob id of a few files, not of every file a cold run reads)."""
-    from vaultkit.core.bounded import ReadRefused, read_regular
+    from vaultkit.core.bounded import ReadRefused, read_regular_stat
     from vaultkit.vault.parse import parse_note  # only when something is read: it compiles a lot
-    try:
-        st = os.stat(abs_path)
-        data = read_regular(abs_path, limit)  # a FIFO or device swapped in is refused
+    try:  # (the stat of the bytes read; a FIFO or device swapped in is refused)
+        data, st = read_regular_stat(abs_path, limit)
     except ReadRefused as exc:
         return Note(path=rel, error=exc.strerror)
     except OSError as exc:

@@ -253,18 +253,23 @@ class Note:
         (path, size, mtime_ns, error, text, bom, crlf, line_count, fm, fm_error, fm_span, fm_keys,
          headings, links, tags, block_ids, code_ranges, sups, nul) = t
         # the strings notes share (link targets, tags, property names, headings such as
-        # "Decisions") are kept once, not once per note: a big vault holds every note's parse
-        i = _shared
+        # "Decisions") are kept once, not once per note: a big vault holds every note's parse.
+        # (The table's setdefault is called directly on what is always a string, an alias
+        # being a string or None, which is kept as itself: a cold check decodes every note,
+        # and a Python call per string was a sixth of that.)
+        i = _intern
         return cls(
             path=path, size=size, mtime_ns=mtime_ns, error=error, text=text, bom=bom, crlf=crlf,
             line_count=line_count, frontmatter=_from_plain(fm),
             fm_error=tuple(fm_error) if fm_error else None,
             fm_span=tuple(fm_span) if fm_span else None,
-            fm_keys={i(k): v for k, v in fm_keys.items()},
-            headings=[Heading(lv, i(tx), ln) for lv, tx, ln in headings],
-            links=[Link(kind, i(target), i(sub), i(alias), ln, col, embed, i(raw), external)
+            fm_keys={i(k, k): v for k, v in fm_keys.items()},
+            headings=[Heading(lv, i(tx, tx), ln) for lv, tx, ln in headings],
+            links=[Link(kind, i(target, target), i(sub, sub),
+                        alias if alias is None else i(alias, alias), ln, col, embed,
+                        i(raw, raw), external)
                    for kind, target, sub, alias, ln, col, embed, raw, external in links],
-            tags=[Tag(i(name), ln, col) for name, ln, col in tags],
+            tags=[Tag(i(name, name), ln, col) for name, ln, col in tags],
             block_ids=block_ids or _NO_BLOCK_IDS,
             code_ranges=[tuple(r) for r in code_ranges],
             suppressions=[Suppression(a, tuple(r), ln) for a, r, ln in sups],
@@ -336,8 +341,8 @@ def forget_shared() -> None:
 def _from_plain(value: Any) -> Any:
     if type(value) is str:
         return _intern(value, value)
-    if isinstance(value, dict):
-        return {_shared(k): _from_plain(v) for k, v in value.items()}
+    if isinstance(value, dict):  # (its keys are strings: see _to_plain)
+        return {_intern(k, k): _from_plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_from_plain(v) for v in value]
     if isinstance(value, tuple) and len(value) == 2 and value[0] in (_DATE, _DATETIME):

@@ -1,0 +1,107 @@
+"""What a cold check does once that it did more than once: the per-note work the rules share,
+and the parse workers' reads."""
+
+import os
+
+import vaultkit.vault.entries as entries_mod
+from vaultkit.lint.engine import Selection, run_rules, select_rules
+from vaultkit.lint.rule import Context
+from vaultkit.vault.loader import load_vault
+
+_JOURNAL = ("# 2026-01-05\n\n### 09:00 — Kickoff\nSystem idle, no changes.\n\n"
+            "### 10:00 — Work\n" + "".join(f"- step {i} of the migration\n" for i in range(40))
+            + "\n### 11:00 — Short\nok\n")
+_ENTRY_RULES = ("entry-too-long", "filler-entry", "entry-too-short")
+
+
+def _entry_rules(vault):
+    chosen = select_rules(vault.settings, Selection(extend_select=["entry-too-short"]))
+    return [r for r in chosen if r.name in _ENTRY_RULES]
+
+
+def _findings(vault):
+    return [(d.rule, d.path, d.line, d.message)
+            for d in run_rules(Context(vault), _entry_rules(vault))]
+
+
+def test_the_entry_rules_read_a_notes_entries_once(make_vault, monkeypatch):
+    root = make_vault({"memory/2026-01-05.md": _JOURNAL, "memory/2026-01-06.md": _JOURNAL})
+    vault = load_vault(root, use_cache=False)
+    assert len(_entry_rules(vault)) == 3
+    made = []
+    real = entries_mod.journal_entries
+    monkeypatch.setattr(entries_mod, "journal_entries",
+                        lambda note: made.append(note.path) or real(note))
+    found = _findings(vault)
+    assert made == ["memory/2026-01-05.md", "memory/2026-01-06.md"]  # (3 each before)
+    assert {rule for rule, *_ in found} == set(_ENTRY_RULES)
+    # the same findings as when every rule makes them itself
+    monkeypatch.setattr(entries_mod, "note_entries", entries_mod._note_entries)
+    import vaultkit.lint.rules.entry_too_long as too_long
+    import vaultkit.lint.rules.entry_too_short as too_short
+    import vaultkit.lint.rules.filler_entry as filler
+
+    for mod in (too_long, too_short, filler):
+        monkeypatch.setattr(mod, "note_entries", entries_mod._note_entries, raising=False)
+    assert _findings(load_vault(root, use_cache=False)) == found
+
+
+def test_a_notes_entries_are_made_again_once_its_lines_are_read_again(make_vault):
+    root = make_vault({"memory/2026-01-05.md": _JOURNAL})
+    vault = load_vault(root, use_cache=False)
+    note = vault.notes["memory/2026-01-05.md"]
+    first = entries_mod.note_entries(vault, note)
+    again = entries_mod.note_entries(vault, note)
+    assert again == first and again is not first  # (a list of its own: no rule changes another's)
+    assert note.release_text()
+    path = root / "memory/2026-01-05.md"
+    path.write_text(_JOURNAL.replace("### 11:00 — Short\nok\n", ""))
+    os.utime(path, ns=(note.mtime_ns + 5_000_000_000,) * 2)
+    assert [e.label for e in entries_mod.note_entries(vault, note)] == \
+        [e.label for e in first][:-1]  # the file as it is now
+
+
+def test_a_parsed_note_is_decoded_without_a_python_call_per_string(make_vault, monkeypatch):
+    """A cold check decodes every note the workers parsed: its shared strings (link targets,
+    aliases, headings, tags, property names) are looked up in the table directly."""
+    import marshal
+
+    from vaultkit.vault import model
+    from vaultkit.vault.parse import parse_note
+
+    text = ("---\ntype: decision\ntags: [a]\n---\n# Launch\n\n[[Plan|the plan]] [[Plan]] "
+            "[x](other.md#Risks) #topic\n")
+    plain = marshal.loads(marshal.dumps(parse_note("a.md", text.encode()).to_plain(False)))
+    calls = []
+    real = model._shared
+    monkeypatch.setattr(model, "_shared", lambda value: calls.append(value) or real(value))
+    model.forget_shared()
+    one, two = model.Note.from_plain(plain), model.Note.from_plain(plain)
+    assert calls == []
+    assert one.to_plain(False) == plain == two.to_plain(False)
+    assert [lk.alias for lk in one.links] == ["the plan", None, "x"]
+    for a, b in zip(one.links, two.links):  # (the one copy of each string)
+        assert a.target is b.target and a.raw is b.raw and a.subpath is b.subpath
+        assert a.alias is b.alias
+    assert one.headings[0].text is two.headings[0].text and one.tags[0].name is two.tags[0].name
+    assert list(one.frontmatter)[0] is list(two.frontmatter)[0]
+    model.forget_shared()
+
+
+def test_a_note_is_read_with_one_stat_of_its_path(make_vault, monkeypatch):
+    """The worker's read takes the note's size, times and inode from the descriptor it read
+    (``fstat``), not from a second ``stat`` of the path."""
+    import vaultkit.vault.loader as loader
+
+    root = make_vault({"memory/semantic/a.md": "# A\n\n[[b]]\n"})
+    path = str(root / "memory/semantic/a.md")
+    stats = []
+    real = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: stats.append(p) or real(p, *a, **k))
+    note = loader._read_one(path, "memory/semantic/a.md", 1 << 20)
+    monkeypatch.undo()
+    assert stats == [path]  # (the check that it is a regular file, before it is opened)
+    st = os.stat(path)
+    assert (note.size, note.mtime_ns, note.ctime_ns, note.ino) == \
+        (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    assert [lk.target for lk in note.links] == ["b"] and note.error is None
