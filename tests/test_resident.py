@@ -127,20 +127,22 @@ def test_the_asking_process_imports_no_more_than_it_needs(watching):
 
 
 def test_the_caches_an_answer_need_not_wait_for_are_written_after_it(watching):
-    """The child writes the cache files its answer does not need once it has answered:
+    """The child writes the cache entries its answer does not need once it has answered:
     they are there for the next check all the same."""
+    from parse_store import has_entry, sql
+
     root = watching
-    cache = root / ".vaultkit" / "cache"
-    for name in ("git-diff.marshal", "outbound-verified"):
-        (cache / name).unlink(missing_ok=True)
+    names = ("git-diff", "outbound-verified")
+    for name in names:
+        sql(root, "DELETE FROM entries WHERE name = ?", name)
     with open(root / JOURNAL, "a", encoding="utf-8") as fh:
         fh.write("\n### 11:00 — Later\n- one more line\n- and another\n")
     git(root, "add", "-A")
     answered = vaultkit(root, "check", "--hook", JOURNAL, script=ONLY_ANSWERED)
     assert "ran here" not in answered.stderr
     deadline = time.monotonic() + 30  # (the child may still be writing as the caller ends)
-    while not all((cache / n).is_file() for n in ("git-diff.marshal", "outbound-verified")):
-        assert time.monotonic() < deadline, sorted(p.name for p in cache.iterdir())
+    while not all(has_entry(root, n) for n in names):
+        assert time.monotonic() < deadline, [n for n in names if not has_entry(root, n)]
         time.sleep(0.05)
 
 
@@ -410,13 +412,15 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
     from vaultkit.cli.commands._check_server import _learn, _learned
     from vaultkit.vault import cachefile
 
+    from vaultkit.vault.store import NULL
+
     monkeypatch.setattr(cachefile, "_KEPT", {})
     monkeypatch.setattr(cachefile, "_PARSED", [])
-    path = tmp_path / "results.marshal"
+    path = tmp_path / "snapshots.versions"
     path.write_bytes(marshal.dumps({"findings": [1, 2, 3]}))
     assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]}  # (the child's read)
     assert cachefile.parsed_files() == [str(path)]
-    _learn(_learned())  # the answering process, once the child is done
+    _learn(_learned(NULL), NULL)  # the answering process, once the child is done
     reads = []
     real = bounded.read_regular
     monkeypatch.setattr(bounded, "read_regular",
@@ -457,11 +461,13 @@ def test_the_objects_a_child_read_are_held_for_the_next(monkeypatch):
     monkeypatch.setattr(snapshots, "BLOBS", {"a" * 40: b"old\n", "b" * 40: b"read\n"})
     monkeypatch.setattr(snapshots, "_blobs_bytes", [9])
     monkeypatch.setattr(snapshots, "BLOBS_READ", ["b" * 40])
+    from vaultkit.vault.store import NULL
+
     monkeypatch.setattr(cachefile, "_PARSED", [])
-    told = _learned()
+    told = _learned(NULL)
     snapshots.BLOBS.clear()
     snapshots._blobs_bytes[0] = 0
-    _learn(told)
+    _learn(told, NULL)
     assert snapshots.BLOBS == {"b" * 40: b"read\n"}  # (what the child read, not all it held)
 
 

@@ -31,10 +31,11 @@ def _code_state(package: str) -> tuple:
 SEND_TIMEOUT_S = 30.0
 
 
-def _learned() -> bytes:
+def _learned(store) -> bytes:
     """In a child, after its check: the modules it imported, the regular expressions it
-    compiled (``re``'s own cache), the cache files it parsed and the snapshots' objects it
-    read from git, marshalled for the watcher."""
+    compiled (``re``'s own cache), the cache files and the entries of the vault's store
+    (``store``) it parsed and the snapshots' objects it read from git, marshalled for the
+    watcher."""
     import marshal
     import re
 
@@ -48,14 +49,16 @@ def _learned() -> bytes:
              if oid in snapshots.BLOBS] if snapshots is not None else []
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
     heads = snapshots.heads_read() if snapshots is not None else []
-    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads))
+    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads,
+                          store.read_names()))
 
 
-def _learn(data: bytes) -> list[str]:
+def _learn(data: bytes, store) -> list[str]:
     """In the watcher: import and compile what its child did (:func:`_learned`), every
-    pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they are
-    now (the child may have written them since) and hold the objects it read, so the next
-    child does not. Returns the newest snapshots the child read the chain up to."""
+    pattern of :mod:`vaultkit.core.lazyre`, parse the cache files and the store's entries
+    it parsed as they are now (the child may have written them since; kept by ``store``,
+    the vault's store this process hands each child) and hold the objects it read, so the
+    next child does not. Returns the newest snapshots the child read the chain up to."""
     import importlib
     import marshal
     import re
@@ -64,10 +67,11 @@ def _learn(data: bytes) -> list[str]:
     from vaultkit.vault.cachefile import keep
 
     try:
-        names, patterns, cache_files, blobs, heads = marshal.loads(data)
+        names, patterns, cache_files, blobs, heads, entries = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return []  # (a child that died before telling)
     keep(cache_files)
+    store.keep(entries)
     if blobs:
         from vaultkit.vault.snapshots import remember_blobs
 
@@ -103,8 +107,9 @@ class _Fixed:
     """The listing a request's process lists from: the watcher's, brought up to date just
     before the fork (the child must not read the events the watcher goes on reading)."""
 
-    def __init__(self, scan):
+    def __init__(self, scan, store):
         self._scan = scan
+        self.store = store  # the vault's store, with what the last children read kept
 
     def scan(self, root, settings):
         import dataclasses
@@ -135,6 +140,7 @@ class CheckServer:
         self._sock = None
         self._pid = None  # the answering process, in the watcher
         self._listing = None
+        self._store = None  # the vault's store (vaultkit.vault.store), in the answering process
         # the watcher's snapshot store (none is opened here), and the newest snapshot a
         # check has read the chain up to
         self._snapshots = snapshots
@@ -240,8 +246,10 @@ class CheckServer:
         import struct
 
         from vaultkit.vault.loader import WarmListing
+        from vaultkit.vault.store import Store
 
         self._listing = WarmListing()
+        self._store = Store(self.root)
         while os.getppid() == watcher:
             try:
                 conn, _ = self._sock.accept()
@@ -321,7 +329,7 @@ class CheckServer:
                 # what it imported and compiled, for the watcher to do too: the next child
                 # starts with it done (whatever the check's code needed, by construction)
                 with open(learned_w, "wb") as fh:
-                    fh.write(_learned())
+                    fh.write(_learned(self._store))
                 code = 0
             finally:
                 os._exit(code)
@@ -332,7 +340,7 @@ class CheckServer:
             learned = fh.read()
         os.waitpid(pid, 0)
         head = self._snapshot_head()
-        if head is not None and head in _learn(learned):
+        if head is not None and head in _learn(learned, self._store):
             self._prepared = head  # (what a check read is not read again: see _prepare)
 
     def _prepare(self) -> None:
@@ -378,7 +386,7 @@ class CheckServer:
         from vaultkit.vault.loader import WARM
 
         resident.SERVING = True
-        WARM[self.root] = _Fixed(scan)
+        WARM[self.root] = _Fixed(scan, self._store)
         out, err = _Collected(tty), _Collected()
         sys.stdout, sys.stderr = out, err
         try:
