@@ -1086,8 +1086,6 @@ class _Cache:
     # -- reading -----------------------------------------------------------------------
 
     def _open(self) -> None:
-        import sqlite3
-
         self.db = self.store.connection()
         if self.db is None:
             # none yet (built at the first save), a symlinked cache folder (never used,
