@@ -199,3 +199,34 @@ def test_a_symlinked_cache_folder_is_neither_read_nor_written(tmp_path):
     store = Store(root)
     assert store.put("results", b"\xe9\x00") is False and store.get("results") is None
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_read_only_vault_without_a_cache_is_checked_without_a_word(vault, monkeypatch):
+    """Nothing can be made under ``.vaultkit/`` (a read-only file system, another user's
+    vault): the check runs without the store, and that is no damage to warn about."""
+    import errno
+    import sqlite3
+
+    from vaultkit.vault import cachefile
+
+    fresh = _check(vault, "--no-cache")
+
+    def refuse(path):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(cachefile, "ensure_cache_dir", refuse)
+    rc, found, err = _check(vault)
+    assert (rc, found) == fresh[:2] and "warning" not in err, err
+    monkeypatch.undo()
+    real = sqlite3.connect
+
+    def read_only(database, *args, **kwargs):  # (the folder exists; no file can be made)
+        if "mode=rw" in str(database):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(database, *args, **kwargs)
+
+    (vault / ".vaultkit" / "cache").mkdir(parents=True)
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    rc, found, err = _check(vault)
+    assert (rc, found) == fresh[:2] and "warning" not in err, err
+    assert not list((vault / ".vaultkit" / "cache").iterdir())

@@ -101,9 +101,13 @@ class Store:
                 if exc.errno == errno.ELOOP:  # a symlinked cache folder: never used
                     self.usable = False
                     return None
-                self.damaged(exc.strerror or "not usable")
+                if exc.errno != errno.EINVAL:  # (cannot be made here: a read-only vault)
+                    return None
+                self.damaged(exc.strerror or "not usable")  # (not a regular file: EINVAL)
                 continue
             except sqlite3.Error:
+                if create:  # (a file that cannot be made or opened for writing: not damage;
+                    return None  # a damaged one opens, and fails at the first read below)
                 self.damaged("damaged")
                 continue
             try:
