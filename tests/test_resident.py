@@ -477,6 +477,27 @@ def test_a_command_handed_the_workspace_lists_from_its_pinned_listing(tmp_path, 
     workspace.close()
 
 
+def test_a_vault_opened_whole_for_the_workspace_takes_its_listing_and_store(tmp_path):
+    """A command that loads the whole vault (not deferred) under a workspace is given the
+    workspace's pinned listing and store, and the vault is the one a plain load makes."""
+    from argparse import Namespace
+
+    from vaultkit.cli.commands._common import forget_opened_vaults, open_vault
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault.loader import load_vault
+
+    root = make(tmp_path).resolve()
+    workspace = Workspace(root)
+    workspace.pin(workspace.scan())
+    args = Namespace(root=None, profile=None, no_cache=False, workspace=workspace)
+    vault = open_vault(args, root, named=False)
+    forget_opened_vaults()
+    assert vault.store is workspace.store
+    plain = load_vault(root, save=False)
+    assert sorted(vault.notes) == sorted(plain.notes) and vault.paths == plain.paths
+    workspace.close()
+
+
 def test_a_command_handed_the_workspace_reads_the_workspace_store(tmp_path, monkeypatch,
                                                                    capsys):
     """The answering child's command reads the vault's caches through the store its
