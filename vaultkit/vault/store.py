@@ -352,5 +352,3 @@ def busy(exc: Exception) -> bool:
     """Whether an SQLite error says another process holds the lock."""
     text = str(exc).lower()
     return "locked" in text or "busy" in text
-
-
