@@ -16,7 +16,7 @@ def _records(root) -> dict:
 
     db = sqlite3.connect(_store(root))
     try:
-        zdict = dict(db.execute("SELECT key, value FROM meta"))["zdict"]
+        zdict = dict(db.execute("SELECT key, value FROM notes_meta"))["zdict"]
         cache = object.__new__(vault_mod._Cache)
         cache.zdict = zdict
         return {p: (s, m, w, *cache._decode(r)) for p, s, m, w, r in
@@ -280,7 +280,7 @@ def test_damaged_note_in_the_cache_is_read_from_disk_again(make_vault, counting,
 def _deflate(root, payload: bytes) -> bytes:
     import zlib
 
-    (zdict,), = _sql(root, "SELECT value FROM meta WHERE key = 'zdict'")
+    (zdict,), = _sql(root, "SELECT value FROM notes_meta WHERE key = 'zdict'")
     z = zlib.compressobj(1, zlib.DEFLATED, -14, 5, zlib.Z_DEFAULT_STRATEGY, zdict)
     return z.compress(payload) + z.flush()
 
@@ -373,14 +373,20 @@ def test_an_older_cache_format_is_removed_not_read(make_vault, counting):
     root = _vault(make_vault)
     cache_dir = root / ".vaultkit" / "cache"
     cache_dir.mkdir(parents=True)
+    # the notes caches of older formats, and 0.3.0's file per cache
     old = [cache_dir / "notes-1.marshal", cache_dir / "notes-7.2.marshal",
-           cache_dir / "notes-6.3.sqlite", cache_dir / "notes-6.3.sqlite-journal"]
+           cache_dir / "notes-6.3.sqlite", cache_dir / "notes-6.3.sqlite-journal",
+           cache_dir / "notes-3.5.sqlite", cache_dir / "aliases.marshal",
+           cache_dir / "resolver.marshal", cache_dir / "results.marshal",
+           cache_dir / "index-memo.marshal", cache_dir / "git-diff.marshal",
+           cache_dir / "settings-0123456789abcdef.marshal", cache_dir / "outbound-verified",
+           cache_dir / "store-0.sqlite"]
     for path in old:
         path.write_bytes(b"an old format")
     load_vault(root)
     assert len(counting) == 2  # nothing read from them
     assert not any(path.exists() for path in old)
-    assert [p.name for p in cache_dir.glob("notes-*")] == [_store(root).name]
+    assert sorted(p.name for p in cache_dir.iterdir()) == [_store(root).name]
 
 
 def test_a_damaged_cache_is_rebuilt_with_a_warning_once(make_vault, capsys, counting):

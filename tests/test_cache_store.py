@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 import vaultkit.vault.loader as vault_mod
+import vaultkit.vault.store as store_mod
 from vaultkit.vault.loader import Lent, load_vault
 from parse_store import age as _age, sql as _sql, store as _store
 
@@ -127,7 +128,7 @@ def test_records_written_under_another_key_are_never_used(make_vault, counting):
     root = _vault(make_vault)
     load_vault(root)
     vault = load_vault(root)
-    other = vault_mod._Cache(root, "another-config")
+    other = vault_mod._Cache(store_mod.Store(root), "another-config")
     lied = load_vault(root, use_cache=False)
     changed = lied.notes["memory/semantic/n1.md"]
     changed.links = []  # what the other config's record says
@@ -138,7 +139,7 @@ def test_records_written_under_another_key_are_never_used(make_vault, counting):
     assert counting == ["memory/semantic/n1.md"]  # read again from the file, not taken
     vault.fact("memory/semantic/n2.md", "k", lambda: 1)
     vault.save_cache()  # and nothing written into the other's store
-    (key,), = _sql(root, "SELECT value FROM meta WHERE key = 'key'")
+    (key,), = _sql(root, "SELECT value FROM notes_meta WHERE key = 'key'")
     assert key.endswith(":another-config")
 
 
@@ -178,7 +179,7 @@ def test_a_store_that_is_not_a_file_is_never_followed_and_is_rebuilt(make_vault,
 def test_a_locked_store_is_waited_for_then_left_alone(make_vault, monkeypatch, capsys, counting):
     root = _vault(make_vault)
     load_vault(root)
-    monkeypatch.setattr(vault_mod, "_LOCK_TIMEOUT", 0.2)
+    monkeypatch.setattr(store_mod, "LOCK_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(_store(root), isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:

@@ -187,10 +187,9 @@ class _Boom:
 
 
 def _cache_file(root: Path) -> Path:
-    from vaultkit.vault.loader import CACHE_FORMAT
-    from vaultkit.vault.parse import PARSER_VERSION
+    from vaultkit.vault.store import NAME
 
-    return root / ".vaultkit" / "cache" / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
+    return root / ".vaultkit" / "cache" / NAME
 
 
 def _deflate(zdict: bytes, payload: bytes) -> bytes:
@@ -241,13 +240,13 @@ def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
         cache.write_bytes(files[kind])
     else:
         db = sqlite3.connect(cache, isolation_level=None)
-        zdict = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+        zdict = db.execute("SELECT value FROM notes_meta WHERE key = 'zdict'").fetchone()[0]
         key, record = _records(mark, zdict)[kind]
         st = (root / "MEMORY.md").stat()
         db.execute("UPDATE notes SET size = ?, mtime_ns = ?, seen_ns = ?, record = ? "
                    "WHERE path = 'MEMORY.md'", (st.st_size, st.st_mtime_ns, 2**62, record))
         if key:
-            db.execute("UPDATE meta SET value = ? WHERE key = 'key'", (key,))
+            db.execute("UPDATE notes_meta SET value = ? WHERE key = 'key'", (key,))
         db.close()
     rc, out, err = invoke(["check", "--format", "json", "."], root)
     assert rc in (0, 1) and "error" not in err and "Traceback" not in err, err
@@ -255,7 +254,7 @@ def test_malicious_cache_is_ignored(make_vault, tmp_path, kind):
     assert not mark.exists()
     # and the cache is rewritten as plain marshal data that loads back to notes
     db = sqlite3.connect(cache)
-    zdict = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+    zdict = db.execute("SELECT value FROM notes_meta WHERE key = 'zdict'").fetchone()[0]
     record = db.execute("SELECT record FROM notes WHERE path = 'MEMORY.md'").fetchone()[0]
     db.close()
     parse, facts = marshal.loads(zlib.decompressobj(-14, zdict=zdict).decompress(record))
@@ -319,7 +318,8 @@ RESULTS_KINDS = ["pickle", "garbage", "code object", "key and code", "right key,
 
 @pytest.mark.parametrize("kind", RESULTS_KINDS)
 def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
-    """The findings cache (results.marshal) is marshal too: nothing in it ever runs."""
+    """The findings cache (the store's ``results``) is marshal too: nothing in it ever runs."""
+    from parse_store import StoreEntry
     from vaultkit.lint.engine import ResultsCache
     from vaultkit.vault.loader import load_vault
 
@@ -330,7 +330,8 @@ def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
     rc, clean, _ = invoke(["check", "--format", "json", "."], root)
     vault = load_vault(root, root=root)
     cache = ResultsCache(vault)
-    assert cache.path.exists() and cache.results  # the clean run stored its findings there
+    entry = StoreEntry(root, cache.NAME)
+    assert entry.is_file() and cache.results  # the clean run stored its findings there
     code = compile(f"open({str(mark)!r}, 'w')", "<evil>", "exec")
     payload = {
         "pickle": pickle.dumps(_Boom(mark)),
@@ -341,8 +342,7 @@ def test_malicious_results_cache_is_ignored(make_vault, tmp_path, kind):
         "right key, findings of the wrong shape": marshal.dumps(
             (cache.key, {"broken-link": [(code, 1)], "orphan-note": 5})),
     }[kind]
-    cache.path.parent.mkdir(parents=True, exist_ok=True)
-    cache.path.write_bytes(payload)
+    entry.write_bytes(payload)
     rc, out, err = invoke(["check", "--format", "json", "."], root)
     assert "internal error" not in err and "Traceback" not in err, err
     assert rc in (0, 1)

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 from cli_invoke import invoke
+from parse_store import StoreEntry
 from vault_files import write_files as write
 from test_rules_support import diagnostics, findings, isolated_openclaw  # noqa: F401
 
@@ -546,7 +547,7 @@ def test_results_cache_sees_files_above_the_vault(tmp_path):
         root / ".obsidian", root)
     check = ["check", str(root), "--select", "bootstrap-truncation"]
     assert invoke(check, root)[0] == 0
-    assert (root / ".vaultkit" / "cache" / "results.marshal").is_file()
+    assert (StoreEntry(root, "results")).is_file()
     (tmp_path / "repo" / "AGENTS.md").write_text("r" * 32700)  # leaves 68 bytes for ours
     age(tmp_path / "repo" / "AGENTS.md")  # nothing in the vault changed
     code, out, _ = invoke(check, root)

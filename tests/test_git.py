@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from parse_store import StoreEntry
 from vaultkit.vault import gitstate
 from vaultkit.cli import main
 from vaultkit.lint.engine import VAULT_LEVEL_RULES, run_rules
@@ -951,7 +952,7 @@ def test_a_warm_check_reuses_gits_diff_and_keeps_the_finding(rewritten, capsys, 
     first = warm_check(rewritten, capsys, monkeypatch)
     assert first[0] == 1 and first[2], first  # the diff was asked for, the loss found
     assert [f[:3] for f in first[1]] == [("journal-append-only", J, 4)]
-    assert (rewritten / ".vaultkit/cache/git-diff.marshal").is_file()
+    assert StoreEntry(rewritten, "git-diff").is_file()
     second = warm_check(rewritten, capsys, monkeypatch)
     assert second == (first[0], first[1], False)  # the same finding, git not asked
 
@@ -1021,13 +1022,13 @@ def test_no_diff_memo_when_the_listing_leaves_out_memory_files(rewritten, capsys
     for _ in range(2):
         code, got, asked = warm_check(rewritten, capsys, monkeypatch)
         assert asked and [f[:3] for f in got] == [("journal-append-only", J, 4)]
-    assert not (rewritten / ".vaultkit/cache/git-diff.marshal").exists()
+    assert not StoreEntry(rewritten, "git-diff").exists()
 
 
 def test_no_diff_memo_without_the_cache(rewritten, capsys, monkeypatch):
     for _ in range(2):
         assert warm_check(rewritten, capsys, monkeypatch, "--no-cache")[2]
-    assert not (rewritten / ".vaultkit/cache/git-diff.marshal").exists()
+    assert not StoreEntry(rewritten, "git-diff").exists()
 
 
 def test_the_hook_asks_git_for_the_staged_diff_after_each_git_add(rewritten, capsys,

@@ -301,12 +301,13 @@ def test_a_hook_records_the_note_it_read_and_no_other(wide, capsys):
     """A hook that made its notes alone writes their records to the parse cache (the next
     run takes the changed journal from there) and leaves every other record as it was."""
     from vaultkit.vault.loader import _Cache, scan_vault
+    from vaultkit.vault.store import Store
 
     _run(capsys, wide, ["."])
     _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n")
-    before = dict(_Cache(wide, scan_vault(wide).settings.fingerprint).stats)
+    before = dict(_Cache(Store(wide), scan_vault(wide).settings.fingerprint).stats)
     _run(capsys, wide, ["--hook", "memory/2026-11-29.md"])
-    after = _Cache(wide, scan_vault(wide).settings.fingerprint).stats
+    after = _Cache(Store(wide), scan_vault(wide).settings.fingerprint).stats
     size = (wide / "memory/2026-11-29.md").stat().st_size
     assert after["memory/2026-11-29.md"][0] == size != before["memory/2026-11-29.md"][0]
     assert {p: s for p, s in after.items() if p != "memory/2026-11-29.md"} == \

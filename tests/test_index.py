@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from parse_store import StoreEntry
 from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.lint.engine import Selection, apply_fixes, run_rules, select_rules
@@ -492,7 +493,7 @@ def test_a_change_the_index_reads_renders_it_again(indexed, path, change):
 def test_a_new_note_or_a_damaged_memo_renders_it_again(indexed):
     (indexed / "memory/semantic/new.md").write_text("# New\n")
     assert _render_cached(indexed) == _render_fresh(indexed)
-    memo = indexed / ".vaultkit/cache/index-memo.marshal"
+    memo = StoreEntry(indexed, "index-memo")
     assert memo.is_file()
     memo.write_bytes(b"\x00garbage")
     assert _render_cached(indexed) == _render_fresh(indexed)
@@ -514,7 +515,7 @@ def test_the_memo_holds_each_notes_state_packed(make_vault, monkeypatch):
     text = render_index(vault)
     (key, epoch, _, sizes, mtimes, ctimes, inos, oids, digests, offsets, targets, counts, used,
      dated, memo_text, left_out, layout, ranked) = marshal.loads(
-        (root / ".vaultkit/cache/index-memo.marshal").read_bytes())
+        StoreEntry(root, "index-memo").read_bytes())
     assert memo_text == text and epoch == vault.names_epoch and key.startswith("6:")
     assert all(isinstance(b, bytes) for b in (sizes, mtimes, ctimes, inos, digests, offsets,
                                               targets, counts))
@@ -626,7 +627,7 @@ def test_a_memo_whose_parts_disagree_renders_again(make_vault, part):
     import marshal
 
     root = _trimmed_vault(make_vault)
-    memo = root / ".vaultkit/cache/index-memo.marshal"
+    memo = StoreEntry(root, "index-memo")
     data = list(marshal.loads(memo.read_bytes()))
     data[part] = b"\xff" * len(data[part])  # every link to, or in-degree of, note 2**32-1
     memo.write_bytes(marshal.dumps(tuple(data), 2))

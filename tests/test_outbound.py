@@ -99,11 +99,13 @@ def _outputs(root: Path, capsys) -> dict[str, str]:
 
 
 def _results_cache_messages(root: Path) -> str:
-    """The messages the results cache under .vaultkit/ keeps (its paths are the notes' own
-    names, as the parse cache beside it keeps the notes: see docs/security.md)."""
-    caches = list((root / ".vaultkit").rglob("results.marshal"))
-    assert caches, "the results cache was written"
-    results = marshal.loads(caches[0].read_bytes())[2]
+    """The messages the results cache in the vault's store keeps (its paths are the notes'
+    own names, as the parse cache beside it keeps the notes: see docs/security.md)."""
+    from parse_store import StoreEntry
+
+    cache = StoreEntry(root, "results")
+    assert cache.is_file(), "the results cache was written"
+    results = marshal.loads(cache.read_bytes())[2]
     return "\n".join(str(t[6]) for found in results.values() for t in found)
 
 

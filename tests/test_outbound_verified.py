@@ -7,6 +7,7 @@ import os
 import pytest
 
 from cli_invoke import modules_after_check
+from parse_store import StoreEntry, entry, set_entry, store
 from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.vault import outbound
@@ -40,7 +41,7 @@ def vault(make_vault):
 
 
 def _verified(root):
-    return root / ".vaultkit" / "cache" / outbound.Verified.NAME
+    return StoreEntry(root, outbound.Verified.NAME)
 
 
 def test_a_report_printed_before_is_not_scanned_again(vault, capsys, scans):
@@ -58,19 +59,18 @@ def test_each_scanned_clean_text_is_recorded_once(vault, capsys):
     assert lines[0].startswith("vaultkit ") and " detector " in lines[0]
     digests = lines[1:]
     assert digests and len(set(digests)) == len(digests)
-    stat = _verified(vault).stat()
+    stamp = _verified(vault).stamp()
     check(capsys, vault)
-    assert _verified(vault).stat().st_mtime_ns == stat.st_mtime_ns  # nothing new: not written
+    assert _verified(vault).stamp() == stamp  # nothing new: not written
 
 
 def test_a_credential_planted_in_a_cached_message_is_still_masked(vault, capsys):
     check(capsys, vault)
     check(capsys, vault)  # every text of this report is now recorded
-    path = vault / ".vaultkit" / "cache" / "results.marshal"
-    key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
+    key, stamp, results, suppressions, *last = entry(vault, "results")
     rows = results["broken-link"]
     rows[0] = rows[0][:6] + (f"no note '{TOKEN}' in the vault",) + rows[0][7:]
-    path.write_bytes(marshal.dumps((key, stamp, results, suppressions, *last)))
+    set_entry(vault, "results", (key, stamp, results, suppressions, *last))
     out = check(capsys, vault)
     assert TOKEN not in out
     assert f"no note 'ghp_…{TOKEN[-4:]}' in the vault" in out
@@ -113,7 +113,7 @@ def test_a_damaged_record_is_ignored_and_replaced(vault, capsys, scans, damage):
 
 def test_a_symlinked_record_is_neither_read_nor_written(vault, capsys, scans, tmp_path):
     first = check(capsys, vault)
-    path = _verified(vault)
+    path = store(vault)
     outside = tmp_path / "elsewhere"
     outside.write_bytes(path.read_bytes())  # the right digests, but behind a symlink
     path.unlink()
@@ -122,12 +122,12 @@ def test_a_symlinked_record_is_neither_read_nor_written(vault, capsys, scans, tm
     scans.clear()
     assert check(capsys, vault) == first
     assert scans  # not trusted through the link
-    assert path.is_symlink() and outside.read_bytes() == before
+    assert outside.read_bytes() == before and not path.is_symlink()  # (removed, rebuilt)
 
 
 def test_no_record_without_the_cache(vault, capsys, scans):
     check(capsys, vault, "--no-cache")
-    assert not _verified(vault).exists()
+    assert not (vault / ".vaultkit" / "cache").exists()
     scans.clear()
     check(capsys, vault, "--no-cache")
     assert scans
@@ -147,11 +147,11 @@ def test_json_output_is_listed_whole_not_string_by_string(vault, capsys, scans):
     # the JSON text, its closing newline, the "git rules skipped" line (no git here): not
     # the twenty-odd strings of the two findings
     assert 1 <= len(digests) <= 3
-    stat = _verified(vault).stat()
+    stamp = _verified(vault).stamp()
     scans.clear()
     assert check(capsys, vault, "--format", "json") == first
     assert not [text for text in scans if text.startswith("[")]  # the whole JSON: not again
-    assert _verified(vault).stat().st_mtime_ns == stat.st_mtime_ns
+    assert _verified(vault).stamp() == stamp
 
 
 def test_a_warm_check_printing_a_verified_report_imports_no_detector(vault, capsys):

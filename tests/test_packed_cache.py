@@ -1,4 +1,4 @@
-"""The cache files of mostly paths (the alias index, the name tables) are stored packed,
+"""The cache values of mostly paths (the alias index, the name tables) are stored packed,
 read back the same, and an older unpacked one is still read; a packed file that does not
 inflate, or would inflate past its bound, is refused like any damaged cache file."""
 
@@ -9,6 +9,7 @@ import zlib
 import pytest
 
 from cli_invoke import invoke
+from parse_store import StoreEntry
 from vaultkit.vault.cachefile import PACKED, keep, load_marshal, packed, unmarshal
 
 
@@ -24,8 +25,8 @@ def test_the_alias_index_and_the_name_tables_are_stored_packed_at_a_fraction(mak
     cached = invoke(["check", "--format", "json", "."], root)
     fresh = invoke(["check", "--no-cache", "--format", "json", "."], root)
     assert cached[:2] == fresh[:2]
-    for name in ("aliases.marshal", "resolver.marshal"):
-        raw = (root / ".vaultkit" / "cache" / name).read_bytes()
+    for name in ("aliases", "resolver"):
+        raw = StoreEntry(root, name).read_bytes()
         assert raw.startswith(PACKED), name
         plain = marshal.dumps(unmarshal(raw))
         assert len(raw) < 0.35 * len(plain), (name, len(raw), len(plain))
@@ -71,7 +72,7 @@ def test_damaged_packed_tables_are_built_again_with_the_same_findings(make_vault
     root = make_vault(_files(60))
     fresh = invoke(["check", "--no-cache", "--format", "json", "."], root)
     invoke(["check", "--format", "json", "."], root)
-    for name in ("aliases.marshal", "resolver.marshal"):
-        (root / ".vaultkit" / "cache" / name).write_bytes(PACKED + b"\x78\x01garbage")
+    for name in ("aliases", "resolver"):
+        StoreEntry(root, name).write_bytes(PACKED + b"\x78\x01garbage")
     assert invoke(["check", "--format", "json", "."], root)[:2] == fresh[:2]
-    assert unmarshal((root / ".vaultkit" / "cache" / "resolver.marshal").read_bytes())
+    assert unmarshal(StoreEntry(root, "resolver").read_bytes())

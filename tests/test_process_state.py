@@ -44,15 +44,16 @@ ALLOWED = {
         "command-scoped: the running command allows its progress line on a terminal and "
         "vaultkit.cli.main turns it off when the command ends; stderr's redrawn line only",
     ("vaultkit.vault.cachefile", "_KEPT"):
-        "the cache files the answering process parsed ahead for its next child, each "
-        "checked by identity before use; it moves into the one store with the store change "
-        "(issue #42, not this floor's: left as is here)",
+        "the snapshot store's memo files (in the git directory, outside the vault's store, "
+        "whose values the workspace's Store keeps) the answering process parsed ahead for "
+        "its next child, each checked by identity (device, inode, size, mtime, ctime) "
+        "before use and handed out once",
     ("vaultkit.vault.cachefile", "_PARSED"):
-        "the cache files this process parsed, told by an answering child to its parent "
+        "the memo files this process parsed, told by an answering child to its parent "
         "(goes with _KEPT, above)",
     ("vaultkit.vault.cachefile", "_AFTER_ANSWER"):
-        "the cache writes a child answering a request makes once the answer is sent "
-        "(what is written, not what is answered; goes with _KEPT, above)",
+        "the store writes a child answering a request makes once the answer is sent "
+        "(what is written, not what is answered), run before the child exits",
     ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
         "a constant pattern compiled on first use (bound once under `global`)",
     ("vaultkit.vault.parse", "_yaml_tools"):

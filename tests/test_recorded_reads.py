@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parse_store import StoreEntry
 from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.lint.engine import Selection, run_rules, select_rules
@@ -134,7 +135,7 @@ def test_rules_that_read_git_or_the_clock_keep_no_findings(make_vault, capsys):
     age_files(root)
     check(capsys, root)
     key, stamp, results, *_ = marshal.loads(
-        (root / ".vaultkit" / "cache" / "results.marshal").read_bytes())
+        StoreEntry(root, "results").read_bytes())
     assert "broken-link" in results
     assert not {"journal-append-only", "mass-deletion", "memory-churn"} & set(results)
     vault = load_vault(root, root=root, use_cache=False)

@@ -127,20 +127,22 @@ def test_the_asking_process_imports_no_more_than_it_needs(watching):
 
 
 def test_the_caches_an_answer_need_not_wait_for_are_written_after_it(watching):
-    """The child writes the cache files its answer does not need once it has answered:
+    """The child writes the cache entries its answer does not need once it has answered:
     they are there for the next check all the same."""
+    from parse_store import has_entry, sql
+
     root = watching
-    cache = root / ".vaultkit" / "cache"
-    for name in ("git-diff.marshal", "outbound-verified"):
-        (cache / name).unlink(missing_ok=True)
+    names = ("git-diff", "outbound-verified")
+    for name in names:
+        sql(root, "DELETE FROM entries WHERE name = ?", name)
     with open(root / JOURNAL, "a", encoding="utf-8") as fh:
         fh.write("\n### 11:00 — Later\n- one more line\n- and another\n")
     git(root, "add", "-A")
     answered = vaultkit(root, "check", "--hook", JOURNAL, script=ONLY_ANSWERED)
     assert "ran here" not in answered.stderr
     deadline = time.monotonic() + 30  # (the child may still be writing as the caller ends)
-    while not all((cache / n).is_file() for n in ("git-diff.marshal", "outbound-verified")):
-        assert time.monotonic() < deadline, sorted(p.name for p in cache.iterdir())
+    while not all(has_entry(root, n) for n in names):
+        assert time.monotonic() < deadline, [n for n in names if not has_entry(root, n)]
         time.sleep(0.05)
 
 
@@ -410,7 +412,7 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
 
     monkeypatch.setattr(cachefile, "_KEPT", {})
     monkeypatch.setattr(cachefile, "_PARSED", [])
-    path = tmp_path / "results.marshal"
+    path = tmp_path / "snapshots.versions"
     path.write_bytes(marshal.dumps({"findings": [1, 2, 3]}))
     assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]}  # (the child's read)
     assert cachefile.parsed_files() == [str(path)]
@@ -472,6 +474,57 @@ def test_a_command_handed_the_workspace_lists_from_its_pinned_listing(tmp_path, 
     assert main(["check", "--no-cache", "--profile", "obsidian"],
                 workspace=workspace) in (0, 1)
     assert len(walks) == 1  # (other settings: not the pinned listing)
+    workspace.close()
+
+
+def test_a_vault_opened_whole_for_the_workspace_takes_its_listing_and_store(tmp_path):
+    """A command that loads the whole vault (not deferred) under a workspace is given the
+    workspace's pinned listing and store, and the vault is the one a plain load makes."""
+    from argparse import Namespace
+
+    from vaultkit.cli.commands._common import forget_opened_vaults, open_vault
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault.loader import load_vault
+
+    root = make(tmp_path).resolve()
+    workspace = Workspace(root)
+    workspace.pin(workspace.scan())
+    args = Namespace(root=None, profile=None, no_cache=False, workspace=workspace)
+    vault = open_vault(args, root, named=False)
+    forget_opened_vaults()
+    assert vault.store is workspace.store
+    plain = load_vault(root, save=False)
+    assert sorted(vault.notes) == sorted(plain.notes) and vault.paths == plain.paths
+    workspace.close()
+
+
+def test_a_command_handed_the_workspace_reads_the_workspace_store(tmp_path, monkeypatch,
+                                                                   capsys):
+    """The answering child's command reads the vault's caches through the store its
+    workspace hands with the pinned listing (no registry by root): the entries it read are
+    told to the answering process, which keeps them parsed in that store, and the next
+    child is handed them from there, answering what a plain run prints."""
+    from vaultkit.cli import main
+    from vaultkit.cli.commands._check_server import _learn, _learned
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault import cachefile
+
+    root = make(tmp_path).resolve()
+    monkeypatch.chdir(root)
+    assert main(["check"]) == 0  # (the store written)
+    plain = capsys.readouterr()
+    monkeypatch.setattr(resident, "SERVING", True)  # (the child asks no watcher)
+    monkeypatch.setattr(cachefile, "_PARSED", [])
+    workspace = Workspace(root)
+    workspace.pin(workspace.scan())
+    assert main(["check"], workspace=workspace) == 0  # a child
+    assert capsys.readouterr() == plain
+    assert "results" in workspace.store.read_names()
+    _learn(_learned(workspace), workspace)  # the answering process, once it is done
+    assert "results" in workspace.store.kept
+    assert main(["check"], workspace=workspace) == 0  # the next child
+    assert capsys.readouterr() == plain
+    assert "results" not in workspace.store.kept  # (handed out: the child's to change)
     workspace.close()
 
 

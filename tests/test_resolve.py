@@ -314,9 +314,10 @@ def cached_root(tmp_path_factory):
 
 
 def _tables_file(root):
+    from parse_store import StoreEntry
     from vaultkit.vault.resolve import _Tables
 
-    return root / ".vaultkit" / "cache" / _Tables.NAME
+    return StoreEntry(root, _Tables.NAME)
 
 
 def _no_build(monkeypatch):

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from cli_invoke import modules_after_check
+from parse_store import StoreEntry
 from vault_files import age_files
 from vaultkit.cli import main
 from vaultkit.lint.rules import all_rules
@@ -28,7 +29,7 @@ def vault(make_vault):
 def test_second_run_reuses_results_without_running_rules(vault, capsys, monkeypatch):
     first = check(capsys, vault)
     assert ("broken-link", "memory/semantic/a.md", 2) in first[1]
-    assert (vault / ".vaultkit" / "cache" / "results.marshal").is_file()
+    assert (StoreEntry(vault, "results")).is_file()
     ran = []
     for rule in all_rules():
         monkeypatch.setattr(type(rule), "check", lambda self, n, c, r=rule: ran.append(r.name) or ())
@@ -113,7 +114,7 @@ def test_git_rules_are_never_cached(vault, capsys):
 
     check(capsys, vault)
     _, _, results, *_ = marshal.loads(
-        (vault / ".vaultkit" / "cache" / "results.marshal").read_bytes())
+        StoreEntry(vault, "results").read_bytes())
     assert "broken-link" in results
     assert not {"journal-append-only", "mass-deletion", "memory-churn"} & set(results)
 
@@ -326,7 +327,7 @@ def test_suppressions_kept_later_leave_the_findings_as_old_as_they_were(vault, c
     from vaultkit.vault.loader import load_vault
 
     check(capsys, vault)
-    path = vault / ".vaultkit" / "cache" / "results.marshal"
+    path = StoreEntry(vault, "results")
     computed_from = marshal.loads(path.read_bytes())[1]
     cache = ResultsCache(load_vault(vault))
     assert cache.matched
@@ -479,7 +480,7 @@ def test_a_damaged_results_cache_after_a_change_means_a_full_run(make_vault, cap
     root = make_vault(files)
     age_files(root)
     check(capsys, root)
-    path = root / ".vaultkit" / "cache" / "results.marshal"
+    path = StoreEntry(root, "results")
     key, stamp, results, suppressions, *last = marshal.loads(path.read_bytes())
     results["frontmatter-invalid"] = [{"not": "a finding"}] + results["frontmatter-invalid"]
     path.write_bytes(marshal.dumps((key, stamp, results, suppressions, last[0],

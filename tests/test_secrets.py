@@ -589,7 +589,7 @@ def test_no_cache_file_holds_a_credential_as_written(make_vault, capsys):
     assert hits and all(h["holdsCredential"] and h["credentials"][0]["kind"] == "GitHub token"
                         for h in hits)
     files = [p for p in (root / ".vaultkit").rglob("*") if p.is_file()]
-    assert any(p.name.startswith("notes-") for p in files)
+    assert any(p.name.startswith("store-") for p in files)
     assert any(p.name == "search.sqlite" for p in files)
     assert [p.name for p in files if token[4:20].encode() in p.read_bytes()] == []
 

@@ -237,21 +237,20 @@ class _Memo:
     again from the kept items and line sizes; when both choose what they chose, the text
     is the same and is reused (a journal entry linking a decision, the daily routine, in
     a vault whose index is trimmed by its budget). Otherwise, or when that choice would
-    need a line never built, the index is rendered. Kept in ``.vaultkit/cache/``; only
+    need a line never built, the index is rendered. Kept in the vault's store; only
     with a cache (``--no-cache`` renders every time).
     """
 
-    NAME = "index-memo.marshal"
+    NAME = "index-memo"  # its entry in the vault's store (vaultkit.vault.store)
     VERSION = 6  # (5: each note's ctime and inode kept; 6: a plain vault's daily notes)
 
-    def __init__(self, file, key):
-        self.file = file
+    def __init__(self, store, key):
+        self.cache = store  # the vault's store
         self.key = key
 
     @classmethod
     def open(cls, vault: "Vault", index: str) -> "_Memo | None":
-        cache = getattr(vault, "_cache", None)
-        if cache is None:
+        if not getattr(vault, "caching", False):
             return None
         from vaultkit import __version__
         from vaultkit.vault import DETECTOR_VERSION
@@ -265,17 +264,17 @@ class _Memo:
             daily = repr(daily_notes_format(vault.root))
         key = (f"{cls.VERSION}:{__version__}:{PARSER_VERSION}:{DETECTOR_VERSION}:"
                f"{vault.settings.fingerprint}:{daily}:{index}")
-        return cls(cache.dir / cls.NAME, key)
+        return cls(vault.store, key)
 
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
         from array import array
 
-        from vaultkit.vault.cachefile import RACY_NS, load_marshal
+        from vaultkit.vault.cachefile import RACY_NS
 
         try:
             (key, epoch, started_ns, sizes, mtimes, ctimes, inos, oids, digests, offsets,
              targets, counts, used, dated, text, left_out, layout, ranked) = \
-                load_marshal(self.file)
+                self.cache.get(self.NAME)
             if key != self.key or epoch != vault.names_epoch or not isinstance(text, str) \
                     or not isinstance(oids, dict):
                 return None
@@ -370,8 +369,6 @@ class _Memo:
         from array import array
 
         from vaultkit.links.graph import link_graph
-        from vaultkit.vault.cachefile import write_cache_file
-
         notes = vault.notes
         paths = sorted(notes)
         position = {p: i for i, p in enumerate(paths)}
@@ -402,7 +399,7 @@ class _Memo:
                                          else -1 for it in sec.items]).tobytes(),
                              sorted(sec.priority[:sec.kept])))
         ranked = _ranked(paths, counts, vault.profile.index.most_linked)
-        write_cache_file(self.file, marshal.dumps((
+        self.cache.put(self.NAME, marshal.dumps((
             self.key, vault.names_epoch, vault.started_ns, sizes.tobytes(), mtimes.tobytes(),
             ctimes.tobytes(), inos.tobytes(), _racy_oids(notes, vault.started_ns),
             bytes(digests), offsets.tobytes(), targets.tobytes(), counts.tobytes(),

@@ -312,14 +312,14 @@ class ResultsCache:
     are shown without loading a single note (vaultkit.vault.deferred).
     """
 
-    NAME = "results.marshal"
+    NAME = "results"  # its entry in the vault's store (vaultkit.vault.store)
 
     def __init__(self, vault, staged: list[str] | None = None):
         """``staged``: the notes (a commit hook's) whose findings are reused only while
         they hold the bytes they were parsed from (vaultkit.vault.loader.Vault.same_bytes)."""
-        from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal
+        from vaultkit.vault.cachefile import RACY_NS
 
-        self.path = vault.root / CACHE_DIR / "cache" / self.NAME
+        self.store = vault.store
         self.started_ns = vault.started_ns
         self.results: dict[str, list] = {}
         self.suppressions: dict[str, list] = {}  # path -> [(action, rules, line)]
@@ -341,9 +341,8 @@ class ResultsCache:
         # (context, sizes, mtimes, reads, ctimes, inodes, racy blob ids) as the file holds them
         self.last: list = []
         try:
-            key, computed_from_ns, results, suppressions, *last = \
-                load_marshal(self.path)
-        except (OSError, EOFError, ValueError, TypeError):
+            key, computed_from_ns, results, suppressions, *last = self.store.get(self.NAME)
+        except (EOFError, ValueError, TypeError):  # (none: TypeError)
             return
         self.last = last
         if key != self.key and self.assumed and isinstance(key, str) \
@@ -550,8 +549,6 @@ class ResultsCache:
                 return  # (reused findings were keyed on what the listing showed, not this)
         import marshal
 
-        from vaultkit.vault.cachefile import write_cache_file
-
         try:
             # (suppressions added to reused findings leave those as old as they were)
             stamp = self.started_ns if self.ran or not self.matched else self.computed_from_ns
@@ -582,8 +579,8 @@ class ResultsCache:
                         columns[2], columns[3], oids)
             else:  # (reused findings, new suppressions: the same state as the file's)
                 last = tuple(self.last) if self.matched else ()
-            write_cache_file(self.path, marshal.dumps((self.key, stamp, self.results,
-                                                       self.suppressions, *last)))
+            self.store.put(self.NAME, marshal.dumps((self.key, stamp, self.results,
+                                                     self.suppressions, *last)))
         except ValueError:
             pass
 

@@ -94,6 +94,16 @@ class Workspace:
 
         return BlobMemo()
 
+    @cached_property
+    def store(self):
+        """The vault's store of caches (:mod:`vaultkit.vault.store`; with ``--no-cache``
+        one that holds nothing), handed with every listing :meth:`listing_of` gives: the
+        answering process of ``vaultkit watch`` keeps parsed in it what its children read
+        (``Store.keep``), and each child, forked with it, starts from that."""
+        from vaultkit.vault.store import NULL, Store
+
+        return Store(self.root) if self.use_cache else NULL
+
     def pin(self, scan) -> None:
         """From now on, a command run for this workspace (:meth:`listing_of`) lists from
         ``scan``, a listing of :meth:`scan`: a process forked to run one command must not
@@ -115,10 +125,11 @@ class Workspace:
 
             if self._listing is None:
                 self._listing = WarmListing()
-            return self._listing.scan(self.root, settings)
+            return dataclasses.replace(self._listing.scan(self.root, settings),
+                                       store=self.store)
         if settings.fingerprint != pinned.settings.fingerprint:
             return None
-        return dataclasses.replace(pinned, settings=settings)
+        return dataclasses.replace(pinned, settings=settings, store=self.store)
 
     def vault(self, scan=None):
         """The vault as it is on disk now (or as ``scan``, a listing of :meth:`scan`, saw
@@ -399,6 +410,8 @@ class Workspace:
         if self._index is not None:
             self._index.close()
             self._index = None
+        if "store" in self.__dict__:  # (opened for a listing it handed: see store)
+            self.store.close()
 
 
 def finding_key(d) -> str:

@@ -2,7 +2,7 @@
 
 Building it asks every note for its frontmatter, which after a change (the commit hook)
 would decode the cached record of every note. The index is kept in
-``.vaultkit/cache/aliases.marshal`` with each note's size and mtime, so a run after a change
+the vault's store (entry ``aliases``) with each note's size and mtime, so a run after a change
 reads the aliases of the notes that changed only; with ``--no-cache`` it is built afresh, and
 the answer is the same.
 """
@@ -10,7 +10,7 @@ the answer is the same.
 from __future__ import annotations
 
 FACT = "aliases"  # the per-note fact: the note's `aliases` property, as written
-NAME = "aliases.marshal"
+NAME = "aliases"  # its entry in the vault's store (vaultkit.vault.store)
 VERSION = 2  # (2: notes known by size, mtime, ctime and inode)
 
 
@@ -41,15 +41,15 @@ def _stored(vault) -> tuple[dict, int]:
     memo = vault.__dict__.get("_alias_stored")
     if memo is not None:
         return memo
-    from vaultkit.vault.cachefile import CACHE_DIR, RACY_NS, load_marshal
+    from vaultkit.vault.cachefile import RACY_NS
 
     memo = ({}, 0)
     if vault.caching:
         try:
-            version, stamp, kept = load_marshal(vault.root / CACHE_DIR / "cache" / NAME)
+            version, stamp, kept = vault.store.get(NAME)
             if version == VERSION and isinstance(stamp, int) and isinstance(kept, dict):
                 memo = (kept, stamp - RACY_NS)
-        except (OSError, EOFError, ValueError, TypeError):
+        except (EOFError, ValueError, TypeError):  # (none: TypeError)
             pass
     vault.__dict__["_alias_stored"] = memo
     return memo
@@ -78,9 +78,8 @@ def alias_index(vault, keep: bool = True) -> dict[str, list[str]]:
         return index
     import marshal
 
-    from vaultkit.vault.cachefile import CACHE_DIR, packed, write_cache_file
+    from vaultkit.vault.cachefile import packed
 
-    file = vault.root / CACHE_DIR / "cache" / NAME
     stored, trusted_before = _stored(vault)
     record: dict = {}
     new = len(stored) != len(vault.notes)
@@ -100,7 +99,7 @@ def alias_index(vault, keep: bool = True) -> dict[str, list[str]]:
         record[path] = (stat, None, names)
     if vault.caching and new and keep:
         # (packed: mostly paths and stat keys, a fifth of the size; read only after a change)
-        write_cache_file(file, packed(marshal.dumps((VERSION, vault.started_ns, record))))
+        vault.store.put(NAME, packed(marshal.dumps((VERSION, vault.started_ns, record))))
     index = {}
     for path, (_, _, names) in record.items():
         for name in names:

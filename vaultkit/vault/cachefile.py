@@ -1,8 +1,9 @@
-"""The files under ``.vaultkit/``: read with a size bound, written without following symlinks.
+"""The cache files: read with a size bound, opened and made without following symlinks.
 
-The parse cache (:mod:`vaultkit.vault.loader`, an SQLite file: :func:`open_cache_db`), the
-settings cache (:mod:`vaultkit.vault.profile`) and the results cache
-(:mod:`vaultkit.lint.engine`) all go through here.
+The vault's store (:mod:`vaultkit.vault.store`, the one SQLite file of every cache under
+``.vaultkit/cache/``) opens its file here (:func:`open_cache_db`); the search index opens
+its own the same way, and the snapshot store's memos (in the git directory) are read with
+:func:`load_marshal`.
 """
 
 from __future__ import annotations
@@ -44,19 +45,12 @@ def content_id(path: str, size: int) -> str | None:
 MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
 
 
-def read_cache_file(path: Path) -> bytes:
-    """The bytes of a cache file under ``.vaultkit/``; OSError when it is missing, a symlink,
-    not a regular file or absurdly big (a cloned repository could ship any of these)."""
-    from vaultkit.core.bounded import read_regular
-
-    return read_regular(path, MAX_CACHE_BYTES, follow_symlinks=False)
-
-
 # -- what the process that answers checks keeps parsed ------------------------------------
 # ``vaultkit watch`` answers each check in a child forked from one long-running process
-# (vaultkit.cli.commands._check_server). The cache files a child parsed, that process
-# parses again once the child is done (:func:`keep`), so the next child starts with them
-# parsed. A kept file is known by its identity (device, inode, size, mtime, ctime): every
+# (vaultkit.cli.commands._check_server). The cache files a child parsed (the snapshot
+# store's memos; the vault's store keeps its own: vaultkit.vault.store.Store.keep), that
+# process parses again once the child is done (:func:`keep`), so the next child starts
+# with them parsed. A kept file is known by its identity (device, inode, size, mtime, ctime): every
 # cache file is replaced whole, a new inode, never written in place. A process that was
 # never handed any (every command run by itself) reads and parses as always.
 _KEPT: dict[str, tuple[tuple, object]] = {}
@@ -69,8 +63,8 @@ def _identity(st: os.stat_result) -> tuple:
 
 
 def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
-    """``marshal.loads`` of the cache file at ``path`` (read as :func:`read_cache_file`
-    does), or what this process was handed of that very file (once: the caller may
+    """``marshal.loads`` of the cache file at ``path`` (a regular file, read with a size
+    bound and never through a symlink), or what this process was handed of that very file (once: the caller may
     change what it gets); a packed file (:func:`packed`) is unpacked. Raises what
     reading or parsing it raises."""
     name = os.fspath(path)
@@ -87,10 +81,10 @@ def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
     return unmarshal(read_regular(path, limit, follow_symlinks=False), limit)
 
 
-# A cache file of mostly paths is stored packed (:func:`packed`): this mark, then its marshal
-# bytes deflated at zlib's fastest level, about a fifth of the size (the alias index and the
-# name tables were 2 MB of a 10,000-note vault's 8 MB store). No marshal stream starts with
-# "V", so a file is read packed or not by its first bytes (an older file still is).
+# A cache value of mostly paths is stored packed (:func:`packed`): this mark, then its
+# marshal bytes deflated at zlib's fastest level, about a fifth of the size (the alias index
+# and the name tables were 2 MB of a 10,000-note vault's 8 MB of caches). No marshal stream
+# starts with "V", so a value is read packed or not by its first bytes.
 PACKED = b"VKz1"
 
 
@@ -198,39 +192,6 @@ def answered() -> None:
             write()
         except Exception:  # (as any cache write: the next run reads or computes again)
             pass
-
-
-def write_cache_file(path: Path, data: bytes | Iterable[bytes]) -> bool:
-    """Replace a file under ``.vaultkit/`` (creating the folder); False when it cannot.
-
-    ``data`` is the bytes, or an iterable of the pieces, written as they come (so that a
-    big file is never held whole); the file is replaced only once every piece was written.
-    A cache that cannot be written is not an error: a read-only vault is still checked.
-    """
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    try:
-        ensure_cache_dir(path.parent.parent if path.parent.name != CACHE_DIR else path.parent)
-        path.parent.mkdir(exist_ok=True)
-        if os.path.islink(path.parent) or os.path.islink(path):
-            raise OSError(errno.ELOOP, "a symlink in the cache; not used", str(path))
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                     0o644)
-        with os.fdopen(fd, "wb") as fh:
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                fh.write(data)
-            else:
-                for piece in data:
-                    fh.write(piece)
-        os.replace(tmp, path)
-        return True
-    except BaseException as exc:  # (a piece that could not be made leaves no file behind)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, (OSError, ValueError)):  # ValueError: not marshallable
-            return False
-        raise
 
 
 def ensure_cache_dir(path: Path) -> None:

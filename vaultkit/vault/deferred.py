@@ -170,7 +170,7 @@ class DeferredVault(Vault):
         """What making notes one by one needs, as the load would make it: the parse cache
         (opened), the facts, and the bootstrap files beside a memory-only vault."""
         scan = self._scan
-        self._cache = _Cache(scan.root, scan.settings.fingerprint) if self.use_cache else None
+        self._cache = _Cache(self.store, scan.settings.fingerprint) if self.use_cache else None
         if self._cache is not None:
             self._cache.started_ns = scan.started_ns
             self._cache.by_content = self.__dict__.get("_by_content", frozenset())
@@ -230,6 +230,15 @@ class DeferredVault(Vault):
     @property
     def caching(self) -> bool:
         return self.use_cache
+
+    @cached_property
+    def store(self):
+        """The vault's store (:mod:`vaultkit.vault.store`), opened without the rest of
+        the load: a warm run reads its findings from it and no note."""
+        from vaultkit.vault.loader import store_for
+        from vaultkit.vault.store import NULL
+
+        return store_for(self._scan) if self.use_cache else NULL
 
     @property
     def paths(self) -> list[str]:

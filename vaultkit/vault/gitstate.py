@@ -650,14 +650,14 @@ class _DiffMemo:
     caches, a profile's ``backups/``) hold no file of a layer the git rules read. The
     rules still run on the diff each time: only git's answer is reused, never their
     findings (the snapshots and the clock they also read are read anew).
-    Kept in ``.vaultkit/cache/``; only with a cache.
+    Kept in the vault's store; only with a cache.
     """
 
-    NAME = "git-diff.marshal"
+    NAME = "git-diff"  # its entry in the vault's store (vaultkit.vault.store)
     VERSION = 1
 
-    def __init__(self, file: Path, key: str, stamp: str, vault):
-        self.file = file
+    def __init__(self, store, key: str, stamp: str, vault):
+        self.cache = store  # the vault's store
         self.key = key
         self.stamp = stamp  # the index's and config's identity, within the key
         self.vault = vault
@@ -686,19 +686,15 @@ class _DiffMemo:
         memory = vault.profile.memory_prefix
         if settings.config.exclude or any(f.startswith(memory) for f in settings.skip_folders):
             return None
-        from vaultkit.vault.cachefile import CACHE_DIR
-
         stamp = cls.stamp_of(state)
         key = "\0".join([str(cls.VERSION), str(state.toplevel), state.head or "", stamp,
                          vault.state_digest, *args])
-        return cls(Path(vault.root) / CACHE_DIR / "cache" / cls.NAME, key, stamp, vault)
+        return cls(vault.store, key, stamp, vault)
 
     def lookup(self) -> bytes | None:
-        from vaultkit.vault.cachefile import load_marshal
-
         try:
-            key, listed_ns, out = load_marshal(self.file)
-        except (OSError, EOFError, ValueError, TypeError):
+            key, listed_ns, out = self.cache.get(self.NAME)
+        except (EOFError, ValueError, TypeError):  # (none: TypeError)
             return None
         from vaultkit.vault.cachefile import RACY_NS
 
@@ -711,10 +707,10 @@ class _DiffMemo:
     def store(self, out: bytes) -> None:
         import marshal
 
-        from vaultkit.vault.cachefile import after_answer, write_cache_file
+        from vaultkit.vault.cachefile import after_answer
 
         data = marshal.dumps((self.key, self.vault.started_ns, out))
-        after_answer(lambda: write_cache_file(self.file, data))
+        after_answer(lambda: self.cache.put(self.NAME, data))
 
 
 

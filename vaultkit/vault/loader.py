@@ -1,17 +1,17 @@
 """Load a vault: scan, parse each file once (cached, both cores when cold), classify.
 
-The cache lives in ``.vaultkit/cache/`` (an SQLite file of per-note records, see
-:class:`_Cache`) and is keyed by vaultkit's version, the parser version and the
-profile/config fingerprint; a record is reused only when the file's size and mtime
-, mtime, ctime and inode are unchanged, and, when the mtime or ctime is not older than
-the run that wrote the record by the racy margin, its content's blob id is the one the
-record holds (so a file edited in the same clock tick as that run is read again).
+The cache lives in the vault's store (``.vaultkit/cache/store-*.sqlite``, see
+:mod:`vaultkit.vault.store`; its per-note records: :class:`_Cache`) and is keyed by
+vaultkit's version, the parser version and the profile/config fingerprint; a record is
+reused only when the file's size, mtime, ctime and inode are unchanged, and, when the
+mtime or ctime is not older than the run that wrote the record by the racy margin, its
+content's blob id is the one the record holds (so a file edited in the same clock tick as
+that run is read again).
 Records are :mod:`marshal` data, which cannot run code.
 """
 
 from __future__ import annotations
 
-import errno
 import marshal
 import os
 import time
@@ -21,15 +21,14 @@ from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
-from vaultkit.vault.cachefile import CACHE_DIR, read_cache_file, write_cache_file
 from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
 from vaultkit.vault.cachefile import content_id, racy
 from vaultkit.vault.model import Attachment, Note, NoteSource
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
+from vaultkit.vault.store import NULL, Store, busy
 
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
-_LOCK_TIMEOUT = 5.0  # seconds to wait for another vaultkit's write to the cache to finish
 
 
 class Vault:
@@ -198,6 +197,12 @@ class Vault:
         """Whether this vault has a parse cache (not with ``--no-cache``)."""
         return self._cache is not None
 
+    @property
+    def store(self) -> Store:
+        """The vault's store of caches (:mod:`vaultkit.vault.store`); with ``--no-cache``
+        one that holds nothing and writes nothing."""
+        return self._cache.store if self._cache is not None else NULL
+
     @cached_property
     def resolver(self):
         from vaultkit.vault.resolve import Resolver
@@ -330,6 +335,9 @@ class Scan:
     # each listed folder's real path -> vaultkit.vault.scan.folder_stat, taken before its
     # names were read (what a long-running reader compares: see WarmListing)
     folder_stats: dict = field(default_factory=dict)
+    # the vault's store (vaultkit.vault.store) a long-running process keeps and hands with
+    # the listing it gives a command (Workspace.listing_of); None: the load opens its own
+    store: "Store | None" = field(default=None, compare=False, repr=False)
 
     def names_digest(self) -> str:
         """:func:`names_digest` of the listed notes and attachments (by path, as the vault
@@ -696,7 +704,7 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
         and previous.settings.fingerprint == settings.fingerprint
     if cache is None and use_cache:
         kept = previous._cache if same else None
-        cache = kept if kept is not None else _Cache(root_path, settings.fingerprint)
+        cache = kept if kept is not None else _Cache(store_for(scan), settings.fingerprint)
     lent = previous.notes.entries() if same else {}  # (as held: none decoded for this)
     lent_before = previous.started_ns - _RACY_NS if same else 0
     made = made or {}
@@ -757,6 +765,13 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
 
 _NOTHING_LENT = Lent()
+
+
+def store_for(scan: Scan) -> Store:
+    """The store of the vault ``scan`` lists: the one a long-running process keeps for it
+    and hands with its listing (:meth:`vaultkit.session.workspace.Workspace.listing_of`),
+    else a new one."""
+    return scan.store if scan.store is not None else Store(scan.root)
 
 
 def external_notes(root: Path, settings: Settings) -> dict[str, Note]:
@@ -1194,9 +1209,9 @@ def _from_worker(blob: bytes, f: FileEntry, limit: int | None = None,
 
 # The format of the notes cache: 2 kept no note text (it is read from the file again); 3 is
 # an SQLite file of per-note records, compressed, updated in place; 4 masks credentials in
-# the stored dictionary. A new format gets a new file name, so an old cache is never
-# misread; save() removes the old ones. 5 keys a record by ctime and inode too, and keeps the
-# blob id of a note stored within the racy margin.
+# the stored dictionary; 5 keys a record by ctime and inode too, and keeps the blob id of a
+# note stored within the racy margin. It is part of the key (``notes_meta``), so a record
+# of another format is never misread: the table is built anew.
 CACHE_FORMAT = 5
 
 # Records are raw deflate (zlib) with a preset dictionary: a sample of the vault's own
@@ -1210,14 +1225,15 @@ _ZLEVEL, _ZWBITS, _ZMEM = 6, -14, 5
 
 
 class _Cache:
-    """The parse cache: one SQLite file, ``.vaultkit/cache/notes-<parser>.<format>.sqlite``.
+    """The parse cache: the ``notes`` and ``notes_meta`` tables of the vault's store
+    (:mod:`vaultkit.vault.store`).
 
     ``notes(path, size, mtime_ns, ctime_ns, ino, oid, seen_ns, record)``: ``record`` is the
     note's marshalled parse (no text) and its marshalled facts, compressed; ``seen_ns`` is
     when the run that wrote it listed the files. A record is used for a listed file of the
     same size, mtime, ctime and inode; when that mtime or ctime is within the racy margin
     of ``seen_ns`` only if the file's blob id is ``oid`` (the racy rule, per record: the
-    blob id is stored for such notes only, NULL for the rest). ``meta`` holds the key
+    blob id is stored for such notes only, NULL for the rest). ``notes_meta`` holds the key
     (vaultkit and parser version, config fingerprint), a generation number drawn when the
     store is built, and the compression dictionary. A run reads the stat columns of every
     record, then only the records it uses (one at a time, or all in one read once it uses
@@ -1225,12 +1241,12 @@ class _Cache:
     new facts.
     """
 
-    def __init__(self, root: Path, fingerprint: str):
+    def __init__(self, store, fingerprint: str):
         from vaultkit.vault.model import PARSER_VERSION
 
-        self.dir = root / CACHE_DIR / "cache"
-        self.path = self.dir / f"notes-{PARSER_VERSION}.{CACHE_FORMAT}.sqlite"
-        self.key = f"{__version__}:{PARSER_VERSION}:{fingerprint}"
+        self.store = store  # vaultkit.vault.store.Store: the file, its rules, its connection
+        self.dir, self.path = store.dir, store.path
+        self.key = f"{CACHE_FORMAT}:{__version__}:{PARSER_VERSION}:{fingerprint}"
         self.started_ns = 0  # set by load_vault: when this run listed the files
         # path -> (size, mtime_ns, ctime_ns, ino, oid, seen_ns) of each record: read on first
         # use (``stats``),
@@ -1259,25 +1275,27 @@ class _Cache:
     # -- reading -----------------------------------------------------------------------
 
     def _open(self) -> None:
+        self.db = self.store.connection()
+        if self.db is None:
+            # none yet (built at the first save), a symlinked cache folder (never used,
+            # nor removed), or locked by another vaultkit (this run goes without)
+            self.usable = self.store.usable
+            return
+        if not self.store.current:  # another release's store: rebuilt at the first save
+            return
+        with self.store.lock:
+            self._read_meta()
+
+    def _read_meta(self) -> None:
         import sqlite3
 
-        from vaultkit.vault.cachefile import open_cache_db
-
-        try:
-            self.db = open_cache_db(self.path, timeout=_LOCK_TIMEOUT)
-        except FileNotFoundError:
-            return  # none yet: built at the first save
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:  # a symlinked cache folder: never used, nor removed
-                self.usable = False
-                return
-            return self._damaged(exc.strerror or "not usable")
-        except sqlite3.Error:
-            return self._damaged("damaged")
         try:
             self.db.execute("BEGIN")  # the key and the stat table as of one moment
             try:
-                meta = dict(self.db.execute("SELECT key, value FROM meta"))
+                if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                       "name = 'notes_meta'").fetchone():
+                    return  # (the store holds other caches only: built at the first save)
+                meta = dict(self.db.execute("SELECT key, value FROM notes_meta"))
                 if meta.get("key") != self.key:  # another version or config: not damage
                     return
                 gen, zdict = meta.get("gen"), meta.get("zdict")
@@ -1289,7 +1307,7 @@ class _Cache:
                 if self.db is not None and self.db.in_transaction:
                     self.db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
-            if _busy(exc):  # another vaultkit holds it: this run goes without
+            if busy(exc):  # another vaultkit holds it: this run goes without
                 self.stats, self.usable = {}, False
                 return
             self._damaged("damaged")
@@ -1312,7 +1330,7 @@ class _Cache:
                 self._stats = {row[0]: row[1:] for row in self.db.execute(
                     "SELECT path, size, mtime_ns, ctime_ns, ino, oid, seen_ns FROM notes")}
             except sqlite3.OperationalError as exc:
-                if not _busy(exc):
+                if not busy(exc):
                     raise
                 self._stats, self.usable = {}, False  # another vaultkit holds it: go without
             except sqlite3.Error:
@@ -1345,15 +1363,11 @@ class _Cache:
         return found
 
     def _damaged(self, why: str) -> None:
-        import sys
-
-        from vaultkit.vault.cachefile import remove_cache_db
-
-        self.close()
+        mine = self.db is None or self.db is self.store.db
+        self.db = None
         self.stats, self.fresh = {}, True
-        remove_cache_db(self.path)
-        print(f"vaultkit: warning: {CACHE_DIR}/cache/{self.path.name} is {why}; every note "
-              "is read again and the cache rebuilt", file=sys.stderr)
+        if mine:  # (else the store found the damage first: removed and said once)
+            self.store.damaged(why)  # (removed, said, made anew at the first save)
 
     def _reopen(self) -> None:
         """Forget what was read and read the store again (another process changed it)."""
@@ -1365,10 +1379,7 @@ class _Cache:
 
     def close(self) -> None:
         if self.db is not None:
-            try:
-                self.db.close()
-            except Exception:  # closing a damaged file: nothing to keep
-                pass
+            self.store.close()
             self.db = None
 
     def holds(self, f: FileEntry) -> bool:
@@ -1482,7 +1493,8 @@ class _Cache:
             if self._bulk is None and self._singles < _SINGLE_FETCHES:
                 self._singles += 1  # a hook uses a handful of notes: fetch just those
                 row = self.db.execute(
-                    "SELECT n.record FROM notes n, meta m WHERE n.path = ? AND n.size = ? AND "
+                    "SELECT n.record FROM notes n, notes_meta m WHERE n.path = ? AND "
+                    "n.size = ? AND "
                     "n.mtime_ns = ? AND n.ctime_ns = ? AND n.ino = ? AND n.oid IS ? AND "
                     "m.key = 'gen' AND m.value = ?",
                     (path, size, mtime_ns, ctime_ns, ino, oid, self.gen)).fetchone()
@@ -1491,7 +1503,7 @@ class _Cache:
                 if self._bulk is None:
                     self._bulk = {row[0]: row[1:] for row in self.db.execute(
                         "SELECT path, size, mtime_ns, ctime_ns, ino, oid, record FROM notes "
-                        "WHERE (SELECT value FROM meta WHERE key = 'gen') = ?", (self.gen,))}
+                        "WHERE (SELECT value FROM notes_meta WHERE key = 'gen') = ?", (self.gen,))}
                 row = self._bulk.pop(path, None)
                 raw = row[5] if row and row[:5] == key else None
         except sqlite3.Error:
@@ -1546,8 +1558,6 @@ class _Cache:
         if not self.usable:  # (a server keeps this object: it reads the store anew)
             self._reopen()
             return
-        from vaultkit.vault.cachefile import open_cache_db
-
         rebuild = self.fresh
         if rebuild and not complete:
             return
@@ -1578,58 +1588,60 @@ class _Cache:
         seen = self.started_ns or time.time_ns()
         try:
             if self.db is None:
-                self.db = open_cache_db(self.path, create=True, timeout=_LOCK_TIMEOUT)
+                self.db = self.store.connection(create=True)
+                if self.db is None:
+                    return  # (locked by another vaultkit, or a symlinked cache folder)
             db = self.db
-            # a cache: a crash of vaultkit cannot damage it (the journal is written first);
-            # an OS crash could, and is then seen as damage and rebuilt. Not waiting for the
-            # disk saves a hook run two fsyncs (~8-20 ms here).
-            db.execute("PRAGMA synchronous=OFF")
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                if rebuild:
-                    gen, zdict = self._build(db, _Sample(todo, lambda t: t[2] if type(t) is tuple
-                                                         else self._payload(t, facts)))
-                else:
-                    row = db.execute("SELECT value FROM meta WHERE key = 'gen'").fetchone()
-                    if row is None or row[0] != self.gen:
-                        db.execute("ROLLBACK")  # rebuilt by another process since it was read
-                        self._reopen()
-                        return
-                    gen, zdict = self.gen, self.zdict
-                deflate = self._deflater(zdict)
+            with self.store.lock:  # (one transaction at a time on the one connection)
+                self.store.begin_write(db)  # (a store of another release is emptied first)
+                try:
+                    if rebuild:
+                        gen, zdict = self._build(db, _Sample(
+                            todo, lambda t: t[2] if type(t) is tuple
+                            else self._payload(t, facts)))
+                    else:
+                        row = db.execute("SELECT value FROM notes_meta WHERE key = 'gen'") \
+                            .fetchone() if _table(db, "notes_meta") else None
+                        if row is None or row[0] != self.gen:
+                            # rebuilt by another process since it was read
+                            db.execute("ROLLBACK")
+                            self._reopen()
+                            return
+                        gen, zdict = self.gen, self.zdict
+                    deflate = self._deflater(zdict)
 
-                def rows():
-                    # one record at a time: a note's bytes are made, compressed and
-                    # handed to SQLite, not all held at once
-                    for item in todo:
-                        own = type(item) is not tuple
-                        if own:
-                            note = item
-                            rel, (blob, kept) = note.path, self._payload(note, facts)
-                        else:
-                            rel, note, (blob, kept) = item
-                        z = deflate.copy()
-                        yield (rel, note.size, note.mtime_ns, note.ctime_ns, note.ino,
-                               note.oid, seen,
-                               z.compress(marshal.dumps((blob, kept))) + z.flush())
-                        # a note parsed by this run is not given its bytes here, nor its
-                        # facts' (the vault holds those: they are never asked of the store)
-                        written.append(note if own else (rel, note, blob, kept))
-                if gone:
-                    db.executemany("DELETE FROM notes WHERE path = ?", [(g,) for g in gone])
-                db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               rows())
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+                    def rows():
+                        # one record at a time: a note's bytes are made, compressed and
+                        # handed to SQLite, not all held at once
+                        for item in todo:
+                            own = type(item) is not tuple
+                            if own:
+                                note = item
+                                rel, (blob, kept) = note.path, self._payload(note, facts)
+                            else:
+                                rel, note, (blob, kept) = item
+                            z = deflate.copy()
+                            yield (rel, note.size, note.mtime_ns, note.ctime_ns, note.ino,
+                                   note.oid, seen,
+                                   z.compress(marshal.dumps((blob, kept))) + z.flush())
+                            # a note parsed by this run is not given its bytes here, nor its
+                            # facts' (the vault holds those: never asked of the store)
+                            written.append(note if own else (rel, note, blob, kept))
+                    if gone:
+                        db.executemany("DELETE FROM notes WHERE path = ?",
+                                       [(g,) for g in gone])
+                    db.executemany("INSERT OR REPLACE INTO notes VALUES "
+                                   "(?, ?, ?, ?, ?, ?, ?, ?)", rows())
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
         except (OSError, sqlite3.Error):  # a read-only vault, a lock held too long: not saved
             return
         if rebuild:
             self.stats, self.stored, self._fetched, self._bulk = {}, {}, {}, None
             self.gen, self.zdict, self.fresh = gen, zdict, False
-            self._drop_old_formats()
         for rel in gone:
             self.stats.pop(rel, None)
             self.stored.pop(rel, None)
@@ -1678,12 +1690,12 @@ class _Cache:
         zdict = _sample_dictionary(sample)
         gen = int.from_bytes(os.urandom(7), "big")
         db.execute("DROP TABLE IF EXISTS notes")
-        db.execute("DROP TABLE IF EXISTS meta")
-        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        db.execute("DROP TABLE IF EXISTS notes_meta")
+        db.execute("CREATE TABLE notes_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
         db.execute("CREATE TABLE notes (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, "
                    "ctime_ns INTEGER, ino INTEGER, oid TEXT, seen_ns INTEGER, record BLOB) "
                    "WITHOUT ROWID")
-        db.executemany("INSERT INTO meta VALUES (?, ?)",
+        db.executemany("INSERT INTO notes_meta VALUES (?, ?)",
                        [("key", self.key), ("gen", gen), ("zdict", zdict)])
         return gen, zdict
 
@@ -1695,25 +1707,6 @@ class _Cache:
             return zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS, _ZMEM,
                                     zlib.Z_DEFAULT_STRATEGY, zdict)
         return zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS, _ZMEM)
-
-    def _drop_old_formats(self) -> None:
-        """Remove notes caches of other parser versions or formats: never read again."""
-        from vaultkit.vault.cachefile import DB_SIDECARS, remove_cache_db
-
-        try:
-            names = os.listdir(self.dir)
-        except OSError:
-            return
-        for name in names:
-            if not name.startswith("notes-") or name == self.path.name:
-                continue
-            if name.endswith(".sqlite"):
-                remove_cache_db(self.dir / name)
-            elif name.endswith(".marshal") and not name.endswith(DB_SIDECARS):
-                try:
-                    os.unlink(self.dir / name)
-                except OSError:
-                    pass
 
 
 MAX_RECORD_BYTES = 64 << 20  # a note is at most budgets.max_file_bytes; its parse far less
@@ -1771,6 +1764,6 @@ def _sample_dictionary(records) -> bytes:
     return mask_credentials(sample).encode("utf-8", "surrogateescape")
 
 
-def _busy(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
+def _table(db, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (name,)).fetchone() is not None

@@ -121,43 +121,37 @@ _VERIFIED: list = [None]  # the Verified texts of the command running (see verif
 
 class Verified:
     """Texts a vault's output boundary scanned before and found holding nothing to mask,
-    known by their SHA-256 digests: ``.vaultkit/cache/outbound-verified``.
+    known by their SHA-256 digests: the ``outbound-verified`` entry of the vault's store.
 
     A warm ``check`` prints the very report it printed last time (1,300 lines on the
     10,000-note bench vault, whose file names hold words the detector's prefilters stop at:
     ``secret.md:``, ``risk-…``). Masking is a function of the text alone, so the same text
     is written without a second scan when its digest is listed; any other text (one byte
-    changed, a credential planted in a cached message) is scanned as before. The file
+    changed, a credential planted in a cached message) is scanned as before. The entry
     holds digests only, under a header naming vaultkit's and the detector's versions (a
-    new detector scans everything again); a damaged or foreign file is ignored and
-    replaced, and it is read and written only as a cache file (never through a symlink).
+    new detector scans everything again); a damaged or foreign entry is ignored and
+    replaced, and it is read and written only as the store is (never through a symlink).
     """
 
-    NAME = "outbound-verified"
+    NAME = "outbound-verified"  # its entry in the vault's store (vaultkit.vault.store)
     KEEP = 32  # digests kept, the newest first (a report, its summary, a few other outputs)
     _LIMIT = 8192  # bytes read at most: the header and KEEP digests fit in 2.2 KB
 
-    def __init__(self, root):
-        from pathlib import Path
-
+    def __init__(self, store):
         from vaultkit import __version__
-        from vaultkit.vault.cachefile import CACHE_DIR
         from vaultkit.vault import DETECTOR_VERSION
 
-        self.path = Path(root) / CACHE_DIR / "cache" / self.NAME
+        self.store = store
         self.header = f"vaultkit {__version__} detector {DETECTOR_VERSION}"
         self.digests = self._read()
         self._known = set(self.digests)
         self.added = False
 
     def _read(self) -> list[str]:
-        from vaultkit.core.bounded import read_regular
-
-        try:
-            lines = read_regular(self.path, self._LIMIT, follow_symlinks=False) \
-                .decode("ascii").split("\n")
-        except (OSError, UnicodeDecodeError):
+        text = self.store.get(self.NAME, self._LIMIT)
+        if not isinstance(text, str):
             return []
+        lines = text.split("\n")
         if lines[0] != self.header:
             return []
         return [d for d in lines[1:self.KEEP + 1]
@@ -184,10 +178,12 @@ class Verified:
         """Write the file when a text was added (a cache that cannot be written is no error)."""
         if not self.added:
             return
-        from vaultkit.vault.cachefile import after_answer, write_cache_file
+        import marshal
 
-        data = "\n".join([self.header, *self.digests, ""]).encode("ascii")
-        after_answer(lambda: write_cache_file(self.path, data))
+        from vaultkit.vault.cachefile import after_answer
+
+        data = marshal.dumps("\n".join([self.header, *self.digests, ""]))
+        after_answer(lambda: self.store.put(self.NAME, data))
         self.added = False
 
 

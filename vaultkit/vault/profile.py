@@ -1092,25 +1092,30 @@ _BUILT: dict[tuple, Settings] = {}
 
 def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: bytes | None,
               profile_path: Path, use_cache: bool) -> Settings:
-    cache = root / ".vaultkit" / "cache" / f"settings-{fingerprint}.marshal"
+    store = None
     if use_cache:
-        try:
-            from vaultkit.vault.cachefile import load_marshal
+        from vaultkit.vault.store import Store
 
-            version, profile_data, config_data = load_marshal(cache)
-            if version == __version__:
+        # (its own short-lived connection: the vault's store is opened once the settings,
+        # whose fingerprint keys the parse cache, are known)
+        store = Store(root)
+        try:
+            fp, version, profile_data, config_data = store.get(SETTINGS_ENTRY)
+            if version == __version__ and fp == fingerprint:
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)
-        except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+        except (EOFError, ValueError, TypeError, KeyError, AttributeError):  # (none: TypeError)
             pass
+        finally:
+            store.close()
     if config_bytes is not None:
         config = load_config(config_path)
     else:
         config, config_path = ConfigFile(), None
     profile = load_profile(profile_path)
     profile = _apply(profile, config, config_path.name if config_path else CONFIG_NAME)
-    if use_cache:
-        _save_settings(root, cache, profile, config)
+    if store is not None:
+        _save_settings(store, fingerprint, profile, config)
     return Settings(profile, config, fingerprint, config_path)
 
 
@@ -1143,21 +1148,19 @@ def detect_profile(root: Path, memory_dir_set: bool = False) -> str:
     return "openclaw" if memory_dir_set or is_workspace(root) else "obsidian"
 
 
-def _save_settings(root: Path, cache: Path, profile: Profile, config: ConfigFile) -> None:
+# the settings' entry in the vault's store: the last settings built, under their fingerprint
+SETTINGS_ENTRY = "settings"
+
+
+def _save_settings(store, fingerprint: str, profile: Profile, config: ConfigFile) -> None:
     import marshal
 
-    from vaultkit.vault.cachefile import write_cache_file
-
-    for old in cache.parent.glob("settings-*.marshal") if cache.parent.is_dir() else ():
-        try:
-            old.unlink()
-        except OSError:
-            pass
     try:
-        data = marshal.dumps((__version__, asdict(profile), asdict(config)))
+        data = marshal.dumps((fingerprint, __version__, asdict(profile), asdict(config)))
     except ValueError:  # a value marshal cannot store: validate again next time
         return
-    write_cache_file(cache, data)
+    store.put(SETTINGS_ENTRY, data)
+    store.close()
 
 
 # budgets that became a runtime's limits: [budgets] bootstrap-max-chars still sets them

@@ -137,7 +137,7 @@ class Resolver:
     def _build(self, vault: "Vault", tables: tuple | None = None) -> None:
         self.vault = vault
         if tables is None:  # (given: another resolver's, of a vault with the same names)
-            cached = getattr(vault, "_cache", None) is not None  # (never with --no-cache)
+            cached = getattr(vault, "caching", False)  # (never with --no-cache)
             key = _Tables.names_key(vault) if cached else None
             tables = _Tables.load(vault, key) if cached else None
             if tables is None:
@@ -498,11 +498,11 @@ def _chain(table: list[tuple[int, str]], wanted: list[str]) -> int | None:
 
 class _Tables:
     """The resolver's name tables (exact key -> path, file name -> paths), which depend on
-    the set of file names alone: kept in ``.vaultkit/cache/`` and built again only when a
+    the set of file names alone: kept in the vault's store and built again only when a
     name is added, removed or renamed (never read or written with ``--no-cache``). A path's
     own key is computed when asked for (:func:`_key`), not kept."""
 
-    NAME = "resolver.marshal"
+    NAME = "resolver"  # its entry in the vault's store (vaultkit.vault.store)
     VERSION = 2
 
     @staticmethod
@@ -517,11 +517,9 @@ class _Tables:
     @classmethod
     def load(cls, vault: "Vault", key: str):
         """The stored tables when they were built from these very names, else None."""
-        from vaultkit.vault.cachefile import load_marshal
-
         try:
-            stored, count, exact, by_name = load_marshal(vault._cache.dir / cls.NAME)
-        except (OSError, EOFError, ValueError, TypeError):
+            stored, count, exact, by_name = vault.store.get(cls.NAME)
+        except (EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: built and written again
         # (the key counts the notes and the attachments: ``count`` is not asked again)
         if stored != key or not (isinstance(exact, dict) and isinstance(by_name, dict)):
@@ -545,12 +543,11 @@ class _Tables:
         if names_key is not None:
             import marshal
 
-            from vaultkit.vault.cachefile import packed, write_cache_file
+            from vaultkit.vault.cachefile import packed
 
             count = len(vault.notes) + len(vault.attachments)
             # (packed: every path twice, a fifth of the size; inflating costs a few ms)
-            write_cache_file(vault._cache.dir / cls.NAME,
-                             packed(marshal.dumps((names_key, count, exact, names))))
+            vault.store.put(cls.NAME, packed(marshal.dumps((names_key, count, exact, names))))
         return exact, names
 
 

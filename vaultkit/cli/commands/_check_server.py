@@ -33,8 +33,9 @@ SEND_TIMEOUT_S = 30.0
 
 def _learned(workspace) -> bytes:
     """In a child, after its check: the modules it imported, the regular expressions it
-    compiled (``re``'s own cache), the cache files it parsed and the snapshots' objects it
-    read from git (into ``workspace``'s memo), marshalled for the answering process."""
+    compiled (``re``'s own cache), the cache files and the entries of the ``workspace``'s
+    store it parsed and the snapshots' objects it read from git (into the ``workspace``'s
+    memo), marshalled for the answering process."""
     import marshal
     import re
 
@@ -47,15 +48,17 @@ def _learned(workspace) -> bytes:
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
     snapshots = sys.modules.get("vaultkit.vault.snapshots")  # (not imported: none read)
     heads = snapshots.heads_read() if snapshots is not None else []
-    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads))
+    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads,
+                          workspace.store.read_names()))
 
 
 def _learn(data: bytes, workspace) -> list[str]:
     """In the answering process: import and compile what its child did (:func:`_learned`),
-    every pattern of :mod:`vaultkit.core.lazyre`, parse the cache files it parsed as they
-    are now (the child may have written them since) and hold the objects it read in the
-    ``workspace``'s memo, so the next child does not. Returns the newest snapshots the
-    child read the chain up to."""
+    every pattern of :mod:`vaultkit.core.lazyre`, parse the cache files and the entries of
+    the ``workspace``'s store it parsed as they are now (the child may have written them
+    since; the store is the one the workspace hands each child with its listing) and hold
+    the objects it read in the ``workspace``'s memo, so the next child does not. Returns
+    the newest snapshots the child read the chain up to."""
     import importlib
     import marshal
     import re
@@ -64,10 +67,11 @@ def _learn(data: bytes, workspace) -> list[str]:
     from vaultkit.vault.cachefile import keep
 
     try:
-        names, patterns, cache_files, blobs, heads = marshal.loads(data)
+        names, patterns, cache_files, blobs, heads, entries = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return []  # (a child that died before telling)
     keep(cache_files)
+    workspace.store.keep(entries)
     if blobs:
         workspace.blobs.remember(blobs)
     for name in names:

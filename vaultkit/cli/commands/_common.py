@@ -30,10 +30,10 @@ def open_vault(args, path: str | Path = ".", *, named: bool | None = None,
         vault = DeferredVault(scan_vault(path, warm=warm, **options),
                               use_cache=options["use_cache"])
     elif warm is not None:
-        from vaultkit.vault.loader import load_vault, scan_vault
+        from vaultkit.vault.loader import Lent, load_vault, scan_vault
 
-        vault = load_vault(scan=scan_vault(path, warm=warm, **options),
-                           use_cache=options["use_cache"], save=False)
+        vault = load_vault(use_cache=options["use_cache"], save=False,
+                           lent=Lent(scan=scan_vault(path, warm=warm, **options)))
     else:
         from vaultkit.vault.loader import load_vault
 

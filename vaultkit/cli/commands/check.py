@@ -310,7 +310,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
     if verifying is not None and vault.caching:
         from vaultkit.vault.outbound import Verified
 
-        verifying.use(Verified(vault.root))
+        verifying.use(Verified(vault.store))
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
