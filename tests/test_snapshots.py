@@ -679,6 +679,28 @@ def test_restoring_the_committed_start_refuses_a_hard_linked_journal(tmp_path):
     assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
 
 
+def test_a_cut_committed_heading_goes_back_under_its_blank_line_and_nothing_twice(tmp_path):
+    """A committed entry's heading cut (after the blank line above it) comes back where it
+    stood, below that blank line, not above it: the journal is HEAD's text again plus what
+    was appended, each line once. (It came back above the blank line; the journal then no
+    longer started with HEAD's text, and recover wrote HEAD's text before it: every
+    committed line twice. Found by tests/test_guard_property.py.)"""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    appended = checkpoint(root, 1)
+    store_of(root).snapshot()
+    cut = (COMMITTED + appended).replace("### 08:00 — Morning\n", "")
+    (root / JOURNAL).write_text(cut, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == COMMITTED + appended
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and \
+        (root / JOURNAL).read_text(encoding="utf-8") == COMMITTED + appended
+
+
 @pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])
 def test_check_reports_a_journal_deleted_since_a_snapshot(tmp_path, repo, monkeypatch):
     """Never committed, deleted after a snapshot: reported with the snapshot and the way
