@@ -701,6 +701,51 @@ def test_a_cut_committed_heading_goes_back_under_its_blank_line_and_nothing_twic
         (root / JOURNAL).read_text(encoding="utf-8") == COMMITTED + appended
 
 
+def test_recover_leaves_an_edited_committed_line_as_edited_without_writing_head_twice(
+        tmp_path):
+    """A committed line corrected (a typo: an edit, which the hook passes) and a line
+    lost since a snapshot: recover brings the lost line back in place and leaves the
+    correction; it does not write HEAD's text before the journal (the old wording, and
+    every other committed line, twice). Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    edited = COMMITTED.replace("Reviewed the queue", "Reviewed teh queue")
+    appended = checkpoint(root, 1)
+    (root / JOURNAL).write_text(edited + appended, encoding="utf-8")
+    store_of(root).snapshot()
+    (root / JOURNAL).write_text(edited + appended.replace("- step 1 done\n", ""),
+                                encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "committed lines (HEAD)" not in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == edited + appended
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out  # the edit passes the append-only check
+
+
+def test_recover_does_not_write_head_twice_when_a_line_was_inserted_among_its_lines(
+        tmp_path):
+    """HEAD's lines all there in their order with a line written between them (a
+    committed line rewritten onto two lines, its heading cut: the model of loss counts the
+    old pair lost, a rewrite): recover brings them back in place and does not write HEAD's
+    text again before the journal. Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    store_of(root).snapshot()
+    rewritten = COMMITTED.replace("### 08:00 — Morning\n- Started the day\n",
+                                  "- Sttarted the day\n")
+    (root / JOURNAL).write_text(rewritten, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now == COMMITTED.replace("- Started the day\n",
+                                    "- Started the day\n- Sttarted the day\n"), now
+    assert now.count("- Reviewed the queue") == 1
+
+
 @pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])
 def test_check_reports_a_journal_deleted_since_a_snapshot(tmp_path, repo, monkeypatch):
     """Never committed, deleted after a snapshot: reported with the snapshot and the way

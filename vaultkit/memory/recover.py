@@ -297,9 +297,29 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
     new, counts = _undo_all(events, text, "", head)
     if first_change(head, new) is None:
         return new, counts, True
+    if _head_in_order(head, new):
+        # HEAD's lines are all there, in their order, each once, some perhaps edited (a
+        # typo fixed) or with lines between them: nothing committed is lost or moved (the
+        # hook passes it), and putting HEAD's text back before it would write every
+        # committed line twice
+        return new, counts, False
     rest = _after_common(head, text)
     new, counts = _undo_all(events, rest, head)
     return _joined(head, new), counts, True
+
+
+def _head_in_order(head: str, text: str) -> bool:
+    """True when ``text`` holds the non-blank lines of ``head`` in their order, each once,
+    and none twice, with only other lines between them; a line the model of loss
+    (:func:`vaultkit.vault.loss.judge`) judges an edit of one of them counts as it."""
+    from vaultkit.vault.gitstate import split_lines
+    from vaultkit.vault.loss import judge
+
+    back = {new: old for old, new in judge(head, text).edited}
+    committed = [line for line in split_lines(head)[0] if line.strip()]
+    held = set(committed)
+    lines = (back.pop(line, line) for line in split_lines(text)[0])
+    return [line for line in lines if line in held] == committed
 
 
 def _joined(first: str, rest: str) -> str:
