@@ -739,11 +739,40 @@ def test_recover_does_not_write_head_twice_when_a_line_was_inserted_among_its_li
                                   "- Sttarted the day\n")
     (root / JOURNAL).write_text(rewritten, encoding="utf-8")
     rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "committed lines (HEAD)" not in out, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    lines = [line for line in now.splitlines() if line.strip()]
+    assert lines == [f"# {TODAY}", "### 08:00 — Morning", "- Started the day",
+                     "- Sttarted the day", "- Reviewed the queue"], now
+
+
+def test_recover_does_not_write_a_committed_line_twice_after_a_partial_commit(tmp_path):
+    """Part of the journal committed (`git add -p`: its first lines) while the work tree
+    had lost a line of it (the heading, still staged): recover gives the journal HEAD's
+    start back and keeps what the file holds past it, without the committed lines it
+    already holds there (it wrote them twice). Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    first = COMMITTED.split("- Reviewed the queue")[0]  # the lines staged
+    oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=first,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    git(root, "update-index", "--cacheinfo", f"100644,{oid},{JOURNAL}")
+    (root / JOURNAL).write_text(COMMITTED.replace("### 08:00 — Morning\n", ""),
+                                encoding="utf-8")
+    store_of(root).snapshot()
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out  # the cut heading is staged, the unstaged line in the work tree
+    git(root, "commit", "-q", "-m", "part")
+    rc, out, _ = invoke(["recover", "--all"], root)
     assert rc == 0, out
     now = (root / JOURNAL).read_text(encoding="utf-8")
-    assert now == COMMITTED.replace("- Started the day\n",
-                                    "- Started the day\n- Sttarted the day\n"), now
-    assert now.count("- Reviewed the queue") == 1
+    assert now.startswith(first), now
+    assert [line for line in now.splitlines() if line.strip()] == [
+        f"# {TODAY}", "### 08:00 — Morning", "- Started the day", "- Reviewed the queue"], now
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
 
 
 @pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])

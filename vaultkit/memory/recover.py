@@ -304,8 +304,40 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
         # committed line twice
         return new, counts, False
     rest = _after_common(head, text)
+    if not _holds_every_line(text, head):
+        # committed lines missing, not only moved: HEAD's text comes back whole, so the
+        # committed lines the journal still holds past its start are not written twice
+        rest = _without_lines(rest, head)
     new, counts = _undo_all(events, rest, head)
     return _joined(head, new), counts, True
+
+
+def _holds_every_line(text: str, head: str) -> bool:
+    """True when ``text`` holds every non-blank line of ``head`` (as a multiset)."""
+    from collections import Counter
+
+    from vaultkit.vault.gitstate import split_lines
+
+    need = Counter(line for line in split_lines(head)[0] if line.strip())
+    return not need - Counter(split_lines(text)[0])
+
+
+def _without_lines(text: str, head: str) -> str:
+    """``text`` without the non-blank lines ``head`` holds (as a multiset), every other
+    byte kept."""
+    from collections import Counter
+
+    from vaultkit.vault.gitstate import split_lines
+
+    have = Counter(line for line in split_lines(head)[0] if line.strip())
+    out = []
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if bare.strip() and have[bare] > 0:
+            have[bare] -= 1
+            continue
+        out.append(line)
+    return "".join(out)
 
 
 def _head_in_order(head: str, text: str) -> bool:
