@@ -760,6 +760,102 @@ def test_restoring_the_committed_start_refuses_a_hard_linked_journal(tmp_path):
     assert (root / JOURNAL).read_text(encoding="utf-8") == SUMMARY_ONLY
 
 
+def test_a_cut_committed_heading_goes_back_under_its_blank_line_and_nothing_twice(tmp_path):
+    """A committed entry's heading cut (after the blank line above it) comes back where it
+    stood, below that blank line, not above it: the journal is HEAD's text again plus what
+    was appended, each line once. (It came back above the blank line; the journal then no
+    longer started with HEAD's text, and recover wrote HEAD's text before it: every
+    committed line twice. Found by tests/test_guard_property.py.)"""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    appended = checkpoint(root, 1)
+    store_of(root).snapshot()
+    cut = (COMMITTED + appended).replace("### 08:00 — Morning\n", "")
+    (root / JOURNAL).write_text(cut, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == COMMITTED + appended
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and \
+        (root / JOURNAL).read_text(encoding="utf-8") == COMMITTED + appended
+
+
+def test_recover_leaves_an_edited_committed_line_as_edited_without_writing_head_twice(
+        tmp_path):
+    """A committed line corrected (a typo: an edit, which the hook passes) and a line
+    lost since a snapshot: recover brings the lost line back in place and leaves the
+    correction; it does not write HEAD's text before the journal (the old wording, and
+    every other committed line, twice). Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    edited = COMMITTED.replace("Reviewed the queue", "Reviewed teh queue")
+    appended = checkpoint(root, 1)
+    (root / JOURNAL).write_text(edited + appended, encoding="utf-8")
+    store_of(root).snapshot()
+    (root / JOURNAL).write_text(edited + appended.replace("- step 1 done\n", ""),
+                                encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "committed lines (HEAD)" not in out, out
+    assert (root / JOURNAL).read_text(encoding="utf-8") == edited + appended
+    rc, out, _ = invoke(["check", "--select", "journal-append-only"], root)
+    assert rc == 0, out  # the edit passes the append-only check
+
+
+def test_recover_does_not_write_head_twice_when_a_line_was_inserted_among_its_lines(
+        tmp_path):
+    """HEAD's lines all there in their order with a line written between them (a
+    committed line rewritten onto two lines, its heading cut: the model of loss counts the
+    old pair lost, a rewrite): recover brings them back in place and does not write HEAD's
+    text again before the journal. Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    store_of(root).snapshot()
+    rewritten = COMMITTED.replace("### 08:00 — Morning\n- Started the day\n",
+                                  "- Sttarted the day\n")
+    (root / JOURNAL).write_text(rewritten, encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "committed lines (HEAD)" not in out, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    lines = [line for line in now.splitlines() if line.strip()]
+    assert lines == [f"# {TODAY}", "### 08:00 — Morning", "- Started the day",
+                     "- Sttarted the day", "- Reviewed the queue"], now
+
+
+def test_recover_does_not_write_a_committed_line_twice_after_a_partial_commit(tmp_path):
+    """Part of the journal committed (`git add -p`: its first lines) while the work tree
+    had lost a line of it (the heading, still staged): recover gives the journal HEAD's
+    start back and keeps what the file holds past it, without the committed lines it
+    already holds there (it wrote them twice). Found by tests/test_guard_property.py."""
+    root = make(tmp_path)
+    (root / JOURNAL).write_text(COMMITTED, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "morning")
+    first = COMMITTED.split("- Reviewed the queue")[0]  # the lines staged
+    oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=first,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    git(root, "update-index", "--cacheinfo", f"100644,{oid},{JOURNAL}")
+    (root / JOURNAL).write_text(COMMITTED.replace("### 08:00 — Morning\n", ""),
+                                encoding="utf-8")
+    store_of(root).snapshot()
+    rc, out, _ = invoke(["check", "--staged", "--select", "journal-append-only"], root)
+    assert rc == 0, out  # the cut heading is staged, the unstaged line in the work tree
+    git(root, "commit", "-q", "-m", "part")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0, out
+    now = (root / JOURNAL).read_text(encoding="utf-8")
+    assert now.startswith(first), now
+    assert [line for line in now.splitlines() if line.strip()] == [
+        f"# {TODAY}", "### 08:00 — Morning", "- Started the day", "- Reviewed the queue"], now
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert "nothing to recover" in out and (root / JOURNAL).read_text(encoding="utf-8") == now
+
+
 @pytest.mark.parametrize("repo", [True, False], ids=["git", "no-git"])
 def test_check_reports_a_journal_deleted_since_a_snapshot(tmp_path, repo, monkeypatch):
     """Never committed, deleted after a snapshot: reported with the snapshot and the way

@@ -297,9 +297,61 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
     new, counts = _undo_all(events, text, "", head)
     if first_change(head, new) is None:
         return new, counts, True
+    if _head_in_order(head, new):
+        # HEAD's lines are all there, in their order, each once, some perhaps edited (a
+        # typo fixed) or with lines between them: nothing committed is lost or moved (the
+        # hook passes it), and putting HEAD's text back before it would write every
+        # committed line twice
+        return new, counts, False
     rest = _after_common(head, text)
+    if not _holds_every_line(text, head):
+        # committed lines missing, not only moved: HEAD's text comes back whole, so the
+        # committed lines the journal still holds past its start are not written twice
+        rest = _without_lines(rest, head)
     new, counts = _undo_all(events, rest, head)
     return _joined(head, new), counts, True
+
+
+def _holds_every_line(text: str, head: str) -> bool:
+    """True when ``text`` holds every non-blank line of ``head`` (as a multiset)."""
+    from collections import Counter
+
+    from vaultkit.vault.gitstate import split_lines
+
+    need = Counter(line for line in split_lines(head)[0] if line.strip())
+    return not need - Counter(split_lines(text)[0])
+
+
+def _without_lines(text: str, head: str) -> str:
+    """``text`` without the non-blank lines ``head`` holds (as a multiset), every other
+    byte kept."""
+    from collections import Counter
+
+    from vaultkit.vault.gitstate import split_lines
+
+    have = Counter(line for line in split_lines(head)[0] if line.strip())
+    out = []
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if bare.strip() and have[bare] > 0:
+            have[bare] -= 1
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def _head_in_order(head: str, text: str) -> bool:
+    """True when ``text`` holds the non-blank lines of ``head`` in their order, each once,
+    and none twice, with only other lines between them; a line the model of loss
+    (:func:`vaultkit.vault.loss.judge`) judges an edit of one of them counts as it."""
+    from vaultkit.vault.gitstate import split_lines
+    from vaultkit.vault.loss import judge
+
+    back = {new: old for old, new in judge(head, text).edited}
+    committed = [line for line in split_lines(head)[0] if line.strip()]
+    held = set(committed)
+    lines = (back.pop(line, line) for line in split_lines(text)[0])
+    return [line for line in lines if line in held] == committed
 
 
 def _joined(first: str, rest: str) -> str:

@@ -328,9 +328,19 @@ def undo_deletions(old: str, new: str, lost: list[str], withheld: dict | None = 
                 back.append(withheld.get(line, line))
         while back and not back[-1].strip():
             back.pop()
+        lead = 0  # the blank lines above the first line put back, which the old text had
         while back and not back[0].strip():
             back.pop(0)
+            lead += 1
         if back:
+            # where nothing was written in their place, the blank lines the gap kept that
+            # stood above the lost lines stay above them (an entry cut after a blank line
+            # comes back after it, not before it); the empty string after a final line
+            # ending is no blank line and stays last
+            while lead and new_gap[:1] == [""] and (anchor is not None or len(new_gap) > 1) \
+                    and not any(line.strip() for line in new_gap):
+                out.append(new_gap.pop(0))
+                lead -= 1
             if out and out[-1].strip() and back[0].lstrip().startswith("#"):
                 out.append("")  # (a heading put back keeps its blank line above)
             out.extend(back)
