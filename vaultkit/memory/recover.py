@@ -284,7 +284,8 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
     commits go back in place, which gives HEAD's start back when the overwrite took it
     too. When that is not enough (a journal an earlier ``recover`` left with every line
     after the summary), HEAD's text comes first and what the file holds past the lines it
-    shares with HEAD's start follows, every byte kept, the lines brought back among it."""
+    shares with HEAD's start follows, without the committed lines (each is written once),
+    every other byte kept, the lines brought back among it."""
     from vaultkit.vault.gitstate import first_change
 
     if head is None:
@@ -303,23 +304,11 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
         # hook passes it), and putting HEAD's text back before it would write every
         # committed line twice
         return new, counts, False
-    rest = _after_common(head, text)
-    if not _holds_every_line(text, head):
-        # committed lines missing, not only moved: HEAD's text comes back whole, so the
-        # committed lines the journal still holds past its start are not written twice
-        rest = _without_lines(rest, head)
+    # HEAD's text comes back whole, first; the committed lines the journal still holds past
+    # its start (moved, or left after a summary by an older recover) are not written twice
+    rest = _without_lines(_after_common(head, text), head)
     new, counts = _undo_all(events, rest, head)
     return _joined(head, new), counts, True
-
-
-def _holds_every_line(text: str, head: str) -> bool:
-    """True when ``text`` holds every non-blank line of ``head`` (as a multiset)."""
-    from collections import Counter
-
-    from vaultkit.vault.gitstate import split_lines
-
-    need = Counter(line for line in split_lines(head)[0] if line.strip())
-    return not need - Counter(split_lines(text)[0])
 
 
 def _without_lines(text: str, head: str) -> str:
