@@ -40,7 +40,9 @@ def test_starter_hooks_guard_the_journal(tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "vaultkit check" in ok.stdout + ok.stderr
 
-    text = journal.read_text(encoding="utf-8").replace("Hooks tried", "Hooks rewritten")
+    # a committed line written over by other text (a correction of it would pass)
+    text = journal.read_text(encoding="utf-8").replace(
+        "- Committed through the local hooks.\n", "- Summary of the day.\n")
     journal.write_text(text, encoding="utf-8")
     run(root, "git", "add", "-A", env=env)
     refused = run(root, "git", "commit", "-m", "rewrite", env=env)
