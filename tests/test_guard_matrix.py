@@ -335,29 +335,23 @@ def test_5_a_typo_fixed_while_watch_runs_is_left_as_edited(guard):
     g.recorded()
     mark = len(g.out())
     line = next(x for x in text.splitlines() if "v1.2" in x)
-    fixed = line.replace("v1.2", "v1.3")
-    g.written[line] -= 1
-    g.note(fixed)
-    g.vault.write(JOURNAL, g.read().replace(line, fixed))
-    edited = g.read()
-    g.recorded()
-    g.idle()
-    assert g.read() == edited, g.read()  # left as edited
-    assert g.said(mark, "put back") == 0, g.out()
-    passed, out = g.backup()
-    assert passed and "VK601" not in out, out
-    g.whole()
-    # and once the line is committed: a second correction is an edit too, never refused
-    refixed = fixed.replace("v1.3", "v1.4")
-    g.written[fixed] -= 1
-    g.note(refixed)
-    g.vault.write(JOURNAL, g.read().replace(fixed, refixed))
-    edited = g.read()
-    g.recorded()
-    g.idle()
-    assert g.read() == edited, g.read()
-    passed, out = g.backup()
-    assert passed and "VK601" not in out, out
+    # the line corrected before its first commit, then again once it is committed: each
+    # time an edit, left as edited, never refused
+    was = "v1.2"
+    for version in ("v1.3", "v1.4"):
+        fixed = line.replace(was, version)
+        g.written[line] -= 1
+        g.note(fixed)
+        g.vault.write(JOURNAL, g.read().replace(line, fixed))
+        edited = g.read()
+        g.recorded()
+        g.idle()
+        assert g.read() == edited, g.read()  # left as edited
+        assert g.said(mark, "put back") == 0, g.out()
+        passed, out = g.backup()
+        assert passed and "VK601" not in out, out
+        g.whole()
+        line, was = fixed, version
     assert "journal-edit" in g.vk("history").stdout
     g.whole()
     g.idle()
