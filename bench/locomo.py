@@ -12,13 +12,14 @@ runs the search in-process with the given settings and reports
 
 - recall@5 / recall@10 by category: a question counts when one of the first k results'
   line range holds one of its evidence turns (the *range* measure), and, separately, when
-  the printed snippet's own line range does (the *snippet* measure: what an agent reads
-  without a second call); multi-hop questions also get "every evidence turn found";
+  one of the lines the printed snippet shows does (the *snippet* measure: what an agent
+  reads without a second call; a snippet of two windows shows their lines, not the ones
+  between them); multi-hop questions also get "every evidence turn found";
 - characters of snippet text returned per query at top 5 and top 10, results per query,
   and how many questions get nothing back;
 - the questions whose evidence lies in a top-5 result's range but outside its snippet,
-  counted by where it sat (above or below the snippet); ``--misses N`` prints N of them
-  with the question, the evidence line and the snippet;
+  counted by where it sat (above or below the snippet, or between its two windows);
+  ``--misses N`` prints N of them with the question, the evidence line and the snippet;
 - latency: the whole ``vaultkit search`` process (warm index) and a warm MCP
   ``memory_search`` call (the server's session object in this process), median of
   ``--runs`` queries on the largest conversation's vault.
@@ -81,19 +82,22 @@ def evidence_ids(item: dict) -> list[str]:
     return out
 
 
-def snippet_lines(hit, text_lines: list[str]) -> tuple[int, int]:
-    """The 1-based line range the printed snippet covers."""
+def snippet_lines(hit, text_lines: list[str]) -> list[tuple[int, int]]:
+    """The 1-based line ranges the printed snippet shows (two when it shows two windows)."""
+    windows = getattr(hit, "snippet_windows", None)
+    if windows:
+        return [tuple(w) for w in windows]
     start = getattr(hit, "snippet_start", None)
     end = getattr(hit, "snippet_end", None)
     if start is not None and end is not None:
-        return start, end
+        return [(start, end)]
     # older result shape: find the snippet inside the chunk's lines
     chunk = "\n".join(text_lines[hit.start_line - 1:hit.end_line])
     at = chunk.find(hit.snippet)
     if at < 0:
-        return hit.start_line, hit.start_line - 1
+        return []
     first = hit.start_line + chunk.count("\n", 0, at)
-    return first, first + hit.snippet.count("\n")
+    return [(first, first + hit.snippet.count("\n"))]
 
 
 def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10) -> dict:
@@ -125,15 +129,18 @@ def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10)
                     lines = files.get(h.path)
                     if lines is None:
                         lines = files[h.path] = (root / h.path).read_text().split("\n")
-                    s0, s1 = snippet_lines(h, lines)
+                    shown = snippet_lines(h, lines)
                     found_range.append({i for i, (p, ln) in enumerate(evs)
                                         if p == h.path and h.start_line <= ln <= h.end_line})
                     found_snip.append({i for i, (p, ln) in enumerate(evs)
-                                       if p == h.path and s0 <= ln <= s1})
+                                       if p == h.path and any(a <= ln <= b for a, b in shown)})
                     for p, ln in evs:
                         if outside is None and rank < 5 and p == h.path \
-                                and h.start_line <= ln <= h.end_line and not s0 <= ln <= s1:
-                            outside = ("above" if ln < s0 else "below", lines[ln - 1],
+                                and h.start_line <= ln <= h.end_line \
+                                and not any(a <= ln <= b for a, b in shown):
+                            where = "above" if not shown or ln < shown[0][0] else \
+                                "below" if ln > shown[-1][1] else "between"  # (2 windows)
+                            outside = (where, lines[ln - 1],
                                        h.snippet)
                 rows.append({"conv": conv, "cat": item["category"], "n_ev": len(evs),
                              "question": str(item["question"]), "outside": outside,
@@ -169,6 +176,8 @@ def summarise(rows: list[dict]) -> dict:
         "outside": {"n": len(missed),
                     "above": sum(1 for r in missed if r["outside"] and r["outside"][0] == "above"),
                     "below": sum(1 for r in missed if r["outside"] and r["outside"][0] == "below"),
+                    "between": sum(1 for r in missed
+                                   if r["outside"] and r["outside"][0] == "between"),
                     "examples": [{"question": r["question"], "where": r["outside"][0],
                                   "evidence": r["outside"][1], "snippet": r["outside"][2]}
                                  for r in missed if r["outside"]]},
@@ -238,7 +247,8 @@ def main(argv=None) -> int:
           f"{res['empty']} questions with none")
     miss = res["outside"]
     print(f"  evidence in a top-5 result's range but outside its snippet: {miss['n']} questions "
-          f"({miss['above']} above the snippet, {miss['below']} below)")
+          f"({miss['above']} above the snippet, {miss['below']} below, {miss['between']} "
+          f"between its two windows)")
     for ex in miss["examples"][:args.misses]:
         print(f"    Q: {ex['question']}\n      evidence ({ex['where']}): {ex['evidence'][:160]}\n"
               f"      snippet: {ex['snippet'][:160].replace(chr(10), ' / ')}")

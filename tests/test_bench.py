@@ -332,6 +332,19 @@ def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidenc
     assert res["chars@5"] > 0 and res["empty"] == 1
 
 
+def test_locomo_counts_only_the_lines_a_two_window_snippet_shows():
+    # a snippet of two windows shows their lines, not the ones between them: evidence on
+    # a skipped line is outside the snippet, not inside its first-to-last range
+    import locomo
+
+    from vaultkit.memory.search import Hit
+
+    hit = Hit("memory/d.md", 1, 20, 0.5, "a\n…\nb", [], [], 4, 9, [(4, 6), (8, 9)])
+    assert locomo.snippet_lines(hit, []) == [(4, 6), (8, 9)]
+    one = Hit("memory/d.md", 1, 20, 0.5, "a", [], [], 4, 9)
+    assert locomo.snippet_lines(one, []) == [(4, 9)]
+
+
 def test_hook_with_snapshots_since_head_at_a_tiny_size(tmp_path):
     """bench/hook_snapshots.py: the hook timed with 0 and N snapshots since HEAD (and the
     same change without them), no loss told (a false alarm stops the bench), the vault

@@ -3,7 +3,11 @@ into the chunks beside it, the line before it and what follows it, by the entry'
 
 from __future__ import annotations
 
-from vaultkit.memory.search import SNIPPET_CHARS, chunk_text, search_vault, snippet_lines
+import json
+
+from vaultkit.cli import main
+from vaultkit.memory.search import (SNIPPET_CHARS, chunk_text, search_vault, snippet_lines,
+                                    snippet_parts)
 from vaultkit.memory.text import query_terms
 from vaultkit.vault.loader import load_vault
 
@@ -130,3 +134,144 @@ def test_a_credential_on_a_line_of_the_next_chunk_is_marked(make_vault):
     assert not any(s <= at <= e for s, e, _t in chunk_text(text) if s <= at - 1 <= e)
     assert "5145683452:AA" not in hit.snippet and "…7U4O" in hit.snippet
     assert hit.credentials == [{"line": at, "kind": "Telegram bot token", "masked": "…7U4O"}]
+
+
+# -- two windows: a line too long for the budget left is skipped ---------------------
+
+def _shown(lines: list[str], hit) -> str:
+    """What a hit's snippet must be: its windows' lines (1-based), joined by a line "…"."""
+    windows = hit.snippet_windows or [(hit.snippet_start, hit.snippet_end)]
+    return "\n…\n".join("\n".join(lines[a - 1:b]) for a, b in windows)
+
+
+def _printer_day() -> tuple[list[str], str, str]:
+    log = "- pasted log: " + " ".join(f"step {i} ok in {i * 7} ms;" for i in range(18))
+    decision = "- decided: keep the old one until the vendor ships 4.2."
+    lines = ["# 2026-04-02", "", "## Warehouse", "",
+             "- the label printer drops every third job since Monday, so the morning "
+             "shipments went out late and Ben printed the labels by hand from the office",
+             "- reinstalled the printer driver twice, and rolled the firmware back once, "
+             "with the same result both times",
+             "- Ben called the vendor's support line and waited an hour for a callback "
+             "that never came, then wrote to them instead", log, decision, "",
+             "## Lunch", "", "- soup"]
+    return lines, log, decision
+
+
+def test_a_line_too_long_for_the_budget_left_is_skipped_for_the_line_beyond():
+    # A ## journal: the entry's best line and the lines around it, then a long pasted log
+    # line that no longer fits, then the line that says what was decided (none of the
+    # query's words). The snippet used to stop before the long line with over 150
+    # characters unused; now it skips that one line ("…") and shows the decision under it.
+    lines, log, decision = _printer_day()
+    best = lines.index(next(x for x in lines if "driver" in x))
+    snippet, _spans, windows = snippet_parts(lines, (best, best), _terms("printer driver"))
+    at = lines.index(decision)
+    assert windows[0] == (0, best + 1) and windows[1][0] == at
+    assert snippet.startswith("\n".join(lines[:best + 2]) + "\n…\n" + decision)
+    assert log not in snippet and len(snippet) <= SNIPPET_CHARS
+    # (the precondition: the long line did not fit in what the first window left)
+    assert len("\n".join(lines[:best + 2])) + 1 + len(log) > SNIPPET_CHARS
+
+
+def test_a_search_result_with_two_windows_says_which_lines_it_shows(make_vault, capsys):
+    lines, log, decision = _printer_day()
+    root = make_vault({"memory/2026-04-02.md": "\n".join(lines) + "\n"})
+    hit = search_vault(load_vault(root, root=root), "printer driver firmware")[0]
+    at = lines.index(decision) + 1
+    assert decision in hit.snippet and log not in hit.snippet
+    assert hit.snippet_windows[-1][0] == at and hit.snippet == _shown(lines, hit)
+    assert (hit.snippet_start, hit.snippet_end) == (hit.snippet_windows[0][0],
+                                                    hit.snippet_windows[-1][1])
+    assert hit.start_line <= hit.snippet_start and hit.snippet_end <= hit.end_line
+    code = main(["search", "printer driver firmware", "--json", "--root", str(root)])
+    top = json.loads(capsys.readouterr().out)["results"][0]
+    assert code == 0 and top["snippet"] == hit.snippet
+    assert top["snippetWindows"] == [list(w) for w in hit.snippet_windows]
+
+
+def test_a_question_below_the_window_comes_with_its_reply():
+    # ### time-of-day entries: the best line, then a question that names none of the
+    # query's words, then its long reply. The window used to take the question, then the
+    # line before the best one, and the reply no longer fitting, more lines above: the
+    # question showed, its answer did not.
+    reply = ("- Mia: the backups stay in eu-west-2, because the contract names the EU, and a "
+             "nightly copy goes to Frankfurt; restoring from the copy was tested in March, "
+             "took forty minutes for the whole archive, and the runbook now says so, with "
+             "the two commands to run, the dashboard to watch while they run, and who to "
+             "call when the copy is older than a day or the restore stops half way through; "
+             "the old bucket in us-east-1 is read-only until June and then goes away for good.")
+    lines = ["# 2026-03-04", "", "### 09:30", "- Ana: coffee with the new hire", "",
+             "### 11:00",
+             "- Ray: finance went through the cloud invoices for the first quarter and "
+             "flagged the storage line as the one that grew the most",
+             "- Ana: it grew after the archive move in February, when the replicas were "
+             "switched on for every project by default, and nobody turned them off",
+             "- Ray: so they asked why the backup bucket holds two copies of everything we own",
+             "- Ray: where do they live now?", reply, "- Ana: noted, thanks."]
+    best = 8
+    _s, _sp, windows = snippet_parts(lines, (best, best), _terms("backup bucket"))
+    assert any(a <= best and lines.index(reply) <= b for a, b in windows)
+    # (the precondition: the line before, the question and the reply do not all fit)
+    assert len("\n".join(lines[best - 1:best + 3])) > SNIPPET_CHARS
+
+
+def test_a_question_in_another_script_comes_with_its_reply():
+    # a multi-language entry: the question ends in a full-width question mark and a note
+    # in brackets, which do not hide that it asks; its German reply comes with it
+    reply = "- Tom: " + "eu-central-1, mit einer nächtlichen Kopie in Frankfurt; " * 9
+    lines = ["## 2026-05-20 Standup",
+             "- Lin: " + "周一的发布推迟到周三，因为测试环境的证书过期了。" * 5,
+             "- Lin: 部署脚本今天又失败了，日志在共享盘上，明天再看。",
+             "- Lin: 备份放在哪个区域？ (asked twice)", reply, "- Tom: danach Mittagessen."]
+    _s, _sp, windows = snippet_parts(lines, (2, 2), _terms("部署脚本"))
+    assert any(a <= 2 and 4 <= b for a, b in windows)
+    # (the precondition: the line before, the question and the reply do not all fit)
+    assert len("\n".join(lines[1:5])) > SNIPPET_CHARS >= len("\n".join(lines[2:5]))
+
+
+def test_every_snippet_is_whole_lines_of_at_most_two_windows_within_its_range(make_vault):
+    # journals of lines of mixed lengths, questions and bold-label records, many queries:
+    # whatever the windows, the snippet is their lines exactly, joined by "…", at most 700
+    # characters, inside the result's range, and never on a line another result shows
+    import random
+
+    rnd = random.Random(7)
+    words = ["harbour", "invoice", "printer", "backup", "venue", "deposit", "driver",
+             "rota", "lisbon", "archive"]
+    files = {}
+    for d in range(1, 5):
+        lines = [f"# 2026-06-0{d}", ""]
+        for h in range(3):
+            lines += [f"## {9 + 2 * h}:00", ""]
+            for _ in range(rnd.randint(3, 9)):
+                kind = rnd.random()
+                body = " ".join(rnd.choice(words) for _ in range(rnd.randint(3, 60)))
+                if kind < 0.2:
+                    lines.append(f"- Ray: {body}?")
+                elif kind < 0.3:
+                    lines.append(f"**Why:** {body}.")
+                else:
+                    lines.append(f"- {body}")
+            lines.append("")
+        files[f"memory/2026-06-0{d}.md"] = "\n".join(lines) + "\n"
+    root = make_vault(files)
+    vault = load_vault(root, root=root)
+    two = 0
+    for query in ["harbour invoice", "printer driver", "backup archive", "venue deposit",
+                  "rota lisbon", "deposit driver harbour"]:
+        hits = search_vault(vault, query, max_results=10)
+        seen: dict[str, set] = {}
+        for h in hits:
+            lines = files[h.path].split("\n")
+            windows = h.snippet_windows or [(h.snippet_start, h.snippet_end)]
+            assert len(windows) <= 2 and len(h.snippet) <= SNIPPET_CHARS
+            assert h.snippet == _shown(lines, h)
+            assert h.start_line <= windows[0][0] and windows[-1][1] <= h.end_line
+            assert all(a <= b for a, b in windows)
+            assert len(windows) == 1 or windows[0][1] + 1 < windows[1][0]
+            mine = {i for a, b in windows for i in range(a, b + 1)}
+            assert not mine & seen.get(h.path, set())
+            seen.setdefault(h.path, set()).update(mine)
+            two += len(windows) == 2
+    assert two  # (the rule was exercised)

@@ -109,7 +109,11 @@ _SEARCH_RESULTS = {
                        "endLine": {"type": "integer"}, "score": {"type": "number"},
                        "snippet": {"type": "string"},
                        "snippetStartLine": {"type": "integer"},
-                       "snippetEndLine": {"type": "integer"}},
+                       "snippetEndLine": {"type": "integer"},
+                       # only when the snippet shows two windows of lines
+                       "snippetWindows": {"type": "array", "items": {
+                           "type": "array", "items": {"type": "integer"},
+                           "minItems": 2, "maxItems": 2}}},
         "required": ["path", "startLine", "endLine", "score", "snippet"]}},
         # present only when the index on disk could not be brought up to date
         "stale": {"type": "boolean"}, "note": {"type": "string"}},

@@ -93,12 +93,17 @@ class Hit:
     credentials: list[dict] = field(default_factory=list)
     snippet_start: int = 0  # the lines the snippet itself shows (0: the chunk's)
     snippet_end: int = 0
+    # when the snippet shows two windows of lines (joined by a line "…"): their line ranges;
+    # the lines between them are not in the snippet
+    snippet_windows: list[tuple[int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
                "score": round(self.score, 4), "snippet": self.snippet,
                "snippetStartLine": self.snippet_start or self.start_line,
                "snippetEndLine": self.snippet_end or self.end_line}
+        if self.snippet_windows:
+            out["snippetWindows"] = [[a, b] for a, b in self.snippet_windows]
         if self.credentials:
             out["holdsCredential"] = True
             out["credentials"] = self.credentials
@@ -652,18 +657,21 @@ class SearchIndex:
                 return None
             snippet, spans, _a, _b = snippet_window(text, terms)
             first = last = start
+            windows = [(start, start)]
         else:
             free = [not any(a <= first_line + i <= b for a, b in shown)
                     for i in range(len(block))]
             own = (start - first_line, end - first_line)
             if not any(free[own[0]:own[1] + 1]):
                 return None
-            snippet, spans, a, b = snippet_lines(block, own, terms, free=free)
-            first, last = first_line + a, first_line + b
-        shown.append((first, last))
+            snippet, spans, parts = snippet_parts(block, own, terms, free=free)
+            windows = [(first_line + a, first_line + b) for a, b in parts]
+            first, last = windows[0][0], windows[-1][1]
+        shown.extend(windows)
         lo, hi = _context(start, end, len(text), above, below)
         return Hit(path, min(lo, first), max(hi, last), score, snippet, spans,
-                   self._credentials(fid, first, last), first, last)
+                   [c for a, b in windows for c in self._credentials(fid, a, b)], first, last,
+                   windows if len(windows) > 1 else [])
 
     def _credentials(self, fid: int, first: int, last: int) -> list[dict]:
         """The credentials the note ``fid`` held on the lines ``first``..``last`` (the
@@ -1177,20 +1185,38 @@ def snippet_window(text: str, terms: list[Term], limit: int = SNIPPET_CHARS
 def snippet_lines(lines: list[str], own: tuple[int, int], terms: list[Term],
                   limit: int = SNIPPET_CHARS, free: list[bool] | None = None
                   ) -> tuple[str, list[tuple[int, int]], int, int]:
-    """``(snippet, highlight spans, first, last)``: at most ``limit`` characters of whole
-    lines of ``lines`` (0-based ``first``..``last``) around the best line of ``own`` (the
-    ranked chunk's lines; the others are the chunks beside it), skipping no line and using
-    none that ``free`` marks False (another result of the note shows it).
+    """``(snippet, highlight spans, first, last)``: :func:`snippet_parts` with the first
+    and last line it shows (0-based; it may leave out lines between them, see there)."""
+    snippet, spans, windows = snippet_parts(lines, own, terms, limit, free)
+    return snippet, spans, windows[0][0], windows[-1][1]
+
+
+def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
+                  limit: int = SNIPPET_CHARS, free: list[bool] | None = None
+                  ) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(snippet, highlight spans, windows)``: at most ``limit`` characters of whole lines
+    of ``lines`` around the best line of ``own`` (the ranked chunk's lines; the others are
+    the chunks beside it), using none that ``free`` marks False (another result of the
+    note shows it). ``windows`` are the 0-based ``(first, last)`` line ranges shown: one, or
+    two joined in the snippet by a line ``…``.
 
     The seed is the line of ``own`` holding the most query weight (idf of the distinct
     terms it matches), the first of equals; with none, the chunk's first line. The window
-    grows one line at a time to the side whose next line adds more query weight not yet
-    shown. When neither does, it takes the line after the seed, then the line before it
-    (what the seed replies to), then goes on downward, since what follows a line answers it
-    (the reply below a question, the lines under a heading, a record's fields under its
-    label); but not into the next entry (a heading) while the lines above still fit: there
-    it takes the lines above, up to the heading of the seed's own entry. A seed line longer
-    than ``limit`` is cut around its first match on word boundaries.
+    grows to the side whose next line adds more query weight not yet shown; a line below
+    that asks a question (it ends in ``?``, a bracketed note aside) comes only together
+    with the line after it, its reply. When neither side adds weight, it takes the line
+    after the seed, then the line before it (what the seed replies to), then goes on
+    downward, since what follows a line answers it (the reply below a question, the lines
+    under a heading, a record's fields under its label); but not into the next entry (a
+    heading) while the lines above still fit: there it takes the lines above, up to the
+    heading of the seed's own entry.
+
+    When the window can grow no further (the next line on each side is too long for the
+    budget left, or another result shows it), the budget left is not wasted: the snippet
+    skips that one line (``…`` stands for it) and shows a second window from the line
+    beyond it, the one holding query weight first, else the nearer to the seed, else the
+    one below, grown by the same rules. A seed line longer than ``limit`` is cut around
+    its first match on word boundaries.
     """
     free = free if free is not None else [True] * len(lines)
     idf = [t.idf or 1.0 for t in terms]
@@ -1227,34 +1253,118 @@ def snippet_lines(lines: list[str], own: tuple[int, int], terms: list[Term],
         piece = line[begin:]
         piece = piece[:_word_cut(piece, limit)] if len(piece) > limit else piece
         piece = piece.rstrip()
-        return piece, match_spans(piece, terms), seed, seed
-    lo = hi = seed
-    size = len(lines[seed])
+        return piece, match_spans(piece, terms), [(seed, seed)]
+    return _joined(lines, _grow(lines, seed, free, limit, hits, gain), terms)
+
+
+GAP = "\u2026"  # the line between the two windows of a snippet
+_GAP_CHARS = len(GAP) + 2  # it and the newlines around it
+
+
+def _grow(lines: list[str], seed: int, free: list[bool], limit: int, hits, gain
+          ) -> list[tuple[int, int]]:
+    """The windows (0-based ``(first, last)``, in order) of a snippet grown from ``seed``
+    within ``limit`` characters, as :func:`snippet_parts` describes."""
     shown = set(hits(seed))
+    asks: dict[int, bool] = {}
+    lo, hi, size = _widen(lines, free, limit, hits, gain, asks, shown, seed,
+                          len(lines[seed]))
+    # the line beyond the one that did not fit: one with query weight, else the nearer to
+    # the seed, else the one below
+    skip = [(gain(ix, shown) > 0, -abs(ix - seed), ix > seed, ix) for ix in (hi + 2, lo - 2)
+            if 0 <= ix < len(lines) and free[ix] and lines[ix].strip()
+            and size + _GAP_CHARS + len(lines[ix]) <= limit]
+    if not skip:
+        return [(lo, hi)]
+    other = max(skip)[3]
+    rest = [f and not lo <= i <= hi for i, f in enumerate(free)]
+    shown |= hits(other)
+    a, b, _size = _widen(lines, rest, limit, hits, gain, asks, shown, other,
+                         size + _GAP_CHARS + len(lines[other]))
+    if b + 1 == lo or hi + 1 == a:  # the second window reached the first: one window
+        return [(min(a, lo), max(b, hi))]
+    return sorted([(lo, hi), (a, b)])
+
+
+def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dict,
+           shown: set, seed: int, size: int) -> tuple[int, int, int]:
+    """``(first, last, size)``: the window grown from ``seed`` while its lines fit in
+    ``limit`` characters (``size`` so far), as :func:`snippet_parts` describes; ``shown``
+    (the query terms already shown) is extended."""
+    n = len(lines)
+    lo = hi = seed
     while True:
-        below = hi + 1 < len(lines) and free[hi + 1] \
-            and size + 1 + len(lines[hi + 1]) <= limit
+        # the line below, with its reply when it asks a question
+        down = []
+        ix = hi + 1
+        if ix < n and free[ix]:
+            down = [ix]
+            if ix + 1 < n and free[ix + 1]:
+                q = asks.get(ix)
+                if q is None:
+                    q = asks[ix] = _asks(lines[ix]) and bool(lines[ix + 1].strip()) \
+                        and not _HEADING.match(lines[ix + 1])
+                if q:
+                    down.append(ix + 1)
+            if size + sum(1 + len(lines[i]) for i in down) > limit:
+                down = []
         above = lo > 0 and free[lo - 1] and size + 1 + len(lines[lo - 1]) <= limit
-        if not (below or above):
+        if not (down or above):
             break
-        g_below = gain(hi + 1, shown) if below else -1.0
+        g_below = -1.0
+        if down:
+            g_below = gain(down[0], shown)
+            if len(down) == 2:
+                g_below += gain(down[1], shown | hits(down[0]))
         g_above = gain(lo - 1, shown) if above else -1.0
         if g_below == g_above:
             # the line before the seed (what it replies to) once the line after it is in; a
             # heading below starts the next entry, one at or above the seed ends the way up
-            down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1]))
-                        and not _HEADING.match(lines[lo]))
+            go_down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1]))
+                           and not _HEADING.match(lines[lo]))
         else:
-            down = g_below > g_above
-        if down:
-            hi += 1
-            size += 1 + len(lines[hi])
-            shown |= hits(hi)
+            go_down = g_below > g_above
+        if go_down:
+            for ix in down:
+                hi = ix
+                size += 1 + len(lines[ix])
+                shown |= hits(ix)
         else:
             lo -= 1
             size += 1 + len(lines[lo])
             shown |= hits(lo)
-    return _trimmed("\n".join(lines[lo:hi + 1]), terms, lo, hi)
+    return lo, hi, size
+
+
+_NOTE_AT_END = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")
+
+
+def _asks(line: str) -> bool:
+    """Whether the line ends on a question, a bracketed note after it aside (an image
+    caption, a link)."""
+    text = line.rstrip()
+    while text.endswith(("]", ")")):
+        cut = _NOTE_AT_END.sub("", text)
+        if cut == text:
+            break
+        text = cut
+    return text.endswith(("?", "？"))
+
+
+def _joined(lines: list[str], windows: list[tuple[int, int]], terms: list[Term]
+            ) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(snippet, spans, windows)``: the windows' lines, blank lines trimmed at their ends,
+    joined by a line ``…``."""
+    pieces, out = [], []
+    for a, b in windows:
+        while a < b and not lines[a].strip():
+            a += 1
+        while b > a and not lines[b].strip():
+            b -= 1
+        pieces.append("\n".join(lines[a:b + 1]).rstrip())
+        out.append((a, b))
+    snippet = f"\n{GAP}\n".join(pieces)
+    return snippet, match_spans(snippet, terms), out
 
 
 def _trimmed(piece: str, terms: list[Term], first: int, last: int

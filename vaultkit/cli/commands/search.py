@@ -16,7 +16,8 @@ DESCRIPTION = (
     "index in .vaultkit/ is "
     "brought up to date before every search. Chinese and other CJK text is indexed as "
     "character bigrams. --json prints {\"results\": [{path, startLine, endLine, score, "
-    "snippet, snippetStartLine, snippetEndLine}]}, with \"stale\": true and a \"note\" when "
+    "snippet, snippetStartLine, snippetEndLine}]} (and snippetWindows when a snippet skips "
+    "a line too long for it, shown as a line '…'), with \"stale\": true and a \"note\" when "
     "the index could not be updated (the results then come from an up-to-date copy in memory)."
 )
 
