@@ -54,3 +54,27 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
     assert warm.is_excluded("drafts/x.md") and warm.profile.budgets.max_file_bytes == 50000
     # only the fields that held a list or a mapping had their annotation evaluated
     assert 0 < len(profile._HINTS) < sum(len(dataclasses.fields(c)) for c in _classes())
+
+
+def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monkeypatch):
+    """The cyclic collector is off from the start of a command, not only once its modules
+    are imported: the imports of a commit hook made some 18 collections, each walking
+    every object made so far. It is on again after, as it was."""
+    import gc
+
+    import vaultkit.cli as cli
+
+    root = _vault(tmp_path)
+    monkeypatch.chdir(root)
+    seen = []
+    real = cli.build_parser
+
+    def parser(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert gc.isenabled()
+    assert cli.main(["check", "-q", "MEMORY.md"]) in (0, 1)
+    assert seen == [False]
+    assert gc.isenabled()
