@@ -81,7 +81,8 @@ ALLOWED = {
     ("vaultkit.vault.profile", "_ADAPTERS"):
         "pydantic TypeAdapter per settings class, built once (a pure function of the class)",
     ("vaultkit.vault.profile", "_HINTS"):
-        "typing.get_type_hints per settings class, computed once",
+        "a settings class field's evaluated annotation, computed once (a pure function "
+        "of the class)",
     ("vaultkit.vault.profile", "_BUILT"):
         "memo of settings built, keyed by the stats of every file they were read from "
         "(the last four)",

@@ -143,6 +143,23 @@ def main(argv: Sequence[str] | None = None, *, workspace=None) -> int:
     if argv in (["--version"], ["-V"]):  # fast path: no parser, no imports
         print(f"vaultkit {__version__}")
         return 0
+    # A short-lived process whose data has no reference cycles: the cyclic collector
+    # would only walk the parsed vault again and again (about a third of a warm run), and,
+    # before that, the objects of every module imported (some 18 collections in a commit
+    # hook's imports): it is off from here to the command's end.
+    import gc
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(argv, workspace)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(argv: list[str], workspace) -> int:
+    """:func:`main` with the cyclic collector off."""
     if argv and argv[0] == "check" and workspace is None:  # `vaultkit watch` may answer it
         from vaultkit.cli.resident import ask
 
@@ -163,12 +180,6 @@ def main(argv: Sequence[str] | None = None, *, workspace=None) -> int:
     from vaultkit.core.errors import VaultkitError
     from vaultkit.vault.profile import ConfigError
 
-    # A short-lived process whose data has no reference cycles: the cyclic collector
-    # would only walk the parsed vault again and again (about a third of a warm run).
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()
     from vaultkit.cli.commands import _common
     from vaultkit.vault.outbound import Stream
 
@@ -218,8 +229,6 @@ def main(argv: Sequence[str] | None = None, *, workspace=None) -> int:
         from vaultkit.core import progress
 
         progress.allow(False)
-        if collecting:
-            gc.enable()
 
 
 def console() -> None:

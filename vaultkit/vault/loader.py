@@ -295,16 +295,27 @@ def opening_lines(note: Note, count: int) -> list[str]:
 
 
 def names_digest(notes: list[str], attachments: list[str]) -> str:
-    """A digest of the notes' and the attachments' paths, each group in order (counted and
-    NUL-separated: no path holds a NUL, so no two listings share one)."""
-    from vaultkit.core.digests import sha1
+    """A digest of the notes' and the attachments' paths, all in path order: the part of a
+    listing's key that its names make (:func:`_state`), which a listing gives without
+    going through its files again (:meth:`Scan.names_digest`). A note is a file whose
+    name ends in ``.md`` in any case, so the paths alone tell the two groups apart."""
+    return _names_hash(sorted([*notes, *attachments])).hexdigest()
 
-    digest = sha1()
-    for group in (notes, attachments):
-        digest.update(f"{len(group)}\0".encode())
-        digest.update("\0".join(group).encode("utf-8", "surrogatepass"))
-        digest.update(b"\0\0")
-    return digest.hexdigest()
+
+def _names_hash(paths: list[str]):
+    """BLAKE2b of ``paths`` (sorted), counted and NUL-separated: no path holds a NUL, so no
+    two listings share one."""
+    from vaultkit.core.digests import blake2b
+
+    named = blake2b(len(paths).to_bytes(8, "little"), digest_size=20)
+    named.update("\0".join(paths).encode("utf-8", "surrogatepass") + b"\0")
+    return named
+
+
+# ``path.lower().endswith(".md")`` in one call: no character but M, m, D, d and "." has a
+# lower case that ends in "m", "d" or "." (tests/test_listing_passes.py checks every code
+# point), so a path is a note's exactly when it ends in one of these
+MD_ENDINGS = (".md", ".mD", ".Md", ".MD")
 
 
 @dataclass
@@ -343,9 +354,11 @@ class Scan:
         """:func:`names_digest` of the listed notes and attachments (by path, as the vault
         made from this listing has them)."""
         found = self.memo.get("names")
-        if found is None:
-            attachments = [f.rel for f in self.files if not f.rel.lower().endswith(".md")]
-            found = self.memo["names"] = names_digest(self.note_paths(), attachments)
+        if found is None:  # (the names' part of the listing's key, made by _state)
+            named = self.memo.get("state_names")
+            if named is None:
+                named = _names_hash(self.paths())
+            found = self.memo["names"] = named.hexdigest()
         return found
 
     def paths(self) -> list[str]:
@@ -359,8 +372,7 @@ class Scan:
         """The listed notes' paths, in order (kept while no name changes; do not change)."""
         found = self.memo.get("notes")
         if found is None:  # (the listing is sorted by path: so are its notes)
-            found = self.memo["notes"] = [f.rel for f in self.files
-                                          if f.rel.lower().endswith(".md")]
+            found = self.memo["notes"] = [p for p in self.paths() if p.endswith(MD_ENDINGS)]
         return found
 
     def file_maxima(self) -> tuple[int, int]:
@@ -380,11 +392,18 @@ class Scan:
         date, which takes again only the notes written since."""
         found = self.memo.get("note_numbers")
         if found is None:
-            from array import array
-
             self.note_paths()  # (what a listing brought up to date finds them by)
-            notes = [f for f in self.files if f.rel.lower().endswith(".md")]
-            found = self.memo["note_numbers"] = _numbers(notes)
+            numbers = self.memo.get("state_numbers")
+            if numbers is not None and len(numbers[0]) == len(self.files):
+                # (the listing's own arrays, the notes' positions kept: no pass over files)
+                from array import array
+                from itertools import compress
+
+                notes = [p.endswith(MD_ENDINGS) for p in self.paths()]
+                found = tuple(array("q", compress(column, notes)) for column in numbers)
+            else:
+                found = _numbers([f for f in self.files if f.rel.endswith(MD_ENDINGS)])
+            self.memo["note_numbers"] = found
         return found
 
 
@@ -840,18 +859,16 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
     again (a listing kept by file events, after a file was written)."""
     from array import array
 
-    from vaultkit.core.digests import blake2b
-
     # the count, the paths (no path holds a NUL), then the numbers as 8-byte integers:
     # unambiguous, and a third of the time of one formatted line per file (the listing's
     # key, computed by every run)
     memo = {} if memo is None else memo
     named = memo.get("state_names")
     if named is None:
-        named = blake2b(len(files).to_bytes(8, "little"), digest_size=20)
-        named.update("\0".join([f.rel for f in files]).encode("utf-8", "surrogatepass")
-                     + b"\0")
-        memo["state_names"] = named
+        paths = memo.get("paths")
+        if paths is None:  # (Scan.paths: the listing's, kept while no name changes)
+            paths = memo["paths"] = [f.rel for f in files]
+        named = memo["state_names"] = _names_hash(paths)
     kept = memo.get("state_numbers") if spots is not None else None
     if kept is None:
         numbers = _numbers(files)
@@ -868,7 +885,7 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
         mine = tuple(array("q", a) for a in found)
         for at in spots:
             f = files[at]
-            if f.rel.lower().endswith(".md"):
+            if f.rel.endswith(MD_ENDINGS):
                 _put(mine, bisect_left(notes, f.rel), f)
         memo["note_numbers"] = mine
     digest = named.copy()

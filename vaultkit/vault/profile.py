@@ -875,12 +875,19 @@ def _format_validation(source: str, exc, cls=None) -> str:
 
 
 def _build(cls, data):
-    """Rebuild a dataclass tree from data that was validated before (the settings cache)."""
-    hints = _hints(cls)
+    """Rebuild a dataclass tree from data that was validated before (the settings cache).
+
+    Only a value that is a list or a mapping can hold a dataclass to rebuild: its field's
+    annotation is evaluated (:func:`_hint`); any other value (a scalar, None, a tuple) is
+    what :func:`_build_value` would give whatever the annotation, the value itself.
+    (Evaluating every annotation, ``typing.get_type_hints``, compiled some 135 of them in
+    every run that read the settings from the store: most of a commit hook's settings.)"""
     kwargs = {}
     for f in fields(cls):
         if f.name in data:
-            kwargs[f.name] = _build_value(hints[f.name], data[f.name])
+            value = data[f.name]
+            kwargs[f.name] = _build_value(_hint(cls, f.name), value) \
+                if isinstance(value, (list, dict)) else value
     return cls(**kwargs)
 
 
@@ -908,12 +915,21 @@ def _build_value(hint, value):
 _HINTS: dict = {}
 
 
-def _hints(cls):
-    if cls not in _HINTS:
-        import typing
+def _hint(cls, name: str):
+    """``typing.get_type_hints(cls, include_extras=True)[name]``, evaluating only that
+    field's annotation, as get_type_hints does (in the namespace of the class that
+    annotates it, then its module's; tests/test_hook_path.py compares every field)."""
+    key = (cls, name)
+    if key not in _HINTS:
+        import sys
 
-        _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
-    return _HINTS[cls]
+        owner = next(c for c in cls.__mro__ if name in c.__dict__.get("__annotations__", {}))
+        hint = owner.__dict__["__annotations__"][name]
+        if isinstance(hint, str):
+            module = vars(sys.modules[owner.__module__])
+            hint = eval(hint, dict(vars(owner)), module)  # noqa: S307 (our own annotations)
+        _HINTS[key] = type(None) if hint is None else hint
+    return _HINTS[key]
 
 
 def _read_yaml(path: Path) -> dict:

@@ -1,0 +1,80 @@
+"""A commit hook reads its settings from the vault's store without evaluating the
+annotations of the settings classes (each evaluated annotation is compiled): only a field
+holding a list or a mapping has its own evaluated, as typing.get_type_hints would."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import pytest
+
+from vaultkit.vault import profile
+
+
+def _vault(tmp_path):
+    root = tmp_path / "v"
+    (root / "memory").mkdir(parents=True)
+    (root / "vaultkit.toml").write_text(
+        'profile = "openclaw"\nexclude = ["drafts/"]\n\n[budgets]\nmax-file-bytes = 50000\n',
+        encoding="utf-8")
+    (root / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    (root / "memory" / "2026-11-01.md").write_text("# Day\n", encoding="utf-8")
+    return root.resolve()
+
+
+def _classes():
+    return [v for v in vars(profile).values()
+            if isinstance(v, type) and dataclasses.is_dataclass(v)
+            and v.__module__ == profile.__name__]
+
+
+@pytest.mark.parametrize("cls", _classes(), ids=lambda c: c.__name__)
+def test_a_field_hint_is_what_get_type_hints_gives(cls):
+    hints = typing.get_type_hints(cls, include_extras=True)
+    for f in dataclasses.fields(cls):
+        assert profile._hint(cls, f.name) == hints[f.name], f.name
+
+
+def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeypatch):
+    root = _vault(tmp_path)
+    fresh = profile.load_settings(root, use_cache=False)
+    profile.load_settings(root)  # (validated, and written to the store)
+    monkeypatch.setattr(profile, "_BUILT", {})  # (as a new process: read from the store)
+    monkeypatch.setattr(profile, "_HINTS", {})
+
+    def refused(*args, **kwargs):
+        raise AssertionError("every annotation of a settings class evaluated")
+
+    monkeypatch.setattr(typing, "get_type_hints", refused)
+    warm = profile.load_settings(root)
+    assert dataclasses.asdict(warm.profile) == dataclasses.asdict(fresh.profile)
+    assert dataclasses.asdict(warm.config) == dataclasses.asdict(fresh.config)
+    assert warm.profile == fresh.profile and warm.config == fresh.config
+    assert warm.is_excluded("drafts/x.md") and warm.profile.budgets.max_file_bytes == 50000
+    # only the fields that held a list or a mapping had their annotation evaluated
+    assert 0 < len(profile._HINTS) < sum(len(dataclasses.fields(c)) for c in _classes())
+
+
+def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monkeypatch):
+    """The cyclic collector is off from the start of a command, not only once its modules
+    are imported: the imports of a commit hook made some 18 collections, each walking
+    every object made so far. It is on again after, as it was."""
+    import gc
+
+    import vaultkit.cli as cli
+
+    root = _vault(tmp_path)
+    monkeypatch.chdir(root)
+    seen = []
+    real = cli.build_parser
+
+    def parser(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert gc.isenabled()
+    assert cli.main(["check", "-q", "MEMORY.md"]) in (0, 1)
+    assert seen == [False]
+    assert gc.isenabled()
