@@ -286,3 +286,30 @@ def test_the_fast_path_imports_no_parser_and_no_settings(tmp_path):
                               check=True, cwd=root).stdout.split())
     assert not {"argparse", "pathlib", "subprocess", "dataclasses", "vaultkit.vault.profile",
                 "vaultkit.vault.snapshots", "sqlite3"} & mods
+
+
+def test_a_memory_only_vault_sees_the_bootstrap_files_one_folder_up(tmp_path):
+    """`memory-dir = "."`: the workspace's MEMORY.md one folder up is recorded too, so a
+    change to it is seen (the `cd memory && git commit` layout)."""
+    workspace = tmp_path / "ws"
+    memory = workspace / "memory"
+    memory.mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text("# Agents\n")
+    (workspace / "MEMORY.md").write_text("# MEMORY\n\n- one\n")
+    (memory / "vaultkit.toml").write_text('memory-dir = "."\n')
+    (memory / "2026-12-07.md").write_text("# 2026-12-07\n\n- 09:00 started\n")
+    git(memory, "init", "-q")
+    git(memory, "add", "-A")
+    git(memory, "commit", "-q", "-m", "first")
+    full(memory, "-q")
+    settle()
+    full(memory, "-q")
+    code, out = quick(memory)
+    assert code == 0 and "(3 files on" in out, out  # (AGENTS.md, MEMORY.md above)
+    above = workspace / "MEMORY.md"
+    ast = above.stat()
+    above.write_text("# MEMORY\n\n- two\n")
+    os.utime(above, ns=(ast.st_atime_ns, ast.st_mtime_ns))
+    assert quick(memory)[0] is None
+    code, out, _ = invoke(["snapshot", str(memory)], memory)
+    assert code == 0 and out.startswith("snapshot ") and "../MEMORY.md" in out, out

@@ -155,8 +155,8 @@ def answer(argv: list[str]) -> int | None:
         return None
     try:
         said = _unchanged(os.path.realpath(path or "."), no_prune)
-    except (OSError, ValueError, EOFError, TypeError, IndexError):
-        return None  # (a record that does not parse, a folder gone: the full run tells)
+    except Exception:  # (a record that does not hold what was written, a folder gone...)
+        return None  # the full run tells, as before
     if said is None:
         return None
     if not quiet:
@@ -252,7 +252,7 @@ def remember(path_arg: str | None, root, settings, store, seen: dict, started_ns
         return
     try:
         record = _record(start, root, settings, store, seen, started_ns)
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError, KeyError):  # (a file gone meanwhile...)
         record = None
     try:
         if record is None:
@@ -337,6 +337,12 @@ def _record(start: str, root, settings, store, seen: dict, started_ns: int) -> t
             ] if memory else []
     if store.bare and git is not None:
         return None  # (git did not take the .git above: its ownership or a mount may change)
+    if store.bare:  # (without its HEAD the folder is no store: the full run makes one)
+        head_file = os.path.join(str(store.cwd), "HEAD")
+        identity = _identity(head_file)
+        if identity is None or not settled(identity[2], identity[3]):
+            return None
+        witnesses.append((head_file, identity))
     if not store.bare:
         # the repository the chain's walk found (or, with none above, the memory folder's
         # own), a folder of its user's: git trusts it whatever the config says

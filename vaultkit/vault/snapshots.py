@@ -35,7 +35,9 @@ Unchanged files cost one ``stat``
     ref (``<git dir>/vaultkit/<ref name>.stat``); a file whose size, mtime, ctime and inode
     match, and whose mtime and ctime were older than the snapshot that recorded it by the
     racy margin, is not read (a copy that put the size and mtime back changed the ctime).
-    Nothing changed means no git process but the ``rev-parse`` that found the repository.
+    Nothing changed means no git process but the ``rev-parse`` that found the repository;
+    the ``snapshot`` command says it without that either, from the record of
+    :mod:`vaultkit.vault.quicksnap`, when the last run left one.
 
 What each snapshot changed is written down
     Beside the ref, the chain's record (``<ref name>.chain``: each snapshot's commit,
