@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
+import struct
 
 from vaultkit import __version__
 from vaultkit.core.digests import sha1
 
-FORMAT = 1
+FORMAT = 2
 PREFIX = "quick-"
 KEEP = 8  # records kept in one store (one per folder `vaultkit snapshot` is run from)
 MAX_RECORD_BYTES = 64 << 20  # (a 100,000-note vault's record is about 8 MB)
@@ -59,6 +59,9 @@ GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
            "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
            "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 PRUNE_EVERY_S = 86400  # (Store.snapshot drops old snapshots at most once a day)
+# a file's size, mtime, ctime and inode, packed: a folder's files are one bytes object in
+# the record, read without making an object per number
+STAT = struct.Struct("<qqqQ")
 
 
 def record_name(start: str) -> str:
@@ -217,16 +220,17 @@ def _unchanged(start: str, no_prune: bool) -> str | None:
     lstat = os.lstat
     flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
         | getattr(os, "O_CLOEXEC", 0)
+    pack = STAT.pack
     for folder, ino, mtime, ctime, names, stats in dirs:
         fd = os.open(folder, flags)
         try:
             st = os.fstat(fd)
             if st.st_ino != ino or st.st_mtime_ns != mtime or st.st_ctime_ns != ctime:
                 return None  # an entry added, removed or renamed
-            for name, want in zip(names, stats):
-                st = lstat(name, dir_fd=fd)
-                if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != want:
-                    return None
+            if names and b"".join([pack(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                                   for st in [lstat(name, dir_fd=fd)
+                                              for name in names.split("\0")]]) != stats:
+                return None
         finally:
             os.close(fd)
     try:  # (as Store._touch_checked: when snapshots last ran, for the audit)
@@ -309,7 +313,8 @@ def _record(start: str, root, settings, store, seen: dict, started_ns: int) -> t
     for folder, ino, mtime, ctime, names, stats in seen["dirs"]:
         if not settled(mtime, ctime) or not all(settled(s[1], s[2]) for s in stats):
             return None
-        dirs.append((folder, ino, mtime, ctime, tuple(names), tuple(stats)))
+        dirs.append((folder, ino, mtime, ctime, "\0".join(names),
+                     b"".join(STAT.pack(*numbers) for numbers in stats)))
     chain, git = _chain(start)
     folders = [c[0] for c in chain]
     if root not in folders:
