@@ -313,3 +313,16 @@ def test_a_memory_only_vault_sees_the_bootstrap_files_one_folder_up(tmp_path):
     assert quick(memory)[0] is None
     code, out, _ = invoke(["snapshot", str(memory)], memory)
     assert code == 0 and out.startswith("snapshot ") and "../MEMORY.md" in out, out
+
+
+def test_a_symlinked_marker_gets_no_record(tmp_path):
+    """A marker that is a symlink may change (its target) with no folder changing: such a
+    vault's runs are all full runs."""
+    root = make(tmp_path)
+    (tmp_path / "elsewhere.toml").write_text('exclude = ["memory/peoplX/**"]\n')
+    (root / "vaultkit.toml").unlink()
+    (root / "vaultkit.toml").symlink_to(tmp_path / "elsewhere.toml")
+    full(root, "-q")
+    settle()
+    assert full(root)[1].startswith("nothing changed")
+    assert quick(root)[0] is None

@@ -34,7 +34,7 @@ full command, which writes the record again. The record vouches only for what wa
 than the run that wrote it by :data:`~vaultkit.vault.cachefile.RACY_NS` (git's racy-git
 rule: a file changed within the timestamps' granularity of the listing may change again
 without its stat changing): a run that saw anything newer writes no record, and the next
-one is a full run. A vault whose markers, ``.git`` or rule pack is a symlink, a pack of
+one is a full run. A vault whose markers or ``.git`` is a symlink, a pack of
 the vault's own (``profile = "rules.yaml"``), ``--profile`` or ``--root``, a ``.git``
 file (a linked worktree, a submodule) or a repository another user owns never gets a
 record: those runs are full runs.
@@ -52,7 +52,7 @@ from vaultkit.core.digests import sha1
 FORMAT = 2
 PREFIX = "quick-"
 KEEP = 8  # records kept in one store (one per folder `vaultkit snapshot` is run from)
-MAX_RECORD_BYTES = 64 << 20  # (a 100,000-note vault's record is about 8 MB)
+MAX_RECORD_BYTES = 64 << 20  # (a 10,000-note vault's record is about 0.5 MB)
 # what moves where git finds the repository (or which config it reads): with one of them
 # set, the record cannot tell, and the full run asks git
 GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
