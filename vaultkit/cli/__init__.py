@@ -166,6 +166,14 @@ def _main(argv: list[str], workspace) -> int:
         code = ask(argv)
         if code is not None:
             return code
+    if argv and argv[0] == "snapshot" and workspace is None:
+        # nothing changed since the last snapshot (most runs of the cron line): said from
+        # the record the last run left, before any parser, settings or git
+        from vaultkit.vault.quicksnap import answer
+
+        code = answer(argv)
+        if code is not None:
+            return code
     # `vaultkit COMMAND ...`: only that command's parser is built (what it parses is the
     # same; anything else, such as `vaultkit --help`, gets the whole command line)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)

@@ -35,7 +35,9 @@ Unchanged files cost one ``stat``
     ref (``<git dir>/vaultkit/<ref name>.stat``); a file whose size, mtime, ctime and inode
     match, and whose mtime and ctime were older than the snapshot that recorded it by the
     racy margin, is not read (a copy that put the size and mtime back changed the ctime).
-    Nothing changed means no git process but the ``rev-parse`` that found the repository.
+    Nothing changed means no git process but the ``rev-parse`` that found the repository;
+    the ``snapshot`` command says it without that either, from the record of
+    :mod:`vaultkit.vault.quicksnap`, when the last run left one.
 
 What each snapshot changed is written down
     Beside the ref, the chain's record (``<ref name>.chain``: each snapshot's commit,
@@ -153,14 +155,20 @@ def is_memory_file(profile, rel: str, prefix: str | None = None) -> bool:
                                      "knowledge", "dated", "index")
 
 
-def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
+def memory_files(root: Path, settings, seen: dict | None = None
+                 ) -> dict[str, tuple[int, int, int, int]]:
     """``{store path: (size, mtime_ns, ctime_ns, inode)}`` of the files a snapshot records
     (the ctime and inode tell an edit that put the size and mtime back, see
     vaultkit.vault.scan.FileEntry).
 
     Its own walk, one ``lstat`` per Markdown file and none for anything else: it never
     follows a symlink (file or folder), skips the folders the scan skips
-    (:data:`vaultkit.vault.scan.SKIP_DIRS`) and the configured excludes."""
+    (:data:`vaultkit.vault.scan.SKIP_DIRS`) and the configured excludes.
+
+    ``seen`` (a dict) gets what the walk looked at, for the record of
+    :mod:`vaultkit.vault.quicksnap`: ``"dirs"``, each folder entered with its stat taken
+    before it was listed and every file it ``lstat``'ed there; ``"above"``, the bootstrap
+    files one folder up; ``"whole"``, False when a folder or a file could not be read."""
     from vaultkit.vault.scan import SKIP_DIRS
 
     profile = settings.profile
@@ -171,6 +179,8 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
     excluded = settings.is_excluded if excludes else None
     excluded_file = settings.is_excluded_file if excludes else None
     out: dict[str, tuple[int, int, int, int]] = {}
+    if seen is not None:
+        seen.update(dirs=[], above=[], whole=True)
     # each folder is opened and its files stat'ed by name in it (fstatat), as the scan
     # lists: the kernel resolves one path component per file, not the whole path
     by_fd = os.scandir in os.supports_fd
@@ -183,6 +193,12 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
         try:
             if by_fd:
                 fd = os.open(folder, flags)
+            if seen is not None:  # (its stat before its listing: a later change shows)
+                here = os.lstat(folder) if fd is None else os.fstat(fd)
+                names: list[str] = []
+                stats: list[tuple[int, int, int, int]] = []
+                seen["dirs"].append((folder, here.st_ino, here.st_mtime_ns,
+                                     here.st_ctime_ns, names, stats))
             with os.scandir(folder if fd is None else fd) as it:
                 for entry in it:
                     name = entry.name
@@ -194,6 +210,10 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
                             if excluded_file is not None and excluded_file(rel):
                                 continue
                             st = entry.stat(follow_symlinks=False)
+                            if seen is not None:
+                                names.append(name)
+                                stats.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                              st.st_ino))
                             if st.st_size <= limit:
                                 out[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                                             st.st_ino)
@@ -202,8 +222,12 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
                             if excluded is None or not excluded(rel):
                                 stack.append((os.path.join(folder, name), rel + "/"))
                     except OSError:
+                        if seen is not None:
+                            seen["whole"] = False
                         continue  # gone meanwhile
         except OSError:
+            if seen is not None:
+                seen["whole"] = False
             continue  # unreadable (check's file-unreadable says so)
         finally:
             if fd is not None:
@@ -213,10 +237,18 @@ def memory_files(root: Path, settings) -> dict[str, tuple[int, int, int, int]]:
             try:
                 st = os.lstat(root.parent / name)
             except OSError:
+                if seen is not None:
+                    seen["above"].append((str(root.parent / name), None))
                 continue
+            if seen is not None:
+                seen["above"].append((str(root.parent / name),
+                                      (st.st_mode, st.st_size, st.st_mtime_ns,
+                                       st.st_ctime_ns, st.st_ino)))
             if stat.S_ISREG(st.st_mode) and st.st_size <= limit:
                 out[store_path("../" + name)] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                                                  st.st_ino)
+    if seen is not None:
+        seen["files"] = out
     return out
 
 
@@ -669,14 +701,16 @@ class Store:
 
     # -- writing -------------------------------------------------------------------
 
-    def snapshot(self, *, now: dt.datetime | None = None, prune: bool = True) -> SnapshotResult:
-        """Record every memory file that changed since the last snapshot (module docs)."""
+    def snapshot(self, *, now: dt.datetime | None = None, prune: bool = True,
+                 seen: dict | None = None) -> SnapshotResult:
+        """Record every memory file that changed since the last snapshot (module docs).
+        ``seen``: see :func:`memory_files`."""
         import time
 
         fd = self._lock()
         try:
             started = time.time_ns()
-            files = memory_files(self.root, self.settings)
+            files = memory_files(self.root, self.settings, seen)
             head = self.head()
             table = self._load_table()
             entries: dict[str, list] = table["entries"] if table.get("commit") == head else {}

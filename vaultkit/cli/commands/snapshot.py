@@ -50,7 +50,9 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     import datetime as dt
+    import time
 
+    started = time.time_ns()  # (before the vault is found: what the record may vouch for)
     from vaultkit.memory.memset import open_settings
     from vaultkit.vault.snapshots import open_store, snapshot_settings
 
@@ -83,7 +85,13 @@ def run(args) -> int:
     if args.forget:
         return _forget(root, settings, args)
     store = open_store(root, settings, create=True)
-    result = store.snapshot(prune=not args.no_prune)
+    seen: dict = {}
+    result = store.snapshot(prune=not args.no_prune, seen=seen)
+    if args.root is None and args.profile is None:
+        # what the next run with nothing changed checks instead of all of this
+        from vaultkit.vault.quicksnap import remember
+
+        remember(args.vault_path, root, settings, store, seen, started)
     _warn(store)  # (what a bounded read of the chain left out: said even with --quiet)
     pushed = None
     if args.push:
