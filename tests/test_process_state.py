@@ -298,3 +298,25 @@ def test_the_session_floor_sits_between_audit_and_the_cli():
                   if c["type"] == "layers" and not c.get("containers"))["layers"]
     assert layers.index("vaultkit.cli") + 1 == layers.index("vaultkit.session")
     assert layers.index("vaultkit.session") + 1 == layers.index("vaultkit.audit")
+
+
+def test_one_racy_rule_in_the_store():
+    """The racy margin and its two helpers are defined once, in the store, and every cache
+    (the search index and the snapshot store's memo files too) takes them from there: two
+    margins would let one cache trust a file another reads again."""
+    rule = {"RACY_NS", "racy", "content_id"}
+    defined, imported = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path, PACKAGE)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in tree.body:
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)] \
+                if isinstance(node, ast.Assign) else \
+                [node.name] if isinstance(node, ast.FunctionDef) else []
+            defined += [(module, n) for n in names if n in rule]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported += [(module, node.module) for a in node.names if a.name in rule]
+    assert sorted(defined) == [("vaultkit.vault.store", n) for n in sorted(rule)]
+    assert imported and {source for _, source in imported} == {"vaultkit.vault.store"}, \
+        imported

@@ -15,8 +15,8 @@ import threading
 from functools import cached_property
 from pathlib import Path
 
-from vaultkit.vault.cachefile import RACY_NS
 from vaultkit.vault.gitstate import NULL_OID, Change, GitState, Notices
+from vaultkit.vault.store import RACY_NS
 
 SAVE_EVERY_S = 60.0  # the parse cache is written for the command line at most this often
 

@@ -15,33 +15,6 @@ from pathlib import Path
 
 CACHE_DIR = ".vaultkit"
 
-# A file whose mtime or ctime is this close to (or after) when a cache entry was made from
-# it may have changed again in the same clock tick without either moving: every cache
-# reads it again, or compares its content's digest (git's "racy" rule). One margin for the
-# parse cache and every cache keyed on a listing.
-RACY_NS = 2_000_000_000
-
-
-def racy(changed_ns: int, seen_ns: int) -> bool:
-    """Whether a file whose later of mtime and ctime is ``changed_ns`` may have changed
-    since a cache entry made from the listing of ``seen_ns`` without its stat changing:
-    then only its content tells (:func:`content_id`)."""
-    return changed_ns >= seen_ns - RACY_NS
-
-
-def content_id(path: str, size: int) -> str | None:
-    """git's blob id of the file at ``path`` (vaultkit.core.digests.blob_id), read
-    without following a FIFO and never past ``size`` + 1 bytes; None when it cannot be
-    read or does not hold ``size`` bytes (then it is not what a cache entry describes)."""
-    from vaultkit.core.bounded import ReadRefused, read_regular
-    from vaultkit.core.digests import blob_id
-
-    try:
-        data = read_regular(path, size + 1)
-    except (ReadRefused, OSError):
-        return None
-    return blob_id(data) if len(data) == size else None
-
 MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
 
 

@@ -696,7 +696,7 @@ class _DiffMemo:
             key, listed_ns, out = self.cache.get(self.NAME)
         except (EOFError, ValueError, TypeError):  # (none: TypeError)
             return None
-        from vaultkit.vault.cachefile import RACY_NS
+        from vaultkit.vault.store import RACY_NS
 
         # (a file changed in the listing's clock tick may keep its size and mtime)
         if key != self.key or not isinstance(out, bytes) or not isinstance(listed_ns, int) \

@@ -21,12 +21,11 @@ from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
-from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
-from vaultkit.vault.cachefile import content_id, racy
 from vaultkit.vault.model import Attachment, Note, NoteSource
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
-from vaultkit.vault.store import NULL, Store, busy
+from vaultkit.vault.store import NULL, Store, busy, content_id, racy
+from vaultkit.vault.store import RACY_NS as _RACY_NS
 
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
 

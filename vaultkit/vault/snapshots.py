@@ -77,8 +77,9 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.cachefile import after_answer, answering
 # (RACY_NS: a file that close to a snapshot is read again)
-from vaultkit.vault.cachefile import RACY_NS, after_answer, answering
+from vaultkit.vault.store import RACY_NS
 
 REF = "refs/vaultkit/snapshots"
 BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository

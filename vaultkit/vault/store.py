@@ -23,7 +23,8 @@ The rules every cache follows are here, once:
 - **symlinks**: nothing is read or written through a symlinked ``.vaultkit/`` or
   ``.vaultkit/cache/`` (:func:`vaultkit.vault.cachefile.open_cache_db`).
 - **racy entries**: a value keyed by a listing is trusted only for files older than that
-  listing by :data:`vaultkit.vault.cachefile.RACY_NS` (:func:`vaultkit.vault.cachefile.racy`).
+  listing by :data:`RACY_NS` (:func:`racy`; else their bytes tell: :func:`content_id`).
+  Every cache keys on it here, the snapshot store's memo files too.
 - **two processes**: SQLite's locking (one writer, readers beside it); a lock held too
   long makes a run go without the store, never wait for ever or fail.
 - **read-only**: a store that cannot be written is still read (a read-only vault); with
@@ -49,6 +50,35 @@ RELEASE = f"{FORMAT}:{__version__}"
 LOCK_TIMEOUT_S = 5.0  # seconds to wait for another vaultkit's write to finish
 # of the values an answering process keeps parsed at once (objects take ~5x that)
 KEEP_AT_MOST_BYTES = 48 << 20
+
+
+# -- the racy rule ------------------------------------------------------------------------
+# A file whose mtime or ctime is this close to (or after) when a cache entry was made from
+# it may have changed again in the same clock tick without either moving: every cache
+# reads it again, or compares its content's digest (git's "racy" rule). One margin for the
+# parse cache, every cache keyed on a listing and the snapshot store's memo files.
+RACY_NS = 2_000_000_000
+
+
+def racy(changed_ns: int, seen_ns: int) -> bool:
+    """Whether a file whose later of mtime and ctime is ``changed_ns`` may have changed
+    since a cache entry made from the listing of ``seen_ns`` without its stat changing:
+    then only its content tells (:func:`content_id`)."""
+    return changed_ns >= seen_ns - RACY_NS
+
+
+def content_id(path: str, size: int) -> str | None:
+    """git's blob id of the file at ``path`` (vaultkit.core.digests.blob_id), read
+    without following a FIFO and never past ``size`` + 1 bytes; None when it cannot be
+    read or does not hold ``size`` bytes (then it is not what a cache entry describes)."""
+    from vaultkit.core.bounded import ReadRefused, read_regular
+    from vaultkit.core.digests import blob_id
+
+    try:
+        data = read_regular(path, size + 1)
+    except (ReadRefused, OSError):
+        return None
+    return blob_id(data) if len(data) == size else None
 
 
 class Store:
