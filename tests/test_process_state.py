@@ -51,9 +51,6 @@ ALLOWED = {
     ("vaultkit.vault.cachefile", "_PARSED"):
         "the memo files this process parsed, told by an answering child to its parent "
         "(goes with _KEPT, above)",
-    ("vaultkit.vault.cachefile", "_AFTER_ANSWER"):
-        "the store writes a child answering a request makes once the answer is sent "
-        "(what is written, not what is answered), run before the child exits",
     ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
         "a constant pattern compiled on first use (bound once under `global`)",
     ("vaultkit.vault.parse", "_yaml_tools"):
@@ -320,3 +317,21 @@ def test_one_racy_rule_in_the_store():
     assert sorted(defined) == [("vaultkit.vault.store", n) for n in sorted(rule)]
     assert imported and {source for _, source in imported} == {"vaultkit.vault.store"}, \
         imported
+
+
+def test_a_workspace_holding_its_writes_holds_no_other_s(tmp_path):
+    """The writes held until an answer is sent are one workspace's (its store's and its
+    snapshot memo's), not the process's: two vaults open in one server, one answering,
+    the other's caches are written at once."""
+    from vaultkit.session.workspace import Workspace
+
+    answering, other = Workspace(tmp_path / "a"), Workspace(tmp_path / "b")
+    answering.later.hold()
+    done: list[str] = []
+    other.store.later(lambda: done.append("other's store"))
+    other.blobs.later(lambda: done.append("other's snapshot memo"))
+    answering.store.later(lambda: done.append("store"))
+    answering.blobs.later(lambda: done.append("snapshot memo"))
+    assert done == ["other's store", "other's snapshot memo"]
+    answering.later.run()
+    assert done[2:] == ["store", "snapshot memo"] and not answering.later.holding

@@ -1168,7 +1168,6 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     they grew, but only once the answer is sent: the next check starts from them and asks
     git nothing while no snapshot was made."""
     import vaultkit.vault.snapshots as snapshots
-    from vaultkit.vault import cachefile
 
     root = make(tmp_path)
     store = store_of(root)
@@ -1179,14 +1178,14 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     store.snapshot()
     snapshots._VERSIONS.clear()
     before = snapshots._versions_path(store, 0).read_bytes()
-    cachefile.answer_first()
+    store.memo.later.hold()  # (as the child of the answering process holds its workspace's)
     try:
         grown = snapshots.changed_versions(store, since=0, wanted=None)
-        assert cachefile.answering()
+        assert store.memo.later.holding
         assert snapshots._versions_path(store, 0).read_bytes() == before  # (not yet)
     finally:
-        cachefile.answered()
-    assert not cachefile.answering()
+        store.memo.later.run()
+    assert not store.memo.later.holding
     assert snapshots._load_versions(store, 0).head == store.head()
     logs = []
     real_git = snapshots.Store.git

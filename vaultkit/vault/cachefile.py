@@ -130,43 +130,6 @@ def keep(paths: Iterable[str]) -> None:
             os.close(fd)
 
 
-# A process that answers a request writes the cache files it need not write before
-# answering after it has answered (:func:`after_answer`): the caller does not wait on them.
-_AFTER_ANSWER: list | None = None
-
-
-def answer_first() -> None:
-    """From now on, :func:`after_answer` holds its writes until :func:`answered`."""
-    global _AFTER_ANSWER
-    _AFTER_ANSWER = []
-
-
-def answering() -> bool:
-    """Whether this process answers a request (its writes wait for the answer)."""
-    return _AFTER_ANSWER is not None
-
-
-def after_answer(write) -> None:
-    """Call ``write()`` now, or, in a process answering a request (:func:`answer_first`),
-    once the answer is sent."""
-    if _AFTER_ANSWER is None:
-        write()
-    else:
-        _AFTER_ANSWER.append(write)
-
-
-def answered() -> None:
-    """Make the writes held since :func:`answer_first` (a write that fails loses a cache
-    file, nothing else)."""
-    global _AFTER_ANSWER
-    held, _AFTER_ANSWER = _AFTER_ANSWER or [], None
-    for write in held:
-        try:
-            write()
-        except Exception:  # (as any cache write: the next run reads or computes again)
-            pass
-
-
 def ensure_cache_dir(path: Path) -> None:
     """Create ``.vaultkit/`` with a CACHEDIR.TAG and a .gitignore that ignores it all.
 

@@ -707,10 +707,8 @@ class _DiffMemo:
     def store(self, out: bytes) -> None:
         import marshal
 
-        from vaultkit.vault.cachefile import after_answer
-
         data = marshal.dumps((self.key, self.vault.started_ns, out))
-        after_answer(lambda: self.cache.put(self.NAME, data))
+        self.cache.later(lambda: self.cache.put(self.NAME, data))
 
 
 

@@ -77,9 +77,8 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
-from vaultkit.vault.cachefile import after_answer, answering
 # (RACY_NS: a file that close to a snapshot is read again)
-from vaultkit.vault.store import RACY_NS
+from vaultkit.vault.store import RACY_NS, Later
 
 REF = "refs/vaultkit/snapshots"
 BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository
@@ -1498,8 +1497,10 @@ class BlobMemo:
     memory only, the oldest let go first past ``at_most`` bytes (an object over a
     quarter of that is not held)."""
 
-    def __init__(self, at_most: int | None = None):
+    def __init__(self, at_most: int | None = None, later=None):
         self.at_most = BLOBS_AT_MOST_BYTES if at_most is None else at_most
+        # when the memo files are written (vaultkit.vault.store.Later: its owner's)
+        self.later = later if later is not None else Later()
         self.held: dict[str, bytes] = {}
         self.size = 0  # the bytes held
         self.told: list[str] | None = None  # the ids read since start_telling()
@@ -1669,8 +1670,8 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     # every time: the next check reads nothing from git unless a snapshot was made)
     if versions is not known and versions.head is not None and (
             versions.saved is None or len(versions) - versions.saved >= _SAVE_AFTER
-            or answering()):
-        after_answer(lambda: _save_versions(store, since, versions))
+            or store.memo.later.holding):
+        store.memo.later(lambda: _save_versions(store, since, versions))
         versions.saved = len(versions)
     while len(_VERSIONS) > 4:
         del _VERSIONS[next(iter(_VERSIONS))]

@@ -81,15 +81,54 @@ def content_id(path: str, size: int) -> str | None:
     return blob_id(data) if len(data) == size else None
 
 
+class Later:
+    """The cache writes a process answering a request makes once the answer is sent (the
+    caller does not wait on them): held from :meth:`hold` until :meth:`run`, else made at
+    once. Its owner decides: a :class:`~vaultkit.session.workspace.Workspace` has one and
+    hands it with its store and its snapshot memo; the answering process of ``vaultkit
+    watch`` holds it in each child it forks. Anything else has its own, never held."""
+
+    def __init__(self):
+        self.held: list | None = None  # None: not answering a request
+
+    @property
+    def holding(self) -> bool:
+        """Whether this process answers a request (its writes wait for the answer)."""
+        return self.held is not None
+
+    def hold(self) -> None:
+        """From now on, the writes wait for :meth:`run`."""
+        self.held = []
+
+    def __call__(self, write) -> None:
+        """Call ``write()`` now, or, while held, once the answer is sent."""
+        if self.held is None:
+            write()
+        else:
+            self.held.append(write)
+
+    def run(self) -> None:
+        """Make the writes held (a write that fails loses a cache value, nothing else)."""
+        held, self.held = self.held or [], None
+        for write in held:
+            try:
+                write()
+            except Exception:  # (as any cache write: the next run reads or computes again)
+                pass
+
+
 class Store:
-    """The store of the vault at ``root`` (opened on first use, created on first write)."""
+    """The store of the vault at ``root`` (opened on first use, created on first write).
+    ``later``: when its writes are made (:class:`Later`; the owner's, or its own)."""
 
     caching = True
 
-    def __init__(self, root: Path | str, timeout: float | None = None):
+    def __init__(self, root: Path | str, timeout: float | None = None,
+                 later: Later | None = None):
         import threading
 
         self.root = Path(root)
+        self.later = later if later is not None else Later()
         self.dir = self.root / CACHE_DIR / "cache"
         self.path = self.dir / NAME
         self.timeout = timeout  # None: LOCK_TIMEOUT_S as it is when the file is opened

@@ -287,8 +287,6 @@ class CheckServer:
     def _in_child(self, scan, argv, cwd, env, tty: bool, conn=None) -> None:
         """Run the check in a child forked from here, its answer sent on ``conn`` (or
         dropped), and learn what it read once it is done."""
-        from vaultkit.vault.cachefile import answer_first, answered
-
         learned_r, learned_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: run the command, send its answer, exit
@@ -297,7 +295,7 @@ class CheckServer:
                 os.close(learned_r)
                 if conn is not None:  # (the caller waits a short time for this first)
                     conn.sendall(resident.ACK + os.getpid().to_bytes(4, "little"))
-                answer_first()
+                self._workspace.later.hold()  # (the cache writes wait for the answer)
                 self._workspace.blobs.start_telling()
                 answer = self._run(scan, argv, cwd, env, tty)
                 if conn is not None:
@@ -306,7 +304,8 @@ class CheckServer:
                     conn.settimeout(SEND_TIMEOUT_S)
                     conn.sendall(answer)
                     conn.close()
-                answered()  # (the cache files that could wait: the next check reads them)
+                # (the cache writes that could wait: the next check reads them)
+                self._workspace.later.run()
                 # what it imported and compiled, for the watcher to do too: the next child
                 # starts with it done (whatever the check's code needed, by construction)
                 with open(learned_w, "wb") as fh:
