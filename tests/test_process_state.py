@@ -43,14 +43,6 @@ ALLOWED = {
     ("vaultkit.core.progress", "_allowed"):
         "command-scoped: the running command allows its progress line on a terminal and "
         "vaultkit.cli.main turns it off when the command ends; stderr's redrawn line only",
-    ("vaultkit.vault.cachefile", "_KEPT"):
-        "the snapshot store's memo files (in the git directory, outside the vault's store, "
-        "whose values the workspace's Store keeps) the answering process parsed ahead for "
-        "its next child, each checked by identity (device, inode, size, mtime, ctime) "
-        "before use and handed out once",
-    ("vaultkit.vault.cachefile", "_PARSED"):
-        "the memo files this process parsed, told by an answering child to its parent "
-        "(goes with _KEPT, above)",
     ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
         "a constant pattern compiled on first use (bound once under `global`)",
     ("vaultkit.vault.parse", "_yaml_tools"):

@@ -78,6 +78,7 @@ from types import SimpleNamespace
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
 # (RACY_NS: a file that close to a snapshot is read again)
+from vaultkit.vault.cachefile import KeptFiles
 from vaultkit.vault.store import RACY_NS, Later
 
 REF = "refs/vaultkit/snapshots"
@@ -625,14 +626,12 @@ class Store:
         snapshot rules of a check both ask; the file is only ever replaced, never written
         in place, so a new version is a new inode). Not to be changed by the caller."""
         try:
-            from vaultkit.vault.cachefile import load_marshal
-
             st = os.stat(self.table_path, follow_symlinks=False)
             key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             last = _TABLE[:]  # (one read: a server's other thread may replace it meanwhile)
             if last and last[0] == key:
                 return last[1]
-            data = load_marshal(self.table_path, 1 << 30)
+            data = self.memo.files.load(self.table_path, 1 << 30)
             if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
                     and data.get("ref") == self.ref:
                 _TABLE[:] = [key, data]
@@ -1493,14 +1492,16 @@ class BlobMemo:
     read once it does not ask git again. Its owner decides how long that is: a run (the
     two snapshot rules of one check share :attr:`Context.blobs`), the watcher's store
     over its rounds, a workspace over its calls (the answering process of ``vaultkit
-    watch`` hands what each child read to the next: :meth:`start_telling`). Held in
-    memory only, the oldest let go first past ``at_most`` bytes (an object over a
-    quarter of that is not held)."""
+    watch`` hands what each child read to the next: :meth:`start_telling`), and with them
+    the memo files parsed (:attr:`files`). Held in memory only, the oldest let go first
+    past ``at_most`` bytes (an object over a quarter of that is not held)."""
 
     def __init__(self, at_most: int | None = None, later=None):
         self.at_most = BLOBS_AT_MOST_BYTES if at_most is None else at_most
-        # when the memo files are written (vaultkit.vault.store.Later: its owner's)
+        # when the memo files are written (vaultkit.vault.store.Later: its owner's), and
+        # those parsed, kept parsed by an answering process for its next child
         self.later = later if later is not None else Later()
+        self.files = KeptFiles()
         self.held: dict[str, bytes] = {}
         self.size = 0  # the bytes held
         self.told: list[str] | None = None  # the ids read since start_telling()
@@ -1710,10 +1711,8 @@ def _versions_path(store: Store, since: int | None = None) -> Path:
 
 def _load_versions(store: Store, since: int | None) -> Versions | None:
     """The versions the last run read for the window from ``since``, if it is this one."""
-    from vaultkit.vault.cachefile import load_marshal
-
     try:
-        data = load_marshal(_versions_path(store, since), 1 << 30)
+        data = store.memo.files.load(_versions_path(store, since), 1 << 30)
         fmt, ref, when, head, items, before, before_time, gone, tips, mixed, outside = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \

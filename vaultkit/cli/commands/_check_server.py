@@ -39,8 +39,6 @@ def _learned(workspace) -> bytes:
     import marshal
     import re
 
-    from vaultkit.vault.cachefile import parsed_files
-
     patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
                 if isinstance(key, tuple) and len(key) == 3
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
@@ -48,7 +46,8 @@ def _learned(workspace) -> bytes:
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
     snapshots = sys.modules.get("vaultkit.vault.snapshots")  # (not imported: none read)
     heads = snapshots.heads_read() if snapshots is not None else []
-    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads,
+    files = workspace.blobs.files.read_names()  # (the snapshot store's memo files)
+    return marshal.dumps((list(sys.modules), patterns, files, blobs, heads,
                           workspace.store.read_names()))
 
 
@@ -64,13 +63,12 @@ def _learn(data: bytes, workspace) -> list[str]:
     import re
 
     from vaultkit.core import lazyre
-    from vaultkit.vault.cachefile import keep
 
     try:
         names, patterns, cache_files, blobs, heads, entries = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return []  # (a child that died before telling)
-    keep(cache_files)
+    workspace.blobs.files.keep(cache_files)
     workspace.store.keep(entries)
     if blobs:
         workspace.blobs.remember(blobs)
