@@ -327,3 +327,18 @@ def test_a_workspace_holding_its_writes_holds_no_other_s(tmp_path):
     assert done == ["other's store", "other's snapshot memo"]
     answering.later.run()
     assert done[2:] == ["store", "snapshot memo"] and not answering.later.holding
+
+
+def test_the_paths_notes_write_out_are_the_vault_s_declared_memo(make_vault):
+    """What ``ctx.inbound`` reads of the paths notes write out is the vault's own declared
+    memo (``Vault.mentioned``, worked out once per vault), not a name another module hides
+    in the vault's ``__dict__``."""
+    from vaultkit.lint.rule import Context
+    from vaultkit.vault.loader import load_vault
+
+    root = make_vault({"a.md": "# A\n\nSee notes/b.md for more.\n", "notes/b.md": "# B\n"})
+    vault = load_vault(root, use_cache=False)
+    ctx = Context(vault)
+    assert ctx.inbound(vault.notes["notes/b.md"]) == ["a.md"]
+    assert vars(vault)["mentioned"] == {"notes/b.md": {"a.md"}}
+    assert not {n for n in vars(vault) if "mention" in n} - {"mentioned"}

@@ -99,6 +99,21 @@ class Vault:
         type_of = self.profile.type_of
         return {path: type_of(path) for path in self.notes}
 
+    @cached_property
+    def mentioned(self) -> dict[str, set[str]]:
+        """Every path some note writes out (:mod:`vaultkit.vault.mentions`) -> the notes
+        writing it: worked out once per vault, whose notes never change (a per-note fact,
+        so the parse cache's notes are decoded only when it is not kept)."""
+        from vaultkit.vault.mentions import FACT, mentions
+
+        out: dict[str, set[str]] = {}
+        for path, note in self.notes.entries().items():  # (as held: decoded only to compute)
+            if note.error:
+                continue
+            for found in self.fact(path, FACT, lambda n=note: mentions(decoded(n))):
+                out.setdefault(found, set()).add(path)
+        return out
+
     def layer_of(self, note: Note) -> str | None:
         """The layer a note is in: by path, and for header layers (session transcripts) by
         its opening lines. Computed per note, so a hook run looks only at what it reports on."""
