@@ -30,68 +30,58 @@ _MUTATING = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", 
              "symmetric_difference_update", "sort", "reverse", "appendleft", "popleft",
              "extendleft", "move_to_end", "__setitem__", "__delitem__"}
 
-# (module, name) -> why it cannot change an answer. Only constant tables built once and
-# memos private to their module, keyed by what they are computed from (or scoped to one
-# command and reset when it ends). Checked both ways: a name no longer found must go.
+# (module, name) -> why it cannot change an answer, one line each. Only true constants and
+# pure memos keyed by everything they are computed from (or values scoped to one command,
+# reset when it ends). What lives longer than one call is the session floor's: a
+# Workspace's (its store, its snapshot memo, its Later), handed down. Checked both ways: a
+# name no longer found must go.
 ALLOWED = {
     ("vaultkit.core.gitenv", "_FILTERS"):
-        "memo of the filter names git's config lists for a repository, keyed by the config "
-        "files' stats: what git would answer",
+        "memo of git's filter names, keyed by the bytes of the repository's config files",
     ("vaultkit.core.lazyre", "_MADE"):
-        "every lazily compiled pattern object, appended once at import: compile_all() "
-        "compiles them ahead (a pattern compiles to the same matcher whenever it is)",
+        "patterns registered once at import, so compile_all() compiles them ahead",
     ("vaultkit.core.progress", "_allowed"):
-        "command-scoped: the running command allows its progress line on a terminal and "
-        "vaultkit.cli.main turns it off when the command ends; stderr's redrawn line only",
+        "command-scoped switch of the terminal progress line; cli.main resets it",
     ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
-        "a constant pattern compiled on first use (bound once under `global`)",
+        "constant pattern compiled on first use",
     ("vaultkit.vault.parse", "_yaml_tools"):
-        "PyYAML's resolver and constructor, made on first use (bound once under `global`)",
+        "PyYAML's resolver and constructor, made once on first use",
     ("vaultkit.vault.phrases", "_KEYS"):
-        "the case-folding table re's IGNORECASE implies, filled as characters are met "
-        "(a pure function of each character)",
+        "case-folding table, a pure function of each character",
     ("vaultkit.vault.model", "_STRINGS"):
-        "interning memo for strings shared between parsed notes (equal strings, one "
-        "object); cleared after each load",
+        "interning memo (equal strings, one object), cleared after each load",
     ("vaultkit.vault.openclaw", "_cache"):
-        "memo of an openclaw.json parsed, keyed by path, size and mtime",
+        "memo of openclaw.json parsed, keyed by path, size, mtime, ctime and inode",
     ("vaultkit.vault.outbound", "_MASKED"):
-        "the last text mask_credentials returned, by identity (masking is idempotent: "
-        "the same object is not masked twice)",
+        "the last masked text, by identity: masking is idempotent",
     ("vaultkit.vault.outbound", "_VERIFIED"):
-        "command-scoped: set by verified_texts() on entering and restored on leaving "
-        "(a with-block around one command); a text is skipped only by its digest",
+        "command-scoped: set and restored by the verified_texts() with-block",
     ("vaultkit.vault.outbound", "_OWN_COMMANDS"):
-        "command-scoped: the annotation lines the running command's github format "
-        "rendered; vaultkit.cli.main clears it when the command ends",
+        "command-scoped: the github format's lines; cli.main clears it",
     ("vaultkit.vault.parse", "_yaml_scalar_tags"):
-        "memo of the tag YAML's resolver gives a plain scalar (a pure function of the "
-        "text), bounded",
+        "bounded memo of a plain scalar's YAML tag, a pure function of its text",
     ("vaultkit.vault.profile", "_ADAPTERS"):
-        "pydantic TypeAdapter per settings class, built once (a pure function of the class)",
+        "pydantic TypeAdapter per settings class, a pure function of the class",
     ("vaultkit.vault.profile", "_HINTS"):
-        "typing.get_type_hints per settings class, computed once",
+        "typing.get_type_hints per settings class, a pure function of the class",
     ("vaultkit.vault.profile", "_BUILT"):
-        "memo of settings built, keyed by the stats of every file they were read from "
-        "(the last four)",
+        "the last four settings built, keyed by the fingerprint of their files' bytes",
     ("vaultkit.vault.snapshots", "_VERSIONS"):
-        "memo of what a snapshot chain recorded, by repository, ref and window: a "
-        "snapshot never changes, and the chain is read on from its head each run",
+        "what a snapshot chain recorded by repository, ref and window: snapshots never change",
     ("vaultkit.vault.snapshots", "_TABLE"):
-        "the last snapshot table read, keyed by the table file's identity and stats",
+        "the last snapshot table read, keyed by its file's identity and stats",
     ("vaultkit.vault.snapshots", "_APPENDS"):
-        "the last append index read, keyed by the index file's identity and stats",
+        "the last append index read, keyed by its file's identity and stats",
     ("vaultkit.vault.snapshots", "_CHAIN"):
-        "the last chain's record read, keyed by the record file's identity and stats",
+        "the last chain record read, keyed by its file's identity and stats",
     ("vaultkit.lint.rules.unknown_location", "_NAMES"):
-        "memo of the names derived from one profile object (by its id, holding the "
-        "object so the id stays its own), one at a time",
+        "names derived from one profile object, held by its id (the object kept alive)",
     ("vaultkit.lint.diagnostics", "SEVERITY_RANK"):
-        "constant table (severity -> rank), never changed",
+        "constant table (severity -> rank)",
     ("vaultkit.audit.context", "RANK"):
-        "constant table (status -> rank), never changed",
+        "constant table (status -> rank)",
     ("vaultkit.vault.runtimes.registry", "REGISTRY"):
-        "constant table of the runtime loaders, filled at import, never changed",
+        "constant table of the runtime loaders, filled at import",
 }
 
 
