@@ -77,8 +77,8 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
-# (RACY_NS: a file that close to a snapshot is read again)
 from vaultkit.vault.cachefile import KeptFiles
+# (RACY_NS: a file that close to a snapshot is read again)
 from vaultkit.vault.store import RACY_NS, Later
 
 REF = "refs/vaultkit/snapshots"
