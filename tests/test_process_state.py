@@ -66,8 +66,6 @@ ALLOWED = {
         "typing.get_type_hints per settings class, a pure function of the class",
     ("vaultkit.vault.profile", "_BUILT"):
         "the last four settings built, keyed by the fingerprint of their files' bytes",
-    ("vaultkit.vault.snapshots", "_VERSIONS"):
-        "what a snapshot chain recorded by repository, ref and window: snapshots never change",
     ("vaultkit.vault.snapshots", "_TABLE"):
         "the last snapshot table read, keyed by its file's identity and stats",
     ("vaultkit.vault.snapshots", "_APPENDS"):
@@ -332,3 +330,21 @@ def test_the_paths_notes_write_out_are_the_vault_s_declared_memo(make_vault):
     assert ctx.inbound(vault.notes["notes/b.md"]) == ["a.md"]
     assert vars(vault)["mentioned"] == {"notes/b.md": {"a.md"}}
     assert not {n for n in vars(vault) if "mention" in n} - {"mentioned"}
+
+
+def test_the_snapshot_versions_read_are_their_memo_s(tmp_path):
+    """What a snapshot chain recorded, read by a run, is kept in the snapshot memo its owner
+    hands down (a run's, a workspace's), and the heads the answering process is told are
+    that memo's: another workspace in the same process was told nothing."""
+    import marshal
+
+    from vaultkit.cli.commands._check_server import _learned
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault.snapshots import Versions
+
+    reading, other = Workspace(tmp_path / "a"), Workspace(tmp_path / "b")
+    reading.blobs.versions[(str(tmp_path), "refs/vaultkit/snapshots", None)] = \
+        Versions("a" * 40, [])
+    assert reading.blobs.heads_read() == ["a" * 40] and other.blobs.heads_read() == []
+    assert marshal.loads(_learned(reading))[4] == ["a" * 40]
+    assert marshal.loads(_learned(other))[4] == []

@@ -1502,6 +1502,10 @@ class BlobMemo:
         # those parsed, kept parsed by an answering process for its next child
         self.later = later if later is not None else Later()
         self.files = KeptFiles()
+        # Store.versions() by (repository, ref, since) (changed_versions): a snapshot never
+        # changes, so neither does what its chain recorded since a given time; later
+        # snapshots only add to it
+        self.versions: dict = {}
         self.held: dict[str, bytes] = {}
         self.size = 0  # the bytes held
         self.told: list[str] | None = None  # the ids read since start_telling()
@@ -1518,6 +1522,10 @@ class BlobMemo:
             self.size += len(data)
             while self.size > self.at_most:
                 self.size -= len(held.pop(next(iter(held))))
+
+    def heads_read(self) -> list[str]:
+        """The newest snapshot of each chain whose versions were read through this memo."""
+        return [v.head for v in self.versions.values() if isinstance(v.head, str)]
 
     def start_telling(self) -> None:
         """From now on, note the ids read (a child of the answering process, which tells
@@ -1663,8 +1671,9 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     key = (str(store.cwd), store.ref, since)
     # (the two snapshot rules of one run ask for the same window; a later run reads only
     # the snapshots made since the last one that read it, kept beside the stat table)
-    known = _VERSIONS.get(key) or _load_versions(store, since)
-    versions = _VERSIONS[key] = store.versions(since=since, known=known)
+    memo = store.memo.versions
+    known = memo.get(key) or _load_versions(store, since)
+    versions = memo[key] = store.versions(since=since, known=known)
     # (written again when the next run would read much more without it: a run after a
     # snapshot or two reads those from git faster than the whole window is written; a
     # process answering a check writes after its answer, at no cost to the caller, so
@@ -1674,8 +1683,8 @@ def changed_versions(store: Store, *, since: int | None, wanted,
             or store.memo.later.holding):
         store.memo.later(lambda: _save_versions(store, since, versions))
         versions.saved = len(versions)
-    while len(_VERSIONS) > 4:
-        del _VERSIONS[next(iter(_VERSIONS))]
+    while len(memo) > 4:
+        del memo[next(iter(memo))]
     if not versions:
         return versions
     differ = current(versions) if current is not None else versions.paths
@@ -1683,14 +1692,6 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     return [v for v in versions if v[2] in wanted] if wanted else []
 
 
-# store.versions() by (repository, ref, since): a snapshot never changes, so neither does
-# what its chain recorded since a given time; later snapshots only add to it
-_VERSIONS: dict = {}
-
-
-def heads_read() -> list[str]:
-    """The newest snapshot of each chain this process read the versions of."""
-    return [v.head for v in _VERSIONS.values() if isinstance(v.head, str)]
 _VERSIONS_FORMAT = 3
 _SAVE_AFTER = 256  # versions read from git since the versions file was written
 # the last snapshot table read ([file key, table]): one per process

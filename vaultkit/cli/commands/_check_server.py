@@ -44,8 +44,7 @@ def _learned(workspace) -> bytes:
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
     blobs = workspace.blobs.read_since()
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
-    snapshots = sys.modules.get("vaultkit.vault.snapshots")  # (not imported: none read)
-    heads = snapshots.heads_read() if snapshots is not None else []
+    heads = workspace.blobs.heads_read()
     files = workspace.blobs.files.read_names()  # (the snapshot store's memo files)
     return marshal.dumps((list(sys.modules), patterns, files, blobs, heads,
                           workspace.store.read_names()))
