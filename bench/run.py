@@ -87,7 +87,7 @@ QUERIES = ("kafka retry", "postgres migration", "rollback deploy", "oauth token 
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
            "GIT_AUTHOR_DATE": "2025-12-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-12-01T00:00:00Z"}
-RACY_S = 2.1  # vaultkit.vault.cachefile.RACY_NS, and a little
+RACY_S = 2.1  # vaultkit.vault.store.RACY_NS, and a little
 # after the watcher snapshotted a change: the wait before the hook, time for the answering
 # process to read the new snapshot (it does when no check waits, within half a second)
 SNAPSHOT_SETTLE_S = 2.0

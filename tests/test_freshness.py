@@ -210,7 +210,7 @@ def test_an_unchanged_listing_is_as_new_as_the_question_that_found_it_so(tmp_pat
     hook otherwise recomputed everything on every call)."""
     import time
 
-    from vaultkit.vault.cachefile import RACY_NS
+    from vaultkit.vault.store import RACY_NS
 
     root = _vault(tmp_path)
     settings, warm = _warm(root)

@@ -231,3 +231,28 @@ def test_only_the_repositorys_own_filters_are_switched_off(tmp_path, monkeypatch
     assert gitenv._filter_names(str(repo), gitenv.git_env()) == ("evil",)
     proc = gitenv.run_git(["-C", str(repo), "status", "--porcelain"])
     assert proc.returncode == 0
+
+
+def test_a_filter_the_repository_gains_later_is_switched_off_too(tmp_path, monkeypatch):
+    """A long-running process (``vaultkit watch``'s watcher, the MCP server) asks git for
+    the repository's filters again once its config files changed: a filter defined after
+    its first git run does not run either (the memo is keyed by those files' bytes)."""
+    from vaultkit.core import gitenv
+
+    for name in gitenv.REPO_ENV:
+        monkeypatch.delenv(name, raising=False)
+    repo = tmp_path / "repo"
+    assert _git(repo.parent, "init", "-q", str(repo)).returncode == 0
+    monkeypatch.setattr(gitenv, "_FILTERS", {})
+    (repo / "a.txt").write_text("one\n")
+    assert gitenv.run_git(["add", "a.txt"], cwd=repo).returncode == 0  # (no filter yet)
+    trap = tmp_path / "ran"
+    assert _git(repo, "config", "filter.evil.clean",
+                f"sh -c 'touch {trap}; cat'").returncode == 0
+    (repo / ".gitattributes").write_text("*.txt filter=evil\n")
+    (repo / "a.txt").write_text("two\n")
+    assert gitenv.run_git(["add", "a.txt"], cwd=repo).returncode == 0
+    assert not trap.exists()
+    (repo / "a.txt").write_text("three\n")
+    assert _git(repo, "add", "a.txt").returncode == 0  # (plain git runs it: the trap works)
+    assert trap.exists()

@@ -10,7 +10,7 @@ import pytest
 
 from cli_invoke import invoke
 from parse_store import StoreEntry
-from vaultkit.vault.cachefile import PACKED, keep, load_marshal, packed, unmarshal
+from vaultkit.vault.cachefile import PACKED, KeptFiles, load_marshal, packed, unmarshal
 
 
 def _files(n):
@@ -64,8 +64,10 @@ def test_a_packed_file_never_inflates_past_the_bound(tmp_path):
 def test_the_answering_process_keeps_a_packed_file_parsed(tmp_path):
     path = tmp_path / "kept.marshal"
     path.write_bytes(packed(marshal.dumps({"x": (1, 2)})))
-    keep([str(path)])
-    assert load_marshal(path) == {"x": (1, 2)}
+    files = KeptFiles()
+    files.keep([str(path)])
+    assert str(path) in files.kept
+    assert files.load(path) == {"x": (1, 2)}
 
 
 def test_damaged_packed_tables_are_built_again_with_the_same_findings(make_vault):

@@ -30,80 +30,56 @@ _MUTATING = {"append", "extend", "insert", "pop", "popitem", "remove", "clear", 
              "symmetric_difference_update", "sort", "reverse", "appendleft", "popleft",
              "extendleft", "move_to_end", "__setitem__", "__delitem__"}
 
-# (module, name) -> why it cannot change an answer. Only constant tables built once and
-# memos private to their module, keyed by what they are computed from (or scoped to one
-# command and reset when it ends). Checked both ways: a name no longer found must go.
+# (module, name) -> why it cannot change an answer, one line each. Only true constants and
+# pure memos keyed by everything they are computed from (or values scoped to one command,
+# reset when it ends). What lives longer than one call is the session floor's: a
+# Workspace's (its store, its snapshot memo, its Later), handed down. Checked both ways: a
+# name no longer found must go.
 ALLOWED = {
     ("vaultkit.core.gitenv", "_FILTERS"):
-        "memo of the filter names git's config lists for a repository, keyed by the config "
-        "files' stats: what git would answer",
+        "memo of git's filter names, keyed by the bytes of the repository's config files",
     ("vaultkit.core.lazyre", "_MADE"):
-        "every lazily compiled pattern object, appended once at import: compile_all() "
-        "compiles them ahead (a pattern compiles to the same matcher whenever it is)",
+        "patterns registered once at import, so compile_all() compiles them ahead",
     ("vaultkit.core.progress", "_allowed"):
-        "command-scoped: the running command allows its progress line on a terminal and "
-        "vaultkit.cli.main turns it off when the command ends; stderr's redrawn line only",
-    ("vaultkit.vault.cachefile", "_KEPT"):
-        "the snapshot store's memo files (in the git directory, outside the vault's store, "
-        "whose values the workspace's Store keeps) the answering process parsed ahead for "
-        "its next child, each checked by identity (device, inode, size, mtime, ctime) "
-        "before use and handed out once",
-    ("vaultkit.vault.cachefile", "_PARSED"):
-        "the memo files this process parsed, told by an answering child to its parent "
-        "(goes with _KEPT, above)",
-    ("vaultkit.vault.cachefile", "_AFTER_ANSWER"):
-        "the store writes a child answering a request makes once the answer is sent "
-        "(what is written, not what is answered), run before the child exits",
+        "command-scoped switch of the terminal progress line; cli.main resets it",
     ("vaultkit.memory.search", "_WORDISH_ANY_CASE"):
-        "a constant pattern compiled on first use (bound once under `global`)",
+        "constant pattern compiled on first use",
     ("vaultkit.vault.parse", "_yaml_tools"):
-        "PyYAML's resolver and constructor, made on first use (bound once under `global`)",
+        "PyYAML's resolver and constructor, made once on first use",
     ("vaultkit.vault.phrases", "_KEYS"):
-        "the case-folding table re's IGNORECASE implies, filled as characters are met "
-        "(a pure function of each character)",
+        "case-folding table, a pure function of each character",
     ("vaultkit.vault.model", "_STRINGS"):
-        "interning memo for strings shared between parsed notes (equal strings, one "
-        "object); cleared after each load",
+        "interning memo (equal strings, one object), cleared after each load",
     ("vaultkit.vault.openclaw", "_cache"):
-        "memo of an openclaw.json parsed, keyed by path, size and mtime",
+        "memo of openclaw.json parsed, keyed by path, size, mtime, ctime and inode",
     ("vaultkit.vault.outbound", "_MASKED"):
-        "the last text mask_credentials returned, by identity (masking is idempotent: "
-        "the same object is not masked twice)",
+        "the last masked text, by identity: masking is idempotent",
     ("vaultkit.vault.outbound", "_VERIFIED"):
-        "command-scoped: set by verified_texts() on entering and restored on leaving "
-        "(a with-block around one command); a text is skipped only by its digest",
+        "command-scoped: set and restored by the verified_texts() with-block",
     ("vaultkit.vault.outbound", "_OWN_COMMANDS"):
-        "command-scoped: the annotation lines the running command's github format "
-        "rendered; vaultkit.cli.main clears it when the command ends",
+        "command-scoped: the github format's lines; cli.main clears it",
     ("vaultkit.vault.parse", "_yaml_scalar_tags"):
-        "memo of the tag YAML's resolver gives a plain scalar (a pure function of the "
-        "text), bounded",
+        "bounded memo of a plain scalar's YAML tag, a pure function of its text",
     ("vaultkit.vault.profile", "_ADAPTERS"):
-        "pydantic TypeAdapter per settings class, built once (a pure function of the class)",
+        "pydantic TypeAdapter per settings class, a pure function of the class",
     ("vaultkit.vault.profile", "_HINTS"):
-        "a settings class field's evaluated annotation, computed once (a pure function "
-        "of the class)",
+        "a settings class field's evaluated annotation, a pure function of the class",
     ("vaultkit.vault.profile", "_BUILT"):
-        "memo of settings built, keyed by the stats of every file they were read from "
-        "(the last four)",
-    ("vaultkit.vault.snapshots", "_VERSIONS"):
-        "memo of what a snapshot chain recorded, by repository, ref and window: a "
-        "snapshot never changes, and the chain is read on from its head each run",
+        "the last four settings built, keyed by the fingerprint of their files' bytes",
     ("vaultkit.vault.snapshots", "_TABLE"):
-        "the last snapshot table read, keyed by the table file's identity and stats",
+        "the last snapshot table read, keyed by its file's identity and stats",
     ("vaultkit.vault.snapshots", "_APPENDS"):
-        "the last append index read, keyed by the index file's identity and stats",
+        "the last append index read, keyed by its file's identity and stats",
     ("vaultkit.vault.snapshots", "_CHAIN"):
-        "the last chain's record read, keyed by the record file's identity and stats",
+        "the last chain record read, keyed by its file's identity and stats",
     ("vaultkit.lint.rules.unknown_location", "_NAMES"):
-        "memo of the names derived from one profile object (by its id, holding the "
-        "object so the id stays its own), one at a time",
+        "names derived from one profile object, held by its id (the object kept alive)",
     ("vaultkit.lint.diagnostics", "SEVERITY_RANK"):
-        "constant table (severity -> rank), never changed",
+        "constant table (severity -> rank)",
     ("vaultkit.audit.context", "RANK"):
-        "constant table (status -> rank), never changed",
+        "constant table (status -> rank)",
     ("vaultkit.vault.runtimes.registry", "REGISTRY"):
-        "constant table of the runtime loaders, filled at import, never changed",
+        "constant table of the runtime loaders, filled at import",
 }
 
 
@@ -299,3 +275,76 @@ def test_the_session_floor_sits_between_audit_and_the_cli():
                   if c["type"] == "layers" and not c.get("containers"))["layers"]
     assert layers.index("vaultkit.cli") + 1 == layers.index("vaultkit.session")
     assert layers.index("vaultkit.session") + 1 == layers.index("vaultkit.audit")
+
+
+def test_one_racy_rule_in_the_store():
+    """The racy margin and its two helpers are defined once, in the store, and every cache
+    (the search index and the snapshot store's memo files too) takes them from there: two
+    margins would let one cache trust a file another reads again."""
+    rule = {"RACY_NS", "racy", "content_id"}
+    defined, imported = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path, PACKAGE)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in tree.body:
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)] \
+                if isinstance(node, ast.Assign) else \
+                [node.name] if isinstance(node, ast.FunctionDef) else []
+            defined += [(module, n) for n in names if n in rule]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported += [(module, node.module) for a in node.names if a.name in rule]
+    assert sorted(defined) == [("vaultkit.vault.store", n) for n in sorted(rule)]
+    assert imported and {source for _, source in imported} == {"vaultkit.vault.store"}, \
+        imported
+
+
+def test_a_workspace_holding_its_writes_holds_no_other_s(tmp_path):
+    """The writes held until an answer is sent are one workspace's (its store's and its
+    snapshot memo's), not the process's: two vaults open in one server, one answering,
+    the other's caches are written at once."""
+    from vaultkit.session.workspace import Workspace
+
+    answering, other = Workspace(tmp_path / "a"), Workspace(tmp_path / "b")
+    answering.later.hold()
+    done: list[str] = []
+    other.store.later(lambda: done.append("other's store"))
+    other.blobs.later(lambda: done.append("other's snapshot memo"))
+    answering.store.later(lambda: done.append("store"))
+    answering.blobs.later(lambda: done.append("snapshot memo"))
+    assert done == ["other's store", "other's snapshot memo"]
+    answering.later.run()
+    assert done[2:] == ["store", "snapshot memo"] and not answering.later.holding
+
+
+def test_the_paths_notes_write_out_are_the_vault_s_declared_memo(make_vault):
+    """What ``ctx.inbound`` reads of the paths notes write out is the vault's own declared
+    memo (``Vault.mentioned``, worked out once per vault), not a name another module hides
+    in the vault's ``__dict__``."""
+    from vaultkit.lint.rule import Context
+    from vaultkit.vault.loader import load_vault
+
+    root = make_vault({"a.md": "# A\n\nSee notes/b.md for more.\n", "notes/b.md": "# B\n"})
+    vault = load_vault(root, use_cache=False)
+    ctx = Context(vault)
+    assert ctx.inbound(vault.notes["notes/b.md"]) == ["a.md"]
+    assert vars(vault)["mentioned"] == {"notes/b.md": {"a.md"}}
+    assert not {n for n in vars(vault) if "mention" in n} - {"mentioned"}
+
+
+def test_the_snapshot_versions_read_are_their_memo_s(tmp_path):
+    """What a snapshot chain recorded, read by a run, is kept in the snapshot memo its owner
+    hands down (a run's, a workspace's), and the heads the answering process is told are
+    that memo's: another workspace in the same process was told nothing."""
+    import marshal
+
+    from vaultkit.cli.commands._check_server import _learned
+    from vaultkit.session.workspace import Workspace
+    from vaultkit.vault.snapshots import Versions
+
+    reading, other = Workspace(tmp_path / "a"), Workspace(tmp_path / "b")
+    reading.blobs.versions[(str(tmp_path), "refs/vaultkit/snapshots", None)] = \
+        Versions("a" * 40, [])
+    assert reading.blobs.heads_read() == ["a" * 40] and other.blobs.heads_read() == []
+    assert marshal.loads(_learned(reading))[4] == ["a" * 40]
+    assert marshal.loads(_learned(other))[4] == []

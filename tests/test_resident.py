@@ -408,46 +408,48 @@ def test_the_cache_files_a_child_parsed_are_parsed_once_for_the_next(tmp_path, m
 
     import vaultkit.core.bounded as bounded
     from vaultkit.cli.commands._check_server import _learn, _learned
+    from vaultkit.session.workspace import Workspace
     from vaultkit.vault import cachefile
 
-    monkeypatch.setattr(cachefile, "_KEPT", {})
-    monkeypatch.setattr(cachefile, "_PARSED", [])
     path = tmp_path / "snapshots.versions"
     path.write_bytes(marshal.dumps({"findings": [1, 2, 3]}))
-    assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]}  # (the child's read)
-    assert cachefile.parsed_files() == [str(path)]
-    from vaultkit.session.workspace import Workspace
-
-    workspace = Workspace(tmp_path)
-    _learn(_learned(workspace), workspace)  # the answering process, once the child is done
+    parent = Workspace(tmp_path)  # the answering process's workspace
+    child = Workspace(tmp_path)  # (a child's copy of it, as forked)
+    files = child.blobs.files
+    assert files.load(path) == {"findings": [1, 2, 3]}  # (the child's read)
+    assert files.read_names() == [str(path)]
+    _learn(_learned(child), parent)  # the answering process, once the child is done
     reads = []
     real = bounded.read_regular
     monkeypatch.setattr(bounded, "read_regular",
                         lambda p, *a, **k: reads.append(str(p)) or real(p, *a, **k))
-    cachefile._PARSED.clear()
-    kept = cachefile.load_marshal(path)  # the next child
+    files = parent.blobs.files  # (the next child's copy)
+    assert files.read_names() == []  # (the answering process read nothing through it)
+    kept = files.load(path)  # the next child
     assert kept == {"findings": [1, 2, 3]} and reads == []
-    assert cachefile.parsed_files() == [str(path)]  # (so that it is kept for the one after)
+    assert files.read_names() == [str(path)]  # (so that it is kept for the one after)
     kept["findings"].append(4)  # (its own to change)
-    assert cachefile.load_marshal(path) == {"findings": [1, 2, 3]} and reads == [str(path)]
+    assert files.load(path) == {"findings": [1, 2, 3]} and reads == [str(path)]
     # kept again while unchanged: the same parse, not a new one
-    cachefile.keep([str(path)])
-    first = cachefile._KEPT[str(path)][1]
-    cachefile.keep([str(path)])
-    assert cachefile._KEPT[str(path)][1] is first
+    files.keep([str(path)])
+    first = files.kept[str(path)][1]
+    files.keep([str(path)])
+    assert files.kept[str(path)][1] is first
     # replaced since it was kept (another process wrote it): read anew
     tmp = tmp_path / "new.tmp"
     tmp.write_bytes(marshal.dumps({"findings": []}))
     os.replace(tmp, path)
-    assert cachefile.load_marshal(path) == {"findings": []}
+    assert files.load(path) == {"findings": []}
     # a symlink, a folder, a damaged file or one past the bound is not kept
     (tmp_path / "link.marshal").symlink_to(path)
     (tmp_path / "damaged.marshal").write_bytes(b"\x00garbage")
     monkeypatch.setattr(cachefile, "KEEP_AT_MOST_BYTES", 64)
     (tmp_path / "big.marshal").write_bytes(marshal.dumps(list(range(100))))
-    cachefile.keep([str(tmp_path / n) for n in ("link.marshal", "damaged.marshal",
-                                                 "big.marshal")] + [str(tmp_path)])
-    assert cachefile._KEPT == {}
+    files.keep([str(tmp_path / n) for n in ("link.marshal", "damaged.marshal",
+                                             "big.marshal")] + [str(tmp_path)])
+    assert files.kept == {}
+    # another workspace (another vault in the same process) was handed nothing
+    assert Workspace(tmp_path).blobs.files.kept == {}
 
 
 def test_a_command_handed_the_workspace_lists_from_its_pinned_listing(tmp_path, monkeypatch,
@@ -507,14 +509,12 @@ def test_a_command_handed_the_workspace_reads_the_workspace_store(tmp_path, monk
     from vaultkit.cli import main
     from vaultkit.cli.commands._check_server import _learn, _learned
     from vaultkit.session.workspace import Workspace
-    from vaultkit.vault import cachefile
 
     root = make(tmp_path).resolve()
     monkeypatch.chdir(root)
     assert main(["check"]) == 0  # (the store written)
     plain = capsys.readouterr()
     monkeypatch.setattr(resident, "SERVING", True)  # (the child asks no watcher)
-    monkeypatch.setattr(cachefile, "_PARSED", [])
     workspace = Workspace(root)
     workspace.pin(workspace.scan())
     assert main(["check"], workspace=workspace) == 0  # a child
@@ -534,9 +534,7 @@ def test_the_objects_a_child_read_are_held_for_the_next(tmp_path, monkeypatch):
     ones."""
     from vaultkit.cli.commands._check_server import _learn, _learned
     from vaultkit.session.workspace import Workspace
-    from vaultkit.vault import cachefile
 
-    monkeypatch.setattr(cachefile, "_PARSED", [])
     workspace = Workspace(tmp_path)
     workspace.blobs.remember([("a" * 40, b"old\n")])  # (held before the fork)
     workspace.blobs.start_telling()  # the child

@@ -671,9 +671,9 @@ def test_a_warm_check_tells_the_listing_unchanged_without_listing_each_notes_sta
                             listed.append(n) or f(self))
     # (files made a moment ago have ctimes in the racy margin, which are listed one by one:
     # a margin of a microsecond makes them as old as a real vault's)
-    from vaultkit.vault import cachefile
+    from vaultkit.vault import store
 
-    monkeypatch.setattr(cachefile, "RACY_NS", 1000)
+    monkeypatch.setattr(store, "RACY_NS", 1000)
     assert check(capsys, root) == first
     assert listed == []
 

@@ -1112,7 +1112,7 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     assert kept.is_file()
     checkpoint(root, 4)
     store.snapshot()
-    snapshots._VERSIONS.clear()  # a new process
+    store.memo.versions.clear()  # a new process
     logs = []
     real_git = snapshots.Store.git
 
@@ -1140,24 +1140,24 @@ def test_the_versions_a_run_read_are_kept_for_the_next_run(tmp_path, monkeypatch
     for n in (5, 6):
         checkpoint(root, n)
         store.snapshot()
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     logs.clear()
     later = snapshots.changed_versions(store, since=since, wanted=None)
     assert logs == []
     assert snapshots._load_versions(store, since).head == store.head()
     # a damaged file, or one of another window, is read anew
     kept.write_bytes(b"\x00garbage")
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     logs.clear()
     assert sorted(snapshots.changed_versions(store, since=since, wanted=None)) == sorted(later)
     assert logs == [store.head()]
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     logs.clear()
     snapshots.changed_versions(store, since=1, wanted=None)
     assert logs == [store.head()]
     # a kept head that no longer exists in the repository: read anew, no error
     snapshots._save_versions(store, 1, snapshots.Versions("0" * 40, list(later)))
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     logs.clear()
     assert sorted(snapshots.changed_versions(store, since=1, wanted=None)) == \
         sorted(store.versions(since=1))
@@ -1168,7 +1168,6 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     they grew, but only once the answer is sent: the next check starts from them and asks
     git nothing while no snapshot was made."""
     import vaultkit.vault.snapshots as snapshots
-    from vaultkit.vault import cachefile
 
     root = make(tmp_path)
     store = store_of(root)
@@ -1177,28 +1176,28 @@ def test_a_process_answering_a_check_keeps_the_versions_after_its_answer(tmp_pat
     snapshots.changed_versions(store, since=0, wanted=None)  # (written: the first read)
     checkpoint(root, 2)
     store.snapshot()
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     before = snapshots._versions_path(store, 0).read_bytes()
-    cachefile.answer_first()
+    store.memo.later.hold()  # (as the child of the answering process holds its workspace's)
     try:
         grown = snapshots.changed_versions(store, since=0, wanted=None)
-        assert cachefile.answering()
+        assert store.memo.later.holding
         assert snapshots._versions_path(store, 0).read_bytes() == before  # (not yet)
     finally:
-        cachefile.answered()
-    assert not cachefile.answering()
+        store.memo.later.run()
+    assert not store.memo.later.holding
     assert snapshots._load_versions(store, 0).head == store.head()
     logs = []
     real_git = snapshots.Store.git
     monkeypatch.setattr(snapshots.Store, "git",
                         lambda self, args, **kw: logs.append(args) or real_git(self, args, **kw))
-    snapshots._VERSIONS.clear()  # the next check
+    store.memo.versions.clear()  # the next check
     assert sorted(snapshots.changed_versions(store, since=0, wanted=None)) == sorted(grown)
     assert logs == []
     # run by itself, a process writes at once (and, a few versions more, not at all)
     checkpoint(root, 3)
     store.snapshot()
-    snapshots._VERSIONS.clear()
+    store.memo.versions.clear()
     snapshots.changed_versions(store, since=0, wanted=None)
     assert snapshots._load_versions(store, 0).head != store.head()
 

@@ -50,8 +50,12 @@ REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX")
 _DIFF_COMMANDS = frozenset({"diff", "log", "show"})
 _FILTER_KEYS = ("clean", "smudge", "process")
 
-# (cwd, repository env) -> the filter names that repository's config defines
+# (cwd, repository env, the bytes of the repository's config files) -> the filter names
+# that configuration defines: a long-running process (``vaultkit watch``, the MCP server)
+# asks git again once a config file changes, so a filter added meanwhile is switched off too
 _FILTERS: dict[tuple, tuple[str, ...]] = {}
+_FILTERS_KEPT = 16  # (cwd, configuration) pairs remembered
+_CONFIG_AT_MOST_BYTES = 1 << 20
 
 
 def git_env(*, keep_repo_env: bool = True, extra: dict | None = None) -> dict[str, str]:
@@ -191,11 +195,70 @@ def _reads_worktree(args: list[str]) -> bool:
     return name in ("status", "add", "commit", "mv", "rm", "stash", "checkout", "reset", "restore")
 
 
+def _repository_config(where: str, env: dict) -> tuple | None:
+    """The bytes of the repository's own config files (``config`` and ``config.worktree``
+    of its git folder and of the common one), the repository found from ``where`` as git
+    finds it (``GIT_DIR``, else the first ``.git`` or git folder up the tree); None when
+    that is not plain (an include: the file it names is not read here, a file that is not
+    regular or too big), and then the filters are asked of git every time."""
+    from vaultkit.core.bounded import ReadRefused, read_regular
+
+    git_dir = env.get("GIT_DIR")
+    if git_dir:
+        git_dir = os.path.join(where, git_dir)
+    else:
+        folder = where
+        while True:
+            dot = os.path.join(folder, ".git")
+            if os.path.isdir(dot):
+                git_dir = dot
+            elif os.path.isfile(dot):
+                try:
+                    line = read_regular(dot, 4096).decode("utf-8", "surrogateescape")
+                except (ReadRefused, OSError):
+                    return None
+                if not line.startswith("gitdir:"):
+                    return None
+                git_dir = os.path.join(folder, line[len("gitdir:"):].strip())
+            elif os.path.isfile(os.path.join(folder, "HEAD")) \
+                    and os.path.isdir(os.path.join(folder, "objects")):
+                git_dir = folder  # (a bare repository: the snapshot store's)
+            if git_dir or os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+        if not git_dir:
+            return None
+    folders = [git_dir]
+    common = env.get("GIT_COMMON_DIR")
+    try:
+        common = common or read_regular(os.path.join(git_dir, "commondir"), 4096).decode(
+            "utf-8", "surrogateescape").strip()
+    except (ReadRefused, OSError):
+        pass
+    if common:
+        folders.append(os.path.join(git_dir, common))
+    out = []
+    for folder in folders:
+        for name in ("config", "config.worktree"):
+            path = os.path.join(folder, name)
+            try:
+                data = read_regular(path, _CONFIG_AT_MOST_BYTES)
+            except FileNotFoundError:
+                data = None
+            except (ReadRefused, OSError):
+                return None
+            if data is not None and b"include" in data.lower():
+                return None
+            out.append((os.path.abspath(path), data))
+    return tuple(out)
+
+
 def _filter_names(cwd, env: dict) -> tuple[str, ...]:
     """The ``filter.<name>`` drivers the repository's configuration defines."""
-    # (per folder: a repository's config does not change during one run)
-    key = (str(cwd), *(env.get(n) for n in REPO_ENV))
-    if key not in _FILTERS:
+    config = _repository_config(str(cwd), env)
+    # (asked of git once per folder and configuration: its config files' bytes)
+    key = (str(cwd), *(env.get(n) for n in REPO_ENV), config)
+    if config is None or key not in _FILTERS:
         names: list[str] = []
         try:
             # (only the repository's own: a user's global filters, git-lfs say, are theirs)
@@ -212,7 +275,11 @@ def _filter_names(cwd, env: dict) -> tuple[str, ...]:
                 name = item.partition(".")[2].rpartition(".")[0]
                 if scope in ("local", "worktree") and name and name not in names:
                     names.append(name)
+        if config is None:
+            return tuple(names)
         _FILTERS[key] = tuple(names)
+        while len(_FILTERS) > _FILTERS_KEPT:
+            del _FILTERS[next(iter(_FILTERS))]
     return _FILTERS[key]
 
 

@@ -269,7 +269,7 @@ class _Memo:
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
         from array import array
 
-        from vaultkit.vault.cachefile import RACY_NS
+        from vaultkit.vault.store import RACY_NS
 
         try:
             (key, epoch, started_ns, sizes, mtimes, ctimes, inos, oids, digests, offsets,
@@ -410,7 +410,7 @@ class _Memo:
 def _racy_oids(notes: dict, started_ns: int) -> dict[str, str]:
     """Path -> blob id of the notes whose ctime (not mtime) lies in the racy margin of the
     listing of ``started_ns``, as they carry it (see vaultkit.vault.loader._read_one)."""
-    from vaultkit.vault.cachefile import racy
+    from vaultkit.vault.store import racy
 
     held = notes.entries() if hasattr(notes, "entries") else notes  # (none decoded for it)
     return {p: n.oid for p, n in held.items()
@@ -449,7 +449,7 @@ def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
     if mtimes and max(mtimes) >= limit:
         changed.update(i for i, t in enumerate(mtimes) if t >= limit)
     if ctimes and max(ctimes) >= limit:
-        from vaultkit.vault.cachefile import content_id
+        from vaultkit.vault.store import content_id
 
         root, sizes = vault.root, numbers[0]
         for i, t in enumerate(ctimes):

@@ -317,7 +317,7 @@ class ResultsCache:
     def __init__(self, vault, staged: list[str] | None = None):
         """``staged``: the notes (a commit hook's) whose findings are reused only while
         they hold the bytes they were parsed from (vaultkit.vault.loader.Vault.same_bytes)."""
-        from vaultkit.vault.cachefile import RACY_NS
+        from vaultkit.vault.store import RACY_NS
 
         self.store = vault.store
         self.started_ns = vault.started_ns
@@ -372,7 +372,7 @@ class ResultsCache:
         mtime does not: then no findings are reused) still holds the bytes the findings
         were computed from: the blob id the file kept for it (a few files at most, read
         and hashed; their ctime may not have moved with a second write in that tick)."""
-        from vaultkit.vault.cachefile import content_id, racy
+        from vaultkit.vault.store import content_id, racy
 
         kept = last[6] if len(last) == 7 and isinstance(last[6], dict) else {}
         root = self.vault.root
@@ -426,7 +426,7 @@ class ResultsCache:
             return None
         from array import array
 
-        from vaultkit.vault.cachefile import content_id, racy
+        from vaultkit.vault.store import content_id, racy
 
         stamp, _results, _suppressions, context, sizes, mtimes, _reads, ctimes, inos, oids = \
             self.previous
@@ -518,7 +518,7 @@ class ResultsCache:
         """Path -> blob id of the notes whose ctime (not mtime) lies in the racy margin of
         ``stamp``, as the notes the findings were computed from carry it; a note that
         carries none is left out (the next run counts it as changed)."""
-        from vaultkit.vault.cachefile import racy
+        from vaultkit.vault.store import racy
 
         out = {}
         for path, _size, mtime, ctime, _ino in states:

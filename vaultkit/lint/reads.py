@@ -25,31 +25,11 @@ def alias_holders(vault, key: str, keep: bool = True) -> list[str]:
     return sorted(alias_index(vault, keep).get(key, ()))
 
 
-def mentioned_paths(vault) -> dict[str, set[str]]:
-    """Every path some note writes out -> the notes writing it."""
-    from vaultkit.vault.mentions import FACT, mentions
-
-    cached = vault.__dict__.get("_mentioned")
-    if cached is not None:
-        return cached
-    from vaultkit.vault.loader import decoded
-
-    out: dict[str, set[str]] = {}
-    # (as the vault holds them: a note in the parse cache is decoded only to compute it)
-    for path, note in vault.notes.entries().items():
-        if note.error:
-            continue
-        for found in vault.fact(path, FACT, lambda n=note: mentions(decoded(n))):
-            out.setdefault(found, set()).add(path)
-    vault.__dict__["_mentioned"] = out
-    return out
-
-
 def mentioning(vault, path: str, exclude) -> set[str]:
     """The notes other than ``exclude`` that write out the path ``path``, in full or by its
     last parts (``memory/decisions/x.md``, ``decisions/x.md``, ``x.md``): the way most real
     workspaces refer to notes."""
-    found = mentioned_paths(vault)
+    found = vault.mentioned  # (worked out once per vault: Vault.mentioned)
     out: set[str] = set()
     if found:
         parts = path.lower().split("/")

@@ -57,7 +57,7 @@ from pathlib import Path
 from vaultkit.core.errors import VaultkitError
 from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
-from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
+from vaultkit.vault.store import RACY_NS as _RACY_NS
 
 DB_NAME = "search.sqlite"
 SCHEMA = 10  # bump whenever the tables, the chunking, the context words or fts_text() change

@@ -15,8 +15,8 @@ import threading
 from functools import cached_property
 from pathlib import Path
 
-from vaultkit.vault.cachefile import RACY_NS
 from vaultkit.vault.gitstate import NULL_OID, Change, GitState, Notices
+from vaultkit.vault.store import RACY_NS, Later
 
 SAVE_EVERY_S = 60.0  # the parse cache is written for the command line at most this often
 
@@ -46,6 +46,9 @@ class Workspace:
         self.baselined = 0  # findings the baseline accepted on the last check
         self.notices = Notices()  # the "git rules skipped" line: said once per workspace
         self._pinned = None  # the listing a forked command lists from (see pin())
+        # when the caches are written (store.Later), handed with the store and the snapshot
+        # memo: a process answering a request holds the writes until the answer is sent
+        self.later = Later()
 
     # -- what lives longer than one call -------------------------------------------
 
@@ -92,7 +95,7 @@ class Workspace:
         kept between calls: an object never changes, so it is read from git once."""
         from vaultkit.vault.snapshots import BlobMemo
 
-        return BlobMemo()
+        return BlobMemo(later=self.later)
 
     @cached_property
     def store(self):
@@ -102,7 +105,7 @@ class Workspace:
         (``Store.keep``), and each child, forked with it, starts from that."""
         from vaultkit.vault.store import NULL, Store
 
-        return Store(self.root) if self.use_cache else NULL
+        return Store(self.root, later=self.later) if self.use_cache else NULL
 
     def pin(self, scan) -> None:
         """From now on, a command run for this workspace (:meth:`listing_of`) lists from

@@ -41,7 +41,7 @@ def _stored(vault) -> tuple[dict, int]:
     memo = vault.__dict__.get("_alias_stored")
     if memo is not None:
         return memo
-    from vaultkit.vault.cachefile import RACY_NS
+    from vaultkit.vault.store import RACY_NS
 
     memo = ({}, 0)
     if vault.caching:

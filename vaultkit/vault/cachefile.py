@@ -1,9 +1,11 @@
 """The cache files: read with a size bound, opened and made without following symlinks.
 
 The vault's store (:mod:`vaultkit.vault.store`, the one SQLite file of every cache under
-``.vaultkit/cache/``) opens its file here (:func:`open_cache_db`); the search index opens
-its own the same way, and the snapshot store's memos (in the git directory) are read with
-:func:`load_marshal`.
+``.vaultkit/cache/``, and its rules) opens its file here (:func:`open_cache_db`); the search
+index opens its own the same way, and the snapshot store's memos (in the git directory) are
+read with :func:`load_marshal` (or through their owner's :class:`KeptFiles`). Nothing here
+keeps state: what outlives a call is its owner's (docs/architecture.md, "Where state
+lives").
 """
 
 from __future__ import annotations
@@ -15,70 +17,94 @@ from pathlib import Path
 
 CACHE_DIR = ".vaultkit"
 
-# A file whose mtime or ctime is this close to (or after) when a cache entry was made from
-# it may have changed again in the same clock tick without either moving: every cache
-# reads it again, or compares its content's digest (git's "racy" rule). One margin for the
-# parse cache and every cache keyed on a listing.
-RACY_NS = 2_000_000_000
-
-
-def racy(changed_ns: int, seen_ns: int) -> bool:
-    """Whether a file whose later of mtime and ctime is ``changed_ns`` may have changed
-    since a cache entry made from the listing of ``seen_ns`` without its stat changing:
-    then only its content tells (:func:`content_id`)."""
-    return changed_ns >= seen_ns - RACY_NS
-
-
-def content_id(path: str, size: int) -> str | None:
-    """git's blob id of the file at ``path`` (vaultkit.core.digests.blob_id), read
-    without following a FIFO and never past ``size`` + 1 bytes; None when it cannot be
-    read or does not hold ``size`` bytes (then it is not what a cache entry describes)."""
-    from vaultkit.core.bounded import ReadRefused, read_regular
-    from vaultkit.core.digests import blob_id
-
-    try:
-        data = read_regular(path, size + 1)
-    except (ReadRefused, OSError):
-        return None
-    return blob_id(data) if len(data) == size else None
-
 MAX_CACHE_BYTES = 1 << 31  # far above any real vault's cache; only a device is that big
 
 
-# -- what the process that answers checks keeps parsed ------------------------------------
-# ``vaultkit watch`` answers each check in a child forked from one long-running process
-# (vaultkit.cli.commands._check_server). The cache files a child parsed (the snapshot
-# store's memos; the vault's store keeps its own: vaultkit.vault.store.Store.keep), that
-# process parses again once the child is done (:func:`keep`), so the next child starts
-# with them parsed. A kept file is known by its identity (device, inode, size, mtime, ctime): every
-# cache file is replaced whole, a new inode, never written in place. A process that was
-# never handed any (every command run by itself) reads and parses as always.
-_KEPT: dict[str, tuple[tuple, object]] = {}
-_PARSED: list[str] = []  # the cache files this process parsed (what a child tells)
-KEEP_AT_MOST_BYTES = 48 << 20  # of cache files kept at once (objects take ~5x that)
+def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
+    """``marshal.loads`` of the cache file at ``path`` (a regular file, read with a size
+    bound and never through a symlink); a packed file (:func:`packed`) is unpacked.
+    Raises what reading or parsing it raises."""
+    from vaultkit.core.bounded import read_regular
+
+    return unmarshal(read_regular(path, limit, follow_symlinks=False), limit)
 
 
 def _identity(st: os.stat_result) -> tuple:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def load_marshal(path: Path, limit: int = MAX_CACHE_BYTES):
-    """``marshal.loads`` of the cache file at ``path`` (a regular file, read with a size
-    bound and never through a symlink), or what this process was handed of that very file (once: the caller may
-    change what it gets); a packed file (:func:`packed`) is unpacked. Raises what
-    reading or parsing it raises."""
-    name = os.fspath(path)
-    _PARSED.append(name)  # (handed or read: the answering process keeps it for the next)
-    kept = _KEPT.pop(name, None)
-    if kept is not None:
-        try:
-            if _identity(os.lstat(name)) == kept[0]:
-                return kept[1]
-        except OSError:
-            pass
-    from vaultkit.core.bounded import read_regular
+class KeptFiles:
+    """Cache files (the snapshot store's memo files, in the git directory: the vault's
+    store keeps its own values, ``Store.keep``) parsed ahead by a long-running process
+    for the next process it forks. ``vaultkit watch`` answers each check in a child forked
+    from one answering process (vaultkit.cli.commands._check_server): the files a child
+    parsed (:meth:`read_names`), that process parses again once the child is done
+    (:meth:`keep`), so the next child starts with them parsed. A kept file is known by its
+    identity (device, inode, size, mtime, ctime): every cache file is replaced whole, a new
+    inode, never written in place. Its owner holds it (a workspace's snapshot memo,
+    ``BlobMemo.files``); one never handed any reads and parses as :func:`load_marshal`."""
 
-    return unmarshal(read_regular(path, limit, follow_symlinks=False), limit)
+    def __init__(self):
+        self.kept: dict[str, tuple[tuple, object]] = {}
+        self.read: dict[str, None] = {}  # the files parsed through it, each once
+
+    def load(self, path: Path, limit: int = MAX_CACHE_BYTES):
+        """:func:`load_marshal` of ``path``, or what was kept of that very file (once: the
+        caller may change what it gets)."""
+        name = os.fspath(path)
+        self.read[name] = None  # (handed or read: the answering process keeps it for the next)
+        kept = self.kept.pop(name, None)
+        if kept is not None:
+            try:
+                if _identity(os.lstat(name)) == kept[0]:
+                    return kept[1]
+            except OSError:
+                pass
+        return load_marshal(path, limit)
+
+    def read_names(self) -> list[str]:
+        """The cache files parsed through :meth:`load`, each once."""
+        return list(self.read)
+
+    def keep(self, paths: Iterable[str]) -> None:
+        """Parse the cache files ``paths`` now and keep them for :meth:`load` (what a
+        long-running process does between requests). Read from one open file, so what is
+        kept is what that identity holds; a file that cannot be read is not kept, nor past
+        :data:`KEEP_AT_MOST_BYTES` in all."""
+        import stat
+
+        from vaultkit.core.bounded import read_open
+
+        before, self.kept = self.kept, {}  # (a file unchanged since it was kept: not parsed again)
+        total = 0
+        for name in paths:
+            flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+                | getattr(os, "O_CLOEXEC", 0)
+            try:
+                fd = os.open(name, flags)
+            except OSError:
+                continue
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or total + st.st_size > KEEP_AT_MOST_BYTES:
+                    continue
+                same = before.get(name)
+                if same is not None and same[0] == _identity(st):
+                    self.kept[name] = same
+                    total += st.st_size
+                    continue
+                data = read_open(fd, st.st_size + 1)
+                if len(data) != st.st_size:  # (written meanwhile: not this identity's)
+                    continue
+                self.kept[name] = (_identity(st), unmarshal(data))
+                total += st.st_size
+            except (OSError, EOFError, ValueError, TypeError):
+                continue
+            finally:
+                os.close(fd)
+
+
+KEEP_AT_MOST_BYTES = 48 << 20  # of cache files kept at once (objects take ~5x that)
 
 
 # A cache value of mostly paths is stored packed (:func:`packed`): this mark, then its
@@ -112,86 +138,6 @@ def unmarshal(data: bytes, limit: int = MAX_CACHE_BYTES):
         if inflate.unconsumed_tail or not inflate.eof:
             raise ValueError("a packed cache file too big or cut short")
     return marshal.loads(data)
-
-
-def parsed_files() -> list[str]:
-    """The cache files this process parsed (:func:`load_marshal`), each once."""
-    return list(dict.fromkeys(_PARSED))
-
-
-def keep(paths: Iterable[str]) -> None:
-    """Parse the cache files ``paths`` now and keep them for :func:`load_marshal` (what a
-    long-running process does between requests; see above). Read from one open file, so
-    what is kept is what that identity holds; a file that cannot be read is not kept."""
-    import stat
-
-    from vaultkit.core.bounded import read_open
-
-    before = dict(_KEPT)  # (a file unchanged since it was kept is not parsed again)
-    _KEPT.clear()
-    total = 0
-    for name in paths:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
-            | getattr(os, "O_CLOEXEC", 0)
-        try:
-            fd = os.open(name, flags)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or total + st.st_size > KEEP_AT_MOST_BYTES:
-                continue
-            same = before.get(name)
-            if same is not None and same[0] == _identity(st):
-                _KEPT[name] = same
-                total += st.st_size
-                continue
-            data = read_open(fd, st.st_size + 1)
-            if len(data) != st.st_size:  # (written meanwhile: not this identity's)
-                continue
-            _KEPT[name] = (_identity(st), unmarshal(data))
-            total += st.st_size
-        except (OSError, EOFError, ValueError, TypeError):
-            continue
-        finally:
-            os.close(fd)
-
-
-# A process that answers a request writes the cache files it need not write before
-# answering after it has answered (:func:`after_answer`): the caller does not wait on them.
-_AFTER_ANSWER: list | None = None
-
-
-def answer_first() -> None:
-    """From now on, :func:`after_answer` holds its writes until :func:`answered`."""
-    global _AFTER_ANSWER
-    _AFTER_ANSWER = []
-
-
-def answering() -> bool:
-    """Whether this process answers a request (its writes wait for the answer)."""
-    return _AFTER_ANSWER is not None
-
-
-def after_answer(write) -> None:
-    """Call ``write()`` now, or, in a process answering a request (:func:`answer_first`),
-    once the answer is sent."""
-    if _AFTER_ANSWER is None:
-        write()
-    else:
-        _AFTER_ANSWER.append(write)
-
-
-def answered() -> None:
-    """Make the writes held since :func:`answer_first` (a write that fails loses a cache
-    file, nothing else)."""
-    global _AFTER_ANSWER
-    held, _AFTER_ANSWER = _AFTER_ANSWER or [], None
-    for write in held:
-        try:
-            write()
-        except Exception:  # (as any cache write: the next run reads or computes again)
-            pass
 
 
 def ensure_cache_dir(path: Path) -> None:

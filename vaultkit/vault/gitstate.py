@@ -696,7 +696,7 @@ class _DiffMemo:
             key, listed_ns, out = self.cache.get(self.NAME)
         except (EOFError, ValueError, TypeError):  # (none: TypeError)
             return None
-        from vaultkit.vault.cachefile import RACY_NS
+        from vaultkit.vault.store import RACY_NS
 
         # (a file changed in the listing's clock tick may keep its size and mtime)
         if key != self.key or not isinstance(out, bytes) or not isinstance(listed_ns, int) \
@@ -707,10 +707,8 @@ class _DiffMemo:
     def store(self, out: bytes) -> None:
         import marshal
 
-        from vaultkit.vault.cachefile import after_answer
-
         data = marshal.dumps((self.key, self.vault.started_ns, out))
-        after_answer(lambda: self.cache.put(self.NAME, data))
+        self.cache.later(lambda: self.cache.put(self.NAME, data))
 
 
 

@@ -21,12 +21,11 @@ from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
-from vaultkit.vault.cachefile import RACY_NS as _RACY_NS
-from vaultkit.vault.cachefile import content_id, racy
 from vaultkit.vault.model import Attachment, Note, NoteSource
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
-from vaultkit.vault.store import NULL, Store, busy
+from vaultkit.vault.store import NULL, Store, busy, content_id, racy
+from vaultkit.vault.store import RACY_NS as _RACY_NS
 
 _PARALLEL_MIN = 400  # below this, a process pool costs more than it saves
 
@@ -99,6 +98,21 @@ class Vault:
     def types(self) -> dict[str, str | None]:
         type_of = self.profile.type_of
         return {path: type_of(path) for path in self.notes}
+
+    @cached_property
+    def mentioned(self) -> dict[str, set[str]]:
+        """Every path some note writes out (:mod:`vaultkit.vault.mentions`) -> the notes
+        writing it: worked out once per vault, whose notes never change (a per-note fact,
+        so the parse cache's notes are decoded only when it is not kept)."""
+        from vaultkit.vault.mentions import FACT, mentions
+
+        out: dict[str, set[str]] = {}
+        for path, note in self.notes.entries().items():  # (as held: decoded only to compute)
+            if note.error:
+                continue
+            for found in self.fact(path, FACT, lambda n=note: mentions(decoded(n))):
+                out.setdefault(found, set()).add(path)
+        return out
 
     def layer_of(self, note: Note) -> str | None:
         """The layer a note is in: by path, and for header layers (session transcripts) by

@@ -180,10 +180,8 @@ class Verified:
             return
         import marshal
 
-        from vaultkit.vault.cachefile import after_answer
-
         data = marshal.dumps("\n".join([self.header, *self.digests, ""]))
-        after_answer(lambda: self.store.put(self.NAME, data))
+        self.store.later(lambda: self.store.put(self.NAME, data))
         self.added = False
 
 

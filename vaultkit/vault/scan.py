@@ -54,7 +54,7 @@ class FileEntry:
 
     @property
     def changed_ns(self) -> int:
-        """The later of mtime and ctime: what the racy rule compares (see cachefile.racy)."""
+        """The later of mtime and ctime: what the racy rule compares (see store.racy)."""
         return self.ctime_ns if self.ctime_ns > self.mtime_ns else self.mtime_ns
 
 

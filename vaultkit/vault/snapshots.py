@@ -79,8 +79,9 @@ from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
+from vaultkit.vault.cachefile import KeptFiles
 # (RACY_NS: a file that close to a snapshot is read again)
-from vaultkit.vault.cachefile import RACY_NS, after_answer, answering
+from vaultkit.vault.store import RACY_NS, Later
 
 REF = "refs/vaultkit/snapshots"
 BARE_STORE = "snapshots.git"  # under .vaultkit/ in a folder that is not a git repository
@@ -657,14 +658,12 @@ class Store:
         snapshot rules of a check both ask; the file is only ever replaced, never written
         in place, so a new version is a new inode). Not to be changed by the caller."""
         try:
-            from vaultkit.vault.cachefile import load_marshal
-
             st = os.stat(self.table_path, follow_symlinks=False)
             key = (str(self.table_path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             last = _TABLE[:]  # (one read: a server's other thread may replace it meanwhile)
             if last and last[0] == key:
                 return last[1]
-            data = load_marshal(self.table_path, 1 << 30)
+            data = self.memo.files.load(self.table_path, 1 << 30)
             if isinstance(data, dict) and isinstance(data.get("entries"), dict) \
                     and data.get("ref") == self.ref:
                 _TABLE[:] = [key, data]
@@ -1527,12 +1526,20 @@ class BlobMemo:
     read once it does not ask git again. Its owner decides how long that is: a run (the
     two snapshot rules of one check share :attr:`Context.blobs`), the watcher's store
     over its rounds, a workspace over its calls (the answering process of ``vaultkit
-    watch`` hands what each child read to the next: :meth:`start_telling`). Held in
-    memory only, the oldest let go first past ``at_most`` bytes (an object over a
-    quarter of that is not held)."""
+    watch`` hands what each child read to the next: :meth:`start_telling`), and with them
+    the memo files parsed (:attr:`files`). Held in memory only, the oldest let go first
+    past ``at_most`` bytes (an object over a quarter of that is not held)."""
 
-    def __init__(self, at_most: int | None = None):
+    def __init__(self, at_most: int | None = None, later=None):
         self.at_most = BLOBS_AT_MOST_BYTES if at_most is None else at_most
+        # when the memo files are written (vaultkit.vault.store.Later: its owner's), and
+        # those parsed, kept parsed by an answering process for its next child
+        self.later = later if later is not None else Later()
+        self.files = KeptFiles()
+        # Store.versions() by (repository, ref, since) (changed_versions): a snapshot never
+        # changes, so neither does what its chain recorded since a given time; later
+        # snapshots only add to it
+        self.versions: dict = {}
         self.held: dict[str, bytes] = {}
         self.size = 0  # the bytes held
         self.told: list[str] | None = None  # the ids read since start_telling()
@@ -1549,6 +1556,10 @@ class BlobMemo:
             self.size += len(data)
             while self.size > self.at_most:
                 self.size -= len(held.pop(next(iter(held))))
+
+    def heads_read(self) -> list[str]:
+        """The newest snapshot of each chain whose versions were read through this memo."""
+        return [v.head for v in self.versions.values() if isinstance(v.head, str)]
 
     def start_telling(self) -> None:
         """From now on, note the ids read (a child of the answering process, which tells
@@ -1694,19 +1705,20 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     key = (str(store.cwd), store.ref, since)
     # (the two snapshot rules of one run ask for the same window; a later run reads only
     # the snapshots made since the last one that read it, kept beside the stat table)
-    known = _VERSIONS.get(key) or _load_versions(store, since)
-    versions = _VERSIONS[key] = store.versions(since=since, known=known)
+    memo = store.memo.versions
+    known = memo.get(key) or _load_versions(store, since)
+    versions = memo[key] = store.versions(since=since, known=known)
     # (written again when the next run would read much more without it: a run after a
     # snapshot or two reads those from git faster than the whole window is written; a
     # process answering a check writes after its answer, at no cost to the caller, so
     # every time: the next check reads nothing from git unless a snapshot was made)
     if versions is not known and versions.head is not None and (
             versions.saved is None or len(versions) - versions.saved >= _SAVE_AFTER
-            or answering()):
-        after_answer(lambda: _save_versions(store, since, versions))
+            or store.memo.later.holding):
+        store.memo.later(lambda: _save_versions(store, since, versions))
         versions.saved = len(versions)
-    while len(_VERSIONS) > 4:
-        del _VERSIONS[next(iter(_VERSIONS))]
+    while len(memo) > 4:
+        del memo[next(iter(memo))]
     if not versions:
         return versions
     differ = current(versions) if current is not None else versions.paths
@@ -1714,14 +1726,6 @@ def changed_versions(store: Store, *, since: int | None, wanted,
     return [v for v in versions if v[2] in wanted] if wanted else []
 
 
-# store.versions() by (repository, ref, since): a snapshot never changes, so neither does
-# what its chain recorded since a given time; later snapshots only add to it
-_VERSIONS: dict = {}
-
-
-def heads_read() -> list[str]:
-    """The newest snapshot of each chain this process read the versions of."""
-    return [v.head for v in _VERSIONS.values() if isinstance(v.head, str)]
 _VERSIONS_FORMAT = 3
 _SAVE_AFTER = 256  # versions read from git since the versions file was written
 # the last snapshot table read ([file key, table]): one per process
@@ -1742,10 +1746,8 @@ def _versions_path(store: Store, since: int | None = None) -> Path:
 
 def _load_versions(store: Store, since: int | None) -> Versions | None:
     """The versions the last run read for the window from ``since``, if it is this one."""
-    from vaultkit.vault.cachefile import load_marshal
-
     try:
-        data = load_marshal(_versions_path(store, since), 1 << 30)
+        data = store.memo.files.load(_versions_path(store, since), 1 << 30)
         fmt, ref, when, head, items, before, before_time, gone, tips, mixed, outside = data
         if fmt != _VERSIONS_FORMAT or ref != store.ref or when != since \
                 or not isinstance(items, list) or not isinstance(gone, (list, type(None))) \

@@ -23,7 +23,8 @@ The rules every cache follows are here, once:
 - **symlinks**: nothing is read or written through a symlinked ``.vaultkit/`` or
   ``.vaultkit/cache/`` (:func:`vaultkit.vault.cachefile.open_cache_db`).
 - **racy entries**: a value keyed by a listing is trusted only for files older than that
-  listing by :data:`vaultkit.vault.cachefile.RACY_NS` (:func:`vaultkit.vault.cachefile.racy`).
+  listing by :data:`RACY_NS` (:func:`racy`; else their bytes tell: :func:`content_id`).
+  Every cache keys on it here, the snapshot store's memo files too.
 - **two processes**: SQLite's locking (one writer, readers beside it); a lock held too
   long makes a run go without the store, never wait for ever or fail.
 - **read-only**: a store that cannot be written is still read (a read-only vault); with
@@ -51,15 +52,83 @@ LOCK_TIMEOUT_S = 5.0  # seconds to wait for another vaultkit's write to finish
 KEEP_AT_MOST_BYTES = 48 << 20
 
 
+# -- the racy rule ------------------------------------------------------------------------
+# A file whose mtime or ctime is this close to (or after) when a cache entry was made from
+# it may have changed again in the same clock tick without either moving: every cache
+# reads it again, or compares its content's digest (git's "racy" rule). One margin for the
+# parse cache, every cache keyed on a listing and the snapshot store's memo files.
+RACY_NS = 2_000_000_000
+
+
+def racy(changed_ns: int, seen_ns: int) -> bool:
+    """Whether a file whose later of mtime and ctime is ``changed_ns`` may have changed
+    since a cache entry made from the listing of ``seen_ns`` without its stat changing:
+    then only its content tells (:func:`content_id`)."""
+    return changed_ns >= seen_ns - RACY_NS
+
+
+def content_id(path: str, size: int) -> str | None:
+    """git's blob id of the file at ``path`` (vaultkit.core.digests.blob_id), read
+    without following a FIFO and never past ``size`` + 1 bytes; None when it cannot be
+    read or does not hold ``size`` bytes (then it is not what a cache entry describes)."""
+    from vaultkit.core.bounded import ReadRefused, read_regular
+    from vaultkit.core.digests import blob_id
+
+    try:
+        data = read_regular(path, size + 1)
+    except (ReadRefused, OSError):
+        return None
+    return blob_id(data) if len(data) == size else None
+
+
+class Later:
+    """The cache writes a process answering a request makes once the answer is sent (the
+    caller does not wait on them): held from :meth:`hold` until :meth:`run`, else made at
+    once. Its owner decides: a :class:`~vaultkit.session.workspace.Workspace` has one and
+    hands it with its store and its snapshot memo; the answering process of ``vaultkit
+    watch`` holds it in each child it forks. Anything else has its own, never held."""
+
+    def __init__(self):
+        self.held: list | None = None  # None: not answering a request
+
+    @property
+    def holding(self) -> bool:
+        """Whether this process answers a request (its writes wait for the answer)."""
+        return self.held is not None
+
+    def hold(self) -> None:
+        """From now on, the writes wait for :meth:`run`."""
+        self.held = []
+
+    def __call__(self, write) -> None:
+        """Call ``write()`` now, or, while held, once the answer is sent."""
+        if self.held is None:
+            write()
+        else:
+            self.held.append(write)
+
+    def run(self) -> None:
+        """Make the writes held (a write that fails loses a cache value, nothing else)."""
+        held, self.held = self.held or [], None
+        for write in held:
+            try:
+                write()
+            except Exception:  # (as any cache write: the next run reads or computes again)
+                pass
+
+
 class Store:
-    """The store of the vault at ``root`` (opened on first use, created on first write)."""
+    """The store of the vault at ``root`` (opened on first use, created on first write).
+    ``later``: when its writes are made (:class:`Later`; the owner's, or its own)."""
 
     caching = True
 
-    def __init__(self, root: Path | str, timeout: float | None = None):
+    def __init__(self, root: Path | str, timeout: float | None = None,
+                 later: Later | None = None):
         import threading
 
         self.root = Path(root)
+        self.later = later if later is not None else Later()
         self.dir = self.root / CACHE_DIR / "cache"
         self.path = self.dir / NAME
         self.timeout = timeout  # None: LOCK_TIMEOUT_S as it is when the file is opened

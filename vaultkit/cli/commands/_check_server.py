@@ -39,16 +39,14 @@ def _learned(workspace) -> bytes:
     import marshal
     import re
 
-    from vaultkit.vault.cachefile import parsed_files
-
     patterns = [(key[1], key[2]) for key in getattr(re, "_cache", {})
                 if isinstance(key, tuple) and len(key) == 3
                 and isinstance(key[1], (str, bytes)) and isinstance(key[2], int)]
     blobs = workspace.blobs.read_since()
     # (the newest snapshot each chain it read ends at: see CheckServer._prepare)
-    snapshots = sys.modules.get("vaultkit.vault.snapshots")  # (not imported: none read)
-    heads = snapshots.heads_read() if snapshots is not None else []
-    return marshal.dumps((list(sys.modules), patterns, parsed_files(), blobs, heads,
+    heads = workspace.blobs.heads_read()
+    files = workspace.blobs.files.read_names()  # (the snapshot store's memo files)
+    return marshal.dumps((list(sys.modules), patterns, files, blobs, heads,
                           workspace.store.read_names()))
 
 
@@ -64,13 +62,12 @@ def _learn(data: bytes, workspace) -> list[str]:
     import re
 
     from vaultkit.core import lazyre
-    from vaultkit.vault.cachefile import keep
 
     try:
         names, patterns, cache_files, blobs, heads, entries = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return []  # (a child that died before telling)
-    keep(cache_files)
+    workspace.blobs.files.keep(cache_files)
     workspace.store.keep(entries)
     if blobs:
         workspace.blobs.remember(blobs)
@@ -287,8 +284,6 @@ class CheckServer:
     def _in_child(self, scan, argv, cwd, env, tty: bool, conn=None) -> None:
         """Run the check in a child forked from here, its answer sent on ``conn`` (or
         dropped), and learn what it read once it is done."""
-        from vaultkit.vault.cachefile import answer_first, answered
-
         learned_r, learned_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: run the command, send its answer, exit
@@ -297,7 +292,7 @@ class CheckServer:
                 os.close(learned_r)
                 if conn is not None:  # (the caller waits a short time for this first)
                     conn.sendall(resident.ACK + os.getpid().to_bytes(4, "little"))
-                answer_first()
+                self._workspace.later.hold()  # (the cache writes wait for the answer)
                 self._workspace.blobs.start_telling()
                 answer = self._run(scan, argv, cwd, env, tty)
                 if conn is not None:
@@ -306,7 +301,8 @@ class CheckServer:
                     conn.settimeout(SEND_TIMEOUT_S)
                     conn.sendall(answer)
                     conn.close()
-                answered()  # (the cache files that could wait: the next check reads them)
+                # (the cache writes that could wait: the next check reads them)
+                self._workspace.later.run()
                 # what it imported and compiled, for the watcher to do too: the next child
                 # starts with it done (whatever the check's code needed, by construction)
                 with open(learned_w, "wb") as fh:

@@ -47,12 +47,11 @@ _OPENED: list = []
 
 def save_opened_vaults() -> None:
     """Write the caches of the vaults this command opened: once, after its work is done
-    (answering a request, once the answer is sent: vault.cachefile.after_answer)."""
-    from vaultkit.vault.cachefile import after_answer
-
+    (answering a request, once the answer is sent: each vault's ``store.later``)."""
     opened = _OPENED[::-1]  # (the last opened first)
     _OPENED.clear()
-    after_answer(lambda: [vault.save_cache() for vault in opened])
+    for vault in opened:
+        vault.store.later(vault.save_cache)
 
 
 def forget_opened_vaults() -> None:
