@@ -155,11 +155,9 @@ class Workspace:
         if not overlay:
             return vault
         from vaultkit.lint.engine import encode_note_text
-        from vaultkit.links.indexgen import render_as
         from vaultkit.vault.loader import oversize_error
         from vaultkit.vault.model import Note
         from vaultkit.vault.parse import parse_note
-        from vaultkit.vault.resolve import Resolver
 
         limit = vault.profile.budgets.max_file_bytes
         changed = {}
@@ -176,18 +174,7 @@ class Workspace:
                 changed[path] = parse_note(path, data, size=len(data), mtime_ns=old.mtime_ns)
         if not changed:
             return vault
-        # the same names: the warm vault's name tables and its unchanged notes' facts serve
-        copy = with_notes(vault, changed, _SharedFacts(vault, changed))
-        memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
-        if memo is not None:
-            copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
-        if "types" in vault.__dict__:  # (a type: by path alone)
-            copy.__dict__["types"] = vault.types
-        copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
-        # INDEX.md as rendered from the files while no changed note shows the index other
-        # facts: a keystroke in a body is not a rendering of the whole index
-        render_as(copy, vault, changed)
-        return copy
+        return _with_changed(vault, changed)
 
     # -- the calls -----------------------------------------------------------------
 
@@ -532,6 +519,120 @@ def with_notes(vault, changed: dict, facts: dict | None = None):
     copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
     copy.started_ns = vault.started_ns
     return copy
+
+
+def _with_changed(vault, changed: dict):
+    """``vault`` with the ``changed`` notes (parsed from other bytes) in place of theirs."""
+    from vaultkit.links.indexgen import render_as
+    from vaultkit.vault.resolve import Resolver
+
+    copy = with_notes(vault, changed, _SharedFacts(vault, changed))
+    memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
+    if memo is not None:
+        copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
+    if all(vault.has_note(p) for p in changed):
+        # the same names: the warm vault's name tables and its unchanged notes' facts serve
+        if "types" in vault.__dict__:  # (a type: by path alone)
+            copy.__dict__["types"] = vault.types
+        copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
+    # INDEX.md as rendered from the files while no changed note shows the index other
+    # facts: a keystroke in a body is not a rendering of the whole index
+    render_as(copy, vault, changed)
+    return copy
+
+
+def staged_view(vault, targets: set[str]):
+    """``(vault, targets)`` as a commit hook checks them (``check --hook``): what the commit
+    will hold, which is the index, not the work tree. Each target the index holds with
+    other bytes than the file's (a credential staged, then deleted from the file but not
+    from the index; ``git add -p``) is the staged blob, parsed as a file is (byte-order
+    mark, CRLF, not UTF-8: the same finding), so line numbers are the staged text's; a
+    target the index does not hold (a staged deletion, an untracked file) is left out: the
+    commit holds no such file. The git rules still find the work tree's text (the lines
+    partial staging leaves there are not lost) with :meth:`Vault.work_tree_note`.
+
+    One ``git ls-files`` for the targets; blobs are read only for the targets that differ
+    (``git cat-file``, none over ``budgets.max_file_bytes``). Left as they are: a vault
+    git cannot read (no repository, no git), a conflicted or intent-to-add entry (no
+    staged content yet), a symlink or submodule entry."""
+    from vaultkit.core import gitenv
+    from vaultkit.core.digests import blob_id
+    from vaultkit.core.bounded import ReadRefused, read_regular
+    from vaultkit.vault.gitstate import _parse_batch
+    from vaultkit.vault.loader import oversize_error
+    from vaultkit.vault.parse import parse_note
+
+    wanted = sorted(p for p in targets if "\n" not in p)
+    if not wanted:
+        return vault, targets
+    try:
+        proc = gitenv.run_git(["ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in wanted)],
+                              cwd=vault.root)
+    except OSError:  # (git not installed, or not runnable: as before)
+        return vault, targets
+    if proc.returncode != 0:
+        return vault, targets  # not in a repository: nothing is staged
+    staged: dict[str, tuple[str, str]] = {}  # path -> (mode, blob) at stage 0
+    conflicted: set[str] = set()
+    for entry in proc.stdout.split(b"\0"):
+        meta, tab, name = entry.partition(b"\t")
+        parts = meta.split()
+        if not tab or len(parts) != 3:
+            continue
+        path = os.path.normpath(os.fsdecode(name)).replace(os.sep, "/")
+        if parts[2] != b"0":
+            conflicted.add(path)
+        else:
+            staged[path] = (parts[0].decode("ascii"), parts[1].decode("ascii"))
+    empty = blob_id(b"")  # an intent-to-add entry's (`git add -N`): nothing staged yet
+    limit = vault.profile.budgets.max_file_bytes
+    differ: dict[str, str] = {}
+    kept = set(targets)
+    for path in wanted:
+        if path in conflicted:
+            continue
+        if path not in staged:
+            kept.discard(path)  # not in the commit (deleted from the index, or untracked)
+            continue
+        mode, oid = staged[path]
+        if mode not in ("100644", "100755") or oid == empty:
+            continue
+        try:  # (the file's bytes, not its parse record: a copy can put its stat back)
+            data = read_regular(os.path.join(vault.root, path), limit + 1)
+        except (ReadRefused, OSError):
+            data = None  # gone from the work tree (or no regular file): the commit has it
+        if data is None or blob_id(data) != oid:
+            differ[path] = oid
+    if not differ:
+        return vault, kept
+    sizes: dict[str, int] = {}
+    check = gitenv.run_git(["cat-file", "--batch-check"],
+                           input="".join(o + "\n" for o in set(differ.values())).encode(),
+                           cwd=vault.root)
+    for line in check.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    readable = sorted({o for o in differ.values() if sizes.get(o, limit + 1) <= limit})
+    blobs = _parse_batch(gitenv.run_git(
+        ["cat-file", "--batch"], input="".join(o + "\n" for o in readable).encode(),
+        cwd=vault.root).stdout) if readable else {}
+    changed = {}
+    for path, oid in differ.items():
+        old = vault.note(path)
+        mtime = old.mtime_ns if old is not None else 0
+        data = blobs.get(oid)
+        if data is None:  # over the size limit (or gone from the store): as a file over it
+            size = sizes.get(oid, 0)
+            from vaultkit.vault.model import Note
+
+            changed[path] = Note(path=path, size=size, mtime_ns=mtime, error=oversize_error(
+                size, limit) if size > limit else "its staged blob cannot be read")
+        else:
+            changed[path] = parse_note(path, data, size=len(data), mtime_ns=mtime)
+    copy = _with_changed(vault, changed)
+    copy.__dict__["_work_tree"] = {p: vault.note(p) for p in changed}
+    return copy, kept
 
 
 def outside_committed_lines(git, path: str, text: str, items: list) -> list:

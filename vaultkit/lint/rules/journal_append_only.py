@@ -280,7 +280,7 @@ def _holders(vault, git, path):
     are not lost (partial staging, `git add -p` or an older version staged, leaves them in
     the work tree; `git stash` in a stash)."""
     if git.available and git.staged:
-        note = vault.note(path) if not path.startswith("../") else vault.external.get(path)
+        note = vault.work_tree_note(path)  # (the hook checks the staged text in its place)
         yield None if note is None or note.error else note.text
         yield git.unstaged_by_pre_commit(path)  # under pre-commit: what it took out for the run
     if git.available:
