@@ -145,3 +145,20 @@ def test_the_warm_answer_is_the_fresh_one(vault):
     fresh = hook(vault, NOTE)
     assert fresh[0] == 0
     assert hook(vault, NOTE, cache=True) == fresh
+
+
+def test_many_staged_paths_are_read_from_one_listing_of_the_index(vault):
+    # (past a few dozen paths the index is listed whole, not path by path)
+    paths = [f"memory/semantic/n{i:03d}.md" for i in range(80)]
+    for path in paths:
+        write(vault, path, f"# N\n\n- note {path}\n")
+    git(vault, "add", "-A")
+    write(vault, paths[-1], WITH)  # the work tree only: not in the commit
+    write(vault, paths[0], WITH)
+    git(vault, "add", paths[0])
+    write(vault, paths[0], WITHOUT)  # staged, then taken out of the file
+    write(vault, "memory/semantic/untracked.md", WITH)  # not staged at all
+    rc, out = hook(vault, *paths, "memory/semantic/untracked.md")
+    assert rc == 1, out
+    assert f"{paths[0]}:3:25: VK701" in out and paths[-1] + ":" not in out, out
+    assert "untracked.md:" not in out, out

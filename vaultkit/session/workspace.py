@@ -551,7 +551,8 @@ def staged_view(vault, targets: set[str]):
     commit holds no such file. The git rules still find the work tree's text (the lines
     partial staging leaves there are not lost) with :meth:`Vault.work_tree_note`.
 
-    One ``git ls-files`` for the targets; blobs are read only for the targets that differ
+    One ``git ls-files`` (of the targets, or of the vault's whole index when they are many);
+    blobs are read only for the targets that differ
     (``git cat-file``, none over ``budgets.max_file_bytes``). Left as they are: a vault
     git cannot read (no repository, no git), a conflicted or intent-to-add entry (no
     staged content yet), a symlink or submodule entry."""
@@ -565,9 +566,11 @@ def staged_view(vault, targets: set[str]):
     wanted = sorted(p for p in targets if "\n" not in p)
     if not wanted:
         return vault, targets
+    # (git matches each pathspec against each entry: past a few dozen paths, listing the
+    # vault's whole index is faster; 3,000 paths of a 10,000-file index took a second)
+    specs = ["--", *(f":(literal){p}" for p in wanted)] if len(wanted) <= 64 else []
     try:
-        proc = gitenv.run_git(["ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in wanted)],
-                              cwd=vault.root)
+        proc = gitenv.run_git(["ls-files", "-s", "-z", *specs], cwd=vault.root)
     except OSError:  # (git not installed, or not runnable: as before)
         return vault, targets
     if proc.returncode != 0:
