@@ -1103,7 +1103,7 @@ def scan_work_tree_losses(root: Path, settings, between: list[Event]) -> list[Ev
         except OSError:
             new = None
         if old is None or new is None or first_change(old, new) is None:
-            continue  # not read (over the bound), gone, or an append
+            continue  # unreadable (gone, or over budgets.max_file_bytes), or an append
 
         def holders(path=path, old=old):
             staged = state.index_texts(path)

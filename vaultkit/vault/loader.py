@@ -138,7 +138,7 @@ class Vault:
 
     def work_tree_note(self, path: str) -> Note | None:
         """The note as the work tree holds it: :meth:`note`, but where a commit hook
-        checks the staged text in its place (vaultkit.session.workspace.staged_view), the
+        checks the staged text in its place (vaultkit.session.staged.staged_view), the
         file's (the lines partial staging leaves in the work tree are not lost)."""
         held = self.__dict__.get("_work_tree")
         return held[path] if held is not None and path in held else self.note(path)

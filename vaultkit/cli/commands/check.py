@@ -313,7 +313,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
         verifying.use(Verified(vault.store))
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
     if args.hook and targets:  # what the commit holds: the staged text, not the work tree's
-        from vaultkit.session.workspace import staged_view
+        from vaultkit.session.staged import staged_view
 
         vault, targets = staged_view(vault, targets)
         differ = sorted(vault.__dict__.get("_work_tree", ()))
