@@ -1099,11 +1099,12 @@ def scan_work_tree_losses(root: Path, settings, between: list[Event]) -> list[Ev
         old = state.head_text(change)
         disk = file_on_disk(root, path)
         try:  # (decoded as HEAD's blob is: a byte-order mark is no line's text)
-            new = decode(read_regular(disk, settings.profile.budgets.max_file_bytes))
+            new = decode(read_regular(disk, settings.profile.budgets.max_file_bytes,
+                                      follow_symlinks=False))
         except OSError:
             new = None
         if old is None or new is None or first_change(old, new) is None:
-            continue  # unreadable (gone, or over budgets.max_file_bytes), or an append
+            continue  # unreadable (gone, a symlink, over budgets.max_file_bytes), or an append
 
         def holders(path=path, old=old):
             staged = state.index_texts(path)
