@@ -352,6 +352,10 @@ def _start(tmp: str) -> Model:
 @example([("append", 2, 0), ("commit", 0, 0), ("cut", 1, 0), ("edit", 0, 3),
           ("stage", "whole", 0), ("commit", 0, 0)])
 @example([("overwrite", False, 0), ("stage", "first", 2), ("recover", 0, 0)])
+# typos fixed in committed lines, then their entry's heading cut after a snapshot: the
+# heading comes back from the snapshot, the edits stay, a second run writes nothing
+@example([("edit", 0, 40), ("edit", 15, 32), ("append", 3, 0), ("pop", 0, 0), ("append", 3, 0),
+          ("edit", 0, 0), ("append", 2, 0), ("snapshot", 0, 0), ("cut", 7, 0)])
 def test_the_guard_refuses_exactly_the_losses_and_recover_brings_them_back_once(steps):
     with tempfile.TemporaryDirectory() as tmp:
         model = _start(tmp)

@@ -110,3 +110,13 @@ def test_a_journal_without_git_changes_or_history_is_left_alone(tmp_path):
     rc, out = vaultkit(root, "recover", "--all")
     assert rc == 0 and "nothing to recover" in out, out
     assert (root / J).read_text(encoding="utf-8") == JOURNAL
+
+
+def test_nothing_to_put_back_leaves_an_appended_journal_byte_for_byte():
+    # (a journal appended to HEAD without a blank line, named by a recovered event: the
+    # run that has nothing to bring back does not add one)
+    from vaultkit.memory.recover import _placed
+
+    head = "# 2026-12-07\n\n### 09:00 — Release\n- Deployed v1.2 to production\n"
+    text = head + "- Smoke tests green\n"
+    assert _placed(text, head, []) == (text, [], False)
