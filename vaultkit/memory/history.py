@@ -57,6 +57,9 @@ recovery note, or the note is back at its path or beside it. ``vaultkit recover`
 marker comment proves nothing (anyone can write one): only the lines count. A truncation
 period is recovered when it ended.
 
+:func:`scan_work_tree_losses` adds, for ``history`` and ``recover``, the committed journal
+lines the work tree lost since HEAD that no snapshot saw (``source`` ``"work-tree"``).
+
 With ``since``, ``git log --since`` limits the pass: losses are per commit and exact; a
 truncation period is seen only if the file changed inside the window.
 """
@@ -1056,3 +1059,78 @@ def _held_by_git(state, event: Event) -> bool:
     return not _nonblank(lost)
 
 
+# -- since HEAD: the work tree ---------------------------------------------------------------
+
+def scan_work_tree_losses(root: Path, settings, between: list[Event]) -> list[Event]:
+    """Committed journal lines the work tree lost since HEAD, no snapshot having seen them
+    (a line written over before any snapshot was taken): HEAD is the last known good
+    version of each journal. One ``journal-rewrite`` event per journal on disk whose text
+    is not an append to HEAD's and lost lines of it by the one judgement
+    (:func:`vaultkit.vault.loss.judge`: an edit of a committed line is not lost, nor a line
+    the staged journal or a stash holds), less the lines an open loss of ``between`` (the
+    snapshot chain's) already lists, with ``source`` ``"work-tree"``, ``commit`` HEAD, the
+    file's modification time as its date and HEAD's text as the version before. Empty
+    outside git, before the first commit, or with nothing lost. Three git runs at most:
+    the diff against HEAD, the changed journals' HEAD blobs, the stash when a line is still
+    unexplained."""
+    import datetime as dt
+
+    from vaultkit.core.bounded import read_regular
+    from vaultkit.vault.gitstate import GitState, decode, first_change
+    from vaultkit.vault.loss import judge
+
+    stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
+    state = GitState(stub)  # type: ignore[arg-type]
+    if not state.available or not state.has_head:
+        return []
+    changed = [c for c in state.changes if c.status in ("M", "T") and c.old == c.new
+               and c.old is not None and state.relevant(c)
+               and state.layer_of(c.old) == "journal"]
+    if not changed:
+        return []
+    listed = Counter()  # lines the snapshot chain's open losses list, per file
+    for event in between:
+        if event.kind == "journal-rewrite" and not event.recovered and event.is_loss:
+            listed.update((event.current or event.path, line) for line in event.lost)
+    repo = SimpleNamespace(root=root, profile=settings.profile)
+    events = []
+    for change in changed:
+        path = change.old
+        old = state.head_text(change)
+        disk = file_on_disk(root, path)
+        try:  # (decoded as HEAD's blob is: a byte-order mark is no line's text)
+            new = decode(read_regular(disk, settings.profile.budgets.max_file_bytes,
+                                      follow_symlinks=False))
+        except OSError:
+            new = None
+        if old is None or new is None or first_change(old, new) is None:
+            continue  # unreadable (gone, a symlink, over budgets.max_file_bytes), or an append
+
+        def holders(path=path, old=old):
+            staged = state.index_texts(path)
+            if staged != old:  # staged on purpose, not HEAD's copy
+                yield staged
+            yield from state.stash_texts(path)
+
+        lost = []
+        # (judged as the hook's HEAD comparison judges: a removal on purpose is accepted
+        # by the commit that makes it, VAULTKIT_ACCEPT_DELETION, and then HEAD lacks it)
+        for line in judge(old, new, holders).lost:
+            if line.strip() and listed[(path, line)] > 0:
+                listed[(path, line)] -= 1
+                continue
+            lost.append(line)
+        if not _nonblank(lost):
+            continue
+        try:
+            when = int(disk.stat().st_mtime)
+        except OSError:
+            continue
+        date = dt.datetime.fromtimestamp(when).astimezone().isoformat(timespec="seconds")
+        event = Event("journal-rewrite", state.head or "", when, date, "", "", path,
+                      current=path, source="work-tree")
+        event.lost, event.lines, event.bytes = lost, len(_nonblank(lost)), _bytes_of(lost)
+        event.old, event.before = old, len(_nonblank(old.splitlines()))
+        event.recovered = _is_recovered(repo, event)  # type: ignore[arg-type]
+        events.append(event)
+    return events

@@ -17,7 +17,10 @@ What ``vaultkit recover`` writes for each kind of event (see :mod:`vaultkit.memo
     start back when the overwrite took it too; a journal that still does not start with
     it (one an earlier run left with the lines after the summary) is written as HEAD's
     text, then what it holds past the whole lines it shares with HEAD's start. A file
-    that no longer exists gets its lines in the recovery note instead.
+    that no longer exists gets its lines in the recovery note instead. Committed lines
+    the work tree lost since HEAD that no snapshot saw are a ``journal-rewrite`` event of
+    their own (``source`` ``"work-tree"``, :func:`vaultkit.memory.history.
+    scan_work_tree_losses`), put back the same way.
 ``memory-shrink``, ``memory-pruned`` (named by its id), ``mass-deletion`` of a bootstrap file
     The lost lines go to the recovery note, ``memory/semantic/recovered.md``
     (``semantic/recovered.md`` in a memory-only vault), under ``## From <file>, cut by
@@ -245,14 +248,20 @@ def _undo_all(events: list[Event], text: str, fixed: str,
     Lines ``committed`` (HEAD's text, put back as such) holds are not counted."""
     from collections import Counter
 
-    from vaultkit.vault.loss import undo_deletions
+    from vaultkit.vault.loss import judge, undo_deletions
 
     counts = []
     head = Counter(committed.replace("\r\n", "\n").split("\n")) if committed else Counter()
     for event in events:
         held = fixed + "\n" + text
         withheld = credential_lines(event.lost)
-        missing = [line for line in missing_lines(held, event.lost)
+        lost = event.lost
+        if event.source == "work-tree" and event.old is not None:
+            # judged again on the text the events before it left: a committed line whose
+            # entry's heading an earlier event put back is that line's edit again, no loss
+            again = Counter(judge(event.old, fixed + text).lost)
+            lost = [line for line in lost if not line.strip() or _take(again, line)]
+        missing = [line for line in missing_lines(held, lost)
                    if not line.lstrip().startswith(f"<!-- {MARKER} ")]
         if withheld:  # a placeholder already there is not written again
             have = Counter(held.replace("\r\n", "\n").split("\n"))
@@ -275,6 +284,14 @@ def _undo_all(events: list[Event], text: str, fixed: str,
     return text, counts
 
 
+def _take(counter, line: str) -> bool:
+    """Whether ``counter`` still holds ``line`` (taking it once)."""
+    if counter[line] > 0:
+        counter[line] -= 1
+        return True
+    return False
+
+
 def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list[int], bool]:
     """The file's new text with the events' lines back in place, the lines each brought
     back, and whether the journal's committed start had to be put back first.
@@ -294,6 +311,8 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
     if first_change(head, text) is None:  # an append to HEAD: its lines stay as they are
         fixed, rest = _split_head(text, head)
         new, counts = _undo_all(events, rest, fixed)
+        if new == rest:  # nothing put back: the file stays as it is, byte for byte
+            return text, counts, False
         return _joined(fixed, new), counts, False
     new, counts = _undo_all(events, text, "", head)
     if first_change(head, new) is None:
@@ -302,7 +321,9 @@ def _placed(text: str, head: str | None, events: list[Event]) -> tuple[str, list
         # HEAD's lines are all there, in their order, each once, some perhaps edited (a
         # typo fixed) or with lines between them: nothing committed is lost or moved (the
         # hook passes it), and putting HEAD's text back before it would write every
-        # committed line twice
+        # committed line twice. The committed lines put back in place count as brought
+        # back: HEAD's text was not put back as such
+        new, counts = _undo_all(events, text, "")
         return new, counts, False
     # HEAD's text comes back whole, first; the committed lines the journal still holds past
     # its start (moved, or left after a summary by an older recover) are not written twice
@@ -416,6 +437,11 @@ def _too_big(note: str, event: Event, limit: int):
 
 def _note_block(event: Event, lines: list[str]) -> str:
     path = quoted(event.path.removeprefix('../'))
+    if event.source == "work-tree":
+        return "\n".join([
+            "", f"## From {path}, cut since {event.commit[:10]} on {event.day}", marker(event),
+            f"These committed lines (HEAD {event.commit[:10]}) were removed from {path} "
+            "before any snapshot saw it.", "", *lines]) + "\n"
     if event.source == "snapshot":
         return "\n".join([
             "", f"## From {path}, cut before the snapshot at {event.date[11:16]} on "

@@ -158,11 +158,9 @@ class Workspace:
         if not overlay:
             return vault
         from vaultkit.lint.engine import encode_note_text
-        from vaultkit.links.indexgen import render_as
         from vaultkit.vault.loader import oversize_error
         from vaultkit.vault.model import Note
         from vaultkit.vault.parse import parse_note
-        from vaultkit.vault.resolve import Resolver
 
         limit = vault.profile.budgets.max_file_bytes
         changed = {}
@@ -179,18 +177,7 @@ class Workspace:
                 changed[path] = parse_note(path, data, size=len(data), mtime_ns=old.mtime_ns)
         if not changed:
             return vault
-        # the same names: the warm vault's name tables and its unchanged notes' facts serve
-        copy = with_notes(vault, changed, _SharedFacts(vault, changed))
-        memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
-        if memo is not None:
-            copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
-        if "types" in vault.__dict__:  # (a type: by path alone)
-            copy.__dict__["types"] = vault.types
-        copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
-        # INDEX.md as rendered from the files while no changed note shows the index other
-        # facts: a keystroke in a body is not a rendering of the whole index
-        render_as(copy, vault, changed)
-        return copy
+        return _with_changed(vault, changed)
 
     # -- the calls -----------------------------------------------------------------
 
@@ -534,6 +521,26 @@ def with_notes(vault, changed: dict, facts: dict | None = None):
     # (the vault's own listing's numbers, whether or not its names serve)
     copy.state_digest, copy.newest_mtime_ns = vault.state_digest, vault.newest_mtime_ns
     copy.started_ns = vault.started_ns
+    return copy
+
+
+def _with_changed(vault, changed: dict):
+    """``vault`` with the ``changed`` notes (parsed from other bytes) in place of theirs."""
+    from vaultkit.links.indexgen import render_as
+    from vaultkit.vault.resolve import Resolver
+
+    copy = with_notes(vault, changed, _SharedFacts(vault, changed))
+    memo = vault.__dict__.get("_layer_memo")  # (a layer: by path and opening lines)
+    if memo is not None:
+        copy.__dict__["_layer_memo"] = {p: x for p, x in memo.items() if p not in changed}
+    if all(vault.has_note(p) for p in changed):
+        # the same names: the warm vault's name tables and its unchanged notes' facts serve
+        if "types" in vault.__dict__:  # (a type: by path alone)
+            copy.__dict__["types"] = vault.types
+        copy.__dict__["resolver"] = Resolver(copy, vault.resolver.tables)
+    # INDEX.md as rendered from the files while no changed note shows the index other
+    # facts: a keystroke in a body is not a rendering of the whole index
+    render_as(copy, vault, changed)
     return copy
 
 

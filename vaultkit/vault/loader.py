@@ -150,6 +150,13 @@ class Vault:
     def note(self, path: str) -> Note | None:
         return self.notes.get(path) or self.external.get(path)
 
+    def work_tree_note(self, path: str) -> Note | None:
+        """The note as the work tree holds it: :meth:`note`, but where a commit hook
+        checks the staged text in its place (vaultkit.session.staged.staged_view), the
+        file's (the lines partial staging leaves in the work tree are not lost)."""
+        held = self.__dict__.get("_work_tree")
+        return held[path] if held is not None and path in held else self.note(path)
+
     def by_content(self, paths) -> None:
         """Take the notes at ``paths`` (a commit hook's staged files) from the parse cache
         only when the file holds the bytes the record was parsed from (its git blob id,

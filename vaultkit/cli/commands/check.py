@@ -312,6 +312,16 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
 
         verifying.use(Verified(vault.store))
     targets = _targets(vault, paths, vault_relative, hook=args.hook)
+    if args.hook and targets:  # what the commit holds: the staged text, not the work tree's
+        from vaultkit.session.staged import staged_view
+
+        vault, targets = staged_view(vault, targets)
+        differ = sorted(vault.__dict__.get("_work_tree", ()))
+        if differ and not args.quiet:
+            from vaultkit.vault.outbound import clean_line
+
+            print(clean_line(f"vaultkit: info: checked as staged (what the commit holds; the "
+                             f"work tree differs): {', '.join(differ)}"), file=sys.stderr)
     selection = Selection(_split(args.select), _split(args.ignore) or [],
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)

@@ -60,16 +60,20 @@ def check_since(since: str | None) -> str | None:
     return text
 
 
-def scan_all(root, settings, since=None, *, record: bool = True):
+def scan_all(root, settings, since=None, *, record: bool = True, work_tree: bool = False):
     """The git history's losses and, when the vault has snapshots, those between commits
     (with ``record``, a snapshot of the files as they are now is recorded first), newest
-    first."""
+    first. With ``work_tree``, committed journal lines the work tree lost since HEAD that
+    no snapshot saw too (:func:`vaultkit.memory.history.scan_work_tree_losses`)."""
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import History, scan_history, scan_snapshot_losses
+    from vaultkit.memory.history import (History, scan_history, scan_snapshot_losses,
+                                         scan_work_tree_losses)
 
     warnings: list[str] = []  # what the bounded reads of the snapshot chain left out
     between = scan_snapshot_losses(root, settings, since=since, record=record,
                                    warnings=warnings)
+    if work_tree:
+        between += scan_work_tree_losses(root, settings, between)
     try:
         history = scan_history(root, settings, since=since)
     except VaultkitError as exc:
@@ -87,7 +91,7 @@ def scan_all(root, settings, since=None, *, record: bool = True):
 def run(args) -> int:
     since = check_since(args.since)
     root, settings = open_history_settings(args)
-    history = scan_all(root, settings, since=since)
+    history = scan_all(root, settings, since=since, work_tree=True)
     watched = watch_events(root, settings, since)
     if args.format == "json":
         from vaultkit.vault.outbound import dumps
@@ -146,11 +150,15 @@ def render_text(history) -> str:
             f"not recovered: vaultkit recover {e.id}" if e.recoverable else "still over the limit")
         where = e.path if e.current in (None, e.path) else f"{e.path} (now {e.current})"
         where = clean_line(where)
-        commit = e.commit[:10] if e.source == "commit" else f"snapshot {e.commit[:10]}"
+        commit = e.commit[:10] if e.source == "commit" else "work tree" \
+            if e.source == "work-tree" else f"snapshot {e.commit[:10]}"
         out.append(f"{e.date[:16].replace('T', ' ')}  {commit}  {e.kind}  {where}")
         out.append(f"    {clean_line(e.describe())}")
         if e.source == "commit":
             out.append(f"    by {clean_line(e.author)}: {clean_line(e.subject)!r}")
+        elif e.source == "work-tree":
+            out.append(f"    committed in HEAD ({e.commit[:10]}), gone from the work tree "
+                       "since; no snapshot saw it")
         else:
             out.append("    between commits, found in vaultkit's snapshots")
         out.append(f"    {state}  [id {e.id}]")

@@ -12,7 +12,9 @@ DESCRIPTION = (
     "note, are put back where they stood, around what was written since: an overwritten "
     "journal becomes its old lines followed by the new text, as an append would have left "
     "it, with no heading or marker added (a journal's committed HEAD text stays first, put "
-    "back at its start if it was overwritten; lines a commit lost follow it). Lines cut "
+    "back at its start if it was overwritten; lines a commit lost follow it; committed lines "
+    "the work tree lost since HEAD come back in place too, an edit of one left as edited). "
+    "Lines cut "
     "from MEMORY.md and the other bootstrap files, and those of a file gone since, go to "
     "the recovery note memory/semantic/recovered.md; deleted notes are restored to their "
     "path if it is free, else beside it (NAME.recovered-<sha7>.md). Each line is written "
@@ -49,7 +51,7 @@ def run(args) -> int:
     args.path = words[0] if words else "."
     root, settings = open_history_settings(args)
     # (--dry-run writes nothing, not even a snapshot: a loss since the last one is not seen)
-    history = scan_all(root, settings, record=not args.dry_run)
+    history = scan_all(root, settings, record=not args.dry_run, work_tree=True)
     for warning in history.warnings:  # versions over the read bound, or missing
         print(f"vaultkit: warning: {warning}", file=sys.stderr)
     events = select(history.events, args.event, args.all)
@@ -68,6 +70,8 @@ def run(args) -> int:
     done = 0
     for r in results:
         e = r.event
+        when = (f"lost from the work tree since HEAD {e.commit[:10]}" if e.source == "work-tree"
+                else f"lost in {e.commit[:10]} on {e.day}")
         if r.action == "skip":
             if not args.all or not e.recovered:
                 print(clean_line(f"{e.id} {e.kind} {e.path}: {r.reason}"))
@@ -83,10 +87,9 @@ def run(args) -> int:
                     + (f", then {r.lines} line{'s' * (r.lines != 1)} brought back"
                        if r.lines else "")
                     + ", then what was written since")
-            print(clean_line(f"{e.id} {e.kind}: {what} (lost in {e.commit[:10]} on {e.day})"))
+            print(clean_line(f"{e.id} {e.kind}: {what} ({when})"))
             continue
-        print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} (lost in {e.commit[:10]} "
-                         f"on {e.day})"))
+        print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} ({when})"))
     if done == 0:
         print("nothing to recover" + (": every loss event is recovered" if args.all else ""))
     elif not args.dry_run:

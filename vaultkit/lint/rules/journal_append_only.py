@@ -38,7 +38,11 @@ class JournalAppendOnly(Rule):
     lines are kept. A removal or deletion on purpose passes with
     `VAULTKIT_ACCEPT_DELETION=<journal> git commit …`. Outside a git repository, or
     before the first commit, there is no HEAD to compare with and the rule says once
-    that it skipped.
+    that it skipped. A committed line lost from the work tree too comes back with
+    `vaultkit recover --all` (HEAD is the last known good version of each journal), and
+    the finding names it; a journal moved, or gone from the work tree, is named with `git
+    show HEAD:<journal>`. With `--hook` the staged text is what the commit holds and what
+    the line numbers refer to.
 
     Between commits it compares with vaultkit's snapshots too (`vaultkit snapshot`,
     `vaultkit watch`; see docs/snapshots.md): a journal whose new text lacks lines that a
@@ -75,7 +79,7 @@ class JournalAppendOnly(Rule):
 
     ## Example
     ```
-    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'): its content is gone, not edited; journals are append-only: restore the committed lines (git show HEAD:memory/2026-02-13.md) and add new text at the end, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-13.md git commit …
+    memory/2026-02-13.md:4:1: VK601 journal-append-only error: line 4 differs from the committed journal (HEAD: '- Deployed v1.2 to production', staged: '- Deployed v1.3'): its content is gone, not edited; journals are append-only: bring the committed lines back with `vaultkit recover --all` (what was written since stays, after them; by hand: git show HEAD:memory/2026-02-13.md), then stage the journal again, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-13.md git commit …
     memory/2026-02-14.md:1:1: VK601 journal-append-only error: journal deleted; journals are append-only: restore it with `git checkout HEAD -- memory/2026-02-14.md`, or accept this deletion: VAULTKIT_ACCEPT_DELETION=memory/2026-02-14.md git commit …
     memory/2026-02-15.md:1:1: VK601 journal-append-only error: 18 lines lost since the snapshot at 18:00 (snapshot 3f9c2a7b1e; first: '### 10:00 — Checkpoint 1') are only in that snapshot: not in the staged journal, the work tree or a stash; committing it would seal the loss: bring them back with `vaultkit recover --all` (once; `vaultkit history` lists them), then stage the journal again, or accept this removal: VAULTKIT_ACCEPT_DELETION=memory/2026-02-15.md git commit …
     memory/2026-02-16.md:1:1: VK601 journal-append-only error: journal deleted since the snapshot at 18:00 (snapshot 8d01c4e2aa), which holds its 12 lines (first: '### 10:00 — Checkpoint 1') and no commit does; committing now would seal the loss: bring it back with `vaultkit recover --all` (`vaultkit history` lists it), or accept this deletion: VAULTKIT_ACCEPT_DELETION=memory/2026-02-16.md git commit …, or take it out of the snapshots: `vaultkit snapshot --forget memory/2026-02-16.md`
@@ -259,8 +263,17 @@ class JournalAppendOnly(Rule):
             n = len(lost)
             moved = f" (moved from {change.old})" if change.new != change.old else ""
             others = f"; {n} committed lines lost in all" if n > 1 else ""
-            hint = (f"journals are append-only: restore the committed lines (git show "
-                    f"{head_ref}) and add new text at the end, or accept this removal: "
+            # `vaultkit recover --all` puts back what the work tree lost since HEAD
+            # (vaultkit.memory.history.scan_work_tree_losses): the lines are lost there
+            # too, else the work tree would hold them and this were no loss
+            if change.new == change.old and ctx.vault.work_tree_note(change.new) is not None:
+                back = ("bring the committed lines back with `vaultkit recover --all` (what "
+                        f"was written since stays, after them; by hand: git show {head_ref})"
+                        + (", then stage the journal again" if git.staged else ""))
+            else:
+                back = (f"restore the committed lines (git show {head_ref}) and add new text "
+                        "at the end")
+            hint = (f"journals are append-only: {back}, or accept this removal: "
                     f"{accept_deletion(change.new)} git commit …")
             if now is None:
                 tail = len(split_lines(new)[0]) < line  # nothing after it: cut off the end
@@ -280,7 +293,7 @@ def _holders(vault, git, path):
     are not lost (partial staging, `git add -p` or an older version staged, leaves them in
     the work tree; `git stash` in a stash)."""
     if git.available and git.staged:
-        note = vault.note(path) if not path.startswith("../") else vault.external.get(path)
+        note = vault.work_tree_note(path)  # (the hook checks the staged text in its place)
         yield None if note is None or note.error else note.text
         yield git.unstaged_by_pre_commit(path)  # under pre-commit: what it took out for the run
     if git.available:
