@@ -138,11 +138,31 @@ def test_rules_that_read_git_or_the_clock_keep_no_findings(make_vault, capsys):
         StoreEntry(root, "results").read_bytes())
     assert "broken-link" in results
     assert not {"journal-append-only", "mass-deletion", "memory-churn"} & set(results)
-    vault = load_vault(root, root=root, use_cache=False)
-    ctx = Context(vault)
+    # (recorded for the results cache: a run that has one; the git rules, whose findings
+    # it does not keep, run again and record again)
+    vault = load_vault(root, root=root)
+    ctx = Context(vault, reuse_results=True)
     run_rules(ctx, select_rules(vault.settings, Selection(["ALL"])))
     assert {r for r in ctx.read if ctx.unkeyed(r)} == {
         "journal-append-only", "mass-deletion", "memory-churn"}
+
+
+def test_a_run_without_a_results_cache_records_nothing(make_vault):
+    """What a rule reads is recorded for the results cache alone: a run without one (as
+    under --no-cache) records nothing, and its findings are the same as one that records."""
+    files = {"memory/semantic/a.md": "# A\n\nsee [[b#Plan]] and [[gone]]\n",
+             "memory/semantic/b.md": "# B\n\n## Later\n"}
+    root = make_vault(files)
+    age_files(root)
+    found = {}
+    for reuse in (False, True):
+        vault = load_vault(root, root=root, use_cache=reuse)
+        ctx = Context(vault, reuse_results=reuse)
+        found[reuse] = [(d.rule, d.path, d.line, d.message)
+                        for d in run_rules(ctx, select_rules(vault.settings, Selection(["ALL"])))]
+        assert bool(ctx.read) is reuse
+    assert found[False] == found[True]
+    assert any(f[0] == "broken-link" for f in found[False])
 
 
 # -- a property: any edits to notes that read each other ---------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Iterable, Sequence
 
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
@@ -149,9 +150,11 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
         if cached is not None:
             return cached  # _postprocess narrows them to the targets
     name = rule.name
+    # (what a rule reads is recorded for the results cache alone: none, nothing recorded)
+    record = name if results is not None else None
     try:
         if rule.scope == "vault":
-            ctx.reading(name)
+            ctx.reading(record)
             found = list(rule.check_vault(ctx))
         else:
             found = []
@@ -159,7 +162,7 @@ def _run_rule(ctx: Context, rule: Rule, notes, results, targets) -> list[Diagnos
             for note in notes():
                 if note.error and name != "file-unreadable":
                     continue
-                ctx.reading(name, note.path)
+                ctx.reading(record, note.path)
                 found.extend(check(decoded(note), ctx))
     finally:
         ctx.reading(None)
@@ -203,7 +206,10 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
                  for rule, found, kept in todo if kept is not None]
     rerun = set().union(*(only for *_, only in somewhere))
     listed = notes()
-    at = ctx._at  # (the record's slot, set for each check: Context.reading, inlined)
+    # (the record's slot, set for each check: Context.reading, inlined; what a rule reads
+    # is recorded for the results cache alone: without one, as under --no-cache, a slot
+    # of its own that no record reads)
+    at = ctx._at if results is not None else SimpleNamespace()
     try:
         with Progress("checking notes", len(listed)) as progress:
             for note in listed:
@@ -228,7 +234,7 @@ def _run_note_rules(ctx: Context, rules: Sequence[Rule], notes, results,
             if rule.reads_set_aside and kept is None:
                 for path, note in ctx._vault.set_aside().items():
                     if targets is None or path in targets:
-                        ctx.reading(rule.name, path)
+                        ctx.reading(rule.name if results is not None else None, path)
                         found.extend(rule.check(note, ctx))
     finally:
         ctx.reading(None)

@@ -1126,10 +1126,12 @@ def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: byt
             store.close()
     if config_bytes is not None:
         config = load_config(config_path)
+        profile = _apply(load_profile(profile_path), config, config_path.name)
     else:
         config, config_path = ConfigFile(), None
-    profile = load_profile(profile_path)
-    profile = _apply(profile, config, config_path.name if config_path else CONFIG_NAME)
+        profile = _validated_pack(profile_path)
+        if profile is None:
+            profile = _apply(load_profile(profile_path), config, CONFIG_NAME)
     if store is not None:
         _save_settings(store, fingerprint, profile, config)
     return Settings(profile, config, fingerprint, config_path)
@@ -1162,6 +1164,60 @@ def detect_profile(root: Path, memory_dir_set: bool = False) -> str:
     from vaultkit.vault.scan import is_workspace
 
     return "openclaw" if memory_dir_set or is_workspace(root) else "obsidian"
+
+
+# The bundled packs as validated, shipped beside them: a vault without vaultkit.toml takes
+# its pack from here without importing pydantic or building its schema (~0.13 s of every
+# check that has no settings cache to read, `--no-cache` among them). An entry is keyed by
+# the pack's bytes, the bundled runtimes' (load_profile adds them) and this module's source:
+# an edited pack or schema is validated again, never answered from an entry made before.
+# write_validated_packs() writes the file; tests/test_validated_packs.py checks it is current.
+VALIDATED_PACKS = "validated.json"
+
+
+def _validated_key(pack: bytes) -> str:
+    from vaultkit.core.resources import rules_dir
+
+    digest = sha1(Path(__file__).read_bytes())
+    digest.update(b"\0pack\0" + pack)
+    digest.update(b"\0runtimes\0" + (rules_dir() / "openclaw.yaml").read_bytes())
+    return digest.hexdigest()
+
+
+def _validated_pack(path: Path) -> Profile | None:
+    """The bundled pack at ``path`` as validated (with no vaultkit.toml to apply), from
+    :data:`VALIDATED_PACKS` when its entry is current, else None (validate it)."""
+    import json
+
+    from vaultkit.core.resources import rules_dir
+
+    base = rules_dir()
+    if path.parent != base:
+        return None
+    try:
+        shipped = json.loads((base / VALIDATED_PACKS).read_bytes())
+        data = shipped.get(path.name, {}).get(_validated_key(path.read_bytes()))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return _build(Profile, data) if isinstance(data, dict) else None
+
+
+def write_validated_packs() -> Path:
+    """Write :data:`VALIDATED_PACKS` anew: every bundled pack validated as a vault without
+    vaultkit.toml gets it. Run after changing a pack or this module."""
+    import json
+
+    from vaultkit.core.atomic import write_atomic
+    from vaultkit.core.resources import rules_dir
+
+    base = rules_dir()
+    out = {}
+    for path in sorted(base.glob("*.yaml")):
+        profile = _apply(load_profile(path), ConfigFile(), CONFIG_NAME)
+        out[path.name] = {_validated_key(path.read_bytes()): asdict(profile)}
+    target = base / VALIDATED_PACKS
+    write_atomic(target, (json.dumps(out, indent=1, sort_keys=True) + "\n").encode())
+    return target
 
 
 # the settings' entry in the vault's store: the last settings built, under their fingerprint
