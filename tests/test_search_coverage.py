@@ -71,3 +71,29 @@ def test_the_odd_fold_check_knows_each_character():
         data = f"x{char}y".encode()
         assert _odd_folds(data) and any(f in data for f in _ODD_FOLDS)
     assert not _odd_folds("İ is not here: é — ж".replace("İ", "I").encode())
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(texts, min_size=1, max_size=4), ctxs=st.lists(texts, min_size=1, max_size=2),
+       query=st.sampled_from(QUERIES + ["kafka 2026-12-01", "yesterday ki"]))
+def test_a_shared_context_read_once_gives_the_same_coverage(texts, ctxs, query):
+    # a query measures many chunks with the same context words: what the context holds is
+    # looked up once (ctx_seen), and every chunk's coverage stays what the patterns find
+    terms = _weighted(query)
+    finders = [(t.idf, _finder(t)) for t in terms]
+    seen: dict = {}
+    for i, text in enumerate(texts):
+        ctx = ctxs[i % len(ctxs)]
+        assert _coverage(finders, text, ctx, seen) == _expected(terms, text, ctx)
+
+
+def test_the_context_is_looked_up_once_per_query():
+    terms = _weighted("kafka retry")
+    finders = [(t.idf, _finder(t)) for t in terms]
+    ctx = "2026-12-01 декабря Kafka"
+    seen: dict = {}
+    assert _coverage(finders, "nothing here", ctx, seen) == terms[0].idf
+    assert ctx in seen
+    # the second chunk with these context words takes their answer from ctx_seen
+    seen[ctx] = [True] * len(finders)
+    assert _coverage(finders, "nothing here either", ctx, seen) == sum(t.idf for t in terms)

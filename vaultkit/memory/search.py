@@ -733,13 +733,14 @@ class SearchIndex:
 
         finders = [(t.idf, _finder(t)) for t in weighted]
         covs: dict[int, float] = {}  # a chunk's coverage
+        ctx_seen: dict[str, list[bool]] = {}  # the terms in each context string (_coverage)
         meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
 
         def measure(rows) -> None:
             for cid, path, _start, _end, text, meta, fid, ctx in rows:
                 if cid in covs or (allow is not None and not allow(path)):
                     continue
-                covs[cid] = _coverage(finders, text, ctx) / weight
+                covs[cid] = _coverage(finders, text, ctx, ctx_seen) / weight
                 if fid not in meta_covs:
                     meta_covs[fid] = _coverage(finders, meta) / weight
 
@@ -782,13 +783,13 @@ class SearchIndex:
                 days[cid] = date_of_path(path)
             scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-        self._with_neighbours(scored, rows, covs, finders, weight)
+        self._with_neighbours(scored, rows, covs, finders, weight, ctx_seen)
         if recent:
             _favour_recent(scored, days)
             scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         return scored
 
-    def _with_neighbours(self, scored, rows, covs, finders, weight) -> None:
+    def _with_neighbours(self, scored, rows, covs, finders, weight, ctx_seen=None) -> None:
         """Lift each of the first _NEIGHBOURS candidates by half of the coverage its two
         neighbouring chunks add (their text with its own), and sort those again.
 
@@ -809,7 +810,8 @@ class SearchIndex:
         for item in top:
             cid = item[5]
             if cid in near and covs[cid] < 1.0:
-                wide = _coverage(finders, "\n".join([item[4], *near[cid]]), rows[cid][7])
+                wide = _coverage(finders, "\n".join([item[4], *near[cid]]), rows[cid][7],
+                                 ctx_seen)
                 item[0] = min(1.0, item[0] + 0.5 * _W_TEXT * (wide / weight - covs[cid]))
         top.sort(key=lambda s: (-s[0], s[1], s[2]))
         scored[:_NEIGHBOURS] = top
@@ -1112,9 +1114,33 @@ def _word_char(data: bytes, at: int, before: bool) -> bool:
     return _WORDISH_ANY_CASE.match(char) is not None
 
 
-def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
+def _coverage(finders: list, text: str, ctx: str | None = None,
+              ctx_seen: dict | None = None) -> float:
     """The idf weight of the terms (``[(idf, _finder(term))]``) that
-    ``term.pattern.search(_indexed(text, ctx))`` finds."""
+    ``term.pattern.search(_indexed(text, ctx))`` finds.
+
+    ``ctx_seen``: what :func:`_found` said of each context string so far, for these
+    ``finders`` (one query). Many chunks share their context words (a journal's date forms,
+    most of them outside ASCII, so each takes the slower look), and a ``_WORD`` or
+    ``_LITERAL`` term is found in the body exactly when it is found in the text or in the
+    context words; a ``_PATTERN`` term still runs on the body."""
+    if ctx and ctx_seen is not None:
+        in_ctx = ctx_seen.get(ctx)
+        if in_ctx is None:
+            in_ctx = ctx_seen[ctx] = _found(finders, ctx)
+        in_text = _found(finders, text, in_ctx)
+        body = None
+        total = 0.0
+        for (idf, (kind, _key, _whole, search)), a, b in zip(finders, in_ctx, in_text):
+            if kind == _PATTERN:
+                if body is None:
+                    body = _indexed(text, ctx)
+                found = search(body) is not None
+            else:
+                found = a or b
+            if found:
+                total += idf
+        return total
     pieces = [text, ctx] if ctx else [text]
     lowered: list = []  # per piece: (UTF-8 bytes with ASCII lowercased, holds an odd fold)
     body = None
@@ -1150,6 +1176,38 @@ def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
         if found:
             total += idf
     return total
+
+
+def _found(finders: list, piece: str, skip: list | None = None) -> list[bool]:
+    """For each of ``finders``: whether its ``_WORD`` or ``_LITERAL`` term is in ``piece``
+    (as :func:`_coverage` decides it for one piece); False for a ``_PATTERN`` term and for
+    those ``skip`` says were found already."""
+    out = []
+    data = None
+    odd = False
+    for i, (_idf, (kind, key, whole, search)) in enumerate(finders):
+        found = False
+        if kind == _PATTERN or (skip is not None and skip[i]):
+            pass
+        elif kind == _LITERAL:
+            found = key in piece
+        else:
+            if data is None:
+                data = piece.encode("utf-8", "surrogatepass").lower()
+                odd = not data.isascii() and _odd_folds(data)
+            if odd:
+                found = search(piece) is not None
+            else:
+                size = len(key)
+                at = data.find(key)
+                while at >= 0:
+                    if not _word_char(data, at, True) and not (
+                            whole and _word_char(data, at + size, False)):
+                        found = True
+                        break
+                    at = data.find(key, at + 1)
+        out.append(found)
+    return out
 
 
 def _indexed(text: str, ctx: str | None) -> str:
