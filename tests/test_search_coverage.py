@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultkit.memory.search import (_ODD_FOLDS, _coverage, _finder, _indexed, _odd_folds,
-                                    bounded_terms)
+from vaultkit.memory.search import (_ODD_FOLDS, _coverage, _finder, _indexed, _joined_coverage,
+                                    _odd_folds, bounded_terms)
 from vaultkit.memory.text import Term, query_terms
 
 # letters the terms are made of, their other cases, the characters that fold to an ASCII
@@ -78,13 +78,17 @@ def test_the_odd_fold_check_knows_each_character():
        query=st.sampled_from(QUERIES + ["kafka 2026-12-01", "yesterday ki"]))
 def test_a_shared_context_read_once_gives_the_same_coverage(texts, ctxs, query):
     # a query measures many chunks with the same context words: what the context holds is
-    # looked up once (ctx_seen), and every chunk's coverage stays what the patterns find
+    # looked up once (seen), and every chunk's coverage stays what the patterns find, and so
+    # does a chunk's measured with the chunks beside it (their texts joined by newlines)
     terms = _weighted(query)
     finders = [(t.idf, _finder(t)) for t in terms]
     seen: dict = {}
     for i, text in enumerate(texts):
         ctx = ctxs[i % len(ctxs)]
         assert _coverage(finders, text, ctx, seen) == _expected(terms, text, ctx)
+        near = texts[max(0, i - 1):i + 2]
+        assert _joined_coverage(finders, near, ctx, seen) == \
+            _expected(terms, "\n".join(near), ctx)
 
 
 def test_the_context_is_looked_up_once_per_query():
@@ -94,6 +98,6 @@ def test_the_context_is_looked_up_once_per_query():
     seen: dict = {}
     assert _coverage(finders, "nothing here", ctx, seen) == terms[0].idf
     assert ctx in seen
-    # the second chunk with these context words takes their answer from ctx_seen
+    # the second chunk with these context words takes their answer from seen
     seen[ctx] = [True] * len(finders)
     assert _coverage(finders, "nothing here either", ctx, seen) == sum(t.idf for t in terms)

@@ -733,14 +733,14 @@ class SearchIndex:
 
         finders = [(t.idf, _finder(t)) for t in weighted]
         covs: dict[int, float] = {}  # a chunk's coverage
-        ctx_seen: dict[str, list[bool]] = {}  # the terms in each context string (_coverage)
+        seen: dict[str, list[bool]] = {}  # the terms in each piece (_joined_coverage)
         meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
 
         def measure(rows) -> None:
             for cid, path, _start, _end, text, meta, fid, ctx in rows:
                 if cid in covs or (allow is not None and not allow(path)):
                     continue
-                covs[cid] = _coverage(finders, text, ctx, ctx_seen) / weight
+                covs[cid] = _coverage(finders, text, ctx, seen) / weight
                 if fid not in meta_covs:
                     meta_covs[fid] = _coverage(finders, meta) / weight
 
@@ -783,13 +783,13 @@ class SearchIndex:
                 days[cid] = date_of_path(path)
             scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-        self._with_neighbours(scored, rows, covs, finders, weight, ctx_seen)
+        self._with_neighbours(scored, rows, covs, finders, weight, seen)
         if recent:
             _favour_recent(scored, days)
             scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         return scored
 
-    def _with_neighbours(self, scored, rows, covs, finders, weight, ctx_seen=None) -> None:
+    def _with_neighbours(self, scored, rows, covs, finders, weight, seen) -> None:
         """Lift each of the first _NEIGHBOURS candidates by half of the coverage its two
         neighbouring chunks add (their text with its own), and sort those again.
 
@@ -810,8 +810,7 @@ class SearchIndex:
         for item in top:
             cid = item[5]
             if cid in near and covs[cid] < 1.0:
-                wide = _coverage(finders, "\n".join([item[4], *near[cid]]), rows[cid][7],
-                                 ctx_seen)
+                wide = _joined_coverage(finders, [item[4], *near[cid]], rows[cid][7], seen)
                 item[0] = min(1.0, item[0] + 0.5 * _W_TEXT * (wide / weight - covs[cid]))
         top.sort(key=lambda s: (-s[0], s[1], s[2]))
         scored[:_NEIGHBOURS] = top
@@ -1115,32 +1114,14 @@ def _word_char(data: bytes, at: int, before: bool) -> bool:
 
 
 def _coverage(finders: list, text: str, ctx: str | None = None,
-              ctx_seen: dict | None = None) -> float:
+              seen: dict | None = None) -> float:
     """The idf weight of the terms (``[(idf, _finder(term))]``) that
     ``term.pattern.search(_indexed(text, ctx))`` finds.
 
-    ``ctx_seen``: what :func:`_found` said of each context string so far, for these
-    ``finders`` (one query). Many chunks share their context words (a journal's date forms,
-    most of them outside ASCII, so each takes the slower look), and a ``_WORD`` or
-    ``_LITERAL`` term is found in the body exactly when it is found in the text or in the
-    context words; a ``_PATTERN`` term still runs on the body."""
-    if ctx and ctx_seen is not None:
-        in_ctx = ctx_seen.get(ctx)
-        if in_ctx is None:
-            in_ctx = ctx_seen[ctx] = _found(finders, ctx)
-        in_text = _found(finders, text, in_ctx)
-        body = None
-        total = 0.0
-        for (idf, (kind, _key, _whole, search)), a, b in zip(finders, in_ctx, in_text):
-            if kind == _PATTERN:
-                if body is None:
-                    body = _indexed(text, ctx)
-                found = search(body) is not None
-            else:
-                found = a or b
-            if found:
-                total += idf
-        return total
+    ``seen``: what :func:`_found` said of each piece (a chunk's text, its context words)
+    so far, for these ``finders`` (one query); see :func:`_joined_coverage`."""
+    if seen is not None:
+        return _joined_coverage(finders, [text], ctx, seen)
     pieces = [text, ctx] if ctx else [text]
     lowered: list = []  # per piece: (UTF-8 bytes with ASCII lowercased, holds an odd fold)
     body = None
@@ -1178,16 +1159,43 @@ def _coverage(finders: list, text: str, ctx: str | None = None,
     return total
 
 
-def _found(finders: list, piece: str, skip: list | None = None) -> list[bool]:
+def _joined_coverage(finders: list, texts: list[str], ctx: str | None, seen: dict) -> float:
+    """``_coverage(finders, "\n".join(texts), ctx)``, each piece looked at once a query.
+
+    Many chunks carry the same context words (a journal entry's date forms, most of them
+    outside ASCII and so looked at character by character), and a ranked chunk is measured
+    again with the chunks beside it. A ``_WORD`` or ``_LITERAL`` term matches inside one
+    line, so it is found in the body exactly when it is found in one of its pieces: what
+    each piece holds is kept in ``seen`` (piece → :func:`_found`) for the query. A
+    ``_PATTERN`` term still runs on the body."""
+    pieces = [*texts, ctx] if ctx else texts
+    found = None
+    for piece in pieces:
+        got = seen.get(piece)
+        if got is None:
+            got = seen[piece] = _found(finders, piece)
+        found = got if found is None else [a or b for a, b in zip(found, got)]
+    body = None
+    total = 0.0
+    for (idf, (kind, _key, _whole, search)), hit in zip(finders, found):
+        if kind == _PATTERN:
+            if body is None:
+                body = _indexed("\n".join(texts), ctx)
+            hit = search(body) is not None
+        if hit:
+            total += idf
+    return total
+
+
+def _found(finders: list, piece: str) -> list[bool]:
     """For each of ``finders``: whether its ``_WORD`` or ``_LITERAL`` term is in ``piece``
-    (as :func:`_coverage` decides it for one piece); False for a ``_PATTERN`` term and for
-    those ``skip`` says were found already."""
+    (as :func:`_coverage` decides it for one piece); False for a ``_PATTERN`` term."""
     out = []
     data = None
     odd = False
-    for i, (_idf, (kind, key, whole, search)) in enumerate(finders):
+    for _idf, (kind, key, whole, search) in finders:
         found = False
-        if kind == _PATTERN or (skip is not None and skip[i]):
+        if kind == _PATTERN:
             pass
         elif kind == _LITERAL:
             found = key in piece
