@@ -101,3 +101,15 @@ def test_the_context_is_looked_up_once_per_query():
     # the second chunk with these context words takes their answer from seen
     seen[ctx] = [True] * len(finders)
     assert _coverage(finders, "nothing here either", ctx, seen) == sum(t.idf for t in terms)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=texts, query=st.sampled_from(QUERIES + ["kafka 2026-12-01", "部署 kafka"]))
+def test_highlights_skip_only_the_terms_a_text_cannot_hold(text, query):
+    # a snippet's highlight runs only the patterns of the words it may hold: the spans are
+    # those of every term's pattern
+    from vaultkit.memory.search import _spans
+    from vaultkit.memory.text import match_spans
+
+    terms = _weighted(query)
+    assert _spans(text, terms) == match_spans(text, terms)

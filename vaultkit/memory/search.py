@@ -52,6 +52,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
@@ -1310,7 +1311,7 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
     seed = max(seeds, key=lambda ix: (gain(ix, set()), -ix))
     if len(lines[seed]) > limit:
         line = lines[seed]
-        spans = match_spans(line, terms)
+        spans = _spans(line, terms)
         at = spans[0][0] if spans else 0
         begin = max(0, min(at - limit // 3, len(line) - limit))
         if begin:
@@ -1319,7 +1320,7 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
         piece = line[begin:]
         piece = piece[:_word_cut(piece, limit)] if len(piece) > limit else piece
         piece = piece.rstrip()
-        return piece, match_spans(piece, terms), [(seed, seed)]
+        return piece, _spans(piece, terms), [(seed, seed)]
     return _joined(lines, _grow(lines, seed, free, limit, hits, gain), terms)
 
 
@@ -1430,7 +1431,7 @@ def _joined(lines: list[str], windows: list[tuple[int, int]], terms: list[Term]
         pieces.append("\n".join(lines[a:b + 1]).rstrip())
         out.append((a, b))
     snippet = f"\n{GAP}\n".join(pieces)
-    return snippet, match_spans(snippet, terms), out
+    return snippet, _spans(snippet, terms), out
 
 
 def _trimmed(piece: str, terms: list[Term], first: int, last: int
@@ -1444,7 +1445,37 @@ def _trimmed(piece: str, terms: list[Term], first: int, last: int
         lines.pop()
         last -= 1
     piece = "\n".join(lines).rstrip()
-    return piece, match_spans(piece, terms), first, last
+    return piece, _spans(piece, terms), first, last
+
+
+def _spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
+    """``match_spans(text, terms)``, without running the patterns of the terms ``text``
+    cannot hold. A snippet holds few of a query's words, and a Latin term's pattern (a
+    look-behind first) is tried at every character: a ``_WORD`` term (:func:`_finder`) can
+    match only where its key is in the text's bytes with ASCII lowercased, unless the text
+    holds one of ``_ODD_FOLDS``; a ``_LITERAL`` one only where its key is."""
+    data = None
+    odd = False
+    keep = []
+    for t in terms:
+        kind, key = _kind_and_key(t.key, t.pattern, t.cjk, t.date)
+        if kind == _WORD:
+            if data is None:
+                data = text.encode("utf-8", "surrogatepass").lower()
+                odd = not data.isascii() and _odd_folds(data)
+            if not odd and key not in data:
+                continue
+        elif kind == _LITERAL and key not in text:
+            continue
+        keep.append(t)
+    return match_spans(text, keep)
+
+
+@lru_cache(maxsize=1024)
+def _kind_and_key(key: str, pattern: re.Pattern, cjk: bool, date: bool) -> tuple:
+    """:func:`_finder`'s kind and key for a term made of these (a query's terms are new
+    objects each time; their patterns are the same)."""
+    return _finder(Term(key, "", cjk, pattern, date=date))[:2]
 
 
 def _word_cut(text: str, limit: int) -> int:
