@@ -456,6 +456,31 @@ class SearchIndex:
         copy._use_helper, copy._helper = False, None
         return copy
 
+    def settle(self, key: str, when: int, scan) -> None:
+        """Record that the index, synced with ``key`` at ``when``, still holds what the notes
+        listed by ``scan`` (the same listing) say, as of ``scan``'s listing time, once
+        :meth:`same_texts` has read the notes whose ctime lies within the racy window of
+        ``when``. Without it every later search read those notes again (each costs a read
+        and a digest: after a checkout or a copy just before a sync, thousands, for as long
+        as nothing changes). A note whose ctime is older than the racy window of the new
+        time cannot change without its ctime, size or inode moving, which changes the
+        listing. Only a speed-up: an index that cannot be written now (read-only, another
+        writer's lock) is left as it is, without waiting."""
+        sizes, _mtimes, ctimes, _inos = scan.note_numbers()
+        if self.path is None or max(ctimes, default=0) < when - _RACY_NS \
+                or scan.started_ns <= when:
+            return
+        db = self.db
+        try:
+            db.execute("PRAGMA busy_timeout = 0")
+            try:
+                self.mark_synced(key, scan.started_ns)
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        except sqlite3.OperationalError as exc:
+            if not _unwritable(exc):
+                raise
+
     def mark_synced(self, key: str, when: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
                         (f"{key}|{when}",))
@@ -1591,8 +1616,10 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
         index = SearchIndex(scan.root)
     try:
         synced, when = index.synced_with()
-        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS \
-                or not index.same_texts(scan, when):
+        current = synced == key and scan.newest_mtime_ns < when - _RACY_NS
+        if current and index.same_texts(scan, when):
+            index.settle(key, when, scan)
+        else:
             if load is None:
                 from vaultkit.vault.loader import Lent, load_vault
 
