@@ -466,7 +466,7 @@ class SearchIndex:
         time cannot change without its ctime, size or inode moving, which changes the
         listing. Only a speed-up: an index that cannot be written now (read-only, another
         writer's lock) is left as it is, without waiting."""
-        sizes, _mtimes, ctimes, _inos = scan.note_numbers()
+        _sizes, _mtimes, ctimes, _inos = scan.note_numbers()
         if self.path is None or max(ctimes, default=0) < when - _RACY_NS \
                 or scan.started_ns <= when:
             return
