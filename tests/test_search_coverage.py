@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultkit.memory.search import (_ODD_FOLDS, _coverage, _finder, _indexed, _odd_folds,
-                                    bounded_terms)
+from vaultkit.memory.search import (_ODD_FOLDS, _coverage, _finder, _indexed, _joined_coverage,
+                                    _odd_folds, bounded_terms)
 from vaultkit.memory.text import Term, query_terms
 
 # letters the terms are made of, their other cases, the characters that fold to an ASCII
@@ -71,3 +71,45 @@ def test_the_odd_fold_check_knows_each_character():
         data = f"x{char}y".encode()
         assert _odd_folds(data) and any(f in data for f in _ODD_FOLDS)
     assert not _odd_folds("İ is not here: é — ж".replace("İ", "I").encode())
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(texts, min_size=1, max_size=4), ctxs=st.lists(texts, min_size=1, max_size=2),
+       query=st.sampled_from(QUERIES + ["kafka 2026-12-01", "yesterday ki"]))
+def test_a_shared_context_read_once_gives_the_same_coverage(texts, ctxs, query):
+    # a query measures many chunks with the same context words: what the context holds is
+    # looked up once (seen), and every chunk's coverage stays what the patterns find, and so
+    # does a chunk's measured with the chunks beside it (their texts joined by newlines)
+    terms = _weighted(query)
+    finders = [(t.idf, _finder(t)) for t in terms]
+    seen: dict = {}
+    for i, text in enumerate(texts):
+        ctx = ctxs[i % len(ctxs)]
+        assert _coverage(finders, text, ctx, seen) == _expected(terms, text, ctx)
+        near = texts[max(0, i - 1):i + 2]
+        assert _joined_coverage(finders, near, ctx, seen) == \
+            _expected(terms, "\n".join(near), ctx)
+
+
+def test_the_context_is_looked_up_once_per_query():
+    terms = _weighted("kafka retry")
+    finders = [(t.idf, _finder(t)) for t in terms]
+    ctx = "2026-12-01 декабря Kafka"
+    seen: dict = {}
+    assert _coverage(finders, "nothing here", ctx, seen) == terms[0].idf
+    assert ctx in seen
+    # the second chunk with these context words takes their answer from seen
+    seen[ctx] = [True] * len(finders)
+    assert _coverage(finders, "nothing here either", ctx, seen) == sum(t.idf for t in terms)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=texts, query=st.sampled_from(QUERIES + ["kafka 2026-12-01", "部署 kafka"]))
+def test_highlights_skip_only_the_terms_a_text_cannot_hold(text, query):
+    # a snippet's highlight runs only the patterns of the words it may hold: the spans are
+    # those of every term's pattern
+    from vaultkit.memory.search import _spans
+    from vaultkit.memory.text import match_spans
+
+    terms = _weighted(query)
+    assert _spans(text, terms) == match_spans(text, terms)

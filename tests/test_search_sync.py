@@ -276,3 +276,45 @@ def test_the_session_memory_set_is_memory_notes_and_decided_once(tmp_path, layou
         assert calls == []  # every path was decided by the first call
     finally:
         session.close()
+
+
+def test_notes_read_for_the_racy_window_are_read_once_not_by_every_search(vault, monkeypatch):
+    # a sync right after the notes changed (a checkout, a copy): the next search reads and
+    # compares those notes, then records that, so the searches after it read none while
+    # nothing changes; an edit that keeps the size and mtime is still seen
+    import time
+
+    import vaultkit.core.bounded as bounded
+    from vaultkit.vault.loader import scan_vault
+
+    monkeypatch.setattr(search_mod, "_RACY_NS", 300_000_000)
+    index = SearchIndex(vault)
+    try:
+        first = search_mod.search_scan(scan_vault(vault, root=vault), "topic", index=index)
+        key, _when = index.synced_with()
+        newest_ctime = max(p.stat().st_ctime_ns for p in vault.rglob("*.md"))
+        index.mark_synced(key, newest_ctime + 1)  # synced right after the last change
+        time.sleep(0.4)
+        reads: list[str] = []
+        real = bounded.read_regular
+
+        def counting(path, *a, **kw):
+            if str(path).endswith(".md"):
+                reads.append(str(path))
+            return real(path, *a, **kw)
+        monkeypatch.setattr(bounded, "read_regular", counting)
+        again = search_mod.search_scan(scan_vault(vault, root=vault), "topic", index=index)
+        assert reads and again == first
+        assert index.synced_with()[1] > newest_ctime + 1
+        reads.clear()
+        third = search_mod.search_scan(scan_vault(vault, root=vault), "topic", index=index)
+        assert reads == [] and third == first
+        # an edit moves the ctime: read again, and found
+        note = vault / "memory/semantic/topic-4.md"
+        st_ = note.stat()
+        note.write_text(note.read_text().replace("item 4", "zebra"))
+        os.utime(note, ns=(st_.st_atime_ns, st_.st_mtime_ns))
+        hits = search_mod.search_scan(scan_vault(vault, root=vault), "zebra", index=index)
+        assert [h.path for h in hits] == ["memory/semantic/topic-4.md"]
+    finally:
+        index.close()

@@ -52,6 +52,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
@@ -455,6 +456,31 @@ class SearchIndex:
         copy._use_helper, copy._helper = False, None
         return copy
 
+    def settle(self, key: str, when: int, scan) -> None:
+        """Record that the index, synced with ``key`` at ``when``, still holds what the notes
+        listed by ``scan`` (the same listing) say, as of ``scan``'s listing time, once
+        :meth:`same_texts` has read the notes whose ctime lies within the racy window of
+        ``when``. Without it every later search read those notes again (each costs a read
+        and a digest: after a checkout or a copy just before a sync, thousands, for as long
+        as nothing changes). A note whose ctime is older than the racy window of the new
+        time cannot change without its ctime, size or inode moving, which changes the
+        listing. Only a speed-up: an index that cannot be written now (read-only, another
+        writer's lock) is left as it is, without waiting."""
+        _sizes, _mtimes, ctimes, _inos = scan.note_numbers()
+        if self.path is None or max(ctimes, default=0) < when - _RACY_NS \
+                or scan.started_ns <= when:
+            return
+        db = self.db
+        try:
+            db.execute("PRAGMA busy_timeout = 0")
+            try:
+                self.mark_synced(key, scan.started_ns)
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        except sqlite3.OperationalError as exc:
+            if not _unwritable(exc):
+                raise
+
     def mark_synced(self, key: str, when: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO state(key, value) VALUES ('vault', ?)",
                         (f"{key}|{when}",))
@@ -733,13 +759,14 @@ class SearchIndex:
 
         finders = [(t.idf, _finder(t)) for t in weighted]
         covs: dict[int, float] = {}  # a chunk's coverage
+        seen: dict[str, list[bool]] = {}  # the terms in each piece (_joined_coverage)
         meta_covs: dict[int, float] = {}  # a note's level-1 coverage, once per note
 
         def measure(rows) -> None:
             for cid, path, _start, _end, text, meta, fid, ctx in rows:
                 if cid in covs or (allow is not None and not allow(path)):
                     continue
-                covs[cid] = _coverage(finders, text, ctx) / weight
+                covs[cid] = _coverage(finders, text, ctx, seen) / weight
                 if fid not in meta_covs:
                     meta_covs[fid] = _coverage(finders, meta) / weight
 
@@ -782,13 +809,13 @@ class SearchIndex:
                 days[cid] = date_of_path(path)
             scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
-        self._with_neighbours(scored, rows, covs, finders, weight)
+        self._with_neighbours(scored, rows, covs, finders, weight, seen)
         if recent:
             _favour_recent(scored, days)
             scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         return scored
 
-    def _with_neighbours(self, scored, rows, covs, finders, weight) -> None:
+    def _with_neighbours(self, scored, rows, covs, finders, weight, seen) -> None:
         """Lift each of the first _NEIGHBOURS candidates by half of the coverage its two
         neighbouring chunks add (their text with its own), and sort those again.
 
@@ -809,7 +836,7 @@ class SearchIndex:
         for item in top:
             cid = item[5]
             if cid in near and covs[cid] < 1.0:
-                wide = _coverage(finders, "\n".join([item[4], *near[cid]]), rows[cid][7])
+                wide = _joined_coverage(finders, [item[4], *near[cid]], rows[cid][7], seen)
                 item[0] = min(1.0, item[0] + 0.5 * _W_TEXT * (wide / weight - covs[cid]))
         top.sort(key=lambda s: (-s[0], s[1], s[2]))
         scored[:_NEIGHBOURS] = top
@@ -1112,9 +1139,15 @@ def _word_char(data: bytes, at: int, before: bool) -> bool:
     return _WORDISH_ANY_CASE.match(char) is not None
 
 
-def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
+def _coverage(finders: list, text: str, ctx: str | None = None,
+              seen: dict | None = None) -> float:
     """The idf weight of the terms (``[(idf, _finder(term))]``) that
-    ``term.pattern.search(_indexed(text, ctx))`` finds."""
+    ``term.pattern.search(_indexed(text, ctx))`` finds.
+
+    ``seen``: what :func:`_found` said of each piece (a chunk's text, its context words)
+    so far, for these ``finders`` (one query); see :func:`_joined_coverage`."""
+    if seen is not None:
+        return _joined_coverage(finders, [text], ctx, seen)
     pieces = [text, ctx] if ctx else [text]
     lowered: list = []  # per piece: (UTF-8 bytes with ASCII lowercased, holds an odd fold)
     body = None
@@ -1150,6 +1183,65 @@ def _coverage(finders: list, text: str, ctx: str | None = None) -> float:
         if found:
             total += idf
     return total
+
+
+def _joined_coverage(finders: list, texts: list[str], ctx: str | None, seen: dict) -> float:
+    """``_coverage(finders, "\n".join(texts), ctx)``, each piece looked at once a query.
+
+    Many chunks carry the same context words (a journal entry's date forms, most of them
+    outside ASCII and so looked at character by character), and a ranked chunk is measured
+    again with the chunks beside it. A ``_WORD`` or ``_LITERAL`` term matches inside one
+    line, so it is found in the body exactly when it is found in one of its pieces: what
+    each piece holds is kept in ``seen`` (piece → :func:`_found`) for the query. A
+    ``_PATTERN`` term still runs on the body."""
+    pieces = [*texts, ctx] if ctx else texts
+    found = None
+    for piece in pieces:
+        got = seen.get(piece)
+        if got is None:
+            got = seen[piece] = _found(finders, piece)
+        found = got if found is None else [a or b for a, b in zip(found, got)]
+    body = None
+    total = 0.0
+    for (idf, (kind, _key, _whole, search)), hit in zip(finders, found):
+        if kind == _PATTERN:
+            if body is None:
+                body = _indexed("\n".join(texts), ctx)
+            hit = search(body) is not None
+        if hit:
+            total += idf
+    return total
+
+
+def _found(finders: list, piece: str) -> list[bool]:
+    """For each of ``finders``: whether its ``_WORD`` or ``_LITERAL`` term is in ``piece``
+    (as :func:`_coverage` decides it for one piece); False for a ``_PATTERN`` term."""
+    out = []
+    data = None
+    odd = False
+    for _idf, (kind, key, whole, search) in finders:
+        found = False
+        if kind == _PATTERN:
+            pass
+        elif kind == _LITERAL:
+            found = key in piece
+        else:
+            if data is None:
+                data = piece.encode("utf-8", "surrogatepass").lower()
+                odd = not data.isascii() and _odd_folds(data)
+            if odd:
+                found = search(piece) is not None
+            else:
+                size = len(key)
+                at = data.find(key)
+                while at >= 0:
+                    if not _word_char(data, at, True) and not (
+                            whole and _word_char(data, at + size, False)):
+                        found = True
+                        break
+                    at = data.find(key, at + 1)
+        out.append(found)
+    return out
 
 
 def _indexed(text: str, ctx: str | None) -> str:
@@ -1244,7 +1336,7 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
     seed = max(seeds, key=lambda ix: (gain(ix, set()), -ix))
     if len(lines[seed]) > limit:
         line = lines[seed]
-        spans = match_spans(line, terms)
+        spans = _spans(line, terms)
         at = spans[0][0] if spans else 0
         begin = max(0, min(at - limit // 3, len(line) - limit))
         if begin:
@@ -1253,7 +1345,7 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
         piece = line[begin:]
         piece = piece[:_word_cut(piece, limit)] if len(piece) > limit else piece
         piece = piece.rstrip()
-        return piece, match_spans(piece, terms), [(seed, seed)]
+        return piece, _spans(piece, terms), [(seed, seed)]
     return _joined(lines, _grow(lines, seed, free, limit, hits, gain), terms)
 
 
@@ -1364,7 +1456,7 @@ def _joined(lines: list[str], windows: list[tuple[int, int]], terms: list[Term]
         pieces.append("\n".join(lines[a:b + 1]).rstrip())
         out.append((a, b))
     snippet = f"\n{GAP}\n".join(pieces)
-    return snippet, match_spans(snippet, terms), out
+    return snippet, _spans(snippet, terms), out
 
 
 def _trimmed(piece: str, terms: list[Term], first: int, last: int
@@ -1378,7 +1470,37 @@ def _trimmed(piece: str, terms: list[Term], first: int, last: int
         lines.pop()
         last -= 1
     piece = "\n".join(lines).rstrip()
-    return piece, match_spans(piece, terms), first, last
+    return piece, _spans(piece, terms), first, last
+
+
+def _spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
+    """``match_spans(text, terms)``, without running the patterns of the terms ``text``
+    cannot hold. A snippet holds few of a query's words, and a Latin term's pattern (a
+    look-behind first) is tried at every character: a ``_WORD`` term (:func:`_finder`) can
+    match only where its key is in the text's bytes with ASCII lowercased, unless the text
+    holds one of ``_ODD_FOLDS``; a ``_LITERAL`` one only where its key is."""
+    data = None
+    odd = False
+    keep = []
+    for t in terms:
+        kind, key = _kind_and_key(t.key, t.pattern, t.cjk, t.date)
+        if kind == _WORD:
+            if data is None:
+                data = text.encode("utf-8", "surrogatepass").lower()
+                odd = not data.isascii() and _odd_folds(data)
+            if not odd and key not in data:
+                continue
+        elif kind == _LITERAL and key not in text:
+            continue
+        keep.append(t)
+    return match_spans(text, keep)
+
+
+@lru_cache(maxsize=1024)
+def _kind_and_key(key: str, pattern: re.Pattern, cjk: bool, date: bool) -> tuple:
+    """:func:`_finder`'s kind and key for a term made of these (a query's terms are new
+    objects each time; their patterns are the same)."""
+    return _finder(Term(key, "", cjk, pattern, date=date))[:2]
 
 
 def _word_cut(text: str, limit: int) -> int:
@@ -1494,8 +1616,10 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
         index = SearchIndex(scan.root)
     try:
         synced, when = index.synced_with()
-        if synced != key or scan.newest_mtime_ns >= when - _RACY_NS \
-                or not index.same_texts(scan, when):
+        current = synced == key and scan.newest_mtime_ns < when - _RACY_NS
+        if current and index.same_texts(scan, when):
+            index.settle(key, when, scan)
+        else:
             if load is None:
                 from vaultkit.vault.loader import Lent, load_vault
 
