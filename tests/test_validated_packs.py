@@ -37,6 +37,9 @@ def test_no_config_settings_equal_validation(tmp_path):
         assert built is not None
         assert settings.profile == built == _fresh(pack)
         assert asdict(settings.profile) == asdict(_fresh(pack))
+        # in the same order too: a mapping's order is meaning (the graph's colour groups,
+        # the first matching folder), which a dict comparison does not see
+        assert json.dumps(asdict(settings.profile)) == json.dumps(asdict(_fresh(pack)))
 
 
 def test_no_config_check_imports_no_pydantic(tmp_path):

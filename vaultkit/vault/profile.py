@@ -1216,7 +1216,7 @@ def write_validated_packs() -> Path:
         profile = _apply(load_profile(path), ConfigFile(), CONFIG_NAME)
         out[path.name] = {_validated_key(path.read_bytes()): asdict(profile)}
     target = base / VALIDATED_PACKS
-    write_atomic(target, (json.dumps(out, indent=1, sort_keys=True) + "\n").encode())
+    write_atomic(target, (json.dumps(out, indent=1) + "\n").encode())
     return target
 
 
