@@ -162,3 +162,20 @@ def test_many_staged_paths_are_read_from_one_listing_of_the_index(vault):
     assert rc == 1, out
     assert f"{paths[0]}:3:25: VK701" in out and paths[-1] + ":" not in out, out
     assert "untracked.md:" not in out, out
+
+
+def test_an_empty_file_staged_is_checked_empty_not_as_the_work_tree(vault):
+    # the empty blob's id is also an intent-to-add entry's; a file staged empty is in the
+    # commit empty, so a credential written to it since does not block
+    write(vault, NOTE, "")
+    git(vault, "add", NOTE)
+    write(vault, NOTE, WITH)
+    rc, out = hook(vault, NOTE)
+    assert rc == 0 and "VK701" not in out, out
+    assert "checked as staged (what the commit holds; the work tree differs): " + NOTE in out
+    assert hook(vault, NOTE, cache=True) == (rc, out)
+    # an intent-to-add entry has nothing staged yet: the work tree, as before
+    write(vault, J.replace("07", "08"), f"# 2026-12-08\n\n- key {TOKEN}\n")
+    git(vault, "add", "-N", J.replace("07", "08"))
+    rc, out = hook(vault, NOTE, J.replace("07", "08"))
+    assert rc == 1 and "VK701" in out and NOTE + ":" not in out, out

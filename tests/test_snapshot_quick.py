@@ -194,6 +194,15 @@ def test_a_variable_that_moves_the_repository_runs_the_full_command(tmp_path, mo
     assert quick(root)[0] is None
 
 
+def test_another_user_runs_the_full_command(tmp_path):
+    # git refuses a repository another user owns ("dubious ownership"), so the full run
+    # fails for them: the record, written by the owner, must not answer "nothing changed"
+    root = settled_vault(tmp_path)
+    assert quick(root)[0] == 0
+    with mock.patch.object(os, "geteuid", lambda: os.getuid() + 1):
+        assert quick(root)[0] is None
+
+
 def test_a_damaged_record_runs_the_full_command(tmp_path):
     root = settled_vault(tmp_path)
     record = root / ".git" / "vaultkit" / quicksnap.record_name(os.path.realpath(root))

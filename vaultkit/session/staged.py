@@ -52,18 +52,20 @@ def staged_view(vault, targets: set[str]):
             conflicted.add(path)
         else:
             staged[path] = (parts[0].decode("ascii"), parts[1].decode("ascii"))
-    empty = blob_id(b"")  # an intent-to-add entry's (`git add -N`): nothing staged yet
+    empty = blob_id(b"")  # an intent-to-add entry's (`git add -N`), or an empty file's
+    intended = _intent_to_add(vault.root, [p for p in wanted if p not in conflicted
+                                           and staged.get(p, ("", ""))[1] == empty])
     limit = vault.profile.budgets.max_file_bytes
     differ: dict[str, str] = {}
     kept = set(targets)
     for path in wanted:
-        if path in conflicted:
+        if path in conflicted or path in intended:
             continue
         if path not in staged:
             kept.discard(path)  # not in the commit (deleted from the index, or untracked)
             continue
         mode, oid = staged[path]
-        if mode not in ("100644", "100755") or oid == empty:
+        if mode not in ("100644", "100755"):
             continue
         try:  # (the file's bytes, not its parse record: a copy can put its stat back)
             data = read_regular(os.path.join(vault.root, path), limit + 1)
@@ -76,9 +78,32 @@ def staged_view(vault, targets: set[str]):
     return _with_staged(vault, differ, limit), kept
 
 
+def _intent_to_add(root, paths: list[str]) -> set[str]:
+    """Which of ``paths`` (each staged with the empty blob's id) are intent-to-add entries
+    (no staged content yet: the commit leaves them out) rather than an empty file staged
+    (the commit holds it empty, whatever the work tree holds since). Only an intent-to-add
+    entry is a file added between the index and the work tree (``git diff
+    --diff-filter=A``); all of them when git cannot tell (as before)."""
+    if not paths:
+        return set()
+    from vaultkit.core import gitenv
+
+    try:
+        proc = gitenv.run_git(["diff", "--name-only", "-z", "--relative", "--no-renames",
+                               "--diff-filter=A", "--", *(f":(literal){p}" for p in paths)],
+                              cwd=root)
+    except OSError:
+        return set(paths)
+    if proc.returncode != 0:
+        return set(paths)
+    return {os.path.normpath(os.fsdecode(name)).replace(os.sep, "/")
+            for name in proc.stdout.split(b"\0") if name}
+
+
 def _with_staged(vault, differ: dict[str, str], limit: int):
     """``vault`` with the notes at ``differ``'s paths parsed from their staged blobs."""
     from vaultkit.core import gitenv
+    from vaultkit.core.digests import blob_id
     from vaultkit.session.workspace import _with_changed
     from vaultkit.vault.gitstate import _parse_batch
     from vaultkit.vault.loader import oversize_error
@@ -94,9 +119,10 @@ def _with_staged(vault, differ: dict[str, str], limit: int):
         if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
             sizes[parts[0]] = int(parts[2])
     readable = sorted({o for o in differ.values() if sizes.get(o, limit + 1) <= limit})
-    blobs = _parse_batch(gitenv.run_git(
+    blobs = {blob_id(b""): b""}  # (known without the object store)
+    blobs.update(_parse_batch(gitenv.run_git(
         ["cat-file", "--batch"], input="".join(o + "\n" for o in readable).encode(),
-        cwd=vault.root).stdout) if readable else {}
+        cwd=vault.root).stdout) if readable else {})
     changed = {}
     for path, oid in differ.items():
         old = vault.note(path)

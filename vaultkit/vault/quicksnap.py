@@ -37,7 +37,8 @@ without its stat changing): a run that saw anything newer writes no record, and 
 one is a full run. A vault whose markers or ``.git`` is a symlink, a pack of
 the vault's own (``profile = "rules.yaml"``), ``--profile`` or ``--root``, a ``.git``
 file (a linked worktree, a submodule) or a repository another user owns never gets a
-record: those runs are full runs.
+record: those runs are full runs, and so is a run by another user than the repository's
+owner (git refuses it such a repository).
 """
 
 from __future__ import annotations
@@ -206,8 +207,11 @@ def _unchanged(start: str, no_prune: bool) -> str | None:
     for path, identity in witnesses:
         if _identity(path) != identity:
             return None
+    euid = os.geteuid()
     for path, identity in gits:
-        if _git_id(path) != identity:
+        # (the repository is its owner's: git refuses it to another user, and so does the
+        # full run, which is what this answer must equal)
+        if _git_id(path) != identity or (identity is not None and identity[2] != euid):
             return None
     # the packs are this installation's (another one's pack of the same version may differ)
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
