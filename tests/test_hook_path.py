@@ -92,11 +92,11 @@ def _uncompared():
     from vaultkit.vault.runtimes.base import ImportProblem, Piece, Request, RuntimeContext
     from vaultkit.vault.runtimes.workspace_set import _Cut
     from vaultkit.vault.snapshots import (
-        DroppedSecrets, HeldCredential, JournalLoss, Snapshot, SnapshotResult, SnapshotSettings)
+        DroppedSecrets, HeldCredential, Snapshot, SnapshotResult, SnapshotSettings)
 
     return [Selection, Change, Lent, Scan, Judgement, PromotedBlock, ImportProblem, Piece,
-            Request, RuntimeContext, _Cut, DroppedSecrets, HeldCredential, JournalLoss,
-            Snapshot, SnapshotResult, SnapshotSettings]
+            Request, RuntimeContext, _Cut, DroppedSecrets, HeldCredential, Snapshot,
+            SnapshotResult, SnapshotSettings]
 
 
 @pytest.mark.parametrize("cls", _uncompared(), ids=lambda c: c.__name__)

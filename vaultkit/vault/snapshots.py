@@ -1684,7 +1684,7 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None,
 
 # -- what the hook compares ---------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
+@dataclass
 class JournalLoss:
     """Journal lines a snapshot held that the new version lacks."""
 
