@@ -78,3 +78,62 @@ def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monk
     assert cli.main(["check", "-q", "MEMORY.md"]) in (0, 1)
     assert seen == [False]
     assert gc.isenabled()
+
+
+# The classes a hook creates on import whose instances are never compared or printed: each
+# generated method is source text compiled by every process that imports them, so they are
+# made without ``__eq__`` and ``__repr__`` (only ``__init__``, and ``__setattr__`` when frozen).
+def _uncompared():
+    from vaultkit.lint.engine import Selection
+    from vaultkit.vault.gitstate import Change
+    from vaultkit.vault.loader import Lent, Scan
+    from vaultkit.vault.loss import Judgement
+    from vaultkit.vault.promoted import PromotedBlock
+    from vaultkit.vault.runtimes.base import ImportProblem, Piece, Request, RuntimeContext
+    from vaultkit.vault.runtimes.workspace_set import _Cut
+    from vaultkit.vault.snapshots import (
+        DroppedSecrets, HeldCredential, Snapshot, SnapshotResult, SnapshotSettings)
+
+    return [Selection, Change, Lent, Scan, Judgement, PromotedBlock, ImportProblem, Piece,
+            Request, RuntimeContext, _Cut, DroppedSecrets, HeldCredential, Snapshot,
+            SnapshotResult, SnapshotSettings]
+
+
+@pytest.mark.parametrize("cls", _uncompared(), ids=lambda c: c.__name__)
+def test_a_class_never_compared_gets_no_generated_eq_or_repr(cls):
+    params = cls.__dataclass_params__
+    assert not params.eq and not params.repr
+    assert "__eq__" not in vars(cls) and "__repr__" not in vars(cls)
+
+
+def test_every_dataclass_on_the_hook_path_has_a_docstring():
+    # without one, dataclass() makes one from inspect.signature(cls), in every process
+    from vaultkit.vault.loss import Judgement
+    from vaultkit.vault.runtimes.registry import Registered
+
+    for cls in (Judgement, Registered):
+        assert cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "(")
+
+
+def test_the_walk_makes_no_python_call_per_listed_file(tmp_path):
+    """Sorting the listing by path with a Python key was a call per file (10,100 in the
+    bench vault); the walk's only Python call per file is the entry's ``__init__``."""
+    import sys
+
+    from vaultkit.vault.scan import walk
+
+    for i in range(300):
+        (tmp_path / f"n{i:03}.md").write_text("x", encoding="utf-8")
+    calls = []
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code.co_name != "__init__":
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profiler)
+    try:
+        files, problems = walk(tmp_path)
+    finally:
+        sys.setprofile(None)
+    assert [f.rel for f in files] == [f"n{i:03}.md" for i in range(300)] and not problems
+    assert len(calls) < 100, sorted(set(calls))

@@ -21,7 +21,7 @@ from vaultkit.lint.rule import ASKING_GIT, Context, Rule
 from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Selection:
     """The rules asked for on the command line: --select, --ignore, --extend-select."""
 

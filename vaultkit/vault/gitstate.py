@@ -53,7 +53,7 @@ class Notices:
         self.told: set[str] = set()  # the vault roots already told
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)  # (never compared or printed)
 class Change:
     """One entry of the diff against HEAD, in vault paths (None: outside the vault)."""
 

@@ -339,7 +339,7 @@ def _names_hash(paths: list[str]):
 MD_ENDINGS = (".md", ".mD", ".Md", ".MD")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Scan:
     """A vault's files listed and stat'ed, not read: enough to tell whether anything changed."""
 
@@ -695,7 +695,7 @@ def oversize_error(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)  # (never compared or printed)
 class Lent:
     """What a load takes over instead of making it again: ``scan``, a listing made by
     :func:`scan_vault`; ``previous``, a vault this process loaded earlier (a long-running

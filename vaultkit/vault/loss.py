@@ -128,8 +128,10 @@ def _new_entry(olds: list[str], news: list[str]) -> bool:
     return any(t not in now for t in times)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Judgement:
+    """What a change lost of a file's old text, and the lines it edited."""
+
     lost: list[str]  # the old lines no holder has, in their order (blank ones included)
     edited: list[tuple[str, str]] = field(default_factory=list)  # (old, new) vs ``new``
 

@@ -40,7 +40,7 @@ _SOURCE_REF = lazy_re(r"\s+Source:\s+\S+#L\d+-L\d+\s*$")
 _BULLET = lazy_re(r"^\s*(?:[-*+][ \t]+)+")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class PromotedBlock:
     """One ``## Promoted From Short-Term Memory (DATE)`` section (line numbers 1-based)."""
 

@@ -17,6 +17,7 @@ import errno
 import os
 import stat
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -276,7 +277,7 @@ def walk(root: Path, is_excluded=None, folders: list[str] | None = None, *,
                 os.close(fd)
     if folders is not None:
         folders.extend(listed)
-    files.sort(key=lambda f: f.rel)
+    files.sort(key=_rel_of)
     problems.sort(key=_problem_order)  # (in path order, as relist keeps them)
     return files, problems
 
@@ -420,7 +421,7 @@ def relist(root: Path, files: list[FileEntry], problems: list[ScanProblem], plac
     kept = [f for f in files if f.rel not in gone] if gone else list(files)
     if added:
         kept.extend(added)
-        kept.sort(key=lambda f: f.rel)
+        kept.sort(key=_rel_of)
     return kept, problems, None
 
 
@@ -449,8 +450,8 @@ def _same_places(files: list[FileEntry], gone: set[str], added: list[FileEntry]
     return spots
 
 
-def _rel_of(f: FileEntry) -> str:
-    return f.rel
+# an entry's vault path, the listing's order: a key in C (a Python one is a call per listed file)
+_rel_of = attrgetter("rel")
 
 
 def _problem_order(p: ScanProblem) -> tuple[str, str]:

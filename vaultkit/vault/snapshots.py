@@ -105,7 +105,7 @@ _CHAIN_FORMAT = 1
 _CHAIN_MARK = b"\0vkchain\0"  # before each record of the chain's record
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class SnapshotSettings:
     """How long snapshots are kept and how often they are taken."""
 
@@ -351,7 +351,7 @@ def file_of(root: Path, path: str) -> str:
 
 # -- the store ------------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Snapshot:
     """One snapshot in the store."""
 
@@ -360,7 +360,7 @@ class Snapshot:
     subject: str
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class SnapshotResult:
     """What taking a snapshot did."""
 
@@ -1460,7 +1460,7 @@ class Store:
         return remote
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class HeldCredential:
     """A credential a snapshot holds: the snapshot that first recorded it there, the vault
     path, and the detector's finding (its masked form only: safe to print)."""
@@ -1471,7 +1471,7 @@ class HeldCredential:
     finding: object  # vaultkit.vault.secretscan.Finding
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class DroppedSecrets:
     """What :meth:`Store.drop_secrets` did."""
 

@@ -109,7 +109,7 @@ def _fmt(template: str, **values) -> str:
 
 # -- what a runtime loads ----------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Piece:
     """One file as a runtime loads it."""
 
@@ -146,7 +146,7 @@ class Piece:
                 "refused": self.refused or None, "not_shown": self.linked or None}
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class ImportProblem:
     """An `@path` import a runtime could not follow."""
 
@@ -157,7 +157,7 @@ class ImportProblem:
     detail: str = ""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class RuntimeContext:
     """Everything one runtime loads at session start, in its order."""
 
@@ -397,7 +397,7 @@ def _within(path: Path, top: Path) -> bool:
 
 # -- the loader protocol -----------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Request:
     """What a loader is asked: one runtime (its spec) over one vault."""
 

@@ -18,6 +18,8 @@ from vaultkit.vault.runtimes.base import Loader
 
 @dataclass(frozen=True)
 class Registered:
+    """A runtime's loader and what it reads beside the vault's listing."""
+
     load: Loader
     # files the loader reads that the vault's listing does not hold (a cached result of
     # the rules that read contexts depends on them): (vault, spec) -> paths

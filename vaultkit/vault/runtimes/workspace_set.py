@@ -57,7 +57,7 @@ def _digest(spec, text: str, budget: int) -> tuple[str, int]:
     return "\n".join(lines), len(picked) - len(lines)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class _Cut:
     """What a runtime keeps of a file it loads, and whether it cut it."""
 
