@@ -830,3 +830,34 @@ def test_a_changed_daily_notes_setting_renders_the_index_again(make_vault):
     cached = render_index(load_vault(root))
     assert cached == render_index(load_vault(root, use_cache=False))
     assert "[[03]]" in cached
+
+
+def test_a_memo_made_while_ctimes_were_racy_settles_once_they_are_not(make_vault, monkeypatch):
+    """A memo written within the racy margin of many notes' ctimes (a clone, a checkout, a
+    copy: ctimes cannot be put back) has those notes read and hashed by the next run; that
+    run keeps the memo under its own listing's time, so the runs after it read none, and a
+    later edit that puts the size and mtime back is still seen (its ctime moves)."""
+    import time
+
+    import vaultkit.vault.store as store
+
+    monkeypatch.setattr(store, "RACY_NS", 200_000_000)  # (a 0.2 s margin: a short test)
+    root = make_vault(FILES)
+    age_files(root)  # (mtimes old, ctimes now)
+    _render_cached(root)
+    time.sleep(0.3)
+    hashed = []
+    real = store.content_id
+    monkeypatch.setattr(store, "content_id",
+                        lambda path, size: hashed.append(path) or real(path, size))
+    assert _render_cached(root) == _render_fresh(root)
+    assert hashed  # the notes whose ctime was racy for the memo were read once
+    hashed.clear()
+    assert _render_cached(root) == _render_fresh(root)
+    assert hashed == []  # and not again
+    postgres = root / "memory/semantic/postgres.md"
+    before = postgres.stat()
+    postgres.write_text(postgres.read_text().replace("Postgres", "Postgrex", 1))
+    os.utime(postgres, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert postgres.stat().st_size == before.st_size
+    assert _render_cached(root) == _render_fresh(root)

@@ -272,9 +272,9 @@ class _Memo:
         from vaultkit.vault.store import RACY_NS
 
         try:
+            record = self.cache.get(self.NAME)
             (key, epoch, started_ns, sizes, mtimes, ctimes, inos, oids, digests, offsets,
-             targets, counts, used, dated, text, left_out, layout, ranked) = \
-                self.cache.get(self.NAME)
+             targets, counts, used, dated, text, left_out, layout, ranked) = record
             if key != self.key or epoch != vault.names_epoch or not isinstance(text, str) \
                     or not isinstance(oids, dict):
                 return None
@@ -290,6 +290,8 @@ class _Memo:
         if any(len(a) != n for a in kept) or len(digests) != 12 * n \
                 or len(offsets) != n + 1 or len(counts) != n:
             return None
+        if not changed:
+            self._settle(record, kept, limit, vault)
         index = self.key.rsplit(":", 1)[1]
         used, dated = set(used), set(dated)
         moved: dict[int, int] = {}  # note -> change of its in-degree
@@ -321,6 +323,29 @@ class _Memo:
             return text, list(left_out)
         except (IndexError, OverflowError, ValueError, TypeError):
             return None  # a memo whose parts do not agree (damaged): rendered again
+
+    def _settle(self, record: tuple, kept: tuple, limit: int, vault: "Vault") -> None:
+        """Keep the memo under this listing's time when nothing changed since it was made
+        and no note's mtime or ctime is in the racy margin any more: else a memo written
+        within 2 s of many notes' ctimes (a clone, a checkout, a copy) would have those notes
+        read and hashed by every later run, for as long as nothing changed. Sound because
+        every note's stats equal the kept ones and the notes whose ctime was racy were just
+        found to hold their kept blob ids; any later write moves a ctime past this listing's
+        time, which is more than the margin after every kept one."""
+        import marshal
+
+        from vaultkit.vault.store import RACY_NS
+
+        mtimes, ctimes = kept[1], kept[2]
+        now = vault.started_ns - RACY_NS
+        if not ctimes or max(ctimes) < limit or max(ctimes) >= now or max(mtimes) >= now:
+            return  # (none was read for its ctime, or one is still racy: kept as it is)
+        fields = list(record)
+        fields[2], fields[7] = vault.started_ns, {}
+        try:
+            self.cache.put(self.NAME, marshal.dumps(tuple(fields), 2))
+        except (OSError, ValueError):
+            pass  # (kept as it was: read again next time)
 
     @staticmethod
     def _same_choice(paths, counts, moved, layout, ranked, vault) -> bool:
