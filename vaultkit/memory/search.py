@@ -1110,6 +1110,20 @@ def _odd_folds(data: bytes) -> bool:
         or b"\xc5\xbf" in data or b"\xe2\x84\xaa" in data
 
 
+
+def _holds_word(data: bytes, key: bytes, whole: bool) -> bool:
+    """Whether lowered ``data`` holds ``key`` starting at a word's start (and, when
+    ``whole``, ending at a word's end)."""
+    size = len(key)
+    at = data.find(key)
+    while at >= 0:
+        if not _word_char(data, at, True) and not (
+                whole and _word_char(data, at + size, False)):
+            return True
+        at = data.find(key, at + 1)
+    return False
+
+
 def _word_char(data: bytes, at: int, before: bool) -> bool:
     """Whether the character before (or at) byte ``at`` of UTF-8 ``data`` is one the
     patterns' look-around class ``[WORDISH]`` matches, case-insensitively."""
@@ -1164,14 +1178,7 @@ def _coverage(finders: list, text: str, ctx: str | None = None,
                 if odd:
                     found = search(piece) is not None
                 else:
-                    size = len(key)
-                    at = data.find(key)
-                    while at >= 0:
-                        if not _word_char(data, at, True) and not (
-                                whole and _word_char(data, at + size, False)):
-                            found = True
-                            break
-                        at = data.find(key, at + 1)
+                    found = _holds_word(data, key, whole)
                 if found:
                     break
         elif kind == _LITERAL:
@@ -1232,14 +1239,7 @@ def _found(finders: list, piece: str) -> list[bool]:
             if odd:
                 found = search(piece) is not None
             else:
-                size = len(key)
-                at = data.find(key)
-                while at >= 0:
-                    if not _word_char(data, at, True) and not (
-                            whole and _word_char(data, at + size, False)):
-                        found = True
-                        break
-                    at = data.find(key, at + 1)
+                found = _holds_word(data, key, whole)
         out.append(found)
     return out
 
