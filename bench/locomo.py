@@ -20,12 +20,17 @@ runs the search in-process with the given settings and reports
 - the questions whose evidence lies in a top-5 result's range but outside its snippet,
   counted by where it sat (above or below the snippet, or between its two windows);
   ``--misses N`` prints N of them with the question, the evidence line and the snippet;
+- with ``--why``, every question no top-5 snippet answers, counted by cause: the evidence in
+  a top-5 range on the line next to the snippet, farther, or on the line two windows skip;
+  else the rank of the first snippet that holds it (6-10, 11-30, none in the top 30; each
+  such question is searched again, untimed), and whether the top 5 holds several results
+  of one note;
 - latency: the whole ``vaultkit search`` process (warm index) and a warm MCP
   ``memory_search`` call (the server's session object in this process), median of
   ``--runs`` queries on the largest conversation's vault.
 
 Usage: ``python bench/locomo.py [--locomo ../shared/locomo] [--min-score S] [--runs 10]
-[--misses N]``.
+[--misses N] [--why]``.
 The data is the development half; figures measured on it are development figures.
 """
 
@@ -100,7 +105,10 @@ def snippet_lines(hit, text_lines: list[str]) -> list[tuple[int, int]]:
     return [(first, first + hit.snippet.count("\n"))]
 
 
-def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10) -> dict:
+def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10,
+            why: bool = False) -> dict:
+    """The figures for these questions; ``why``: also the cause of each snippet@5 miss
+    (see :func:`miss_cause`), each miss searched again, untimed, for its top WHY_DEPTH."""
     from vaultkit.memory import search as S
     from vaultkit.vault.loader import scan_vault
 
@@ -141,14 +149,55 @@ def measure(out: Path, qa: list[dict], min_score: float | None, k_max: int = 10)
                             where = "above" if not shown or ln < shown[0][0] else \
                                 "below" if ln > shown[-1][1] else "between"  # (2 windows)
                             outside = (where, lines[ln - 1],
-                                       h.snippet)
-                rows.append({"conv": conv, "cat": item["category"], "n_ev": len(evs),
-                             "question": str(item["question"]), "outside": outside,
-                             "range": found_range, "snip": found_snip,
-                             "chars": [len(h.snippet) for h in hits], "took": took})
+                                       h.snippet, _lines_away(shown, ln))
+                row = {"conv": conv, "cat": item["category"], "n_ev": len(evs),
+                       "question": str(item["question"]), "outside": outside,
+                       "range": found_range, "snip": found_snip,
+                       "chars": [len(h.snippet) for h in hits], "took": took}
+                if why and not set().union(*found_snip[:5]):
+                    deep = hits if len(hits) < k_max else S.search_scan(
+                        scan, str(item["question"]), max_results=WHY_DEPTH, index=index, **kw)
+                    row["why"] = miss_cause(outside, deep, evs, files, root)
+                rows.append(row)
         finally:
             index.close()
     return summarise(rows)
+
+
+WHY_DEPTH = 30  # how deep --why looks for the first result whose snippet holds the evidence
+
+
+def _lines_away(shown: list[tuple[int, int]], line: int) -> int:
+    """How many lines ``line`` lies from the nearest line a snippet shows (1: next to it)."""
+    return min(abs(line - a) if line < a else abs(line - b) for a, b in shown) if shown else 0
+
+
+def miss_cause(outside, hits, evs, files: dict, root: Path) -> str:
+    """Why no top-5 snippet holds the evidence: ``outside`` (where, line, snippet, lines
+    away) when a top-5 result's range holds it; else the rank of the first of ``hits``
+    whose snippet does, and whether the top 5 holds several results of one note."""
+    if outside is not None:
+        where, away = outside[0], outside[3]
+        if where == "between":
+            return "in a top-5 range: the line the two windows skip"
+        return f"in a top-5 range: {where} the snippet, " + \
+            ("the next line" if away == 1 else "2 or more lines away")
+    first = None
+    for rank, h in enumerate(hits[:WHY_DEPTH]):
+        lines = files.get(h.path)
+        if lines is None:
+            lines = files[h.path] = (root / h.path).read_text().split("\n")
+        shown = snippet_lines(h, lines)
+        if any(p == h.path and any(a <= ln <= b for a, b in shown) for p, ln in evs):
+            first = rank
+            break
+    top = [h.path for h in hits[:5]]
+    crowd = ", the top 5 holding several results of one note" if len(set(top)) < len(top) \
+        else ""
+    if first is None:
+        return f"ranking: no snippet of the top {WHY_DEPTH}" + crowd
+    return ("ranking: first in a snippet at rank 6-10" if first < 10 else
+            f"ranking: first in a snippet at rank 11-{WHY_DEPTH}") + crowd
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -171,8 +220,13 @@ def summarise(rows: list[dict]) -> dict:
             "all@10": 100 * sum(all_at(r, "range", 10) for r in rs) / n,
         }
     missed = [r for r in rows if hit_at(r, "range", 5) and not hit_at(r, "snip", 5)]
+    causes: dict[str, int] = {}
+    for r in rows:
+        if "why" in r:
+            causes[r["why"]] = causes.get(r["why"], 0) + 1
     return {
         "table": table,
+        "why": dict(sorted(causes.items(), key=lambda c: (-c[1], c[0]))),
         "outside": {"n": len(missed),
                     "above": sum(1 for r in missed if r["outside"] and r["outside"][0] == "above"),
                     "below": sum(1 for r in missed if r["outside"] and r["outside"][0] == "below"),
@@ -225,11 +279,15 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="also write the figures to this file")
     p.add_argument("--misses", type=int, default=0, metavar="N",
                    help="print N questions whose evidence is in a top-5 range but not its snippet")
+    p.add_argument("--why", action="store_true",
+                   help="count the questions no top-5 snippet answers by cause: where the "
+                        "evidence lay in a top-5 range, or the rank of the first snippet "
+                        f"holding it (searched again to the top {WHY_DEPTH})")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="vaultkit-locomo-") as tmp:
         out = convert(Path(args.locomo), Path(args.out) if args.out else Path(tmp))
         qa = json.loads((out / "qa.json").read_text())
-        res = measure(out, qa, args.min_score)
+        res = measure(out, qa, args.min_score, why=args.why)
         if args.runs:
             biggest = max((d for d in out.iterdir() if d.is_dir()),
                           key=lambda d: sum(f.stat().st_size for f in d.rglob("*.md")))
@@ -252,6 +310,10 @@ def main(argv=None) -> int:
     for ex in miss["examples"][:args.misses]:
         print(f"    Q: {ex['question']}\n      evidence ({ex['where']}): {ex['evidence'][:160]}\n"
               f"      snippet: {ex['snippet'][:160].replace(chr(10), ' / ')}")
+    if args.why:
+        print(f"  no top-5 snippet holds the evidence: {sum(res['why'].values())} questions")
+        for cause, n in res["why"].items():
+            print(f"    {n:4}  {cause}")
     print(f"  in-process search, median: {res['search_ms']:.1f} ms")
     if "latency" in res:
         lat = res["latency"]

@@ -332,6 +332,38 @@ def test_locomo_counts_a_question_when_a_result_or_its_snippet_holds_the_evidenc
     assert res["chars@5"] > 0 and res["empty"] == 1
 
 
+def test_locomo_why_names_the_cause_of_each_snippet_miss(tmp_path):
+    # --why: a miss whose evidence a top-5 range holds says where it lay (the next line or
+    # farther); any other miss, the rank of the first snippet holding it, and whether the
+    # top 5 holds several results of one note
+    import locomo
+
+    from vaultkit.memory.search import Hit
+
+    def hit(path, first, last):
+        return Hit(path, first, last, 0.5, "x", [], [], first, last)
+
+    assert locomo.miss_cause(("above", "ev", "x", 1), [], [], {}, tmp_path) == \
+        "in a top-5 range: above the snippet, the next line"
+    assert locomo.miss_cause(("below", "ev", "x", 3), [], [], {}, tmp_path) == \
+        "in a top-5 range: below the snippet, 2 or more lines away"
+    assert locomo.miss_cause(("between", "ev", "x", 1), [], [], {}, tmp_path) == \
+        "in a top-5 range: the line the two windows skip"
+    files = {f"memory/{i}.md": [""] * 40 for i in range(40)}
+    evs = [("memory/7.md", 12)]
+    spread = [hit(f"memory/{i}.md", 10, 14) for i in range(40)]
+    assert locomo.miss_cause(None, spread, evs, files, tmp_path) == \
+        "ranking: first in a snippet at rank 6-10"
+    crowded = [hit("memory/0.md", 1, 5), hit("memory/0.md", 20, 25)] + spread[2:]
+    assert locomo.miss_cause(None, crowded, [("memory/20.md", 11)], files, tmp_path) == \
+        "ranking: first in a snippet at rank 11-30, the top 5 holding several results of " \
+        "one note"
+    assert locomo.miss_cause(None, spread, [("memory/35.md", 12)], files, tmp_path) == \
+        "ranking: no snippet of the top 30"
+    assert locomo._lines_away([(4, 6), (9, 12)], 13) == 1
+    assert locomo._lines_away([(4, 6)], 1) == 3
+
+
 def test_locomo_counts_only_the_lines_a_two_window_snippet_shows():
     # a snippet of two windows shows their lines, not the ones between them: evidence on
     # a skipped line is outside the snippet, not inside its first-to-last range
