@@ -124,3 +124,58 @@ def test_a_line_that_only_quotes_a_marker_is_still_a_loss(tmp_path):
     git(root, "add", J)
     rc, out = _hook(root)
     assert rc == 1 and "Found a stray" in out, out
+
+
+def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
+    """An entry committed on a branch, a snapshot taken there, then back on main (whose
+    journal never had it) with a snapshot: the branch holds the lines, so nothing is lost.
+    The hook says nothing, and history and `recover --all` agree with it: no loss listed,
+    main's journal left as it is (not given the branch's entry)."""
+    root = _vault(tmp_path)
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "checkout", "-q", "-b", "feature")
+    _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "commit", "-q", "--no-verify", "-am", "feature")
+    git(root, "checkout", "-q", "main")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    before = (root / J).read_text(encoding="utf-8")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "add", OTHER)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert (root / J).read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize("how", ["deleted", "reset"])
+def test_an_entry_only_a_snapshot_held_is_still_listed_and_recovered(tmp_path, how):
+    """The counterpart: the same switch back, but the branch is gone (deleted) or the
+    entry was never committed (`git reset --hard`): no commit holds the lines, so they are
+    a loss, listed and brought back."""
+    root = _vault(tmp_path)
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "checkout", "-q", "-b", "feature")
+    _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    if how == "deleted":
+        git(root, "commit", "-q", "--no-verify", "-am", "feature")
+        git(root, "checkout", "-q", "main")
+        git(root, "branch", "-q", "-D", "feature")
+        git(root, "reflog", "expire", "--expire=now", "--all")
+    else:
+        git(root, "reset", "-q", "--hard")
+        git(root, "checkout", "-q", "main")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    assert len(_open_losses(root)) == 1
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0, out
+    assert "- Written on the feature branch only" in (root / J).read_text(encoding="utf-8")
