@@ -1016,7 +1016,8 @@ def _snapshot_losses(root, settings, store, since, record, max_chain, max_change
         stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
         state = GitState(stub)  # type: ignore[arg-type]
         if state.available:
-            events = [e for e in events if e.recovered or not _held_by_git(state, e)]
+            events = [e for e in events if e.recovered or not (
+                _committed_elsewhere(state, e) or _held_by_git(state, e))]
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
 
@@ -1037,6 +1038,29 @@ def _accept(event: Event, record) -> None:
     elif len(rest) != len(event.lost):
         event.lost = rest
         event.lines = len(_nonblank(rest))
+
+
+def _committed_elsewhere(state, event: Event) -> bool:
+    """Leave out of a loss between commits the lines a commit of another branch, a tag or
+    a remote-tracking branch holds in that file, as the hook does (an entry of a branch
+    left for another is that branch's: `recover` must not copy it here); True when no other
+    line is left. Lines HEAD's version holds stay: the work tree lost them."""
+    from vaultkit.vault.gitstate import split_lines
+
+    path = event.current or event.path
+    if event.kind != "journal-rewrite" or not state.has_head or state.repo_path(path) is None:
+        return False
+    committed = state.lines_committed(path)
+    if not committed:
+        return False
+    committed = committed - set(split_lines(state.committed_text(path) or "")[0])
+    rest = [line for line in event.lost if not line.strip() or line not in committed]
+    if not _nonblank(rest):
+        return True
+    if len(rest) != len(event.lost):
+        event.lost = rest
+        event.lines = len(_nonblank(rest))
+    return False
 
 
 def _held_by_git(state, event: Event) -> bool:

@@ -30,6 +30,11 @@ EDIT_KEPT = 0.6
 # larger than that is a rewrite: its lines are judged lost, the bound keeps it linear)
 _PAIRS = 4096
 
+# git's conflict markers (git-merge(1), "HOW CONFLICTS ARE PRESENTED", diff3's base marker
+# too; 7 characters, gitattributes(5) conflict-marker-size's default): a merge committed
+# with them left in, then tidied up, removes lines that were git's, never memory
+_CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?: .*)?|={7}")
+
 _LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
 
 
@@ -142,10 +147,14 @@ def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:
     the file: the work tree beside a staged version, a stash. A line is kept when ``new``
     or a holder has it (as a multiset: one of two equal lines gone is lost once), or an
     edit of it, or when ``accepted`` (the file's :class:`Accepted` lines) holds it: a
-    removal the user accepted (``VAULTKIT_ACCEPT_DELETION``); lost otherwise."""
+    removal the user accepted (``VAULTKIT_ACCEPT_DELETION``); lost otherwise. git's
+    conflict markers, in an ``old`` that holds one that opens a conflict, are no memory:
+    never lost."""
     lost = lost_lines(old, new)
     if accepted:
         lost = [line for line in lost if line not in accepted]
+    if "<<<<<<<" in old:  # (a bare "=======" elsewhere is a line like any other)
+        lost = [line for line in lost if not _CONFLICT_MARKER.fullmatch(line)]
     if not any(line.strip() for line in lost):
         return Judgement(lost)
     missing = Counter(lost)

@@ -1,0 +1,181 @@
+"""The guard in everyday git workflows, tried as a user (docs/snapshots.md, "The guard in
+everyday git workflows"): a vault with a journal, real git, and the commands a user runs
+around it. For each workflow, what the hook (`check --hook`), `vaultkit history` and
+`vaultkit recover --all` answer must be the model of loss's: a commit that loses nothing
+passes, one that seals a loss is refused, and all three agree on what is lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cli_invoke import invoke
+from test_git import git, git_env, init_repo
+
+J = "memory/2026-12-07.md"
+OTHER = "memory/semantic/tools.md"
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "memory" / "semantic").mkdir(parents=True)
+    (root / OTHER).write_text("# Tools\n\n- Tool note 0\n", encoding="utf-8")
+    (root / J).write_text("# 2026-12-07\n\n### 09:00 — Start\n- Opened the billing ticket\n",
+                          encoding="utf-8")
+    init_repo(root)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", "first")
+    return root
+
+
+def _append(root: Path, text: str, rel: str = J) -> None:
+    with open(root / rel, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _vk(root: Path, *args: str) -> tuple[int, str]:
+    rc, out, err = invoke(list(args), root)
+    return rc, out + err
+
+
+def _hook(root: Path) -> tuple[int, str]:
+    staged = git(root, "diff", "--cached", "--name-only").split()
+    return _vk(root, "check", "--hook", "--select", "journal-append-only,mass-deletion",
+               *staged)
+
+
+def _open_losses(root: Path) -> list[dict]:
+    rc, out = _vk(root, "history", "--format", "json")
+    assert rc == 0, out
+    data = json.loads(out)
+    events = data.get("events", data) if isinstance(data, dict) else data
+    return [e for e in events if not e.get("recovered") and e["kind"] != "journal-edit"
+            and not e.get("accepted")]
+
+
+def _merge_conflict(root: Path) -> None:
+    """A journal appended to on two branches, merged: git writes its conflict markers."""
+    git(root, "checkout", "-q", "-b", "side")
+    _append(root, "\n### 16:00 — Side entry\n- Written on the side branch by the agent\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "side")
+    git(root, "checkout", "-q", "main")
+    _append(root, "\n### 16:05 — Main entry\n- Written on main by the human\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "main")
+    proc = subprocess.run(["git", "merge", "-q", "side"], cwd=root, capture_output=True,
+                          text=True, env=git_env())
+    assert proc.returncode == 1 and "<<<<<<< HEAD" in (root / J).read_text()
+
+
+def test_conflict_markers_committed_then_taken_out_is_no_loss(tmp_path):
+    """A merge committed with git's conflict markers still in the journal (`git add` marks
+    the conflict resolved), then the markers taken out: the markers are git's, not memory,
+    and every entry of both sides stays. The commit passes, history lists no loss, and
+    `recover --all` does not write the markers back."""
+    root = _vault(tmp_path)
+    _merge_conflict(root)
+    git(root, "add", J)
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    text = (root / J).read_text(encoding="utf-8")
+    for marker in ("<<<<<<< HEAD\n", "=======\n", ">>>>>>> side\n"):
+        text = text.replace(marker, "\n" if marker.startswith("=") else "")
+    (root / J).write_text(text, encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 0, out
+    git(root, "commit", "-q", "--no-verify", "-m", "markers out")
+    assert _open_losses(root) == []
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert "<<<<<<<" not in (root / J).read_text(encoding="utf-8")
+
+
+def test_conflict_markers_taken_out_with_an_entry_is_still_refused(tmp_path):
+    """The markers are no memory, but an entry resolved away with them is: the hook still
+    refuses the entry HEAD holds, naming it, not a marker."""
+    root = _vault(tmp_path)
+    _merge_conflict(root)
+    git(root, "add", J)
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    text = (root / J).read_text(encoding="utf-8")
+    text = text.replace("<<<<<<< HEAD\n", "").replace(">>>>>>> side\n", "")
+    text = text.replace("=======\n", "").replace("- Written on main by the human\n", "")
+    (root / J).write_text(text, encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "Written on main by the human" in out, out
+    assert "<<<<<<<" not in out and "=======" not in out, out
+
+
+def test_a_line_that_only_quotes_a_marker_is_still_a_loss(tmp_path):
+    """Only whole marker lines are left out of the judgement: a journal line that quotes
+    one is memory like any other, in a journal that holds markers too."""
+    root = _vault(tmp_path)
+    _merge_conflict(root)
+    _append(root, "\n### 10:00 — Notes\n- Found a stray ======= in config.yaml after it\n")
+    git(root, "add", J)
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    text = (root / J).read_text(encoding="utf-8").replace(
+        "- Found a stray ======= in config.yaml after it\n", "")
+    (root / J).write_text(text, encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "Found a stray" in out, out
+
+
+def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
+    """An entry committed on a branch, a snapshot taken there, then back on main (whose
+    journal never had it) with a snapshot: the branch holds the lines, so nothing is lost.
+    The hook says nothing, and history and `recover --all` agree with it: no loss listed,
+    main's journal left as it is (not given the branch's entry)."""
+    root = _vault(tmp_path)
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "checkout", "-q", "-b", "feature")
+    _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "commit", "-q", "--no-verify", "-am", "feature")
+    git(root, "checkout", "-q", "main")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    before = (root / J).read_text(encoding="utf-8")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "add", OTHER)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert (root / J).read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize("how", ["deleted", "reset"])
+def test_an_entry_only_a_snapshot_held_is_still_listed_and_recovered(tmp_path, how):
+    """The counterpart: the same switch back, but the branch is gone (deleted) or the
+    entry was never committed (`git reset --hard`): no commit holds the lines, so they are
+    a loss, listed and brought back."""
+    root = _vault(tmp_path)
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "checkout", "-q", "-b", "feature")
+    _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    if how == "deleted":
+        git(root, "commit", "-q", "--no-verify", "-am", "feature")
+        git(root, "checkout", "-q", "main")
+        git(root, "branch", "-q", "-D", "feature")
+        git(root, "reflog", "expire", "--expire=now", "--all")
+    else:
+        git(root, "reset", "-q", "--hard")
+        git(root, "checkout", "-q", "main")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    assert len(_open_losses(root)) == 1
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0, out
+    assert "- Written on the feature branch only" in (root / J).read_text(encoding="utf-8")
