@@ -192,21 +192,23 @@ class JournalAppendOnly(Rule):
                     accepting(ctx, loss.path, loss.lines)
                 continue
             where = (f"{n} line{'s' * (n != 1)} lost since the snapshot at {clock(loss.since)}"
-                     f" ({snapshot_short(loss.commit)}; first: {_quote(first)}) are only in "
-                     f"that snapshot: not in the {side} journal, the work tree or a stash")
+                     f" ({snapshot_short(loss.commit)}; first: {_quote(first)}) "
+                     f"{'is' if n == 1 else 'are'} only in that snapshot: not in the {side} "
+                     "journal, the work tree or a stash")
+            them = "it" if n == 1 else "them"
             if staged and loss.path not in git.by_new_path:
                 # this commit does not stage the journal: it seals nothing, so it passes;
                 # the loss stays listed (`vaultkit history`, the audit) until recovered
                 yield replace(self.diag(loss.path, None, None,
                                         f"{where}; this commit does not stage it, so it "
-                                        "passes: bring them back with `vaultkit recover "
+                                        f"passes: bring {them} back with `vaultkit recover "
                                         "--all` before the journal is committed"),
                               severity="warning")
                 continue
             yield self.diag(loss.path, None, None,
-                            f"{where}; committing it would seal the loss: bring them back "
+                            f"{where}; committing it would seal the loss: bring {them} back "
                             "with `vaultkit recover --all` (once; `vaultkit history` lists "
-                            "them), then stage the journal again, or accept this removal: "
+                            f"{them}), then stage the journal again, or accept this removal: "
                             f"{accept_deletion(loss.path)} git commit …")
 
     def _against_head(self, ctx, git, changes):
