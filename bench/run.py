@@ -847,9 +847,27 @@ def evaluate_targets(sizes):
     return t
 
 
+# Issue 42's targets, at 10,000 notes, each command a plain process: (results key, row,
+# at most this many times `git status`); the hook ≤ 2× only when `vaultkit watch` answers it
+FLOOR_VS_GIT_STATUS = (
+    ("snapshot_unchanged", "snapshot, nothing changed", 2.0),
+    ("hook", "hook, one changed note", 4.0),
+    ("hook_link", "hook, a note with a new link", 4.0),
+    ("hook_watch", "hook, answered by `vaultkit watch`", 2.0),
+    ("hook_watch_snapped", "the same, after its snapshot", 2.0),
+    ("check_warm", "check warm (fixable shown)", 4.0),
+    ("check_warm_nofix", "check warm (no fixable)", 4.0),
+    ("check_warm_watch", "check warm, answered by watch", 4.0),
+)
+COLD_CPU_VS_RUMDL = 1.5  # `check --no-cache`'s CPU against `rumdl check --no-cache`'s
+STORE_VS_MARKDOWN = 0.5  # .vaultkit/ against the Markdown it holds
+
+
 def evaluate_floor_targets(sizes):
-    """The hook-near-the-floor targets: vaultkit against `git status` and rumdl, measured in
-    the same run (CPU seconds for the comparison with rumdl, which loads cores alike)."""
+    """Issue 42's targets: vaultkit against `git status` and rumdl, measured in the same run.
+    The ratios to `git status` are of wall time (a plain process, as a commit waits for it),
+    their CPU ratio shown beside; the cold check's is of CPU seconds (rumdl loads cores
+    alike), the target being stated in CPU."""
     t = []
 
     def row(what, target, measured, passed):
@@ -860,19 +878,14 @@ def evaluate_floor_targets(sizes):
         res = block.get("results", {})
         n = f"{block['vault']['notes']:,}" if "vault" in block else str(size)
         gs = res.get("git_status", {})
-        for key, what, limit in (("snapshot_unchanged", "snapshot, nothing changed", 2.0),
-                                 ("hook", "hook, one changed note", 3.0),
-                                 ("hook_link", "hook, a note with a new link", 3.0),
-                                 ("hook_watch", "hook, answered by `vaultkit watch`", 3.0),
-                                 ("hook_watch_snapped", "the same, after its snapshot", 3.0),
-                                 ("check_warm", "check warm (fixable shown)", 5.0),
-                                 ("check_warm_nofix", "check warm (no fixable)", 5.0),
-                                 ("check_warm_watch", "check warm, answered by watch", 5.0)):
+        for key, what, limit in FLOOR_VS_GIT_STATUS:
             r = res.get(key, {})
             if ok(r) and ok(gs):
                 ratio = r["median"] / gs["median"]
+                cpu = (f"; CPU {r['cpu_median'] / gs['cpu_median']:.1f}×"
+                       if r.get("cpu_median") is not None and gs.get("cpu_median") else "")
                 row(f"{n}: {what} / git status", f"≤ {limit:g}×",
-                    f"{ratio:.1f}× ({fmt_s(r['median'])} vs {fmt_s(gs['median'])})",
+                    f"{ratio:.1f}× ({fmt_s(r['median'])} vs {fmt_s(gs['median'])}){cpu}",
                     ratio <= limit)
             else:
                 row(f"{n}: {what} / git status", f"≤ {limit:g}×",
@@ -880,19 +893,19 @@ def evaluate_floor_targets(sizes):
         cc, rd = res.get("check_cold", {}), res.get("rumdl", {})
         if ok(cc) and ok(rd) and rd["cpu_median"] > 0:
             ratio = cc["cpu_median"] / rd["cpu_median"]
-            row(f"{n}: check cold CPU / rumdl CPU", "≤ 1.0×",
+            row(f"{n}: check cold CPU / rumdl CPU", f"≤ {COLD_CPU_VS_RUMDL:g}×",
                 f"{ratio:.2f}× ({fmt_s(cc['cpu_median'])} vs {fmt_s(rd['cpu_median'])})",
-                ratio <= 1.0)
+                ratio <= COLD_CPU_VS_RUMDL)
         else:
-            row(f"{n}: check cold CPU / rumdl CPU", "≤ 1.0×",
+            row(f"{n}: check cold CPU / rumdl CPU", f"≤ {COLD_CPU_VS_RUMDL:g}×",
                 cc.get("status") if not ok(cc) else rd.get("status"), None)
         cw = res.get("check_warm", {})
         md = block.get("vault", {}).get("markdown_bytes")
         if ok(cw) and cw.get("cache_bytes") is not None and md:
             ratio = cw["cache_bytes"] / md
-            row(f"{n}: cache / Markdown", "≤ 0.5×",
+            row(f"{n}: cache / Markdown", f"≤ {STORE_VS_MARKDOWN:g}×",
                 f"{ratio:.2f}× ({cw['cache_bytes'] / 1e6:.1f} MB vs {md / 1e6:.1f} MB)",
-                ratio <= 0.5)
+                ratio <= STORE_VS_MARKDOWN)
         mc = res.get("mcp_search", {})
         if ok(mc):
             row(f"{n}: MCP memory_search warm", "≤ 30 ms", f"{mc['median'] * 1000:.1f} ms",
@@ -967,11 +980,11 @@ def render(report):
         if ratios:
             out.append("ratios: " + "; ".join(ratios))
     out.append("")
-    out.append("Targets near the floor (git status, rumdl; same run)")
-    out.append(f"| {'what':<44} | {'target':<8} | {'measured':<36} | result |")
-    out.append(f"|{'-' * 46}|{'-' * 10}|{'-' * 38}|--------|")
+    out.append("Targets near the floor (issue 42: git status, wall time; rumdl, CPU; same run)")
+    out.append(f"| {'what':<56} | {'target':<8} | {'measured':<48} | result |")
+    out.append(f"|{'-' * 58}|{'-' * 10}|{'-' * 50}|--------|")
     for t in report.get("floor_targets", []):
-        out.append(f"| {t['what']:<44} | {t['target']:<8} | {str(t['measured']):<36} | "
+        out.append(f"| {t['what']:<56} | {t['target']:<8} | {str(t['measured']):<48} | "
                    f"{t['result']} |")
     out.append("")
     out.append("Targets (issue #8; 10,000 notes, 2 cores)")

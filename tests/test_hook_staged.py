@@ -179,3 +179,100 @@ def test_an_empty_file_staged_is_checked_empty_not_as_the_work_tree(vault):
     git(vault, "add", "-N", J.replace("07", "08"))
     rc, out = hook(vault, NOTE, J.replace("07", "08"))
     assert rc == 1 and "VK701" in out and NOTE + ":" not in out, out
+
+
+# -- end-of-line conversion: CRLF in the work tree, LF staged (git-config(1) core.autocrlf,
+# gitattributes(5) text/eol): the commit's text is the work tree's, not a difference
+
+CRLF_JOURNAL = JOURNAL.replace("\n", "\r\n")
+
+
+@pytest.mark.parametrize("setup", ["autocrlf", "text-attribute"])
+def test_a_crlf_file_git_stages_as_lf_is_checked_as_the_work_tree(vault, setup):
+    if setup == "autocrlf":
+        git(vault, "config", "core.autocrlf", "true")
+    else:
+        write(vault, ".gitattributes", "*.md text\n")
+    journal = J.replace("07", "08")
+    write(vault, journal, CRLF_JOURNAL.replace("07", "08") + f"- key {TOKEN}\r\n")
+    git(vault, "add", journal)
+    assert "\r" not in git(vault, "show", f":{journal}")  # (git stored LF)
+    rc, out = hook(vault, journal)
+    assert "checked as staged" not in out, out
+    # the work tree's check's findings, cold and warm
+    rc2, out2, err2 = invoke(["check", "--no-cache", "--select",
+                              "secret-in-memory,journal-append-only,file-unreadable", journal],
+                             vault)
+    assert rc == rc2 == 1 and f"{journal}:6:7: VK701 secret-in-memory" in out, out
+    assert [x for x in out.splitlines() if x.startswith(journal)] == \
+        [x for x in (out2 + err2).splitlines() if x.startswith(journal)]
+    assert hook(vault, journal, cache=True) == (rc, out)
+    assert hook(vault, journal, cache=True) == (rc, out)
+
+
+def test_a_crlf_credential_staged_then_deleted_is_still_checked_as_staged(vault):
+    git(vault, "config", "core.autocrlf", "true")
+    write(vault, NOTE, WITH.replace("\n", "\r\n"))
+    git(vault, "add", NOTE)
+    write(vault, NOTE, WITHOUT.replace("\n", "\r\n"))  # a real difference, not an EOL one
+    rc, out = hook(vault, NOTE)
+    assert rc == 1 and f"{NOTE}:3:25: VK701 secret-in-memory" in out, out
+    assert "checked as staged (what the commit holds; the work tree differs): " + NOTE in out
+    assert hook(vault, NOTE, cache=True) == (rc, out)
+
+
+def test_git_is_asked_about_conversion_only_for_files_that_differ_by_bytes(vault, monkeypatch):
+    from vaultkit.core import gitenv
+
+    started = []
+    real = gitenv.run_git
+
+    def counting(args, **kw):  # (the git processes the staged view starts)
+        import sys
+
+        if sys._getframe(1).f_globals["__name__"] == "vaultkit.session.staged":
+            started.append(args[0])
+        return real(args, **kw)
+
+    monkeypatch.setattr(gitenv, "run_git", counting)
+    write(vault, NOTE, WITHOUT)
+    git(vault, "add", NOTE)
+    assert hook(vault, NOTE)[0] == 0
+    assert started == ["ls-files"]
+    git(vault, "config", "core.autocrlf", "true")
+    write(vault, NOTE, WITHOUT.replace("\n", "\r\n"))
+    git(vault, "add", NOTE)
+    started.clear()
+    assert hook(vault, NOTE)[0] == 0
+    # one `git hash-object` decides; no blob is read (`cat-file`) for a file git stages
+    # as it is
+    assert started == ["ls-files", "hash-object"]
+
+
+def test_an_assume_unchanged_crlf_file_is_decided_by_its_bytes(vault):
+    # git diff trusts the assume-unchanged bit and would call the file unchanged; the
+    # commit holds the staged credential all the same
+    git(vault, "config", "core.autocrlf", "true")
+    write(vault, NOTE, WITH.replace("\n", "\r\n"))
+    git(vault, "add", NOTE)
+    git(vault, "update-index", "--assume-unchanged", NOTE)
+    write(vault, NOTE, WITHOUT.replace("\n", "\r\n"))
+    rc, out = hook(vault, NOTE)
+    assert rc == 1 and f"{NOTE}:3:25: VK701 secret-in-memory" in out, out
+
+
+def test_a_repository_clean_filter_does_not_run_to_decide(vault, tmp_path):
+    # the work tree is compared with git's own end-of-line conversion, never the
+    # repository's filter drivers (docs/security.md)
+    ran = tmp_path / "ran"
+    git(vault, "config", "filter.evil.clean", f"touch {ran}; cat")
+    write(vault, ".gitattributes", "*.md filter=evil text\n")
+    write(vault, NOTE, WITH.replace("\n", "\r\n"))
+    git(vault, "-c", "filter.evil.clean=cat", "add", NOTE)
+    write(vault, NOTE, WITHOUT.replace("\n", "\r\n"))
+    rc, out = hook(vault, NOTE)
+    assert rc == 1 and f"{NOTE}:3:25: VK701 secret-in-memory" in out, out
+    write(vault, NOTE, WITH.replace("\n", "\r\n"))
+    rc, out = hook(vault, NOTE)
+    assert rc == 1 and "checked as staged" not in out, out
+    assert not ran.exists()

@@ -221,6 +221,35 @@ def test_text_output_highlights_without_a_terminal(vault_dir, capsys, monkeypatc
     assert "**止损**" in out and "\x1b[" not in out
 
 
+def test_text_output_leaves_a_bold_word_as_written(tmp_path, capsys, monkeypatch):
+    # a query word the note already writes bold prints once bold (**Jon**), not
+    # ****Jon****; a plain mention beside it is still marked; JSON carries the note's text
+    root = tmp_path / "vault"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("")
+    (root / "memory" / "jon.md").write_text(
+        "# People\n\nMet **Jon** at the market; Jon Snow likes **Jon Snow** and ***Jon***.\n")
+    monkeypatch.chdir(root)
+    code, out, err = cli(capsys, "search", "Jon", "--root", str(root))
+    assert code == 0 and "****" not in out and "\x1b[" not in out
+    assert ("Met **Jon** at the market; **Jon** Snow likes **Jon Snow** and ***Jon***."
+            in out)
+    code, out, err = cli(capsys, "search", "Jon", "--format", "json", "--root", str(root))
+    [hit] = json.loads(out)["results"]
+    assert "Met **Jon** at the market; Jon Snow likes **Jon Snow**" in hit["snippet"]
+
+
+def test_highlight_marks_a_bold_word_once():
+    from vaultkit.memory.search import highlight
+
+    text = "**Jon** and Jon"
+    spans = [(2, 5), (12, 15)]
+    assert highlight(text, spans, colour=False) == "**Jon** and **Jon**"
+    # in colour the bold word is coloured like any other: its asterisks are the note's
+    assert highlight(text, spans, colour=True) == \
+        "**\x1b[1;33mJon\x1b[0m** and \x1b[1;33mJon\x1b[0m"
+
+
 def test_text_output_no_results(vault_dir, capsys):
     code, out, err = cli(capsys, "search", "qqqzzz", "--root", str(vault_dir))
     assert code == 0 and out == "" and "No results" in err

@@ -12,7 +12,7 @@ vault's history must never execute any of them, so every git call goes through
   ``credential.helper``, ``log.showSignature``, ``commit.gpgSign``, ``protocol.allow``;
 - passes ``--no-ext-diff --no-textconv`` to ``diff`` and ``log``;
 - for the commands that read the working tree (``status``, ``diff`` without
-  ``--cached``, ``add``, ``commit``, ``mv``, ``rm``), empties every
+  ``--cached``, ``add``, ``commit``, ``mv``, ``rm``, ``hash-object``), empties every
   ``filter.<name>.clean``, ``smudge`` and ``process`` the repository's own
   configuration names (through ``GIT_CONFIG_COUNT``, which takes any name; the user's
   global filters, git-lfs for one, stay);
@@ -192,7 +192,8 @@ def _reads_worktree(args: list[str]) -> bool:
     name = args[sub]
     if name == "diff":
         return not any(a in ("--cached", "--staged") for a in args[sub + 1:])
-    return name in ("status", "add", "commit", "mv", "rm", "stash", "checkout", "reset", "restore")
+    return name in ("status", "add", "commit", "mv", "rm", "stash", "checkout", "reset", "restore",
+                    "hash-object")
 
 
 def _repository_config(where: str, env: dict) -> tuple | None:

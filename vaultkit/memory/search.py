@@ -1527,6 +1527,11 @@ def highlight(snippet: str, spans: list[tuple[int, int]], colour: bool) -> str:
     if not spans:
         return snippet
     on, off = ("\x1b[1;33m", "\x1b[0m") if colour else ("**", "**")
+    if not colour and "**" in snippet:
+        # a word the note already writes bold stays as written: marked again it would
+        # print as ``****Jon****``
+        bold = [m.span(1) for m in _BOLD.finditer(snippet)]
+        spans = [(a, b) for a, b in spans if not any(x <= a and b <= y for x, y in bold)]
     out = []
     pos = 0
     for a, b in spans:
@@ -1564,6 +1569,8 @@ def _outside_credentials(snippet: str, spans: list[tuple[int, int]]) -> list[tup
 
 
 _MASKED_WORD = re.compile(r"[^\s…]*…[^\s…]*")
+# a bold run on one line, as CommonMark opens and closes ``**``: not beside a space inside
+_BOLD = re.compile(r"\*\*(?![\s*])(.+?)(?<![\s*])\*\*")
 
 
 # -- the whole operation -----------------------------------------------------------

@@ -57,6 +57,7 @@ def staged_view(vault, targets: set[str]):
                                            and staged.get(p, ("", ""))[1] == empty])
     limit = vault.profile.budgets.max_file_bytes
     differ: dict[str, str] = {}
+    present: list[str] = []  # of differ's paths, those the work tree holds
     kept = set(targets)
     for path in wanted:
         if path in conflicted or path in intended:
@@ -73,9 +74,44 @@ def staged_view(vault, targets: set[str]):
             data = None  # gone from the work tree (or no regular file): the commit has it
         if data is None or blob_id(data) != oid:
             differ[path] = oid
+            if data is not None:
+                present.append(path)
+    # bytes that differ only by git's end-of-line conversion (core.autocrlf, a `text`/`eol`
+    # attribute: CRLF in the work tree, LF staged) are the commit's text: the work tree's
+    for path in _same_as_staged(vault.root, differ, present) if present else ():
+        del differ[path]
     if not differ:
         return vault, kept
     return _with_staged(vault, differ, limit), kept
+
+
+def _same_as_staged(root, differ: dict[str, str], paths: list[str]) -> set[str]:
+    """Which of ``paths`` (work-tree files whose bytes are not their staged blob
+    ``differ[path]``) ``git add`` would stage as that blob: git's end-of-line conversion
+    (``core.autocrlf``, the ``text``/``eol`` attributes; git-config(1), gitattributes(5))
+    turns the work tree's CRLF into the staged LF. Asked of ``git hash-object``, which
+    converts a file by its path's attributes as ``git add`` does, from its bytes: not
+    ``git diff``, which trusts the index's stat data and an assume-unchanged bit and would
+    call a file unchanged that the commit holds otherwise. Filter drivers stay off
+    (:mod:`vaultkit.core.gitenv`); end-of-line conversion is git's built-in. None when git
+    cannot tell: each is then checked as staged."""
+    from vaultkit.core import gitenv
+
+    same: set[str] = set()
+    for at in range(0, len(paths), _HASHED_AT_ONCE):
+        part = paths[at:at + _HASHED_AT_ONCE]
+        try:
+            proc = gitenv.run_git(["hash-object", "--", *part], cwd=root)
+        except OSError:
+            return same
+        oids = proc.stdout.decode("ascii", "replace").split()
+        if proc.returncode != 0 or len(oids) != len(part):
+            return same
+        same.update(p for p, oid in zip(part, oids) if oid == differ[p])
+    return same
+
+
+_HASHED_AT_ONCE = 1000  # paths on one hash-object command line (well inside ARG_MAX)
 
 
 def _intent_to_add(root, paths: list[str]) -> set[str]:
