@@ -175,6 +175,39 @@ def test_git_mv_inside_a_repo(vault_dir, capsys):
     assert "VK601" not in out and "VK602" not in out
 
 
+def _status(root) -> str:
+    return subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "memory/INDEX.md"],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["clean", "owner-edit-unstaged"])
+def test_a_tracked_index_is_staged_with_the_move_unless_the_owner_edits_it(vault_dir, capsys,
+                                                                          edited):
+    """`git commit` right after `vaultkit archive` passes the index hook: the INDEX.md the
+    run regenerated is staged with the moves it lists; an INDEX.md with an edit of the
+    owner's not staged is left unstaged (a run stages only what it writes)."""
+    from vaultkit.links.indexgen import write_index
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
+    write_index(load_vault(vault_dir, root=vault_dir, use_cache=False))
+    subprocess.run(["git", "init", "-q", str(vault_dir)], check=True)
+    subprocess.run(["git", "-C", str(vault_dir), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(vault_dir), "commit", "-qm", "init"], check=True, env=env)
+    index = vault_dir / "memory/INDEX.md"
+    if edited:
+        index.write_text("My own line.\n" + index.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = cli(capsys, "archive", "--root", str(vault_dir))
+    assert code == 0 and "updated  INDEX.md" in out, out + err
+    if edited:
+        assert _status(vault_dir) == " M memory/INDEX.md\n"
+        return
+    assert _status(vault_dir) == "M  memory/INDEX.md\n"
+    code, out, err = cli(capsys, "check", str(vault_dir), "--staged", "--no-cache",
+                         "--select", "index-stale")
+    assert code == 0 and "VK504" not in out, out + err
+
+
 def test_index_is_refreshed_when_present(vault_dir, capsys):
     from vaultkit.links.indexgen import write_index
 

@@ -257,6 +257,7 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
                                 "rewritten; nothing moved")
     tracked = _git_tracked(root)
     p.method = "git" if tracked is not None else "copy"
+    index_staged = _index_to_stage(vault, tracked)
     for old, new in p.moves:
         with _journal_lock(root / old) as data:
             if data != _text_bytes(vault.notes[old]):
@@ -287,7 +288,29 @@ def execute(vault, p: ArchivePlan) -> ArchivePlan:
 
             git(root, "add", "--", *sorted(set(changed)))
     p.index_updated = _refresh_index(vault)
+    if p.index_updated and index_staged:
+        # staged with the move it lists, so the commit of the move is not refused as stale
+        from vaultkit.vault.scan import git
+
+        git(root, "add", "--", index_staged)
     return p
+
+
+def _index_to_stage(vault, tracked: set[str] | None) -> str | None:
+    """INDEX.md's path when git tracks it and it has no unstaged edit (a run stages only what
+    it writes, never an edit of the owner's), else None."""
+    if not tracked:
+        return None
+    try:
+        from vaultkit.links.indexgen import index_path
+    except ImportError:
+        return None
+    path = index_path(vault)
+    if path not in tracked:
+        return None
+    from vaultkit.vault.scan import git
+
+    return path if git(vault.root, "diff", "--quiet", "--", path).returncode == 0 else None
 
 
 @contextlib.contextmanager
