@@ -267,5 +267,5 @@ def test_asks_when(query, when):
     ("I love the aquarium.", False),
 ])
 def test_time_expression(text, found):
-    from vaultkit.memory.search import _TIME_EXPRESSION
-    assert bool(_TIME_EXPRESSION.search(text)) is found
+    from vaultkit.memory.search import _time_expression
+    assert bool(_time_expression().search(text)) is found

@@ -1014,7 +1014,8 @@ _WHEN = re.compile(r"^\W*when\b|\b(?:what|which) (?:year|month|day|date|time)\b|
                    r"\bhow long ago\b", re.IGNORECASE)
 # A time expression in a chunk's own text: a relative day or period, a weekday, a year, an
 # ISO date, a clock time, and a month name written with its capital ("May", not "may").
-_TIME_EXPRESSION = re.compile(
+# Compiled when first asked (_time_expression): most searches never ask "when".
+_TIME_EXPRESSION = (
     r"(?i:\b(?:yesterday|today|tonight|tomorrow|ago|weekend|(?:last|next|this|past) (?:week|"
     r"month|year|weekend|night|morning|afternoon|evening|summer|winter|spring|fall|autumn|"
     r"[a-z]+day)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|(?:19|20)\d\d|\d{1,2}:\d\d)\b)|"
@@ -1023,20 +1024,30 @@ _TIME_EXPRESSION = re.compile(
 WHEN_LIFT = 0.1
 
 
+@lru_cache(maxsize=1)
+def _time_expression() -> re.Pattern:
+    return re.compile(_TIME_EXPRESSION)
+
+
 def asks_when(query: str) -> bool:
     """Whether the question asks when something happened ("When did …", "what year …")."""
     return bool(_WHEN.search(query))
 
 
 def _favour_time(scored: list[list]) -> None:
-    """Lift by WHEN_LIFT (capped at 1) each candidate whose own text holds a time
-    expression, and sort again. Not its context words: every journal chunk carries its
-    day's date there, and the answer to "when" is usually the turn that says it ("last
-    Saturday", "in May 2023"), beside turns that share the question's words."""
-    for item in scored:
-        if _TIME_EXPRESSION.search(item[4]):
+    """Lift by WHEN_LIFT (capped at 1) each of the first _NEIGHBOURS candidates whose own
+    text holds a time expression, and sort those again. Not its context words: every
+    journal chunk carries its day's date there, and the answer to "when" is usually the
+    turn that says it ("last Saturday", "in May 2023"), beside turns that share the
+    question's words. Only the first _NEIGHBOURS: a chunk ranked below them does not reach
+    the top 5 with 0.1 more, and the pattern costs about 0.2 M instructions a chunk."""
+    found = _time_expression().search
+    top = scored[:_NEIGHBOURS]
+    for item in top:
+        if found(item[4]):
             item[0] = min(1.0, item[0] + WHEN_LIFT)
-    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    top.sort(key=lambda s: (-s[0], s[1], s[2]))
+    scored[:_NEIGHBOURS] = top
 
 
 def _favour_recent(scored: list[list], days: dict) -> None:
