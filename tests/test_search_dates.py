@@ -206,3 +206,66 @@ def test_text_output_names_the_lines_it_prints(tmp_path, capsys):
     where = head.split()[0]
     first, last = (int(x) for x in where.rsplit(":", 1)[1].split("-"))
     assert first <= 33 <= last and last - first < 10  # the snippet's lines, not the chunk's
+
+
+# -- a question asking "when" favours the turn that says when (search.md#when) ----------
+
+WHEN_NOTES = {
+    # a.md sorts first and repeats the shared word: it ranks first unless the cue lifts b.md
+    "a.md": "# Ana\n\n- Ana: the aquarium, the aquarium! Such fun.\n",
+    "b.md": "# Ana\n\n- Ana: I went to the aquarium with my sister last Saturday.\n",
+}
+
+
+def test_when_question_favours_the_chunk_with_a_time_expression(tmp_path):
+    root = make_vault(tmp_path / "v", WHEN_NOTES)
+    assert paths(root, "When did Ana go to the aquarium?")[0] == "memory/b.md"
+    assert paths(root, "What year did Ana go to the aquarium?")[0] == "memory/b.md"
+
+
+def test_other_questions_are_not_lifted_by_time_expressions(tmp_path):
+    root = make_vault(tmp_path / "v", WHEN_NOTES)
+    assert paths(root, "Did Ana go to the aquarium?")[0] == "memory/a.md"
+    assert paths(root, "What did Ana say when she was at the aquarium?")[0] == "memory/a.md"
+
+
+def test_the_journal_date_alone_is_no_time_expression(tmp_path):
+    # every journal chunk carries its day in its context words: only the chunk's own text
+    # counts, so two journals without a time word keep their order
+    root = make_vault(tmp_path / "v", {
+        "2024-05-01.md": "# 2024-05-01\n\n- Ana: the aquarium, the aquarium! Such fun.\n",
+        "2024-05-02.md": "# 2024-05-02\n\n- Ana: went to the aquarium with my sister.\n"})
+    assert paths(root, "When did Ana go to the aquarium?") == \
+        paths(root, "Did Ana go to the aquarium?")
+
+
+@pytest.mark.parametrize("query, when", [
+    ("When did Ana move to Lisbon?", True),
+    ("  when was the last deploy", True),
+    ("What year did the project start?", True),
+    ("In which month was the release?", True),
+    ("How long ago did we switch to Postgres?", True),
+    ("What did Ana say when she moved?", False),
+    ("Where did Ana move?", False),
+    ("What time zone is the server in?", True),
+])
+def test_asks_when(query, when):
+    from vaultkit.memory.search import asks_when
+    assert asks_when(query) is when
+
+
+@pytest.mark.parametrize("text, found", [
+    ("I went there last Saturday.", True),
+    ("We met yesterday.", True),
+    ("It was back in 2019.", True),
+    ("The call is at 14:30.", True),
+    ("We moved in May.", True),
+    ("Two weeks ago we left.", True),
+    ("She may come along.", False),  # the modal verb, not the month
+    ("The march was long.", False),
+    ("Saturdays are for hiking.", True),
+    ("I love the aquarium.", False),
+])
+def test_time_expression(text, found):
+    from vaultkit.memory.search import _time_expression
+    assert bool(_time_expression().search(text)) is found
