@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import sys
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from vaultkit.vault.loader import MD_ENDINGS, list_vault, load_vault, names_digest
 from vaultkit.vault.profile import load_settings
 
@@ -68,3 +71,40 @@ def test_note_endings_are_what_lower_case_gives():
     assert others == []
     for name in ("a.md", "a.MD", "a.Md", "a.mD", "a.mdx", "a.m", "md", ".md", "a.ṁd"):
         assert name.endswith(MD_ENDINGS) == name.lower().endswith(".md")
+
+
+class _Counted(list):
+    """The listed paths, counting the passes made over them."""
+
+    passes = 0
+
+    def __iter__(self):
+        type(self).passes += 1
+        return super().__iter__()
+
+
+def test_note_paths_and_arrays_take_one_pass_over_the_paths(tmp_path):
+    """A hook asks the listing for its notes' paths and their arrays: one test of each
+    path's ending serves both (the arrays are copied run by run from the listing's)."""
+    root = _vault(tmp_path)
+    scan = list_vault(root, load_settings(root))
+    files = list(scan.files)
+    notes = [f for f in files if f.rel.lower().endswith(".md")]
+    scan.memo["paths"] = _Counted(scan.paths())
+    _Counted.passes = 0
+    assert scan.note_paths() == [f.rel for f in notes]
+    assert tuple(list(a) for a in scan.note_numbers()) == tuple(
+        [getattr(f, a) for f in notes] for a in ("size", "mtime_ns", "ctime_ns", "ino"))
+    assert _Counted.passes == 1
+
+
+@given(st.lists(st.booleans(), max_size=60))
+def test_runs_are_the_true_flags(flags):
+    from vaultkit.vault.loader import _runs
+
+    runs = _runs(flags)
+    assert [i for start, end in runs for i in range(start, end)] == \
+        [i for i, f in enumerate(flags) if f]
+    assert all(start < end for start, end in runs)
+    # maximal: two runs never touch
+    assert all(a[1] < b[0] for a, b in zip(runs, runs[1:]))

@@ -393,7 +393,21 @@ class Scan:
         """The listed notes' paths, in order (kept while no name changes; do not change)."""
         found = self.memo.get("notes")
         if found is None:  # (the listing is sorted by path: so are its notes)
-            found = self.memo["notes"] = [p for p in self.paths() if p.endswith(MD_ENDINGS)]
+            paths = self.paths()
+            found = self.memo["notes"] = []
+            for start, end in self.note_spans():
+                found += paths[start:end]  # (a run at a time, in C)
+        return found
+
+    def note_spans(self) -> list[tuple[int, int]]:
+        """The runs of listed notes, ``(start, end)`` positions in :attr:`files`, in order:
+        the notes are the listing less its few attachments, so their numbers are taken
+        from the listing's arrays as a few slices, not a test per file for each array
+        (kept while no name changes; do not change)."""
+        found = self.memo.get("note_spans")
+        if found is None:
+            found = self.memo["note_spans"] = _runs([p.endswith(MD_ENDINGS)
+                                                     for p in self.paths()])
         return found
 
     def file_maxima(self) -> tuple[int, int]:
@@ -418,10 +432,12 @@ class Scan:
             if numbers is not None and len(numbers[0]) == len(self.files):
                 # (the listing's own arrays, the notes' positions kept: no pass over files)
                 from array import array
-                from itertools import compress
 
-                notes = [p.endswith(MD_ENDINGS) for p in self.paths()]
-                found = tuple(array("q", compress(column, notes)) for column in numbers)
+                spans = self.note_spans()
+                found = tuple(array("q") for _ in numbers)
+                for column, out in zip(numbers, found):
+                    for start, end in spans:
+                        out += column[start:end]  # (a copy of the run, in C)
             else:
                 found = _numbers([f for f in self.files if f.rel.endswith(MD_ENDINGS)])
             self.memo["note_numbers"] = found
@@ -853,6 +869,21 @@ def one_note(f: FileEntry, limit: int, cache: "_Cache | None") -> Note:
     # (a staged file gets its blob id whenever it is read: see _Cache.by_content)
     seen = cache.started_ns if cache and f.rel not in cache.by_content else None
     return _read_one(f.abs, f.rel, limit, seen)
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each run of true ``flags``, in order."""
+    runs = []
+    start, n = 0, len(flags)
+    while start < n:
+        try:
+            end = flags.index(False, start)  # (the next gap, found in C)
+        except ValueError:
+            end = n
+        if end > start:
+            runs.append((start, end))
+        start = end + 1
+    return runs
 
 
 def _numbers(files) -> tuple:

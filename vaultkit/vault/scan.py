@@ -295,7 +295,8 @@ def _list_folder(folder, prefix, entries, root_real, seen_dirs, stack, files, pr
                  is_excluded, is_excluded_file, places, folder_real, links=None) -> None:
     """The files of one folder the walk listed (``entries``), into ``files``; its folders
     onto ``stack``; the folder into ``places`` (real path -> listed path and prefix)."""
-    if prefix and any(e.name == CACHEDIR_TAG for e in entries) and \
+    # (the names are compared in C: a generator would be a step in Python per file)
+    if prefix and CACHEDIR_TAG in map(_name_of, entries) and \
             is_cache_tag(os.path.join(folder, CACHEDIR_TAG)):
         if places is not None:  # watched all the same: the tag's removal changes the listing
             places[folder_real] = None
@@ -452,6 +453,7 @@ def _same_places(files: list[FileEntry], gone: set[str], added: list[FileEntry]
 
 # an entry's vault path, the listing's order: a key in C (a Python one is a call per listed file)
 _rel_of = attrgetter("rel")
+_name_of = attrgetter("name")  # (a DirEntry's)
 
 
 def _problem_order(p: ScanProblem) -> tuple[str, str]:
