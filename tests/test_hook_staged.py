@@ -276,3 +276,33 @@ def test_a_repository_clean_filter_does_not_run_to_decide(vault, tmp_path):
     rc, out = hook(vault, NOTE)
     assert rc == 1 and "checked as staged" not in out, out
     assert not ran.exists()
+
+
+# -- conversions other than end-of-line: `git hash-object` cleans a file as `git add` does,
+# so it calls a file the staged blob whose bytes hold other text; only a CRLF/LF difference
+# is the commit's text (gitattributes(5) ident, working-tree-encoding)
+
+def test_a_credential_staged_in_utf8_beside_a_utf16_work_tree_is_checked_as_staged(vault):
+    # working-tree-encoding: git stores UTF-8 and writes the work tree in UTF-16; the commit
+    # holds the credential in UTF-8 whatever the work tree's bytes
+    write(vault, ".gitattributes", "*.md text working-tree-encoding=UTF-16LE-BOM eol=crlf\n")
+    path = vault / NOTE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(WITH.replace("\n", "\r\n").encode("utf-16"))
+    git(vault, "add", ".gitattributes", NOTE)
+    assert TOKEN in git(vault, "show", f":{NOTE}")  # (git stored UTF-8)
+    rc, out = hook(vault, NOTE)
+    assert rc == 1 and f"{NOTE}:3:25: VK701 secret-in-memory" in out, out
+    assert "checked as staged (what the commit holds; the work tree differs): " + NOTE in out
+
+
+def test_an_ident_expanded_in_the_work_tree_is_not_the_commits_text(vault):
+    # ident: `$Id: … $` in the work tree is stored `$Id$`; what the work tree adds there is
+    # not in the commit and must not block it
+    write(vault, ".gitattributes", "*.md ident\n")
+    write(vault, NOTE, "# Deploys\n\n$Id$\n")
+    git(vault, "add", ".gitattributes", NOTE)
+    write(vault, NOTE, f"# Deploys\n\n$Id: {TOKEN} $\n")
+    assert git(vault, "hash-object", NOTE).strip() == git(vault, "rev-parse", f":{NOTE}").strip()
+    rc, out = hook(vault, NOTE)
+    assert rc == 0 and "VK701" not in out, out

@@ -57,7 +57,7 @@ def staged_view(vault, targets: set[str]):
                                            and staged.get(p, ("", ""))[1] == empty])
     limit = vault.profile.budgets.max_file_bytes
     differ: dict[str, str] = {}
-    present: list[str] = []  # of differ's paths, those the work tree holds
+    present: list[str] = []  # of differ's paths, those whose blob is their text in LF
     kept = set(targets)
     for path in wanted:
         if path in conflicted or path in intended:
@@ -74,7 +74,11 @@ def staged_view(vault, targets: set[str]):
             data = None  # gone from the work tree (or no regular file): the commit has it
         if data is None or blob_id(data) != oid:
             differ[path] = oid
-            if data is not None:
+            # only a file whose staged blob is its text with LF for CRLF can be git's
+            # end-of-line conversion; hash-object alone would also take an `ident` or
+            # `working-tree-encoding` file as the blob, whose text is not the commit's
+            if data is not None and b"\r\n" in data \
+                    and blob_id(data.replace(b"\r\n", b"\n")) == oid:
                 present.append(path)
     # bytes that differ only by git's end-of-line conversion (core.autocrlf, a `text`/`eol`
     # attribute: CRLF in the work tree, LF staged) are the commit's text: the work tree's
@@ -86,8 +90,8 @@ def staged_view(vault, targets: set[str]):
 
 
 def _same_as_staged(root, differ: dict[str, str], paths: list[str]) -> set[str]:
-    """Which of ``paths`` (work-tree files whose bytes are not their staged blob
-    ``differ[path]``) ``git add`` would stage as that blob: git's end-of-line conversion
+    """Which of ``paths`` (work-tree files whose staged blob ``differ[path]`` is their
+    bytes with LF for each CRLF, nothing else) ``git add`` would stage as that blob: git's end-of-line conversion
     (``core.autocrlf``, the ``text``/``eol`` attributes; git-config(1), gitattributes(5))
     turns the work tree's CRLF into the staged LF. Asked of ``git hash-object``, which
     converts a file by its path's attributes as ``git add`` does, from its bytes: not
