@@ -126,6 +126,24 @@ def test_a_line_that_only_quotes_a_marker_is_still_a_loss(tmp_path):
     assert rc == 1 and "Found a stray" in out, out
 
 
+@pytest.mark.parametrize("line", [">>>>>>> Vendor: the API key rotates on the 1st",
+                                  "<<<<<<< ask Dana before the 1st"])
+def test_a_marker_shaped_line_outside_a_conflict_is_still_a_loss(tmp_path, line):
+    """Only the lines of a conflict as git writes it (opened, split by `=======`, closed) are
+    git's: a line of the owner's that starts like a marker (an email quoted seven deep), in
+    a journal that holds a conflict too, is memory, and removing it is refused."""
+    root = _vault(tmp_path)
+    _merge_conflict(root)
+    _append(root, f"\n### 10:00 — Notes\n{line}\n")
+    git(root, "add", J)
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    text = (root / J).read_text(encoding="utf-8").replace(line + "\n", "")
+    (root / J).write_text(text, encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and line[8:] in out, out
+
+
 def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
     """An entry committed on a branch, a snapshot taken there, then back on main (whose
     journal never had it) with a snapshot: the branch holds the lines, so nothing is lost.

@@ -308,3 +308,15 @@ def test_the_stash_is_read_only_for_unexplained_lines_and_only_its_newest_entrie
     monkeypatch.setattr(gitstate, "STASH_ENTRIES", 1)
     assert not any("- Next: release it on Thursday" in text
                    for text in gitstate.GitState(stub).stash_texts(JOURNAL))
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_only_a_conflict_as_git_writes_it_is_left_out(eol):
+    from vaultkit.vault.loss import judge
+
+    conflict = ("<<<<<<< HEAD\n- ours\n||||||| base\n=======\n- theirs\n>>>>>>> 1a2b3c4 (side)\n"
+                ">>>>>>> quoted seven deep\n=======\n")
+    old = ("# J\n" + conflict).replace("\n", eol)
+    new = "# J\n- ours\n- theirs\n".replace("\n", eol)
+    # the diff3 conflict's four markers are git's; the two lines after it are the owner's
+    assert judge(old, new).lost == [">>>>>>> quoted seven deep", "======="]

@@ -33,7 +33,29 @@ _PAIRS = 4096
 # git's conflict markers (git-merge(1), "HOW CONFLICTS ARE PRESENTED", diff3's base marker
 # too; 7 characters, gitattributes(5) conflict-marker-size's default): a merge committed
 # with them left in, then tidied up, removes lines that were git's, never memory
-_CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?: .*)?|={7}")
+_OPENS, _BASE, _SPLITS, _CLOSES = (re.compile(r"<{7}(?: .*)?"), re.compile(r"\|{7}(?: .*)?"),
+                                   re.compile(r"={7}"), re.compile(r">{7}(?: .*)?"))
+
+
+def _conflict_markers(old: str) -> Counter:
+    """The marker lines of ``old``'s conflicts as git writes them: an opening line, the
+    base's (diff3) if any, ``=======``, a closing line, in that order. A line shaped like
+    a marker outside such a conflict (an email quoted seven deep) is the owner's."""
+    found: Counter = Counter()
+    block: list[str] = []
+    for line in _lines(old):
+        if _OPENS.fullmatch(line):
+            block = [line]  # (an earlier opening never closed was no conflict)
+        elif not block:
+            continue
+        elif len(block) == 1 and _BASE.fullmatch(line):
+            block.append(line)
+        elif _SPLITS.fullmatch(line) and not _SPLITS.fullmatch(block[-1]):
+            block.append(line)
+        elif _CLOSES.fullmatch(line) and _SPLITS.fullmatch(block[-1]):
+            found.update(block + [line])
+            block = []
+    return found
 
 _LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")
 
@@ -154,7 +176,15 @@ def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:
     if accepted:
         lost = [line for line in lost if line not in accepted]
     if "<<<<<<<" in old:  # (a bare "=======" elsewhere is a line like any other)
-        lost = [line for line in lost if not _CONFLICT_MARKER.fullmatch(line)]
+        markers = _conflict_markers(old)
+        if markers:
+            kept = []
+            for line in lost:
+                if markers[line] > 0:
+                    markers[line] -= 1
+                else:
+                    kept.append(line)
+            lost = kept
     if not any(line.strip() for line in lost):
         return Judgement(lost)
     missing = Counter(lost)
