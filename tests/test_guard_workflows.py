@@ -197,3 +197,26 @@ def test_an_entry_only_a_snapshot_held_is_still_listed_and_recovered(tmp_path, h
     rc, out = _vk(root, "recover", "--all")
     assert rc == 0, out
     assert "- Written on the feature branch only" in (root / J).read_text(encoding="utf-8")
+
+
+def test_an_entry_lost_here_is_recovered_whole_when_another_branch_has_a_line_like_it(tmp_path):
+    """Another branch's journal holds a line of the same text ("- Smoke tests green") in an
+    entry of its own; the entry written here and lost from the work tree is still lost
+    whole: history lists all its lines and `recover --all` brings all of them back."""
+    root = _vault(tmp_path)
+    git(root, "checkout", "-q", "-b", "old-release")
+    _append(root, "\n### 08:00 — Hotfix\n- Smoke tests green\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "hotfix")
+    git(root, "checkout", "-q", "main")
+    entry = "\n### 14:00 — Release v2\n- Smoke tests green\n- Rolled out to 10% of users\n"
+    _append(root, entry)
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "checkout", "-q", "--", J)  # the entry overwritten by HEAD's journal
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    losses = _open_losses(root)
+    assert [e["lines"] for e in losses] == [3], losses
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0, out
+    assert (root / J).read_text(encoding="utf-8").endswith(entry)

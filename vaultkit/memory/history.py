@@ -1041,10 +1041,12 @@ def _accept(event: Event, record) -> None:
 
 
 def _committed_elsewhere(state, event: Event) -> bool:
-    """Leave out of a loss between commits the lines a commit of another branch, a tag or
-    a remote-tracking branch holds in that file, as the hook does (an entry of a branch
-    left for another is that branch's: `recover` must not copy it here); True when no other
-    line is left. Lines HEAD's version holds stay: the work tree lost them."""
+    """True when every line of a loss between commits is one a commit of another branch, a
+    tag or a remote-tracking branch holds in that file (an entry of a branch left for
+    another is that branch's: `recover` must not copy it here). Lines HEAD's version holds
+    count as lost: the work tree lost them. A loss with any other line is kept whole: its
+    lines are matched by text alone, and a common line ("- Tests pass") of an entry lost
+    here is no less lost for another branch's entry holding the same text."""
     from vaultkit.vault.gitstate import split_lines
 
     path = event.current or event.path
@@ -1054,13 +1056,7 @@ def _committed_elsewhere(state, event: Event) -> bool:
     if not committed:
         return False
     committed = committed - set(split_lines(state.committed_text(path) or "")[0])
-    rest = [line for line in event.lost if not line.strip() or line not in committed]
-    if not _nonblank(rest):
-        return True
-    if len(rest) != len(event.lost):
-        event.lost = rest
-        event.lines = len(_nonblank(rest))
-    return False
+    return all(line in committed for line in _nonblank(event.lost))
 
 
 def _held_by_git(state, event: Event) -> bool:
