@@ -22,6 +22,7 @@ from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
 from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.vault.scan import in_skipped_folder  # (per path: imported once, here)
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
@@ -523,8 +524,6 @@ class Profile:
         hit = memo.get(path)
         if hit is not None:
             return hit
-        from vaultkit.vault.scan import in_skipped_folder
-
         if in_skipped_folder(path):  # never read (.git/, .dreams/, ...): of no layer, so
             memo[path] = ()          # no git rule or history judges a change there
             return ()
