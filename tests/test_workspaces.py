@@ -439,3 +439,53 @@ def test_a_layer_known_by_its_header_from_vaultkit_toml(make_vault):
     vault = load_vault(root, root=root, use_cache=False)
     assert vault.layer_of(vault.notes["memory/2026-03-01-ctx.md"]) == "byterover"
     assert vault.layer_of(vault.notes["memory/2026-03-01-note.md"]) == "dated"
+
+
+def _layers_one_by_one(profile, path):
+    """Every layer matcher tried on ``path`` in order: what the folder plans stand for."""
+    from vaultkit.vault.profile import _dates_real
+    from vaultkit.vault.scan import in_skipped_folder
+
+    if in_skipped_folder(path):
+        return ()
+    out = []
+    for layer, literals, patterns, excludes, header in profile.layer_matchers:
+        found = path in literals or any(
+            path.startswith(prefix) and pattern.match(path) and _dates_real(pattern, path)
+            for prefix, pattern in patterns)
+        if not found or any(x.match(path) and _dates_real(x, path) for x in excludes):
+            continue
+        out.append((layer.name, header))
+        if not header:
+            break
+    return tuple(out)
+
+
+def test_a_paths_layers_are_looked_up_in_its_folders_plan(make_vault):
+    """A path is tried against what can claim a path in its folder (literal paths there,
+    patterns whose literal start the folder allows), in the layers' order: the same layers
+    as trying every matcher, with fewer tried (a cold check asks for every note)."""
+    root = make_vault({
+        "vaultkit.toml": "[[layers]]\nname = 'dated-notes'\npaths = ['notes/2026-*.md', "
+                         "'notes/index.md']\nexclude = ['notes/2026-13*.md']\n"
+                         "[[layers]]\nname = 'ctx'\npaths = ['memory/**/*.md']\n"
+                         "header = ['^# ctx$']\n",
+        "notes/2026-01-05.md": "# a\n", "memory/decisions/a.md": "# ctx\n"})
+    vault = load_vault(root, root=root, use_cache=False)
+    profile = vault.profile
+    paths = [f"{folder}{name}" for folder in (
+        "", "notes/", "notes/sub/", "memory/", "memory/decisions/", "memory/daily/",
+        "memory/archive/2025/", "memory/bots/b1/", "agents/a/memory/", "skills/x/", "x/",
+        ".git/", "templates/", "memory/dreaming/") for name in (
+        "2026-01-05.md", "2026-02-30.md", "2026-13-01.md", "2026-01-05-older.md",
+        "2026-01-05-1230.md", "2026-01-05-a.md", "2026-01-05_x.md", "MEMORY.md",
+        "AGENTS.md", "index.md", "INDEX.md", "x.md", "SKILL.md", "a.txt")]
+    assert [profile._path_layers(p) for p in paths] == \
+        [_layers_one_by_one(profile, p) for p in paths]
+    assert profile._path_layers("notes/2026-01-05.md")[0][0] == "dated-notes"
+    assert profile._path_layers("notes/2026-13-01.md") != \
+        profile._path_layers("notes/2026-12-01.md")
+    everything = sum(len(m[2]) for m in profile.layer_matchers)
+    decisions = profile._folder_plan("memory/decisions/")
+    assert sum(len(p[2]) for p in decisions) < everything / 2
+    assert "dated-notes" not in [layer.name for layer, *_ in decisions]

@@ -953,13 +953,24 @@ def _state(files: list[FileEntry], problems: list[ScanProblem],
     return digest.hexdigest(), newest
 
 
-def _read_one(abs_path: str, rel: str, limit: int, seen_ns: int | None = None) -> Note:
+def _reading() -> tuple:
+    """What reading a note calls: ``(ReadRefused, read_regular_stat, parse_note)``. Imported
+    only when something is read (the parser compiles a lot), and once by a caller reading
+    many (a ``from`` import in a function costs ~2 µs each time it runs)."""
+    from vaultkit.core.bounded import ReadRefused, read_regular_stat
+    from vaultkit.vault.parse import parse_note
+
+    return ReadRefused, read_regular_stat, parse_note
+
+
+def _read_one(abs_path: str, rel: str, limit: int, seen_ns: int | None = None,
+              reading: tuple | None = None) -> Note:
     """The file at ``abs_path`` read and parsed. ``seen_ns``: when the run that will store
     it in a cache listed the files; a file changed within the racy margin of that (or any,
     when None) gets the blob id of the bytes parsed (``Note.oid``), by which the cache
-    knows it next time (the git blob id of a few files, not of every file a cold run reads)."""
-    from vaultkit.core.bounded import ReadRefused, read_regular_stat
-    from vaultkit.vault.parse import parse_note  # only when something is read: it compiles a lot
+    knows it next time (the git blob id of a few files, not of every file a cold run reads).
+    ``reading``: :func:`_reading`'s, from a caller reading many notes."""
+    ReadRefused, read_regular_stat, parse_note = reading or _reading()
     try:  # (the stat of the bytes read; a FIFO or device swapped in is refused)
         data, st = read_regular_stat(abs_path, limit)
     except ReadRefused as exc:
@@ -1168,31 +1179,34 @@ def _parse_chunk(items: list[tuple[str, str, int, int | None]]) -> list[tuple]:
     bytes the cache stores), or as plain data when it could not be read. No text comes
     back: the main process reads a note's text from its file when a rule needs it, and
     forgets it again once that note's rules ran (a cold run never holds every note's text)."""
+    from vaultkit.vault import mentions, secretscan
+
     out = []
+    reading = _reading()  # (once a chunk, not once a note)
     for a, r, limit, seen in items:
-        note = _read_one(a, r, limit, seen)
+        note = _read_one(a, r, limit, seen, reading)
         if note.error:
             out.append((r, None, note.to_plain(), b""))
         else:
             out.append((r, marshal.dumps(note.to_plain(with_text=False)),
-                        (note.ctime_ns, note.ino, note.oid), _worker_facts(note)))
+                        (note.ctime_ns, note.ino, note.oid),
+                        _worker_facts(note, mentions, secretscan)))
     return out
 
 
-def _worker_facts(note: Note) -> bytes:
+def _worker_facts(note: Note, mentions, secretscan) -> bytes:
     """Facts computed where the note is parsed, so a cold run spreads them over the cores
     and the main process needs no note's text for them: the credential scan
-    (``secret-in-memory``) and the paths the note writes out (``orphan-note``)."""
-    from vaultkit.vault.mentions import FACT as MENTIONS, mentions
-    from vaultkit.vault.secretscan import DETECTOR_VERSION, FACT, scan_note
-
+    (``secret-in-memory``) and the paths the note writes out (``orphan-note``). The
+    modules ``vaultkit.vault.mentions`` and ``secretscan`` are the caller's, imported once
+    a chunk."""
     facts = {}
     try:
-        facts[FACT] = (DETECTOR_VERSION, scan_note(note))
+        facts[secretscan.FACT] = (secretscan.DETECTOR_VERSION, secretscan.scan_note(note))
     except Exception:  # never lose the parse over it: the rule scans the note itself
         pass
     try:
-        facts[MENTIONS] = (None, mentions(note))
+        facts[mentions.FACT] = (None, mentions.mentions(note))
     except Exception:  # (the rule finds them itself)
         pass
     return marshal.dumps(facts) if facts else b""
@@ -1209,8 +1223,9 @@ def _parse_all(todo: list[FileEntry], limit: int, facts: dict | None = None,
     with Progress("parsing notes", len(todo)) as progress:
         if len(todo) < _PARALLEL_MIN or workers < 2:
             out = []
+            reading = _reading()
             for f in todo:
-                out.append(_read_one(f.abs, f.rel, limit, seen_ns))
+                out.append(_read_one(f.abs, f.rel, limit, seen_ns, reading))
                 progress.advance()
             return out
         return _parse_parallel(todo, limit, workers, progress, facts, seen_ns)

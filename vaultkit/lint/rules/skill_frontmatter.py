@@ -1,4 +1,8 @@
+import re
+
 from vaultkit.lint.rule import Rule
+# (imported here, not in check: an import statement run per note cost ~2 µs a note)
+from vaultkit.lint.shared import CLAUDE_SKILL_ROOTS, SKILL_ROOTS, skill_folder, skill_frontmatter
 
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
@@ -47,11 +51,6 @@ class SkillFrontmatter(Rule):
     severity = "warning"
 
     def check(self, note, ctx):
-        import re
-
-        from vaultkit.lint.shared import (CLAUDE_SKILL_ROOTS, SKILL_ROOTS, skill_folder,
-                                          skill_frontmatter)
-
         folder = skill_folder(note.path, SKILL_ROOTS + CLAUDE_SKILL_ROOTS, ctx)
         if folder is None:
             return
