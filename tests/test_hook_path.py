@@ -137,3 +137,12 @@ def test_the_walk_makes_no_python_call_per_listed_file(tmp_path):
         sys.setprofile(None)
     assert [f.rel for f in files] == [f"n{i:03}.md" for i in range(300)] and not problems
     assert len(calls) < 100, sorted(set(calls))
+
+
+@pytest.mark.parametrize("cls", _classes(), ids=lambda c: c.__name__)
+def test_a_settings_class_has_no_generated_repr_and_keeps_its_eq(cls):
+    """Every process that reads settings imports these classes; a generated ``__repr__``
+    (compiled from source text at import, some 7 M instructions for the eleven) is never
+    printed. ``__eq__`` stays: warm settings are compared with fresh ones."""
+    assert cls.__repr__ is object.__repr__
+    assert cls.__eq__ is not object.__eq__
