@@ -146,3 +146,20 @@ def test_a_settings_class_has_no_generated_repr_and_keeps_its_eq(cls):
     printed. ``__eq__`` stays: warm settings are compared with fresh ones."""
     assert cls.__repr__ is object.__repr__
     assert cls.__eq__ is not object.__eq__
+
+
+def _records():
+    from vaultkit.lint import diagnostics
+    from vaultkit.vault import model, scan
+
+    return [v for m in (model, diagnostics, scan) for v in vars(m).values()
+            if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == m.__name__]
+
+
+@pytest.mark.parametrize("cls", _records(), ids=lambda c: c.__name__)
+def test_a_parsed_record_class_has_no_generated_repr_and_keeps_its_eq(cls):
+    """The notes' and findings' record classes, imported by every check: a generated
+    ``__repr__`` of these slotted classes is never printed (the report formats findings
+    itself), while ``__eq__`` compares a warm answer with a fresh one."""
+    assert cls.__repr__ is object.__repr__
+    assert cls.__eq__ is not object.__eq__
