@@ -35,7 +35,7 @@ def test_no_config_settings_equal_validation(tmp_path):
         settings = P.load_settings(vault, use_cache=False)
         built = P._validated_pack(rules_dir() / pack)
         assert built is not None
-        assert settings.profile == built == _fresh(pack)
+        assert asdict(settings.profile) == asdict(built) == asdict(_fresh(pack))
         assert asdict(settings.profile) == asdict(_fresh(pack))
         # in the same order too: a mapping's order is meaning (the graph's colour groups,
         # the first matching folder), which a dict comparison does not see

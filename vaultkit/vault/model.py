@@ -22,7 +22,7 @@ MARKDOWN = "md"  # [text](target.md#sub)
 PROPERTY = "property"  # "[[Target]]" inside a frontmatter value
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Link:
     """One link or embed as written. ``target`` is decoded (no %20, no <>)."""
 
@@ -45,7 +45,7 @@ class Link:
         return cls(*t)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Heading:
     """A Markdown heading of a note."""
 
@@ -57,7 +57,7 @@ class Heading:
         return (self.level, self.text, self.line)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Tag:
     """A tag of a note, in its text or its frontmatter."""
 
@@ -66,7 +66,7 @@ class Tag:
     column: int  # 0 for frontmatter tags
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Suppression:
     """A ``<!-- vaultkit-... -->`` comment. ``rules`` empty means every rule."""
 
@@ -75,7 +75,7 @@ class Suppression:
     line: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Section:
     """A heading and the lines under it up to the next heading of the same or higher level."""
 
@@ -95,7 +95,7 @@ class NoteSource:
         raise NotImplementedError
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Note:
     """One Markdown file of the vault, parsed once: plain data. The text is the one part
     that may be elsewhere: a note that does not hold it has a ``source`` that reads it
@@ -286,7 +286,7 @@ _PARSE_FIELDS = tuple(f.name for f in fields(Note) if f.name not in (
     "record"))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # (never printed: faster to create)
 class Attachment:
     """A non-Markdown file: a link target only."""
 

@@ -60,7 +60,7 @@ def _in_vault(value: str, name: str) -> str:
     return value
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class PropertySpec:
     """What a frontmatter property of a note type holds."""
 
@@ -71,7 +71,7 @@ class PropertySpec:
     enum: list[str] | None = None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class TypeSpec:
     """A note type: its folder, properties and required sections."""
 
@@ -89,7 +89,7 @@ class TypeSpec:
         _in_vault(self.folder, "folder")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class LayerSpec:
     """Where one layer lives.
 
@@ -130,7 +130,7 @@ def _at_least(obj, low: float, *names: str) -> None:
             raise _invalid(name, f"must be at least {low:g}")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class Budgets:
     """The size and count limits of a profile (`budgets:`)."""
 
@@ -159,7 +159,7 @@ class Budgets:
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class Phrases:
     """The phrase lists the rules match (`phrases:`)."""
 
@@ -202,7 +202,7 @@ class Phrases:
                                              f"{slow}")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class IndexSettings:
     """Where INDEX.md is and how it is ordered (`index:`)."""
 
@@ -220,7 +220,7 @@ class IndexSettings:
             raise _invalid("recent_days", f"must be at most {MAX_DAYS:,}")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class LinkSettings:
     """How ``broken-link`` judges links.
 
@@ -252,7 +252,7 @@ class LinkSettings:
         return any(p.match(path) or p.match("/" + path) for p in pats)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class GitSettings:
     """The git rules' thresholds (`git:`)."""
 
@@ -286,7 +286,7 @@ RUNTIME_LOADERS = ("workspace-set", "claude-memory", "project-docs", "entry-stor
 RUNTIME_UNITS = ("utf16", "bytes", "codepoints")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class RuntimeSpec:
     """How one agent runtime loads files from the vault at session start (``runtimes:``).
 
@@ -395,7 +395,7 @@ class RuntimeSpec:
                 raise _invalid(f"sessions.{session}", f"{', '.join(unknown)} not in files")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class Profile:
     """A rule pack: the layers of a vault, its note types, budgets and phrases."""
 
@@ -661,7 +661,7 @@ def _dates_real(pattern: re.Pattern, path: str) -> bool:
 
 # -- vaultkit.toml ----------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
 class ConfigFile:
     """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
 
