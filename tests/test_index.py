@@ -748,9 +748,9 @@ def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listi
                  for f in ("size", "mtime_ns", "ctime_ns", "ino"))
     # (the notes are older: none in the same-tick margin)
     calm = max(time.time_ns() - 10 ** 9, max(kept[2]) + 1)
-    assert _changed_since(loaded, kept, calm, {}) == (paths, [])
+    assert _changed_since(loaded, kept, calm, {}) == (paths, [], set())
     deferred = DeferredVault(scan_vault(indexed, root=indexed))
-    assert _changed_since(deferred, kept, calm, {}) == (paths, [])
+    assert _changed_since(deferred, kept, calm, {}) == (paths, [], set())
     (indexed / paths[0]).write_text("# grown\n- a longer text than before\n")
     old = (indexed / paths[-1]).stat()
     os.utime(indexed / paths[-1], ns=(old.st_atime_ns, old.st_mtime_ns - 10 ** 9))
@@ -764,6 +764,8 @@ def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listi
             _changed_since(loaded, kept, limit, {})
     assert _changed_since(deferred, kept, calm, {})[1] == [0, 1, len(paths) - 1]
     assert _changed_since(deferred, kept, 0, {})[1] == list(range(len(paths)))
+    # (changed by their stats: the three written; the rest only by the margin)
+    assert _changed_since(deferred, kept, 0, {})[2] == {0, 1, len(paths) - 1}
 
 
 def test_arrays_are_compared_a_slice_at_a_time():
@@ -860,4 +862,40 @@ def test_a_memo_made_while_ctimes_were_racy_settles_once_they_are_not(make_vault
     postgres.write_text(postgres.read_text().replace("Postgres", "Postgrex", 1))
     os.utime(postgres, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert postgres.stat().st_size == before.st_size
+    assert _render_cached(root) == _render_fresh(root)
+
+
+def test_a_racy_memo_settles_too_when_the_notes_that_changed_show_it_in_their_stats(
+        make_vault, monkeypatch):
+    """After a clone or a copy the hook runs with today's journal written and staged each
+    time, so no run finds nothing changed: a run whose every change shows in the stats kept
+    (which a ctime cannot give back) settles the memo all the same, and the runs after it
+    read none of the notes whose ctime was racy; a note that changed is still seen."""
+    import time
+
+    import vaultkit.vault.store as store
+
+    monkeypatch.setattr(store, "RACY_NS", 200_000_000)  # (a 0.2 s margin: a short test)
+    root = make_vault(FILES)
+    age_files(root)  # (mtimes old, ctimes now)
+    _render_cached(root)
+    pricing = root / "memory/decisions/pricing.md"
+    os.utime(pricing)  # (the same bytes, its stats moved: the memo is still used)
+    time.sleep(0.3)
+    hashed = []
+    real = store.content_id
+    monkeypatch.setattr(store, "content_id",
+                        lambda path, size: hashed.append(path) or real(path, size))
+    assert _render_cached(root) == _render_fresh(root)
+    assert hashed  # the notes whose ctime was racy for the memo were read once
+    hashed.clear()
+    assert _render_cached(root) == _render_fresh(root)
+    assert hashed == []  # and not again, though pricing.md still differs from the memo
+    pricing.write_text(pricing.read_text().replace("per seat", "per user", 1))
+    assert _render_cached(root) == _render_fresh(root)
+    hosting = root / "memory/decisions/hosting.md"
+    before = hosting.stat()
+    hosting.write_text(hosting.read_text().replace("Hetzner", "Hetznex", 1))
+    os.utime(hosting, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert hosting.stat().st_size == before.st_size
     assert _render_cached(root) == _render_fresh(root)

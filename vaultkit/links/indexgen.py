@@ -285,12 +285,15 @@ class _Memo:
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
         limit = started_ns - RACY_NS
-        paths, changed = _changed_since(vault, kept, limit, oids)
+        paths, changed, by_stats = _changed_since(vault, kept, limit, oids)
         n = len(paths)
         if any(len(a) != n for a in kept) or len(digests) != 12 * n \
                 or len(offsets) != n + 1 or len(counts) != n:
             return None
-        if not changed:
+        if len(by_stats) == len(changed):
+            # every change shows in the stats kept, which no later listing can give back (a
+            # ctime moves on every write): the notes read for their racy ctime alone need
+            # no reading again (a hook after a clone, with today's journal staged each time)
             self._settle(record, kept, limit, vault)
         index = self.key.rsplit(":", 1)[1]
         used, dated = set(used), set(dated)
@@ -325,13 +328,16 @@ class _Memo:
             return None  # a memo whose parts do not agree (damaged): rendered again
 
     def _settle(self, record: tuple, kept: tuple, limit: int, vault: "Vault") -> None:
-        """Keep the memo under this listing's time when nothing changed since it was made
-        and no note's mtime or ctime is in the racy margin any more: else a memo written
-        within 2 s of many notes' ctimes (a clone, a checkout, a copy) would have those notes
-        read and hashed by every later run, for as long as nothing changed. Sound because
-        every note's stats equal the kept ones and the notes whose ctime was racy were just
-        found to hold their kept blob ids; any later write moves a ctime past this listing's
-        time, which is more than the margin after every kept one."""
+        """Keep the memo under this listing's time when every note that changed since it was
+        made differs from it by its stats and no kept mtime or ctime is in the racy margin
+        any more: else a memo written within 2 s of many notes' ctimes (a clone, a checkout,
+        a copy) would have those notes read and hashed by every later run, for as long as
+        it is not rendered again. Sound because every other note's stats equal the kept
+        ones and the notes whose ctime was racy were just found to hold their kept blob ids;
+        a note whose stats differ keeps differing (its ctime moved past the kept one, and
+        ctimes cannot be put back), so it is read again by every later run as now; any later
+        write moves a ctime past this listing's time, which is more than the margin after
+        every kept one."""
         import marshal
 
         from vaultkit.vault.store import RACY_NS
@@ -444,13 +450,13 @@ def _racy_oids(notes: dict, started_ns: int) -> dict[str, str]:
 
 
 def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
-                   ) -> tuple[list[str], list[int]]:
-    """The notes' paths in order, and the positions of those whose size, mtime, ctime or
+                   ) -> tuple[list[str], list[int], set[int]]:
+    """The notes' paths in order, the positions of those whose size, mtime, ctime or
     inode is not the one kept (``kept``: four arrays in that order) or whose mtime is not
     older than ``limit`` (a same-tick change would not show), or whose ctime is not and
-    whose bytes are not those of the blob id ``oids`` kept for it. A hook's vault, not
-    loaded, has its listing's arrays: compared as arrays, a slice at a time, not note by
-    note."""
+    whose bytes are not those of the blob id ``oids`` kept for it, and the positions of
+    the first kind (changed by their stats). A hook's vault, not loaded, has its listing's
+    arrays: compared as arrays, a slice at a time, not note by note."""
     numbers = getattr(vault, "listed_numbers", lambda: None)()
     if numbers is None:
         from array import array
@@ -461,15 +467,16 @@ def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
             states.sort()
             paths = [s[0] for s in states]
         if any(len(a) != len(states) for a in kept):
-            return paths, []
+            return paths, [], set()
         numbers = tuple(array("q", [s[i] for s in states]) for i in (1, 2, 3, 4))
     else:
         paths = vault.note_paths()
     if any(len(a) != len(b) for a, b in zip(kept, numbers)):
-        return paths, []  # (the caller sees the lengths differ)
+        return paths, [], set()  # (the caller sees the lengths differ)
     changed = set()
     for old, new in zip(kept, numbers):
         changed.update(_differing(old, new))
+    by_stats = set(changed)
     mtimes, ctimes = numbers[1], numbers[2]
     if mtimes and max(mtimes) >= limit:
         changed.update(i for i, t in enumerate(mtimes) if t >= limit)
@@ -482,7 +489,7 @@ def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
                     oids.get(paths[i]) is None
                     or content_id(str(root / paths[i]), sizes[i]) != oids[paths[i]]):
                 changed.add(i)
-    return paths, sorted(changed)
+    return paths, sorted(changed), by_stats
 
 
 def _differing(old, new, step: int = 512) -> list[int]:
