@@ -37,15 +37,18 @@ _OPENS, _BASE, _SPLITS, _CLOSES = (re.compile(r"<{7}(?: .*)?"), re.compile(r"\|{
                                    re.compile(r"={7}"), re.compile(r">{7}(?: .*)?"))
 
 
-def _conflict_markers(old: str) -> Counter:
-    """The marker lines of ``old``'s conflicts as git writes them: an opening line, the
-    base's (diff3) if any, ``=======``, a closing line, in that order. A line shaped like
-    a marker outside such a conflict (an email quoted seven deep) is the owner's."""
-    found: Counter = Counter()
+def conflicts(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+    """The conflicts git wrote into ``lines`` and left there: for each, the 0-based
+    indexes of its opening and closing lines and its marker lines, found as git writes
+    them: an opening line, the base's (diff3) if any, ``=======``, a closing line, in that
+    order. A line shaped like a marker outside such a conflict (an email quoted seven
+    deep) is the owner's."""
+    found = []
     block: list[str] = []
-    for line in _lines(old):
+    opened = 0
+    for i, line in enumerate(lines):
         if _OPENS.fullmatch(line):
-            block = [line]  # (an earlier opening never closed was no conflict)
+            block, opened = [line], i  # (an earlier opening never closed was no conflict)
         elif not block:
             continue
         elif len(block) == 1 and _BASE.fullmatch(line):
@@ -53,8 +56,16 @@ def _conflict_markers(old: str) -> Counter:
         elif _SPLITS.fullmatch(line) and not _SPLITS.fullmatch(block[-1]):
             block.append(line)
         elif _CLOSES.fullmatch(line) and _SPLITS.fullmatch(block[-1]):
-            found.update(block + [line])
+            found.append((opened, i, block + [line]))
             block = []
+    return found
+
+
+def _conflict_markers(old: str) -> Counter:
+    """The marker lines of ``old``'s conflicts (:func:`conflicts`), as a multiset."""
+    found: Counter = Counter()
+    for _, _, markers in conflicts(_lines(old)):
+        found.update(markers)
     return found
 
 _LINK_TARGET = re.compile(r"(\[\[)[^\]|#\n]*|(\]\()[^)\s]*")

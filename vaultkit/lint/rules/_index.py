@@ -13,6 +13,7 @@ RULES = (
     ('VK001', 'file-unreadable', 'file_unreadable', 'error', False, 'vault'),
     ('VK002', 'frontmatter-invalid', 'frontmatter_invalid', 'error', False, 'note'),
     ('VK003', 'nul-byte', 'nul_byte', 'warning', False, 'note'),
+    ('VK004', 'conflict-markers', 'conflict_markers', 'error', False, 'note'),
     ('VK101', 'unknown-location', 'unknown_location', 'warning', False, 'note'),
     ('VK102', 'journal-filename', 'journal_filename', 'error', False, 'note'),
     ('VK103', 'lesson-by-date', 'lesson_by_date', 'warning', False, 'note'),
