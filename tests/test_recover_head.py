@@ -55,6 +55,7 @@ def test_a_committed_line_overwritten_before_any_snapshot_is_refused_and_recover
 
     rc, out = vaultkit(vault, "recover", "--all")
     assert rc == 0 and "lost from the work tree since HEAD" in out, out
+    assert f"put back 1 line where it stood in {J}" in out, out
     text = (vault / J).read_text(encoding="utf-8")
     # back where it stood, before what was written in its place (watch's undo)
     assert text == JOURNAL.replace("- Smoke tests green\n", "- Smoke tests green\n"

@@ -78,7 +78,8 @@ def run(args) -> int:
             continue
         done += 1
         what = (f"{r.lines} line{'s' * (r.lines != 1)} to {r.path}" if r.action == "append"
-                else f"{r.lines} line{'s' * (r.lines != 1)} where they stood in {r.path}"
+                else f"{r.lines} line{'s' * (r.lines != 1)} where "
+                     f"{'it' if r.lines == 1 else 'they'} stood in {r.path}"
                 if r.action == "put-back"
                 else f"{e.path} as {r.path}" if r.path != e.path else e.path)
         if r.reason == "committed start restored":  # the journal starts with HEAD's text again
