@@ -144,11 +144,9 @@ def test_a_marker_shaped_line_outside_a_conflict_is_still_a_loss(tmp_path, line)
     assert rc == 1 and line[8:] in out, out
 
 
-def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
-    """An entry committed on a branch, a snapshot taken there, then back on main (whose
-    journal never had it) with a snapshot: the branch holds the lines, so nothing is lost.
-    The hook says nothing, and history and `recover --all` agree with it: no loss listed,
-    main's journal left as it is (not given the branch's entry)."""
+def _entry_on_a_feature_branch(tmp_path):
+    """A vault snapshotted on main, then on a new branch `feature` checked out with an
+    entry appended to the journal and snapshotted again (not committed)."""
     root = _vault(tmp_path)
     rc, out = _vk(root, "snapshot", "--quiet")
     assert rc == 0, out
@@ -156,6 +154,15 @@ def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
     _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
     rc, out = _vk(root, "snapshot", "--quiet")
     assert rc == 0, out
+    return root
+
+
+def test_an_entry_on_another_branch_is_not_lost_when_you_switch_back(tmp_path):
+    """An entry committed on a branch, a snapshot taken there, then back on main (whose
+    journal never had it) with a snapshot: the branch holds the lines, so nothing is lost.
+    The hook says nothing, and history and `recover --all` agree with it: no loss listed,
+    main's journal left as it is (not given the branch's entry)."""
+    root = _entry_on_a_feature_branch(tmp_path)
     git(root, "commit", "-q", "--no-verify", "-am", "feature")
     git(root, "checkout", "-q", "main")
     rc, out = _vk(root, "snapshot", "--quiet")
@@ -176,13 +183,7 @@ def test_an_entry_only_a_snapshot_held_is_still_listed_and_recovered(tmp_path, h
     """The counterpart: the same switch back, but the branch is gone (deleted) or the
     entry was never committed (`git reset --hard`): no commit holds the lines, so they are
     a loss, listed and brought back."""
-    root = _vault(tmp_path)
-    rc, out = _vk(root, "snapshot", "--quiet")
-    assert rc == 0, out
-    git(root, "checkout", "-q", "-b", "feature")
-    _append(root, "\n### 17:00 — Feature entry\n- Written on the feature branch only\n")
-    rc, out = _vk(root, "snapshot", "--quiet")
-    assert rc == 0, out
+    root = _entry_on_a_feature_branch(tmp_path)
     if how == "deleted":
         git(root, "commit", "-q", "--no-verify", "-am", "feature")
         git(root, "checkout", "-q", "main")

@@ -834,11 +834,10 @@ def test_a_changed_daily_notes_setting_renders_the_index_again(make_vault):
     assert "[[03]]" in cached
 
 
-def test_a_memo_made_while_ctimes_were_racy_settles_once_they_are_not(make_vault, monkeypatch):
-    """A memo written within the racy margin of many notes' ctimes (a clone, a checkout, a
-    copy: ctimes cannot be put back) has those notes read and hashed by the next run; that
-    run keeps the memo under its own listing's time, so the runs after it read none, and a
-    later edit that puts the size and mtime back is still seen (its ctime moves)."""
+def _racy_memo(make_vault, monkeypatch, touched: str | None = None):
+    """A vault whose INDEX.md memo was made within the racy margin of every note's ctime
+    (as after a clone or a copy), ``touched`` given new stats with the same bytes after it,
+    the margin passed; and the list each later ``content_id`` call appends its path to."""
     import time
 
     import vaultkit.vault.store as store
@@ -847,11 +846,22 @@ def test_a_memo_made_while_ctimes_were_racy_settles_once_they_are_not(make_vault
     root = make_vault(FILES)
     age_files(root)  # (mtimes old, ctimes now)
     _render_cached(root)
+    if touched:
+        os.utime(root / touched)  # (the same bytes, its stats moved: the memo is still used)
     time.sleep(0.3)
     hashed = []
     real = store.content_id
     monkeypatch.setattr(store, "content_id",
                         lambda path, size: hashed.append(path) or real(path, size))
+    return root, hashed
+
+
+def test_a_memo_made_while_ctimes_were_racy_settles_once_they_are_not(make_vault, monkeypatch):
+    """A memo written within the racy margin of many notes' ctimes (a clone, a checkout, a
+    copy: ctimes cannot be put back) has those notes read and hashed by the next run; that
+    run keeps the memo under its own listing's time, so the runs after it read none, and a
+    later edit that puts the size and mtime back is still seen (its ctime moves)."""
+    root, hashed = _racy_memo(make_vault, monkeypatch)
     assert _render_cached(root) == _render_fresh(root)
     assert hashed  # the notes whose ctime was racy for the memo were read once
     hashed.clear()
@@ -871,21 +881,9 @@ def test_a_racy_memo_settles_too_when_the_notes_that_changed_show_it_in_their_st
     time, so no run finds nothing changed: a run whose every change shows in the stats kept
     (which a ctime cannot give back) settles the memo all the same, and the runs after it
     read none of the notes whose ctime was racy; a note that changed is still seen."""
-    import time
-
-    import vaultkit.vault.store as store
-
-    monkeypatch.setattr(store, "RACY_NS", 200_000_000)  # (a 0.2 s margin: a short test)
-    root = make_vault(FILES)
-    age_files(root)  # (mtimes old, ctimes now)
-    _render_cached(root)
-    pricing = root / "memory/decisions/pricing.md"
-    os.utime(pricing)  # (the same bytes, its stats moved: the memo is still used)
-    time.sleep(0.3)
-    hashed = []
-    real = store.content_id
-    monkeypatch.setattr(store, "content_id",
-                        lambda path, size: hashed.append(path) or real(path, size))
+    pricing = "memory/decisions/pricing.md"
+    root, hashed = _racy_memo(make_vault, monkeypatch, touched=pricing)
+    pricing = root / pricing
     assert _render_cached(root) == _render_fresh(root)
     assert hashed  # the notes whose ctime was racy for the memo were read once
     hashed.clear()

@@ -91,9 +91,9 @@ def staged_view(vault, targets: set[str]):
 
 def _same_as_staged(root, differ: dict[str, str], paths: list[str]) -> set[str]:
     """Which of ``paths`` (work-tree files whose staged blob ``differ[path]`` is their
-    bytes with LF for each CRLF, nothing else) ``git add`` would stage as that blob: git's end-of-line conversion
-    (``core.autocrlf``, the ``text``/``eol`` attributes; git-config(1), gitattributes(5))
-    turns the work tree's CRLF into the staged LF. Asked of ``git hash-object``, which
+    bytes with LF for each CRLF, nothing else) ``git add`` would stage as that blob: git's
+    end-of-line conversion (``core.autocrlf``, the ``text``/``eol`` attributes;
+    git-config(1), gitattributes(5)) turns the work tree's CRLF into the staged LF. Asked of ``git hash-object``, which
     converts a file by its path's attributes as ``git add`` does, from its bytes: not
     ``git diff``, which trusts the index's stat data and an assume-unchanged bit and would
     call a file unchanged that the commit holds otherwise. Filter drivers stay off
