@@ -620,14 +620,16 @@ class SearchIndex:
             return []
         recent = asks_for_recent(query)
         when = asks_when(query)
+        answer = answer_kind(query)
         self.db.execute("BEGIN")  # one snapshot, whatever other processes commit meanwhile
         try:
-            return self._search(terms, max_results, min_score, allow, demote, recent, when)
+            return self._search(terms, max_results, min_score, allow, demote, recent, when,
+                                answer)
         finally:
             self.db.execute("COMMIT")
 
     def _search(self, terms, max_results, min_score, allow, demote, recent=False,
-                when=False) -> list[Hit]:
+                when=False, answer=None) -> list[Hit]:
         db = self.db
         limit = _CANDIDATES if allow is None else _CANDIDATES * 5
         # The BM25 ranking is most of a query's time; it starts on the helper's connection
@@ -651,7 +653,7 @@ class SearchIndex:
         weighted = [t for t in terms if t.df or not (t.cjk or t.date)]
         if not weighted:
             return []
-        scored = self._rank(weighted, limit, allow, demote, recent, early, when)
+        scored = self._rank(weighted, limit, allow, demote, recent, early, when, answer)
         scored = [s for s in scored if s[0] >= min_score]
 
         hits: list[Hit] = []
@@ -743,9 +745,11 @@ class SearchIndex:
         return out
 
     def _rank(self, weighted, limit, allow, demote, recent, early=None,
-              when=False) -> list[list]:
+              when=False, answer=None) -> list[list]:
         """Every candidate chunk as ``[score, path, start, end, text, id, file id]``, best
-        first. ``when``: the question asks when (:func:`asks_when`), see :func:`_favour_time`.
+        first. ``when``: the question asks when (:func:`asks_when`), see :func:`_favour_time`;
+        ``answer``: the kind of answer it asks for (:func:`answer_kind`), see
+        :func:`_favour_answer`; and see :func:`_favour_speaker`.
 
         ``early``: a future of ``(match, generation, [(rowid, bm25)], rows)`` (see
         :class:`_Bm25Helper`), used when it ranked this very match on the same state."""
@@ -813,6 +817,9 @@ class SearchIndex:
             scored.append([score, path, start, end, text, cid, fid])
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         self._with_neighbours(scored, rows, covs, finders, weight, seen)
+        _favour_speaker(scored, weighted)
+        if answer:
+            _favour_answer(scored, answer, weighted)
         if when:
             _favour_time(scored)
         if recent:
@@ -1046,6 +1053,90 @@ def _favour_time(scored: list[list]) -> None:
     for item in top:
         if found(item[4]):
             item[0] = min(1.0, item[0] + WHEN_LIFT)
+    top.sort(key=lambda s: (-s[0], s[1], s[2]))
+    scored[:_NEIGHBOURS] = top
+
+
+# A transcript turn: a line that starts with its speaker's name in bold and a colon,
+# "**Caroline**: …" or "- **Caroline**: …" (how a chat or meeting is kept in a journal).
+_SPEAKER = re.compile(r"\s*(?:[-*+]\s+)?\*\*([^*\n]+?)\*\*:")
+SPEAKER_LIFT = 0.03
+
+
+def _favour_speaker(scored: list[list], terms: list[Term]) -> None:
+    """Lift by SPEAKER_LIFT (capped at 1) each of the first _NEIGHBOURS candidates holding
+    a turn said by a person the question names (a query word is a word of the turn's
+    speaker label) that also holds another query word, and sort those again. A question
+    about a person is most often answered by what that person said; the name alone shows
+    on every turn addressed to them ("Hey Caroline!") and on every turn they say."""
+    names = [t for t in terms if not (t.cjk or t.date)]
+    if not names:
+        return
+    top = scored[:_NEIGHBOURS]
+    for item in top:
+        text = item[4]
+        if "**" not in text:
+            continue
+        for line in text.split("\n"):
+            label = _SPEAKER.match(line)
+            if label is None:
+                continue
+            said_by = [t for t in names if t.pattern.search(label.group(1))]
+            if not said_by:
+                continue
+            said = line[label.end():]
+            if any(t.pattern.search(said) for t in terms if t not in said_by):
+                item[0] = min(1.0, item[0] + SPEAKER_LIFT)
+                break
+    top.sort(key=lambda s: (-s[0], s[1], s[2]))
+    scored[:_NEIGHBOURS] = top
+
+
+# A question asking who, or how many / how much (English forms only, as measured).
+_WHO = re.compile(r"^\W*who(?:m|se)?\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"^\W*how (?:many|much)\b", re.IGNORECASE)
+# A name: a capitalised word inside a sentence (after a lower-case word or a comma), not
+# its first word, which is capitalised anyway.
+_NAME = re.compile(r"(?<=[a-z,] )[A-Z][a-z]+")
+# A number: digits, or a number written out.
+_NUMBER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                     r"twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen|several|"
+                     r"couple)\b", re.IGNORECASE)
+ANSWER_LIFT = 0.05
+
+
+def answer_kind(query: str) -> str | None:
+    """``"who"`` when the question asks who, ``"count"`` when it asks how many or how
+    much, else None."""
+    if _WHO.search(query):
+        return "who"
+    if _HOW_MANY.search(query):
+        return "count"
+    return None
+
+
+def _favour_answer(scored: list[list], kind: str, terms: list[Term]) -> None:
+    """Lift by ANSWER_LIFT (capped at 1) each of the first _NEIGHBOURS candidates whose own
+    text holds the kind of answer the question asks for, and sort those again: for "who",
+    a name that is not a query word (in a turn, after its speaker label: the speaker is
+    not the answer); for "how many", a number. Shared words find the turns about the
+    subject; the one that answers is the one naming the person or giving the count."""
+    top = scored[:_NEIGHBOURS]
+    for item in top:
+        text = item[4]
+        if kind == "count":
+            found = _NUMBER.search(text) is not None
+        else:
+            found = False
+            for line in text.split("\n"):
+                label = _SPEAKER.match(line)
+                said = line[label.end():] if label else line
+                if any(not any(t.pattern.match(name.group(0)) for t in terms)
+                       for name in _NAME.finditer(said)):
+                    found = True
+                    break
+        if found:
+            item[0] = min(1.0, item[0] + ANSWER_LIFT)
     top.sort(key=lambda s: (-s[0], s[1], s[2]))
     scored[:_NEIGHBOURS] = top
 
