@@ -56,6 +56,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.lazyre import lazy_re
 from vaultkit.memory.dates import date_of_path
 from vaultkit.memory.text import Term, fts_text, match_spans, query_terms, set_idf
 from vaultkit.vault.store import RACY_NS as _RACY_NS
@@ -1059,7 +1060,7 @@ def _favour_time(scored: list[list]) -> None:
 
 # A transcript turn: a line that starts with its speaker's name in bold and a colon,
 # "**Caroline**: …" or "- **Caroline**: …" (how a chat or meeting is kept in a journal).
-_SPEAKER = re.compile(r"\s*(?:[-*+]\s+)?\*\*([^*\n]+?)\*\*:")
+_SPEAKER = lazy_re(r"\s*(?:[-*+]\s+)?\*\*([^*\n]+?)\*\*:")
 SPEAKER_LIFT = 0.03
 
 
@@ -1096,10 +1097,11 @@ def _favour_speaker(scored: list[list], terms: list[Term]) -> None:
 _WHO = re.compile(r"^\W*who(?:m|se)?\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\W*how (?:many|much)\b", re.IGNORECASE)
 # A name: a capitalised word inside a sentence (after a lower-case word or a comma), not
-# its first word, which is capitalised anyway.
-_NAME = re.compile(r"(?<=[a-z,] )[A-Z][a-z]+")
+# its first word, which is capitalised anyway. Both compiled when first used: few
+# questions ask who or how many.
+_NAME = lazy_re(r"(?<=[a-z,] )[A-Z][a-z]+")
 # A number: digits, or a number written out.
-_NUMBER = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+_NUMBER = lazy_re(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                      r"twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen|several|"
                      r"couple)\b", re.IGNORECASE)
 ANSWER_LIFT = 0.05
