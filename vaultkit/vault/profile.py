@@ -803,6 +803,15 @@ class Settings:
                 return True
         return False
 
+    @property
+    def file_excluder(self):
+        """:meth:`is_excluded_file` as the walk asks it of each file: without ``exclude``
+        patterns, the skip folders' set's own ``__contains__`` (a lookup in C, not a call
+        into Python for each of 10,000 files: ~1 M instructions a thousand files)."""
+        if self.config.exclude:
+            return self.is_excluded_file
+        return self.skip_folders.__contains__
+
 
 def _slash_positions(rel: str):
     i = rel.find("/")
