@@ -108,3 +108,32 @@ def test_runs_are_the_true_flags(flags):
     assert all(start < end for start, end in runs)
     # maximal: two runs never touch
     assert all(a[1] < b[0] for a, b in zip(runs, runs[1:]))
+
+
+def test_listing_asks_no_python_exclusion_per_file(tmp_path, monkeypatch):
+    """Without ``exclude`` patterns, a file is left out only when its path is a skip folder's
+    (the pack's ``skip_folders: [backups, venv]``): the walk looks that up in the set, it
+    calls no Python method for each of the vault's files. With patterns, it asks them."""
+    from vaultkit.vault.profile import Settings
+
+    root = _vault(tmp_path)
+    (root / "venv").write_text("a file named as a skip folder\n", encoding="utf-8")
+    (root / "backups").mkdir()
+    (root / "backups" / "old.md").write_text("# Old\n", encoding="utf-8")
+    asked: list[str] = []
+    plain = Settings.is_excluded_file
+
+    def counted(self, rel):
+        asked.append(rel)
+        return plain(self, rel)
+
+    monkeypatch.setattr(Settings, "is_excluded_file", counted)
+    scan = list_vault(root, load_settings(root))
+    paths = [f.rel for f in scan.files]
+    assert "venv" not in paths and not [p for p in paths if p.startswith("backups/")]
+    assert "MEMORY.md" in paths and asked == []
+    (root / "vaultkit.toml").write_text('profile = "openclaw"\nexclude = ["notes/*.Md"]\n',
+                                        encoding="utf-8")
+    scan = list_vault(root, load_settings(root))
+    assert [p for p in (f.rel for f in scan.files) if p.startswith("notes/")] == []
+    assert "venv" not in [f.rel for f in scan.files] and "MEMORY.md" in asked

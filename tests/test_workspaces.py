@@ -489,3 +489,25 @@ def test_a_paths_layers_are_looked_up_in_its_folders_plan(make_vault):
     decisions = profile._folder_plan("memory/decisions/")
     assert sum(len(p[2]) for p in decisions) < everything / 2
     assert "dated-notes" not in [layer.name for layer, *_ in decisions]
+
+
+def test_layer_patterns_are_compiled_when_a_path_reaches_them(make_vault):
+    """A commit hook asks the layers of a few paths: only the patterns their folders' plans
+    try are compiled (the pack has some thirty, ~0.4 M instructions each to compile), and
+    each answers as the compiled pattern does."""
+    import re
+
+    from vaultkit.vault.profile import _pattern_regex
+
+    root = make_vault({"memory/2026-01-05.md": "# a\n"})
+    profile = load_vault(root, root=root, use_cache=False).profile
+    regexes = [p for _, _, patterns, excludes, header in profile.layer_matchers
+               for p in [x for _, x in patterns] + excludes + header]
+    assert len(regexes) > 20
+    assert not [p for p in regexes if "_compiled" in vars(p)]
+    profile._path_layers("memory/2026-01-05.md")
+    compiled = [p for p in regexes if "_compiled" in vars(p)]
+    assert 0 < len(compiled) < len(regexes) / 2
+    for pattern in compiled:
+        assert pattern.compiled is re.compile(*pattern._args)
+    assert _pattern_regex("memory/**/{date}-*.md").endswith(r"[^/]*\.md\Z")

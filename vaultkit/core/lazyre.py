@@ -18,9 +18,10 @@ _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn"
 class LazyPattern:
     """``re.compile(pattern, flags)``, compiled when first used (see the module)."""
 
-    def __init__(self, pattern: str, flags: int = 0):
+    def __init__(self, pattern: str, flags: int = 0, *, listed: bool = True):
         self._args = (pattern, flags)
-        _MADE.append(self)
+        if listed:  # (one a settings object makes is not: it goes with the settings)
+            _MADE.append(self)
 
     @property
     def compiled(self) -> re.Pattern:
@@ -43,8 +44,10 @@ class LazyPattern:
         return f"lazy_re({self._args[0]!r}, {self._args[1]!r})"
 
 
-def lazy_re(pattern: str, flags: int = 0) -> LazyPattern:
-    return LazyPattern(pattern, flags)
+def lazy_re(pattern: str, flags: int = 0, *, listed: bool = True) -> LazyPattern:
+    """``listed=False``: not among the patterns :func:`compile_all` compiles (one made per
+    settings object, which a long-running process makes again and again)."""
+    return LazyPattern(pattern, flags, listed=listed)
 
 
 _MADE: list[LazyPattern] = []  # every pattern made (module-level ones: a few hundred)

@@ -641,7 +641,7 @@ def list_vault(root_path: Path, settings: Settings) -> Scan:
     excludes = settings.excludes_anything
     folder_stats: dict = {}
     files, problems = walk(root_path, settings.is_excluded if excludes else None, folders,
-                           is_excluded_file=settings.is_excluded_file if excludes else None,
+                           is_excluded_file=settings.file_excluder if excludes else None,
                            places=places, links=links, folder_stats=folder_stats)
     external = []
     if not settings.profile.memory_prefix:
@@ -673,7 +673,7 @@ def rescan(scan: Scan, changed: dict, started_ns: int) -> Scan | None:
     excludes = settings.excludes_anything
     done = relist(scan.root, scan.files, scan.problems, scan.places, changed,
                   settings.is_excluded if excludes else None,
-                  is_excluded_file=settings.is_excluded_file if excludes else None)
+                  is_excluded_file=settings.file_excluder if excludes else None)
     if done is None:
         return None
     files, problems, spots = done

@@ -178,7 +178,7 @@ def memory_files(root: Path, settings, seen: dict | None = None
     excludes = settings.excludes_anything
     # (a folder is asked whole when entered, so a file in it is asked by its own path only)
     excluded = settings.is_excluded if excludes else None
-    excluded_file = settings.is_excluded_file if excludes else None
+    excluded_file = settings.file_excluder if excludes else None
     out: dict[str, tuple[int, int, int, int]] = {}
     if seen is not None:
         seen.update(dirs=[], above=[], whole=True)
