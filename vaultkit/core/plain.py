@@ -3,7 +3,8 @@
 Importing ``dataclasses`` imports ``inspect`` (with ``ast``, ``dis``, ``tokenize``), and
 each ``@dataclass`` compiles generated source for its methods when its module is imported:
 together some 9 % of a commit hook's work, for classes whose methods are a few lines
-(docs/performance.md, "The hook's imports"). So vaultkit's data classes are plain classes:
+(docs/performance.md, "No `dataclasses` on the hook's path"). So the record classes a
+commit hook and a warm check import are plain classes:
 
 - a class with a few fields made often (a note, a link, a finding) writes its own
   ``__init__`` and lists its fields in ``_fields`` (the order of its arguments);
@@ -90,28 +91,31 @@ class Declared:
     keyword or positional arguments, then ``__post_init__`` if the class has one."""
 
     def __init__(self, *args, **kwargs):
-        names = fields(type(self))
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, "
-                            f"{len(args)} given")
-        given = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key not in names or key in given:
-                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated "
-                                f"argument {key!r}")
-            given[key] = value
+        cls = type(self)
+        names = cls.__dict__.get("_fields") or fields(cls)
+        if args:
+            if len(args) > len(names):
+                raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, "
+                                f"{len(args)} given")
+            for name, value in zip(names, args):
+                if name in kwargs:
+                    raise TypeError(f"{cls.__name__}() got {name!r} twice")
+                kwargs[name] = value
+        held = self.__dict__  # (the fields are plain values: no descriptor to go through)
         for name in names:
-            value = given.get(name, _NO_DEFAULT)
+            if name in kwargs:
+                held[name] = kwargs.pop(name)
+                continue
+            value = getattr(cls, name, _NO_DEFAULT)
             if value is _NO_DEFAULT:
-                value = getattr(type(self), name, _NO_DEFAULT)
-                if value is _NO_DEFAULT:
-                    raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
-                if type(value) is Factory:
-                    value = value.make()
-            setattr(self, name, value)
-        post = getattr(self, "__post_init__", None)
+                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
+            held[name] = value.make() if type(value) is Factory else value
+        if kwargs:
+            raise TypeError(f"{cls.__name__}() got an unexpected argument "
+                            f"{next(iter(kwargs))!r}")
+        post = getattr(cls, "__post_init__", None)
         if post is not None:
-            post()
+            post(self)
 
 
 def fields(cls) -> tuple[str, ...]:
