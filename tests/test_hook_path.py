@@ -4,11 +4,11 @@ holding a list or a mapping has its own evaluated, as typing.get_type_hints woul
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 
 import pytest
 
+from vaultkit.core import plain
 from vaultkit.vault import profile
 
 
@@ -25,15 +25,15 @@ def _vault(tmp_path):
 
 def _classes():
     return [v for v in vars(profile).values()
-            if isinstance(v, type) and dataclasses.is_dataclass(v)
+            if isinstance(v, type) and issubclass(v, plain.Declared)
             and v.__module__ == profile.__name__]
 
 
 @pytest.mark.parametrize("cls", _classes(), ids=lambda c: c.__name__)
 def test_a_field_hint_is_what_get_type_hints_gives(cls):
     hints = typing.get_type_hints(cls, include_extras=True)
-    for f in dataclasses.fields(cls):
-        assert profile._hint(cls, f.name) == hints[f.name], f.name
+    for name in plain.fields(cls):
+        assert profile._hint(cls, name) == hints[name], name
 
 
 def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeypatch):
@@ -48,11 +48,11 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
 
     monkeypatch.setattr(typing, "get_type_hints", refused)
     warm = profile.load_settings(root)
-    assert dataclasses.asdict(warm.profile) == dataclasses.asdict(fresh.profile)
-    assert dataclasses.asdict(warm.config) == dataclasses.asdict(fresh.config)
+    assert plain.asdict(warm.profile) == plain.asdict(fresh.profile)
+    assert plain.asdict(warm.config) == plain.asdict(fresh.config)
     assert warm.is_excluded("drafts/x.md") and warm.profile.budgets.max_file_bytes == 50000
     # only the fields that held a list or a mapping had their annotation evaluated
-    assert 0 < len(profile._HINTS) < sum(len(dataclasses.fields(c)) for c in _classes())
+    assert 0 < len(profile._HINTS) < sum(len(plain.fields(c)) for c in _classes())
 
 
 def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monkeypatch):
@@ -79,9 +79,8 @@ def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monk
     assert gc.isenabled()
 
 
-# The classes a hook creates on import whose instances are never compared or printed: each
-# generated method is source text compiled by every process that imports them, so they are
-# made without ``__eq__`` and ``__repr__`` (only ``__init__``, and ``__setattr__`` when frozen).
+# The classes a hook creates on import whose instances are never compared or printed: they
+# have no ``__eq__`` and ``__repr__`` (only ``__init__``, and ``__setattr__`` when frozen).
 def _uncompared():
     from vaultkit.lint.engine import Selection
     from vaultkit.vault.gitstate import Change
@@ -99,19 +98,50 @@ def _uncompared():
 
 
 @pytest.mark.parametrize("cls", _uncompared(), ids=lambda c: c.__name__)
-def test_a_class_never_compared_gets_no_generated_eq_or_repr(cls):
-    params = cls.__dataclass_params__
-    assert not params.eq and not params.repr
-    assert "__eq__" not in vars(cls) and "__repr__" not in vars(cls)
+def test_a_class_never_compared_gets_no_eq_or_repr(cls):
+    assert cls.__eq__ is object.__eq__ and cls.__repr__ is object.__repr__
+    assert cls.__hash__ is object.__hash__  # (an identity, as before)
 
 
-def test_every_dataclass_on_the_hook_path_has_a_docstring():
-    # without one, dataclass() makes one from inspect.signature(cls), in every process
-    from vaultkit.vault.loss import Judgement
-    from vaultkit.vault.runtimes.registry import Registered
+def _run_imports(root, *args):
+    """The modules ``vaultkit <args>`` imported, run as a process in ``root`` (as
+    ``-X importtime`` lists them: the command ends with ``os._exit``, no exit hook runs)."""
+    import subprocess
+    import sys
 
-    for cls in (Judgement, Registered):
-        assert cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "(")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "vaultkit", *args],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def test_the_hook_and_the_warm_check_import_no_dataclasses(tmp_path):
+    """``dataclasses`` imports ``inspect`` (with ``ast``, ``dis``, ``tokenize``), and each
+    ``@dataclass`` compiled generated source at import: some 9 % of a commit hook. The
+    classes a hook and a warm check import are plain (vaultkit.core.plain)."""
+    import subprocess
+
+    from vaultkit.core.gitenv import git_env
+
+    root = _vault(tmp_path)
+    (root / "memory" / "notes.md").write_text("# Notes\n\n[[MEMORY]] and [[missing]]\n",
+                                               encoding="utf-8")
+    env = git_env()
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    # (the first check validates vaultkit.toml with pydantic, which imports dataclasses:
+    # only when the config changed)
+    assert "pydantic" in _run_imports(root, "check", ".")
+    assert not _run_imports(root, "check", ".") & {"dataclasses", "inspect", "pydantic"}
+    with open(root / "memory" / "2026-11-01.md", "a", encoding="utf-8") as f:
+        f.write("\n## 09:00 Entry\n- Appended.\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+    for args in (["check", "--hook", "memory/2026-11-01.md"], ["check", "."]):
+        found = _run_imports(root, *args)
+        assert "vaultkit.lint.engine" in found  # (the check ran)
+        assert not found & {"dataclasses", "inspect", "ast", "dis", "tokenize"}, args
 
 
 def test_the_walk_makes_no_python_call_per_listed_file(tmp_path):
@@ -143,7 +173,7 @@ def test_a_settings_class_has_no_generated_repr_nor_eq(cls):
     """Every process that reads settings imports these classes; a generated ``__repr__``
     and ``__eq__`` (compiled from source text at import, some 17 M instructions for the
     eleven) are never used: no code prints or compares settings, and the tests compare
-    warm settings with fresh ones by ``dataclasses.asdict``."""
+    warm settings with fresh ones by ``vaultkit.core.plain.asdict``."""
     assert cls.__repr__ is object.__repr__
     assert cls.__eq__ is object.__eq__
 
@@ -153,13 +183,18 @@ def _records():
     from vaultkit.vault import model, scan
 
     return [v for m in (model, diagnostics, scan) for v in vars(m).values()
-            if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == m.__name__]
+            if isinstance(v, type) and issubclass(v, plain.Plain) and v.__module__ == m.__name__]
 
 
 @pytest.mark.parametrize("cls", _records(), ids=lambda c: c.__name__)
-def test_a_parsed_record_class_has_no_generated_repr_and_keeps_its_eq(cls):
-    """The notes' and findings' record classes, imported by every check: a generated
-    ``__repr__`` of these slotted classes is never printed (the report formats findings
-    itself), while ``__eq__`` compares a warm answer with a fresh one."""
-    assert cls.__repr__ is object.__repr__
-    assert cls.__eq__ is not object.__eq__
+def test_a_parsed_record_class_compares_its_fields_with_no_method_of_its_own(cls):
+    """The notes' and findings' record classes, imported by every check: ``__eq__``
+    compares a warm answer with a fresh one; it is the shared one (nothing made per class
+    at import), and the class is slotted."""
+    assert cls.__eq__ is plain.Plain.__eq__ and "__eq__" not in vars(cls)
+    assert "__slots__" in vars(cls) and not hasattr(cls(*[None] * _required(cls)), "__dict__")
+
+
+def _required(cls):
+    code = cls.__init__.__code__
+    return code.co_argcount - 1 - len(cls.__init__.__defaults__ or ())

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import asdict
 
+from vaultkit.core.plain import asdict
 from vaultkit.core.resources import rules_dir
 from vaultkit.vault import profile as P
 

@@ -32,11 +32,11 @@ import datetime as _dt
 import posixpath
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import FRESH, Plain
 from vaultkit.vault.outbound import mask_credentials
 from vaultkit.vault.resolve import normalize_heading
 
@@ -93,15 +93,25 @@ class _Item:
         return self._line
 
 
-@dataclass
-class _Section:
+class _Section(Plain):
+    _fields = ("title", "folder_label", "items", "priority", "kept", "trimmable", "empty_text")
     title: str
     folder_label: str  # "decisions/"
     items: list[_Item]  # display order
-    priority: list[int] = field(default_factory=list)  # item indexes, most important first
-    kept: int = 0
-    trimmable: bool = True
-    empty_text: str = ""
+    priority: list[int]  # item indexes, most important first
+    kept: int
+    trimmable: bool
+    empty_text: str
+
+    def __init__(self, title, folder_label, items, priority=FRESH, kept=0, trimmable=True,
+                 empty_text=""):
+        self.title = title
+        self.folder_label = folder_label
+        self.items = items
+        self.priority = [] if priority is FRESH else priority
+        self.kept = kept
+        self.trimmable = trimmable
+        self.empty_text = empty_text
 
 
 def render_index(vault: "Vault") -> str:

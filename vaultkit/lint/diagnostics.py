@@ -9,35 +9,45 @@ report, baseline, cache or MCP result."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from vaultkit.core.plain import Plain
 from vaultkit.vault.outbound import one_line
 
 # "info": a suggestion, shown but never failing a run (not even with --fail-on warning)
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Edit:
+class Edit(Plain):
     """Replace ``text[start:end]`` of a note's decoded text with ``new``."""
 
+    __slots__ = _fields = ("start", "end", "new")
     start: int
     end: int
     new: str
 
+    def __init__(self, start, end, new):
+        self.start = start
+        self.end = end
+        self.new = new
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Fix:
+
+class Fix(Plain):
     """The edits that fix one finding, with what they do."""
 
+    __slots__ = _fields = ("description", "edits")
     description: str
     edits: list[Edit]
 
+    def __init__(self, description, edits):
+        self.description = description
+        self.edits = edits
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Diagnostic:
+
+class Diagnostic(Plain):
     """One finding: a rule's report about a place in a file."""
 
+    __slots__ = _fields = ("rule", "code", "severity", "path", "line", "column", "message",
+                           "fixable", "fix")
+    _compare = ("rule", "code", "severity", "path", "line", "column", "message", "fixable")
     rule: str
     code: str
     severity: str
@@ -45,8 +55,20 @@ class Diagnostic:
     line: int | None
     column: int | None
     message: str
-    fixable: bool = False
-    fix: Fix | None = field(default=None, compare=False)
+    fixable: bool
+    fix: Fix | None
+
+    def __init__(self, rule, code, severity, path, line, column, message, fixable=False,
+                 fix=None):
+        self.rule = rule
+        self.code = code
+        self.severity = severity
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+        self.fixable = fixable
+        self.fix = fix
 
     def sort_key(self):
         return (self.path, self.line or 0, self.column or 0, self.code)

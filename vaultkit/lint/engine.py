@@ -9,25 +9,30 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Iterable, Sequence
 
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.plain import FRESH
 from vaultkit.vault.model import Note, Suppression
 from vaultkit.vault.loader import decoded
 from vaultkit.lint.rule import ASKING_GIT, Context, Rule
 from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Selection:
     """The rules asked for on the command line: --select, --ignore, --extend-select."""
 
-    select: list[str] | None = None
-    ignore: list[str] = field(default_factory=list)
-    extend_select: list[str] = field(default_factory=list)
+    _fields = ("select", "ignore", "extend_select")
+    select: list[str] | None
+    ignore: list[str]
+    extend_select: list[str]
+
+    def __init__(self, select=None, ignore=FRESH, extend_select=FRESH):
+        self.select = select
+        self.ignore = [] if ignore is FRESH else ignore
+        self.extend_select = [] if extend_select is FRESH else extend_select
 
 
 def select_rules(settings, cli: Selection | None = None) -> list[Rule]:

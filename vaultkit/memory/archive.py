@@ -23,7 +23,6 @@ links to stays where it is, and the report says why.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
 import fcntl
 import hashlib
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from vaultkit.core import plain
 from vaultkit.core.bounded import read_open
 from vaultkit.core.errors import VaultkitError
 from vaultkit.vault.model import MARKDOWN
@@ -122,7 +122,7 @@ def _link_edits(vault, mapping: dict[str, str]) -> tuple[list[LinkEdit], dict[st
     after_notes = {}
     for path, note in vault.notes.items():
         new = mapping.get(path, path)
-        after_notes[new] = dataclasses.replace(note, path=new, text=note.text) \
+        after_notes[new] = plain.replace(note, path=new, text=note.text) \
             if new != path else note
     after = Vault(vault.root, vault.settings, dict(sorted(after_notes.items())),
                   vault.attachments, vault.problems, vault.external)

@@ -118,7 +118,7 @@ class Workspace:
         command run for this workspace takes (the loader's ``scan_vault(warm=...)``): the
         warm one, or the pinned one; None for another vault, or other settings than those
         pinned (another ``--profile``: its own listing)."""
-        import dataclasses
+        from vaultkit.core.plain import replace
 
         if root != self.root and root != self.root.resolve():
             return None
@@ -128,11 +128,10 @@ class Workspace:
 
             if self._listing is None:
                 self._listing = WarmListing()
-            return dataclasses.replace(self._listing.scan(self.root, settings),
-                                       store=self.store)
+            return replace(self._listing.scan(self.root, settings), store=self.store)
         if settings.fingerprint != pinned.settings.fingerprint:
             return None
-        return dataclasses.replace(pinned, settings=settings, store=self.store)
+        return replace(pinned, settings=settings, store=self.store)
 
     def vault(self, scan=None):
         """The vault as it is on disk now (or as ``scan``, a listing of :meth:`scan`, saw

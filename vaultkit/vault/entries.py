@@ -40,10 +40,10 @@ as complete as a log line. ``vaultkit log`` applies the same judgement before it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import FRESH, Plain
 from vaultkit.vault.model import Heading, Note
 from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
                                       is_period_heading, is_timed_item)
@@ -56,16 +56,28 @@ _NOT_TEXT = lazy_re(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX]\]\s+)?|[*
 HEADING, LOG = "heading", "log"
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Plain):
+    __slots__ = _fields = ("heading", "start", "end", "body_start", "body", "nonblank", "kind",
+                           "items")
     heading: Heading | None  # None for a log of bullets outside every entry
     start: int  # line of the heading, or of the first item (1-based)
     end: int  # last line of the entry, inclusive (trailing blank lines excluded)
     body_start: int  # line of body[0]
     body: list[str]  # the lines after the heading, without line endings
     nonblank: int  # body lines with content (comments-only lines do not count)
-    kind: str = HEADING  # HEADING: an entry; LOG: a bullet log whose items are the entries
-    items: list["Item"] = field(default_factory=list)  # a log's bullet items
+    kind: str  # HEADING: an entry; LOG: a bullet log whose items are the entries
+    items: list["Item"]  # a log's bullet items
+
+    def __init__(self, heading, start, end, body_start, body, nonblank, kind=HEADING,
+                 items=FRESH):
+        self.heading = heading
+        self.start = start
+        self.end = end
+        self.body_start = body_start
+        self.body = body
+        self.nonblank = nonblank
+        self.kind = kind
+        self.items = [] if items is FRESH else items
 
     @property
     def text(self) -> str:
@@ -84,13 +96,18 @@ class Entry:
         return enumerate(self.body, self.body_start)
 
 
-@dataclass(slots=True)
-class Item:
+class Item(Plain):
     """One bullet of a log: the bullet line and its continuation lines and sub-bullets."""
 
+    __slots__ = _fields = ("start", "lines", "nonblank")
     start: int
     lines: list[str]
     nonblank: int
+
+    def __init__(self, start, lines, nonblank):
+        self.start = start
+        self.lines = lines
+        self.nonblank = nonblank
 
 
 def is_content(line: str) -> bool:

@@ -29,7 +29,6 @@ import datetime as _dt
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,10 +52,10 @@ class Notices:
         self.told: set[str] = set()  # the vault roots already told
 
 
-@dataclass(slots=True, repr=False, eq=False)  # (never compared or printed)
 class Change:
     """One entry of the diff against HEAD, in vault paths (None: outside the vault)."""
 
+    __slots__ = _fields = ("status", "old", "new", "old_repo", "new_repo", "old_oid", "new_oid")
     status: str  # M A D R C T U (the letter only)
     old: str | None  # vault path in HEAD (None for A)
     new: str | None  # vault path in the new version (None for D)
@@ -64,6 +63,15 @@ class Change:
     new_repo: str | None
     old_oid: str
     new_oid: str  # NULL_OID when git did not hash it (working-tree side)
+
+    def __init__(self, status, old, new, old_repo, new_repo, old_oid, new_oid):
+        self.status = status
+        self.old = old
+        self.new = new
+        self.old_repo = old_repo
+        self.new_repo = new_repo
+        self.old_oid = old_oid
+        self.new_oid = new_oid
 
 
 # stash entries whose files count as holding uncommitted lines: a long stash list is read

@@ -16,11 +16,11 @@ import marshal
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from vaultkit import __version__
+from vaultkit.core.plain import FRESH, Frozen, replace
 from vaultkit.vault.model import Attachment, Note, NoteSource
 from vaultkit.vault.profile import Settings, load_settings
 from vaultkit.vault.scan import FileEntry, ScanProblem, find_root, require_vault, walk
@@ -339,10 +339,12 @@ def _names_hash(paths: list[str]):
 MD_ENDINGS = (".md", ".mD", ".Md", ".MD")
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Scan:
     """A vault's files listed and stat'ed, not read: enough to tell whether anything changed."""
 
+    _fields = ("root", "settings", "files", "problems", "digest", "newest_mtime_ns",
+               "started_ns", "folders", "places", "external", "links", "memo", "folder_stats",
+               "store")
     root: Path
     settings: Settings
     files: list[FileEntry]  # sorted by path (a deferred vault looks notes up by bisection)
@@ -351,25 +353,43 @@ class Scan:
     newest_mtime_ns: int
     # when the listing began: anything derived from these files is only as new as this,
     # so caches record it (not the time they were written) for their same-tick checks
-    started_ns: int = 0
+    started_ns: int
     # the real path of every folder listed (and of the workspace, for bootstrap files
     # outside a memory-only vault): where a change would change this listing
-    folders: list[str] = field(default_factory=list)
+    folders: list[str]
     # what rescan() needs: each listed folder's path and vault prefix (vaultkit.vault.scan
     # walk's ``places``), the bootstrap files outside, whether a symlink was followed
-    places: dict = field(default_factory=dict)
-    external: list = field(default_factory=list)
-    links: bool = False
+    places: dict
+    external: list
+    links: bool
     # what is derived from the listing (its names' digest and paths, its numbers as
     # arrays): a listing brought up to date without a name added, removed or renamed
     # keeps it, taking again the numbers of the entries written (see _state)
-    memo: dict = field(default_factory=dict, compare=False, repr=False)
+    memo: dict
     # each listed folder's real path -> vaultkit.vault.scan.folder_stat, taken before its
     # names were read (what a long-running reader compares: see WarmListing)
-    folder_stats: dict = field(default_factory=dict)
+    folder_stats: dict
     # the vault's store (vaultkit.vault.store) a long-running process keeps and hands with
     # the listing it gives a command (Workspace.listing_of); None: the load opens its own
-    store: "Store | None" = field(default=None, compare=False, repr=False)
+    store: "Store | None"
+
+    def __init__(self, root, settings, files, problems, digest, newest_mtime_ns, started_ns=0,
+                 folders=FRESH, places=FRESH, external=FRESH, links=False, memo=FRESH,
+                 folder_stats=FRESH, store=None):
+        self.root = root
+        self.settings = settings
+        self.files = files
+        self.problems = problems
+        self.digest = digest
+        self.newest_mtime_ns = newest_mtime_ns
+        self.started_ns = started_ns
+        self.folders = [] if folders is FRESH else folders
+        self.places = {} if places is FRESH else places
+        self.external = [] if external is FRESH else external
+        self.links = links
+        self.memo = {} if memo is FRESH else memo
+        self.folder_stats = {} if folder_stats is FRESH else folder_stats
+        self.store = store
 
     def names_digest(self) -> str:
         """:func:`names_digest` of the listed notes and attachments (by path, as the vault
@@ -488,7 +508,6 @@ class WarmListing:
 
     def scan(self, root, settings):
         """The listing of the vault at ``root`` (a resolved path) under ``settings``."""
-        import dataclasses
         import time
 
         with self._lock:
@@ -504,12 +523,12 @@ class WarmListing:
                     # after it): the listing is as new as that, not as old as the walk, so
                     # what is derived from it is not in a same-tick doubt for ever after
                     if last.settings is not settings or last.started_ns < started:
-                        last = self._last = dataclasses.replace(
+                        last = self._last = replace(
                             last, settings=settings, started_ns=started)
                     return last
                 if changed is not None:
                     if last.settings is not settings:
-                        last = dataclasses.replace(last, settings=settings)
+                        last = replace(last, settings=settings)
                     stats = changed.pop(_FOLDER_STATS, {})
                     new = rescan(last, changed, started)
                     if new is not None:
@@ -517,8 +536,8 @@ class WarmListing:
                             # (listed again, found as they were: the same listing, as new
                             # as this; a folder changed in the racy margin is listed
                             # again for a while)
-                            new = dataclasses.replace(last, settings=new.settings,
-                                                      started_ns=started)
+                            new = replace(last, settings=new.settings,
+                                          started_ns=started)
                         if stats:  # (the folders listed again whole: their stats then)
                             new.folder_stats = {**last.folder_stats, **stats}
                         self._last = new
@@ -711,20 +730,30 @@ def oversize_error(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the {limit:,}-byte limit (budgets.max_file_bytes); not parsed"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)  # (never compared or printed)
-class Lent:
+class Lent(Frozen):
     """What a load takes over instead of making it again: ``scan``, a listing made by
     :func:`scan_vault`; ``previous``, a vault this process loaded earlier (a long-running
     server keeps one), which lends its parsed notes, facts and cache; ``made``, ``cache``,
     ``facts`` and ``external``, what a deferred vault already made from this same ``scan``
     note by note (vaultkit.vault.deferred), taken over as they are."""
 
-    scan: "Scan | None" = None
-    previous: "Vault | None" = None
-    made: dict[str, Note] | None = None
-    cache: "_Cache | None" = None
-    facts: dict | None = None
-    external: dict[str, Note] | None = None
+    __slots__ = _fields = ("scan", "previous", "made", "cache", "facts", "external")
+    scan: "Scan | None"
+    previous: "Vault | None"
+    made: dict[str, Note] | None
+    cache: "_Cache | None"
+    facts: dict | None
+    external: dict[str, Note] | None
+
+    def __init__(self, scan=None, previous=None, made=None, cache=None, facts=None,
+                 external=None):
+        _set = object.__setattr__
+        _set(self, "scan", scan)
+        _set(self, "previous", previous)
+        _set(self, "made", made)
+        _set(self, "cache", cache)
+        _set(self, "facts", facts)
+        _set(self, "external", external)
 
 
 def load_vault(path: Path | str = ".", *, root: Path | str | None = None,

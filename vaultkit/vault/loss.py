@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+
+from vaultkit.core.plain import FRESH
 
 # The share of an old line's characters a new line must keep to be its edit. Measured on
 # real journal corrections (docs/snapshots.md lists them): a typo, a wrong version or
@@ -166,12 +167,16 @@ def _new_entry(olds: list[str], news: list[str]) -> bool:
     return any(t not in now for t in times)
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Judgement:
     """What a change lost of a file's old text, and the lines it edited."""
 
+    _fields = ("lost", "edited")
     lost: list[str]  # the old lines no holder has, in their order (blank ones included)
-    edited: list[tuple[str, str]] = field(default_factory=list)  # (old, new) vs ``new``
+    edited: list[tuple[str, str]]  # (old, new) vs ``new``
+
+    def __init__(self, lost, edited=FRESH):
+        self.lost = lost
+        self.edited = [] if edited is FRESH else edited
 
 
 def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:

@@ -9,9 +9,10 @@ pickle, never runs code from a file a cloned repo might carry.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import InitVar, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
+
+from vaultkit.core.plain import Plain
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
 PARSER_VERSION = 7
@@ -22,10 +23,11 @@ MARKDOWN = "md"  # [text](target.md#sub)
 PROPERTY = "property"  # "[[Target]]" inside a frontmatter value
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Link:
+class Link(Plain):
     """One link or embed as written. ``target`` is decoded (no %20, no <>)."""
 
+    __slots__ = _fields = ("kind", "target", "subpath", "alias", "line", "column", "embed",
+                           "raw", "external")
     kind: str
     target: str  # the path part; "" for a same-note link like [[#Heading]]
     subpath: str  # "" or "#Heading#Sub" / "#^block-id" (without the leading '#')
@@ -34,7 +36,19 @@ class Link:
     column: int  # 1-based, of the opening bracket
     embed: bool
     raw: str  # the link exactly as written
-    external: bool = False  # a URL (http:, mailto:, obsidian:, ...); never resolved
+    external: bool  # a URL (http:, mailto:, obsidian:, ...); never resolved
+
+    def __init__(self, kind, target, subpath, alias, line, column, embed, raw,
+                 external=False):
+        self.kind = kind
+        self.target = target
+        self.subpath = subpath
+        self.alias = alias
+        self.line = line
+        self.column = column
+        self.embed = embed
+        self.raw = raw
+        self.external = external
 
     def to_plain(self) -> tuple:
         return (self.kind, self.target, self.subpath, self.alias, self.line, self.column,
@@ -45,43 +59,63 @@ class Link:
         return cls(*t)
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Heading:
+class Heading(Plain):
     """A Markdown heading of a note."""
 
+    __slots__ = _fields = ("level", "text", "line")
     level: int
     text: str
     line: int
+
+    def __init__(self, level, text, line):
+        self.level = level
+        self.text = text
+        self.line = line
 
     def to_plain(self) -> tuple:
         return (self.level, self.text, self.line)
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Tag:
+class Tag(Plain):
     """A tag of a note, in its text or its frontmatter."""
 
+    __slots__ = _fields = ("name", "line", "column")
     name: str  # without '#', case as written
     line: int
     column: int  # 0 for frontmatter tags
 
+    def __init__(self, name, line, column):
+        self.name = name
+        self.line = line
+        self.column = column
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Suppression:
+
+class Suppression(Plain):
     """A ``<!-- vaultkit-... -->`` comment. ``rules`` empty means every rule."""
 
+    __slots__ = _fields = ("action", "rules", "line")
     action: str  # "disable-next-line" | "disable" | "enable" | "disable-file"
     rules: tuple[str, ...]
     line: int
 
+    def __init__(self, action, rules, line):
+        self.action = action
+        self.rules = rules
+        self.line = line
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Section:
+
+class Section(Plain):
     """A heading and the lines under it up to the next heading of the same or higher level."""
 
+    __slots__ = _fields = ("heading", "start", "end")
     heading: Heading
     start: int  # line of the heading
     end: int  # last line (inclusive)
+
+    def __init__(self, heading, start, end):
+        self.heading = heading
+        self.start = start
+        self.end = end
 
 
 class NoteSource:
@@ -95,54 +129,90 @@ class NoteSource:
         raise NotImplementedError
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Note:
+_NEW = object()  # (a default made afresh: an empty list or mapping)
+
+
+class Note(Plain):
     """One Markdown file of the vault, parsed once: plain data. The text is the one part
     that may be elsewhere: a note that does not hold it has a ``source`` that reads it
     (:attr:`text`); every other field is what was parsed."""
 
+    __slots__ = ("path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "error", "bom", "crlf",
+                 "line_count", "frontmatter", "fm_error", "fm_span", "fm_keys", "headings",
+                 "links", "tags", "block_ids", "code_ranges", "suppressions", "nul",
+                 "file", "limit", "source", "record", "_text", "_lines")
+    _fields = __slots__[:-2]  # (the arguments, ``text`` aside: not the text held, its lines)
+    _compare = __slots__[:-6]  # (not where the note came from, nor what it holds)
     path: str  # vault-relative, '/' separated
-    size: int = 0
-    mtime_ns: int = 0
+    size: int
+    mtime_ns: int
     # the rest of the file's stat the caches compare (vaultkit.vault.scan.FileEntry), and
     # git's blob id of the bytes parsed when it was taken (a file changed in the racy
     # margin of a cache entry is known by it); none of them is in to_plain
-    ctime_ns: int = 0
-    ino: int = 0
-    oid: str | None = None
-    error: str | None = None  # why the file could not be read; nothing else is set then
-    # decoded, BOM removed, line endings as in the file; None: not held (see ``source``)
-    text: InitVar[str | None] = ""
-    bom: bool = False
-    crlf: bool = False
-    line_count: int = 0
-    frontmatter: dict | None = None  # None: no frontmatter block
-    fm_error: tuple[str, int] | None = None  # (message, line) when the block is not valid YAML
-    fm_span: tuple[int, int] | None = None  # lines of the opening and closing '---'
-    fm_keys: dict[str, int] = field(default_factory=dict)  # top-level key -> line
-    headings: list[Heading] = field(default_factory=list)
-    links: list[Link] = field(default_factory=list)
-    tags: list[Tag] = field(default_factory=list)
-    block_ids: dict[str, int] = field(default_factory=dict)  # id -> line
-    code_ranges: list[tuple[int, int]] = field(default_factory=list)  # non-prose line ranges
-    suppressions: list[Suppression] = field(default_factory=list)
+    ctime_ns: int
+    ino: int
+    oid: str | None
+    error: str | None  # why the file could not be read; nothing else is set then
+    # (``text``, an argument: decoded, BOM removed, line endings as in the file; None: not
+    # held, see ``source``)
+    bom: bool
+    crlf: bool
+    line_count: int
+    frontmatter: dict | None  # None: no frontmatter block
+    fm_error: tuple[str, int] | None  # (message, line) when the block is not valid YAML
+    fm_span: tuple[int, int] | None  # lines of the opening and closing '---'
+    fm_keys: dict[str, int]  # top-level key -> line
+    headings: list[Heading]
+    links: list[Link]
+    tags: list[Tag]
+    block_ids: dict[str, int]  # id -> line
+    code_ranges: list[tuple[int, int]]  # non-prose line ranges
+    suppressions: list[Suppression]
     # stray NUL bytes in an otherwise text file: (how many, line of the first); the text
     # holds U+FFFD in their place, as CommonMark says
-    nul: tuple[int, int] | None = None
-    # Where the note came from (none of it in to_plain): the file its text is read from
-    # again (None: a note made in memory), the most read then when the file changed after
-    # the listing (budgets.max_file_bytes), the source that reads it, and its parse as the
-    # cache stores it (marshal bytes; the store itself when written from this note and not
-    # read back; None when the store does not hold it as it is)
-    file: str | None = field(default=None, repr=False, compare=False)
-    limit: int | None = field(default=None, repr=False, compare=False)
-    source: NoteSource | None = field(default=None, repr=False, compare=False)
-    record: Any = field(default=None, repr=False, compare=False)
-    _text: str | None = field(default=None, init=False, repr=False, compare=False)
-    _lines: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+    nul: tuple[int, int] | None
+    # Where the note came from (none of it in to_plain, nor compared): the file its text is
+    # read from again (None: a note made in memory), the most read then when the file
+    # changed after the listing (budgets.max_file_bytes), the source that reads it, and its
+    # parse as the cache stores it (marshal bytes; the store itself when written from this
+    # note and not read back; None when the store does not hold it as it is)
+    file: str | None
+    limit: int | None
+    source: NoteSource | None
+    record: Any
 
-    def __post_init__(self, text: str | None) -> None:
+    def __init__(self, path, size=0, mtime_ns=0, ctime_ns=0, ino=0, oid=None, error=None,
+                 text="", bom=False, crlf=False, line_count=0, frontmatter=None,
+                 fm_error=None, fm_span=None, fm_keys=_NEW, headings=_NEW, links=_NEW,
+                 tags=_NEW, block_ids=_NEW, code_ranges=_NEW, suppressions=_NEW, nul=None,
+                 file=None, limit=None, source=None, record=None):
+        self.path = path
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.ctime_ns = ctime_ns
+        self.ino = ino
+        self.oid = oid
+        self.error = error
+        self.bom = bom
+        self.crlf = crlf
+        self.line_count = line_count
+        self.frontmatter = frontmatter
+        self.fm_error = fm_error
+        self.fm_span = fm_span
+        self.fm_keys = {} if fm_keys is _NEW else fm_keys
+        self.headings = [] if headings is _NEW else headings
+        self.links = [] if links is _NEW else links
+        self.tags = [] if tags is _NEW else tags
+        self.block_ids = {} if block_ids is _NEW else block_ids
+        self.code_ranges = [] if code_ranges is _NEW else code_ranges
+        self.suppressions = [] if suppressions is _NEW else suppressions
+        self.nul = nul
+        self.file = file
+        self.limit = limit
+        self.source = source
+        self.record = record
         self._text = text
+        self._lines = None
 
     def _get_text(self) -> str:
         held = self._text
@@ -281,17 +351,21 @@ class Note:
 Note.text = property(Note._get_text, Note._set_text, Note._del_text,  # type: ignore[assignment]
                      doc="The note's text: held, or read by its source (see NoteSource).")
 # what replace_parse takes: every field but the stat and where the note came from
-_PARSE_FIELDS = tuple(f.name for f in fields(Note) if f.name not in (
+_PARSE_FIELDS = tuple(f for f in Note.__slots__ if f not in (
     "path", "size", "mtime_ns", "ctime_ns", "ino", "oid", "file", "limit", "source",
     "record"))
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class Attachment:
+class Attachment(Plain):
     """A non-Markdown file: a link target only."""
 
+    __slots__ = _fields = ("path", "size")
     path: str
-    size: int = 0
+    size: int
+
+    def __init__(self, path, size=0):
+        self.path = path
+        self.size = size
 
     @property
     def name(self) -> str:

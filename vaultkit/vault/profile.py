@@ -13,7 +13,6 @@ import datetime as _dt
 import fnmatch
 import os
 import re
-from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,14 +21,16 @@ from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
 from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import Declared, Factory, asdict, fields
 from vaultkit.vault.scan import in_skipped_folder  # (per path: imported once, here)
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
 Severity = Literal["error", "warning", "info"]
-# Models are stdlib dataclasses that pydantic validates (``_validate``) only when a
-# profile or config is read afresh; a run whose files are unchanged rebuilds them from
-# the settings cache without importing pydantic at all.
+# Models are plain classes (vaultkit.core.plain.Declared): pydantic validates their
+# dataclass twins (``_validate``) only when a profile or config is read afresh, and the
+# plain objects are built from the data validated; a run whose files are unchanged
+# rebuilds them from the settings cache without importing pydantic or dataclasses at all.
 _STRICT = {"extra": "forbid"}
 
 
@@ -60,8 +61,7 @@ def _in_vault(value: str, name: str) -> str:
     return value
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class PropertySpec:
+class PropertySpec(Declared):
     """What a frontmatter property of a note type holds."""
 
     __pydantic_config__ = _STRICT
@@ -71,26 +71,24 @@ class PropertySpec:
     enum: list[str] | None = None
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class TypeSpec:
+class TypeSpec(Declared):
     """A note type: its folder, properties and required sections."""
 
     __pydantic_config__ = _STRICT
     folder: str
-    properties: dict[str, PropertySpec] = field(default_factory=dict)
-    sections: list[str] = field(default_factory=list)  # required `## ` sections
-    optional_sections: list[str] = field(default_factory=list)
+    properties: dict[str, PropertySpec] = Factory(dict)
+    sections: list[str] = Factory(list)  # required `## ` sections
+    optional_sections: list[str] = Factory(list)
     entry_level: int | None = None  # heading level of entries (lessons: 2)
     # other names a required section goes by (other languages, other wording):
     # {"Context": ["Background", "背景", "Контекст"]}
-    section_aliases: dict[str, list[str]] = field(default_factory=dict)
+    section_aliases: dict[str, list[str]] = Factory(dict)
 
     def __post_init__(self):
         _in_vault(self.folder, "folder")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class LayerSpec:
+class LayerSpec(Declared):
     """Where one layer lives.
 
     ``paths`` claim files by path pattern, minus ``exclude``. A layer with ``header``
@@ -107,8 +105,8 @@ class LayerSpec:
     paths: list[str]
     description: str = ""
     entry_level: int | str | None = None
-    exclude: list[str] = field(default_factory=list)
-    header: list[str] = field(default_factory=list)
+    exclude: list[str] = Factory(list)
+    header: list[str] = Factory(list)
     fallback: bool = False
 
     def __post_init__(self):
@@ -130,8 +128,7 @@ def _at_least(obj, low: float, *names: str) -> None:
             raise _invalid(name, f"must be at least {low:g}")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class Budgets:
+class Budgets(Declared):
     """The size and count limits of a profile (`budgets:`)."""
 
     __pydantic_config__ = _STRICT
@@ -159,28 +156,27 @@ class Budgets:
         _at_least(self, 1, "entry_max_lines", "max_file_bytes")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class Phrases:
+class Phrases(Declared):
     """The phrase lists the rules match (`phrases:`)."""
 
     __pydantic_config__ = _STRICT
-    lesson: list[str] = field(default_factory=list)
-    filler: list[str] = field(default_factory=list)
-    decision: list[str] = field(default_factory=list)
-    preference: list[str] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)  # time-bound wording in MEMORY.md (`distill`)
+    lesson: list[str] = Factory(list)
+    filler: list[str] = Factory(list)
+    decision: list[str] = Factory(list)
+    preference: list[str] = Factory(list)
+    stale: list[str] = Factory(list)  # time-bound wording in MEMORY.md (`distill`)
     # bold labels that date a lesson or decision entry: **Date:**, **发生时间：**, **Дата:**
-    date_label: list[str] = field(default_factory=list)
+    date_label: list[str] = Factory(list)
     # `[[...]]` that are not links: runtime directives, scraped text, JSON arrays
-    not_link: list[str] = field(default_factory=list)
+    not_link: list[str] = Factory(list)
     # journal sections the runtime writes (dreaming's `## Light Sleep`): not entries
-    runtime_section: list[str] = field(default_factory=list)
+    runtime_section: list[str] = Factory(list)
     # journal sections about the day, not events in it (## Next Step, ## 遗留问题): not entries
-    topic_section: list[str] = field(default_factory=list)
+    topic_section: list[str] = Factory(list)
     # `[text](url)` targets that are placeholders, never files: url, link, path, ...
-    placeholder_link: list[str] = field(default_factory=list)
+    placeholder_link: list[str] = Factory(list)
     # labels before a date that stamp a file, not record a day: last updated, archived at
-    stamp_label: list[str] = field(default_factory=list)
+    stamp_label: list[str] = Factory(list)
 
     def __post_init__(self):
         for name in ("lesson", "filler", "decision", "preference", "stale", "date_label",
@@ -202,13 +198,12 @@ class Phrases:
                                              f"{slow}")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class IndexSettings:
+class IndexSettings(Declared):
     """Where INDEX.md is and how it is ordered (`index:`)."""
 
     __pydantic_config__ = _STRICT
     path: str = "{memory}/INDEX.md"
-    order: list[str] = field(default_factory=lambda: [
+    order: list[str] = Factory(lambda: [
         "decision", "lesson", "person", "project", "preference", "knowledge"])
     recent_days: int = 7
     most_linked: int = 10
@@ -220,8 +215,7 @@ class IndexSettings:
             raise _invalid("recent_days", f"must be at most {MAX_DAYS:,}")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class LinkSettings:
+class LinkSettings(Declared):
     """How ``broken-link`` judges links.
 
     ``forward_links``: ``report`` (a link to a note that does not exist yet is reported)
@@ -232,7 +226,7 @@ class LinkSettings:
 
     __pydantic_config__ = _STRICT
     forward_links: Literal["report", "allow"] = "report"
-    exclude: list[str] = field(default_factory=list)
+    exclude: list[str] = Factory(list)
 
     def __post_init__(self):
         for p in self.exclude:
@@ -252,8 +246,7 @@ class LinkSettings:
         return any(p.match(path) or p.match("/" + path) for p in pats)
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class GitSettings:
+class GitSettings(Declared):
     """The git rules' thresholds (`git:`)."""
 
     __pydantic_config__ = _STRICT
@@ -265,7 +258,7 @@ class GitSettings:
     churn_days: int = 14
     backup_max_age_hours: float = 36
     # memory files rewritten or deleted by design; mass-deletion leaves them alone
-    mass_deletion_exempt: list[str] = field(default_factory=list)
+    mass_deletion_exempt: list[str] = Factory(list)
 
     def __post_init__(self):
         if not 0 < self.mass_deletion_ratio <= 1:
@@ -286,8 +279,7 @@ RUNTIME_LOADERS = ("workspace-set", "claude-memory", "project-docs", "entry-stor
 RUNTIME_UNITS = ("utf16", "bytes", "codepoints")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class RuntimeSpec:
+class RuntimeSpec(Declared):
     """How one agent runtime loads files from the vault at session start (``runtimes:``).
 
     ``loader`` names the loading algorithm (``workspace-set``: OpenClaw's bootstrap files;
@@ -308,10 +300,10 @@ class RuntimeSpec:
     label: str = ""
     # the runtime applies when one of these exists in the workspace (or, for openclaw.json,
     # where OpenClaw looks for its config); vaultkit.toml `runtimes = [...]` overrides
-    detect: list[str] = field(default_factory=list)
+    detect: list[str] = Factory(list)
     unit: Literal["utf16", "bytes", "codepoints"] = "utf16"  # codepoints: Python's len()
-    files: list[str] = field(default_factory=list)  # in load order
-    optional: list[str] = field(default_factory=list)  # skipped, not marked, when missing
+    files: list[str] = Factory(list)  # in load order
+    optional: list[str] = Factory(list)  # skipped, not marked, when missing
     per_file_max: int | None = None
     total_max: int | None = None
     min_file_budget: int = 0  # with less than this left of the total, later files are dropped
@@ -321,15 +313,15 @@ class RuntimeSpec:
     missing_marker: str = ""  # injected for a listed file that does not exist: {path}
     # a file cut with a digest of its policy lines between head and tail (OpenClaw's AGENTS.md)
     digest_file: str = ""
-    digest_ratios: list[float] = field(default_factory=lambda: [0.45, 0.35, 0.15])
+    digest_ratios: list[float] = Factory(lambda: [0.45, 0.35, 0.15])
     digest_line_max: int = 240
     digest_marker: str = ""
     digest_header: str = ""
     digest_omitted: str = ""
     digest_summary: str = ""
-    digest_candidate: list[str] = field(default_factory=list)  # regexes: a policy line
+    digest_candidate: list[str] = Factory(list)  # regexes: a policy line
     digest_priority: str = ""  # regex: a policy line taken first
-    sessions: dict[str, list[str]] = field(default_factory=dict)  # session -> files it gets
+    sessions: dict[str, list[str]] = Factory(dict)  # session -> files it gets
     joiner: str = ""  # between files, when the runtime joins them into one text
     import_max_depth: int = 0  # @path imports: hops followed (0: no imports)
     rules_dir: str = ""  # folder of always-loaded rule files (Claude Code's .claude/rules)
@@ -342,22 +334,22 @@ class RuntimeSpec:
     # entry-store (Hermes): a limit and a header per file name, the entry separator, the block
     # each file becomes ({header} {content}), the flag of a file over its limit, and the
     # cut of a file past max(limit * render_cap[0], render_cap[1]): head and tail shares
-    file_limits: dict[str, int] = field(default_factory=dict)
-    file_headers: dict[str, str] = field(default_factory=dict)
+    file_limits: dict[str, int] = Factory(dict)
+    file_headers: dict[str, str] = Factory(dict)
     entry_separator: str = ""
     block_template: str = ""
     over_flag: str = ""
-    render_cap: list[int] = field(default_factory=list)
-    render_ratios: list[float] = field(default_factory=list)
+    render_cap: list[int] = Factory(list)
+    render_ratios: list[float] = Factory(list)
     # OpenClaw: MEMORY.md is not injected when the harness is one of these and memory tools
     # are on (the Codex harness routes it to memory_search / memory_get)
-    memory_tool_harnesses: list[str] = field(default_factory=list)
+    memory_tool_harnesses: list[str] = Factory(list)
     # context-md (Gemini CLI): a JSON settings file in the workspace whose dotted key
     # renames the context file (context.fileName: a name or a list of names)
     settings_file: str = ""
     settings_key: str = ""
     # the skills the runtime ships; a workspace skill of the same `name` replaces one
-    bundled_skills: list[str] = field(default_factory=list)
+    bundled_skills: list[str] = Factory(list)
 
     def __post_init__(self):
         for name in ("per_file_max", "total_max", "auto_memory_lines", "auto_memory_max"):
@@ -395,8 +387,7 @@ class RuntimeSpec:
                 raise _invalid(f"sessions.{session}", f"{', '.join(unknown)} not in files")
 
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class Profile:
+class Profile(Declared):
     """A rule pack: the layers of a vault, its note types, budgets and phrases."""
 
     __pydantic_config__ = _STRICT
@@ -404,27 +395,27 @@ class Profile:
     layers: list[LayerSpec]
     description: str = ""
     memory_dir: str = "memory"
-    bootstrap_files: list[str] = field(default_factory=list)
-    common_properties: dict[str, PropertySpec] = field(default_factory=dict)
-    types: dict[str, TypeSpec] = field(default_factory=dict)
-    budgets: Budgets = field(default_factory=Budgets)
-    phrases: Phrases = field(default_factory=Phrases)
-    colors: dict[str, str] = field(default_factory=dict)
-    index: IndexSettings = field(default_factory=IndexSettings)
-    git: GitSettings = field(default_factory=GitSettings)
-    links: LinkSettings = field(default_factory=LinkSettings)
+    bootstrap_files: list[str] = Factory(list)
+    common_properties: dict[str, PropertySpec] = Factory(dict)
+    types: dict[str, TypeSpec] = Factory(dict)
+    budgets: Budgets = Factory(Budgets)
+    phrases: Phrases = Factory(Phrases)
+    colors: dict[str, str] = Factory(dict)
+    index: IndexSettings = Factory(IndexSettings)
+    git: GitSettings = Factory(GitSettings)
+    links: LinkSettings = Factory(LinkSettings)
     # report every file no named layer claims (fallback layers included) as unknown-location
     strict_placement: bool = False
     # folders (vault-relative paths, no wildcards) never read: whole-workspace backup
     # copies inside the workspace, vendored trees
-    skip_folders: list[str] = field(default_factory=list)
+    skip_folders: list[str] = Factory(list)
     # folders of skip_folders whose Markdown files secret-in-memory still reads: a backup
     # copy of memory holds its credentials too, and is pushed with it
-    secret_scan_folders: list[str] = field(default_factory=list)
+    secret_scan_folders: list[str] = Factory(list)
     # frontmatter keys read as another when it is absent: {"type": ["category"]}
-    property_aliases: dict[str, list[str]] = field(default_factory=dict)
+    property_aliases: dict[str, list[str]] = Factory(dict)
     # the agent runtimes that load this vault and how (vaultkit.vault.runtimes)
-    runtimes: dict[str, RuntimeSpec] = field(default_factory=dict)
+    runtimes: dict[str, RuntimeSpec] = Factory(dict)
     # which runtimes apply; None: detected from the files present
     runtimes_enabled: list[str] | None = None
 
@@ -672,8 +663,7 @@ def _dates_real(pattern: re.Pattern, path: str) -> bool:
 
 # -- vaultkit.toml ----------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # (never printed, compared by asdict: faster to create)
-class ConfigFile:
+class ConfigFile(Declared):
     """The keys ``vaultkit.toml`` accepts (kebab-case, like ruff's)."""
 
     __pydantic_config__ = _STRICT
@@ -682,29 +672,29 @@ class ConfigFile:
     required_version: str | None = None  # e.g. ">=0.1.0" or ">=0.1,<0.3" (like ruff's)
     memory_dir: str | None = None
     select: list[str] | None = None
-    ignore: list[str] = field(default_factory=list)
-    extend_select: list[str] = field(default_factory=list)
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    exclude: list[str] = field(default_factory=list)
+    ignore: list[str] = Factory(list)
+    extend_select: list[str] = Factory(list)
+    per_file_ignores: dict[str, list[str]] = Factory(dict)
+    exclude: list[str] = Factory(list)
     fail_on: Literal["error", "warning"] = "error"
     timezone: str | None = None
     baseline: str | None = None  # the baseline file, vault-relative (vaultkit-baseline.json)
-    severity: dict[str, Severity] = field(default_factory=dict)
-    budgets: dict[str, int] = field(default_factory=dict)
-    phrases: dict[str, list[str]] = field(default_factory=dict)
-    layers: list[LayerSpec] = field(default_factory=list)
-    types: dict[str, TypeSpec] = field(default_factory=dict)
-    colors: dict[str, str] = field(default_factory=dict)
-    git: dict[str, float] = field(default_factory=dict)
+    severity: dict[str, Severity] = Factory(dict)
+    budgets: dict[str, int] = Factory(dict)
+    phrases: dict[str, list[str]] = Factory(dict)
+    layers: list[LayerSpec] = Factory(list)
+    types: dict[str, TypeSpec] = Factory(dict)
+    colors: dict[str, str] = Factory(dict)
+    git: dict[str, float] = Factory(dict)
     # snapshots between commits (keep-days, interval): read by vaultkit.vault.snapshots
-    snapshots: dict[str, Any] = field(default_factory=dict)
-    index: dict[str, Any] = field(default_factory=dict)
+    snapshots: dict[str, Any] = Factory(dict)
+    index: dict[str, Any] = Factory(dict)
     # [links] forward-links = "allow" | "report"; exclude = [...] (added to the profile's)
-    links: dict[str, Any] = field(default_factory=dict)
+    links: dict[str, Any] = Factory(dict)
     strict_placement: bool | None = None
-    property_aliases: dict[str, list[str]] = field(default_factory=dict)
+    property_aliases: dict[str, list[str]] = Factory(dict)
     runtimes: list[str] | None = None  # which runtimes apply (default: detected)
-    runtime: dict[str, dict[str, Any]] = field(default_factory=dict)  # [runtime.NAME] overrides
+    runtime: dict[str, dict[str, Any]] = Factory(dict)  # [runtime.NAME] overrides
 
     def __post_init__(self):
         if self.timezone:  # checked with the rest, not first by the command that uses it
@@ -832,13 +822,67 @@ def _slash_positions(rel: str):
 
 
 def _validate(cls, data, source: str):
-    """Validate plain data into dataclass ``cls`` with pydantic (imported only here)."""
+    """Validate plain data into settings class ``cls`` with pydantic (imported only here):
+    pydantic validates the class's dataclass twin (:func:`_twins`), and the plain object
+    is built from the data it validated, as one read from the settings cache is."""
+    import dataclasses
+
     from pydantic import TypeAdapter, ValidationError
 
+    adapter, twin = _adapter(cls, TypeAdapter)
     try:
-        return _adapter(cls, TypeAdapter).validate_python(data)
+        validated = adapter.validate_python(data)
     except ValidationError as exc:
-        raise ConfigError(_format_validation(source, exc, cls)) from None
+        raise ConfigError(_format_validation(source, exc, twin)) from None
+    return _build(cls, dataclasses.asdict(validated))
+
+
+# the settings classes, each after those its fields hold (their twins are made in order)
+_SETTINGS_CLASSES = ("PropertySpec", "TypeSpec", "LayerSpec", "Budgets", "Phrases",
+                     "IndexSettings", "LinkSettings", "GitSettings", "RuntimeSpec", "Profile",
+                     "ConfigFile")
+
+
+def _twins() -> dict:
+    """Every settings class's dataclass twin, by name, for pydantic to validate: the same
+    name, fields, annotations (a settings class in them named by its twin), defaults,
+    ``__post_init__`` and pydantic config. Made only when settings are validated (a
+    vault whose config changed); nothing else imports ``dataclasses``."""
+    import dataclasses
+
+    module = globals()
+    twins: dict = {}
+    for name in _SETTINGS_CLASSES:
+        cls = module[name]
+        namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                     "__doc__": cls.__doc__, "__annotations__": {},
+                     "__pydantic_config__": cls.__pydantic_config__}
+        if "__post_init__" in vars(cls):
+            namespace["__post_init__"] = cls.__post_init__
+        for field_name in fields(cls):
+            namespace["__annotations__"][field_name] = eval(  # noqa: S307 (our own annotations)
+                cls.__annotations__[field_name], module, twins)
+            default = vars(cls).get(field_name, _NONE)
+            if type(default) is Factory:
+                namespace[field_name] = dataclasses.field(default_factory=default.make)
+            elif default is not _NONE:
+                namespace[field_name] = default
+        twins[name] = dataclasses.dataclass(repr=False, eq=False)(type(name, (), namespace))
+    return twins
+
+
+_NONE = object()  # (a field without a default)
+
+
+_ADAPTERS: dict = {}
+
+
+def _adapter(cls, factory):
+    """The pydantic adapter of ``cls``'s twin, and the twin (made once per process)."""
+    if cls not in _ADAPTERS:
+        twin = _twins()[cls.__name__]
+        _ADAPTERS[cls] = (factory(twin), twin)
+    return _ADAPTERS[cls]
 
 
 def _did_you_mean(cls, loc, kebab: bool) -> str:
@@ -890,15 +934,6 @@ def _dataclass_in(hint):
     return None
 
 
-_ADAPTERS: dict = {}
-
-
-def _adapter(cls, factory):
-    if cls not in _ADAPTERS:
-        _ADAPTERS[cls] = factory(cls)
-    return _ADAPTERS[cls]
-
-
 def _format_validation(source: str, exc, cls=None) -> str:
     err = exc.errors()[0]
     # name keys as the user writes them: kebab-case in vaultkit.toml
@@ -922,18 +957,19 @@ def _format_validation(source: str, exc, cls=None) -> str:
 
 
 def _build(cls, data):
-    """Rebuild a dataclass tree from data that was validated before (the settings cache).
+    """Rebuild a tree of settings objects from data that was validated before (the
+    settings cache, or pydantic just now: :func:`_validate`).
 
-    Only a value that is a list or a mapping can hold a dataclass to rebuild: its field's
+    Only a value that is a list or a mapping can hold a settings object to rebuild: its field's
     annotation is evaluated (:func:`_hint`); any other value (a scalar, None, a tuple) is
     what :func:`_build_value` would give whatever the annotation, the value itself.
     (Evaluating every annotation, ``typing.get_type_hints``, compiled some 135 of them in
     every run that read the settings from the store: most of a commit hook's settings.)"""
     kwargs = {}
-    for f in fields(cls):
-        if f.name in data:
-            value = data[f.name]
-            kwargs[f.name] = _build_value(_hint(cls, f.name), value) \
+    for name in fields(cls):
+        if name in data:
+            value = data[name]
+            kwargs[name] = _build_value(_hint(cls, name), value) \
                 if isinstance(value, (list, dict)) else value
     return cls(**kwargs)
 
@@ -947,7 +983,7 @@ def _build_value(hint, value):
     args = typing.get_args(hint)
     if origin is Annotated:
         return _build_value(args[0], value)
-    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
+    if isinstance(hint, type) and issubclass(hint, Declared):
         return _build(hint, value)
     if origin is list and args:
         return [_build_value(args[0], v) for v in value]
@@ -1295,7 +1331,7 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
         data["strict_placement"] = config.strict_placement
     for key, aliases in config.property_aliases.items():
         data["property_aliases"][key] = list(aliases)
-    budget_names = [f.name for f in fields(Budgets)]
+    budget_names = list(fields(Budgets))
     for key, value in config.budgets.items():
         name = key.replace("-", "_")
         # the names before these guidelines were counted as the runtime counts
@@ -1309,7 +1345,7 @@ def _apply(profile: Profile, config: ConfigFile, source: str) -> Profile:
             raise ConfigError(f"{source}: budgets: unknown budget '{key}' "
                               f"(known: {', '.join(f.replace('_', '-') for f in budget_names)})")
         data["budgets"][name] = value
-    phrase_names = [f.name for f in fields(Phrases)]
+    phrase_names = list(fields(Phrases))
     for key, values in config.phrases.items():
         name = key.replace("-", "_")
         if name not in phrase_names:

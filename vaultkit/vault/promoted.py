@@ -22,9 +22,9 @@ Pure functions of a note's lines: the rules on promoted content share them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import FRESH
 
 HEADING = lazy_re(r"^##[ \t]+Promoted From Short-Term Memory \(([^)\n]+)\)[ \t]*$")
 _ANY_HEADING = lazy_re(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
@@ -40,18 +40,26 @@ _SOURCE_REF = lazy_re(r"\s+Source:\s+\S+#L\d+-L\d+\s*$")
 _BULLET = lazy_re(r"^\s*(?:[-*+][ \t]+)+")
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class PromotedBlock:
     """One ``## Promoted From Short-Term Memory (DATE)`` section (line numbers 1-based)."""
 
+    _fields = ("line", "heading", "date", "end", "lines", "fences")
     line: int  # the heading's line
     heading: str  # the heading's text, '## ' included
     date: str
     end: int  # its last line (inclusive): the line before the next heading of level 1 or 2
     # the promoted lines: (line, text), marker comments and ### group headings left out
-    lines: list[tuple[int, str]] = field(default_factory=list)
+    lines: list[tuple[int, str]]
     # fenced code inside it: (first line, last line) of each fence
-    fences: list[tuple[int, int]] = field(default_factory=list)
+    fences: list[tuple[int, int]]
+
+    def __init__(self, line, heading, date, end, lines=FRESH, fences=FRESH):
+        self.line = line
+        self.heading = heading
+        self.date = date
+        self.end = end
+        self.lines = [] if lines is FRESH else lines
+        self.fences = [] if fences is FRESH else fences
 
 
 def promoted_blocks(lines: list[str]) -> list[PromotedBlock]:

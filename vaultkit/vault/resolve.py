@@ -52,11 +52,11 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import Plain
 from vaultkit.vault.model import MARKDOWN, Link, Note
 
 if TYPE_CHECKING:
@@ -74,16 +74,24 @@ _EXTENSION = lazy_re(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
 _NOT_WORD = lazy_re(r"[^\w\s]|_")
 
 
-@dataclass(slots=True)
-class Resolution:
+class Resolution(Plain):
     """What one link points at."""
 
+    __slots__ = _fields = ("path", "reason", "missing", "detail", "candidates", "subpath_ok")
     path: str | None  # the target file (note or attachment), None when unresolved/external
     reason: str  # EXACT, SAME_FOLDER, SHORTEST, RELATIVE, ROOT, SELF, EXTERNAL or MISSING
-    missing: str | None = None  # M_NOTE, M_ATTACHMENT, M_HEADING or M_BLOCK when broken
-    detail: str = ""  # the missing heading part or block id
-    candidates: tuple[str, ...] = ()  # every match of a name lookup (ambiguous when > 1)
-    subpath_ok: bool | None = None  # None: no subpath to check
+    missing: str | None  # M_NOTE, M_ATTACHMENT, M_HEADING or M_BLOCK when broken
+    detail: str  # the missing heading part or block id
+    candidates: tuple[str, ...]  # every match of a name lookup (ambiguous when > 1)
+    subpath_ok: bool | None  # None: no subpath to check
+
+    def __init__(self, path, reason, missing=None, detail="", candidates=(), subpath_ok=None):
+        self.path = path
+        self.reason = reason
+        self.missing = missing
+        self.detail = detail
+        self.candidates = candidates
+        self.subpath_ok = subpath_ok
 
     @property
     def ok(self) -> bool:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultkit.core.atomic import TEMP_SUFFIX
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.plain import Plain
 
 if TYPE_CHECKING:
     import subprocess
@@ -39,19 +39,27 @@ CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
 ROOT_MARKERS = ("vaultkit.toml", ".obsidian")
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class FileEntry:
+class FileEntry(Plain):
     """A file the scan listed: its vault path, its path on disk, and what every cache
     keyed by the listing compares: size, mtime, ctime and inode. The mtime alone can be put
     back (``cp -p``, ``rsync -t``, tar, ``os.utime``); the ctime cannot (the kernel sets it
     to the current time on any write or ``utime``), and a rename-save makes a new inode."""
 
+    __slots__ = _fields = ("rel", "abs", "size", "mtime_ns", "ctime_ns", "ino")
     rel: str  # vault-relative, '/' separated
     abs: str
     size: int
     mtime_ns: int
-    ctime_ns: int = 0
-    ino: int = 0
+    ctime_ns: int
+    ino: int
+
+    def __init__(self, rel, abs, size, mtime_ns, ctime_ns=0, ino=0):
+        self.rel = rel
+        self.abs = abs
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.ctime_ns = ctime_ns
+        self.ino = ino
 
     @property
     def changed_ns(self) -> int:
@@ -59,12 +67,16 @@ class FileEntry:
         return self.ctime_ns if self.ctime_ns > self.mtime_ns else self.mtime_ns
 
 
-@dataclass(slots=True, repr=False)  # (never printed: faster to create)
-class ScanProblem:
+class ScanProblem(Plain):
     """Something the scan could not read, or did not follow."""
 
+    __slots__ = _fields = ("rel", "message")
     rel: str
     message: str
+
+    def __init__(self, rel, message):
+        self.rel = rel
+        self.message = message
 
 
 # What makes a folder a vault. vaultkit.toml and .obsidian/ say so outright; an OpenClaw

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import Frozen, Plain
 # the detector's version: bump it (in vaultkit/vault/__init__.py) when what is found
 # changes; per-note results are cached under it
 from vaultkit.vault import DETECTOR_VERSION
@@ -188,16 +188,26 @@ def _regex(name: str) -> re.Pattern:
     return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Frozen, Plain):
     """A credential found in a text: where, what kind, and its masked form."""
 
+    __slots__ = _fields = ("line", "column", "kind", "masked", "label", "length")
+    __hash__ = Plain.field_hash  # (frozen: a value, usable as a key)
     line: int  # 1-based
     column: int  # 1-based, of the value
     kind: str  # "Telegram bot token", "password", …
     masked: str  # safe to print: "sk-ant-…Q3xz"
-    label: str = ""  # the keyword that anchored it ("密码"), for keyword-anchored findings
-    length: int = 0  # characters of the value from ``column`` on (what the output boundary masks)
+    label: str  # the keyword that anchored it ("密码"), for keyword-anchored findings
+    length: int  # characters of the value from ``column`` on (what the output boundary masks)
+
+    def __init__(self, line, column, kind, masked, label="", length=0):
+        _set = object.__setattr__
+        _set(self, "line", line)
+        _set(self, "column", column)
+        _set(self, "kind", kind)
+        _set(self, "masked", masked)
+        _set(self, "label", label)
+        _set(self, "length", length)
 
     def describe(self) -> str:
         """``Telegram bot token (…Q3xz)`` or ``password after '密码' (…, 9 chars)``."""

@@ -73,12 +73,12 @@ import datetime as dt
 import os
 import stat
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
 from vaultkit.core.digests import sha1, sha256
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.plain import FRESH, Plain
 from vaultkit.vault.cachefile import KeptFiles
 # (RACY_NS: a file that close to a snapshot is read again)
 from vaultkit.vault.store import RACY_NS, Later
@@ -105,12 +105,16 @@ _CHAIN_FORMAT = 1
 _CHAIN_MARK = b"\0vkchain\0"  # before each record of the chain's record
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class SnapshotSettings:
     """How long snapshots are kept and how often they are taken."""
 
-    keep_days: int = DEFAULT_KEEP_DAYS
-    interval: int = DEFAULT_INTERVAL_MIN  # minutes between snapshots a service promises
+    _fields = ("keep_days", "interval")
+    keep_days: int
+    interval: int  # minutes between snapshots a service promises
+
+    def __init__(self, keep_days=DEFAULT_KEEP_DAYS, interval=DEFAULT_INTERVAL_MIN):
+        self.keep_days = keep_days
+        self.interval = interval
 
 
 def snapshot_settings(settings) -> SnapshotSettings:
@@ -351,24 +355,36 @@ def file_of(root: Path, path: str) -> str:
 
 # -- the store ------------------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Snapshot:
     """One snapshot in the store."""
 
+    _fields = ("commit", "time", "subject")
     commit: str
     time: int  # committer time, seconds since the epoch
     subject: str
 
+    def __init__(self, commit, time, subject):
+        self.commit = commit
+        self.time = time
+        self.subject = subject
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
+
 class SnapshotResult:
     """What taking a snapshot did."""
 
+    _fields = ("commit", "changed", "removed", "files", "pruned")
     commit: str | None  # the new snapshot, None when nothing changed
-    changed: list[str] = field(default_factory=list)  # vault paths
-    removed: list[str] = field(default_factory=list)
-    files: int = 0  # files the snapshot holds
-    pruned: int = 0  # snapshots dropped by the retention
+    changed: list[str]  # vault paths
+    removed: list[str]
+    files: int  # files the snapshot holds
+    pruned: int  # snapshots dropped by the retention
+
+    def __init__(self, commit, changed=FRESH, removed=FRESH, files=0, pruned=0):
+        self.commit = commit
+        self.changed = [] if changed is FRESH else changed
+        self.removed = [] if removed is FRESH else removed
+        self.files = files
+        self.pruned = pruned
 
     def to_dict(self) -> dict:
         return {"commit": self.commit, "changed": self.changed, "removed": self.removed,
@@ -1460,25 +1476,37 @@ class Store:
         return remote
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class HeldCredential:
     """A credential a snapshot holds: the snapshot that first recorded it there, the vault
     path, and the detector's finding (its masked form only: safe to print)."""
 
+    _fields = ("commit", "time", "path", "finding")
     commit: str
     time: int
     path: str
     finding: object  # vaultkit.vault.secretscan.Finding
 
+    def __init__(self, commit, time, path, finding):
+        self.commit = commit
+        self.time = time
+        self.path = path
+        self.finding = finding
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
+
 class DroppedSecrets:
     """What :meth:`Store.drop_secrets` did."""
 
+    _fields = ("old", "new", "dropped", "rewritten")
     old: str | None  # the chain's head before
     new: str | None  # and after (the same when nothing held a credential)
     dropped: list  # the HeldCredential it took out
     rewritten: int  # snapshots copied without them
+
+    def __init__(self, old, new, dropped, rewritten):
+        self.old = old
+        self.new = new
+        self.dropped = dropped
+        self.rewritten = rewritten
 
 
 def _held(chain, found) -> list[HeldCredential]:
@@ -1684,15 +1712,22 @@ def open_store(root: Path, settings, *, create: bool = False, git_state=None,
 
 # -- what the hook compares ---------------------------------------------------------------
 
-@dataclass
-class JournalLoss:
+class JournalLoss(Plain):
     """Journal lines a snapshot held that the new version lacks."""
 
+    _fields = ("path", "lines", "since", "commit", "deleted")
     path: str  # vault path
     lines: list[str]  # the lines gone, in the order they were written
     since: int  # time of the newest snapshot that still held one of them
     commit: str  # that snapshot
-    deleted: bool = False  # the journal itself is gone (not on the new side, not on disk)
+    deleted: bool  # the journal itself is gone (not on the new side, not on disk)
+
+    def __init__(self, path, lines, since, commit, deleted=False):
+        self.path = path
+        self.lines = lines
+        self.since = since
+        self.commit = commit
+        self.deleted = deleted
 
 
 def changed_versions(store: Store, *, since: int | None, wanted,

@@ -1,5 +1,4 @@
-from dataclasses import replace
-
+from vaultkit.core.plain import replace
 from vaultkit.lint.rule import Rule
 
 

@@ -165,7 +165,7 @@ class FrontmatterSchema(Rule):
         `frontmatter-missing --fix` leaves for the owner to fill in: a fix must not turn
         one warning into errors that refuse the next commit. A configured severity
         (`[severity] frontmatter-schema`) still applies to it."""
-        from dataclasses import replace
+        from vaultkit.core.plain import replace
 
         found = self.diag(path, line, 1, message)
         return found if found.severity != "error" else replace(found, severity="warning")

@@ -1,7 +1,7 @@
 import sys
-from dataclasses import replace
 
 from vaultkit.core.errors import VaultkitError
+from vaultkit.core.plain import replace
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import (accept_deletion, accepted_deletions, accepted_removals,
@@ -328,8 +328,6 @@ def _not_committed(losses, git):
     that file (HEAD's version first of all): git keeps those, the snapshots are not their
     only copy (a journal committed elsewhere and pulled, a line edited in an earlier
     commit)."""
-    from dataclasses import replace
-
     kept = []
     for loss in losses:
         committed = git.lines_committed(loss.path)

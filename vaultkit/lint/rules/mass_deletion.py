@@ -1,8 +1,8 @@
 import fnmatch
 import re
 from collections import Counter
-from dataclasses import replace
 
+from vaultkit.core.plain import replace
 from vaultkit.vault.gitstate import content_lines
 from vaultkit.vault.loss import prune_allowance, prune_setting
 from vaultkit.lint.rule import Rule

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
 from vaultkit.core.lazyre import lazy_re
+from vaultkit.core.plain import FRESH
 
 RUNTIME_ORDER = ("openclaw", "claude-code", "codex")
 SESSIONS = ("main", "cron", "subagent", "group")
@@ -109,28 +109,50 @@ def _fmt(template: str, **values) -> str:
 
 # -- what a runtime loads ----------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Piece:
     """One file as a runtime loads it."""
 
+    _fields = ("path", "role", "length", "injected", "injected_length", "kept", "cut",
+               "first_lost_line", "last_lost_line", "reason", "via", "depth", "refused",
+               "linked", "cap", "assumed")
     path: str  # vault-relative ('../X.md' above the vault)
     role: str  # bootstrap, instructions, rule, import, auto memory, project doc, missing
     length: int  # the file's length in the runtime's unit (after what it strips)
     injected: str  # exactly what the runtime puts in context for it, cut markers included
     injected_length: int
     kept: int  # units of the file's own text that are loaded
-    cut: str = ""  # "", "middle", "tail", "dropped"
-    first_lost_line: int | None = None  # first line (of the file) not loaded
-    last_lost_line: int | None = None
-    reason: str = ""  # why it is cut or not loaded
-    via: str = ""  # the file that imported it
-    depth: int = 0
-    refused: str = ""  # why the file is not read at all (a symlink out of the repository, ...)
-    linked: str = ""  # why its text is not shown (other hard links); it is still measured
-    cap: int | None = None  # a fixed per-file cap no setting raises (OpenClaw's USER.md)
+    cut: str  # "", "middle", "tail", "dropped"
+    first_lost_line: int | None  # first line (of the file) not loaded
+    last_lost_line: int | None
+    reason: str  # why it is cut or not loaded
+    via: str  # the file that imported it
+    depth: int
+    refused: str  # why the file is not read at all (a symlink out of the repository, ...)
+    linked: str  # why its text is not shown (other hard links); it is still measured
+    cap: int | None  # a fixed per-file cap no setting raises (OpenClaw's USER.md)
     # the cut follows from a version this machine did not show (no install found): what is
     # assumed, so a rule does not block a commit on it
-    assumed: str = ""
+    assumed: str
+
+    def __init__(self, path, role, length, injected, injected_length, kept, cut="",
+                 first_lost_line=None, last_lost_line=None, reason="", via="", depth=0,
+                 refused="", linked="", cap=None, assumed=""):
+        self.path = path
+        self.role = role
+        self.length = length
+        self.injected = injected
+        self.injected_length = injected_length
+        self.kept = kept
+        self.cut = cut
+        self.first_lost_line = first_lost_line
+        self.last_lost_line = last_lost_line
+        self.reason = reason
+        self.via = via
+        self.depth = depth
+        self.refused = refused
+        self.linked = linked
+        self.cap = cap
+        self.assumed = assumed
 
     @property
     def lost(self) -> int:
@@ -146,33 +168,57 @@ class Piece:
                 "refused": self.refused or None, "not_shown": self.linked or None}
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class ImportProblem:
     """An `@path` import a runtime could not follow."""
 
+    _fields = ("path", "line", "target", "kind", "detail")
     path: str  # the importing file
     line: int
     target: str  # as written
     kind: str  # missing, circular, too-deep, in-code
-    detail: str = ""
+    detail: str
+
+    def __init__(self, path, line, target, kind, detail=""):
+        self.path = path
+        self.line = line
+        self.target = target
+        self.kind = kind
+        self.detail = detail
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class RuntimeContext:
     """Everything one runtime loads at session start, in its order."""
 
+    _fields = ("runtime", "label", "unit", "session", "pieces", "per_file_max", "total_max",
+               "limits_source", "joiner", "window_tokens", "notes", "imports")
     runtime: str
     label: str
     unit: str
     session: str | None
-    pieces: list[Piece] = field(default_factory=list)
-    per_file_max: int | None = None
-    total_max: int | None = None
-    limits_source: str = ""
-    joiner: str = "\n\n"
-    window_tokens: int = 200000
-    notes: list[str] = field(default_factory=list)  # what is not simulated, and why
-    imports: list[ImportProblem] = field(default_factory=list)
+    pieces: list[Piece]
+    per_file_max: int | None
+    total_max: int | None
+    limits_source: str
+    joiner: str
+    window_tokens: int
+    notes: list[str]  # what is not simulated, and why
+    imports: list[ImportProblem]
+
+    def __init__(self, runtime, label, unit, session, pieces=FRESH, per_file_max=None,
+                 total_max=None, limits_source="", joiner="\n\n", window_tokens=200000,
+                 notes=FRESH, imports=FRESH):
+        self.runtime = runtime
+        self.label = label
+        self.unit = unit
+        self.session = session
+        self.pieces = [] if pieces is FRESH else pieces
+        self.per_file_max = per_file_max
+        self.total_max = total_max
+        self.limits_source = limits_source
+        self.joiner = joiner
+        self.window_tokens = window_tokens
+        self.notes = [] if notes is FRESH else notes
+        self.imports = [] if imports is FRESH else imports
 
     @property
     def loaded(self) -> list[Piece]:
@@ -397,16 +443,24 @@ def _within(path: Path, top: Path) -> bool:
 
 # -- the loader protocol -----------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class Request:
     """What a loader is asked: one runtime (its spec) over one vault."""
 
+    _fields = ("vault", "spec", "files", "session", "openclaw_config", "agent")
     vault: Any
     spec: Any  # vaultkit.vault.profile.RuntimeSpec
     files: Files
-    session: str | None = None
-    openclaw_config: Any = None  # OpenClaw's openclaw.json, when the caller read one
-    agent: str | None = None
+    session: str | None
+    openclaw_config: Any  # OpenClaw's openclaw.json, when the caller read one
+    agent: str | None
+
+    def __init__(self, vault, spec, files, session=None, openclaw_config=None, agent=None):
+        self.vault = vault
+        self.spec = spec
+        self.files = files
+        self.session = session
+        self.openclaw_config = openclaw_config
+        self.agent = agent
 
 
 class Loader(Protocol):

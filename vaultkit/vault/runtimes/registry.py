@@ -8,22 +8,28 @@ module of this package exposing ``load(request)`` and a line here (and the name 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from vaultkit.core.plain import Frozen, Plain
 from vaultkit.vault.runtimes import (
     claude_memory, context_md, entry_store, memory_summary, project_docs, workspace_set)
 from vaultkit.vault.runtimes.base import Loader
 
 
-@dataclass(frozen=True)
-class Registered:
+class Registered(Frozen, Plain):
     """A runtime's loader and what it reads beside the vault's listing."""
 
+    _fields = ("load", "outside")
+    __hash__ = Plain.field_hash  # (frozen: a value, usable as a key)
     load: Loader
     # files the loader reads that the vault's listing does not hold (a cached result of
     # the rules that read contexts depends on them): (vault, spec) -> paths
-    outside: Callable[..., list[Path]] | None = None
+    outside: Callable[..., list[Path]] | None
+
+    def __init__(self, load, outside=None):
+        _set = object.__setattr__
+        _set(self, "load", load)
+        _set(self, "outside", outside)
 
 
 REGISTRY: dict[str, Registered] = {

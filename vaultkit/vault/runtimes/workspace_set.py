@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from vaultkit.vault.runtimes.base import (
     _JS_SPACE, _JS_SPACE_RUN, MIN_TRIMMED_CONTENT, Files, Piece, Request, RuntimeContext,
@@ -57,16 +56,24 @@ def _digest(spec, text: str, budget: int) -> tuple[str, int]:
     return "\n".join(lines), len(picked) - len(lines)
 
 
-@dataclass(repr=False, eq=False)  # (never compared or printed: faster to create)
 class _Cut:
     """What a runtime keeps of a file it loads, and whether it cut it."""
 
+    _fields = ("content", "truncated", "length", "head", "tail", "digest")
     content: str
     truncated: bool
     length: int
-    head: int = 0  # units of the file kept from its start
-    tail: int = 0  # units kept from its end
-    digest: int = 0
+    head: int  # units of the file kept from its start
+    tail: int  # units kept from its end
+    digest: int
+
+    def __init__(self, content, truncated, length, head=0, tail=0, digest=0):
+        self.content = content
+        self.truncated = truncated
+        self.length = length
+        self.head = head
+        self.tail = tail
+        self.digest = digest
 
 
 def _cut_digest(spec, name: str, trimmed: str, length: int, limit: int) -> _Cut:
