@@ -669,3 +669,58 @@ def test_a_loss_after_switching_branches_is_still_listed(tmp_path):
     assert _listed(root, *steps) == []
     (root / JOURNAL).write_text("# 2026-12-07\n\nSummary: deployed billing.\n", encoding="utf-8")
     assert _listed(root, None) == [("journal-rewrite", "snapshot")]
+
+
+# -- what recover, history and audit say of themselves --------------------------------------
+
+def test_a_dry_run_says_its_answer_is_as_of_the_last_snapshot(tmp_path):
+    """`recover --dry-run` records no snapshot, so a loss since the last one is not seen:
+    its "nothing to recover" says so (it used to say every loss was recovered, and the run
+    without --dry-run then put the lines back). The help says it too."""
+    from cli_invoke import invoke
+
+    root = _snapshot_vault(tmp_path)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 10:00 — Met Dana\n\nThe search rework moves to next sprint.\n")
+    assert invoke(["snapshot", "--quiet"], root)[0] == 0
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    (root / JOURNAL).write_text(text.split("\n### 10:00")[0] + "\n", encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all", "--dry-run"], root)
+    assert rc == 0
+    assert out == ("nothing to recover: every loss event is recovered (as of the last "
+                   "snapshot: --dry-run records none)\n")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "put back 2 lines where they stood" in out
+    rc, out, _ = invoke(["recover", "--all", "--dry-run"], root)
+    assert out.startswith("nothing to recover: every loss event is recovered (as of")
+    rc, out, _ = invoke(["recover", "--help"], root)
+    assert "not even the snapshot a run records first" in " ".join(out.split())
+
+
+def test_the_help_of_history_recover_and_audit_says_what_they_do(tmp_path):
+    """Read as a new user would: history reads the snapshots (recording one first) beside
+    the git history; recover --all leaves what is not a loss; audit names every status it
+    prints and every mark --symbols draws, and its exit codes."""
+    from cli_invoke import invoke
+    from vaultkit.audit.render import _SYMBOLS, _WORDS
+
+    def helped(*argv):
+        rc, out, _ = invoke([*argv, "--help"], tmp_path)
+        assert rc == 0
+        return " ".join(out.split())
+
+    history = helped("history")
+    assert "first records a snapshot of the files" in history
+    assert "only commits and snapshots from DATE on" in history
+    assert "MEMORY.md cut past its pruning allowance" in history
+    recover = helped("recover")
+    assert "every loss event not recovered yet (a journal edit" in recover
+    assert "its first four characters or more" in recover
+    audit = helped("audit")
+    for word in _WORDS.values():
+        assert f"({word.strip()})" in audit or f"{word.strip()}/" in audit \
+            or f"/{word.strip()} " in audit, word
+    for mark in _SYMBOLS.values():
+        assert mark.strip() in audit, mark
+    assert "Exit 1 when any check fails (warnings, unknowns and tips do not), 2 on a usage " \
+        "error" in audit
