@@ -625,6 +625,23 @@ def test_an_edit_seen_by_a_snapshot_and_then_committed_is_listed_once(tmp_path):
         ("journal-edit", "fix version")]
 
 
+def test_a_loss_seen_by_a_snapshot_committed_then_recovered_is_listed_once(tmp_path):
+    """A committed entry overwritten, a snapshot taken, the loss committed past the hook,
+    then recovered and the recovery committed: the commit's journal-rewrite is the one
+    event, recovered (the snapshot's was listed beside it once the lines were back in
+    HEAD)."""
+    from cli_invoke import invoke
+
+    root = _snapshot_vault(tmp_path)
+    (root / JOURNAL).write_text("# 2026-12-07\n\nSummary: deployed billing.\n",
+                                encoding="utf-8")
+    assert _listed(root, None, ("commit", "-q", "--no-verify", "-am", "summary")) == [
+        ("journal-rewrite", "summary")]
+    assert invoke(["recover", "--all"], root)[0] == 0
+    assert _listed(root, None, ("commit", "-q", "--no-verify", "-am", "recovered")) == [
+        ("journal-rewrite", "summary")]
+
+
 BRANCH_ENTRY = "\n### 11:00 — Ran the test suite\n\nAll tests pass on the feature branch, 415 of 415.\n"
 MAIN_ENTRY = "\n### 11:00 — Ran the test suite\n\nAll tests pass on the main branch, 412 of 412.\n"
 

@@ -698,7 +698,6 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 if first_change(old, new) is None:
                     continue  # an append (onto a last line without its newline, too)
                 from vaultkit.vault.loss import judge
-
                 from vaultkit.vault.loss import lost_lines as lacking
 
                 judged = judge(old, new)
@@ -1098,6 +1097,25 @@ def _held_by_git(state, event: Event) -> bool:
 
     lost = judge("\n".join(_judged(event.lost)), "", holders).lost
     return not _nonblank(lost)
+
+
+def listed_by_commits(between: list[Event], commits: list[Event]) -> list[Event]:
+    """``between`` (events of the snapshot chain and the work tree) less each one a commit
+    made at or after it lists: the same file and kind, and every line it lists among that
+    commit's lines (a loss or an edit seen between commits and committed since, recovered
+    or not, is that commit's event: each change is listed once)."""
+    if not between or not commits:
+        return between
+    by_file: dict[tuple, list[Event]] = {}
+    for event in commits:
+        by_file.setdefault((event.kind, event.current or event.path), []).append(event)
+    kept = []
+    for event in between:
+        lines = Counter(_nonblank(event.lost))
+        if not any(later.timestamp >= event.timestamp and not lines - Counter(later.lost)
+                   for later in by_file.get((event.kind, event.current or event.path), ())):
+            kept.append(event)
+    return kept
 
 
 # -- since HEAD: the work tree ---------------------------------------------------------------

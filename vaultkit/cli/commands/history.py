@@ -73,8 +73,8 @@ def scan_all(root, settings, since=None, *, record: bool = True, work_tree: bool
     first. With ``work_tree``, committed journal lines the work tree lost since HEAD that
     no snapshot saw too (:func:`vaultkit.memory.history.scan_work_tree_losses`)."""
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import (History, scan_history, scan_snapshot_losses,
-                                         scan_work_tree_losses)
+    from vaultkit.memory.history import (History, listed_by_commits, scan_history,
+                                         scan_snapshot_losses, scan_work_tree_losses)
 
     warnings: list[str] = []  # what the bounded reads of the snapshot chain left out
     between = scan_snapshot_losses(root, settings, since=since, record=record,
@@ -89,6 +89,7 @@ def scan_all(root, settings, since=None, *, record: bool = True, work_tree: bool
         # a folder without git: the same answer whether or not its snapshots hold a loss
         history = History([], 0, None, outside_git=str(exc).split(": ", 1)[-1])
     history.warnings += warnings
+    between = listed_by_commits(between, history.events)
     if between:
         history.events = sorted(history.events + between, key=lambda e: e.timestamp,
                                 reverse=True)
