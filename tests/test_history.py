@@ -567,3 +567,177 @@ def test_recover_puts_journal_lines_back_in_place_without_a_heading(tmp_path, ca
         capsys.readouterr().out
     # the overwritten journal: its old lines, then the summary, as an append leaves it
     assert journal.read_text() == old + "\n## 23:00 Summary\n- a quiet day\n"
+
+
+# -- between commits: each change listed once, a branch switch no change -------------------
+
+JOURNAL = "memory/2026-12-07.md"
+
+
+def _snapshot_vault(tmp_path):
+    """A vault in git with a committed journal and a first snapshot."""
+    from cli_invoke import invoke
+    from test_git import commit_all, init_repo
+
+    root = init_repo(tmp_path / "vault")
+    (root / ".obsidian").mkdir()
+    (root / "memory").mkdir()
+    (root / JOURNAL).write_text(
+        "# 2026-12-07\n\n### 09:00 — Deployed the billing service\n\n"
+        "Rolled out version 2.3 after the smoke tests passed on staging.\n", encoding="utf-8")
+    commit_all(root, "journal")
+    assert invoke(["snapshot", "--quiet"], root)[0] == 0
+    return root
+
+
+def _listed(root, *steps):
+    """Run ``steps`` (a git command as a tuple, an entry to append as a str, a snapshot as
+    None), then ``vaultkit history --format json``: ``(kind, source or commit subject)``
+    of each event."""
+    from cli_invoke import invoke
+    from test_git import git
+
+    for step in steps:
+        if step is None:
+            assert invoke(["snapshot", "--quiet"], root)[0] == 0
+        elif isinstance(step, tuple):
+            git(root, *step)
+        else:
+            with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+                fh.write(step)
+    rc, out, err = invoke(["history", "--format", "json"], root)
+    assert rc == 0, err
+    return [(e["kind"], e.get("source") or e["subject"]) for e in json.loads(out)["events"]]
+
+
+def _edit(root):
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    (root / JOURNAL).write_text(text.replace("version 2.3", "version 2.4"), encoding="utf-8")
+
+
+def test_an_edit_seen_by_a_snapshot_and_then_committed_is_listed_once(tmp_path):
+    """A line edited, a snapshot taken, then the edit committed: the commit's journal-edit
+    is the one event (the snapshot's was listed beside it)."""
+    root = _snapshot_vault(tmp_path)
+    _edit(root)
+    assert _listed(root, None) == [("journal-edit", "snapshot")]  # not committed yet
+    assert _listed(root, ("commit", "-q", "--no-verify", "-am", "fix version")) == [
+        ("journal-edit", "fix version")]
+
+
+def test_a_loss_seen_by_a_snapshot_committed_then_recovered_is_listed_once(tmp_path):
+    """A committed entry overwritten, a snapshot taken, the loss committed past the hook,
+    then recovered and the recovery committed: the commit's journal-rewrite is the one
+    event, recovered (the snapshot's was listed beside it once the lines were back in
+    HEAD)."""
+    from cli_invoke import invoke
+
+    root = _snapshot_vault(tmp_path)
+    (root / JOURNAL).write_text("# 2026-12-07\n\nSummary: deployed billing.\n",
+                                encoding="utf-8")
+    assert _listed(root, None, ("commit", "-q", "--no-verify", "-am", "summary")) == [
+        ("journal-rewrite", "summary")]
+    assert invoke(["recover", "--all"], root)[0] == 0
+    assert _listed(root, None, ("commit", "-q", "--no-verify", "-am", "recovered")) == [
+        ("journal-rewrite", "summary")]
+
+
+BRANCH_ENTRY = "\n### 11:00 — Ran the test suite\n\nAll tests pass on the feature branch, 415 of 415.\n"
+MAIN_ENTRY = "\n### 11:00 — Ran the test suite\n\nAll tests pass on the main branch, 412 of 412.\n"
+
+
+def test_switching_branches_back_and_forth_is_no_edit_and_no_loss(tmp_path):
+    """Each branch committed its own entry at the same place, one line like the other's;
+    switching between them with snapshots between swaps one branch's committed lines for
+    the other's: neither an edit (the lines are 0.6 alike) nor a loss, nor a recovered one.
+    An edit made after, not committed, is listed once."""
+    root = _snapshot_vault(tmp_path)
+    steps = [("checkout", "-q", "-b", "feature"), BRANCH_ENTRY,
+             ("commit", "-q", "--no-verify", "-am", "branch entry"), None,
+             ("checkout", "-q", "main"), MAIN_ENTRY,
+             ("commit", "-q", "--no-verify", "-am", "main entry"), None,
+             ("checkout", "-q", "feature"), None, ("checkout", "-q", "main"), None]
+    assert _listed(root, *steps) == []
+    _edit(root)
+    assert _listed(root, None) == [("journal-edit", "snapshot")]
+
+
+def test_a_switch_to_a_branch_without_an_entry_and_back_is_no_loss(tmp_path):
+    """Main committed an entry the feature branch lacks; a snapshot on the feature branch
+    saw main's lines go (and the branch's come), then main again: main's lines are back, so
+    that switch is not listed as a recovered loss either."""
+    root = _snapshot_vault(tmp_path)
+    other = "\n### 10:30 — Met Dana about the roadmap\n\nSearch rework moves to next sprint.\n"
+    steps = [("checkout", "-q", "-b", "feature"), BRANCH_ENTRY,
+             ("commit", "-q", "--no-verify", "-am", "branch entry"), None,
+             ("checkout", "-q", "main"), None, other,
+             ("commit", "-q", "--no-verify", "-am", "main entry"), None,
+             ("checkout", "-q", "feature"), None, ("checkout", "-q", "main"), None]
+    assert _listed(root, *steps) == []
+
+
+def test_a_loss_after_switching_branches_is_still_listed(tmp_path):
+    """The counterpart: after a switch to a branch and back, committed lines the work tree
+    lost (no commit since) are still a loss, listed, not taken for a switch."""
+    root = _snapshot_vault(tmp_path)
+    steps = [("checkout", "-q", "-b", "feature"), BRANCH_ENTRY,
+             ("commit", "-q", "--no-verify", "-am", "branch entry"),
+             ("checkout", "-q", "main"), None]
+    assert _listed(root, *steps) == []
+    (root / JOURNAL).write_text("# 2026-12-07\n\nSummary: deployed billing.\n", encoding="utf-8")
+    assert _listed(root, None) == [("journal-rewrite", "snapshot")]
+
+
+# -- what recover, history and audit say of themselves --------------------------------------
+
+def test_a_dry_run_says_its_answer_is_as_of_the_last_snapshot(tmp_path):
+    """`recover --dry-run` records no snapshot, so a loss since the last one is not seen:
+    its "nothing to recover" says so (it used to say every loss was recovered, and the run
+    without --dry-run then put the lines back). The help says it too."""
+    from cli_invoke import invoke
+
+    root = _snapshot_vault(tmp_path)
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:
+        fh.write("\n### 10:00 — Met Dana\n\nThe search rework moves to next sprint.\n")
+    assert invoke(["snapshot", "--quiet"], root)[0] == 0
+    text = (root / JOURNAL).read_text(encoding="utf-8")
+    (root / JOURNAL).write_text(text.split("\n### 10:00")[0] + "\n", encoding="utf-8")
+    rc, out, _ = invoke(["recover", "--all", "--dry-run"], root)
+    assert rc == 0
+    assert out == ("nothing to recover: every loss event is recovered (as of the last "
+                   "snapshot: --dry-run records none)\n")
+    rc, out, _ = invoke(["recover", "--all"], root)
+    assert rc == 0 and "put back 2 lines where they stood" in out
+    rc, out, _ = invoke(["recover", "--all", "--dry-run"], root)
+    assert out.startswith("nothing to recover: every loss event is recovered (as of")
+    rc, out, _ = invoke(["recover", "--help"], root)
+    assert "not even the snapshot a run records first" in " ".join(out.split())
+
+
+def test_the_help_of_history_recover_and_audit_says_what_they_do(tmp_path):
+    """Read as a new user would: history reads the snapshots (recording one first) beside
+    the git history; recover --all leaves what is not a loss; audit names every status it
+    prints and every mark --symbols draws, and its exit codes."""
+    from cli_invoke import invoke
+    from vaultkit.audit.render import _SYMBOLS, _WORDS
+
+    def helped(*argv):
+        rc, out, _ = invoke([*argv, "--help"], tmp_path)
+        assert rc == 0
+        return " ".join(out.split())
+
+    history = helped("history")
+    assert "first records a snapshot of the files" in history
+    assert "only commits and snapshots from DATE on" in history
+    assert "MEMORY.md cut past its pruning allowance" in history
+    recover = helped("recover")
+    assert "every loss event not recovered yet (a journal edit" in recover
+    assert "its first four characters or more" in recover
+    audit = helped("audit")
+    for word in _WORDS.values():
+        assert f"({word.strip()})" in audit or f"{word.strip()}/" in audit \
+            or f"/{word.strip()} " in audit, word
+    for mark in _SYMBOLS.values():
+        assert mark.strip() in audit, mark
+    assert "Exit 1 when any check fails (warnings, unknowns and tips do not), 2 on a usage " \
+        "error" in audit

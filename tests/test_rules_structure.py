@@ -193,3 +193,23 @@ def test_memory_only_layout_types_by_folder(make_vault):
         ("lesson-by-date", "lessons/2026-02-14.md", 1),
         ("type-mismatch", "decisions/a.md", 3),
     ]
+
+
+TYPED_NOTE_RULES = ("frontmatter-missing", "frontmatter-schema", "type-mismatch",
+                    "missing-section", "lesson-by-date", "lesson-entry-undated", "orphan-note")
+
+
+def test_a_folder_page_is_no_typed_note(make_vault):
+    """A typed folder's README.md, index.md or _index.md (any case) explains the folder, as
+    real workspaces keep one in memory/people/: no typed-note rule reads it as a person or
+    a decision, and the person note beside it is still reported."""
+    root = make_vault({
+        "memory/people/README.md": "# People\n\nOne note per person: [[dana]].\n",
+        "memory/people/dana.md": "# Dana\n\nDesigner; prefers async review.\n",
+        "memory/decisions/index.md": "# Decisions\n\nWhat was decided, one note each.\n",
+        "memory/decisions/_index.md": fm("# Decisions\n", title="Decisions", type="index"),
+        "memory/projects/Readme.md": fm("# Projects\n", type="person"),
+        "memory/lessons/readme.md": "# Lessons\n\n## Writing one\nDate it.\n",
+    })
+    assert findings(root, *TYPED_NOTE_RULES) == [
+        ("frontmatter-missing", "memory/people/dana.md", 1)]

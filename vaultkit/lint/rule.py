@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 # whose `[[文件名]]` are placeholders filled in when the template is used
 NOT_LINK_SOURCES = frozenset({"session", "templates"})
 ASKING_GIT = "vaultkit-git"  # the threads that ask git beside the rules (engine)
+# A folder's own page, which explains the folder and is none of its notes: GitHub shows a
+# folder's README.md when the folder is browsed, VitePress and Hugo make index.md (Hugo's
+# section: _index.md) the folder's page; real workspaces keep them in memory/people/ and
+# the like (docs/precision.md cites the sources).
+FOLDER_PAGES = frozenset({"readme.md", "index.md", "_index.md"})
 
 
 class Context:
@@ -130,8 +135,18 @@ class Context:
         return self._vault.layer_of(note)
 
     def type_of(self, note: "Note") -> str | None:
-        """The note's type, by its folder."""
-        return self._vault.type_of(note)
+        """The note's type, by its folder; None for the folder's own page
+        (:meth:`folder_page`): a README.md in memory/people/ is no person note."""
+        type_name = self._vault.type_of(note)
+        if type_name is not None and self.folder_page(note):
+            return None
+        return type_name
+
+    @staticmethod
+    def folder_page(note: "Note") -> bool:
+        """Whether ``note`` is its folder's README.md, index.md or _index.md (any case)."""
+        path = note.path
+        return path[path.rfind("/") + 1:].lower() in FOLDER_PAGES
 
     def claimed(self, note: "Note") -> bool:
         """True when a named layer (not a fallback) claims ``note``."""

@@ -126,6 +126,9 @@ class Event:
     # (VAULTKIT_ACCEPT_DELETION, vaultkit.vault.loss.AcceptedRemovals): not a loss
     accepted: bool = False
     lost: list[str] = field(default_factory=list, repr=False)  # the lost lines, in order
+    # journal-rewrite and journal-edit: the lines the new version holds and the old lacked
+    # (an edit's new wording among them): what tells a branch switched to (_from_git)
+    added: list[str] = field(default_factory=list, repr=False)
     blob: bytes | None = field(default=None, repr=False)  # note-deleted: the deleted file
     # the file's text before the loss, so that `recover` puts the lines back where they stood
     old: str | None = field(default=None, repr=False)
@@ -695,9 +698,11 @@ def _analyse(repo: _Repo, commits: list[Commit], max_chars: int, source: str) ->
                 if first_change(old, new) is None:
                     continue  # an append (onto a last line without its newline, too)
                 from vaultkit.vault.loss import judge
+                from vaultkit.vault.loss import lost_lines as lacking
 
                 judged = judge(old, new)
                 lost = judged.lost
+                event.added = lacking(new, old)  # (the new version's lines the old lacks)
                 if not _nonblank(lost) and judged.edited:
                     event.kind = "journal-edit"  # corrected, nothing lost: listed, not a loss
                     lost = [was for was, _ in judged.edited]
@@ -1010,14 +1015,16 @@ def _snapshot_losses(root, settings, store, since, record, max_chain, max_change
         event.source = "snapshot"
         event.recovered = event.recovered or _is_recovered(repo, event)
         _accept(event, record)
-    if any(not e.recovered for e in events):
+    if any(not e.recovered or e.kind == "journal-rewrite" for e in events):
         from vaultkit.vault.gitstate import GitState
 
         stub = SimpleNamespace(root=root, profile=settings.profile, settings=settings)
         state = GitState(stub)  # type: ignore[arg-type]
         if state.available:
-            events = [e for e in events if e.recovered or not (
-                _committed_elsewhere(state, e) or _held_by_git(state, e))]
+            # (a change git made, a commit lists, or a branch switched to, is listed by the
+            # commits or not at all, recovered or not: each change is listed once)
+            events = [e for e in events if not _from_git(state, e) and (
+                e.recovered or not _held_by_git(state, e))]
     events.sort(key=lambda e: (e.timestamp, KINDS.index(e.kind)), reverse=True)
     return events
 
@@ -1040,23 +1047,36 @@ def _accept(event: Event, record) -> None:
         event.lines = len(_nonblank(rest))
 
 
-def _committed_elsewhere(state, event: Event) -> bool:
-    """True when every line of a loss between commits is one a commit of another branch, a
-    tag or a remote-tracking branch holds in that file (an entry of a branch left for
-    another is that branch's: `recover` must not copy it here). Lines HEAD's version holds
-    count as lost: the work tree lost them. A loss with any other line is kept whole: its
-    lines are matched by text alone, and a common line ("- Tests pass") of an entry lost
-    here is no less lost for another branch's entry holding the same text."""
+def _from_git(state, event: Event) -> bool:
+    """True when a journal change between commits (a loss or an edit) is git's, not the
+    owner's: a commit lists it, or it is a branch switch. Either every line it took out is
+    one a commit of another branch, a tag, a remote-tracking branch or HEAD's ancestors
+    holds in that file and HEAD's version does not (an entry of a branch left for another
+    is that branch's: `recover` must not copy it here; an edit committed since is the
+    commit's event), or every line it brought in is such a line (a switch to another
+    branch) and what it took out is committed and back in the file (switched back).
+    Lines HEAD's version holds and the file lacks count as lost: the work tree lost them.
+    A change with any other line is kept whole: its lines are matched by text alone, and a
+    common line ("- Tests pass") of an entry lost here is no less lost for another
+    branch's entry holding the same text."""
     from vaultkit.vault.gitstate import split_lines
 
     path = event.current or event.path
-    if event.kind != "journal-rewrite" or not state.has_head or state.repo_path(path) is None:
+    if event.kind not in ("journal-rewrite", "journal-edit") or not state.has_head \
+            or state.repo_path(path) is None:
         return False
     committed = state.lines_committed(path)
     if not committed:
         return False
-    committed = committed - set(split_lines(state.committed_text(path) or "")[0])
-    return all(line in committed for line in _nonblank(event.lost))
+    elsewhere = committed - set(split_lines(state.committed_text(path) or "")[0])
+    lost = _nonblank(event.lost)
+    if all(line in elsewhere for line in lost):
+        return True
+    added = _nonblank(event.added)
+    if not added or not all(line in elsewhere for line in added):
+        return False
+    back = Counter(split_lines(_read(file_on_disk(state.root, path)) or "")[0])
+    return all(line in committed and (line in elsewhere or back[line] > 0) for line in lost)
 
 
 def _held_by_git(state, event: Event) -> bool:
@@ -1077,6 +1097,25 @@ def _held_by_git(state, event: Event) -> bool:
 
     lost = judge("\n".join(_judged(event.lost)), "", holders).lost
     return not _nonblank(lost)
+
+
+def listed_by_commits(between: list[Event], commits: list[Event]) -> list[Event]:
+    """``between`` (events of the snapshot chain and the work tree) less each one a commit
+    made at or after it lists: the same file and kind, and every line it lists among that
+    commit's lines (a loss or an edit seen between commits and committed since, recovered
+    or not, is that commit's event: each change is listed once)."""
+    if not between or not commits:
+        return between
+    by_file: dict[tuple, list[Event]] = {}
+    for event in commits:
+        by_file.setdefault((event.kind, event.current or event.path), []).append(event)
+    kept = []
+    for event in between:
+        lines = Counter(_nonblank(event.lost))
+        if not any(later.timestamp >= event.timestamp and not lines - Counter(later.lost)
+                   for later in by_file.get((event.kind, event.current or event.path), ())):
+            kept.append(event)
+    return kept
 
 
 # -- since HEAD: the work tree ---------------------------------------------------------------

@@ -7,7 +7,11 @@ import sys
 HELP = "run the survival checklist (memory, openclaw.json, heartbeat, index, git, hooks)"
 DESCRIPTION = (
     "Check a vault and its OpenClaw setup against the survival checklist. Each check passes, "
-    "warns or fails, says what it found and how to fix it. Exit 1 when any check fails.")
+    "warns or fails, says what it found and how to fix it; a check whose input is not "
+    "visible (no openclaw.json found) is unknown (????), and vaultkit's own tooling not set "
+    "up yet (its hooks, snapshots, INDEX.md) is a tip (TIP) with the command that sets it "
+    "up. Exit 1 when any check fails (warnings, unknowns and tips do not), 2 on a usage "
+    "error.")
 
 
 def add_arguments(p) -> None:
@@ -28,7 +32,8 @@ def add_arguments(p) -> None:
     add_format_arguments(p, ('text', 'json'))
     add_output_argument(p)
     p.add_argument("--symbols", choices=("auto", "always", "never"), default="auto",
-                   help="✅ ⚠️ ❌ instead of PASS/WARN/FAIL (auto: on a terminal)")
+                   help="✅ ⚠️ ❌ ❔ 💡 instead of PASS/WARN/FAIL/????/TIP (auto: on a "
+                        "terminal)")
 
 
 def run(args) -> int:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import sys
 
-HELP = "list the memory lost in the vault's git history (journal rewrites, cuts, deletions)"
+HELP = ("list the memory lost in the vault's git history and between commits (journal "
+        "rewrites, cuts, deletions)")
 DESCRIPTION = (
     "Read the vault's git history in one pass and list the memory-loss events, newest first: "
     "journal lines removed or rewritten, mass deletions in a memory file, MEMORY.md cut past "
-    "the profile's limit, notes deleted without an archive move, and periods when a bootstrap "
-    "file was over the runtime's truncation limit. Renames and archive moves are not losses. "
-    "Each event names the commit, date, author, file, what was lost and whether it was "
-    "recovered since; `vaultkit recover ID` brings the lines back.")
+    "its pruning allowance, notes deleted without an archive move, and periods when a "
+    "bootstrap file was over the runtime's truncation limit. Losses between commits are "
+    "listed too: it first records a snapshot of the files as they are (what `vaultkit "
+    "snapshot` records, on its private ref) and reads the snapshot chain, and it compares "
+    "each committed journal with the work tree. Renames, archive moves and branch switches "
+    "are not losses; a journal line edited and MEMORY.md pruned within its allowance are "
+    "listed as such, not as losses. Each event names the commit or snapshot, date, author, "
+    "file, what was lost and whether it was recovered since; `vaultkit recover ID` brings "
+    "the lines back.")
 
 
 def add_arguments(p) -> None:
@@ -20,7 +26,8 @@ def add_arguments(p) -> None:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="the vault (default: here)")
     p.add_argument("--since", metavar="DATE",
-                   help="only commits from DATE on (YYYY-MM-DD or an ISO 8601 date and time)")
+                   help="only commits and snapshots from DATE on (YYYY-MM-DD or an ISO 8601 "
+                        "date and time)")
     add_format_arguments(p, ('text', 'json'))
     add_output_argument(p)
     add_vault_arguments(p, cache=False)
@@ -66,8 +73,8 @@ def scan_all(root, settings, since=None, *, record: bool = True, work_tree: bool
     first. With ``work_tree``, committed journal lines the work tree lost since HEAD that
     no snapshot saw too (:func:`vaultkit.memory.history.scan_work_tree_losses`)."""
     from vaultkit.core.errors import VaultkitError
-    from vaultkit.memory.history import (History, scan_history, scan_snapshot_losses,
-                                         scan_work_tree_losses)
+    from vaultkit.memory.history import (History, listed_by_commits, scan_history,
+                                         scan_snapshot_losses, scan_work_tree_losses)
 
     warnings: list[str] = []  # what the bounded reads of the snapshot chain left out
     between = scan_snapshot_losses(root, settings, since=since, record=record,
@@ -82,6 +89,7 @@ def scan_all(root, settings, since=None, *, record: bool = True, work_tree: bool
         # a folder without git: the same answer whether or not its snapshots hold a loss
         history = History([], 0, None, outside_git=str(exc).split(": ", 1)[-1])
     history.warnings += warnings
+    between = listed_by_commits(between, history.events)
     if between:
         history.events = sorted(history.events + between, key=lambda e: e.timestamp,
                                 reverse=True)

@@ -6,8 +6,9 @@ import sys
 
 HELP = "bring back lost journal lines and deleted notes that `vaultkit history` lists"
 DESCRIPTION = (
-    "Recover a memory-loss event that `vaultkit history` lists (by its id, a unique prefix, "
-    "or a commit), or --all of them, without rewriting history and without touching what "
+    "Recover a memory-loss event that `vaultkit history` lists (by its id or its first four "
+    "characters or more, or a commit), or --all of them, without rewriting history and "
+    "without touching what "
     "was written since. Lost journal lines, and lines cut from a typed, knowledge or topic "
     "note, are put back where they stood, around what was written since: an overwritten "
     "journal becomes its old lines followed by the new text, as an append would have left "
@@ -29,10 +30,16 @@ def add_arguments(p) -> None:
                "[--root DIR] [--profile NAME|FILE]")
     p.add_argument("words", nargs="*", metavar="[PATH] EVENT",
                    help="the vault (default: here), then an event id from `vaultkit history` "
-                        "(or a unique prefix of it, or a commit); with --all, only the vault")
-    p.add_argument("--all", action="store_true", help="every event not recovered yet")
-    p.add_argument("--dry-run", action="store_true", help="say what would be written; write "
-                                                          "nothing")
+                        "(or its first four characters or more, or a commit); with --all, only "
+                        "the vault")
+    p.add_argument("--all", action="store_true",
+                   help="every loss event not recovered yet (a journal edit, a MEMORY.md prune "
+                        "within its allowance and a removal accepted on purpose are not losses: "
+                        "name one by its id)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say what would be written; write nothing, not even the snapshot a run "
+                        "records first, so a loss since the last snapshot is not seen (run "
+                        "`vaultkit snapshot` first)")
     add_format_arguments(p, ('text', 'json'))
     add_output_argument(p)
     add_vault_arguments(p, cache=False)
@@ -92,7 +99,9 @@ def run(args) -> int:
             continue
         print(clean_line(f"{e.id} {e.kind}: {verb[r.action]} {what} ({when})"))
     if done == 0:
-        print("nothing to recover" + (": every loss event is recovered" if args.all else ""))
+        print("nothing to recover" + (": every loss event is recovered" if args.all else "")
+              # (no snapshot taken: what changed since the last one is not judged)
+              + (" (as of the last snapshot: --dry-run records none)" if args.dry_run else ""))
     elif not args.dry_run:
         print(f"{done} event{'s' * (done != 1)} recovered; review the changes and commit them",
               file=sys.stderr)

@@ -8,6 +8,10 @@ class FrontmatterMissing(Rule):
     Reports a typed note (decisions, lessons, people, projects, preferences) with no
     frontmatter. A note's type comes from its folder, as the profile maps them.
     A block that exists but does not parse is `frontmatter-invalid`'s finding instead.
+    A folder's own page, its `README.md`, `index.md` or `_index.md` (any case), explains
+    the folder and is none of its notes: this rule and the other typed-note rules
+    (`frontmatter-schema`, `type-mismatch`, `missing-section`, `lesson-by-date`,
+    `lesson-entry-undated`, `orphan-note`) leave it alone.
 
     A warning, not an error: real workspaces keep lessons and decisions without
     frontmatter and find them by search, so a vault adopting vaultkit is not refused its

@@ -36,8 +36,8 @@ class OrphanNote(Rule):
     default = False  # (a convention of linked vaults; see "What it does")
 
     def check(self, note, ctx):
-        if ctx.layer_of(note) != "structured":
-            return
+        if ctx.folder_page(note) or ctx.layer_of(note) != "structured":
+            return  # (a folder's README.md explains the folder: none of its typed notes)
         if ctx.inbound(note):  # (the notes linking to it or naming it, INDEX.md left out)
             return
         kind = ctx.type_of(note) or "note"

@@ -45,6 +45,8 @@ class TypeMismatch(Rule):
             return  # an alias (category: 技术) naming no type is a free category, no claim
         line = note.fm_keys.get(key, 1)
         expected = ctx.type_of(note)
+        if expected is None and ctx.folder_page(note) and profile.type_of(note.path):
+            return  # a typed folder's own page (README.md): no note of the folder's type
         folder = note.folder + "/" if note.folder else "the vault root"
         if expected is not None:
             if value == expected:
