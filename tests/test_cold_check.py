@@ -231,32 +231,6 @@ def test_conflict_markers_reads_no_note_text_after_the_parse_workers(make_vault,
         assert vault.fact(path, conflicts.FACT, lambda: None) == conflicts.note_conflicts(note)
 
 
-def test_a_wiki_target_with_capitals_is_looked_up_folded_once(make_vault, monkeypatch):
-    """``[[Overview]]`` names ``overview.md`` only once folded: each later link to it missed
-    twice before it was found (~10,000 lookups at 10,000 notes). The answers are the same."""
-    from collections import Counter
-
-    from vaultkit.vault.resolve import Resolver
-
-    files = {f"memory/semantic/n{i}.md": f"# N{i}\n\n[[Overview]] [[Overview#Plan]] "
-             f"[[OVERVIEW]] [[overview]] [[Nowhere]]\n" for i in range(6)}
-    files["memory/semantic/overview.md"] = "# Overview\n\n## Plan\n"
-    root = make_vault(files)
-    vault = load_vault(root, use_cache=False)
-    asked = Counter()
-    real = Resolver._glob_miss
-    monkeypatch.setattr(Resolver, "_glob_miss",
-                        lambda self, name: asked.update([name]) or real(self, name))
-    resolver = Resolver(vault)
-    found = [resolver.resolve_all(vault.notes[p]) for p in sorted(files)]
-    monkeypatch.undo()
-    assert asked["Overview"] == 1 and asked["OVERVIEW"] == 1 and asked["overview"] <= 3
-    one_by_one = Resolver(vault)
-    assert found == [[one_by_one.resolve(vault.notes[p], link) for link in vault.notes[p].links]
-                     for p in sorted(files)]
-    assert found[0][0].path == "memory/semantic/overview.md" and found[0][4].missing
-
-
 def test_a_note_is_read_with_a_buffer_of_its_own_size(tmp_path, monkeypatch):
     """Each ``os.read`` gets a buffer of what it asks for: a MiB asked for twice per 2 KB note
     (the limit, then the end) was an allocation of its own, 0.1-0.25 s of the parse

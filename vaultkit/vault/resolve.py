@@ -154,10 +154,6 @@ class Resolver:
         # wiki target as written -> (result, mode, lookup key, same-folder bases); a bare
         # name's entry is made on its first lookup (_glob_miss)
         self._global: dict[str, tuple[Resolution, int, str, frozenset]] = {}
-        # a wiki target with capitals (``[[Overview]]``) -> the entry of its lower-case
-        # name, found by resolve_all: no name of the vault is that target as written, so
-        # each later lookup missed twice before it was found folded (~10,000 at 10,000 notes)
-        self._folded: dict[str, tuple[Resolution, int, str, frozenset]] = {}
         self._md: dict[tuple[str, str], Resolution] = {}
         self._parts: dict[str, list[str]] = {}
         self._subcache: dict[tuple[str, str], Resolution] = {}
@@ -182,7 +178,6 @@ class Resolver:
         prefix = folder + "/" if folder else ""
         resolve = self._resolve
         glob = self._global
-        folded = self._folded
         exact = self._exact
         external = self._external
         subcache = self._subcache
@@ -196,15 +191,11 @@ class Resolver:
             if target and link.kind != MARKDOWN:
                 hit = glob.get(target)
                 if hit is None:
-                    hit = folded.get(target)
-                if hit is None:
                     hit = self._glob_miss(target)
                     if hit is None:
                         hit = self._glob_miss(target.lower())  # (bare names: folded)
                         if hit is None:
                             hit = glob[target] = self._wiki_global(target)
-                        else:
-                            folded[target] = hit
                 mode = hit[1]
                 res = hit[0]
                 if mode == _CHECK_FOLDER:
