@@ -229,31 +229,3 @@ def test_conflict_markers_reads_no_note_text_after_the_parse_workers(make_vault,
     here = load_vault(root, use_cache=False)
     for path, note in here.notes.items():
         assert vault.fact(path, conflicts.FACT, lambda: None) == conflicts.note_conflicts(note)
-
-
-def test_a_note_is_read_with_a_buffer_of_its_own_size(tmp_path, monkeypatch):
-    """Each ``os.read`` gets a buffer of what it asks for: a MiB asked for twice per 2 KB note
-    (the limit, then the end) was an allocation of its own, 0.1-0.25 s of the parse
-    workers' CPU at 10,000 notes. The bytes read are the same, a file longer than its
-    ``fstat`` said (it grew) is still read to its end, and ``most`` still bounds it."""
-    from vaultkit.core import bounded
-
-    path = tmp_path / "a.md"
-    path.write_bytes(b"- entry\n" * 250)
-    asked = []
-    real = os.read
-    monkeypatch.setattr(os, "read", lambda fd, n: asked.append(n) or real(fd, n))
-    data, st = bounded.read_regular_stat(str(path), 1 << 20)
-    monkeypatch.undo()
-    assert data == path.read_bytes() and st.st_size == 2000
-    assert asked and max(asked) <= 8192  # (was [1 << 20, 1 << 20])
-    big = tmp_path / "big.md"
-    body = bytes(range(256)) * 12289  # (3 MiB and more)
-    big.write_bytes(body)
-    for most, size in ((None, 10), (None, len(body)), (len(body) + 1, 0), (5000, 10),
-                       (None, None), (1 << 20, None)):
-        fd = os.open(big, os.O_RDONLY)
-        try:
-            assert bounded.read_open(fd, most, size) == body[:most]
-        finally:
-            os.close(fd)

@@ -125,8 +125,7 @@ def read_regular_stat(path: str | os.PathLike, limit: int, *, follow_symlinks: b
                 raise ReadRefused(errno.EMLINK, linked + "; not read", os.fspath(path))
         if st.st_size > limit:
             raise ReadRefused(errno.EFBIG, too_big(st.st_size, limit), os.fspath(path))
-        # (one byte more than the limit tells a file that grew past it)
-        data = read_open(fd, limit + 1, st.st_size)
+        data = read_open(fd, limit + 1)  # one byte more tells a file that grew past the limit
     finally:
         os.close(fd)
     if len(data) > limit:
@@ -198,7 +197,7 @@ class Beneath:
                 raise ReadRefused(errno.EINVAL, why, rel)
             if st.st_size > limit:
                 raise ReadRefused(errno.EFBIG, too_big(st.st_size, limit), rel)
-            data = read_open(fd, limit + 1, st.st_size)
+            data = read_open(fd, limit + 1)
         finally:
             os.close(fd)
         if len(data) > limit:
@@ -206,25 +205,18 @@ class Beneath:
         return data, st
 
 
-def read_open(fd: int, most: int | None = None, size: int | None = None) -> bytes:
+def read_open(fd: int, most: int | None = None) -> bytes:
     """The bytes of the open file ``fd`` from where it is to its end (at most ``most``),
-    read a MiB at a time. ``size``: what its ``fstat`` said, so the first read asks for one
-    byte more than that and a read after a short one asks for a little: each read gets a
-    buffer of what it asks for, and a MiB's, asked for twice per 2 KB note, was an
-    allocation of its own (mmap, then munmap: 0.1-0.25 s of the parse workers' CPU for
-    10,000 notes). A file that grew meanwhile is still read to its end."""
+    read a MiB at a time."""
     chunks = []
     left = most
-    want = 1 << 20 if size is None else size + 1
     while left is None or left > 0:
-        chunk = os.read(fd, want if left is None else min(left, want))
+        chunk = os.read(fd, 1 << 20 if left is None else min(left, 1 << 20))
         if not chunk:
             break
         chunks.append(chunk)
         if left is not None:
             left -= len(chunk)
-        # (short: the end is likely reached, asked again for little; else a MiB at a time)
-        want = 1 << 20 if len(chunk) >= want else 8192
     return b"".join(chunks)
 
 
