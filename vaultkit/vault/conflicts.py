@@ -6,13 +6,15 @@ the parse (:data:`FACT`), so the main process of a cold run reads no note's text
 
 from __future__ import annotations
 
-import re
+from vaultkit.core.lazyre import lazy_re
 
 # git's conflict markers (git-merge(1), "HOW CONFLICTS ARE PRESENTED", diff3's base marker
 # too; 7 characters, gitattributes(5) conflict-marker-size's default): a merge committed
-# with them left in, then tidied up, removes lines that were git's, never memory
-_OPENS, _BASE, _SPLITS, _CLOSES = (re.compile(r"<{7}(?: .*)?"), re.compile(r"\|{7}(?: .*)?"),
-                                   re.compile(r"={7}"), re.compile(r">{7}(?: .*)?"))
+# with them left in, then tidied up, removes lines that were git's, never memory. Compiled
+# on first use: a commit hook imports this module for the rule, and its notes rarely hold
+# a marker.
+_OPENS, _BASE, _SPLITS, _CLOSES = (lazy_re(r"<{7}(?: .*)?"), lazy_re(r"\|{7}(?: .*)?"),
+                                   lazy_re(r"={7}"), lazy_re(r">{7}(?: .*)?"))
 
 FACT = "conflicts"  # the per-note fact's key (no epoch: the note's text alone decides it)
 
