@@ -196,3 +196,36 @@ def test_the_record_of_what_a_rule_read_is_found_on_the_rules_thread(make_vault)
     assert ctx.read == {}  # (the other thread runs no rule)
     ctx._record_note("memory/semantic/b.md")
     assert ctx.read == {"broken-link": {"memory/semantic/a.md": {"n\0memory/semantic/b.md"}}}
+
+
+def test_conflict_markers_reads_no_note_text_after_the_parse_workers(make_vault, monkeypatch):
+    """The conflicts git left in a note are a fact the parse workers compute beside the
+    parse: the main process of a cold check read every note's text again for
+    ``conflict-markers`` alone (10,000 reads of a file at 10,000 notes)."""
+    import vaultkit.vault.loader as loader
+    from vaultkit.vault import conflicts
+
+    files = _notes(12)
+    files["memory/semantic/n3.md"] = ("# Note 3\n\n<<<<<<< HEAD\n- ours\n=======\n- theirs\n"
+                                      ">>>>>>> laptop\n")
+    files["memory/semantic/n5.md"] = ("# Note 5\n\n```\n<<<<<<< HEAD\nours\n=======\n"
+                                      "theirs\n>>>>>>> branch\n```\n")
+    root = make_vault(files)
+    monkeypatch.setattr(loader, "_PARALLEL_MIN", 1)  # (the workers, as at 400 notes and more)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    vault = load_vault(root, use_cache=False)
+    monkeypatch.undo()
+    assert all(not n.holds_text() for n in vault.notes.values())  # (sent by the workers)
+    reads = []
+    real = loader._read_text
+    monkeypatch.setattr(loader, "_read_text", lambda note: reads.append(note.path)
+                        or real(note))
+    rules = [r for r in select_rules(vault.settings, Selection()) if r.name == "conflict-markers"]
+    found = [(d.path, d.line, d.message) for d in run_rules(Context(vault), rules)]
+    assert reads == []
+    assert found == [("memory/semantic/n3.md", 3, "an unresolved merge conflict (lines 3-7): "
+                      "keep the lines you mean from each side, then delete git's marker lines")]
+    # the fact is what the note's own text gives (a vault parsed here, text held)
+    here = load_vault(root, use_cache=False)
+    for path, note in here.notes.items():
+        assert vault.fact(path, conflicts.FACT, lambda: None) == conflicts.note_conflicts(note)

@@ -171,6 +171,12 @@ class Context:
         self._record_note(note.path)
         return self._secretscan.secrets_of(self._vault, note)
 
+    def conflicts(self, note: "Note") -> list:
+        """The opening and closing lines (1-based) of each conflict git left in ``note``
+        outside its code blocks (a fact cached with the note)."""
+        self._record_note(note.path)
+        return self._conflicts.conflicts_of(self._vault, note)
+
     # The modules the per-note accessors call, imported once per run rather than in each
     # call: a ``from`` import in a function looks for the module's ``__path__`` and
     # formats the AttributeError of its absence, ~2 µs, 40,000 times in a cold check of
@@ -180,6 +186,12 @@ class Context:
         from vaultkit.vault import entries
 
         return entries
+
+    @cached_property
+    def _conflicts(self):
+        from vaultkit.vault import conflicts
+
+        return conflicts
 
     @cached_property
     def _secretscan(self):

@@ -1208,7 +1208,7 @@ def _parse_chunk(items: list[tuple[str, str, int, int | None]]) -> list[tuple]:
     bytes the cache stores), or as plain data when it could not be read. No text comes
     back: the main process reads a note's text from its file when a rule needs it, and
     forgets it again once that note's rules ran (a cold run never holds every note's text)."""
-    from vaultkit.vault import mentions, secretscan
+    from vaultkit.vault import conflicts, mentions, secretscan
 
     out = []
     reading = _reading()  # (once a chunk, not once a note)
@@ -1219,16 +1219,17 @@ def _parse_chunk(items: list[tuple[str, str, int, int | None]]) -> list[tuple]:
         else:
             out.append((r, marshal.dumps(note.to_plain(with_text=False)),
                         (note.ctime_ns, note.ino, note.oid),
-                        _worker_facts(note, mentions, secretscan)))
+                        _worker_facts(note, mentions, secretscan, conflicts)))
     return out
 
 
-def _worker_facts(note: Note, mentions, secretscan) -> bytes:
+def _worker_facts(note: Note, mentions, secretscan, conflicts) -> bytes:
     """Facts computed where the note is parsed, so a cold run spreads them over the cores
     and the main process needs no note's text for them: the credential scan
-    (``secret-in-memory``) and the paths the note writes out (``orphan-note``). The
-    modules ``vaultkit.vault.mentions`` and ``secretscan`` are the caller's, imported once
-    a chunk."""
+    (``secret-in-memory``), the paths the note writes out (``orphan-note``) and the
+    conflicts git left in it (``conflict-markers``). The modules
+    ``vaultkit.vault.mentions``, ``secretscan`` and ``conflicts`` are the caller's, imported
+    once a chunk."""
     facts = {}
     try:
         facts[secretscan.FACT] = (secretscan.DETECTOR_VERSION, secretscan.scan_note(note))
@@ -1236,6 +1237,10 @@ def _worker_facts(note: Note, mentions, secretscan) -> bytes:
         pass
     try:
         facts[mentions.FACT] = (None, mentions.mentions(note))
+    except Exception:  # (the rule finds them itself)
+        pass
+    try:
+        facts[conflicts.FACT] = (None, conflicts.note_conflicts(note))
     except Exception:  # (the rule finds them itself)
         pass
     return marshal.dumps(facts) if facts else b""
@@ -1271,6 +1276,7 @@ def _parse_parallel(todo: list[FileEntry], limit: int, workers: int, progress,
         return [_read_one(f.abs, f.rel, limit, seen_ns) for f in todo]
     # what the workers run, imported once here before they fork: imported in each worker
     # it was compiled again per worker (the parser's patterns alone are most of it)
+    import vaultkit.vault.conflicts  # noqa: F401
     import vaultkit.vault.mentions  # noqa: F401
     import vaultkit.vault.parse  # noqa: F401
     import vaultkit.vault.secretscan  # noqa: F401

@@ -20,6 +20,8 @@ from collections import Counter
 
 from vaultkit.core.plain import FRESH
 
+from vaultkit.vault.conflicts import conflicts  # (git's conflicts: one definition, shared)
+
 # The share of an old line's characters a new line must keep to be its edit. Measured on
 # real journal corrections (docs/snapshots.md lists them): a typo, a wrong version or
 # count, a reworded clause keep 0.75-0.97; an entry replaced by another ("- Deployed v1.2
@@ -30,37 +32,6 @@ EDIT_KEPT = 0.6
 # a line diff's replaced block is paired line by line only up to this many pairs (a block
 # larger than that is a rewrite: its lines are judged lost, the bound keeps it linear)
 _PAIRS = 4096
-
-# git's conflict markers (git-merge(1), "HOW CONFLICTS ARE PRESENTED", diff3's base marker
-# too; 7 characters, gitattributes(5) conflict-marker-size's default): a merge committed
-# with them left in, then tidied up, removes lines that were git's, never memory
-_OPENS, _BASE, _SPLITS, _CLOSES = (re.compile(r"<{7}(?: .*)?"), re.compile(r"\|{7}(?: .*)?"),
-                                   re.compile(r"={7}"), re.compile(r">{7}(?: .*)?"))
-
-
-def conflicts(lines: list[str]) -> list[tuple[int, int, list[str]]]:
-    """The conflicts git wrote into ``lines`` and left there: for each, the 0-based
-    indexes of its opening and closing lines and its marker lines, found as git writes
-    them: an opening line, the base's (diff3) if any, ``=======``, a closing line, in that
-    order. A line shaped like a marker outside such a conflict (an email quoted seven
-    deep) is the owner's."""
-    found = []
-    block: list[str] = []
-    opened = 0
-    for i, line in enumerate(lines):
-        if _OPENS.fullmatch(line):
-            block, opened = [line], i  # (an earlier opening never closed was no conflict)
-        elif not block:
-            continue
-        elif len(block) == 1 and _BASE.fullmatch(line):
-            block.append(line)
-        elif _SPLITS.fullmatch(line) and not _SPLITS.fullmatch(block[-1]):
-            block.append(line)
-        elif _CLOSES.fullmatch(line) and _SPLITS.fullmatch(block[-1]):
-            found.append((opened, i, block + [line]))
-            block = []
-    return found
-
 
 def _conflict_markers(old: str) -> Counter:
     """The marker lines of ``old``'s conflicts (:func:`conflicts`), as a multiset."""

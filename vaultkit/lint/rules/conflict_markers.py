@@ -30,15 +30,11 @@ class ConflictMarkers(Rule):
     severity = "error"
 
     def check(self, note, ctx):
-        if note.error or "<<<<<<<" not in note.text:
+        if note.error:
             return
-        from vaultkit.vault.loss import conflicts
-
-        for start, end, _ in conflicts(note.lines):
-            if note.in_code(start + 1):
-                continue  # (shown as an example, not left by git)
-            yield self.diag(note.path, start + 1, 1,
-                            f"an unresolved merge conflict (lines {start + 1}-{end + 1}): "
+        for start, end in ctx.conflicts(note):  # (a fact the parse computed: no text read)
+            yield self.diag(note.path, start, 1,
+                            f"an unresolved merge conflict (lines {start}-{end}): "
                             "keep the lines you mean from each side, then delete git's "
                             "marker lines")
 
