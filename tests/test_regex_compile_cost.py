@@ -1,11 +1,14 @@
 """Patterns rewritten so ``re`` compiles them without a 65,536-entry map match exactly what
 they matched before: single classes over every code point, whole patterns over every line of
-the fixtures and generated lines."""
+the fixtures and generated lines; and the prose hint is not compiled for a note without
+" is " (a commit hook's staged journal)."""
 
 from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -109,3 +112,13 @@ def test_rewritten_patterns_compile_without_a_big_map(monkeypatch):
         _compiler.compile(new.pattern, new.flags)
         assert not big, (name, big)
 
+
+def test_prose_hint_not_compiled_for_a_note_without_is():
+    # a fresh process: scanning a note without " is " leaves the prose pattern uncompiled
+    code = ("from vaultkit.vault import secretscan as s\n"
+            "t = '## 14:30 Deploy\\n- key: value, token: none\\n- api_key=abc\\n'\n"
+            "s.scan_text(t); s.has_candidates(t)\n"
+            "print('_compiled' in s._PROSE_HINT.__dict__, s.has_candidates('my password is x'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
