@@ -53,18 +53,6 @@ def lazy_re(pattern: str, flags: int = 0, *, listed: bool = True) -> LazyPattern
 _MADE: list[LazyPattern] = []  # every pattern made (module-level ones: a few hundred)
 
 
-def one_of(*classes: str) -> str:
-    """An alternation of character classes, each written ``[...]``, matching one character of
-    their union, for ``re`` to compile cheaply. A class holding a character past U+00FF whose
-    characters fall in more than two runs makes ``re._compiler`` build a 65,536-entry map in
-    Python (about 100 µs per class, in every process that compiles it); the same characters
-    split into classes of at most two runs each build none. ``(?s:…)`` changes nothing for
-    a class (DOTALL acts on ``.`` only); it keeps ``re._parser`` from merging an alternation
-    of single characters back into one class. A repetition of the alternation matches what
-    one of the union matches (each part is one character: no part shadows another)."""
-    return "(?:" + "|".join(f"(?s:{c})" for c in classes) + ")"
-
-
 def compile_all() -> None:
     """Compile every pattern made so far: a process that forks a child per request (the
     watcher answering checks) compiles once, and each child starts with them compiled."""

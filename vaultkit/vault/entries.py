@@ -45,8 +45,8 @@ from functools import lru_cache
 
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.vault.model import Heading, Note
-from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, RANGE_DASH, has_clock,
-                                      is_day_heading, is_period_heading, is_timed_item)
+from vaultkit.vault.timeforms import (BULLET, CLOCK, DATE, PERIOD, has_clock, is_day_heading,
+                                      is_period_heading, is_timed_item)
 
 _COMMENT_LINE = lazy_re(r"^\s*(?:<!--.*-->|%%.*%%)\s*$")
 _SETEXT = lazy_re(r"^ {0,3}(?:=+|-+)\s*$")
@@ -120,7 +120,7 @@ def _cjk() -> re.Pattern:
 
 
 _DATED = lazy_re(rf"{DATE}|(?<!\d)20\d{{6}}(?!\d)")  # a date, or one in an id (ERR-20260213-001)
-_STAMP = lazy_re(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*{RANGE_DASH}\s*{CLOCK})?")
+_STAMP = lazy_re(rf"{PERIOD}|{DATE}|{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
 
 
 def heading_words(text: str) -> str:

@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import re
 
-from vaultkit.core.lazyre import lazy_re, one_of
+from vaultkit.core.lazyre import lazy_re
 
 CLOCK = r"(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?)?"
 PERIOD = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍晚|晚上|晚间|深夜|夜间|午前|午後|夜)"
 DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)"
-# The dash of a range (14:00-16:30, 14:00–16:30, 14:00~16:30): [-–~] as classes that compile
-# without a 65,536-entry map (see one_of)
-RANGE_DASH = one_of(r"[\-~]", "[–]")
 
-# (?<![\d:：.]) as two look-behinds: the same characters, no 65,536-entry map to compile
-_CLOCK_ANYWHERE = lazy_re(rf"(?<![\d:.])(?<!：){CLOCK}(?![\d:：])")
-# [\s\[【(（*_~≈约]*: what may open a timed item before its time, the same characters
-_OPEN = one_of(r"[\s\[(*_~]", "[≈【]", "[约（]") + "*"
+_CLOCK_ANYWHERE = lazy_re(rf"(?<![\d:：.]){CLOCK}(?![\d:：])")
+_OPEN = r"[\s\[【(（*_~≈约]*"
 TIMED_ITEM = lazy_re(
     rf"^ {{0,3}}(?:[-*+]|\d{{1,9}}[.)])\s+(?:\[[ xX]\]\s+)?{_OPEN}(?:{PERIOD}\s*{_OPEN})?"
     rf"(?:{DATE}[ T]?)?{CLOCK}(?![\d])")
@@ -60,7 +55,7 @@ _PERIOD_WORDS = lazy_re(
     rf"{PERIOD}|\b(?:early\s+|late\s+)?(?:morning|midday|noon|afternoon|evening|night"
     r"|late\s+night|overnight)\b|утро|днём|день|вечер|ночь|manhã|tarde|noite|madrugada"
     r"|朝|昼|夕方|夜", re.IGNORECASE)
-_CLOCK_RANGE = lazy_re(rf"{CLOCK}(?:\s*{RANGE_DASH}\s*{CLOCK})?")
+_CLOCK_RANGE = lazy_re(rf"{CLOCK}(?:\s*[-–~]\s*{CLOCK})?")
 
 
 def is_period_heading(text: str) -> bool:
