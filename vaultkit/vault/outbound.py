@@ -49,6 +49,15 @@ _UNSAFE_TEXT = lazy_re(f"[{_CONTROL}]|\r(?!\n)")
 _UNSAFE_LINE = lazy_re(f"[{_CONTROL}\n\r\t]")
 # JSON text: a string may hold any of these escaped (``\u001b``), losslessly
 _UNSAFE_JSON = lazy_re(f"[{_CONTROL}]")
+
+
+def _plainly_safe(text: str) -> bool:
+    """True when ``text`` holds nothing ``_UNSAFE_TEXT`` matches, known without the pattern
+    (a clean output never compiles it: its class past U+00FF builds a 65,536-entry map, in
+    Python, when compiled). Every character it matches is one ``str.isprintable`` refuses;
+    newline and tab, refused too but not matched, are taken out first; a carriage return is
+    left to the pattern. False says nothing: the pattern decides."""
+    return "\r" not in text and text.replace("\n", "").replace("\t", "").isprintable()
 # The colours vaultkit itself prints (bold, dim, red, yellow, cyan, reset), and nothing else
 _OWN_SGR = lazy_re(r"\x1b\[(?:0|1|2|31|33|36)m")
 
@@ -67,6 +76,8 @@ def _escape(m: re.Match) -> str:
 
 def neutralise(text: str, *, one_line: bool = False) -> str:
     """``text`` with every control character shown as a visible escape."""
+    if not one_line and _plainly_safe(text):
+        return text
     pattern = _UNSAFE_LINE if one_line else _UNSAFE_TEXT
     if pattern.search(text) is None:
         return text
@@ -396,7 +407,7 @@ def terminal(text: str) -> str:
     if not text:
         return text
     text = mask_output(text)
-    if _UNSAFE_TEXT.search(text) is not None:
+    if not _plainly_safe(text) and _UNSAFE_TEXT.search(text) is not None:
         if "\x1b" in text and _OWN_SGR.search(text):
             parts = _OWN_SGR.split(text)
             codes = _OWN_SGR.findall(text)

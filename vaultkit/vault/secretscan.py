@@ -249,7 +249,7 @@ def _lowered(text: str) -> str:
 def has_candidates(text: str) -> bool:
     """False when ``text`` cannot hold anything this module reports (the fast path)."""
     return bool(_FORMAT_HINT.search(text) or _KEYWORD_HINT.search(text[::-1])
-                or _PROSE_HINT.search(text))
+                or " is " in text and _PROSE_HINT.search(text))
 
 
 def scan_text(text: str, code_ranges=()) -> list[Finding]:
@@ -313,7 +313,8 @@ def _candidate_line_starts(text: str) -> set[int]:
         line_end = text.find("\n", at)
         if line_end == -1:
             break
-    for m in _PROSE_HINT.finditer(text):
+    # (every prose hint starts with " is ": a note without one needs the pattern not compiled)
+    for m in _PROSE_HINT.finditer(text) if " is " in text else ():
         starts.add(text.rfind("\n", 0, m.start()) + 1)
     last = len(text) - 1
     line_start = len(text) + 1
