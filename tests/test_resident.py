@@ -596,7 +596,8 @@ def test_under_pre_commit_the_unstaged_lines_it_took_are_found_by_the_watcher_to
     home = tmp_path / "pre-commit-home"
     home.mkdir()
     diff = git(root, "diff", "--", JOURNAL)  # the unstaged entry, as pre-commit saves it
-    (home / f"patch1796600000-{os.getpid()}").write_text(diff, encoding="utf-8")
+    patch = home / f"patch{int(time.time())}-{os.getpid()}"
+    patch.write_text(diff, encoding="utf-8")
     git(root, "checkout", "--", JOURNAL)  # and the staged version checked out
     env = _env(PRE_COMMIT="1", PRE_COMMIT_HOME=str(home))
     args = ["check", "--hook", JOURNAL, "--select", "journal-append-only"]
@@ -607,7 +608,7 @@ def test_under_pre_commit_the_unstaged_lines_it_took_are_found_by_the_watcher_to
                                           VAULTKIT_RESIDENT="0"))
     assert (here.returncode, here.stdout) == (answered.returncode, answered.stdout)
     # without pre-commit's patch the lines are nowhere but in the snapshot: refused
-    (home / f"patch1796600000-{os.getpid()}").unlink()
+    patch.unlink()
     refused = vaultkit(root, *args, env=env, script=ONLY_ANSWERED)
     assert refused.returncode == 1 and "are only in that snapshot" in refused.stdout
 

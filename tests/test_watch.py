@@ -205,6 +205,38 @@ def test_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path, monkeypa
     assert [e.kind for e in w.step()] == ["journal-restored"]
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="a process's start is read "
+                    "from /proc (elsewhere a live pid is taken for the patch's writer)")
+def test_a_patch_whose_pid_a_later_process_took_holds_no_commit_open(tmp_path, monkeypatch):
+    """pre-commit keeps its patches (`patch<time>-<pid>`) after a run, and the kernel gives
+    the pid to a later process in time: a process that started after the patch was saved
+    did not save it. Taken for a running pre-commit, it kept the watcher from snapshotting
+    or restoring anything as long as that process lived."""
+    from vaultkit.vault import gitstate
+
+    root = make(tmp_path)
+    home = tmp_path / "pre-commit-home"
+    home.mkdir()
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(home))
+    diff = (f"diff --git a/{JOURNAL} b/{JOURNAL}\n--- a/{JOURNAL}\n+++ b/{JOURNAL}\n"
+            "@@ -1,0 +2,1 @@\n+- held\n")
+    old = home / f"patch1000000000-{os.getpid()}"  # saved in 2001, before this process began
+    old.write_text(diff, encoding="utf-8")
+    assert not gitstate.pre_commit_running()
+    assert gitstate._running_pre_commit_patches() == []
+    monkeypatch.setenv(gitstate.CALLER_PARENT, str(os.getpid()))  # as a hook's parent
+    assert gitstate._pre_commit_patch() is None
+    w, _ = watcher(root)  # its first round snapshots the vault
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", w.store.ref], cwd=root,
+                          capture_output=True).returncode == 0
+    # the same pid's patch saved after the process began is its run's
+    now = home / f"patch{int(time.time())}-{os.getpid()}"
+    now.write_text(diff, encoding="utf-8")
+    assert gitstate.pre_commit_running()
+    assert gitstate._running_pre_commit_patches() == [diff.encode()]
+    assert gitstate._pre_commit_patch() == diff.encode()
+
+
 def test_nothing_is_written_while_a_commits_hooks_run_then_the_loss_is_restored(
         tmp_path, monkeypatch):
     """While a pre-commit run with a patch is alive its hooks run on the staged versions,

@@ -741,6 +741,8 @@ def _pre_commit_patch() -> bytes | None:
         names = [n for n in os.listdir(home) if n.startswith("patch") and n.endswith(suffix)]
     except OSError:
         return None
+    # (a patch an earlier process with the same pid left is not this run's)
+    names = [n for n in names if _writer_alive(n)]
     for name in sorted(names, reverse=True):  # the newest: one run per process
         try:
             return read_regular(os.path.join(home, name), _PATCH_LIMIT, follow_symlinks=False)
@@ -777,8 +779,7 @@ def pre_commit_running() -> bool:
         names = [n for n in os.listdir(home) if n.startswith("patch")]
     except OSError:
         return False
-    return any(pid.isdigit() and _alive(int(pid))
-               for pid in (n.rpartition("-")[2] for n in names))
+    return any(_writer_alive(n) for n in names)
 
 
 def _running_pre_commit_patches() -> list[bytes]:
@@ -794,8 +795,7 @@ def _running_pre_commit_patches() -> list[bytes]:
         return []
     out = []
     for name in names:
-        pid = name.rpartition("-")[2]
-        if not pid.isdigit() or not _alive(int(pid)):
+        if not _writer_alive(name):
             continue
         try:
             out.append(read_regular(os.path.join(home, name), _PATCH_LIMIT,
@@ -803,6 +803,34 @@ def _running_pre_commit_patches() -> list[bytes]:
         except OSError:
             continue
     return out
+
+
+def _writer_alive(name: str) -> bool:
+    """Whether the pre-commit process that saved the patch ``name`` (``patch<time>-<pid>``)
+    still runs. Its pid alone does not say so: pre-commit keeps its patches after a run, and
+    the kernel hands the pid to a later process in time; a process that started after the
+    patch was written (Linux: its start in ``/proc``) did not write it. Taking it for the
+    writer made a watcher wait for that commit's hooks as long as the unrelated process
+    lived, snapshotting and restoring nothing."""
+    stamp, _, pid = name[len("patch"):].rpartition("-")
+    if not pid.isdigit() or not _alive(int(pid)):
+        return False
+    started = _process_start(int(pid))
+    # (the start is known to the second of the boot time: a second's slack each way)
+    return started is None or not stamp.isdigit() or started <= int(stamp) + 2
+
+
+def _process_start(pid: int) -> float | None:
+    """When the process ``pid`` started, in seconds since the epoch, or None where
+    ``/proc`` does not say (not Linux, or it ended meanwhile)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _alive(pid: int) -> bool:
