@@ -237,6 +237,26 @@ def test_a_patch_whose_pid_a_later_process_took_holds_no_commit_open(tmp_path, m
     assert gitstate._pre_commit_patch() == diff.encode()
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="a process's start is read "
+                    "from /proc (elsewhere a live pid is taken for the watcher)")
+def test_the_audit_takes_no_later_process_with_a_killed_watchers_pid_for_the_watcher(tmp_path):
+    """A watcher killed outright logs no `stopped`; the process the kernel later gives its
+    pid is not a watcher, and the audit must not say snapshots are being kept."""
+    from vaultkit.audit.snapshots import _watch_running
+    from vaultkit.core.processes import started
+    from vaultkit.memory.watch import log_event
+
+    root = make(tmp_path)
+    w, _ = watcher(root)
+    began = started(os.getpid())
+    log_event(w.store, {"time": round(began - 3600, 3), "kind": "started", "path": "",
+                        "detail": f"pid {os.getpid()}"})  # an hour before this process began
+    assert not _watch_running(w.store)
+    log_event(w.store, {"time": round(time.time(), 3), "kind": "started", "path": "",
+                        "detail": f"pid {os.getpid()}"})
+    assert _watch_running(w.store)
+
+
 def test_nothing_is_written_while_a_commits_hooks_run_then_the_loss_is_restored(
         tmp_path, monkeypatch):
     """While a pre-commit run with a patch is alive its hooks run on the staged versions,

@@ -3,7 +3,6 @@ that runs on its own (a watch service, a crontab line or the heartbeat), and rec
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -148,20 +147,20 @@ def _in_crontab(root: Path, name: str) -> bool:
 
 
 def _watch_running(store) -> bool:
-    """The newest ``started`` in the event log with no ``stopped`` after it, its pid alive."""
+    """The newest ``started`` in the event log with no ``stopped`` after it, its process
+    still running: a watcher killed outright logs no ``stopped``, and a later process
+    given its pid is not it (:mod:`vaultkit.core.processes`)."""
+    from vaultkit.core.processes import runs_since
     from vaultkit.memory.watch import read_events
 
-    pid = None
+    pid, when = None, None
     for item in read_events(store, since=time.time() - 90 * 86400):
         if item.get("kind") == "started":
             pid = str(item.get("detail", "")).removeprefix("pid ").strip()
+            when = item.get("time")
         elif item.get("kind") == "stopped" and \
                 str(item.get("detail", "")).removeprefix("pid ").strip() == pid:
             pid = None
     if not pid or not pid.isdigit():
         return False
-    try:
-        os.kill(int(pid), 0)
-    except (OSError, ValueError):
-        return False
-    return True
+    return runs_since(int(pid), when if isinstance(when, (int, float)) else None)

@@ -808,41 +808,13 @@ def _running_pre_commit_patches() -> list[bytes]:
 def _writer_alive(name: str) -> bool:
     """Whether the pre-commit process that saved the patch ``name`` (``patch<time>-<pid>``)
     still runs. Its pid alone does not say so: pre-commit keeps its patches after a run, and
-    the kernel hands the pid to a later process in time; a process that started after the
-    patch was written (Linux: its start in ``/proc``) did not write it. Taking it for the
-    writer made a watcher wait for that commit's hooks as long as the unrelated process
-    lived, snapshotting and restoring nothing."""
+    the kernel hands the pid to a later process in time (:mod:`vaultkit.core.processes`).
+    Taking a later process for the writer made a watcher wait for that commit's hooks as
+    long as the unrelated process lived, snapshotting and restoring nothing."""
+    from vaultkit.core.processes import runs_since
+
     stamp, _, pid = name[len("patch"):].rpartition("-")
-    if not pid.isdigit() or not _alive(int(pid)):
-        return False
-    started = _process_start(int(pid))
-    # (the start is known to the second of the boot time: a second's slack each way)
-    return started is None or not stamp.isdigit() or started <= int(stamp) + 2
-
-
-def _process_start(pid: int) -> float | None:
-    """When the process ``pid`` started, in seconds since the epoch, or None where
-    ``/proc`` does not say (not Linux, or it ended meanwhile)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rpartition(b")")[2].split()
-        with open("/proc/stat", "rb") as fh:
-            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
-        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # (another user's process: alive)
-        return True
-    return True
+    return pid.isdigit() and runs_since(int(pid), int(stamp) if stamp.isdigit() else None)
 
 
 # the environment variable a check answered by a running watcher (vaultkit.cli.resident)
