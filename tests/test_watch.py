@@ -945,6 +945,24 @@ def test_a_committed_journal_overwritten_comes_back_whole_and_commits(tmp_path):
     assert all(e["recovered"] for e in json.loads(out)["events"])
 
 
+def test_a_journal_overwritten_in_the_round_of_a_commit_comes_back(tmp_path):
+    """A commit moves git's tips, which makes the round's changes git's new baseline; but no
+    git command leaves a journal without the lines of the commit it now holds: a summary
+    written a second after the commit, before the next round, is a loss put back."""
+    root = _committed_day(tmp_path)
+    w, _ = watcher(root)
+    _append_checkpoint(root)
+    assert w.step() == []
+    _git(root, "commit", "-qam", "checkpoint")
+    (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
+    assert [e.kind for e in w.step()] == ["journal-restored"]
+    assert _journal(root) == (DAY + "\n### 13:00 — Checkpoint\n- uncommitted work\n"
+                              "\nSummary: calm.\n")
+    # a commit alone in a round, and a branch switch, stay the new baseline
+    _git(root, "commit", "-qam", "summary")
+    assert w.step() == []
+
+
 def test_memory_md_lines_a_running_pre_commit_took_out_are_not_restored(tmp_path,
                                                                         monkeypatch):
     # a partly staged MEMORY.md under a pre-commit run lacks its unstaged lines until the

@@ -200,9 +200,14 @@ class Watcher:
             return []
         if moved:
             # a checkout, pull, reset, commit or stash put in the files a version git
-            # keeps: the new baseline, not a loss
-            self._restored.clear()
-            return []
+            # keeps: the new baseline, not a loss. No git command leaves a journal without
+            # the lines of the commit it now holds, so one that lost them was written over
+            # beside the git command (a summary a second after a commit): judged as usual
+            lost_head = self._lost_from_head(result.changed)
+            if not lost_head:
+                self._restored.clear()
+                return []
+            result.changed, result.removed = lost_head, []
         if result.commit is None:  # (nothing new since a restore held back: judged again)
             result.commit = store.head()
         # a restore held back while a commit's hooks ran is judged again from the text it
@@ -310,6 +315,34 @@ class Watcher:
             out.pop(0)
         while out and not out[-1].strip():
             out.pop()
+        return out
+
+    def _lost_from_head(self, paths: list[str]) -> list[str]:
+        """The journals among ``paths`` whose text in the newest snapshot lost lines of
+        their HEAD version, as :meth:`_judged` judges a loss."""
+        from types import SimpleNamespace
+
+        from vaultkit.vault.gitstate import GitState, decode
+        from vaultkit.vault.snapshots import store_path
+
+        journals = [p for p in paths if self._layer(p) == "journal"]
+        if not journals:
+            return []
+        state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
+                                         settings=self.settings))
+        if not state.available:
+            return []
+        after = self.store.recorded()
+        oids = {p: after.get(store_path(p)) for p in journals}
+        blobs = self.store.blobs([o for o in oids.values() if o],
+                                 {o: f"{p} in the newest snapshot" for p, o in oids.items() if o})
+        out = []
+        for path in journals:
+            head = state.committed_text(path)
+            new = blobs.get(oids[path])
+            if head is not None and new is not None and \
+                    _nonblank(self._judged(path, head, decode(new))):
+                out.append(path)
         return out
 
     def _accepted(self, path: str, old: str, new: str):
