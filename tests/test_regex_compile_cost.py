@@ -11,15 +11,19 @@ import sys
 EVERY_CHAR = "".join(map(chr, range(0x110000)))
 
 
+def fresh(code: str) -> list[str]:
+    """What ``code`` prints in a fresh process (no pattern compiled before it), by word."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
 def test_prose_hint_not_compiled_for_a_note_without_is():
     # a fresh process: scanning a note without " is " leaves the prose pattern uncompiled
     code = ("from vaultkit.vault import secretscan as s\n"
             "t = '## 14:30 Deploy\\n- key: value, token: none\\n- api_key=abc\\n'\n"
             "s.scan_text(t); s.has_candidates(t)\n"
             "print('_compiled' in s._PROSE_HINT.__dict__, s.has_candidates('my password is x'))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False", "True"]
+    assert fresh(code) == ["False", "True"]
 
 
 def test_plainly_safe_text_holds_no_control_character():
@@ -41,6 +45,4 @@ def test_clean_output_leaves_the_control_pattern_uncompiled():
             "t = 'memory/a.md:1:1: VK504 info: 14:30 — 中文\\n'\n"
             "assert o.terminal(t) == t and o.neutralise(t) == t\n"
             "print('_compiled' in o._UNSAFE_TEXT.__dict__, o.terminal('a\\u202eb\\n'))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False", "a\\u202eb"]
+    assert fresh(code) == ["False", "a\\u202eb"]
