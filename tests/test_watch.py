@@ -953,10 +953,13 @@ def test_a_journal_overwritten_in_the_round_of_a_commit_comes_back(tmp_path):
     w, _ = watcher(root)
     _append_checkpoint(root)
     assert w.step() == []
+    with open(root / JOURNAL, "a", encoding="utf-8") as fh:  # written and committed at once
+        fh.write("\n### 14:00 — Late\n- no snapshot saw this\n")
     _git(root, "commit", "-qam", "checkpoint")
     (root / JOURNAL).write_text("# Day\n\nSummary: calm.\n", encoding="utf-8")
     assert [e.kind for e in w.step()] == ["journal-restored"]
     assert _journal(root) == (DAY + "\n### 13:00 — Checkpoint\n- uncommitted work\n"
+                              "\n### 14:00 — Late\n- no snapshot saw this\n"
                               "\nSummary: calm.\n")
     # a commit alone in a round, and a branch switch, stay the new baseline
     _git(root, "commit", "-qam", "summary")

@@ -203,11 +203,14 @@ class Watcher:
             # keeps: the new baseline, not a loss. No git command leaves a journal without
             # the lines of the commit it now holds, so one that lost them was written over
             # beside the git command (a summary a second after a commit): judged as usual
+            # against the commit's text, which may hold lines no snapshot saw
             lost_head = self._lost_from_head(result.changed)
             if not lost_head:
                 self._restored.clear()
                 return []
-            result.changed, result.removed = lost_head, []
+            result.changed, result.removed = list(lost_head), []
+        else:
+            lost_head = {}
         if result.commit is None:  # (nothing new since a restore held back: judged again)
             result.commit = store.head()
         # a restore held back while a commit's hooks ran is judged again from the text it
@@ -215,6 +218,7 @@ class Watcher:
         result.changed = result.changed + [p for p in held if p not in result.changed
                                            and p not in result.removed]
         old_oids = {p: before.get(store_path(p)) for p in result.changed + result.removed}
+        old_oids.update((p, _Held(t)) for p, t in lost_head.items())
         if not result.removed and not any(old_oids.values()) and not held:
             # only new files (the first snapshot records every one): nothing was lost, and
             # reading them all to judge nothing would keep the process busy for seconds
@@ -317,9 +321,9 @@ class Watcher:
             out.pop()
         return out
 
-    def _lost_from_head(self, paths: list[str]) -> list[str]:
+    def _lost_from_head(self, paths: list[str]) -> dict[str, str]:
         """The journals among ``paths`` whose text in the newest snapshot lost lines of
-        their HEAD version, as :meth:`_judged` judges a loss."""
+        their HEAD version, as :meth:`_judged` judges a loss, with that version."""
         from types import SimpleNamespace
 
         from vaultkit.vault.gitstate import GitState, decode
@@ -327,22 +331,22 @@ class Watcher:
 
         journals = [p for p in paths if self._layer(p) == "journal"]
         if not journals:
-            return []
+            return {}
         state = GitState(SimpleNamespace(root=self.root, profile=self.profile,
                                          settings=self.settings))
         if not state.available:
-            return []
+            return {}
         after = self.store.recorded()
         oids = {p: after.get(store_path(p)) for p in journals}
         blobs = self.store.blobs([o for o in oids.values() if o],
                                  {o: f"{p} in the newest snapshot" for p, o in oids.items() if o})
-        out = []
+        out = {}
         for path in journals:
             head = state.committed_text(path)
             new = blobs.get(oids[path])
             if head is not None and new is not None and \
                     _nonblank(self._judged(path, head, decode(new))):
-                out.append(path)
+                out[path] = head
         return out
 
     def _accepted(self, path: str, old: str, new: str):
