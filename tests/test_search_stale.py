@@ -118,3 +118,34 @@ def test_an_index_brought_up_to_date_says_nothing(vault):
         assert "stale" not in answer and "note" not in answer
     finally:
         session.close()
+
+
+def test_no_cache_searches_an_index_built_in_memory_and_leaves_the_file_alone(vault, capsys):
+    # the file on disk is behind (it has not seen "zeppelin"); --no-cache neither reads it
+    # nor brings it up to date: the answer comes from an index built from the notes alone
+    before = index_path(vault).read_bytes()
+    cached = _json(capsys, "search", "-C", str(vault), "--format", "json", "--no-cache",
+                   "zeppelin")
+    assert [r["path"] for r in cached["results"]] == [NOTE]
+    assert index_path(vault).read_bytes() == before
+    fresh = _json(capsys, "search", "-C", str(vault), "--format", "json", "zeppelin")
+    assert fresh == cached  # the same answer the file index gives once brought up to date
+
+
+def test_no_cache_on_a_vault_never_searched_writes_no_index(make_vault, capsys):
+    root = make_vault({NOTE: "# 2026-03-02\n\n- the zeppelin demo moved to Thursday\n"})
+    answer = _json(capsys, "search", "-C", str(root), "--format", "json", "--no-cache",
+                   "zeppelin")
+    assert [r["path"] for r in answer["results"]] == [NOTE]
+    assert not index_path(root).exists()
+
+
+def test_an_mcp_session_without_cache_keeps_its_index_in_memory(make_vault):
+    root = make_vault({NOTE: "# 2026-03-02\n\n- the zeppelin demo moved to Thursday\n"})
+    session = VaultSession(root, use_cache=False)
+    try:
+        answer = session.memory_search({"query": "zeppelin"})
+        assert [r["path"] for r in answer["results"]] == [NOTE]
+    finally:
+        session.close()
+    assert not index_path(root).exists()

@@ -84,7 +84,8 @@ def add_vault_arguments(p: argparse.ArgumentParser, *, cache: bool = True) -> No
     p.add_argument("--profile", metavar="NAME|FILE",
                    help="rule pack to use instead of the one vaultkit.toml names")
     if cache:
-        p.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
+        p.add_argument("--no-cache", action="store_true", help="read and write no cache: every note is read and "
+                       "parsed again (search builds its index in memory)")
 
 
 # Old spellings of a --format value, still accepted (`--format md` is `--format markdown`).

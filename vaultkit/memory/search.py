@@ -299,32 +299,41 @@ def _resolver(vault, notes: dict):
 
 # -- the index ----------------------------------------------------------------------
 
+def _index_file(root: Path) -> Path | None:
+    """The index's file in the vault's ``.vaultkit/``; None where it cannot be written (a
+    read-only vault: the index is then kept in memory for this one search)."""
+    from vaultkit.core.confine import write_target
+    from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
+
+    folder = root / CACHE_DIR
+    try:
+        ensure_cache_dir(folder)
+        path = folder / DB_NAME
+        rel = f"{CACHE_DIR}/{DB_NAME}"
+        sidecars = [rel + s for s in ("", "-wal", "-shm", "-journal")]
+        for name in sidecars:  # SQLite opens these too: none may lead elsewhere
+            write_target(root, name, owned=sidecars)
+            if os.path.lexists(root / name) and not os.path.isfile(root / name):
+                raise OSError(f"{name}: not a regular file")
+        if path.exists() and not os.access(path, os.W_OK):
+            return None
+        return path
+    except (OSError, VaultkitError):
+        return None
+
+
 class SearchIndex:
     """The FTS5 index of one vault's memory set."""
 
-    def __init__(self, root: Path, *, helper: bool = False):
+    def __init__(self, root: Path, *, helper: bool = False, in_memory: bool = False):
         """``helper``: rank by BM25 on a second connection and thread (see _Bm25Helper),
         for an index kept open for many queries (``vaultkit mcp``); a one-query process
-        would pay more for the thread and the connection than it gains."""
-        from vaultkit.vault.cachefile import CACHE_DIR, ensure_cache_dir
-
-        from vaultkit.core.confine import write_target
-        from vaultkit.core.errors import VaultkitError
-
-        folder = root / CACHE_DIR
-        try:
-            ensure_cache_dir(folder)
-            self.path: Path | None = folder / DB_NAME
-            rel = f"{CACHE_DIR}/{DB_NAME}"
-            sidecars = [rel + s for s in ("", "-wal", "-shm", "-journal")]
-            for name in sidecars:  # SQLite opens these too: none may lead elsewhere
-                write_target(root, name, owned=sidecars)
-                if os.path.lexists(root / name) and not os.path.isfile(root / name):
-                    raise OSError(f"{name}: not a regular file")
-            if self.path.exists() and not os.access(self.path, os.W_OK):
-                self.path = None
-        except (OSError, VaultkitError):
-            self.path = None  # a read-only vault: index in memory for this one search
+        would pay more for the thread and the connection than it gains. ``in_memory``: an
+        index built in memory from nothing, the file on disk neither read nor written
+        (``--no-cache``)."""
+        self.path: Path | None = None  # (in memory)
+        if not in_memory:
+            self.path = _index_file(root)
         self.db = self._open()
         self._vocab = False  # temp.chunk_vocab made (see _respelled)
         # the files table as this connection last wrote it, and SQLite's data_version then:
@@ -1759,7 +1768,7 @@ def search_scan(scan, query: str, *, max_results: int = DEFAULT_MAX_RESULTS,
     key = f"{scan.settings.fingerprint}:{scan.digest}"
     owned = index is None
     if owned:
-        index = SearchIndex(scan.root)
+        index = SearchIndex(scan.root, in_memory=not use_cache)
     try:
         synced, when = index.synced_with()
         current = synced == key and scan.newest_mtime_ns < when - _RACY_NS

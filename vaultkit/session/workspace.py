@@ -355,11 +355,12 @@ class Workspace:
     _save_later = save_later
 
     def search_index(self):
-        """The vault's search index, kept open between calls (with its helper thread)."""
+        """The vault's search index, kept open between calls (with its helper thread); in
+        memory when the workspace uses no cache."""
         from vaultkit.memory.search import SearchIndex
 
         if self._index is None:
-            self._index = SearchIndex(self.root, helper=True)
+            self._index = SearchIndex(self.root, helper=True, in_memory=not self.use_cache)
         return self._index
 
     def memory_notes(self, vault) -> dict:
