@@ -1440,7 +1440,8 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
     downward, since what follows a line answers it (the reply below a question, the lines
     under a heading, a record's fields under its label); but not into the next entry (a
     heading) while the lines above still fit: there it takes the lines above, up to the
-    heading of the seed's own entry.
+    heading of the seed's own entry. A short transcript turn at the window's top reacting
+    to the turn above it (:func:`_reacts`) brings that turn in first.
 
     When the window can grow no further (the next line on each side is too long for the
     budget left, or another result shows it), the budget left is not wasted: the snippet
