@@ -275,3 +275,30 @@ def test_every_snippet_is_whole_lines_of_at_most_two_windows_within_its_range(ma
             seen.setdefault(h.path, set()).update(mine)
             two += len(windows) == 2
     assert two  # (the rule was exercised)
+
+
+def test_a_short_turn_reacting_to_the_one_above_brings_that_one_in():
+    # a chat transcript: the best line is Nate's, the line before it Joanna's short "Wow,
+    # what made you get a third?", and above that Nate's turn it reacts to, which answers
+    # "how many". The window used to take the reaction and then go on downward, over turns
+    # that share no query word, until the turn above no longer fit.
+    said = ["- **Nate**: Guess what, I got a third one last week at the pet store, and the "
+            "three of them already get along fine in the tank at home.",
+            "- **Joanna**: Wow, what made you get a third?",
+            "- **Nate**: My turtles bring me so much joy and peace, best buddies ever, and "
+            "I saw another at the store and just had to go for it right there."]
+    chat = [f"- **{'Joanna' if i % 2 == 0 else 'Nate'}**: line {i} of the chat about the "
+            "weekend, the weather, the movie script and the hike, nothing else at all."
+            for i in range(8)]
+    lines = ["# 2022-11-09", "", "## 10:00", "", *chat[:2], *said, *chat[2:]]
+    seed = lines.index(said[2])
+    _s, _sp, windows = snippet_parts(lines, (seed, seed), _terms("turtles joy"))
+    assert windows[0][0] == seed - 2 and windows[0][1] > seed
+    # a longer turn, or one of the same speaker, is no reaction: the window goes on down
+    # (the precondition: the turn above and the lines below the window do not all fit)
+    assert len("\n".join(lines[seed - 2:seed + 5])) > SNIPPET_CHARS
+    for other in ("- **Joanna**: Wow, what made you get a third one, after all you said "
+                  "about the two of them last month?", "- **Nate**: Wow, a third!"):
+        lines[seed - 1] = other
+        _s, _sp, windows = snippet_parts(lines, (seed, seed), _terms("turtles joy"))
+        assert windows[0][0] == seed - 1 and windows[-1][1] > seed + 2

@@ -1449,7 +1449,8 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
     downward, since what follows a line answers it (the reply below a question, the lines
     under a heading, a record's fields under its label); but not into the next entry (a
     heading) while the lines above still fit: there it takes the lines above, up to the
-    heading of the seed's own entry.
+    heading of the seed's own entry. A short transcript turn at the window's top reacting
+    to the turn above it (:func:`_reacts`) brings that turn in first.
 
     When the window can grow no further (the next line on each side is too long for the
     budget left, or another result shows it), the budget left is not wasted: the snippet
@@ -1559,8 +1560,10 @@ def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dic
         g_above = gain(lo - 1, shown) if above else -1.0
         if g_below == g_above:
             # the line before the seed (what it replies to) once the line after it is in; a
-            # heading below starts the next entry, one at or above the seed ends the way up
-            go_down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1]))
+            # heading below starts the next entry, one at or above the seed ends the way up;
+            # a short turn reacting to the one above it says little itself: that one first
+            go_down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1])
+                                      or _reacts(lines[lo], lines[lo - 1]))
                            and not _HEADING.match(lines[lo]))
         else:
             go_down = g_below > g_above
@@ -1574,6 +1577,30 @@ def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dic
             size += 1 + len(lines[lo])
             shown |= hits(lo)
     return lo, hi, size
+
+
+# A turn reacting to the one before it: after an optional greeting ("Hey Nate,"), an
+# interjection, thanks, sorry or congratulations, or a short exclamation (one to four
+# words and "!"). English forms, the ones measured.
+_REACTION = lazy_re(
+    r"\s*(?:(?:hey|hi|hello)\b[^.!?,\n]{0,24}[,!.]\s*)?"
+    r"(?:(?:wow|whoa|oh|ooh|aw+|yay|ouch|yikes|omg|haha|cool|nice|great|awesome|amazing|"
+    r"congrats|congratulations|thanks|thank you|sorry)\b"
+    r"|(?:[\w'’,]+\s+){0,3}[\w'’]+!)", re.IGNORECASE)
+REACTION_CHARS = 80  # a turn this long at most (after its label) is a short reaction
+
+
+def _reacts(line: str, above: str) -> bool:
+    """Whether ``line`` is a short turn reacting to ``above``, another speaker's turn: at
+    most REACTION_CHARS characters after its speaker label, starting with a reaction."""
+    if "**" not in line or "**" not in above:  # (no pattern compiled for other notes)
+        return False
+    mine = _SPEAKER.match(line)
+    if mine is None or len(line) - mine.end() > REACTION_CHARS:
+        return False
+    theirs = _SPEAKER.match(above)
+    return theirs is not None and theirs.group(1) != mine.group(1) \
+        and _REACTION.match(line, mine.end()) is not None
 
 
 _NOTE_AT_END = re.compile(r"\s*(?:\[[^\]]*\]|\([^)]*\))\s*$")
