@@ -1098,9 +1098,11 @@ _WHO = re.compile(r"^\W*who(?:m|se)?\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\W*how (?:many|much)\b", re.IGNORECASE)
 # A question asking what someone did ("What did Nate make …", "What has Ana done …"), or
 # what they like ("What does Ana enjoy …", "… favourite …", "… hobbies", "… activities").
-_DID = re.compile(r"^\W*what (?:did|has|have|had)\b", re.IGNORECASE)
-_LIKES = re.compile(r"^\W*what\b.*\b(?:likes?|enjoys?|favou?rites?|into|hobb(?:y|ies)|"
-                    r"activit(?:y|ies)|interests?|passions?)\b", re.IGNORECASE)
+# The two compiled only for a question starting with "what".
+_WHAT = re.compile(r"^\W*what\b", re.IGNORECASE)
+_DID = lazy_re(r"^\W*what (?:did|has|have|had)\b", re.IGNORECASE)
+_LIKES = lazy_re(r"^\W*what\b.*\b(?:likes?|enjoys?|favou?rites?|into|hobb(?:y|ies)|"
+                 r"activit(?:y|ies)|interests?|passions?)\b", re.IGNORECASE)
 # A name: a capitalised word inside a sentence (after a lower-case word or a comma), not
 # its first word, which is capitalised anyway. Both compiled when first used: few
 # questions ask who or how many.
@@ -1135,6 +1137,8 @@ def answer_kind(query: str) -> str | None:
         return "who"
     if _HOW_MANY.search(query):
         return "count"
+    if not _WHAT.search(query):
+        return None
     if _DID.search(query):
         return "did"
     if _LIKES.search(query):
