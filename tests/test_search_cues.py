@@ -1,5 +1,6 @@
-"""The question's cues in the ranking: a turn said by the person it names, and the kind
-of answer a "who" or "how many" question asks for (docs/commands/search.md#cues)."""
+"""The question's cues in the ranking: a turn said by the person it names, the kind of
+answer a "who" or "how many" question asks for, and what the person asked about says for
+"what did …" and "what does … like" (docs/commands/search.md#cues)."""
 
 from __future__ import annotations
 
@@ -65,13 +66,51 @@ def test_how_many_favours_the_chunk_with_a_number(tmp_path):
     assert paths(root, "Does Ana have cats?")[0] == "memory/a.md"
 
 
+# both are turns of Ana's holding the query's other word; a.md repeats it, so it ranks
+# first unless a cue lifts b.md
+DID_NOTES = {
+    "a.md": "# Chat\n\n- **Ana**: the party, the party! Such fun.\n",
+    "b.md": "# Chat\n\n- **Ana**: I made soup for the party.\n",
+}
+LIKES_NOTES = {
+    "a.md": "# Chat\n\n- **Ana**: the garden, the garden! Such work.\n",
+    "b.md": "# Chat\n\n- **Ana**: I love the garden in spring.\n",
+}
+
+
+def test_what_did_favours_a_turn_in_the_first_person_past(tmp_path):
+    root = make_vault(tmp_path / "v", DID_NOTES)
+    assert paths(root, "What did Ana bring to the party?")[0] == "memory/b.md"
+    assert paths(root, "Did Ana go to the party?")[0] == "memory/a.md"  # no cue
+
+
+def test_what_did_lifts_only_a_turn_of_the_person_asked_about(tmp_path):
+    root = make_vault(tmp_path / "v", {
+        "a.md": DID_NOTES["a.md"],
+        "b.md": "# Chat\n\n- **Ana**: hello.\n- **Ben**: I made soup for the party.\n",
+    })
+    assert paths(root, "What did Ana bring to the party?")[0] == "memory/a.md"
+
+
+def test_what_does_someone_like_favours_their_turn_with_a_liking_word(tmp_path):
+    root = make_vault(tmp_path / "v", LIKES_NOTES)
+    assert paths(root, "What does Ana like about her garden?")[0] == "memory/b.md"
+    assert paths(root, "Does Ana have a garden?")[0] == "memory/a.md"
+
+
 @pytest.mark.parametrize("query, kind", [
     ("Who did Ana go hiking with?", "who"),
     ("  whom did she call", "who"),
     ("Whose idea was it?", "who"),
     ("How many cats does Ana have?", "count"),
     ("how much did the repair cost", "count"),
-    ("What did Ana say to the people who came?", None),
+    ("What did Ana say to the people who came?", "did"),
+    ("what has Ana done for the team", "did"),
+    ("What are Ana's hobbies?", "likes"),
+    ("What is Ana's favourite book?", "likes"),
+    ("What does Ana enjoy doing on weekends?", "likes"),
+    ("Where did Ana meet the people who came?", None),
+    ("Does Ana like tea?", None),
     ("How did Ana feel?", None),
     ("When did Ana move?", None),
 ])

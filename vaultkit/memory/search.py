@@ -1105,6 +1105,13 @@ def _favour_speaker(scored: list[list], terms: list[Term]) -> None:
 # A question asking who, or how many / how much (English forms only, as measured).
 _WHO = re.compile(r"^\W*who(?:m|se)?\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\W*how (?:many|much)\b", re.IGNORECASE)
+# A question asking what someone did ("What did Nate make …", "What has Ana done …"), or
+# what they like ("What does Ana enjoy …", "… favourite …", "… hobbies", "… activities").
+# The two compiled only for a question starting with "what".
+_WHAT = re.compile(r"^\W*what\b", re.IGNORECASE)
+_DID = lazy_re(r"^\W*what (?:did|has|have|had)\b", re.IGNORECASE)
+_LIKES = lazy_re(r"^\W*what\b.*\b(?:likes?|enjoys?|favou?rites?|into|hobb(?:y|ies)|"
+                 r"activit(?:y|ies)|interests?|passions?)\b", re.IGNORECASE)
 # A name: a capitalised word inside a sentence (after a lower-case word or a comma), not
 # its first word, which is capitalised anyway. Both compiled when first used: few
 # questions ask who or how many.
@@ -1114,15 +1121,37 @@ _NUMBER = lazy_re(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|el
                      r"twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen|several|"
                      r"couple)\b", re.IGNORECASE)
 ANSWER_LIFT = 0.05
+# What the person asked about says in a turn: a first-person past ("I made", "we went",
+# "I've finished") for what they did; a liking word for what they like. The past is
+# case-sensitive: "I" is the pronoun, and a verb in "-ed" is lower-case.
+_SAID = {
+    "did": lazy_re(r"\b(?:I|[Ww]e)(?: just| recently| finally| also| even| actually| got to)? "
+                   r"(?:[a-z]+ed|made|got|went|took|bought|saw|read|did|had|found|built|wrote|"
+                   r"drew|ran|won|began|tried|gave|met|came|left|sold|brought|caught|taught|"
+                   r"spent|sent|lost|flew|swam|sang|grew|held|heard|threw|rode|ate|paid|put|"
+                   r"set|kept)\b|\b(?:I|[Ww]e)'ve (?:just |finally |also )?(?:[a-z]+ed|made|got|"
+                   r"gotten|been|done|had|taken|seen|read|written|found|built|bought|"
+                   r"started)\b"),
+    "likes": lazy_re(r"\b(?:lov(?:e|es|ed|ing)|enjoy(?:s|ed|ing)?|into|favou?rites?|"
+                     r"passion(?:ate)?|fan of|fond of|hooked)\b", re.IGNORECASE),
+}
+SAID_LIFT = 0.1
 
 
 def answer_kind(query: str) -> str | None:
     """``"who"`` when the question asks who, ``"count"`` when it asks how many or how
-    much, else None."""
+    much, ``"did"`` when it asks what someone did, ``"likes"`` when it asks what they
+    like (a hobby, a favourite, an activity), else None."""
     if _WHO.search(query):
         return "who"
     if _HOW_MANY.search(query):
         return "count"
+    if not _WHAT.search(query):
+        return None
+    if _DID.search(query):
+        return "did"
+    if _LIKES.search(query):
+        return "likes"
     return None
 
 
@@ -1131,7 +1160,11 @@ def _favour_answer(scored: list[list], kind: str, terms: list[Term]) -> None:
     text holds the kind of answer the question asks for, and sort those again: for "who",
     a name that is not a query word (in a turn, after its speaker label: the speaker is
     not the answer); for "how many", a number. Shared words find the turns about the
-    subject; the one that answers is the one naming the person or giving the count."""
+    subject; the one that answers is the one naming the person or giving the count.
+    For "did" and "likes", see :func:`_favour_said`."""
+    if kind in _SAID:
+        _favour_said(scored, _SAID[kind], terms)
+        return
     top = scored[:_NEIGHBOURS]
     for item in top:
         text = item[4]
@@ -1148,6 +1181,30 @@ def _favour_answer(scored: list[list], kind: str, terms: list[Term]) -> None:
                     break
         if found:
             item[0] = min(1.0, item[0] + ANSWER_LIFT)
+    top.sort(key=lambda s: (-s[0], s[1], s[2]))
+    scored[:_NEIGHBOURS] = top
+
+
+def _favour_said(scored: list[list], said: re.Pattern, terms: list[Term]) -> None:
+    """Lift by SAID_LIFT (capped at 1) each of the first _NEIGHBOURS candidates holding a
+    turn said by a person the question names (a query word in its speaker label) whose
+    text after the label matches ``said``, and sort those again. "What did Nate make?" is
+    answered by Nate's "I made it last night", which often shares only his name with the
+    question, as do the turns addressed to him."""
+    names = [t for t in terms if not (t.cjk or t.date)]
+    if not names:
+        return
+    top = scored[:_NEIGHBOURS]
+    for item in top:
+        text = item[4]
+        if "**" not in text:
+            continue
+        for line in text.split("\n"):
+            label = _SPEAKER.match(line)
+            if label is not None and any(t.pattern.search(label.group(1)) for t in names) \
+                    and said.search(line[label.end():]):
+                item[0] = min(1.0, item[0] + SAID_LIFT)
+                break
     top.sort(key=lambda s: (-s[0], s[1], s[2]))
     scored[:_NEIGHBOURS] = top
 
