@@ -64,6 +64,8 @@ ALLOWED = {
         "pydantic TypeAdapter per settings class, a pure function of the class",
     ("vaultkit.vault.profile", "_HINTS"):
         "a settings class field's evaluated annotation, a pure function of the class",
+    ("vaultkit.vault.profile", "_MAKERS"):
+        "a settings class field's rebuilding function, a pure function of the class",
     ("vaultkit.vault.profile", "_BUILT"):
         "the last four settings built, keyed by the fingerprint of their files' bytes",
     ("vaultkit.vault.snapshots", "_TABLE"):

@@ -13,6 +13,7 @@ import datetime as _dt
 import fnmatch
 import os
 import re
+import sys
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,7 +22,7 @@ from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
 from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
-from vaultkit.core.plain import Declared, Factory, asdict, fields
+from vaultkit.core.plain import Declared, Factory, asdict, fields, made
 from vaultkit.vault.scan import in_skipped_folder  # (per path: imported once, here)
 
 CONFIG_NAME = "vaultkit.toml"
@@ -958,41 +959,65 @@ def _format_validation(source: str, exc, cls=None) -> str:
 
 def _build(cls, data):
     """Rebuild a tree of settings objects from data that was validated before (the
-    settings cache, or pydantic just now: :func:`_validate`).
+    settings cache, or pydantic just now: :func:`_validate`); their ``__post_init__``
+    checks are not run again (:func:`vaultkit.core.plain.made`).
 
-    Only a value that is a list or a mapping can hold a settings object to rebuild: its field's
-    annotation is evaluated (:func:`_hint`); any other value (a scalar, None, a tuple) is
-    what :func:`_build_value` would give whatever the annotation, the value itself.
-    (Evaluating every annotation, ``typing.get_type_hints``, compiled some 135 of them in
-    every run that read the settings from the store: most of a commit hook's settings.)"""
+    Only a value that is a list or a mapping can hold a settings object to rebuild: its
+    field's annotation is evaluated (:func:`_hint`) once per process and turned into a
+    function that rebuilds such a value (:func:`_maker`); any other value (a scalar, None,
+    a tuple) is what that function would give, the value itself. (Evaluating every
+    annotation, ``typing.get_type_hints``, compiled some 135 of them in every run that
+    read the settings from the store: most of a commit hook's settings.)"""
     kwargs = {}
     for name in fields(cls):
         if name in data:
             value = data[name]
-            kwargs[name] = _build_value(_hint(cls, name), value) \
+            kwargs[name] = _field_maker(cls, name)(value) \
                 if isinstance(value, (list, dict)) else value
-    return cls(**kwargs)
+    return made(cls, kwargs)
 
 
-def _build_value(hint, value):
+_MAKERS: dict = {}
+
+
+def _field_maker(cls, name: str):
+    key = (cls, name)
+    maker = _MAKERS.get(key)
+    if maker is None:
+        maker = _MAKERS[key] = _maker(_hint(cls, name))
+    return maker
+
+
+def _same(value):
+    return value
+
+
+def _maker(hint):
+    """A function rebuilding a value validated as ``hint`` (None stays None): the
+    annotation is read once per field, not once per value (a pack has ~650 values)."""
     import typing
 
-    if value is None:
-        return None
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is Annotated:
-        return _build_value(args[0], value)
+        return _maker(args[0])
     if isinstance(hint, type) and issubclass(hint, Declared):
-        return _build(hint, value)
+        return lambda value: None if value is None else _build(hint, value)
     if origin is list and args:
-        return [_build_value(args[0], v) for v in value]
+        item = _maker(args[0])
+        if item is _same:
+            return lambda value: None if value is None else list(value)
+        return lambda value: None if value is None else [item(v) for v in value]
     if origin is dict and len(args) == 2:
-        return {k: _build_value(args[1], v) for k, v in value.items()}
+        item = _maker(args[1])
+        if item is _same:
+            return lambda value: None if value is None else dict(value)
+        return lambda value: None if value is None else {k: item(v) for k, v in value.items()}
     if args and type(None) in args:  # X | None
         inner = [a for a in args if a is not type(None)]
-        return _build_value(inner[0], value) if len(inner) == 1 else value
-    return value
+        if len(inner) == 1:
+            return _maker(inner[0])
+    return _same
 
 
 _HINTS: dict = {}
@@ -1004,8 +1029,6 @@ def _hint(cls, name: str):
     annotates it, then its module's; tests/test_hook_path.py compares every field)."""
     key = (cls, name)
     if key not in _HINTS:
-        import sys
-
         owner = next(c for c in cls.__mro__ if name in c.__dict__.get("__annotations__", {}))
         hint = owner.__dict__["__annotations__"][name]
         if isinstance(hint, str):
@@ -1199,8 +1222,9 @@ def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: byt
         # whose fingerprint keys the parse cache, are known)
         store = Store(root)
         try:
-            fp, version, profile_data, config_data = store.get(SETTINGS_ENTRY)
-            if version == __version__ and fp == fingerprint:
+            fp, version, python, profile_data, config_data = store.get(SETTINGS_ENTRY)
+            if version == __version__ and fp == fingerprint and python == sys.version \
+                    and _zone_known(config_data.get("timezone")):
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)
         except (EOFError, ValueError, TypeError, KeyError, AttributeError):  # (none: TypeError)
@@ -1282,7 +1306,29 @@ def _validated_pack(path: Path) -> Profile | None:
         data = shipped.get(path.name, {}).get(_validated_key(path.read_bytes()))
     except (OSError, ValueError, AttributeError):
         return None
-    return _build(Profile, data) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    profile = _build(Profile, data)
+    # (the entry was validated by whichever Python wrote the file: its checks run again
+    # here, under this one; one failing is validated afresh, which reports it)
+    try:
+        _check_again(profile)
+    except ValueError:
+        return None
+    return profile
+
+
+def _check_again(obj) -> None:
+    """Run the ``__post_init__`` checks of ``obj`` and the settings objects in it, which
+    :func:`_build` does not run; a failing one raises ValueError as in validation."""
+    for value in vars(obj).values():
+        for item in (value.values() if isinstance(value, dict)
+                     else value if isinstance(value, list) else (value,)):
+            if isinstance(item, Declared):
+                _check_again(item)
+    post = getattr(type(obj), "__post_init__", None)
+    if post is not None:
+        post(obj)
 
 
 def write_validated_packs() -> Path:
@@ -1307,11 +1353,26 @@ def write_validated_packs() -> Path:
 SETTINGS_ENTRY = "settings"
 
 
+def _zone_known(name) -> bool:
+    """Whether the stored settings' ``timezone`` (None: none set) still names a zone: the
+    one check of theirs that reads the system (its time-zone data), not their bytes."""
+    if not name:
+        return True
+    try:
+        _check_timezone(name)
+    except ValueError:
+        return False  # (validated afresh, which reports it)
+    return True
+
+
 def _save_settings(store, fingerprint: str, profile: Profile, config: ConfigFile) -> None:
     import marshal
 
+    # (keyed by the interpreter too: the settings were validated once, and a stored entry
+    # is rebuilt without its checks, among them whether its regexes compile in this Python)
     try:
-        data = marshal.dumps((fingerprint, __version__, asdict(profile), asdict(config)))
+        data = marshal.dumps((fingerprint, __version__, sys.version, asdict(profile),
+                              asdict(config)))
     except ValueError:  # a value marshal cannot store: validate again next time
         return
     store.put(SETTINGS_ENTRY, data)
