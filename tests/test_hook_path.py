@@ -1,6 +1,7 @@
 """A commit hook reads its settings from the vault's store without evaluating the
-annotations of the settings classes (each evaluated annotation is compiled): only a field
-holding a list or a mapping has its own evaluated, as typing.get_type_hints would."""
+annotations of the settings classes (each evaluated annotation is compiled, and names
+typing): only a field holding a list or a mapping has its annotation read, as text, for
+where it holds settings objects; each reading is what typing.get_type_hints gives."""
 
 from __future__ import annotations
 
@@ -29,11 +30,29 @@ def _classes():
             and v.__module__ == profile.__name__]
 
 
+def _shape_of(hint):
+    """Where a value of ``hint`` (evaluated) holds settings objects: _shape's answer."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, plain.Declared):
+        return hint
+    if origin is list:
+        return "list", _shape_of(args[0])
+    if origin is dict:
+        return "dict", _shape_of(args[1])
+    if origin is typing.Annotated:
+        return _shape_of(args[0])
+    inner = [a for a in args if a is not type(None)]
+    if type(None) in args and len(inner) == 1:
+        return _shape_of(inner[0])
+    return None
+
+
 @pytest.mark.parametrize("cls", _classes(), ids=lambda c: c.__name__)
-def test_a_field_hint_is_what_get_type_hints_gives(cls):
-    hints = typing.get_type_hints(cls, include_extras=True)
+def test_a_fields_shape_read_as_text_is_what_get_type_hints_gives(cls):
+    hints = typing.get_type_hints(cls, localns=profile._annotation_names(),
+                                  include_extras=True)
     for name in plain.fields(cls):
-        assert profile._hint(cls, name) == hints[name], name
+        assert profile._field_shape(cls, name) == _shape_of(hints[name]), name
 
 
 def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeypatch):
@@ -41,8 +60,7 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
     fresh = profile.load_settings(root, use_cache=False)
     profile.load_settings(root)  # (validated, and written to the store)
     monkeypatch.setattr(profile, "_BUILT", {})  # (as a new process: read from the store)
-    monkeypatch.setattr(profile, "_HINTS", {})
-    monkeypatch.setattr(profile, "_MAKERS", {})
+    monkeypatch.setattr(profile, "_SHAPES", {})
 
     def refused(*args, **kwargs):
         raise AssertionError("every annotation of a settings class evaluated")
@@ -52,8 +70,8 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
     assert plain.asdict(warm.profile) == plain.asdict(fresh.profile)
     assert plain.asdict(warm.config) == plain.asdict(fresh.config)
     assert warm.is_excluded("drafts/x.md") and warm.profile.budgets.max_file_bytes == 50000
-    # only the fields that held a list or a mapping had their annotation evaluated
-    assert 0 < len(profile._HINTS) < sum(len(plain.fields(c)) for c in _classes())
+    # only the fields that held a list or a mapping had their annotation read
+    assert 0 < len(profile._SHAPES) < sum(len(plain.fields(c)) for c in _classes())
 
 
 def test_settings_from_the_store_are_not_checked_again(tmp_path, monkeypatch):
@@ -234,6 +252,33 @@ def test_the_hook_and_the_warm_check_import_no_dataclasses(tmp_path):
         found = _run_imports(root, *args)
         assert "vaultkit.lint.engine" in found  # (the check ran)
         assert not found & {"dataclasses", "inspect", "ast", "dis", "tokenize"}, args
+
+
+def test_the_hook_and_the_warm_check_of_a_vault_without_config_import_no_typing(tmp_path):
+    """``typing`` (some 12 M instructions to import) names only annotations in the modules
+    a hook imports, and the stored settings are rebuilt with their annotations read as
+    text. (With a vaultkit.toml the standard library's ``tomllib``, which reads it, imports
+    ``typing`` itself.)"""
+    import subprocess
+
+    from vaultkit.core.gitenv import git_env
+
+    root = _vault(tmp_path)
+    (root / "vaultkit.toml").unlink()
+    (root / "memory" / "notes.md").write_text("# Notes\n\n[[MEMORY]] and [[missing]]\n",
+                                               encoding="utf-8")
+    env = git_env()
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    _run_imports(root, "check", ".")  # (the caches and the settings' entry written)
+    with open(root / "memory" / "2026-11-01.md", "a", encoding="utf-8") as f:
+        f.write("\n## 09:00 Entry\n- Appended.\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+    for args in (["check", "--hook", "memory/2026-11-01.md"], ["check", "."]):
+        found = _run_imports(root, *args)
+        assert "vaultkit.lint.engine" in found  # (the check ran)
+        assert "typing" not in found, args
 
 
 def test_the_walk_makes_no_python_call_per_listed_file(tmp_path):

@@ -16,7 +16,6 @@ import re
 import sys
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
@@ -27,7 +26,13 @@ from vaultkit.vault.scan import in_skipped_folder  # (per path: imported once, h
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
-Severity = Literal["error", "warning", "info"]
+_SEVERITY = ("error", "warning", "info")  # a rule's level (``Severity``)
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (the annotations are read as text where settings are rebuilt, and
+    # evaluated with these names, _annotation_names, only where they are validated)
+    from typing import Any, Literal
+
+    Severity = Literal["error", "warning", "info"]
 # Models are plain classes (vaultkit.core.plain.Declared): pydantic validates their
 # dataclass twins (``_validate``) only when a profile or config is read afresh, and the
 # plain objects are built from the data validated; a run whose files are unchanged
@@ -851,7 +856,7 @@ def _twins() -> dict:
     vault whose config changed); nothing else imports ``dataclasses``."""
     import dataclasses
 
-    module = globals()
+    module = {**globals(), **_annotation_names()}
     twins: dict = {}
     for name in _SETTINGS_CLASSES:
         cls = module[name]
@@ -907,7 +912,7 @@ def _known_keys(cls, path: list) -> list[str]:
     import dataclasses
     import typing
 
-    hint: Any = cls
+    hint = cls
     for step in path:
         hint = _dataclass_in(hint)
         if hint is None:
@@ -957,85 +962,80 @@ def _format_validation(source: str, exc, cls=None) -> str:
     return f"{source}: {where}: {msg}"
 
 
+def _annotation_names() -> dict:
+    """What the settings classes' annotations name from ``typing`` (``Any``, ``Literal``,
+    ``Severity``): for pydantic's twins and ``typing.get_type_hints``; imported only to
+    validate, never to rebuild stored settings."""
+    import typing
+
+    return {"Any": typing.Any, "Literal": typing.Literal,
+            "Severity": typing.Literal[_SEVERITY]}
+
+
 def _build(cls, data):
     """Rebuild a tree of settings objects from data that was validated before (the
     settings cache, or pydantic just now: :func:`_validate`); their ``__post_init__``
     checks are not run again (:func:`vaultkit.core.plain.made`).
 
     Only a value that is a list or a mapping can hold a settings object to rebuild: its
-    field's annotation is evaluated (:func:`_hint`) once per process and turned into a
-    function that rebuilds such a value (:func:`_maker`); any other value (a scalar, None,
-    a tuple) is what that function would give, the value itself. (Evaluating every
-    annotation, ``typing.get_type_hints``, compiled some 135 of them in every run that
-    read the settings from the store: most of a commit hook's settings.)"""
+    field's annotation, read as text (:func:`_shape`), says where; any other value (a
+    scalar, None, a tuple) is the value itself. (Evaluating the annotations compiled each
+    and imported ``typing``: most of a commit hook's settings once.)"""
     kwargs = {}
     for name in fields(cls):
         if name in data:
             value = data[name]
-            kwargs[name] = _field_maker(cls, name)(value) \
+            kwargs[name] = _made(_field_shape(cls, name), value) \
                 if isinstance(value, (list, dict)) else value
     return made(cls, kwargs)
 
 
-_MAKERS: dict = {}
+_SHAPES: dict = {}
 
 
-def _field_maker(cls, name: str):
+def _field_shape(cls, name: str):
     key = (cls, name)
-    maker = _MAKERS.get(key)
-    if maker is None:
-        maker = _MAKERS[key] = _maker(_hint(cls, name))
-    return maker
-
-
-def _same(value):
-    return value
-
-
-def _maker(hint):
-    """A function rebuilding a value validated as ``hint`` (None stays None): the
-    annotation is read once per field, not once per value (a pack has ~650 values)."""
-    import typing
-
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin is Annotated:
-        return _maker(args[0])
-    if isinstance(hint, type) and issubclass(hint, Declared):
-        return lambda value: None if value is None else _build(hint, value)
-    if origin is list and args:
-        item = _maker(args[0])
-        if item is _same:
-            return lambda value: None if value is None else list(value)
-        return lambda value: None if value is None else [item(v) for v in value]
-    if origin is dict and len(args) == 2:
-        item = _maker(args[1])
-        if item is _same:
-            return lambda value: None if value is None else dict(value)
-        return lambda value: None if value is None else {k: item(v) for k, v in value.items()}
-    if args and type(None) in args:  # X | None
-        inner = [a for a in args if a is not type(None)]
-        if len(inner) == 1:
-            return _maker(inner[0])
-    return _same
-
-
-_HINTS: dict = {}
-
-
-def _hint(cls, name: str):
-    """``typing.get_type_hints(cls, include_extras=True)[name]``, evaluating only that
-    field's annotation, as get_type_hints does (in the namespace of the class that
-    annotates it, then its module's; tests/test_hook_path.py compares every field)."""
-    key = (cls, name)
-    if key not in _HINTS:
+    if key not in _SHAPES:
         owner = next(c for c in cls.__mro__ if name in c.__dict__.get("__annotations__", {}))
-        hint = owner.__dict__["__annotations__"][name]
-        if isinstance(hint, str):
-            module = vars(sys.modules[owner.__module__])
-            hint = eval(hint, dict(vars(owner)), module)  # noqa: S307 (our own annotations)
-        _HINTS[key] = type(None) if hint is None else hint
-    return _HINTS[key]
+        _SHAPES[key] = _shape(owner.__dict__["__annotations__"][name])
+    return _SHAPES[key]
+
+
+def _shape(text: str):
+    """Where a value annotated ``text`` holds settings objects to rebuild: a settings
+    class, ``("list", item)``, ``("dict", value)``, or None (the value as it is). The
+    annotations are this module's own, of a few forms: a name, ``X | None``,
+    ``list[X]``, ``dict[K, V]``, ``Literal[...]`` (tests/test_hook_path.py compares each
+    with what ``typing.get_type_hints`` gives)."""
+    text = text.strip()
+    if text.endswith("| None"):  # X | None: None stays None
+        return _shape(text[:-len("| None")].strip().removesuffix("|"))
+    for container in ("list", "dict"):
+        if text.startswith(container + "[") and text.endswith("]"):
+            inner = text[len(container) + 1:-1]
+            if container == "dict":
+                depth = 0
+                for i, char in enumerate(inner):  # the comma between key and value
+                    depth += (char == "[") - (char == "]")
+                    if char == "," and depth == 0:
+                        inner = inner[i + 1:]
+                        break
+            return container, _shape(inner)
+    cls = globals().get(text)
+    return cls if isinstance(cls, type) and issubclass(cls, Declared) else None
+
+
+def _made(shape, value):
+    """``value`` with the settings objects :func:`_shape` says it holds rebuilt, and the
+    lists and mappings it names copied."""
+    if value is None or shape is None:
+        return value
+    if isinstance(shape, tuple):
+        kind, item = shape
+        if kind == "list":
+            return list(value) if item is None else [_made(item, v) for v in value]
+        return dict(value) if item is None else {k: _made(item, v) for k, v in value.items()}
+    return _build(shape, value)
 
 
 def _read_yaml(path: Path) -> dict:
