@@ -1009,7 +1009,7 @@ def _shape(text: str):
     with what ``typing.get_type_hints`` gives)."""
     text = text.strip()
     if text.endswith("| None"):  # X | None: None stays None
-        return _shape(text[:-len("| None")].strip().removesuffix("|"))
+        return _shape(text[:-len("| None")])
     for container in ("list", "dict"):
         if text.startswith(container + "[") and text.endswith("]"):
             inner = text[len(container) + 1:-1]
