@@ -1,6 +1,7 @@
 """A commit hook reads its settings from the vault's store without evaluating the
-annotations of the settings classes (each evaluated annotation is compiled): only a field
-holding a list or a mapping has its own evaluated, as typing.get_type_hints would."""
+annotations of the settings classes (each evaluated annotation is compiled, and names
+typing): only a field holding a list or a mapping has its annotation read, as text, for
+where it holds settings objects; each reading is what typing.get_type_hints gives."""
 
 from __future__ import annotations
 
@@ -29,11 +30,29 @@ def _classes():
             and v.__module__ == profile.__name__]
 
 
+def _shape_of(hint):
+    """Where a value of ``hint`` (evaluated) holds settings objects: _shape's answer."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, plain.Declared):
+        return hint
+    if origin is list:
+        return "list", _shape_of(args[0])
+    if origin is dict:
+        return "dict", _shape_of(args[1])
+    if origin is typing.Annotated:
+        return _shape_of(args[0])
+    inner = [a for a in args if a is not type(None)]
+    if type(None) in args and len(inner) == 1:
+        return _shape_of(inner[0])
+    return None
+
+
 @pytest.mark.parametrize("cls", _classes(), ids=lambda c: c.__name__)
-def test_a_field_hint_is_what_get_type_hints_gives(cls):
-    hints = typing.get_type_hints(cls, include_extras=True)
+def test_a_fields_shape_read_as_text_is_what_get_type_hints_gives(cls):
+    hints = typing.get_type_hints(cls, localns=profile._annotation_names(),
+                                  include_extras=True)
     for name in plain.fields(cls):
-        assert profile._hint(cls, name) == hints[name], name
+        assert profile._field_shape(cls, name) == _shape_of(hints[name]), name
 
 
 def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeypatch):
@@ -41,7 +60,7 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
     fresh = profile.load_settings(root, use_cache=False)
     profile.load_settings(root)  # (validated, and written to the store)
     monkeypatch.setattr(profile, "_BUILT", {})  # (as a new process: read from the store)
-    monkeypatch.setattr(profile, "_HINTS", {})
+    monkeypatch.setattr(profile, "_SHAPES", {})
 
     def refused(*args, **kwargs):
         raise AssertionError("every annotation of a settings class evaluated")
@@ -51,8 +70,99 @@ def test_settings_from_the_store_evaluate_no_class_annotations(tmp_path, monkeyp
     assert plain.asdict(warm.profile) == plain.asdict(fresh.profile)
     assert plain.asdict(warm.config) == plain.asdict(fresh.config)
     assert warm.is_excluded("drafts/x.md") and warm.profile.budgets.max_file_bytes == 50000
-    # only the fields that held a list or a mapping had their annotation evaluated
-    assert 0 < len(profile._HINTS) < sum(len(plain.fields(c)) for c in _classes())
+    # only the fields that held a list or a mapping had their annotation read
+    assert 0 < len(profile._SHAPES) < sum(len(plain.fields(c)) for c in _classes())
+
+
+def test_settings_from_the_store_are_not_checked_again(tmp_path, monkeypatch):
+    """The stored settings were validated when they were built: rebuilding them runs no
+    ``__post_init__`` again (each compiled the pack's regexes, a time zone read its file),
+    and gives what a fresh run builds; an edited vaultkit.toml is still validated."""
+    root = _vault(tmp_path)
+    toml = root / "vaultkit.toml"
+    toml.write_text('timezone = "Asia/Shanghai"\n' + toml.read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    fresh = profile.load_settings(root, use_cache=False)
+    profile.load_settings(root)  # (validated, and written to the store)
+    monkeypatch.setattr(profile, "_BUILT", {})  # (as a new process: read from the store)
+    checked = []
+
+    def check(self):
+        checked.append(type(self).__name__)
+
+    for cls in _classes():
+        if "__post_init__" in vars(cls):
+            monkeypatch.setattr(cls, "__post_init__", check)
+    warm = profile.load_settings(root)
+    assert checked == []
+    assert plain.asdict(warm.profile) == plain.asdict(fresh.profile)
+    assert plain.asdict(warm.config) == plain.asdict(fresh.config)
+    assert warm.config.timezone == "Asia/Shanghai"
+    # a list default is made afresh for each object, as its constructor makes it
+    assert warm.config.ignore == [] and warm.config.ignore is not profile.ConfigFile().ignore
+    monkeypatch.undo()
+    (root / "vaultkit.toml").write_text('profile = "openclaw"\ntimezone = "Nowhere/Else"\n',
+                                        encoding="utf-8")
+    monkeypatch.setattr(profile, "_BUILT", {})
+    with pytest.raises(profile.ConfigError, match="unknown time zone 'Nowhere/Else'"):
+        profile.load_settings(root)
+
+
+def test_stored_settings_that_would_fail_their_checks_now_are_validated_again(
+        tmp_path, monkeypatch):
+    """What the skipped checks read besides the files' bytes is the interpreter (whether a
+    regex compiles) and the system's time-zone data: the store's entry is keyed by the
+    first, and its zone looked up again, so a warm run fails as a fresh one does."""
+    root = _vault(tmp_path)
+    toml = root / "vaultkit.toml"
+    toml.write_text('timezone = "Asia/Shanghai"\n' + toml.read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    profile.load_settings(root)  # (validated, and written to the store)
+    validated = []
+    real = profile._validate
+    monkeypatch.setattr(profile, "_validate",
+                        lambda *a, **k: validated.append(a[0].__name__) or real(*a, **k))
+    monkeypatch.setattr(profile, "_BUILT", {})
+    profile.load_settings(root)
+    assert validated == []  # (the stored entry)
+    monkeypatch.setattr(profile.sys, "version", "another Python")
+    monkeypatch.setattr(profile, "_BUILT", {})
+    profile.load_settings(root)
+    assert validated  # (another interpreter: validated again)
+    monkeypatch.undo()
+
+    def gone(name):
+        raise profile._invalid("timezone", f"unknown time zone {name!r} (use an IANA name "
+                                           "such as 'Asia/Shanghai')")
+
+    monkeypatch.setattr(profile, "_check_timezone", gone)  # (the zone's data removed)
+    monkeypatch.setattr(profile, "_BUILT", {})
+    with pytest.raises(profile.ConfigError) as fresh:
+        profile.load_settings(root, use_cache=False)
+    with pytest.raises(profile.ConfigError) as warm:
+        profile.load_settings(root)
+    assert str(warm.value) == str(fresh.value) == (
+        "vaultkit.toml: timezone: unknown time zone 'Asia/Shanghai' (use an IANA name such "
+        "as 'Asia/Shanghai')")
+
+
+def test_a_shipped_validated_pack_is_checked_under_this_python(tmp_path, monkeypatch):
+    """The bundled packs' validated file was written by some Python: a pack from it has
+    its checks run again, and one failing is validated afresh (and reported)."""
+    from vaultkit.core.resources import rules_dir
+
+    checked = []
+    real = profile.LayerSpec.__post_init__
+    monkeypatch.setattr(profile.LayerSpec, "__post_init__",
+                        lambda self: checked.append(self.name) or real(self))
+    pack = profile._validated_pack(rules_dir() / "openclaw.yaml")
+    assert pack is not None and checked
+
+    def failing(obj):
+        raise profile._invalid("header", "regex does not compile here")
+
+    monkeypatch.setattr(profile, "_check_again", failing)
+    assert profile._validated_pack(rules_dir() / "openclaw.yaml") is None
 
 
 def test_the_collector_is_off_while_a_command_imports_its_modules(tmp_path, monkeypatch):
@@ -142,6 +252,33 @@ def test_the_hook_and_the_warm_check_import_no_dataclasses(tmp_path):
         found = _run_imports(root, *args)
         assert "vaultkit.lint.engine" in found  # (the check ran)
         assert not found & {"dataclasses", "inspect", "ast", "dis", "tokenize"}, args
+
+
+def test_the_hook_and_the_warm_check_of_a_vault_without_config_import_no_typing(tmp_path):
+    """``typing`` (some 12 M instructions to import) names only annotations in the modules
+    a hook imports, and the stored settings are rebuilt with their annotations read as
+    text. (With a vaultkit.toml the standard library's ``tomllib``, which reads it, imports
+    ``typing`` itself.)"""
+    import subprocess
+
+    from vaultkit.core.gitenv import git_env
+
+    root = _vault(tmp_path)
+    (root / "vaultkit.toml").unlink()
+    (root / "memory" / "notes.md").write_text("# Notes\n\n[[MEMORY]] and [[missing]]\n",
+                                               encoding="utf-8")
+    env = git_env()
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    _run_imports(root, "check", ".")  # (the caches and the settings' entry written)
+    with open(root / "memory" / "2026-11-01.md", "a", encoding="utf-8") as f:
+        f.write("\n## 09:00 Entry\n- Appended.\n")
+    subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+    for args in (["check", "--hook", "memory/2026-11-01.md"], ["check", "."]):
+        found = _run_imports(root, *args)
+        assert "vaultkit.lint.engine" in found  # (the check ran)
+        assert "typing" not in found, args
 
 
 def test_the_walk_makes_no_python_call_per_listed_file(tmp_path):

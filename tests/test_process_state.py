@@ -62,8 +62,8 @@ ALLOWED = {
         "bounded memo of a plain scalar's YAML tag, a pure function of its text",
     ("vaultkit.vault.profile", "_ADAPTERS"):
         "pydantic TypeAdapter per settings class, a pure function of the class",
-    ("vaultkit.vault.profile", "_HINTS"):
-        "a settings class field's evaluated annotation, a pure function of the class",
+    ("vaultkit.vault.profile", "_SHAPES"):
+        "where a settings class field holds settings objects, a pure function of the class",
     ("vaultkit.vault.profile", "_BUILT"):
         "the last four settings built, keyed by the fingerprint of their files' bytes",
     ("vaultkit.vault.snapshots", "_TABLE"):

@@ -27,7 +27,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Any
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Any
 
 MAX_DEPTH = 100  # nesting of any YAML/JSON/TOML value; real configs and properties use < 10
 MAX_YAML_NODES = 20_000  # alias expansion above this is a "billion laughs" document

@@ -24,9 +24,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
 
 from vaultkit.core.errors import VaultkitError
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Iterable
 
 PROTECTED = (".git", ".obsidian", ".vaultkit")
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

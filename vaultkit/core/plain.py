@@ -118,6 +118,23 @@ class Declared:
             post(self)
 
 
+def made(cls, values: dict):
+    """An object of ``cls`` (a :class:`Declared`) holding ``values``, validated before:
+    the fields not given take their defaults, and ``__post_init__``, which only refuses
+    bad values, is not run again (it compiles regexes and reads time zones)."""
+    obj = cls.__new__(cls)
+    held = obj.__dict__
+    for name in cls.__dict__.get("_fields") or fields(cls):
+        if name in values:
+            held[name] = values[name]
+            continue
+        value = getattr(cls, name, _NO_DEFAULT)
+        if value is _NO_DEFAULT:
+            raise TypeError(f"{cls.__name__}() missing argument {name!r}")
+        held[name] = value.make() if type(value) is Factory else value
+    return obj
+
+
 def fields(cls) -> tuple[str, ...]:
     """The names of a plain class's fields, in the order of its ``__init__`` arguments."""
     found = cls.__dict__.get("_fields")

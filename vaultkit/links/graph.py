@@ -18,11 +18,12 @@ graph with :func:`link_graph` (built once per vault and cached).
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Iterable
 
 from vaultkit.core.gcpause import gc_paused
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
+    from typing import Iterable
     from vaultkit.vault.model import Link, Note
     from vaultkit.vault.resolve import Resolution
     from vaultkit.vault.loader import Vault

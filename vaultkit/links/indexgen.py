@@ -32,7 +32,6 @@ import datetime as _dt
 import posixpath
 import re
 from bisect import bisect_left
-from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.lazyre import lazy_re
@@ -40,6 +39,7 @@ from vaultkit.core.plain import FRESH, Plain
 from vaultkit.vault.outbound import mask_credentials
 from vaultkit.vault.resolve import normalize_heading
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
     from vaultkit.vault.model import Note
     from vaultkit.vault.loader import Vault

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from vaultkit.core.errors import VaultkitError
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
     from vaultkit.vault.profile import Profile
     from vaultkit.vault.loader import Vault

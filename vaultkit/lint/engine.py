@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from types import SimpleNamespace
-from typing import Iterable, Sequence
 
 from vaultkit.lint.diagnostics import SEVERITY_RANK, Diagnostic, Edit
 from vaultkit.core.errors import VaultkitError
@@ -19,6 +18,10 @@ from vaultkit.vault.model import Note, Suppression
 from vaultkit.vault.loader import decoded
 from vaultkit.lint.rule import ASKING_GIT, Context, Rule
 from vaultkit.lint.rules import known, matches, rule_refs, unknown_rule_message
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Iterable, Sequence
 
 
 class Selection:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Sequence
 
 from vaultkit import __version__
 from vaultkit.lint.diagnostics import Diagnostic
 from vaultkit.vault import outbound
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Sequence
 
 FORMATS = ("text", "json", "github", "sarif")
 

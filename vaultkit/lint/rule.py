@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import threading
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 from vaultkit.lint.diagnostics import Diagnostic, Fix
 from vaultkit.lint.reads import (EVERYTHING, READ_ALIAS, READ_INBOUND, READ_NOTE, UNKEYED,
                                  alias_holders, inbound)
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
+    from typing import Callable, ClassVar, Iterable
     from vaultkit.vault.model import Note
     from vaultkit.vault.loader import Vault
 

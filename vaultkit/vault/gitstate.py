@@ -31,8 +31,8 @@ import subprocess
 import sys
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
     from vaultkit.vault.loader import Vault
 

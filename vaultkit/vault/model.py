@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from types import MappingProxyType
-from typing import Any
 
 from vaultkit.core.plain import Plain
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Any
 
 # Bump when the parser's output or the serialised form below changes: the cache is keyed by it.
 PARSER_VERSION = 7

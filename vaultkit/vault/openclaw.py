@@ -21,9 +21,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from vaultkit.core.lazyre import lazy_re
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Any
 
 CONFIG_NAME = "openclaw.json"
 ENV_VAR = "OPENCLAW_CONFIG_PATH"

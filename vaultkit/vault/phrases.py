@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Iterator, Sequence
 
 from vaultkit.core.lazyre import lazy_re
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (names for annotations only)
+    from typing import Iterable, Iterator, Sequence
 
 # Characters that continue a Latin-script word: a phrase must not touch them.
 _WORDISH = r"0-9A-Za-z_\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"

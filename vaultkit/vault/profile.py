@@ -13,20 +13,26 @@ import datetime as _dt
 import fnmatch
 import os
 import re
+import sys
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
 from vaultkit import __version__
 from vaultkit.core.bounded import MAX_CONFIG_BYTES  # (vaultkit.toml and rule packs)
 from vaultkit.core.digests import sha1
 from vaultkit.core.lazyre import lazy_re
-from vaultkit.core.plain import Declared, Factory, asdict, fields
+from vaultkit.core.plain import Declared, Factory, asdict, fields, made
 from vaultkit.vault.scan import in_skipped_folder  # (per path: imported once, here)
 
 CONFIG_NAME = "vaultkit.toml"
 MAX_DAYS = 100_000  # day counts in settings: dates end at year 9999
-Severity = Literal["error", "warning", "info"]
+_SEVERITY = ("error", "warning", "info")  # a rule's level (``Severity``)
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:  # (the annotations are read as text where settings are rebuilt, and
+    # evaluated with these names, _annotation_names, only where they are validated)
+    from typing import Any, Literal
+
+    Severity = Literal["error", "warning", "info"]
 # Models are plain classes (vaultkit.core.plain.Declared): pydantic validates their
 # dataclass twins (``_validate``) only when a profile or config is read afresh, and the
 # plain objects are built from the data validated; a run whose files are unchanged
@@ -850,7 +856,7 @@ def _twins() -> dict:
     vault whose config changed); nothing else imports ``dataclasses``."""
     import dataclasses
 
-    module = globals()
+    module = {**globals(), **_annotation_names()}
     twins: dict = {}
     for name in _SETTINGS_CLASSES:
         cls = module[name]
@@ -906,7 +912,7 @@ def _known_keys(cls, path: list) -> list[str]:
     import dataclasses
     import typing
 
-    hint: Any = cls
+    hint = cls
     for step in path:
         hint = _dataclass_in(hint)
         if hint is None:
@@ -956,63 +962,80 @@ def _format_validation(source: str, exc, cls=None) -> str:
     return f"{source}: {where}: {msg}"
 
 
+def _annotation_names() -> dict:
+    """What the settings classes' annotations name from ``typing`` (``Any``, ``Literal``,
+    ``Severity``): for pydantic's twins and ``typing.get_type_hints``; imported only to
+    validate, never to rebuild stored settings."""
+    import typing
+
+    return {"Any": typing.Any, "Literal": typing.Literal,
+            "Severity": typing.Literal[_SEVERITY]}
+
+
 def _build(cls, data):
     """Rebuild a tree of settings objects from data that was validated before (the
-    settings cache, or pydantic just now: :func:`_validate`).
+    settings cache, or pydantic just now: :func:`_validate`); their ``__post_init__``
+    checks are not run again (:func:`vaultkit.core.plain.made`).
 
-    Only a value that is a list or a mapping can hold a settings object to rebuild: its field's
-    annotation is evaluated (:func:`_hint`); any other value (a scalar, None, a tuple) is
-    what :func:`_build_value` would give whatever the annotation, the value itself.
-    (Evaluating every annotation, ``typing.get_type_hints``, compiled some 135 of them in
-    every run that read the settings from the store: most of a commit hook's settings.)"""
+    Only a value that is a list or a mapping can hold a settings object to rebuild: its
+    field's annotation, read as text (:func:`_shape`), says where; any other value (a
+    scalar, None, a tuple) is the value itself. (Evaluating the annotations compiled each
+    and imported ``typing``: most of a commit hook's settings once.)"""
     kwargs = {}
     for name in fields(cls):
         if name in data:
             value = data[name]
-            kwargs[name] = _build_value(_hint(cls, name), value) \
+            kwargs[name] = _made(_field_shape(cls, name), value) \
                 if isinstance(value, (list, dict)) else value
-    return cls(**kwargs)
+    return made(cls, kwargs)
 
 
-def _build_value(hint, value):
-    import typing
-
-    if value is None:
-        return None
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin is Annotated:
-        return _build_value(args[0], value)
-    if isinstance(hint, type) and issubclass(hint, Declared):
-        return _build(hint, value)
-    if origin is list and args:
-        return [_build_value(args[0], v) for v in value]
-    if origin is dict and len(args) == 2:
-        return {k: _build_value(args[1], v) for k, v in value.items()}
-    if args and type(None) in args:  # X | None
-        inner = [a for a in args if a is not type(None)]
-        return _build_value(inner[0], value) if len(inner) == 1 else value
-    return value
+_SHAPES: dict = {}
 
 
-_HINTS: dict = {}
-
-
-def _hint(cls, name: str):
-    """``typing.get_type_hints(cls, include_extras=True)[name]``, evaluating only that
-    field's annotation, as get_type_hints does (in the namespace of the class that
-    annotates it, then its module's; tests/test_hook_path.py compares every field)."""
+def _field_shape(cls, name: str):
     key = (cls, name)
-    if key not in _HINTS:
-        import sys
-
+    if key not in _SHAPES:
         owner = next(c for c in cls.__mro__ if name in c.__dict__.get("__annotations__", {}))
-        hint = owner.__dict__["__annotations__"][name]
-        if isinstance(hint, str):
-            module = vars(sys.modules[owner.__module__])
-            hint = eval(hint, dict(vars(owner)), module)  # noqa: S307 (our own annotations)
-        _HINTS[key] = type(None) if hint is None else hint
-    return _HINTS[key]
+        _SHAPES[key] = _shape(owner.__dict__["__annotations__"][name])
+    return _SHAPES[key]
+
+
+def _shape(text: str):
+    """Where a value annotated ``text`` holds settings objects to rebuild: a settings
+    class, ``("list", item)``, ``("dict", value)``, or None (the value as it is). The
+    annotations are this module's own, of a few forms: a name, ``X | None``,
+    ``list[X]``, ``dict[K, V]``, ``Literal[...]`` (tests/test_hook_path.py compares each
+    with what ``typing.get_type_hints`` gives)."""
+    text = text.strip()
+    if text.endswith("| None"):  # X | None: None stays None
+        return _shape(text[:-len("| None")])
+    for container in ("list", "dict"):
+        if text.startswith(container + "[") and text.endswith("]"):
+            inner = text[len(container) + 1:-1]
+            if container == "dict":
+                depth = 0
+                for i, char in enumerate(inner):  # the comma between key and value
+                    depth += (char == "[") - (char == "]")
+                    if char == "," and depth == 0:
+                        inner = inner[i + 1:]
+                        break
+            return container, _shape(inner)
+    cls = globals().get(text)
+    return cls if isinstance(cls, type) and issubclass(cls, Declared) else None
+
+
+def _made(shape, value):
+    """``value`` with the settings objects :func:`_shape` says it holds rebuilt, and the
+    lists and mappings it names copied."""
+    if value is None or shape is None:
+        return value
+    if isinstance(shape, tuple):
+        kind, item = shape
+        if kind == "list":
+            return list(value) if item is None else [_made(item, v) for v in value]
+        return dict(value) if item is None else {k: _made(item, v) for k, v in value.items()}
+    return _build(shape, value)
 
 
 def _read_yaml(path: Path) -> dict:
@@ -1199,8 +1222,9 @@ def _settings(root: Path, fingerprint: str, config_path: Path, config_bytes: byt
         # whose fingerprint keys the parse cache, are known)
         store = Store(root)
         try:
-            fp, version, profile_data, config_data = store.get(SETTINGS_ENTRY)
-            if version == __version__ and fp == fingerprint:
+            fp, version, python, profile_data, config_data = store.get(SETTINGS_ENTRY)
+            if version == __version__ and fp == fingerprint and python == sys.version \
+                    and _zone_known(config_data.get("timezone")):
                 return Settings(_build(Profile, profile_data), _build(ConfigFile, config_data),
                                 fingerprint, config_path if config_bytes is not None else None)
         except (EOFError, ValueError, TypeError, KeyError, AttributeError):  # (none: TypeError)
@@ -1282,7 +1306,29 @@ def _validated_pack(path: Path) -> Profile | None:
         data = shipped.get(path.name, {}).get(_validated_key(path.read_bytes()))
     except (OSError, ValueError, AttributeError):
         return None
-    return _build(Profile, data) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    profile = _build(Profile, data)
+    # (the entry was validated by whichever Python wrote the file: its checks run again
+    # here, under this one; one failing is validated afresh, which reports it)
+    try:
+        _check_again(profile)
+    except ValueError:
+        return None
+    return profile
+
+
+def _check_again(obj) -> None:
+    """Run the ``__post_init__`` checks of ``obj`` and the settings objects in it, which
+    :func:`_build` does not run; a failing one raises ValueError as in validation."""
+    for value in vars(obj).values():
+        for item in (value.values() if isinstance(value, dict)
+                     else value if isinstance(value, list) else (value,)):
+            if isinstance(item, Declared):
+                _check_again(item)
+    post = getattr(type(obj), "__post_init__", None)
+    if post is not None:
+        post(obj)
 
 
 def write_validated_packs() -> Path:
@@ -1307,11 +1353,26 @@ def write_validated_packs() -> Path:
 SETTINGS_ENTRY = "settings"
 
 
+def _zone_known(name) -> bool:
+    """Whether the stored settings' ``timezone`` (None: none set) still names a zone: the
+    one check of theirs that reads the system (its time-zone data), not their bytes."""
+    if not name:
+        return True
+    try:
+        _check_timezone(name)
+    except ValueError:
+        return False  # (validated afresh, which reports it)
+    return True
+
+
 def _save_settings(store, fingerprint: str, profile: Profile, config: ConfigFile) -> None:
     import marshal
 
+    # (keyed by the interpreter too: the settings were validated once, and a stored entry
+    # is rebuilt without its checks, among them whether its regexes compile in this Python)
     try:
-        data = marshal.dumps((fingerprint, __version__, asdict(profile), asdict(config)))
+        data = marshal.dumps((fingerprint, __version__, sys.version, asdict(profile),
+                              asdict(config)))
     except ValueError:  # a value marshal cannot store: validate again next time
         return
     store.put(SETTINGS_ENTRY, data)

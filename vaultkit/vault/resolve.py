@@ -53,12 +53,12 @@ import posixpath
 import re
 import unicodedata
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.core.plain import Plain
 from vaultkit.vault.model import MARKDOWN, Link, Note
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
     from vaultkit.vault.loader import Vault
 

@@ -18,12 +18,12 @@ import os
 import stat
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from vaultkit.core.atomic import TEMP_SUFFIX
 from vaultkit.core.errors import VaultkitError
 from vaultkit.core.plain import Plain
 
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
 if TYPE_CHECKING:
     import subprocess
 

@@ -13,10 +13,14 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
-
 from vaultkit.core.lazyre import lazy_re
 from vaultkit.core.plain import FRESH
+
+TYPE_CHECKING = False  # (typing's own flag costs importing typing)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:  # (a loader is any function of this shape: the class only names it)
+    Protocol = object
 
 RUNTIME_ORDER = ("openclaw", "claude-code", "codex")
 SESSIONS = ("main", "cron", "subagent", "group")
