@@ -221,3 +221,71 @@ def test_an_entry_lost_here_is_recovered_whole_when_another_branch_has_a_line_li
     rc, out = _vk(root, "recover", "--all")
     assert rc == 0, out
     assert (root / J).read_text(encoding="utf-8").endswith(entry)
+
+
+def _autostash_merge(root: Path) -> None:
+    """`git merge --autostash` (or `merge.autoStash`) with an uncommitted entry a snapshot
+    saw: git sets the entry aside in MERGE_AUTOSTASH, not `refs/stash`, and the journal
+    conflicts with the other branch's entry."""
+    git(root, "checkout", "-q", "-b", "side")
+    _append(root, "\n### 11:00 — Side entry\n- Written on the side branch\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "side")
+    git(root, "checkout", "-q", "main")
+    _append(root, "\n### 11:30 — Main entry\n- Written on main\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "main")
+    _append(root, "\n### 12:00 — Not committed\n- Only the autostash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    proc = subprocess.run(["git", "merge", "--autostash", "side"], cwd=root,
+                          capture_output=True, text=True, env=git_env())
+    assert proc.returncode == 1 and (root / ".git" / "MERGE_AUTOSTASH").is_file(), proc.stdout
+
+
+def _markers_out(root: Path) -> None:
+    text = (root / J).read_text(encoding="utf-8")
+    (root / J).write_text("".join(line for line in text.splitlines(keepends=True)
+                                  if not line.startswith(("<<<<<<<", "=======", ">>>>>>>"))),
+                          encoding="utf-8")
+
+
+def test_a_merge_with_an_autostash_is_not_refused_for_the_stashed_entry(tmp_path):
+    """The conflict resolved with both sides kept and committed: the uncommitted entry
+    is in MERGE_AUTOSTASH, which the merge's commit applies, so nothing is lost; the hook
+    passes, history lists nothing and `recover --all` writes nothing (it would be written
+    twice once git applies the autostash). The commit then brings the entry back."""
+    root = _vault(tmp_path)
+    _autostash_merge(root)
+    _markers_out(root)
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all", "--dry-run")
+    assert rc == 0 and "nothing to recover" in out, out
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    assert "- Only the autostash holds this line" in (root / J).read_text(encoding="utf-8")
+
+
+def test_a_rebase_with_an_autostash_stopped_for_an_amend_is_not_refused(tmp_path):
+    """`git rebase -i --autostash` stopped at an `edit`: the uncommitted entry is in
+    `rebase-merge/autostash`, and the journal of the commit being amended lacks it. An
+    entry added and committed with `git commit --amend` there loses nothing."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 10:00 — Committed\n- An entry committed before the rebase\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "entry")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "commit", "-q", "--no-verify", "-am", "tools")
+    _append(root, "\n### 12:00 — Not committed\n- Only the autostash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    env = dict(git_env(), GIT_SEQUENCE_EDITOR="sed -i -e 1s/^pick/edit/")
+    proc = subprocess.run(["git", "rebase", "-q", "-i", "--autostash", "HEAD~2"], cwd=root,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / ".git" / "rebase-merge" / "autostash").is_file()
+    _append(root, "- A line added while the rebase stopped\n")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+
