@@ -266,6 +266,17 @@ def test_a_merge_with_an_autostash_is_not_refused_for_the_stashed_entry(tmp_path
     assert "- Only the autostash holds this line" in (root / J).read_text(encoding="utf-8")
 
 
+def test_a_merge_with_an_autostash_that_drops_a_committed_entry_is_still_refused(tmp_path):
+    """The autostash holds the uncommitted entry, not HEAD's: a resolution that keeps
+    only the other side's entry still loses main's committed one and is refused."""
+    root = _vault(tmp_path)
+    _autostash_merge(root)
+    git(root, "checkout", "--theirs", J)
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "VK601" in out and "Main entry" in out, out
+
+
 def test_a_rebase_with_an_autostash_stopped_for_an_amend_is_not_refused(tmp_path):
     """`git rebase -i --autostash` stopped at an `edit`: the uncommitted entry is in
     `rebase-merge/autostash`, and the journal of the commit being amended lacks it. An
@@ -289,3 +300,25 @@ def test_a_rebase_with_an_autostash_stopped_for_an_amend_is_not_refused(tmp_path
     assert rc == 0 and "VK601" not in out, out
     assert _open_losses(root) == [], _open_losses(root)
 
+
+def test_a_committed_entry_cut_while_a_stash_holds_the_journal_is_refused(tmp_path):
+    """`git stash` of an uncommitted entry, then a committed entry cut from the journal
+    and staged: the stash was made on HEAD, so its journal holds HEAD's lines, but it did
+    not take them out of the work tree; they are lost, and the hook refuses as `history`
+    lists the commit's loss. The stashed entry itself still counts as held."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 10:00 — Committed\n- An entry committed before the stash\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "entry")
+    _append(root, "\n### 12:00 — Stashed\n- Only the stash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "stash", "-q")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "add", OTHER)
+    rc, out = _hook(root)  # the stashed entry is held: not even a warning
+    assert rc == 0 and "VK601" not in out, out
+    git(root, "commit", "-q", "--no-verify", "-m", "tools")
+    (root / J).write_text(git(root, "show", f"HEAD~2:{J}"), encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "VK601" in out and "Committed" in out, out

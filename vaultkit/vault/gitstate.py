@@ -558,10 +558,25 @@ class GitState:
             return []
         read = self.__dict__.setdefault("_stash_texts", {})  # (asked once per version)
         if repo not in read:
-            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries
-                            for side in ("", "^2", "^3"))  # work tree, index, untracked
+            sides = ("^1", "", "^2", "^3")  # the commit stashed on; work tree, index, untracked
+            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries for side in sides)
             proc = self._run(["cat-file", "--batch"], stdin=asked.encode())
-            read[repo] = [decode(data) for data in _parse_batch(proc.stdout).values()]
+            got = _parse_batch_in_order(proc.stdout)
+            texts = []
+            for i in range(0, len(got) - len(sides) + 1, len(sides)):
+                base = got[i]
+                for data in got[i + 1:i + len(sides)]:
+                    if data is None:
+                        continue
+                    text = decode(data)
+                    # a stash holds the lines it took out of the work tree; the lines of
+                    # the commit it was made on are that commit's, not moved by the stash:
+                    # a committed line cut from the journal is not held by every stash
+                    # taken while the line was there
+                    if base is not None:
+                        text = _without(text, decode(base))
+                    texts.append(text)
+            read[repo] = texts
         return read[repo]
 
     def _autostashes(self) -> list[str]:
@@ -866,6 +881,42 @@ def _own_git_dir(toplevel: Path) -> str | None:
     if line.startswith("gitdir:"):
         return os.path.join(toplevel, line[len("gitdir:"):].strip())
     return None
+
+
+def _without(text: str, base: str) -> str:
+    """The lines of ``text`` that ``base`` does not hold (as a multiset), in order."""
+    from collections import Counter
+
+    remaining = Counter(split_lines(base)[0])
+    out = []
+    for line in split_lines(text)[0]:
+        if remaining[line] > 0:
+            remaining[line] -= 1
+        else:
+            out.append(line + "\n")
+    return "".join(out)
+
+
+def _parse_batch_in_order(out: bytes) -> list[bytes | None]:
+    """``git cat-file --batch``'s answers in the order asked: None for one it did not find."""
+    got: list[bytes | None] = []
+    pos = 0
+    n = len(out)
+    while pos < n:
+        eol = out.find(b"\n", pos)
+        if eol < 0:
+            break
+        header = out[pos:eol].decode("ascii", "replace").split()
+        pos = eol + 1
+        # "<oid> <type> <size>", or "<object as asked> missing" (a path may hold spaces)
+        if len(header) != 3 or not header[2].isdigit() or header[1] not in (
+                "blob", "tree", "commit", "tag"):
+            got.append(None)
+            continue
+        length = int(header[2])
+        got.append(out[pos:pos + length] if header[1] == "blob" else None)
+        pos += length + 1
+    return got
 
 
 def _parse_batch(out: bytes) -> dict[str, bytes]:
