@@ -322,3 +322,34 @@ def test_a_committed_entry_cut_while_a_stash_holds_the_journal_is_refused(tmp_pa
     git(root, "add", J)
     rc, out = _hook(root)
     assert rc == 1 and "VK601" in out and "Committed" in out, out
+
+
+def test_a_revert_committed_with_the_removal_accepted_is_not_listed_as_a_loss(tmp_path,
+                                                                             monkeypatch):
+    """`git revert --no-commit` of the commit that added an entry, then `git commit`: the
+    hook refuses (HEAD's lines), the owner says the removal is on purpose with
+    VAULTKIT_ACCEPT_DELETION. From then on the revert is an accepted removal in `history`
+    too (as between commits), and `recover --all` does not write the entry back; `recover
+    ID` still does when asked."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 11:00 — Wrong\n- An entry written in the wrong journal\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "wrong")
+    git(root, "revert", "--no-commit", "HEAD")
+    rc, out = _hook(root)
+    assert rc == 1 and "VAULTKIT_ACCEPT_DELETION" in out, out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", J)
+    rc, out = _hook(root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    git(root, "commit", "-q", "--no-verify", "-m", "revert")
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "history", "--format", "json")
+    data = json.loads(out)
+    events = data.get("events", data) if isinstance(data, dict) else data
+    assert [e.get("accepted") for e in events] == [True], events
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert "Wrong" not in (root / J).read_text(encoding="utf-8")
+    rc, out = _vk(root, "recover", events[0]["id"])
+    assert rc == 0, out
+    assert "- An entry written in the wrong journal" in (root / J).read_text(encoding="utf-8")
