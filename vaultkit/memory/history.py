@@ -525,7 +525,8 @@ def scan_history(root: Path, settings, *, since: str | None = None,
     from vaultkit.vault.loss import AcceptedRemovals
 
     # a commit that took lines out with VAULTKIT_ACCEPT_DELETION (a `git revert --no-commit`
-    # of an entry, an amend dropping it) was told they go on purpose: as between commits
+    # of an entry, an older entry cut in an amend) was told they go on purpose, as a
+    # snapshot's loss is
     record = AcceptedRemovals(root)
     if record.files:
         for event in history.events:
