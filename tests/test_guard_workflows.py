@@ -221,3 +221,135 @@ def test_an_entry_lost_here_is_recovered_whole_when_another_branch_has_a_line_li
     rc, out = _vk(root, "recover", "--all")
     assert rc == 0, out
     assert (root / J).read_text(encoding="utf-8").endswith(entry)
+
+
+def _autostash_merge(root: Path) -> None:
+    """`git merge --autostash` (or `merge.autoStash`) with an uncommitted entry a snapshot
+    saw: git sets the entry aside in MERGE_AUTOSTASH, not `refs/stash`, and the journal
+    conflicts with the other branch's entry."""
+    git(root, "checkout", "-q", "-b", "side")
+    _append(root, "\n### 11:00 — Side entry\n- Written on the side branch\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "side")
+    git(root, "checkout", "-q", "main")
+    _append(root, "\n### 11:30 — Main entry\n- Written on main\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "main")
+    _append(root, "\n### 12:00 — Not committed\n- Only the autostash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    proc = subprocess.run(["git", "merge", "--autostash", "side"], cwd=root,
+                          capture_output=True, text=True, env=git_env())
+    assert proc.returncode == 1 and (root / ".git" / "MERGE_AUTOSTASH").is_file(), proc.stdout
+
+
+def _markers_out(root: Path) -> None:
+    text = (root / J).read_text(encoding="utf-8")
+    (root / J).write_text("".join(line for line in text.splitlines(keepends=True)
+                                  if not line.startswith(("<<<<<<<", "=======", ">>>>>>>"))),
+                          encoding="utf-8")
+
+
+def test_a_merge_with_an_autostash_is_not_refused_for_the_stashed_entry(tmp_path):
+    """The conflict resolved with both sides kept and committed: the uncommitted entry
+    is in MERGE_AUTOSTASH, which the merge's commit applies, so nothing is lost; the hook
+    passes, history lists nothing and `recover --all` writes nothing (it would be written
+    twice once git applies the autostash). The commit then brings the entry back."""
+    root = _vault(tmp_path)
+    _autostash_merge(root)
+    _markers_out(root)
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all", "--dry-run")
+    assert rc == 0 and "nothing to recover" in out, out
+    git(root, "commit", "-q", "--no-verify", "--no-edit")
+    assert "- Only the autostash holds this line" in (root / J).read_text(encoding="utf-8")
+
+
+def test_a_merge_with_an_autostash_that_drops_a_committed_entry_is_still_refused(tmp_path):
+    """The autostash holds the uncommitted entry, not HEAD's: a resolution that keeps
+    only the other side's entry still loses main's committed one and is refused."""
+    root = _vault(tmp_path)
+    _autostash_merge(root)
+    git(root, "checkout", "--theirs", J)
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "VK601" in out and "Main entry" in out, out
+
+
+def test_a_rebase_with_an_autostash_stopped_for_an_amend_is_not_refused(tmp_path):
+    """`git rebase -i --autostash` stopped at an `edit`: the uncommitted entry is in
+    `rebase-merge/autostash`, and the journal of the commit being amended lacks it. An
+    entry added and committed with `git commit --amend` there loses nothing."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 10:00 — Committed\n- An entry committed before the rebase\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "entry")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "commit", "-q", "--no-verify", "-am", "tools")
+    _append(root, "\n### 12:00 — Not committed\n- Only the autostash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    env = dict(git_env(), GIT_SEQUENCE_EDITOR="sed -i -e 1s/^pick/edit/")
+    proc = subprocess.run(["git", "rebase", "-q", "-i", "--autostash", "HEAD~2"], cwd=root,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / ".git" / "rebase-merge" / "autostash").is_file()
+    _append(root, "- A line added while the rebase stopped\n")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+
+
+def test_a_committed_entry_cut_while_a_stash_holds_the_journal_is_refused(tmp_path):
+    """`git stash` of an uncommitted entry, then a committed entry cut from the journal
+    and staged: the stash was made on HEAD, so its journal holds HEAD's lines, but it did
+    not take them out of the work tree; they are lost, and the hook refuses as `history`
+    lists the commit's loss. The stashed entry itself still counts as held."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 10:00 — Committed\n- An entry committed before the stash\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "entry")
+    _append(root, "\n### 12:00 — Stashed\n- Only the stash holds this line\n")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "stash", "-q")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "add", OTHER)
+    rc, out = _hook(root)  # the stashed entry is held: not even a warning
+    assert rc == 0 and "VK601" not in out, out
+    git(root, "commit", "-q", "--no-verify", "-m", "tools")
+    (root / J).write_text(git(root, "show", f"HEAD~2:{J}"), encoding="utf-8")
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and "VK601" in out and "Committed" in out, out
+
+
+def test_a_revert_committed_with_the_removal_accepted_is_not_listed_as_a_loss(tmp_path,
+                                                                             monkeypatch):
+    """`git revert --no-commit` of the commit that added an entry, then `git commit`: the
+    hook refuses (HEAD's lines), the owner says the removal is on purpose with
+    VAULTKIT_ACCEPT_DELETION. From then on the revert is an accepted removal in `history`
+    too (as between commits), and `recover --all` does not write the entry back; `recover
+    ID` still does when asked."""
+    root = _vault(tmp_path)
+    _append(root, "\n### 11:00 — Wrong\n- An entry written in the wrong journal\n")
+    git(root, "commit", "-q", "--no-verify", "-am", "wrong")
+    git(root, "revert", "--no-commit", "HEAD")
+    rc, out = _hook(root)
+    assert rc == 1 and "VAULTKIT_ACCEPT_DELETION" in out, out
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", J)
+    rc, out = _hook(root)
+    assert rc == 0, out
+    monkeypatch.delenv("VAULTKIT_ACCEPT_DELETION")
+    git(root, "commit", "-q", "--no-verify", "-m", "revert")
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "history", "--format", "json")
+    data = json.loads(out)
+    events = data.get("events", data) if isinstance(data, dict) else data
+    assert [e.get("accepted") for e in events] == [True], events
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert "Wrong" not in (root / J).read_text(encoding="utf-8")
+    rc, out = _vk(root, "recover", events[0]["id"])
+    assert rc == 0, out
+    assert "- An entry written in the wrong journal" in (root / J).read_text(encoding="utf-8")

@@ -522,6 +522,15 @@ def scan_history(root: Path, settings, *, since: str | None = None,
         raise VaultkitError("git log failed: " + failure)
     history = _analyse(repo, commits, max_chars, limits_source)
     history.warnings[:0] = warnings
+    from vaultkit.vault.loss import AcceptedRemovals
+
+    # a commit that took lines out with VAULTKIT_ACCEPT_DELETION (a `git revert --no-commit`
+    # of an entry, an older entry cut in an amend) was told they go on purpose, as a
+    # snapshot's loss is
+    record = AcceptedRemovals(root)
+    if record.files:
+        for event in history.events:
+            _accept(event, record)
     return history
 
 

@@ -538,9 +538,10 @@ class GitState:
 
     def stash_texts(self, vault_path: str) -> list[str]:
         """The texts of one file that the newest :data:`STASH_ENTRIES` stash entries hold
-        (``refs/stash`` and its reflog, ``stash@{0}`` on): each entry's work tree, index
-        and untracked files. ``git stash`` moves uncommitted lines there on purpose, so
-        they are not lost. Read only when a loss is still unexplained: two git runs."""
+        (``refs/stash`` and its reflog, ``stash@{0}`` on), and the autostash of a merge or
+        rebase in progress: each entry's work tree, index and untracked files. ``git
+        stash`` moves uncommitted lines there on purpose, so they are not lost. Read only
+        when a loss is still unexplained: two git runs."""
         repo = self.repo_path(vault_path)
         if repo is None or not self.available:
             return []
@@ -551,16 +552,53 @@ class GitState:
             # (no stash: git fails on the missing ref, and there is nothing to read)
             entries = proc.stdout.decode("ascii", "replace").split() \
                 if proc.returncode == 0 else []
+            entries += self._autostashes()
             self.__dict__["_stash_entries"] = entries
         if not entries:
             return []
         read = self.__dict__.setdefault("_stash_texts", {})  # (asked once per version)
         if repo not in read:
-            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries
-                            for side in ("", "^2", "^3"))  # work tree, index, untracked
+            sides = ("^1", "", "^2", "^3")  # the commit stashed on; work tree, index, untracked
+            asked = "".join(f"{sha}{side}:{repo}\n" for sha in entries for side in sides)
             proc = self._run(["cat-file", "--batch"], stdin=asked.encode())
-            read[repo] = [decode(data) for data in _parse_batch(proc.stdout).values()]
+            got = _parse_batch_in_order(proc.stdout)
+            texts = []
+            for i in range(0, len(got) - len(sides) + 1, len(sides)):
+                base = got[i]
+                for data in got[i + 1:i + len(sides)]:
+                    if data is None:
+                        continue
+                    text = decode(data)
+                    # a stash holds the lines it took out of the work tree; the lines of
+                    # the commit it was made on are that commit's, not moved by the stash:
+                    # a committed line cut from the journal is not held by every stash
+                    # taken while the line was there
+                    if base is not None:
+                        text = _without(text, decode(base))
+                    texts.append(text)
+            read[repo] = texts
         return read[repo]
+
+    def _autostashes(self) -> list[str]:
+        """The stash entries a merge or rebase in progress keeps aside (``--autostash``,
+        ``merge.autoStash``, ``rebase.autoStash``): git writes the entry's id to
+        ``MERGE_AUTOSTASH``, ``rebase-merge/autostash`` or ``rebase-apply/autostash`` in
+        the work tree's git dir, not to ``refs/stash``, and applies it when the operation
+        ends (the merge's commit included): the lines it holds are moved, not lost."""
+        from vaultkit.core.bounded import ReadRefused, read_regular
+
+        git_dir = _own_git_dir(self.toplevel) if self.toplevel is not None else None
+        if git_dir is None:
+            return []
+        found = []
+        for name in ("MERGE_AUTOSTASH", "rebase-merge/autostash", "rebase-apply/autostash"):
+            try:
+                oid = read_regular(os.path.join(git_dir, name), 4096).strip().decode("ascii")
+            except (ReadRefused, OSError, UnicodeDecodeError):
+                continue  # (none: no such operation in progress)
+            if len(oid) in (40, 64) and all(c in "0123456789abcdef" for c in oid):
+                found.append(oid)
+        return found
 
     def unstaged_by_pre_commit(self, vault_path: str) -> str | None:
         """The lines pre-commit took out of the work tree of one file for this hook run,
@@ -821,6 +859,64 @@ def _writer_alive(name: str) -> bool:
 # finds the asking process's parent in
 CALLER_PARENT = "VAULTKIT_CALLER_PARENT"
 _PATCH_LIMIT = 64 * 1024 * 1024  # a patch of unstaged changes larger than this is not read
+
+
+def _own_git_dir(toplevel: Path) -> str | None:
+    """The work tree's own git folder (a linked worktree's, not the common one), found as
+    the git runs of a :class:`GitState` find it, without starting one: ``GIT_DIR`` (git
+    sets it for a hook in a linked worktree), else ``.git`` at the top, a folder or a file
+    naming it; None when neither settles it."""
+    from vaultkit.core.bounded import ReadRefused, read_regular
+
+    named = os.environ.get("GIT_DIR")
+    if named:
+        return os.path.join(toplevel, named)
+    dot = toplevel / ".git"
+    if dot.is_dir():
+        return str(dot)
+    try:
+        line = read_regular(dot, 4096).decode("utf-8", "surrogateescape").strip()
+    except (ReadRefused, OSError):
+        return None
+    if line.startswith("gitdir:"):
+        return os.path.join(toplevel, line[len("gitdir:"):].strip())
+    return None
+
+
+def _without(text: str, base: str) -> str:
+    """The lines of ``text`` that ``base`` does not hold (as a multiset), in order."""
+    from collections import Counter
+
+    remaining = Counter(split_lines(base)[0])
+    out = []
+    for line in split_lines(text)[0]:
+        if remaining[line] > 0:
+            remaining[line] -= 1
+        else:
+            out.append(line + "\n")
+    return "".join(out)
+
+
+def _parse_batch_in_order(out: bytes) -> list[bytes | None]:
+    """``git cat-file --batch``'s answers in the order asked: None for one it did not find."""
+    got: list[bytes | None] = []
+    pos = 0
+    n = len(out)
+    while pos < n:
+        eol = out.find(b"\n", pos)
+        if eol < 0:
+            break
+        header = out[pos:eol].decode("ascii", "replace").split()
+        pos = eol + 1
+        # "<oid> <type> <size>", or "<object as asked> missing" (a path may hold spaces)
+        if len(header) != 3 or not header[2].isdigit() or header[1] not in (
+                "blob", "tree", "commit", "tag"):
+            got.append(None)
+            continue
+        length = int(header[2])
+        got.append(out[pos:pos + length] if header[1] == "blob" else None)
+        pos += length + 1
+    return got
 
 
 def _parse_batch(out: bytes) -> dict[str, bytes]:
