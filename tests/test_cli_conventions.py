@@ -186,6 +186,25 @@ def test_get_and_log_take_the_vault_from_an_option_too(tmp_path):
     assert code == 2 and "--vault" in err and "no such folder" in err
 
 
+def test_options_may_come_between_a_commands_positionals(tmp_path):
+    vault = tmp_path / "vault"
+    init_vault(vault)
+    # `log PATH --title T TEXT`: argparse alone took PATH and TEXT at PATH and refused TEXT
+    code, out, err = invoke(["log", str(vault), "--title", "Standup", "--date", "2026-01-02",
+                             "--time", "09:15", "--format", "json", "moved the demo"], tmp_path)
+    assert code == 0, err
+    journal = (vault / "memory" / "2026-01-02.md").read_text(encoding="utf-8")
+    assert "09:15 — Standup: moved the demo" in journal
+    code, out, err = invoke(["search", str(vault), "--format", "json", "--max-results", "1",
+                             "demo"], tmp_path)
+    assert code == 0, err
+    assert [r["path"] for r in json.loads(out)["results"]] == ["memory/2026-01-02.md"]
+    # after `--` every word is a positional, options' spellings too
+    code, out, err = invoke(["search", "-C", str(vault), "--format", "json", "--",
+                             "--max-results"], tmp_path)
+    assert code == 0 and json.loads(out)["results"] == [], err
+
+
 def test_one_command_builds_and_imports_only_its_own_options():
     # the commit hook runs `vaultkit check ...`: the other commands' modules (and their
     # options) are neither imported nor built; the whole command line still has them all

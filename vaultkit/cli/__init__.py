@@ -35,7 +35,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=formatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"vaultkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                parser_class=_interleaving(argparse.ArgumentParser))
     for name in (only,) if only in COMMANDS else COMMANDS:
         try:
             module = importlib.import_module(f"vaultkit.cli.commands.{name}")
@@ -49,6 +50,30 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser
+
+
+def _interleaving(base):
+    """A command's parser class: its options may come between its positionals, as with git
+    and ruff (`vaultkit log . --title T TEXT`, `vaultkit search . --max-results 3 WORDS`);
+    argparse alone takes all of a command's positionals at the first one."""
+
+    class CommandParser(base):
+        _intermixing = False
+
+        def parse_known_args(self, args=None, namespace=None):
+            # (parse_known_intermixed_args calls this method itself, twice; and it reads
+            # what follows `--` as options again: there, the plain parse)
+            if self._intermixing or (args is not None and "--" in args):
+                return super().parse_known_args(args, namespace)
+            self._intermixing = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            except TypeError:  # a form it cannot take (a positional in an exclusive group)
+                return super().parse_known_args(args, namespace)
+            finally:
+                self._intermixing = False
+
+    return CommandParser
 
 
 def _formatter():
