@@ -353,3 +353,55 @@ def test_a_revert_committed_with_the_removal_accepted_is_not_listed_as_a_loss(tm
     rc, out = _vk(root, "recover", events[0]["id"])
     assert rc == 0, out
     assert "- An entry written in the wrong journal" in (root / J).read_text(encoding="utf-8")
+
+
+COPY = "memory/2026-12-07.sync-conflict-20261207-213000-ABCDEFG.md"
+
+
+@pytest.mark.parametrize("copy", [COPY, "memory/2026-12-07 (conflict 2026-12-07).md"])
+@pytest.mark.parametrize("unique", [False, True])
+def test_a_conflict_copy_deleted_once_the_journal_holds_its_lines_is_no_loss(tmp_path, copy,
+                                                                           unique):
+    """A sync tool's conflict copy of the journal (Syncthing's `.sync-conflict-…`, or
+    `(conflict …)`) is snapshotted; the owner merges its own entry into the journal (or it
+    had none: the same lines as the journal) and deletes the copy. Nothing is lost: every
+    line is in the journal. The hook passes, and history, the audit and `recover --all`
+    agree (they listed a note deleted, not recovered, and `recover --all` wrote the copy
+    back, which journal-filename then refuses). A copy deleted with an entry of its own the
+    journal lacks is still a loss."""
+    root = _vault(tmp_path)
+    entry = "\n### 21:40 — From the laptop\n- Booked the offsite venue for January\n"
+    (root / copy).write_text((root / J).read_text(encoding="utf-8") + (entry if unique
+                                                                       else ""),
+                             encoding="utf-8")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    if unique:
+        _append(root, entry)
+        rc, out = _vk(root, "snapshot", "--quiet")
+        assert rc == 0, out
+    (root / copy).unlink()
+    git(root, "add", "-A")
+    rc, out = _hook(root)
+    assert rc == 0 and "VK60" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    assert not (root / copy).exists()
+
+
+def test_a_conflict_copy_deleted_with_an_entry_the_journal_lacks_is_a_loss(tmp_path):
+    """The counterpart: the copy's own entry never went into the journal, so deleting the
+    copy loses it: listed, and `recover --all` brings the copy back."""
+    root = _vault(tmp_path)
+    (root / COPY).write_text((root / J).read_text(encoding="utf-8")
+                             + "\n### 21:40 — From the laptop\n- Booked the offsite venue\n",
+                             encoding="utf-8")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    (root / COPY).unlink()
+    losses = _open_losses(root)
+    assert [(e["kind"], e["path"]) for e in losses] == [("note-deleted", COPY)], losses
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0, out
+    assert "- Booked the offsite venue" in (root / COPY).read_text(encoding="utf-8")

@@ -914,6 +914,23 @@ def missing_lines(text: str | None, lost: list[str]) -> list[str]:
     return out
 
 
+# a day's journal with something after its date: a sync tool's conflict copy
+# (`2026-12-07.sync-conflict-20261207-213000-ABCDEFG.md`, `2026-12-07 (conflict ...).md`)
+# or a timestamped variant, which journal-filename says to append to the day's journal
+_COPY_OF_JOURNAL = re.compile(r"(\d{4}-\d{2}-\d{2})[^\d/][^/]*\.md", re.IGNORECASE)
+
+
+def _journal_of_copy(path: str) -> str | None:
+    """The day's journal beside ``path`` when ``path`` is a copy or variant of it: a copy
+    deleted once its lines are in that journal (merged by hand, or the same lines all
+    along) lost nothing."""
+    folder, _, name = path.rpartition("/")
+    m = _COPY_OF_JOURNAL.fullmatch(name)
+    if m is None:
+        return None
+    return f"{folder}/{m.group(1)}.md" if folder else f"{m.group(1)}.md"
+
+
 def _is_recovered(repo: _Repo, event: Event) -> bool:
     if event.kind == "journal-edit":
         return False  # nothing was lost
@@ -921,7 +938,11 @@ def _is_recovered(repo: _Repo, event: Event) -> bool:
         return event.end_commit is not None
     root = repo.root
     if event.kind == "note-deleted":
-        for place in (event.path, beside(event.path, event.commit)):
+        places = [event.path, beside(event.path, event.commit)]
+        journal = _journal_of_copy(event.path)
+        if journal is not None:
+            places.append(journal)
+        for place in places:
             if _holds(_read(file_on_disk(root, place)), _judged(event.lost)):
                 return True
         return False
