@@ -405,3 +405,38 @@ def test_a_conflict_copy_deleted_with_an_entry_the_journal_lacks_is_a_loss(tmp_p
     rc, out = _vk(root, "recover", "--all")
     assert rc == 0, out
     assert "- Booked the offsite venue" in (root / COPY).read_text(encoding="utf-8")
+
+
+NEW = "memory/2026-12-08.md"
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_a_new_journal_taken_into_a_stash_with_its_untracked_files_is_not_lost(tmp_path,
+                                                                             dropped):
+    """A new journal, never committed, snapshotted, then `git stash -u` (the untracked
+    files too) and a commit of another note: the stash holds the journal, as history and
+    `recover --all` said, yet the hook refused the commit ("journal deleted since the
+    snapshot ... no commit does"): it did not look in a stash for a journal gone from the
+    disk. Once the stash is dropped, the journal is lost: refused, and listed."""
+    root = _vault(tmp_path)
+    (root / NEW).write_text("# 2026-12-08\n\n### 09:00 — Next day\n- Deployed billing v2\n",
+                            encoding="utf-8")
+    rc, out = _vk(root, "snapshot", "--quiet")
+    assert rc == 0, out
+    git(root, "stash", "push", "-q", "-u")
+    assert not (root / NEW).exists()
+    if dropped:
+        git(root, "stash", "drop", "-q")
+    _append(root, "- Tool note 1\n", OTHER)
+    git(root, "add", OTHER)
+    rc, out = _hook(root)
+    if dropped:
+        assert rc == 1 and f"{NEW}:1:1: VK601" in out and "journal deleted" in out, out
+        assert [e["path"] for e in _open_losses(root)] == [NEW]
+        return
+    assert rc == 0 and "VK601" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+    git(root, "stash", "pop", "-q")
+    assert "- Deployed billing v2" in (root / NEW).read_text(encoding="utf-8")

@@ -1895,8 +1895,9 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
     line is unexplained), whose lines are not lost either.
 
     A journal with no new text is passed over, unless ``present(vault path)`` says it is
-    gone from the disk too: then it was deleted since that snapshot, every line it held is
-    lost, and the loss is ``deleted``. (With the file still on disk it is only not staged:
+    gone from the disk too: then it was deleted since that snapshot, every line it held and
+    ``holders`` do not (a stash's untracked files: `git stash -u`) is lost, and the loss is
+    ``deleted``. (With the file still on disk it is only not staged:
     a commit seals nothing.) ``current``: see :func:`changed_versions`. ``prefetch(paths)``
     is told the paths whose new texts are asked next. ``accepted``: the workspace's
     :class:`~vaultkit.vault.loss.AcceptedRemovals`, whose lines are not lost."""
@@ -1937,7 +1938,9 @@ def journal_losses(store: Store, new_texts, *, since: int | None, is_journal,
         text = texts[path]
         if text is None:
             continue
-        others = () if path in gone or holders is None else (lambda p=path: holders(p))
+        # (a journal gone from the disk may still be held: `git stash -u` takes a new,
+        # untracked journal out of the work tree into the stash's untracked files)
+        others = () if holders is None else (lambda p=path: holders(p))
         held = _held_whole(vs, blobs, text) | known_held[path]
         mine = accepted.of(path) if accepted is not None else None
         lost: list[str] = []
