@@ -122,3 +122,18 @@ def test_the_index_hook_writes_nothing_into_a_commit_outside_the_vault(monorepo,
     assert code == 0 and "Staged agent/vault/memory/INDEX.md" in err
     assert "[[deploys]]" in index.read_text()
     assert "agent/vault/memory/INDEX.md" in git(monorepo, "diff", "--cached", "--name-only")
+
+
+def test_a_hook_given_no_vault_at_the_top_says_to_name_its_folder(monorepo, capsys,
+                                                                  monkeypatch):
+    """The starter's configuration copied to the top as it was (no `args`): the index hook
+    stops the commit (exit 2), and says what the hook lacks rather than to run init."""
+    monkeypatch.setenv("PRE_COMMIT", "1")  # (pre-commit sets it for every hook it runs)
+    code, _, err = run(capsys, "index", "--stage")
+    assert code == 2
+    assert err.rstrip("\n").endswith("pre-commit runs hooks from the repository's top: give "
+                                      "this hook the vault's folder (`args: [path/to/vault]`)")
+    assert err.count("\n") == 1
+    monkeypatch.delenv("PRE_COMMIT")
+    code, _, err = run(capsys, "index")
+    assert code == 2 and err.rstrip("\n").endswith("create one with `vaultkit init`")
