@@ -486,10 +486,15 @@ def test_add_hooks_appends_one_entry_and_keeps_every_byte_of_the_users_config(
     assert data["default_stages"] == ["pre-commit"]
     assert [r["repo"] for r in data["repos"]] == ["https://github.com/psf/black", "local"]
     assert _hooks(config)["vaultkit-colors"]["args"] == ["agent/vault"]
-    # a second run finds them: nothing added twice
+    # a second run finds them: nothing added twice; a configuration left in the vault's
+    # folder (an earlier init's) is named as one pre-commit never reads, and kept
+    (repo / "agent" / "vault" / ".pre-commit-config.yaml").write_text("repos: []\n")
     code, out, _ = run_cli("init", "agent/vault", "--add-hooks", capsys=capsys)
     assert code == 0 and f"skipped  {config} (has vaultkit's hooks for agent/vault/" in out
     assert config.read_text() == text
+    assert (f"note     .pre-commit-config.yaml here is never read by pre-commit, which reads "
+            f"only {config}; left unchanged") in out
+    assert (repo / "agent" / "vault" / ".pre-commit-config.yaml").read_text() == "repos: []\n"
 
 
 def test_add_hooks_never_rewrites_a_config_it_cannot_append_to(tmp_path, capsys, monkeypatch):

@@ -125,6 +125,9 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
     if top is not None:  # a vault below its repository's top: its hooks go to the top
         files = [(src, rel) for src, rel in files if rel != CONFIG_NAME]
         result.hooks = setup_hooks(top, root, today, now, add=add_hooks)
+        if os.path.lexists(root / CONFIG_NAME):  # (an earlier init's, or a copy)
+            result.notes.append(f"{CONFIG_NAME} here is never read by pre-commit, which reads "
+                                f"only {top / CONFIG_NAME}; left unchanged")
     for src, rel in files:
         dest = target / rel
         if os.path.lexists(dest):
