@@ -137,3 +137,16 @@ def test_a_hook_given_no_vault_at_the_top_says_to_name_its_folder(monorepo, caps
     monkeypatch.delenv("PRE_COMMIT")
     code, _, err = run(capsys, "index")
     assert code == 2 and err.rstrip("\n").endswith("create one with `vaultkit init`")
+
+
+def test_a_file_deleted_beside_an_agents_md_elsewhere_checks_no_vault(monorepo, capsys):
+    """A package of the monorepo with its own AGENTS.md (a coding agent's) and a file in it
+    deleted: no vault is made of that folder (it holds no vaultkit.toml or .obsidian/)."""
+    package = monorepo / "packages" / "web"
+    package.mkdir(parents=True)
+    (package / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n")
+    (package / "TOOLS.md").write_text("# Tools\n\n" + "".join(f"- tool {i}\n" for i in range(9)))
+    git(monorepo, "add", "-A")
+    git(monorepo, "commit", "-q", "-m", "web")
+    git(monorepo, "rm", "-q", "packages/web/TOOLS.md")
+    assert run(capsys, "check", "--hook") == (0, "", "")

@@ -37,8 +37,12 @@ def _staged_names(*options: str) -> list[str] | None:
 
 
 def deleted_vaults() -> list[Path]:
-    """The vaults of the files the commit being made deletes, in order of the names."""
-    from vaultkit.vault.scan import NotAVault, find_root
+    """The vaults of the files the commit being made deletes, in order of the names: those
+    with ``vaultkit.toml`` or ``.obsidian/`` (what ``vaultkit init`` writes). A folder that is
+    a vault only by a bootstrap file or a ``memory/`` folder is not one here: a package of a
+    monorepo with its own ``AGENTS.md`` is no vault because a file in it was deleted (no
+    ``files:`` pattern narrows these names, as it narrows the ones pre-commit passes)."""
+    from vaultkit.vault.scan import NotAVault, find_root, has_strong_marker
 
     found: list[Path] = []
     # (--relative: the names from the current folder, which pre-commit's is the top)
@@ -50,7 +54,7 @@ def deleted_vaults() -> list[Path]:
             root = find_root(folder)
         except NotAVault:
             continue
-        if root not in found:
+        if root not in found and has_strong_marker(root):
             found.append(root)
     return found
 
