@@ -522,3 +522,15 @@ def test_a_vault_folder_with_awkward_characters_is_quoted_for_yaml_and_regex(tmp
         assert hooks["vaultkit-check"]["files"] == files_pattern(rel)
         assert re.search(files_pattern(rel), rel + "/memory/x.md")
         assert not re.search(files_pattern(rel), "x" + rel + "/memory/x.md")
+
+
+def test_a_vault_folder_whose_name_is_not_utf8_gets_no_config_and_no_crash(tmp_path, capsys,
+                                                                           monkeypatch):
+    repo = _monorepo(tmp_path)
+    monkeypatch.chdir(repo)
+    result = init_vault(repo / os.fsdecode(b"caf\xe9"))  # (it raised UnicodeEncodeError)
+    assert not (repo / ".pre-commit-config.yaml").exists()  # (no empty one left behind)
+    assert result.hooks.done == "" and result.hooks.lines == ""
+    assert result.hooks.why == ("the vault's folder name is not UTF-8, which a pre-commit "
+                                "configuration cannot name: rename the folder, then run init "
+                                "again")

@@ -340,6 +340,13 @@ def setup_hooks(top: Path, vault: Path, today: dt.date, now: dt.datetime | None 
 
     rel = vault.relative_to(top).as_posix()
     config = top / CONFIG_NAME
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:  # (a name git and the file system allow, YAML cannot hold)
+        return HookSetup(config=config, rel=rel.encode("utf-8", "surrogateescape")
+                         .decode("utf-8", "backslashreplace"), done="",
+                         why="the vault's folder name is not UTF-8, which a pre-commit "
+                             "configuration cannot name: rename the folder, then run init again")
     text = subfolder_config(rel, today, now)
     entry = _entry(text)
     setup = HookSetup(config=config, rel=rel, done="")
@@ -348,10 +355,16 @@ def setup_hooks(top: Path, vault: Path, today: dt.date, now: dt.datetime | None 
             try:
                 with open(config, "xb"):  # claim the name: fails if it appeared meanwhile
                     pass
-                write_atomic(config, text.encode("utf-8"))
             except OSError as exc:
                 setup.lines, setup.why = entry, f"cannot be written: {exc.strerror or exc}"
                 return setup
+            try:
+                write_atomic(config, text.encode("utf-8"))
+            except BaseException:  # remove the empty placeholder, or a retry would skip it
+                with _suppress(OSError):
+                    if os.lstat(config).st_size == 0:
+                        os.unlink(config)
+                raise
         setup.done = "created"
         return setup
     try:
