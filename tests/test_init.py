@@ -534,3 +534,31 @@ def test_a_vault_folder_whose_name_is_not_utf8_gets_no_config_and_no_crash(tmp_p
     assert result.hooks.why == ("the vault's folder name is not UTF-8, which a pre-commit "
                                 "configuration cannot name: rename the folder, then run init "
                                 "again")
+
+
+def test_a_workspace_with_its_own_config_without_vaultkits_hooks(tmp_path, capsys):
+    """The workspace is the repository and has a .pre-commit-config.yaml of its own: init
+    said only "exists; left unchanged" and its next steps' `pre-commit install` turned on no
+    vaultkit hook. It now gives the lines to add, and --add-hooks adds them."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "notes.md").write_text("# Notes\n")
+    config = root / ".pre-commit-config.yaml"
+    mine = ("repos:\n-   repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v4.6.0\n"
+            "    hooks:\n    -   id: trailing-whitespace\n")
+    config.write_text(mine)
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert code == 0 and config.read_text() == mine
+    assert f"skipped  {config} (exists; left unchanged: add the lines below, or run this " \
+           "again with --add-hooks)" in out
+    lines = out.split("(pre-commit reads only the repository's top one):\n\n", 1)[1]
+    hooks = {h["id"]: h for h in yaml.safe_load(mine + lines)["repos"][1]["hooks"]}
+    starter = yaml.safe_load((REPO / "vault-template/.pre-commit-config.yaml").read_text())
+    assert list(hooks.values()) == starter["repos"][0]["hooks"]  # as they are: no args, files
+    code, out, _ = run_cli("init", root, "--add-hooks", capsys=capsys)
+    assert code == 0 and f"added    vaultkit's hooks for this vault to {config}" in out
+    assert config.read_text().startswith(mine)
+    assert [r["repo"] for r in yaml.safe_load(config.read_text())["repos"]][-1] == "local"
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert "skipped  .pre-commit-config.yaml (exists; left unchanged)" in out

@@ -170,11 +170,26 @@ def init_vault(target: Path, *, git: bool = False, today: dt.date | None = None,
             raise
         result.created.append(rel)
 
+    if top is None and CONFIG_NAME in result.skipped:
+        _own_config(result, root, today, now, add_hooks, dry_run=False)
     if not minimal:
         _generate(target, result)
     if git:
         result.git = _git_first_commit(target)
     return result
+
+
+def _own_config(result: InitResult, root: Path, today: dt.date, now: dt.datetime | None,
+                add_hooks: bool, dry_run: bool) -> None:
+    """The vault's own ``.pre-commit-config.yaml`` exists (the vault is its repository's
+    top, or in none): when it has none of vaultkit's hooks, give the lines to add, or add
+    them (``add_hooks``), instead of only saying it was left unchanged."""
+    hooks = setup_hooks(root, root, today, now, add=add_hooks, dry_run=dry_run)
+    if hooks.done == "present":
+        return  # (the plain "exists; left unchanged")
+    result.skipped.remove(CONFIG_NAME)
+    result.reasons.pop(CONFIG_NAME, None)
+    result.hooks = hooks
 
 
 def _planned(target: Path, today: dt.date, minimal: bool, now: dt.datetime,
@@ -203,6 +218,8 @@ def _planned(target: Path, today: dt.date, minimal: bool, now: dt.datetime,
     graph_rel = ".obsidian/graph.json"
     if not minimal and not os.path.lexists(target / graph_rel):
         result.created.append(graph_rel)
+    if top is None and CONFIG_NAME in result.skipped and target.is_dir():
+        _own_config(result, target.resolve(), today, now, add_hooks, dry_run=True)
     return result
 
 
@@ -347,7 +364,9 @@ def setup_hooks(top: Path, vault: Path, today: dt.date, now: dt.datetime | None 
                          .decode("utf-8", "backslashreplace"), done="",
                          why="the vault's folder name is not UTF-8, which a pre-commit "
                              "configuration cannot name: rename the folder, then run init again")
-    text = subfolder_config(rel, today, now)
+    whole = rel == "."  # (the vault is the repository's top: the starter's hooks as they are)
+    text = (render_template((template_dir() / CONFIG_NAME).read_bytes(), today, now).decode()
+            if whole else subfolder_config(rel, today, now))
     entry = _entry(text)
     setup = HookSetup(config=config, rel=rel, done="")
     if not os.path.lexists(config):
@@ -382,7 +401,7 @@ def setup_hooks(top: Path, vault: Path, today: dt.date, now: dt.datetime | None 
     if not isinstance(repos, list):
         setup.lines, setup.why = entry, "has no `repos:` list; left unchanged"
         return setup
-    pattern = files_pattern(rel)
+    pattern = None if whole else files_pattern(rel)
     if any(isinstance(r, dict) and isinstance(h, dict) and h.get("files") == pattern
            and str(h.get("id", "")).startswith("vaultkit-")
            for r in repos for h in (r.get("hooks") or [] if isinstance(r, dict) else [])):

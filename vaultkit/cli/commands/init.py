@@ -28,9 +28,9 @@ def add_arguments(p) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be written; write nothing")
     p.add_argument("--add-hooks", action="store_true",
-                   help="for a vault below its repository's top, whose .pre-commit-config.yaml "
-                        "exists: add vaultkit's hooks to it (one entry appended to `repos:`); "
-                        "without it the lines to add are printed")
+                   help="when the repository's .pre-commit-config.yaml (at its top, which may "
+                        "be above DIR) exists without vaultkit's hooks: add them to it (one "
+                        "entry appended to `repos:`); without it the lines to add are printed")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="do not list the files, only what was skipped and the snippet")
 
@@ -87,7 +87,8 @@ def run(args) -> int:
     out.write(openclaw_snippet(target.resolve()))
     out.write("\nNext (paste the lines in order):\n")
     repository = None if result.git else git_toplevel(target)
-    config = hooks.config if hooks is not None and hooks.done in ("created", "added") else None
+    config = hooks.config if hooks is not None and hooks.done in ("created", "added") \
+        and hooks.rel != "." else None  # (the top's, beside the vault: committed with it)
     for line in next_steps(target, git_done=bool(result.git), adopting=adopting,
                            repository=repository, config=config):
         out.write(f"  {line}\n")
@@ -98,9 +99,13 @@ def run(args) -> int:
 def _hook_lines(out, hooks) -> None:
     """The lines to add to a repository's top configuration that init did not write."""
     if hooks is not None and hooks.lines:
-        out.write(f"\nvaultkit's hooks for {hooks.rel}/: add these lines under `repos:` in "
-                  f"{hooks.config} (pre-commit reads only the repository's top one):\n\n")
+        out.write(f"\nvaultkit's hooks for {_vault(hooks)}: add these lines under `repos:` "
+                  f"in {hooks.config} (pre-commit reads only the repository's top one):\n\n")
         out.write(hooks.lines)
+
+
+def _vault(hooks) -> str:
+    return "this vault" if hooks.rel == "." else f"{hooks.rel}/"
 
 
 def _report_hooks(out, hooks, dry_run: bool) -> None:
@@ -111,9 +116,9 @@ def _report_hooks(out, hooks, dry_run: bool) -> None:
         out.write(f"{verb} {top}; the hooks are given {hooks.rel}/)\n")
     elif hooks.done == "added":
         verb = "would add" if dry_run else "added   "
-        out.write(f"{verb} vaultkit's hooks for {hooks.rel}/ to {top})\n")
+        out.write(f"{verb} vaultkit's hooks for {_vault(hooks)} to {top})\n")
     elif hooks.done == "present":
-        out.write(f"skipped  {hooks.config} (has vaultkit's hooks for {hooks.rel}/ already)\n")
+        out.write(f"skipped  {hooks.config} (has vaultkit's hooks for {_vault(hooks)} already)\n")
     else:
         out.write(f"skipped  {hooks.config} ({hooks.why})\n")
 
