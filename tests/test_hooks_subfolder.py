@@ -150,3 +150,24 @@ def test_a_file_deleted_beside_an_agents_md_elsewhere_checks_no_vault(monorepo, 
     git(monorepo, "commit", "-q", "-m", "web")
     git(monorepo, "rm", "-q", "packages/web/TOOLS.md")
     assert run(capsys, "check", "--hook") == (0, "", "")
+
+
+def test_the_colours_hook_writes_nothing_for_a_commit_outside_the_vault(monorepo, capsys,
+                                                                        monkeypatch):
+    """graph.json without vaultkit's colour groups (removed in Obsidian): a commit of code
+    elsewhere gets no rewritten graph.json, which pre-commit would count as the hook's
+    change and fail the commit on."""
+    graph = monorepo / "agent" / "vault" / ".obsidian" / "graph.json"
+    graph.write_text("{}\n")
+    git(monorepo, "commit", "-q", "-am", "graph colours removed")
+    (monorepo / "src" / "app.py").write_text("print('hello')\n")
+    git(monorepo, "add", "src/app.py")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(monorepo / ".git" / "index"))
+    assert run(capsys, "graph", "--write-colors", "agent/vault") == (0, "", "")
+    assert graph.read_text() == "{}\n"
+    # a commit in the vault gets them back, as in a workspace that is the repository
+    (monorepo / "agent" / "vault" / "NOW.md").write_text("# Now\n\n- Deploying.\n")
+    git(monorepo, "add", "agent/vault/NOW.md")
+    code, _, err = run(capsys, "graph", "--write-colors", "agent/vault")
+    assert code == 0 and "Updated agent/vault/.obsidian/graph.json" in err
+    assert "colorGroups" in graph.read_text()

@@ -67,3 +67,18 @@ def commit_leaves_alone(root) -> bool:
         return False
     names = _staged_names("--", str(Path(root).resolve()))
     return names is not None and not names
+
+
+def leaves_named_vault_alone(path, root=None) -> bool:
+    """A hook given its vault in ``args`` (``PATH``, or ``--root``): True when a ``git
+    commit`` runs it and the commit changes nothing in that vault (:func:`commit_leaves_alone`);
+    then nothing is written into that commit, nothing said."""
+    if not os.environ.get("GIT_INDEX_FILE") or (not root and str(path) == "."):
+        return False  # (no commit is being made; the current folder's vault holds the hook)
+    from vaultkit.vault.scan import NotAVault, find_root
+
+    try:
+        vault = Path(root) if root else find_root(Path(path))
+    except (NotAVault, OSError):
+        return False  # (opening the vault says what is wrong)
+    return vault.is_dir() and commit_leaves_alone(vault)

@@ -44,8 +44,11 @@ def run(args) -> int:
 
         raise VaultkitError("--stage and --check contradict each other (--check writes nothing)")
     progress.allow(True)  # (stderr on a terminal only; the diff of --check is on stdout)
-    if args.stage and (args.root or args.path != ".") and _leaves_alone(args):
-        return 0
+    if args.stage and (args.root or args.path != "."):  # (the vault named in `args`)
+        from vaultkit.cli.commands._hookscope import leaves_named_vault_alone
+
+        if leaves_named_vault_alone(args.path, args.root):  # (a vault in a subfolder)
+            return 0
     vault = open_vault(args, args.path)
     path = index_path(vault)
     shown = display_path(vault.root / path)  # as ruff prints paths: from the current folder
@@ -85,24 +88,6 @@ def run(args) -> int:
             return 0
         return _stage(vault.root / path, shown)
     return 0
-
-
-def _leaves_alone(args) -> bool:
-    """A vault named in the hook's ``args`` (one in a subfolder of the repository) that the
-    commit being made changes nothing in: nothing is written into that commit, nothing said."""
-    import os
-    from pathlib import Path
-
-    if not os.environ.get("GIT_INDEX_FILE"):  # (no commit is being made)
-        return False
-    from vaultkit.cli.commands._hookscope import commit_leaves_alone
-    from vaultkit.vault.scan import NotAVault, find_root
-
-    try:
-        root = Path(args.root) if args.root else find_root(Path(args.path))
-    except (NotAVault, OSError):
-        return False  # (opening the vault says what is wrong)
-    return root.is_dir() and commit_leaves_alone(root)
 
 
 def _stage(file, shown: str) -> int:
