@@ -392,3 +392,173 @@ def test_fresh_vault_passes_every_check_it_can(tmp_path, capsys):
     assert {c["id"]: c["status"] for c in json.loads(out)} == dict.fromkeys(
         [c["id"] for c in json.loads(out)], "pass")
     check_clean(root, capsys)
+
+
+# -- a vault in a subfolder of an existing repository ---------------------------------------
+# pre-commit reads .pre-commit-config.yaml only at the repository's top and runs the hooks
+# from there: the starter's configuration goes there, pointed at the vault's folder.
+
+def _monorepo(tmp_path) -> Path:
+    repo = tmp_path / "monorepo"
+    (repo / "src").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "src" / "app.py").write_text("print('hi')\n")
+    return repo
+
+
+def _hooks(config: Path) -> dict:
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    return {h["id"]: h for repo in data["repos"] for h in repo.get("hooks", [])}
+
+
+def test_init_below_a_repository_top_writes_the_hooks_at_the_top(tmp_path, capsys,
+                                                                   monkeypatch):
+    import re
+
+    repo = _monorepo(tmp_path)
+    monkeypatch.chdir(repo)
+    code, out, _ = run_cli("init", "agent/vault", capsys=capsys)
+    assert code == 0
+    vault = repo / "agent" / "vault"
+    assert not (vault / ".pre-commit-config.yaml").exists()  # pre-commit never reads it there
+    config = repo / ".pre-commit-config.yaml"
+    assert f"created  {config} (the repository's top, where pre-commit reads it" in out
+    hooks = _hooks(config)
+    assert sorted(hooks) == ["vaultkit-audit", "vaultkit-check", "vaultkit-colors",
+                             "vaultkit-index"]
+    for hook_id in ("vaultkit-index", "vaultkit-colors", "vaultkit-audit"):
+        assert hooks[hook_id]["args"] == ["agent/vault"], hook_id  # they take no file names
+    files = hooks["vaultkit-check"]["files"]
+    assert "args" not in hooks["vaultkit-check"]  # it finds the vault from the files
+    assert re.search(files, "agent/vault/memory/2026-12-01.md")
+    assert not re.search(files, "agent/vault2/x.md") and not re.search(files, "src/agent/vault/x.md")
+    # the same hooks as the whole-workspace starter, only pointed at the folder
+    starter = _hooks(REPO / "vault-template" / ".pre-commit-config.yaml")
+    for hook_id, hook in hooks.items():
+        assert {k: v for k, v in hook.items() if k not in ("args", "files")} == starter[hook_id]
+    # the next steps commit the configuration too: pasted from the vault's folder
+    assert "  git add . ../../.pre-commit-config.yaml && git commit" in out
+    check_clean(vault, capsys)
+
+
+def test_init_below_a_top_with_its_own_config_prints_the_lines_and_changes_no_byte(
+        tmp_path, capsys, monkeypatch):
+    repo = _monorepo(tmp_path)
+    config = repo / ".pre-commit-config.yaml"
+    mine = ("# my hooks\nrepos:\n-   repo: https://github.com/pre-commit/pre-commit-hooks\n"
+            "    rev: v4.6.0\n    hooks:\n    -   id: trailing-whitespace\n")
+    config.write_text(mine)
+    monkeypatch.chdir(repo)
+    code, out, _ = run_cli("init", "memory-vault", capsys=capsys)
+    assert code == 0
+    assert config.read_text() == mine
+    assert not (repo / "memory-vault" / ".pre-commit-config.yaml").exists()
+    assert f"skipped  {config} (exists; left unchanged: add the lines below, or run this " \
+           "again with --add-hooks)" in out
+    lines = out.split("under `repos:` in " + str(config)
+                      + " (pre-commit reads only the repository's top one):\n\n", 1)[1]
+    # the printed lines, pasted at the end of the user's `repos:`, are the starter's hooks
+    pasted = yaml.safe_load(mine + lines)
+    assert pasted["repos"][0]["hooks"] == [{"id": "trailing-whitespace"}]
+    assert pasted["repos"][1]["repo"] == "local"
+    hooks = {h["id"]: h for h in pasted["repos"][1]["hooks"]}
+    assert hooks["vaultkit-index"]["args"] == ["memory-vault"]
+    assert hooks["vaultkit-check"]["files"] == "^memory-vault/"
+    # --dry-run says the same and writes nothing
+    code, out, _ = run_cli("init", "other", "--dry-run", capsys=capsys)
+    assert code == 0 and "add these lines under `repos:`" in out and config.read_text() == mine
+
+
+def test_add_hooks_appends_one_entry_and_keeps_every_byte_of_the_users_config(
+        tmp_path, capsys, monkeypatch):
+    repo = _monorepo(tmp_path)
+    config = repo / ".pre-commit-config.yaml"
+    mine = ("default_stages: [pre-commit]\nrepos:\n  - repo: https://github.com/psf/black\n"
+            "    rev: 24.1.0\n    hooks:\n      - id: black\n")
+    config.write_text(mine)
+    monkeypatch.chdir(repo)
+    code, out, _ = run_cli("init", "agent/vault", "--add-hooks", capsys=capsys)
+    assert code == 0
+    assert f"added    vaultkit's hooks for agent/vault/ to {config}" in out
+    text = config.read_text()
+    assert text.startswith(mine)  # appended: nothing of the user's file changed
+    data = yaml.safe_load(text)
+    assert data["default_stages"] == ["pre-commit"]
+    assert [r["repo"] for r in data["repos"]] == ["https://github.com/psf/black", "local"]
+    assert _hooks(config)["vaultkit-colors"]["args"] == ["agent/vault"]
+    # a second run finds them: nothing added twice; a configuration left in the vault's
+    # folder (an earlier init's) is named as one pre-commit never reads, and kept
+    (repo / "agent" / "vault" / ".pre-commit-config.yaml").write_text("repos: []\n")
+    code, out, _ = run_cli("init", "agent/vault", "--add-hooks", capsys=capsys)
+    assert code == 0 and f"skipped  {config} (has vaultkit's hooks for agent/vault/" in out
+    assert config.read_text() == text
+    assert (f"note     .pre-commit-config.yaml here is never read by pre-commit, which reads "
+            f"only {config}; left unchanged") in out
+    assert (repo / "agent" / "vault" / ".pre-commit-config.yaml").read_text() == "repos: []\n"
+
+
+def test_add_hooks_never_rewrites_a_config_it_cannot_append_to(tmp_path, capsys, monkeypatch):
+    repo = _monorepo(tmp_path)
+    config = repo / ".pre-commit-config.yaml"
+    flow = "repos: [{repo: local, hooks: [{id: x, name: x, entry: 'true', language: system}]}]\n"
+    config.write_text(flow)
+    monkeypatch.chdir(repo)
+    code, out, _ = run_cli("init", "vault", "--add-hooks", capsys=capsys)
+    assert code == 0 and config.read_text() == flow
+    assert "not the file's last block in block style, so nothing was added" in out
+    assert "add these lines under `repos:`" in out
+
+
+def test_a_vault_folder_with_awkward_characters_is_quoted_for_yaml_and_regex(tmp_path):
+    import re
+
+    from vaultkit.cli.starter import files_pattern, subfolder_config
+
+    for rel in ("my vault, [2026]", "a.b+c/(x)", "#notes", "-odd", "über/ü"):
+        data = yaml.safe_load(subfolder_config(rel, TODAY))
+        hooks = {h["id"]: h for h in data["repos"][0]["hooks"]}
+        arg = hooks["vaultkit-index"]["args"][0]
+        assert arg in (rel, "./" + rel)  # (a folder starting with '-' is no option)
+        assert hooks["vaultkit-check"]["files"] == files_pattern(rel)
+        assert re.search(files_pattern(rel), rel + "/memory/x.md")
+        assert not re.search(files_pattern(rel), "x" + rel + "/memory/x.md")
+
+
+def test_a_vault_folder_whose_name_is_not_utf8_gets_no_config_and_no_crash(tmp_path, capsys,
+                                                                           monkeypatch):
+    repo = _monorepo(tmp_path)
+    monkeypatch.chdir(repo)
+    result = init_vault(repo / os.fsdecode(b"caf\xe9"))  # (it raised UnicodeEncodeError)
+    assert not (repo / ".pre-commit-config.yaml").exists()  # (no empty one left behind)
+    assert result.hooks.done == "" and result.hooks.lines == ""
+    assert result.hooks.why == ("the vault's folder name is not UTF-8, which a pre-commit "
+                                "configuration cannot name: rename the folder, then run init "
+                                "again")
+
+
+def test_a_workspace_with_its_own_config_without_vaultkits_hooks(tmp_path, capsys):
+    """The workspace is the repository and has a .pre-commit-config.yaml of its own: init
+    said only "exists; left unchanged" and its next steps' `pre-commit install` turned on no
+    vaultkit hook. It now gives the lines to add, and --add-hooks adds them."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "notes.md").write_text("# Notes\n")
+    config = root / ".pre-commit-config.yaml"
+    mine = ("repos:\n-   repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v4.6.0\n"
+            "    hooks:\n    -   id: trailing-whitespace\n")
+    config.write_text(mine)
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert code == 0 and config.read_text() == mine
+    assert f"skipped  {config} (exists; left unchanged: add the lines below, or run this " \
+           "again with --add-hooks)" in out
+    lines = out.split("(pre-commit reads only the repository's top one):\n\n", 1)[1]
+    hooks = {h["id"]: h for h in yaml.safe_load(mine + lines)["repos"][1]["hooks"]}
+    starter = yaml.safe_load((REPO / "vault-template/.pre-commit-config.yaml").read_text())
+    assert list(hooks.values()) == starter["repos"][0]["hooks"]  # as they are: no args, files
+    code, out, _ = run_cli("init", root, "--add-hooks", capsys=capsys)
+    assert code == 0 and f"added    vaultkit's hooks for this vault to {config}" in out
+    assert config.read_text().startswith(mine)
+    assert [r["repo"] for r in yaml.safe_load(config.read_text())["repos"]][-1] == "local"
+    code, out, _ = run_cli("init", root, capsys=capsys)
+    assert "skipped  .pre-commit-config.yaml (exists; left unchanged)" in out

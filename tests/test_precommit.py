@@ -380,7 +380,8 @@ def _pin(block: str) -> str:
 
 
 def test_readme_has_both_configs():
-    assert set(_readme_configs()) == {"whole workspace", "memory-only repo"}
+    assert set(_readme_configs()) == {"whole workspace", "memory-only repo",
+                                      "vault in a subfolder"}
     for block in _readme_configs().values():
         ids = set(re.findall(r"- id: (\S+)", block))
         assert ids <= set(HOOK_IDS) and "vaultkit-check" in ids
@@ -408,6 +409,39 @@ def test_readme_config_commits_a_clean_vault_and_refuses_a_rewrite(make_repo, na
     ok, out = vault.commit("backup: rewrite")
     assert not ok
     assert f"{journal}:4:1: VK601 journal-append-only" in out, out
+
+
+def test_readme_config_for_a_vault_in_a_subfolder(tmp_path, hook_repo, pre_commit_home):
+    """The hooks pre-commit installs from vaultkit's repository, configured as the page
+    shows at the top of a bigger repository: an entry commits in one run (the index hook
+    given the folder), a deleted journal is refused, a commit of code elsewhere passes."""
+    env = _env(pre_commit_home)
+    repo = Vault(tmp_path / "monorepo", env)
+    repo.write("src/app.py", "print('hi')\n")
+    repo.git("init", "-q")
+    repo.git("config", "commit.gpgsign", "false")
+    _run([sys.executable, "-m", "vaultkit", "init", "memory-vault"], repo.path, env)
+    config = _readme_configs()["vault in a subfolder"]
+    repo.write(".pre-commit-config.yaml", _pin(config).replace("REPO", str(hook_repo[0]))
+               .replace("REV", hook_repo[1]))
+    _run([sys.executable, "-m", "pre_commit", "install"], repo.path, env)
+    repo.git("add", "-A")
+    ok, out = repo.commit("start")
+    assert ok, out
+    journal = f"memory-vault/memory/{YESTERDAY}.md"
+    repo.write(journal, YESTERDAY_JOURNAL)  # a new day: INDEX.md stale until the hook runs
+    repo.git("add", "-A")
+    ok, out = repo.commit("backup")
+    assert ok, out
+    assert f"{YESTERDAY}" in repo.git("show", "HEAD:memory-vault/memory/INDEX.md").stdout
+    repo.git("rm", "-q", journal)
+    ok, out = repo.commit("drop the journal")
+    assert not ok and f"{journal}:1:1: VK601 journal-append-only" in out, out
+    repo.git("reset", "-q", "--hard")
+    repo.write("src/app.py", "print('hello')\n")
+    repo.git("add", "src/app.py")
+    ok, out = repo.commit("code")
+    assert ok and "vaultkit:" not in out and "VK" not in out, out
 
 
 def test_audit_hook_runs_on_manual_stage_only(make_repo, hook_repo, pre_commit_home):

@@ -117,3 +117,69 @@ def test_outside_a_commit_the_index_hook_writes_and_does_not_stage(tmp_path):
     assert "rewritten, not staged: no commit is being made" in out
     status = run(root, "git", "status", "--porcelain", "memory/INDEX.md", env=env).stdout
     assert status.startswith("AM") or status.startswith(" M") or status.startswith("MM"), status
+
+
+def test_a_vault_in_a_subfolder_of_a_repository_with_the_real_pre_commit(tmp_path):
+    """`vaultkit init agent/vault` in an existing repository puts the hooks at its top, where
+    pre-commit reads them and runs them: an entry commits from the top and from the vault's
+    folder, a loss is refused (a rewrite, a deletion), and a commit of code elsewhere runs
+    with no vaultkit output and carries only its own file."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), NO_COLOR="1",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    env.pop("VAULTKIT_ACCEPT_DELETION", None)
+    repo = tmp_path / "monorepo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("print('hi')\n")
+    assert run(repo, "git", "init", "-q", env=env).returncode == 0
+    today = dt.date.today()
+    init_vault(repo / "agent" / "vault", today=today)
+    assert (repo / ".pre-commit-config.yaml").is_file()
+    assert run(repo, sys.executable, "-m", "pre_commit", "install", env=env).returncode == 0
+    run(repo, "git", "add", "-A", env=env)
+    first = run(repo, "git", "commit", "-m", "start", env=env)
+    assert first.returncode == 0, first.stdout + first.stderr
+
+    vault = repo / "agent" / "vault"
+    journal = vault / "memory" / f"{today.isoformat()}.md"
+    name = f"agent/vault/memory/{today.isoformat()}.md"
+    for where, time in ((repo, "23:10"), (vault, "23:20")):  # from the top, from the vault
+        with open(journal, "a", encoding="utf-8") as fh:
+            fh.write(f"\n### {time} — Hooks tried\n- Committed from {where.name}.\n"
+                     "- The hooks ran at the top.\n- Nothing was downloaded.\n")
+        run(where, "git", "add", "-A", env=env)
+        ok = run(where, "git", "commit", "-m", f"entry {time}", env=env)
+        out = ok.stdout + ok.stderr
+        assert ok.returncode == 0, out
+        assert "vaultkit index" in out and "vaultkit check" in out and "Failed" not in out
+
+    text = journal.read_text(encoding="utf-8")  # a committed line written over by other text
+    journal.write_text(text.replace("- Committed from monorepo.\n", "- Summary of the day.\n"),
+                       encoding="utf-8")
+    run(vault, "git", "add", "-A", env=env)
+    refused = run(vault, "git", "commit", "-m", "rewrite", env=env)
+    out = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and f"{name}:" in out and "VK601 journal-append-only" in out
+    run(repo, "git", "checkout", "HEAD", "--", "agent/vault", env=env)
+
+    run(repo, "git", "rm", "-q", name, env=env)  # pre-commit passes no name for a deletion
+    refused = run(repo, "git", "commit", "-m", "drop the journal", env=env)
+    out = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "journal deleted" in out, out
+    run(repo, "git", "reset", "-q", env=env)
+    run(repo, "git", "checkout", "HEAD", "--", "agent/vault", env=env)
+
+    # an unrelated commit, with a note written but not committed (INDEX.md stale in the
+    # work tree): nothing of the vault goes into it, and nothing of vaultkit is said
+    (vault / "memory" / "lessons" / "deploys.md").write_text(LESSON, encoding="utf-8")
+    (repo / "src" / "app.py").write_text("print('hello')\n")
+    run(repo, "git", "add", "src/app.py", env=env)
+    ok = run(repo, "git", "commit", "-m", "code", env=env)
+    out = ok.stdout + ok.stderr
+    assert ok.returncode == 0, out
+    assert "vaultkit:" not in out and "VK" not in out and "Failed" not in out
+    assert run(repo, "git", "show", "--name-only", "--format=", "HEAD",
+               env=env).stdout == "src/app.py\n"
+    assert run(repo, "git", "status", "--porcelain", env=env).stdout \
+        == "?? agent/vault/memory/lessons/deploys.md\n"

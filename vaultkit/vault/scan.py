@@ -92,10 +92,15 @@ class NotAVault(VaultkitError):
     def __init__(self, start: Path):
         shown = display_path(start)
         where = start if shown == "." else shown
+        # pre-commit (which sets PRE_COMMIT=1 for its hooks) runs them from the repository's
+        # top: a vault in a subfolder is given to a hook that takes no file names in `args`
+        fix = ("pre-commit runs hooks from the repository's top: give this hook the vault's "
+               "folder (`args: [path/to/vault]`)" if shown == "." and os.environ.get("PRE_COMMIT")
+               else "create one with `vaultkit init`")
         super().__init__(
             f"{where}: not a vault (no vaultkit.toml, .obsidian/, bootstrap file such as "
             "MEMORY.md, or memory/ folder here or above; name a folder of notes to check it "
-            "as a vault); create one with `vaultkit init`")
+            f"as a vault); {fix}")
 
 
 def display_path(path: Path | str) -> str:

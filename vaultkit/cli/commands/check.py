@@ -112,9 +112,7 @@ def _check_once(args) -> int:
             raise VaultkitError("none of the given paths is a note or a folder")
     groups = _group_by_vault(existing, root=args.root, hook=args.hook,
                              named=bool(args.paths) and not args.hook)
-    if not groups:
-        print("vaultkit: info: no staged file is in a vault and this is no vault; nothing to "
-              "check (give the hook `args: [--root, path/to/vault]`)", file=sys.stderr)
+    if not groups:  # a hook's commit changes nothing in any vault: not ours, say nothing
         return 0
     from vaultkit.vault.outbound import verified_texts
 
@@ -260,6 +258,11 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     from vaultkit.vault.scan import NotAVault, find_root
 
     if root:
+        if hook:
+            from vaultkit.cli.commands._hookscope import commit_leaves_alone
+
+            if commit_leaves_alone(root):  # (a vault in a subfolder, a commit elsewhere)
+                return []
         return [(root, paths)]
     groups: dict = {}
     anchors: dict = {}
@@ -286,16 +289,34 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
             continue
         groups.setdefault(found, []).append(p)
         anchors.setdefault(found, p)
-    if not groups:
-        if hook:  # nothing staged in a vault: only the current folder's vault-level findings
+    if hook and not _holds_here(groups):
+        # pre-commit runs the hook from the repository's top; a vault in a subfolder is
+        # found from the files it passes, and from those the commit deletes (never passed)
+        from vaultkit.cli.commands._hookscope import deleted_vaults
+
+        if not groups:  # nothing staged in a vault: the current folder's vault-level findings
             try:
                 find_root(Path("."))
+                return [(".", missing)]
             except NotAVault:
-                return []  # not in a vault at all: nothing for this hook to check
+                pass
+        for found in deleted_vaults():
+            if found not in groups:
+                groups[found] = []
+                anchors[found] = str(found)
+        if not groups:
+            return []  # the commit changes nothing in a vault: nothing for this hook
+    if not groups:
         return [(".", missing)]
     out = [(anchors[found], group) for found, group in groups.items()]
     out[0][1].extend(missing)
     return out
+
+
+def _holds_here(roots) -> bool:
+    """True when one of the vault ``roots`` (resolved) holds the current folder."""
+    here = os.getcwd()
+    return any(here == str(r) or here.startswith(str(r).rstrip(os.sep) + os.sep) for r in roots)
 
 
 def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None):

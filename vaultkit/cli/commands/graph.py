@@ -45,6 +45,12 @@ def run(args) -> int:
     from vaultkit.core import progress
 
     progress.allow(args.format == "text")
+    if args.write_colors and args.format == "text" and not args.output \
+            and (args.root or args.path != "."):  # (the vault named in `args`)
+        from vaultkit.cli.commands._hookscope import leaves_named_vault_alone
+
+        if leaves_named_vault_alone(args.path, args.root):  # (the hook, a vault in a subfolder)
+            return 0
     vault = open_vault(args, args.path)
     if args.recolor and not args.write_colors:
         raise VaultkitError("--recolor goes with --write-colors")

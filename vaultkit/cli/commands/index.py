@@ -44,6 +44,11 @@ def run(args) -> int:
 
         raise VaultkitError("--stage and --check contradict each other (--check writes nothing)")
     progress.allow(True)  # (stderr on a terminal only; the diff of --check is on stdout)
+    if args.stage and (args.root or args.path != "."):  # (the vault named in `args`)
+        from vaultkit.cli.commands._hookscope import leaves_named_vault_alone
+
+        if leaves_named_vault_alone(args.path, args.root):  # (a vault in a subfolder)
+            return 0
     vault = open_vault(args, args.path)
     path = index_path(vault)
     shown = display_path(vault.root / path)  # as ruff prints paths: from the current folder

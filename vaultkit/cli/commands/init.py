@@ -27,6 +27,10 @@ def add_arguments(p) -> None:
                         "Obsidian settings)")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be written; write nothing")
+    p.add_argument("--add-hooks", action="store_true",
+                   help="when the repository's .pre-commit-config.yaml (at its top, which may "
+                        "be above DIR) exists without vaultkit's hooks: add them to it (one "
+                        "entry appended to `repos:`); without it the lines to add are printed")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="do not list the files, only what was skipped and the snippet")
 
@@ -48,7 +52,8 @@ def run(args) -> int:
         from vaultkit.core.errors import VaultkitError
 
         raise VaultkitError("--dry-run writes nothing, so it cannot go with --git")
-    result = init_vault(target, git=args.git, minimal=minimal, dry_run=args.dry_run)
+    result = init_vault(target, git=args.git, minimal=minimal, dry_run=args.dry_run,
+                        add_hooks=args.add_hooks)
     out = sys.stdout
     verb = "would create" if args.dry_run else "created "
     if not args.quiet or args.dry_run:
@@ -58,10 +63,14 @@ def run(args) -> int:
         out.write(f"skipped  {rel} ({result.reasons.get(rel, 'exists; left unchanged')})\n")
     for note in result.notes:
         out.write(f"note     {note}\n")
+    hooks = result.hooks
+    if hooks is not None:
+        _report_hooks(out, hooks, args.dry_run)
     kept = f", {len(result.skipped)} skipped" if result.skipped else ""
     if args.dry_run:
         out.write(f"\n{len(result.created)} files would be written in {target}{kept}; "
                   "nothing written (run it without --dry-run to write them).\n")
+        _hook_lines(out, hooks)
         return 0
     if minimal:
         out.write(f"\nvaultkit set up in {target}: {len(result.created)} files written{kept}. "
@@ -78,15 +87,47 @@ def run(args) -> int:
     out.write(openclaw_snippet(target.resolve()))
     out.write("\nNext (paste the lines in order):\n")
     repository = None if result.git else git_toplevel(target)
+    config = hooks.config if hooks is not None and hooks.done in ("created", "added") \
+        and hooks.rel != "." else None  # (the top's, beside the vault: committed with it)
     for line in next_steps(target, git_done=bool(result.git), adopting=adopting,
-                           repository=repository):
+                           repository=repository, config=config):
         out.write(f"  {line}\n")
+    _hook_lines(out, hooks)
     return 0
 
 
+def _hook_lines(out, hooks) -> None:
+    """The lines to add to a repository's top configuration that init did not write."""
+    if hooks is not None and hooks.lines:
+        out.write(f"\nvaultkit's hooks for {_vault(hooks)}: add these lines under `repos:` "
+                  f"in {hooks.config} (pre-commit reads only the repository's top one):\n\n")
+        out.write(hooks.lines)
+
+
+def _vault(hooks) -> str:
+    return "this vault" if hooks.rel == "." else f"{hooks.rel}/"
+
+
+def _report_hooks(out, hooks, dry_run: bool) -> None:
+    """Where the hooks of a vault below its repository's top went (one line)."""
+    top = f"{hooks.config} (the repository's top, where pre-commit reads it"
+    if hooks.done == "created":
+        verb = "would create" if dry_run else "created "
+        out.write(f"{verb} {top}; the hooks are given {hooks.rel}/)\n")
+    elif hooks.done == "added":
+        verb = "would add" if dry_run else "added   "
+        out.write(f"{verb} vaultkit's hooks for {_vault(hooks)} to {top})\n")
+    elif hooks.done == "present":
+        out.write(f"skipped  {hooks.config} (has vaultkit's hooks for {_vault(hooks)} already)\n")
+    else:
+        out.write(f"skipped  {hooks.config} ({hooks.why})\n")
+
+
 def next_steps(target, *, git_done: bool, adopting: bool = False,
-               repository: str | None = None) -> list[str]:
-    """Shell lines that work pasted one after the other: one `cd`, then paths from there."""
+               repository: str | None = None, config=None) -> list[str]:
+    """Shell lines that work pasted one after the other: one `cd`, then paths from there.
+    ``config``: the repository's top .pre-commit-config.yaml init wrote, to commit too."""
+    import os
     import shlex
     from pathlib import Path
 
@@ -95,7 +136,8 @@ def next_steps(target, *, git_done: bool, adopting: bool = False,
         lines.append(f"cd {shlex.quote(str(target))}")
     if repository:  # already in a repository: commit what init added, no second `git init`
         inside = Path(repository).resolve() != Path(target).resolve()
-        lines.append("git add . && git commit -m 'Add the vaultkit starter files'"
+        also = f" {shlex.quote(os.path.relpath(config, target))}" if config is not None else ""
+        lines.append(f"git add .{also} && git commit -m 'Add the vaultkit starter files'"
                      + (f"   # into the repository at {repository}; for a repository of its "
                         "own, init the vault outside it with --git" if inside
                         else "   # `git status` first shows what that adds"))
