@@ -236,3 +236,35 @@ def test_every_next_step_is_a_shell_line_that_parses(tmp_path, repository, adopt
     for line in next_steps(target, git_done=False, adopting=adopting, repository=where):
         result = subprocess.run(["bash", "-n", "-c", line], capture_output=True, text=True)
         assert result.returncode == 0, (line, result.stderr)
+
+
+def test_an_unknown_option_is_told_in_its_commands_usage(starter):
+    # argparse's top level told it as `usage: vaultkit [-h] [-V] COMMAND ...`, listing none
+    # of the command's options
+    code, out, err = invoke(["index", "--format", "json"], starter)
+    assert code == 2 and out == ""
+    assert err.startswith("usage: vaultkit index ")
+    assert err.splitlines()[-1] == "vaultkit index: error: unrecognized arguments: --format"
+    # `-C DIR` as git takes it: the commands that take the vault as PATH say so
+    code, _, err = invoke(["check", "-C", str(starter)], starter)
+    assert code == 2 and err.splitlines()[-1] == (
+        "vaultkit check: error: unrecognized arguments: -C (name the vault as PATH, "
+        "without -C: vaultkit check DIR)")
+    code, _, err = invoke(["rules", "-C", "x"], starter)
+    assert code == 2 and err.splitlines()[-1] == "vaultkit rules: error: unrecognized arguments: -C x"
+    code, _, err = invoke(["--bogus"], starter)
+    assert code == 2 and err.splitlines()[-1] == "vaultkit: error: unrecognized arguments: --bogus"
+
+
+@pytest.mark.parametrize("watch", [[], ["--watch"]])
+def test_one_missing_path_is_one_error_line(starter, watch):
+    code, out, err = invoke(["check", *watch, "nope"], starter)
+    assert code == 2 and out == ""
+    assert err == "vaultkit: error: nope: no such file or folder\n"
+
+
+@pytest.mark.parametrize("query", ["", "  "])
+def test_an_empty_query_is_an_error_not_no_results(starter, query):
+    code, out, err = invoke(["search", query], starter)
+    assert code == 2 and out == ""
+    assert err == "vaultkit: error: nothing to search for: give words after the PATH\n"

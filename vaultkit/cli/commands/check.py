@@ -98,6 +98,8 @@ def _check_once(args) -> int:
     # reported once; the paths that exist are still checked
     missing = [p for p in paths if p not in present]
     args.missing_paths = len(missing)  # (the summary must not say "All checks passed!")
+    if missing == paths and len(missing) == 1 and not args.hook:  # one error, said once
+        raise VaultkitError(f"{missing[0]}: no such file or folder{_nearby(missing[0])}")
     for p in missing:
         print(f"vaultkit: error: {p}: no such file or folder{_nearby(p)}",
               file=sys.stderr)
