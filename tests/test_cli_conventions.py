@@ -268,3 +268,26 @@ def test_an_empty_query_is_an_error_not_no_results(starter, query):
     code, out, err = invoke(["search", query], starter)
     assert code == 2 and out == ""
     assert err == "vaultkit: error: nothing to search for: give words after the PATH\n"
+
+
+@pytest.mark.parametrize("argv", [["Deployed", "the", "fix"], [".", "Deployed", "the", "fix"],
+                                  ["-C", ".", "Deployed", "the", "fix"],
+                                  ["--title", "T", "Deployed", "the", "fix"]])
+def test_log_of_an_unquoted_entry_says_to_quote_it(starter, argv):
+    # argparse said `unrecognized arguments: fix`, as if an option were wrong
+    before = sorted((p, p.read_bytes()) for p in (starter / "memory").glob("*.md"))
+    code, out, err = invoke(["log", *argv], starter)
+    assert code == 2 and out == ""
+    assert err == ("vaultkit: error: the entry is one argument: quote its words "
+                   "('Deployed the fix'); nothing written\n")
+    assert sorted((p, p.read_bytes()) for p in (starter / "memory").glob("*.md")) == before
+
+
+def test_log_of_two_unquoted_words_names_both_readings(starter):
+    code, out, err = invoke(["log", "Deployed", "fix"], starter)
+    assert code == 2 and out == ""
+    assert err == ("vaultkit: error: Deployed: no such folder (PATH comes before the text); "
+                   "an entry of several words is one argument: quote them ('Deployed fix')\n")
+    code, _, err = invoke(["log", "./nope", "fix"], starter)  # written as a path: a path
+    assert code == 2 and err == ("vaultkit: error: ./nope: no such folder (PATH comes before "
+                                 "the text: vaultkit log PATH TEXT)\n")
