@@ -112,9 +112,10 @@ def test_get_a_bootstrap_file_names_no_file_that_does_not_exist(starter):
     assert code == 2
     assert "memory/AGENTS.md" not in err
     assert "AGENTS.md is a file of the vault" in err
-    # a path written from inside memory/ still gets the right vault path
-    code, _, err = invoke(["get", "INDEX.md"], starter / "memory")
-    assert code == 2 and "did you mean memory/INDEX.md?" in err
+    # a path written from inside memory/ names that file (it was refused with a "did you
+    # mean memory/INDEX.md?")
+    code, out, err = invoke(["get", "INDEX.md"], starter / "memory")
+    assert code == 0 and out.startswith("# "), err
 
 
 def test_init_in_an_existing_repository_does_not_say_git_init(tmp_path):
@@ -291,3 +292,27 @@ def test_log_of_two_unquoted_words_names_both_readings(starter):
     code, _, err = invoke(["log", "./nope", "fix"], starter)  # written as a path: a path
     assert code == 2 and err == ("vaultkit: error: ./nope: no such folder (PATH comes before "
                                  "the text: vaultkit log PATH TEXT)\n")
+
+
+def test_get_and_promote_take_a_file_named_from_the_current_folder(tmp_path):
+    vault = tmp_path / "demo"
+    init_vault(vault)
+    journal = vault / "memory" / "2026-01-02.md"
+    journal.write_text("# 2026-01-02\n\n### 09:00 — Webhooks\n\n- payment webhooks are "
+                       "verified with the HMAC header\n- the secret rotates monthly\n",
+                       encoding="utf-8")
+    # the path `search` prints from beside the vault: refused as "not in the memory set"
+    code, out, err = invoke(["get", "demo", "demo/memory/2026-01-02.md", "--lines", "1"],
+                            tmp_path)
+    assert code == 0 and out == "# 2026-01-02\n", err
+    code, out, err = invoke(["promote", "demo", "demo/memory/2026-01-02.md:5", "--dry-run"],
+                            tmp_path)
+    assert code == 0 and "would promote memory/2026-01-02.md:5" in out, err
+    # from inside memory/, the shell completes the journal's name alone
+    code, out, err = invoke(["get", "2026-01-02.md", "--lines", "1"], vault / "memory")
+    assert code == 0 and out == "# 2026-01-02\n", err
+    # a vault path still wins, and `..` is refused as before
+    code, out, err = invoke(["get", "memory/2026-01-02.md", "--lines", "1"], vault / "memory")
+    assert code == 0 and out == "# 2026-01-02\n", err
+    code, _, err = invoke(["get", "../MEMORY.md"], vault / "memory")
+    assert code == 2 and "'..' is refused" in err
