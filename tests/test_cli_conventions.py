@@ -316,3 +316,17 @@ def test_get_and_promote_take_a_file_named_from_the_current_folder(tmp_path):
     assert code == 0 and out == "# 2026-01-02\n", err
     code, _, err = invoke(["get", "../MEMORY.md"], vault / "memory")
     assert code == 2 and "'..' is refused" in err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["snapshot", "nope"], "nope: no such file or folder"),
+    (["snapshot", "--report", "nope"], "nope: no such file or folder"),
+    (["watch", "nope", "--service", "cron"], "nope: no such file or folder"),
+    (["search", "./nope", "words"], "./nope: no such folder (vaultkit search [PATH] QUERY)"),
+])
+def test_a_missing_vault_folder_is_said_so_not_not_a_vault(tmp_path, argv, said):
+    # they said "nope: not a vault (...)" (search: the current folder's), as for a folder
+    # without notes
+    code, out, err = invoke(argv, tmp_path)
+    assert code == 2 and out == ""
+    assert err == f"vaultkit: error: {said}\n"

@@ -135,4 +135,8 @@ def vault_path_first(words: list[str]) -> tuple[list[str], str]:
     first = words[0]
     if (first in (".", "..") or "/" in first or os.sep in first) and os.path.isdir(first):
         return words[1:], first
+    if len(words) > 1 and first.startswith(("./", "../")):  # a path no query word is written as
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError(f"{first}: no such folder (vaultkit search [PATH] QUERY)")
     return words, "."
