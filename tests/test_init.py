@@ -392,3 +392,17 @@ def test_fresh_vault_passes_every_check_it_can(tmp_path, capsys):
     assert {c["id"]: c["status"] for c in json.loads(out)} == dict.fromkeys(
         [c["id"] for c in json.loads(out)], "pass")
     check_clean(root, capsys)
+
+
+def test_init_run_again_says_nothing_was_added(tmp_path):
+    # it said "The folder holds notes already, so only what vaultkit needs was added" with
+    # 0 files written
+    from cli_invoke import invoke
+
+    code, _, err = invoke(["init", "demo", "-q"], tmp_path)
+    assert code == 0, err
+    code, out, err = invoke(["init", "demo"], tmp_path)
+    assert code == 0, err
+    assert "only what vaultkit needs was added" not in out
+    assert ("\nvaultkit is set up in demo already: 0 files written, 3 skipped; `vaultkit init "
+            "--full` adds the rest of the starter") in out
