@@ -134,6 +134,18 @@ def test_statistics(faulty, capsys):
     assert "    3\tVK102\t    journal-filename" in out
 
 
+def test_statistics_in_json(faulty, capsys):
+    # `--statistics --format json` printed the text table: a script got no JSON
+    code, out, _ = run(capsys, "check", str(faulty), "--statistics", "--format", "json",
+                       "--select", FOUNDATION)
+    counts = json.loads(out)
+    assert {"code": "VK102", "rule": "journal-filename", "count": 3,
+            "fixable": False} in counts
+    assert [c["count"] for c in counts] == sorted((c["count"] for c in counts), reverse=True)
+    _, text, _ = run(capsys, "check", str(faulty), "--statistics", "--select", FOUNDATION)
+    assert sum(c["count"] for c in counts) == sum(int(x.split()[0]) for x in text.splitlines())
+
+
 def test_output_file(faulty, tmp_path, capsys):
     target = tmp_path / "report.json"
     run(capsys, "check", str(faulty), "--format", "json", "-o", str(target), "--select", FOUNDATION)

@@ -252,7 +252,8 @@ def test_an_unknown_option_is_told_in_its_commands_usage(starter):
         "vaultkit check: error: unrecognized arguments: -C (name the vault as PATH, "
         "without -C: vaultkit check DIR)")
     code, _, err = invoke(["rules", "-C", "x"], starter)
-    assert code == 2 and err.splitlines()[-1] == "vaultkit rules: error: unrecognized arguments: -C x"
+    assert code == 2
+    assert err.splitlines()[-1] == "vaultkit rules: error: unrecognized arguments: -C x"
     code, _, err = invoke(["--bogus"], starter)
     assert code == 2 and err.splitlines()[-1] == "vaultkit: error: unrecognized arguments: --bogus"
 
