@@ -331,3 +331,14 @@ def test_a_missing_vault_folder_is_said_so_not_not_a_vault(tmp_path, argv, said)
     code, out, err = invoke(argv, tmp_path)
     assert code == 2 and out == ""
     assert err == f"vaultkit: error: {said}\n"
+
+
+def test_help_as_a_command(tmp_path):
+    # `vaultkit help` was refused as an invalid command
+    code, out, err = invoke(["help"], tmp_path)
+    assert code == 0 and out.startswith("usage: vaultkit [-h] [-V] COMMAND ..."), err
+    code, out, err = invoke(["help", "check"], tmp_path)
+    assert code == 0 and out.startswith("usage: vaultkit check "), err
+    assert invoke(["help", "check"], tmp_path)[1] == invoke(["check", "--help"], tmp_path)[1]
+    code, out, err = invoke(["help", "nope"], tmp_path)
+    assert code == 2 and "invalid choice: 'nope'" in err

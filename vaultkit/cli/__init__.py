@@ -215,6 +215,8 @@ def _main(argv: list[str], workspace) -> int:
         code = answer(argv)
         if code is not None:
             return code
+    if argv[:1] == ["help"] and len(argv) <= 2:  # `vaultkit help [COMMAND]`, as git and ruff
+        argv = [*argv[1:], "--help"]
     # `vaultkit COMMAND ...`: only that command's parser is built (what it parses is the
     # same; anything else, such as `vaultkit --help`, gets the whole command line)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
