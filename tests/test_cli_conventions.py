@@ -274,6 +274,7 @@ def test_an_empty_query_is_an_error_not_no_results(starter, query):
 
 @pytest.mark.parametrize("argv", [["Deployed", "the", "fix"], [".", "Deployed", "the", "fix"],
                                   ["-C", ".", "Deployed", "the", "fix"],
+                                  ["-C", ".", "Deployed", "the fix"],
                                   ["--title", "T", "Deployed", "the", "fix"]])
 def test_log_of_an_unquoted_entry_says_to_quote_it(starter, argv):
     # argparse said `unrecognized arguments: fix`, as if an option were wrong

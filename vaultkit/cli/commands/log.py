@@ -52,7 +52,8 @@ def run(args) -> int:
     from vaultkit.memory.journal import EntryRefused, SecretRefused, append_entry
     from vaultkit.memory.memset import open_settings
 
-    if args.more:  # `vaultkit log Deployed the fix`: the shell split the entry into words
+    # `vaultkit log Deployed the fix` (`-C DIR Deployed fix`): the shell split the entry
+    if args.more or (args.vault_dir is not None and args.text is not None):
         import os
         import shlex
 
@@ -62,8 +63,6 @@ def run(args) -> int:
         raise VaultkitError("the entry is one argument: quote its words "
                             f"({shlex.quote(' '.join(words))}); nothing written")
     if args.vault_dir is not None:  # -C: the one positional is the text
-        if args.text is not None:
-            raise VaultkitError("-C names the vault: give only TEXT (or '-') after it")
         args.text, args.vault_path = args.vault_path, args.vault_dir
         if not __import__("os").path.isdir(args.vault_path):
             raise VaultkitError(f"--vault {args.vault_path}: no such folder")
