@@ -170,7 +170,7 @@ def test_usage_errors_exit_2_with_one_line(args, needle, make_vault, capsys, mon
     ("bogus = 1\n", "vaultkit.toml: unknown key 'bogus'"),
     ("[severity]\nbroken-link = 'fatal'\n", "vaultkit.toml: severity.broken-link:"),
     ("select = 'x'\n", "vaultkit.toml: select:"),
-    ("profile = 'nope'\n", "unknown profile 'nope'"),
+    ("profile = 'nope'\n", "vaultkit.toml: profile: unknown profile 'nope'"),
     ("[phrases]\nfiller = ['re:(unclosed']\n", "does not compile"),
     ("[budgets]\nmemory-md-byte = 1\n", "unknown budget 'memory-md-byte'"),
     ("[budgets]\nmemory-md-bytes = -1\n", "budgets.memory-md-bytes: must be at least 0"),
