@@ -134,6 +134,18 @@ def test_statistics(faulty, capsys):
     assert "    3\tVK102\t    journal-filename" in out
 
 
+def test_statistics_in_json(faulty, capsys):
+    # `--statistics --format json` printed the text table: a script got no JSON
+    code, out, _ = run(capsys, "check", str(faulty), "--statistics", "--format", "json",
+                       "--select", FOUNDATION)
+    counts = json.loads(out)
+    assert {"code": "VK102", "rule": "journal-filename", "count": 3,
+            "fixable": False} in counts
+    assert [c["count"] for c in counts] == sorted((c["count"] for c in counts), reverse=True)
+    _, text, _ = run(capsys, "check", str(faulty), "--statistics", "--select", FOUNDATION)
+    assert sum(c["count"] for c in counts) == sum(int(x.split()[0]) for x in text.splitlines())
+
+
 def test_output_file(faulty, tmp_path, capsys):
     target = tmp_path / "report.json"
     run(capsys, "check", str(faulty), "--format", "json", "-o", str(target), "--select", FOUNDATION)
@@ -158,7 +170,7 @@ def test_usage_errors_exit_2_with_one_line(args, needle, make_vault, capsys, mon
     ("bogus = 1\n", "vaultkit.toml: unknown key 'bogus'"),
     ("[severity]\nbroken-link = 'fatal'\n", "vaultkit.toml: severity.broken-link:"),
     ("select = 'x'\n", "vaultkit.toml: select:"),
-    ("profile = 'nope'\n", "unknown profile 'nope'"),
+    ("profile = 'nope'\n", "vaultkit.toml: profile: unknown profile 'nope'"),
     ("[phrases]\nfiller = ['re:(unclosed']\n", "does not compile"),
     ("[budgets]\nmemory-md-byte = 1\n", "unknown budget 'memory-md-byte'"),
     ("[budgets]\nmemory-md-bytes = -1\n", "budgets.memory-md-bytes: must be at least 0"),

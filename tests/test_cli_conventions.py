@@ -112,9 +112,10 @@ def test_get_a_bootstrap_file_names_no_file_that_does_not_exist(starter):
     assert code == 2
     assert "memory/AGENTS.md" not in err
     assert "AGENTS.md is a file of the vault" in err
-    # a path written from inside memory/ still gets the right vault path
-    code, _, err = invoke(["get", "INDEX.md"], starter / "memory")
-    assert code == 2 and "did you mean memory/INDEX.md?" in err
+    # a path written from inside memory/ names that file (it was refused with a "did you
+    # mean memory/INDEX.md?")
+    code, out, err = invoke(["get", "INDEX.md"], starter / "memory")
+    assert code == 0 and out.startswith("# "), err
 
 
 def test_init_in_an_existing_repository_does_not_say_git_init(tmp_path):
@@ -236,3 +237,109 @@ def test_every_next_step_is_a_shell_line_that_parses(tmp_path, repository, adopt
     for line in next_steps(target, git_done=False, adopting=adopting, repository=where):
         result = subprocess.run(["bash", "-n", "-c", line], capture_output=True, text=True)
         assert result.returncode == 0, (line, result.stderr)
+
+
+def test_an_unknown_option_is_told_in_its_commands_usage(starter):
+    # argparse's top level told it as `usage: vaultkit [-h] [-V] COMMAND ...`, listing none
+    # of the command's options
+    code, out, err = invoke(["index", "--format", "json"], starter)
+    assert code == 2 and out == ""
+    assert err.startswith("usage: vaultkit index ")
+    assert err.splitlines()[-1] == "vaultkit index: error: unrecognized arguments: --format"
+    # `-C DIR` as git takes it: the commands that take the vault as PATH say so
+    code, _, err = invoke(["check", "-C", str(starter)], starter)
+    assert code == 2 and err.splitlines()[-1] == (
+        "vaultkit check: error: unrecognized arguments: -C (name the vault as PATH, "
+        "without -C: vaultkit check DIR)")
+    code, _, err = invoke(["rules", "-C", "x"], starter)
+    assert code == 2
+    assert err.splitlines()[-1] == "vaultkit rules: error: unrecognized arguments: -C x"
+    code, _, err = invoke(["--bogus"], starter)
+    assert code == 2 and err.splitlines()[-1] == "vaultkit: error: unrecognized arguments: --bogus"
+
+
+@pytest.mark.parametrize("watch", [[], ["--watch"]])
+def test_one_missing_path_is_one_error_line(starter, watch):
+    code, out, err = invoke(["check", *watch, "nope"], starter)
+    assert code == 2 and out == ""
+    assert err == "vaultkit: error: nope: no such file or folder\n"
+
+
+@pytest.mark.parametrize("query", ["", "  "])
+def test_an_empty_query_is_an_error_not_no_results(starter, query):
+    code, out, err = invoke(["search", query], starter)
+    assert code == 2 and out == ""
+    assert err == "vaultkit: error: nothing to search for: give words after the PATH\n"
+
+
+@pytest.mark.parametrize("argv", [["Deployed", "the", "fix"], [".", "Deployed", "the", "fix"],
+                                  ["-C", ".", "Deployed", "the", "fix"],
+                                  ["-C", ".", "Deployed", "the fix"],
+                                  ["--title", "T", "Deployed", "the", "fix"]])
+def test_log_of_an_unquoted_entry_says_to_quote_it(starter, argv):
+    # argparse said `unrecognized arguments: fix`, as if an option were wrong
+    before = sorted((p, p.read_bytes()) for p in (starter / "memory").glob("*.md"))
+    code, out, err = invoke(["log", *argv], starter)
+    assert code == 2 and out == ""
+    assert err == ("vaultkit: error: the entry is one argument: quote its words "
+                   "('Deployed the fix'); nothing written\n")
+    assert sorted((p, p.read_bytes()) for p in (starter / "memory").glob("*.md")) == before
+
+
+def test_log_of_two_unquoted_words_names_both_readings(starter):
+    code, out, err = invoke(["log", "Deployed", "fix"], starter)
+    assert code == 2 and out == ""
+    assert err == ("vaultkit: error: Deployed: no such folder (PATH comes before the text); "
+                   "an entry of several words is one argument: quote them ('Deployed fix')\n")
+    code, _, err = invoke(["log", "./nope", "fix"], starter)  # written as a path: a path
+    assert code == 2 and err == ("vaultkit: error: ./nope: no such folder (PATH comes before "
+                                 "the text: vaultkit log PATH TEXT)\n")
+
+
+def test_get_and_promote_take_a_file_named_from_the_current_folder(tmp_path):
+    vault = tmp_path / "demo"
+    init_vault(vault)
+    journal = vault / "memory" / "2026-01-02.md"
+    journal.write_text("# 2026-01-02\n\n### 09:00 — Webhooks\n\n- payment webhooks are "
+                       "verified with the HMAC header\n- the secret rotates monthly\n",
+                       encoding="utf-8")
+    # the path `search` prints from beside the vault: refused as "not in the memory set"
+    code, out, err = invoke(["get", "demo", "demo/memory/2026-01-02.md", "--lines", "1"],
+                            tmp_path)
+    assert code == 0 and out == "# 2026-01-02\n", err
+    code, out, err = invoke(["promote", "demo", "demo/memory/2026-01-02.md:5", "--dry-run"],
+                            tmp_path)
+    assert code == 0 and "would promote memory/2026-01-02.md:5" in out, err
+    # from inside memory/, the shell completes the journal's name alone
+    code, out, err = invoke(["get", "2026-01-02.md", "--lines", "1"], vault / "memory")
+    assert code == 0 and out == "# 2026-01-02\n", err
+    # a vault path still wins, and `..` is refused as before
+    code, out, err = invoke(["get", "memory/2026-01-02.md", "--lines", "1"], vault / "memory")
+    assert code == 0 and out == "# 2026-01-02\n", err
+    code, _, err = invoke(["get", "../MEMORY.md"], vault / "memory")
+    assert code == 2 and "'..' is refused" in err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["snapshot", "nope"], "nope: no such file or folder"),
+    (["snapshot", "--report", "nope"], "nope: no such file or folder"),
+    (["watch", "nope", "--service", "cron"], "nope: no such file or folder"),
+    (["search", "./nope", "words"], "./nope: no such folder (vaultkit search [PATH] QUERY)"),
+])
+def test_a_missing_vault_folder_is_said_so_not_not_a_vault(tmp_path, argv, said):
+    # they said "nope: not a vault (...)" (search: the current folder's), as for a folder
+    # without notes
+    code, out, err = invoke(argv, tmp_path)
+    assert code == 2 and out == ""
+    assert err == f"vaultkit: error: {said}\n"
+
+
+def test_help_as_a_command(tmp_path):
+    # `vaultkit help` was refused as an invalid command
+    code, out, err = invoke(["help"], tmp_path)
+    assert code == 0 and out.startswith("usage: vaultkit [-h] [-V] COMMAND ..."), err
+    code, out, err = invoke(["help", "check"], tmp_path)
+    assert code == 0 and out.startswith("usage: vaultkit check "), err
+    assert invoke(["help", "check"], tmp_path)[1] == invoke(["check", "--help"], tmp_path)[1]
+    code, out, err = invoke(["help", "nope"], tmp_path)
+    assert code == 2 and "invalid choice: 'nope'" in err

@@ -625,13 +625,14 @@ def test_unquoted_links_in_a_property_get_a_quoting_hint(make_vault, capsys, mon
     assert 'links in properties must be quoted: related: ["[[Ada]]", "[[Carol]]"]' in out
 
 
-def test_get_says_paths_are_vault_relative(make_vault, capsys, monkeypatch):
+def test_get_takes_a_path_from_the_current_folder_too(make_vault, capsys, monkeypatch):
+    # (it said "paths are relative to the vault root ... did you mean memory/2026-12-01.md?")
     vault = make_vault({"memory/2026-12-01.md": "# 2026-12-01\n"})
     monkeypatch.chdir(vault / "memory")
-    code, _, err = run(capsys, "get", "2026-12-01.md")
-    assert code == 2
-    assert "paths are relative to the vault root" in err
-    assert "did you mean memory/2026-12-01.md?" in err
+    code, out, _ = run(capsys, "get", "2026-12-01.md")
+    assert code == 0 and out == "# 2026-12-01\n"
+    code, _, err = run(capsys, "get", "2026-12-02.md")  # no such file here either
+    assert code == 2 and "'2026-12-02.md': not in the memory set" in err
 
 
 def test_output_file_in_a_missing_folder_is_one_line_before_any_work(make_vault, capsys,
@@ -865,5 +866,5 @@ def test_log_path_alone_with_the_entry_on_a_pipe(tmp_path, capsys, monkeypatch):
 def test_get_guesses_from_the_current_folder(make_vault, capsys, monkeypatch):
     vault = make_vault({"memory/decisions/pricing.md": "# Pricing\n"})
     monkeypatch.chdir(vault / "memory/decisions")
-    code, _, err = run(capsys, "get", "pricing.md")
-    assert code == 2 and "did you mean memory/decisions/pricing.md?" in err
+    code, out, _ = run(capsys, "get", "pricing.md")
+    assert code == 0 and out == "# Pricing\n"

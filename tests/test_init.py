@@ -562,3 +562,17 @@ def test_a_workspace_with_its_own_config_without_vaultkits_hooks(tmp_path, capsy
     assert [r["repo"] for r in yaml.safe_load(config.read_text())["repos"]][-1] == "local"
     code, out, _ = run_cli("init", root, capsys=capsys)
     assert "skipped  .pre-commit-config.yaml (exists; left unchanged)" in out
+
+
+def test_init_run_again_says_nothing_was_added(tmp_path):
+    # it said "The folder holds notes already, so only what vaultkit needs was added" with
+    # 0 files written
+    from cli_invoke import invoke
+
+    code, _, err = invoke(["init", "demo", "-q"], tmp_path)
+    assert code == 0, err
+    code, out, err = invoke(["init", "demo"], tmp_path)
+    assert code == 0, err
+    assert "only what vaultkit needs was added" not in out
+    assert ("\nvaultkit is set up in demo already: 0 files written, 3 skipped; `vaultkit init "
+            "--full` adds the rest of the starter") in out

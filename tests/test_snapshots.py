@@ -589,6 +589,8 @@ def test_push_is_explicit_and_sends_the_ref_only(tmp_path):
     assert not (root / "pushed-hook-ran").exists()  # the repository's hooks never run
     rc, _, err = invoke(["snapshot", "--push", str(tmp_path / "nowhere.git")], root)
     assert rc == 2 and "push to" in err and "failed" in err
+    # git's reason, not the last line of its advice ("and the repository exists.")
+    assert err.count("\n") == 1 and "does not appear to be a git repository" in err, err
 
 
 def test_readme_commands_run_as_written(tmp_path, monkeypatch):

@@ -49,6 +49,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                            formatter_class=formatter)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
+    parser.commands = sub.choices  # (an unknown option is told in its command's usage)
     return parser
 
 
@@ -161,6 +162,20 @@ def _run_into_file(args) -> int:
     return code
 
 
+def _unrecognized(parser, args, extra: list[str]) -> None:
+    """Words no option or argument of the command takes: said with the command's usage
+    and name (argparse's own says `vaultkit [-h] [-V] COMMAND ...`, which lists no option
+    of the command); ``-C DIR`` where the command takes its vault as PATH says so."""
+    command = parser.commands.get(getattr(args, "command", None) or "")
+    if command is None:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    usage = command.format_usage()
+    if "-C" in extra and "-C" not in usage and "PATH" in usage:
+        message += f" (name the vault as PATH, without -C: vaultkit {args.command} DIR)"
+    command.error(message)
+
+
 def main(argv: Sequence[str] | None = None, *, workspace=None) -> int:
     """``workspace``: the :class:`~vaultkit.session.workspace.Workspace` of the process
     running the command for a caller (the answering process of ``vaultkit watch``), whose
@@ -200,11 +215,15 @@ def _main(argv: list[str], workspace) -> int:
         code = answer(argv)
         if code is not None:
             return code
+    if argv[:1] == ["help"] and len(argv) <= 2:  # `vaultkit help [COMMAND]`, as git and ruff
+        argv = [*argv[1:], "--help"]
     # `vaultkit COMMAND ...`: only that command's parser is built (what it parses is the
     # same; anything else, such as `vaultkit --help`, gets the whole command line)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(parser, args, extra)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
         return int(exc.code or 0)
     if not getattr(args, "run", None):

@@ -103,11 +103,18 @@ def summary(diags: Sequence[Diagnostic], missing: int = 0) -> str:
     return text
 
 
-def statistics(diags: Sequence[Diagnostic]) -> str:
+def statistics(diags: Sequence[Diagnostic], fmt: str = "text") -> str:
+    """Findings per rule, most first; ``fmt`` json: a list of ``{code, rule, count,
+    fixable}`` (a script reading `--statistics --format json` gets JSON, as ruff gives)."""
     counts = Counter((d.code, d.rule) for d in diags)
     fixable = {(d.code, d.rule) for d in diags if d.fixable}
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        return outbound.dumps([{"code": code, "rule": rule, "count": n,
+                                "fixable": (code, rule) in fixable}
+                               for (code, rule), n in ranked], indent=2) + "\n"
     lines = []
-    for (code, rule), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+    for (code, rule), n in ranked:
         mark = "[*]" if (code, rule) in fixable else "   "
         lines.append(f"{n:5d}\t{code}\t{mark} {rule}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -61,6 +61,8 @@ def open_settings(args, *, use_cache: bool = True):
     from vaultkit.vault.scan import find_root, require_vault
 
     where = getattr(args, "vault_path", None) or "."
+    if not getattr(args, "root", None) and not Path(where).exists():  # (not "not a vault")
+        raise VaultkitError(f"{where}: no such file or folder")
     root = Path(args.root).resolve() if getattr(args, "root", None) else find_root(Path(where))
     if not root.is_dir():
         raise VaultkitError(f"{root}: not a folder")

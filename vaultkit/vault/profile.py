@@ -1169,7 +1169,12 @@ def _load_settings(root: Path, profile_override: str | None = None, *,
         digest.update(config_bytes)
     # the pack a config names can only be known by reading the config: read it cheaply
     name = profile_override or _profile_name(config_path, config_bytes)
-    profile_path = find_profile(name, root)
+    try:
+        profile_path = find_profile(name, root)
+    except ConfigError as exc:
+        if profile_override is not None:
+            raise
+        raise ConfigError(f"{CONFIG_NAME}: profile: {exc}") from None  # (where to fix it)
     if profile_override is None and (name.endswith((".yaml", ".yml")) or "/" in name):
         real, base = profile_path.resolve(), root.resolve()
         if real != base and base not in real.parents:

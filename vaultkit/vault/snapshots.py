@@ -1470,9 +1470,14 @@ class Store:
                          f"{self.ref}:{self.ref}"], env={"GIT_TERMINAL_PROMPT": "0"},
                         check=False, network=True)
         if proc.returncode != 0:
-            detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise VaultkitError(f"push to {remote} failed: "
-                                + (detail[-1] if detail else f"exit {proc.returncode}"))
+            # git's reason is its first fatal:/error: line; the last is often the tail of
+            # an advice ("and the repository exists.")
+            lines = [x.strip() for x in proc.stderr.decode("utf-8", "replace").splitlines()
+                     if x.strip()]
+            said = [x.split(":", 1)[1].strip() for x in lines
+                    if x.startswith(("fatal:", "error:"))]
+            detail = said[0] if said else (lines[0] if lines else f"exit {proc.returncode}")
+            raise VaultkitError(f"push to {remote} failed: {detail}")
         return remote
 
 

@@ -52,7 +52,9 @@ def _root(args):
         return Path(args.root).resolve()
     roots = {find_root(Path(p)).resolve() for p in (args.paths or ["."]) if Path(p).exists()}
     if not roots:
-        raise VaultkitError("none of the given paths exists")
+        named = args.paths or ["."]
+        raise VaultkitError(f"{named[0]}: no such file or folder" if len(named) == 1
+                            else "none of the given paths exists")
     if len(roots) > 1:
         raise VaultkitError(f"--watch watches one vault; the paths are in {len(roots)}: "
                             "watch each in its own terminal")

@@ -71,6 +71,25 @@ def vault_relative(vault, path: str | Path) -> str | None:
     return printable(rel.as_posix()) if str(rel) != "." else ""
 
 
+def as_vault_path(root: Path, requested: str) -> str:
+    """A FILE argument of ``get``/``promote`` as the vault path it names: as written when
+    the vault has it (the documented form, as ``memory_get`` takes it); else the file it
+    names from the current folder, when that lies in the vault: the path ``search`` and
+    ``check`` print, or the shell's completion, from a subfolder or beside the vault.
+    ``..`` and absolute paths stay as written, refused as before."""
+    import os
+
+    here = Path(requested)
+    if (here.is_absolute() or ".." in here.parts or os.path.lexists(root / requested)
+            or not here.is_file()):
+        return requested
+    full = here.parent.resolve() / here.name  # (the file itself is not followed)
+    try:
+        return full.relative_to(root).as_posix()
+    except ValueError:
+        return requested
+
+
 def check_output_folder(name: str | None) -> None:
     """``-o FILE`` into a folder that does not exist: one clear line before any work."""
     if not name:

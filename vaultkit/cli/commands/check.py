@@ -31,7 +31,8 @@ def add_arguments(p) -> None:
     p.set_defaults(writes_output=True)  # (-o is the report only; the summary is stderr's)
     p.add_argument("--fix", action="store_true", help="apply the fixable rules' fixes")
     p.add_argument("--diff", action="store_true", help="show the fixes as a diff; write nothing")
-    p.add_argument("--statistics", action="store_true", help="count findings per rule")
+    p.add_argument("--statistics", action="store_true",
+                   help="count findings per rule (--format json: as a JSON list)")
     p.add_argument("--staged", action="store_true",
                    help="git rules compare the staged content (not the working tree) with HEAD")
     p.add_argument("--hook", action="store_true",
@@ -98,6 +99,8 @@ def _check_once(args) -> int:
     # reported once; the paths that exist are still checked
     missing = [p for p in paths if p not in present]
     args.missing_paths = len(missing)  # (the summary must not say "All checks passed!")
+    if missing == paths and len(missing) == 1 and not args.hook:  # one error, said once
+        raise VaultkitError(f"{missing[0]}: no such file or folder{_nearby(missing[0])}")
     for p in missing:
         print(f"vaultkit: error: {p}: no such file or folder{_nearby(p)}",
               file=sys.stderr)
@@ -176,7 +179,7 @@ def _write_report(args, diags, roots, hidden, failed, where) -> int:
     # (-o: written whole at the end, atomically, or in place onto a FIFO or device)
     out = sys.stdout if not args.output else io.StringIO()
     if args.statistics:
-        out.write(statistics(diags))
+        out.write(statistics(diags, args.format))
     else:
         colour = args.format == "text" and not args.output and use_colour()
         out.write(render(diags, args.format, colour=colour,

@@ -50,6 +50,9 @@ def run(args) -> int:
 
         raise VaultkitError(f"{args.vault_path}: no such folder (vaultkit get [PATH] FILE)")
     root, settings = open_settings(args)
+    from vaultkit.cli.commands._common import as_vault_path
+
+    args.path = as_vault_path(root, args.path)
     try:
         excerpt = read_excerpt(root, settings, args.path, args.start, args.lines)
     except PathRefused as exc:

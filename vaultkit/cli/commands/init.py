@@ -72,7 +72,11 @@ def run(args) -> int:
                   "nothing written (run it without --dry-run to write them).\n")
         _hook_lines(out, hooks)
         return 0
-    if minimal:
+    if minimal and not result.created:  # (init run again: nothing was added)
+        out.write(f"\nvaultkit is set up in {target} already: 0 files written{kept}; "
+                  "`vaultkit init --full` adds the rest of the starter (bootstrap files, "
+                  "typed folders, templates, Obsidian settings) where missing.\n")
+    elif minimal:
         out.write(f"\nvaultkit set up in {target}: {len(result.created)} files written{kept}. "
                   "The folder holds notes already, so only what vaultkit needs was added; "
                   "`vaultkit init --full` adds the rest of the starter (bootstrap files, "

@@ -25,6 +25,14 @@ def add_arguments(p) -> None:
                         "or alone when the entry comes on standard input")
     p.add_argument("text", nargs="?", metavar="TEXT | -",
                    help="the entry; '-' (or nothing, with a pipe) reads standard input")
+    # (words past TEXT: the shell split an unquoted entry; run says to quote it, so the
+    # usage, written here, leaves them out)
+    p.add_argument("more", nargs="*", metavar="WORD",
+                   help="a word past TEXT (an unquoted entry): refused, with the entry "
+                        "quoted as one argument to type instead")
+    p.usage = ("vaultkit log [-C PATH | PATH] [TEXT | -] [--title T] [--time HH:MM] "
+               "[--date YYYY-MM-DD] [--format {text,json}] [-o FILE] [--allow-secret] "
+               "[--root DIR] [--profile NAME|FILE]")
     p.add_argument("-C", "--vault", dest="vault_dir", metavar="PATH",
                    help="the vault or a folder inside it, instead of the first PATH "
                         "(never taken for anything else)")
@@ -44,9 +52,17 @@ def run(args) -> int:
     from vaultkit.memory.journal import EntryRefused, SecretRefused, append_entry
     from vaultkit.memory.memset import open_settings
 
+    # `vaultkit log Deployed the fix` (`-C DIR Deployed fix`): the shell split the entry
+    if args.more or (args.vault_dir is not None and args.text is not None):
+        import os
+        import shlex
+
+        words = [w for w in (args.vault_path, args.text, *args.more) if w is not None]
+        if args.vault_dir is None and os.path.isdir(words[0]):
+            words.pop(0)  # (the vault)
+        raise VaultkitError("the entry is one argument: quote its words "
+                            f"({shlex.quote(' '.join(words))}); nothing written")
     if args.vault_dir is not None:  # -C: the one positional is the text
-        if args.text is not None:
-            raise VaultkitError("-C names the vault: give only TEXT (or '-') after it")
         args.text, args.vault_path = args.vault_path, args.vault_dir
         if not __import__("os").path.isdir(args.vault_path):
             raise VaultkitError(f"--vault {args.vault_path}: no such folder")
@@ -57,7 +73,7 @@ def run(args) -> int:
         # `... | vaultkit log ~/vault`
         if sys.stdin.isatty() or not os.path.isdir(args.vault_path):
             args.text, args.vault_path = args.vault_path, None
-    _check_vault_path(args.vault_path)
+    _check_vault_path(args.vault_path, args.text)
     text = args.text
     if text == "-" or (text is None and not sys.stdin.isatty()):
         try:
@@ -103,11 +119,18 @@ def run(args) -> int:
     return 0
 
 
-def _check_vault_path(path) -> None:
+def _check_vault_path(path, text=None) -> None:
     from pathlib import Path
 
     from vaultkit.core.errors import VaultkitError
 
     if path is not None and not Path(path).is_dir():
+        if text is not None and "/" not in path and path not in (".", ".."):
+            import shlex
+
+            # `vaultkit log Deployed fix`: two words of an unquoted entry, most likely
+            raise VaultkitError(f"{path}: no such folder (PATH comes before the text); an "
+                                f"entry of several words is one argument: quote them "
+                                f"({shlex.quote(path + ' ' + text)})")
         raise VaultkitError(f"{path}: no such folder (PATH comes before the text: "
                             "vaultkit log PATH TEXT)")

@@ -64,6 +64,10 @@ def run(args) -> int:
                             "memory/2026-12-06.md:12-14")
     sources = [parse_source(item) for item in items]
     root, settings = open_settings(args)
+    from vaultkit.cli.commands._common import as_vault_path
+
+    for source in sources:
+        source.path = as_vault_path(root, source.path)
     try:
         result = promote(root, settings, sources, args.to, dry_run=args.dry_run,
                          allow_secret=args.allow_secret)

@@ -70,7 +70,7 @@ def run(args) -> int:
         if bare and __import__("os").path.isdir(bare):  # `search mq x`: a word, not the vault
             print(f"vaultkit: note: '{bare}' is searched for as a word; to search the vault "
                   f"in the folder {bare}, write ./{bare} or -C {bare}", file=sys.stderr)
-    if not words:
+    if not "".join(words).strip():  # (`search ""` too: no word, no answer to give)
         raise VaultkitError("nothing to search for: give words after the PATH")
     query = " ".join(words)
     cut = query_cut(query)
@@ -135,4 +135,8 @@ def vault_path_first(words: list[str]) -> tuple[list[str], str]:
     first = words[0]
     if (first in (".", "..") or "/" in first or os.sep in first) and os.path.isdir(first):
         return words[1:], first
+    if len(words) > 1 and first.startswith(("./", "../")):  # a path no query word is written as
+        from vaultkit.core.errors import VaultkitError
+
+        raise VaultkitError(f"{first}: no such folder (vaultkit search [PATH] QUERY)")
     return words, "."
