@@ -186,3 +186,35 @@ def test_the_mcp_session_keeps_its_vault_only_for_the_same_bytes(make_vault):
         assert [lk.target for lk in again.notes["memory/semantic/a.md"].links] == ["Y"]
     finally:
         session.close()
+
+
+def test_a_record_found_fresh_by_its_bytes_is_trusted_by_its_stat_once_settled(
+        make_vault, monkeypatch):
+    # a vault listed within the racy margin of its files' writes (a check right after a
+    # clone or a copy) stores records that only the files' bytes can confirm; once the
+    # files are older than a run by that margin, the run that hashed them stamps the records
+    # with itself, as git's index does, so later runs stop reading all the notes again
+    import time
+
+    import vaultkit.vault.loader as loader_mod
+
+    root = make_vault({f"memory/semantic/n{i}.md": f"# N{i}\n\n[[n{i + 1}]]\n"
+                       for i in range(5)})
+    load_vault(root)  # (the records: written in the racy margin of the files' ctimes)
+    hashed: list[str] = []
+    real = loader_mod.content_id
+
+    def counted(path, size):
+        hashed.append(os.path.basename(path))
+        return real(path, size)
+
+    monkeypatch.setattr(loader_mod, "content_id", counted)
+    time.sleep(2.2)  # (past the racy margin: RACY_NS)
+    assert load_vault(root).notes["memory/semantic/n0.md"].links[0].target == "n1"
+    assert sorted(hashed) == [f"n{i}.md" for i in range(5)]  # confirmed by their bytes
+    hashed.clear()
+    load_vault(root)
+    assert hashed == []  # settled: known by their stat now
+    # and a later write that keeps the size and puts the mtime back is still read
+    _put_back(root / "memory/semantic/n0.md", "# N0\n\n[[n4]]\n")
+    assert load_vault(root).notes["memory/semantic/n0.md"].links[0].target == "n4"

@@ -334,7 +334,7 @@ class DeferredVault(Vault):
         if self.loaded:
             super().save_cache()
         elif "_facts" in self.__dict__ and self._cache is not None \
-                and (self._dirty or self._cache.mend):
+                and (self._dirty or self._cache.mend or self._cache.settled):
             # notes made alone: their records (a hook's changed notes), no other touched
             self._cache.save(self._map.made, self._facts, self._fact_paths, complete=False)
             self._dirty = False

@@ -293,7 +293,8 @@ class Vault:
 
     def save_cache(self) -> None:
         """Write the records of what is new (notes parsed, facts computed) to ``.vaultkit/``."""
-        if self._cache is not None and (self._dirty or self._cache.mend):
+        if self._cache is not None and (self._dirty or self._cache.mend
+                                        or self._cache.settled):
             self._cache.save(self.notes, self._facts, self._fact_paths)
             self._dirty = False
             self._fact_paths = set()
@@ -790,6 +791,8 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
     if cache is None and use_cache:
         kept = previous._cache if same else None
         cache = kept if kept is not None else _Cache(store_for(scan), settings.fingerprint)
+    if cache is not None:  # (before any record is checked: see _Cache._fits)
+        cache.started_ns = scan.started_ns
     lent = previous.notes.entries() if same else {}  # (as held: none decoded for this)
     lent_before = previous.started_ns - _RACY_NS if same else 0
     made = made or {}
@@ -832,8 +835,6 @@ def load_vault(path: Path | str = ".", *, root: Path | str | None = None,
 
     if external is None:
         external = external_notes(root_path, settings)
-    if cache is not None:
-        cache.started_ns = scan.started_ns
     vault = Vault(root_path, settings, Notes(notes), attachments, problems, external,
                   scan=scan, facts=facts, cache=cache)
     # (unreadable files are read again every run but never stored: they change nothing)
@@ -1374,6 +1375,11 @@ class _Cache:
         self._rows: dict[str, tuple | None] = {}
         self.stored: dict[str, Note] = {}  # path -> the note its record holds, as it is now
         self.mend = False  # a record could not be used: save() writes it anew
+        # path -> stat row of a record found fresh by its bytes (its file changed within the
+        # racy margin of the run that wrote it) and older than this run by that margin:
+        # save() stamps it with this run, as if this run had written it, so the next run
+        # trusts its stat instead of reading the file again (git's index does the same)
+        self.settled: dict[str, tuple] = {}
         self.db = None
         self.gen = 0
         self.zdict = b""
@@ -1525,7 +1531,11 @@ class _Cache:
             if len(self._checked) > 4096:
                 self._checked.clear()
             self._checked[key] = content_id(f.abs, f.size)
-        return self._checked[key] == st[4]
+        fits = self._checked[key] == st[4]
+        if fits and self.started_ns and racy(f.changed_ns, st[5]) \
+                and not racy(f.changed_ns, self.started_ns):
+            self.settled[f.rel] = st
+        return fits
 
     def misses(self, files) -> list[FileEntry]:
         """The entries of ``files`` :meth:`holds` no note for, in one pass."""
@@ -1699,7 +1709,11 @@ class _Cache:
         gone = [rel for rel in self.stats if (n := notes.get(rel)) is None or n.error] \
             if complete else []
         written: list[Note | tuple[str, Note, bytes, bytes]] = []  # as todo
-        if not todo and not gone and not rebuild:
+        settled = {} if rebuild else \
+            {rel: st for rel, st in self.settled.items() if rel not in notes or
+             held(self.stored.get(rel)) is held(notes[rel])}  # (not written anew below)
+        self.settled = {}
+        if not todo and not gone and not rebuild and not settled:
             self.mend = False
             return
         # the files were read after `started_ns`: a record is trusted next time only if the
@@ -1749,6 +1763,11 @@ class _Cache:
                     if gone:
                         db.executemany("DELETE FROM notes WHERE path = ?",
                                        [(g,) for g in gone])
+                    if settled:  # (only a record still as it was read: no other writer's)
+                        db.executemany(
+                            "UPDATE notes SET seen_ns = ? WHERE path = ? AND size = ? AND "
+                            "mtime_ns = ? AND ctime_ns = ? AND ino = ? AND oid = ? AND "
+                            "seen_ns = ?", [(seen, rel, *st[:6]) for rel, st in settled.items()])
                     db.executemany("INSERT OR REPLACE INTO notes VALUES "
                                    "(?, ?, ?, ?, ?, ?, ?, ?)", rows())
                     db.execute("COMMIT")
@@ -1764,6 +1783,10 @@ class _Cache:
         for rel in gone:
             self.stats.pop(rel, None)
             self.stored.pop(rel, None)
+        rows = self._stats if self._stats is not None else self._rows
+        for rel, st in settled.items():
+            if rel not in gone:
+                rows[rel] = (*st[:5], seen)
         for item in written:
             if type(item) is tuple:
                 rel, note, blob, kept = item
