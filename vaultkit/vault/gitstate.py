@@ -897,9 +897,9 @@ def _without(text: str, base: str) -> str:
     return "".join(out)
 
 
-def _parse_batch_in_order(out: bytes) -> list[bytes | None]:
-    """``git cat-file --batch``'s answers in the order asked: None for one it did not find."""
-    got: list[bytes | None] = []
+def _batch_answers(out: bytes):
+    """``git cat-file --batch``'s answers in the order asked: ``(oid, type, bytes)``, or
+    None for an object it did not find."""
     pos = 0
     n = len(out)
     while pos < n:
@@ -911,34 +911,22 @@ def _parse_batch_in_order(out: bytes) -> list[bytes | None]:
         # "<oid> <type> <size>", or "<object as asked> missing" (a path may hold spaces)
         if len(header) != 3 or not header[2].isdigit() or header[1] not in (
                 "blob", "tree", "commit", "tag"):
-            got.append(None)
+            yield None
             continue
         length = int(header[2])
-        got.append(out[pos:pos + length] if header[1] == "blob" else None)
+        yield header[0], header[1], out[pos:pos + length]
         pos += length + 1
-    return got
+
+
+def _parse_batch_in_order(out: bytes) -> list[bytes | None]:
+    """The blobs of ``git cat-file --batch``'s answers in the order asked: None for an
+    object it did not find or that is no blob."""
+    return [a[2] if a is not None and a[1] == "blob" else None for a in _batch_answers(out)]
 
 
 def _parse_batch(out: bytes) -> dict[str, bytes]:
-    blobs: dict[str, bytes] = {}
-    pos = 0
-    n = len(out)
-    while pos < n:
-        eol = out.find(b"\n", pos)
-        if eol < 0:
-            break
-        header = out[pos:eol].decode("ascii", "replace").split()
-        pos = eol + 1
-        if len(header) != 3:  # "<oid> missing" and the like
-            continue
-        oid, _kind, size = header
-        try:
-            length = int(size)
-        except ValueError:
-            break
-        blobs[oid] = out[pos:pos + length]
-        pos += length + 1
-    return blobs
+    """``{oid: bytes}`` of ``git cat-file --batch``'s answers; those it did not find left out."""
+    return {a[0]: a[2] for a in _batch_answers(out) if a is not None}
 
 
 # -- comparing texts ---------------------------------------------------------------------
