@@ -137,9 +137,9 @@ def _check_groups(args, groups, vault_relative, verifying) -> int:
     failed = False
     diffs: list[str] = []
     hidden: list[str] = []
-    for anchor, group in groups:
+    for anchor, group, root in groups:
         vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden,
-                                          verifying)
+                                          verifying, root)
         diags.extend(vault_diags)
         for d in vault_diags:
             root_of[id(d)] = vault.root
@@ -251,7 +251,8 @@ def _where(root_of: dict):
 
 
 def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
-    """``[(anchor, paths)]``: the given paths grouped by the vault each lies in, in order.
+    """``[(anchor, paths, root)]``: the given paths grouped by the vault each lies in, in
+    order, with the vault's root when this search found it (None: opening it finds it).
 
     A path in no vault is an error (NotAVault) as for every reading command, except in a
     hook, which gets every staged file of the repository: those outside a vault are not ours.
@@ -266,7 +267,7 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
 
             if commit_leaves_alone(root):  # (a vault in a subfolder, a commit elsewhere)
                 return []
-        return [(root, paths)]
+        return [(root, paths, Path(root).resolve())]
     groups: dict = {}
     anchors: dict = {}
     missing = []
@@ -299,8 +300,7 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
 
         if not groups:  # nothing staged in a vault: the current folder's vault-level findings
             try:
-                find_root(Path("."))
-                return [(".", missing)]
+                return [(".", missing, find_root(Path(".")))]
             except NotAVault:
                 pass
         for found in deleted_vaults():
@@ -310,8 +310,8 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
         if not groups:
             return []  # the commit changes nothing in a vault: nothing for this hook
     if not groups:
-        return [(".", missing)]
-    out = [(anchors[found], group) for found, group in groups.items()]
+        return [(".", missing, None)]
+    out = [(anchors[found], group, found) for found, group in groups.items()]
     out[0][1].extend(missing)
     return out
 
@@ -322,14 +322,17 @@ def _holds_here(roots) -> bool:
     return any(here == str(r) or here.startswith(str(r).rstrip(os.sep) + os.sep) for r in roots)
 
 
-def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None):
+def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None,
+                 root=None):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
     findings its baseline accepts are left out, and counted in ``hidden``. ``verifying``
     (a :class:`~vaultkit.vault.outbound.verified_texts` entered) gets the vault's list of
-    verified texts, when its cache is used."""
+    verified texts, when its cache is used. ``root``: the vault's root, when known (git
+    is asked its first questions there while the vault is listed)."""
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
+    probe, index_entries = _ask_git_ahead(args, root, paths)
     vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook, deferred=True)
     if verifying is not None and vault.caching:
         from vaultkit.vault.outbound import Verified
@@ -339,7 +342,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
     if args.hook and targets:  # what the commit holds: the staged text, not the work tree's
         from vaultkit.session.staged import staged_view
 
-        vault, targets = staged_view(vault, targets)
+        vault, targets = staged_view(vault, targets, index_entries)
         differ = sorted(vault.__dict__.get("_work_tree", ()))
         if differ and not args.quiet:
             from vaultkit.vault.outbound import clean_line
@@ -350,7 +353,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
     baseline = _baseline(vault, args, targets)
-    diags = _check(vault, rules, targets, args)
+    diags = _check(vault, rules, targets, args, git_ahead=probe)
     if args.write_baseline:
         baseline.record(diags, rules=[r.name for r in rules])
         baseline.save()
@@ -631,7 +634,32 @@ def _below(listed: list[str], prefix: str) -> list[str]:
     return listed[start:end]
 
 
-def _check(vault, rules, targets, args, in_memory: bool = False):
+def _ask_git_ahead(args, root, paths):
+    """``(probe, index entries)``: what the check will ask git first, asked now, while the
+    vault is listed (git runs on another core meanwhile; about a tenth of a commit hook's
+    time at 10,000 notes): the repository probe every git rule starts from and, in a hook,
+    the index entries of the staged files. Each answer is taken only by the same question
+    asked later, in the same folder (:class:`vaultkit.core.gitenv.Ahead`); an answer not
+    taken is left. ``(None, None)`` where the vault's ``root`` is not known yet and in a
+    process that keeps its vault warm."""
+    from vaultkit.cli.commands._common import relative_to_root
+
+    if root is None or getattr(args, "workspace", None) is not None:
+        return None, None
+    from vaultkit.vault.gitstate import probe_ahead
+
+    probe = probe_ahead(root)
+    if not (args.hook and paths):
+        return probe, None
+    from vaultkit.core.gitenv import ask_ahead
+    from vaultkit.session.staged import index_entries_args
+
+    wanted = {relative_to_root(root, p) for p in paths}
+    wanted = sorted(p for p in wanted if p and "\n" not in p)
+    return probe, ask_ahead(index_entries_args(wanted), cwd=root) if wanted else None
+
+
+def _check(vault, rules, targets, args, in_memory: bool = False, git_ahead=None):
     from vaultkit.lint.engine import run_rules
     from vaultkit.lint.rule import Context
 
@@ -639,7 +667,8 @@ def _check(vault, rules, targets, args, in_memory: bool = False):
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
                   reuse_results=not (in_memory or args.no_cache or args.fix or args.diff),
                   notices=getattr(args, "notices", None),
-                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None))
+                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None),
+                  git_ahead=git_ahead)
     return run_rules(ctx, rules)
 
 
