@@ -230,19 +230,22 @@ def _where(root_of: dict):
     from vaultkit.vault.scan import display_path
 
     prefixes: dict = {}
+    try:  # (asked once for the report: one system call, not one per finding)
+        here = os.getcwd()
+    except OSError:  # (the current folder was removed: paths are shown from the root)
+        here = ""
 
     def where(d) -> str:
         root = root_of.get(id(d))
         if root is None:
             return d.path
-        key = (str(root), os.getcwd())
-        prefix = prefixes.get(key)
+        prefix = prefixes.get(root)
         if prefix is None:  # how the root is shown; every file is then the root plus its path
             shown = display_path(root)
-            below = key[1].startswith(str(root).rstrip(os.sep) + os.sep)
+            below = here.startswith(str(root).rstrip(os.sep) + os.sep)
             # (with the current folder below the root, each file is shown on its own)
             prefix = "" if shown == "." else False if below else shown.rstrip("/") + "/"
-            prefixes[key] = prefix
+            prefixes[root] = prefix
         if prefix is False or d.path.startswith("../"):  # the current folder is in the vault
             return display_path(os.path.normpath(os.path.join(root, d.path)))
         return prefix + d.path
