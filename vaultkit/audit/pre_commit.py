@@ -43,6 +43,7 @@ def check_pre_commit(ctx: AuditContext) -> Check:
     ids = []
     revs = []
     local_entries = []  # (hook id, entry) of `repo: local` hooks pre-commit runs as commands
+    commands = []  # (hook id, the words after the command: the entry's, then `args`)
     repos = data.get("repos") if isinstance(data, dict) else None
     for repo in repos if isinstance(repos, list) else []:
         if not isinstance(repo, dict):
@@ -50,6 +51,8 @@ def check_pre_commit(ctx: AuditContext) -> Check:
         for hook in repo.get("hooks") or []:
             if isinstance(hook, dict) and str(hook.get("id", "")).startswith("vaultkit-"):
                 ids.append(str(hook["id"]))
+                if _on_commit(hook, data):
+                    commands.append((str(hook["id"]), _words(hook)))
                 if repo.get("rev"):
                     revs.append(str(repo["rev"]))
                 if repo.get("repo") == "local" and hook.get("language") in ("system", "script") \
@@ -99,6 +102,9 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                      "put the folder that holds `vaultkit` on the PATH of whatever commits (in "
                      "crontab: PATH=/path/to/venv/bin:/usr/bin:/bin), or install vaultkit "
                      "with pipx so it is in ~/.local/bin")
+    aimed = _aimed_elsewhere(commands, top, ctx.vault.root)
+    if aimed is not None:
+        return aimed
     where = ""
     outside = sorted({d for d in found_in if d not in _STANDARD_BIN})
     if outside:
@@ -106,6 +112,109 @@ def check_pre_commit(ctx: AuditContext) -> Check:
                  "finds with that folder on its PATH")
     return Check("pre-commit", PASS,
                  f"{config.name} uses {used}{pin}; the git hook is installed{where}")
+
+
+# the hooks given no file names: they act on the vault their command names, else on the
+# folder pre-commit runs them in, the repository's top
+_NAMING_HOOKS = ("vaultkit-index", "vaultkit-colors", "vaultkit-audit")
+_COMMAND_NAMES = frozenset({"check", "index", "graph", "audit"})  # (what the hooks run)
+
+
+def _on_commit(hook: dict, config: dict) -> bool:
+    """Whether pre-commit runs ``hook`` on ``git commit``: its ``stages`` (else the
+    configuration's ``default_stages``; else every stage) name the commit stage."""
+    stages = hook.get("stages", config.get("default_stages"))
+    return not isinstance(stages, list) or bool({"pre-commit", "commit"} & set(map(str, stages)))
+
+
+def _words(hook: dict) -> list[str]:
+    """What follows vaultkit's command in a hook's ``entry`` (a local hook's: ``vaultkit
+    index --stage``, ``python -m vaultkit index``), then its ``args``."""
+    import shlex
+
+    words: list[str] = []
+    entry = hook.get("entry")
+    if isinstance(entry, str):
+        try:
+            words = shlex.split(entry)
+        except ValueError:
+            words = entry.split()
+        at = next((i for i, w in enumerate(words) if w in _COMMAND_NAMES), 0)
+        words = words[at + 1:]
+    args = hook.get("args")
+    if isinstance(args, list):
+        words += [str(a) for a in args]
+    return words
+
+
+def _named_folders(words: list[str]) -> list[str]:
+    """The folders a vaultkit command's words name: its positional words and ``--root``'s."""
+    named, after_root = [], False
+    for word in words:
+        if after_root:
+            named.append(word)
+            after_root = False
+        elif word == "--root":
+            after_root = True
+        elif word.startswith("--root="):
+            named.append(word.partition("=")[2])
+        elif not word.startswith("-"):
+            named.append(word)
+    return named
+
+
+def _aimed_elsewhere(commands, top: Path, root: Path) -> Check | None:
+    """For a vault below the repository's top (``monorepo/agent/vault``): the hooks given no
+    file names that run on a commit and whose command names no folder, or another one. pre-commit runs them from the
+    top; with no folder named, one that finds no vault there fails every commit (FAIL), one
+    that does acts on that vault instead (TIP). None when each names this vault, or when
+    the vault is the repository's top."""
+    top, root = Path(top).resolve(), Path(root).resolve()
+    if top == root:
+        return None
+    rel = os.path.relpath(root, top)
+    from vaultkit.vault.scan import NotAVault, find_root
+
+    def vault_of(folder: Path) -> Path | None:
+        try:
+            return find_root(folder) if folder.is_dir() else None
+        except (NotAVault, OSError):
+            return None
+
+    unnamed, elsewhere, broken = [], [], []
+    for hook_id, words in commands:
+        if hook_id not in _NAMING_HOOKS:
+            continue
+        folders = [(top / f).resolve() for f in _named_folders(words)]
+        if root in folders:
+            continue
+        if not folders:
+            unnamed.append(hook_id)
+        elif any(vault_of(f) is None for f in folders):
+            broken.append(hook_id)
+        else:
+            elsewhere.append(hook_id)
+    fix = f"give them the vault's folder: `args: [{rel}]` (what `vaultkit init {rel}` writes)"
+    if broken:
+        return Check("pre-commit", FAIL,
+                     f"{', '.join(dict.fromkeys(broken))} name a folder that is no vault: "
+                     "every commit fails", fix)
+    other = vault_of(top) if unnamed else None
+    if unnamed and other is None:
+        return Check("pre-commit", FAIL,
+                     f"{', '.join(dict.fromkeys(unnamed))} name no vault folder, and "
+                     f"pre-commit runs them from {top}, which is no vault: every commit fails",
+                     fix)
+    if unnamed:
+        return Check("pre-commit", TIP,
+                     f"{', '.join(dict.fromkeys(unnamed))} name no vault folder: pre-commit "
+                     f"runs them from {top}, so they act on the vault at {other}, not on this "
+                     "one", fix)
+    if elsewhere:
+        return Check("pre-commit", TIP,
+                     f"{', '.join(dict.fromkeys(elsewhere))} name another vault than this "
+                     f"one ({rel}): they leave this vault alone", fix)
+    return None
 
 
 _STANDARD_BIN = ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin")
