@@ -353,3 +353,31 @@ def test_an_answer_asked_ahead_goes_only_to_the_same_question(vault, monkeypatch
     monkeypatch.setattr(gitenv, "run_git", no_git)
     with pytest.raises(FileNotFoundError):  # where the answer is taken, as run_git raises
         gitenv.ask_ahead(probe, cwd=vault).answer(probe, vault)
+
+
+def test_a_journal_taken_out_of_git_with_its_file_kept_is_told_to_be_tracked_again(vault):
+    # `git rm --cached`: every line is still in the file; `git checkout HEAD -- path`, the
+    # advice for a deleted journal, would overwrite the lines written since the commit
+    write(vault, J, JOURNAL + "- Rolled back the canary\n")
+    git(vault, "rm", "-q", "--cached", J)
+    rc, out = hook(vault, J)
+    assert rc == 1, out
+    assert (f"{J}:1:1: VK601 journal-append-only error: journal taken out of git with the "
+            "file kept (`git rm --cached`)") in out, out
+    assert f"track it again with `git add {J}`" in out and "git checkout" not in out, out
+    assert (vault / J).read_text().endswith("- Rolled back the canary\n")  # (left as it is)
+    (vault / J).unlink()  # deleted from the work tree as well: restored from HEAD
+    rc, out = hook(vault, J)
+    assert rc == 1 and f"restore it with `git checkout HEAD -- {J}`" in out, out
+
+
+def test_a_note_taken_out_of_git_with_its_file_kept_is_told_to_be_tracked_again(vault):
+    write(vault, NOTE, WITHOUT + "".join(f"- Step {i} of the deploy\n" for i in range(8)))
+    commit_all(vault)
+    git(vault, "rm", "-q", "--cached", NOTE)
+    rc, out, err = invoke(["check", "--hook", "--no-cache", "--select", "mass-deletion", NOTE],
+                          vault)
+    assert rc == 1, out + err
+    assert (f"{NOTE}:1:1: VK602 mass-deletion error: taken out of git with the file kept "
+            "(`git rm --cached`; it has 10 non-blank lines in HEAD)") in out, out
+    assert f"`git add {NOTE}`" in out and "git checkout" not in out, out

@@ -280,6 +280,22 @@ def accepted_removals(vault):
     return record
 
 
+def untracked_kept(vault, git, change) -> bool:
+    """Whether a deletion the commit stages left the file in the work tree (``git rm
+    --cached``, or the file taken out of git to be ignored): its lines are all still there,
+    and `git checkout HEAD -- path` would overwrite those written since; ``git add`` tracks
+    it again as it is."""
+    import os
+    import stat
+
+    if not git.staged or change.old is None:
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(os.path.join(vault.root, change.old)).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def accept_deletion(path: str) -> str:
     """``VAULTKIT_ACCEPT_DELETION=<path>``, quoted for a shell."""
     import shlex

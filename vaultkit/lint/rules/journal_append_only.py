@@ -5,7 +5,7 @@ from vaultkit.core.plain import replace
 from vaultkit.vault.gitstate import first_change, split_lines
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import (accept_deletion, accepted_deletions, accepted_removals,
-                                  accepting)
+                                  accepting, untracked_kept)
 
 _KEEP_LAYERS = ("journal", "archive")
 
@@ -65,7 +65,10 @@ class JournalAppendOnly(Rule):
     snapshots are all there is. A journal deleted on purpose is accepted by naming it in
     `VAULTKIT_ACCEPT_DELETION`, as `mass-deletion` accepts a cut (recorded the same way),
     and `vaultkit snapshot --forget PATH` takes its versions out of the snapshots. A journal on disk but left out of a partial commit is not a deletion, nor
-    is one moved into the archive with its lines. This works before the first commit and
+    is one moved into the archive with its lines. A journal taken out of git with its file
+    kept (`git rm --cached`) is refused as a deletion (the repository would no longer keep
+    it), told to be tracked again with `git add`: never `git checkout HEAD --`, which
+    would overwrite the lines written since. This works before the first commit and
     in a folder without git.
     Without snapshots nothing changes.
 
@@ -226,6 +229,15 @@ class JournalAppendOnly(Rule):
                     continue  # moved into the archive with its lines kept
                 if old is not None and accepted_deletions() & {change.old, change.old_repo}:
                     accepting(ctx, change.old, split_lines(old)[0])  # deleted on purpose
+                    continue
+                if untracked_kept(ctx.vault, git, change):
+                    yield self.diag(change.old, None, None,
+                                    "journal taken out of git with the file kept (`git rm "
+                                    "--cached`): the commit drops it from the repository, "
+                                    "which then no longer keeps it; track it again with "
+                                    f"`git add {change.old_repo}` (the file stays as it is), "
+                                    f"or accept this deletion: {accept_deletion(change.old)} "
+                                    "git commit …")
                     continue
                 yield self.diag(change.old, None, None,
                                 "journal deleted; journals are append-only: restore it with "

@@ -8,6 +8,7 @@ from vaultkit.vault.loss import prune_allowance, prune_setting
 from vaultkit.lint.rule import Rule
 from vaultkit.lint.shared import accept_deletion as _accept
 from vaultkit.lint.shared import accepted_deletions as _accepted
+from vaultkit.lint.shared import untracked_kept as _kept
 from vaultkit.lint.shared import accepted_removals, accepting
 from vaultkit.vault.scan import in_skipped_folder
 
@@ -31,7 +32,9 @@ class MassDeletion(Rule):
     `NOW.md`, the status board refreshed every heartbeat, and `BOOTSTRAP.md`, the
     runtime's one-time first-run ritual). A renamed file is compared with its old
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
-    counts as deleted. Journals have their own, stricter rule (`journal-append-only`).
+    counts as deleted; one taken out of git with its file kept (`git rm --cached`) is
+    told to be tracked again with `git add` (the file keeps every line, and `git checkout
+    HEAD --` would overwrite those written since). Journals have their own, stricter rule (`journal-append-only`).
     Lines that went into another Markdown file of the same change are moved, not lost
     (the model of loss, docs/snapshots.md): a distillation of `MEMORY.md` into a topic
     note passes however much of it moved, and so does an edit of a line (a typo fixed).
@@ -216,11 +219,20 @@ class MassDeletion(Rule):
             if before == 0:
                 continue
             if gone:
+                lines = f"{before} non-blank line{'s' * (before != 1)}"
+                if change.new_repo is None and _kept(ctx.vault, git, change):
+                    yield self.diag(old, None, None,
+                                    f"taken out of git with the file kept (`git rm --cached`; "
+                                    f"it has {lines} in HEAD): the commit drops it from the "
+                                    "repository, which then no longer keeps it; track it again "
+                                    f"with `git add {change.old_repo}` (the file stays as it "
+                                    f"is), or accept this deletion for one commit: "
+                                    f"{_accept(old)} git commit …")
+                    continue
                 where = (f"moved to {change.new_repo}, where vaultkit does not look"
                          if change.new_repo is not None else "deleted")
                 yield self.diag(old, None, None,
-                                f"{where} (it had {before} non-blank line"
-                                f"{'s' * (before != 1)}); restore it with `git checkout HEAD -- "
+                                f"{where} (it had {lines}); restore it with `git checkout HEAD -- "
                                 f"{change.old_repo}`, or accept this deletion for one "
                                 f"commit: {_accept(old)} git commit …")
                 continue
