@@ -229,3 +229,33 @@ def test_the_audit_tells_when_the_top_hooks_act_on_another_vault(monorepo, monke
         config.replace("args: [agent/vault]", "args: []"))
     check = _pre_commit_check(monorepo, monkeypatch)
     assert check.status == "tip" and "act on the vault at" in check.found, check.found
+
+
+def test_a_whole_subfolder_vault_deleted_is_refused_from_the_top(monorepo, capsys, monkeypatch):
+    # `git rm -r` leaves no vault to open: the commit passed, every note of it unchecked
+    git(monorepo, "rm", "-r", "-q", "agent/vault")
+    (monorepo / "agent" / "vault" / ".vaultkit").mkdir(parents=True, exist_ok=True)
+    # (untracked files can keep the folder in place: vaultkit's own cache does)
+    code, out, err = run(capsys, "check", "--hook")
+    assert code == 1, out + err
+    assert ("agent/vault/vaultkit.toml:1:1: VK602 mass-deletion error: the whole vault at "
+            "agent/vault is deleted by this commit (") in out, out
+    assert "`git checkout HEAD -- agent/vault`" in out
+    assert run(capsys, "check", "--hook", "--ignore", "mass-deletion")[0] == 0
+    monkeypatch.setenv("VAULTKIT_ACCEPT_DELETION", "agent/vault")
+    assert run(capsys, "check", "--hook")[0] == 0
+
+
+def test_a_subfolder_vault_moved_whole_is_no_deletion(monorepo, capsys):
+    git(monorepo, "mv", "agent/vault", "agent/memory")
+    code, out, err = run(capsys, "check", "--hook", "agent/memory/AGENTS.md")
+    assert code == 0 and "deleted" not in out, out + err
+
+
+def test_a_subfolder_vault_removed_and_added_with_git_add_all_is_refused(monorepo, capsys):
+    import shutil
+
+    shutil.rmtree(monorepo / "agent" / "vault")
+    git(monorepo, "add", "-A")
+    code, out, err = run(capsys, "check", "--hook")
+    assert code == 1 and "the whole vault at agent/vault is deleted" in out, out + err

@@ -36,8 +36,15 @@ def _staged_names(*options: str) -> list[str] | None:
     return [os.fsdecode(n) for n in proc.stdout.split(b"\0") if n]
 
 
-def deleted_vaults() -> list[Path]:
-    """The vaults of the files the commit being made deletes, in order of the names: those
+def deleted_names() -> list[str]:
+    """The names the commit being made deletes, from the current folder (pre-commit's is
+    the repository's top); renames count as deletions (``--no-renames``)."""
+    return _staged_names("--diff-filter=D", "--relative") or []
+
+
+def deleted_vaults(names: list[str]) -> list[Path]:
+    """The vaults of the files the commit being made deletes (``names``, from
+    :func:`deleted_names`), in order of the names: those
     with ``vaultkit.toml`` or ``.obsidian/`` (what ``vaultkit init`` writes). A folder that is
     a vault only by a bootstrap file or a ``memory/`` folder is not one here: a package of a
     monorepo with its own ``AGENTS.md`` is no vault because a file in it was deleted (no
@@ -45,8 +52,7 @@ def deleted_vaults() -> list[Path]:
     from vaultkit.vault.scan import NotAVault, find_root, has_strong_marker
 
     found: list[Path] = []
-    # (--relative: the names from the current folder, which pre-commit's is the top)
-    for name in _staged_names("--diff-filter=D", "--relative") or ():
+    for name in names:
         folder = Path(name).parent
         while not folder.is_dir() and folder != folder.parent:  # (its folder may be gone too)
             folder = folder.parent
@@ -82,3 +88,65 @@ def leaves_named_vault_alone(path, root=None) -> bool:
     except (NotAVault, OSError):
         return False  # (opening the vault says what is wrong)
     return vault.is_dir() and commit_leaves_alone(vault)
+
+
+class GoneVault:
+    """A vault the commit being made deletes whole: its folder is gone from the work tree and
+    the commit deletes the marker ``vaultkit init`` wrote there."""
+
+    def __init__(self, folder: str, marker: str, files: int, notes: int) -> None:
+        self.folder = folder  # from the current folder, as git names it ("agent/vault")
+        self.marker = marker  # "vaultkit.toml", or ".obsidian" (its settings folder)
+        self.files = files  # files the commit deletes below the folder
+        self.notes = notes  # of them, Markdown notes
+
+
+def gone_vaults(names: list[str]) -> list[GoneVault]:
+    """The vaults ``names`` (:func:`deleted_names`) delete whole (``git rm -r agent/vault``,
+    or the folder removed and ``git add -A``): a folder that is no vault in the work tree any
+    more (gone, or left with untracked files only) whose ``vaultkit.toml`` or ``.obsidian/``
+    the commit deletes, not moved elsewhere (asked of git with rename detection only when
+    there is such a folder, which is rare)."""
+    from vaultkit.vault.scan import is_vault
+
+    candidates: dict[str, str] = {}
+    for name in names:
+        parts = name.split("/")
+        if parts[-1] == "vaultkit.toml":
+            folder, marker = "/".join(parts[:-1]), "vaultkit.toml"
+        elif ".obsidian" in parts[:-1]:
+            folder, marker = "/".join(parts[:parts.index(".obsidian")]), ".obsidian"
+        else:
+            continue
+        if folder and candidates.get(folder) != "vaultkit.toml":
+            candidates[folder] = marker
+    # (a folder still a vault in the work tree is checked as one; what git does not track,
+    # such as vaultkit's own cache folder, can keep a deleted vault's folder in place)
+    candidates = {f: m for f, m in candidates.items() if not is_vault(Path(f))}
+    if not candidates:
+        return []
+    moved = _renamed_from()
+    gone = []
+    for folder, marker in candidates.items():
+        below = [n for n in names if n.startswith(folder + "/")]
+        if any(n in moved for n in below if n.endswith("vaultkit.toml") or "/.obsidian/" in n):
+            continue  # the vault moved (its marker is in the commit elsewhere)
+        gone.append(GoneVault(folder, marker, len(below),
+                              sum(n.lower().endswith(".md") for n in below)))
+    return gone
+
+
+def _renamed_from() -> set[str]:
+    """The old names of the renames the commit being made stages (git's rename detection)."""
+    from vaultkit.core.gitenv import run_git
+
+    try:
+        proc = run_git(["diff", "--cached", "--name-status", "-z", "-M", "--diff-filter=R",
+                        "--relative"], timeout=120)
+    except OSError:
+        return set()
+    if proc.returncode not in (0, 1):
+        return set()
+    fields = [os.fsdecode(f) for f in proc.stdout.split(b"\0")]
+    # (each rename: its status "R<score>", the old name, the new name)
+    return {fields[i + 1] for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")}

@@ -113,9 +113,10 @@ def _check_once(args) -> int:
             existing.remove(p)
         if not existing:
             raise VaultkitError("none of the given paths is a note or a folder")
+    gone: list = []  # (a hook: vaults the commit deletes whole)
     groups = _group_by_vault(existing, root=args.root, hook=args.hook,
-                             named=bool(args.paths) and not args.hook)
-    if not groups:  # a hook's commit changes nothing in any vault: not ours, say nothing
+                             named=bool(args.paths) and not args.hook, gone=gone)
+    if not groups and not gone:  # a hook's commit changes nothing in any vault: say nothing
         return 0
     from vaultkit.vault.outbound import verified_texts
 
@@ -124,11 +125,11 @@ def _check_once(args) -> int:
     # list is the vault's, so it is used when the one vault checked is opened
     with verified_texts(None) as verifying:
         code = _check_groups(args, groups, vault_relative,
-                             verifying if len(groups) == 1 else None)
+                             verifying if len(groups) == 1 else None, gone)
     return max(code, 1) if missing and not args.exit_zero else code
 
 
-def _check_groups(args, groups, vault_relative, verifying) -> int:
+def _check_groups(args, groups, vault_relative, verifying, gone=()) -> int:
     from vaultkit.lint.engine import fail
 
     diags: list = []
@@ -147,10 +148,48 @@ def _check_groups(args, groups, vault_relative, verifying) -> int:
         failed_here = fail(vault_diags, args.fail_on or vault.settings.config.fail_on)
         failed |= failed_here
         _record_accepted(args, vault, failed_here)
+    for deleted, root in _gone_findings(args, gone):
+        diags.append(deleted)
+        root_of[id(deleted)] = root
+        failed = True
     if args.diff:
         sys.stdout.write("".join(diffs))
         return 1 if diffs and not args.exit_zero else 0
     return _write_report(args, diags, roots, hidden, failed, _where(root_of))
+
+
+def _gone_findings(args, gone):
+    """``(finding, its vault's root)`` for each vault a hook's commit deletes whole
+    (:func:`vaultkit.cli.commands._hookscope.gone_vaults`): no vault is left to open and
+    check, so ``mass-deletion`` says it here, on the marker ``vaultkit init`` wrote (unless
+    the command line leaves that rule out, or ``VAULTKIT_ACCEPT_DELETION`` names the
+    folder)."""
+    if not gone:
+        return []
+    from vaultkit.lint.diagnostics import Diagnostic
+    from vaultkit.lint.engine import Selection
+    from vaultkit.lint.rules import matches, rule_refs
+    from vaultkit.lint.shared import accept_deletion, accepted_deletions
+
+    rule = next(r for r in rule_refs() if r.name == "mass-deletion")
+    chosen = Selection(_split(args.select), _split(args.ignore) or [],
+                       _split(args.extend_select) or [])
+    if (chosen.select is not None and not any(matches(rule, k) for k in chosen.select)) \
+            or any(matches(rule, k) for k in chosen.ignore):
+        return []
+    accepted = {p.rstrip("/") for p in accepted_deletions()}
+    out = []
+    for vault in gone:
+        if vault.folder in accepted:
+            continue
+        notes = f"{vault.notes} note{'s' * (vault.notes != 1)}"
+        out.append((Diagnostic(
+            rule.name, rule.code, "error", vault.marker, 1, 1,
+            f"the whole vault at {vault.folder} is deleted by this commit ({vault.files} "
+            f"files, {notes}); restore it with `git checkout HEAD -- {vault.folder}`, or "
+            f"accept this deletion for one commit: {accept_deletion(vault.folder)} git "
+            "commit …"), os.path.abspath(vault.folder)))
+    return out
 
 
 def _record_accepted(args, vault, failed: bool) -> None:
@@ -253,9 +292,11 @@ def _where(root_of: dict):
     return where
 
 
-def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
+def _group_by_vault(paths, *, root, hook: bool, named: bool = False, gone=None):
     """``[(anchor, paths, root)]``: the given paths grouped by the vault each lies in, in
     order, with the vault's root when this search found it (None: opening it finds it).
+    ``gone`` (a hook's list) gets the vaults the commit deletes whole
+    (:func:`vaultkit.cli.commands._hookscope.gone_vaults`).
 
     A path in no vault is an error (NotAVault) as for every reading command, except in a
     hook, which gets every staged file of the repository: those outside a vault are not ours.
@@ -299,14 +340,18 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False):
     if hook and not _holds_here(groups):
         # pre-commit runs the hook from the repository's top; a vault in a subfolder is
         # found from the files it passes, and from those the commit deletes (never passed)
-        from vaultkit.cli.commands._hookscope import deleted_vaults
+        from vaultkit.cli.commands._hookscope import (deleted_names, deleted_vaults,
+                                                      gone_vaults)
 
         if not groups:  # nothing staged in a vault: the current folder's vault-level findings
             try:
                 return [(".", missing, find_root(Path(".")))]
             except NotAVault:
                 pass
-        for found in deleted_vaults():
+        deleted = deleted_names()
+        if gone is not None:
+            gone.extend(gone_vaults(deleted))
+        for found in deleted_vaults(deleted):
             if found not in groups:
                 groups[found] = []
                 anchors[found] = str(found)

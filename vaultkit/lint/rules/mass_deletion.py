@@ -34,7 +34,10 @@ class MassDeletion(Rule):
     version; a file moved out of the vault or into an excluded folder (`.trash/`)
     counts as deleted; one taken out of git with its file kept (`git rm --cached`) is
     told to be tracked again with `git add` (the file keeps every line, and `git checkout
-    HEAD --` would overwrite those written since). Journals have their own, stricter rule (`journal-append-only`).
+    HEAD --` would overwrite those written since). A vault in a subfolder of the
+    repository deleted whole (`git rm -r agent/vault`: no vault is left to open) is
+    reported by the hook on its `vaultkit.toml`, accepted by naming the folder in
+    `VAULTKIT_ACCEPT_DELETION`. Journals have their own, stricter rule (`journal-append-only`).
     Lines that went into another Markdown file of the same change are moved, not lost
     (the model of loss, docs/snapshots.md): a distillation of `MEMORY.md` into a topic
     note passes however much of it moved, and so does an edit of a line (a typo fixed).
