@@ -259,3 +259,14 @@ def test_a_subfolder_vault_removed_and_added_with_git_add_all_is_refused(monorep
     git(monorepo, "add", "-A")
     code, out, err = run(capsys, "check", "--hook")
     assert code == 1 and "the whole vault at agent/vault is deleted" in out, out + err
+
+
+def test_the_index_and_colours_hooks_leave_a_vault_deleted_whole_alone(monorepo, capsys,
+                                                                        monkeypatch):
+    # with the deletion accepted, `vaultkit index --stage agent/vault` (which pre-commit runs
+    # from the top) stopped the commit: "not a vault"
+    git(monorepo, "rm", "-r", "-q", "agent/vault")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(monorepo / ".git" / "index"))  # as git commit
+    assert run(capsys, "index", "--stage", "agent/vault") == (0, "", "")
+    assert run(capsys, "graph", "--write-colors", "agent/vault") == (0, "", "")
+    assert run(capsys, "index", "--stage", "agent/other")[0] == 2  # (a typo is still told)

@@ -77,16 +77,21 @@ def commit_leaves_alone(root) -> bool:
 
 def leaves_named_vault_alone(path, root=None) -> bool:
     """A hook given its vault in ``args`` (``PATH``, or ``--root``): True when a ``git
-    commit`` runs it and the commit changes nothing in that vault (:func:`commit_leaves_alone`);
-    then nothing is written into that commit, nothing said."""
+    commit`` runs it and the commit changes nothing in that vault (:func:`commit_leaves_alone`),
+    or deletes that vault whole (:func:`gone_vaults`: the check hook refuses or, accepted,
+    lets that commit through; no index or colours are left to write); then nothing is
+    written into that commit, nothing said."""
     if not os.environ.get("GIT_INDEX_FILE") or (not root and str(path) == "."):
         return False  # (no commit is being made; the current folder's vault holds the hook)
-    from vaultkit.vault.scan import NotAVault, find_root
+    from vaultkit.vault.scan import NotAVault, find_root, has_notes, is_vault
 
     try:
         vault = Path(root) if root else find_root(Path(path))
     except (NotAVault, OSError):
-        return False  # (opening the vault says what is wrong)
+        vault = None
+    if vault is None or not vault.is_dir() or not (is_vault(vault) or has_notes(vault)):
+        named = os.path.relpath(Path(root or path).resolve())
+        return any(g.folder == named for g in gone_vaults(deleted_names()))
     return vault.is_dir() and commit_leaves_alone(vault)
 
 
