@@ -385,3 +385,27 @@ def test_a_chunk_gains_what_its_neighbours_add_to_the_query(make_vault):
     hits = search_vault(load_vault(root, root=root), "lisbon offsite")
     offsite = [h.path for h in hits if h.snippet.startswith("- offsite")]
     assert offsite == ["memory/2026-03-02.md", "memory/2026-03-01.md"]
+
+
+@pytest.mark.parametrize("word, stemmed", [
+    ("career", "career"), ("careers", "career"), ("mother", "mother"), ("number", "number"),
+    ("dancers", "dancer"), ("teacher", "teach"), ("teachers", "teach"), ("deployments", "deploy"),
+])
+def test_the_stem_leaves_a_word_whole_rather_than_make_it_another(word, stemmed):
+    # -er and -ers come off only when five letters remain: `career` searched as `care*`
+    # matched every line about caring, `mother` would be `moth*`
+    from vaultkit.memory.text import stem
+
+    assert stem(word) == stemmed
+
+
+def test_a_search_for_a_career_does_not_find_lines_about_caring(tmp_path):
+    root = tmp_path / "vault"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n")
+    (root / "memory" / "2026-03-01.md").write_text(
+        "# 2026-03-01\n\n### 09:00 — Garden\n- Took care of the plants; careful with water.\n")
+    (root / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n### 10:00 — Work\n- Thinking about a career in counselling.\n")
+    hits = search(root, "career")
+    assert [h.path for h in hits] == ["memory/2026-03-02.md"], hits

@@ -37,8 +37,8 @@ CJK_STOP = ("为什么", "什么", "怎么样", "怎么", "如何", "哪个", "�
 CJK_PARTICLES = frozenset("的了吗呢吧啊么嘛哦呀")
 
 _SUFFIXES = (("ingly", 4), ("edly", 4), ("ations", 4), ("ation", 4), ("ments", 4), ("ment", 4),
-             ("ings", 4), ("ing", 4), ("ions", 4), ("ion", 4), ("ies", 4), ("ied", 4), ("ers", 4),
-             ("er", 4), ("ed", 4), ("es", 4), ("ly", 4), ("e", 4), ("y", 4), ("s", 3))
+             ("ings", 4), ("ing", 4), ("ions", 4), ("ion", 4), ("ies", 4), ("ied", 4), ("ers", 5),
+             ("er", 5), ("ed", 4), ("es", 4), ("ly", 4), ("e", 4), ("y", 4), ("s", 3))
 
 
 def stem(word: str) -> str:
