@@ -113,7 +113,10 @@ def test_results_of_one_note_never_share_a_snippet_line(make_vault):
     assert len(same) >= 3
     seen: set[int] = set()
     for h in same:
-        mine = set(range(h.snippet_start, h.snippet_end + 1))
+        # the lines it shows: a snippet hemmed in by a better one's goes on beyond it, in
+        # a second window, so its first and last lines may enclose that one's
+        windows = h.snippet_windows or [(h.snippet_start, h.snippet_end)]
+        mine = {i for a, b in windows for i in range(a, b + 1)}
         assert not mine & seen
         seen |= mine
         assert len(h.snippet) <= SNIPPET_CHARS
@@ -188,6 +191,53 @@ def test_a_search_result_with_two_windows_says_which_lines_it_shows(make_vault, 
     top = json.loads(capsys.readouterr().out)["results"][0]
     assert code == 0 and top["snippet"] == hit.snippet
     assert top["snippetWindows"] == [list(w) for w in hit.snippet_windows]
+
+
+# -- a window hemmed in by a better result's snippet goes on beyond it ---------------
+
+def test_a_window_hemmed_in_by_lines_shown_already_goes_on_beyond_them():
+    # the seed's window reaches the top of the note above it and, below, lines a better
+    # result of the note shows (free False): it used to stop there with half its budget
+    # unused; now it shows a second window past those lines, and none of them
+    lines = ["# 2026-05-01", "", "## 09:00 — Harbour", "",
+             "- the harbour crane broke down again, third time this month",
+             "- Ray: did anyone call the crane company about the warranty?",
+             "- Mia: yes, they send a technician on Friday",
+             "- Ray: good, and the spare parts?",
+             "- Mia: ordered, due next week"]
+    free = [True] * len(lines)
+    free[5] = free[6] = False
+    snippet, _spans, windows = snippet_parts(lines, (4, 4), _terms("harbour crane"),
+                                             free=free)
+    assert windows == [(0, 4), (7, 8)]
+    assert snippet == "\n".join(lines[:5]) + "\n…\n" + "\n".join(lines[7:])
+    assert lines[5] not in snippet and lines[6] not in snippet
+
+
+def test_a_second_result_of_a_note_shows_what_lies_beyond_the_first_ones_snippet(make_vault):
+    # two results of one note: the best one's snippet sits around the line naming both
+    # query words; the second one's, grown from the line above it, reaches that snippet
+    # and goes on beyond it (a second window) to the line saying what happens next
+    def filler(n: int, who: str) -> list[str]:
+        return [f"- {who}: item {i:02d} of the routine list, nothing that anybody asked about"
+                for i in range(n)]
+    news = "- Ray: the crane company sends a technician on Friday, and the spare parts next week"
+    lines = (["# 2026-05-01", "", "## 09:00 — Harbour", "",
+              "- Ray: the old crane on pier two is rusting, someone should look at it"]
+             + filler(2, "Ana")
+             + ["- Mia: the harbour crane on pier four broke down again this morning"]
+             + filler(12, "Ben") + [news])
+    root = make_vault({"memory/2026-05-01.md": "\n".join(lines) + "\n"})
+    first, second = search_vault(load_vault(root, root=root), "harbour crane")[:2]
+    assert first.path == second.path == "memory/2026-05-01.md"
+    assert "harbour crane" in first.snippet and news not in first.snippet
+    assert second.snippet == _shown(lines, second) and len(second.snippet) <= SNIPPET_CHARS
+    (a, b), (c, d) = second.snippet_windows
+    shown_first = set(range(first.snippet_start, first.snippet_end + 1))
+    # it shows none of the first one's lines, and skips exactly those (and no others)
+    assert not shown_first & (set(range(a, b + 1)) | set(range(c, d + 1)))
+    assert set(range(b + 1, c)) == shown_first
+    assert news in second.snippet and lines[4] in second.snippet
 
 
 def test_a_question_below_the_window_comes_with_its_reply():

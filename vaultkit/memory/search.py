@@ -1511,9 +1511,9 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
 
     When the window can grow no further (the next line on each side is too long for the
     budget left, or another result shows it), the budget left is not wasted: the snippet
-    skips that one line (``…`` stands for it) and shows a second window from the line
-    beyond it, the one holding query weight first, else the nearer to the seed, else the
-    one below, grown by the same rules. A seed line longer than ``limit`` is cut around
+    skips that one line, or the lines the other result shows (``…`` stands for them), and
+    shows a second window from the line beyond, the one holding query weight first, else
+    the nearer to the seed, else the one below, grown by the same rules. A seed line longer than ``limit`` is cut around
     its first match on word boundaries.
     """
     free = free if free is not None else [True] * len(lines)
@@ -1567,9 +1567,11 @@ def _grow(lines: list[str], seed: int, free: list[bool], limit: int, hits, gain
     asks: dict[int, bool] = {}
     lo, hi, size = _widen(lines, free, limit, hits, gain, asks, shown, seed,
                           len(lines[seed]))
-    # the line beyond the one that did not fit: one with query weight, else the nearer to
-    # the seed, else the one below
-    skip = [(gain(ix, shown) > 0, -abs(ix - seed), ix > seed, ix) for ix in (hi + 2, lo - 2)
+    # the line beyond the one that did not fit, or beyond the lines a better result of the
+    # note shows (the window is hemmed in by its snippet): one with query weight, else the
+    # nearer to the seed, else the one below
+    skip = [(gain(ix, shown) > 0, -abs(ix - seed), ix > seed, ix)
+            for ix in (_beyond(lines, free, hi, 1), _beyond(lines, free, lo, -1))
             if 0 <= ix < len(lines) and free[ix] and lines[ix].strip()
             and size + _GAP_CHARS + len(lines[ix]) <= limit]
     if not skip:
@@ -1582,6 +1584,18 @@ def _grow(lines: list[str], seed: int, free: list[bool], limit: int, hits, gain
     if b + 1 == lo or hi + 1 == a:  # the second window reached the first: one window
         return [(min(a, lo), max(b, hi))]
     return sorted([(lo, hi), (a, b)])
+
+
+def _beyond(lines: list[str], free: list[bool], edge: int, step: int) -> int:
+    """Where a second window may start past the window's ``edge`` line, going ``step``
+    (1: down, -1: up): past the lines a better result shows (and the blank lines after
+    them) when the next line is one, else past the next line (the one too long to fit)."""
+    ix = edge + step
+    if not 0 <= ix < len(lines) or free[ix]:
+        return ix + step
+    while 0 <= ix < len(lines) and (not free[ix] or not lines[ix].strip()):
+        ix += step
+    return ix
 
 
 def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dict,
