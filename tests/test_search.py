@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vaultkit.cli import main
-from vaultkit.memory.search import chunk_text, make_snippet, search_vault
+from vaultkit.memory.search import chunk_text, highlight, make_snippet, search_vault
 from vaultkit.memory.text import fts_text, query_terms
 from vaultkit.vault.loader import load_vault
 
@@ -409,3 +409,44 @@ def test_a_search_for_a_career_does_not_find_lines_about_caring(tmp_path):
         "# 2026-03-02\n\n### 10:00 — Work\n- Thinking about a career in counselling.\n")
     hits = search(root, "career")
     assert [h.path for h in hits] == ["memory/2026-03-02.md"], hits
+
+
+@pytest.mark.parametrize("query, matches, misses", [
+    ("cities", ["city", "cities"], ["citizen"]),
+    ("city", ["city", "cities"], ["citizen"]),
+    ("party", ["party", "parties", "partying"], ["part", "partner", "particular"]),
+    ("study", ["study", "studies", "studied", "studying"], ["studio", "student"]),
+    ("story", ["story", "stories"], ["store", "storage"]),
+    ("happy", ["happy", "happier", "happily", "happiness"], ["happen", "happened"]),
+    ("family", ["family", "families"], ["familiar", "famine"]),
+    ("movies", ["movie", "movies"], ["moving", "mover"]),
+    # other words keep their stem as a prefix
+    ("stores", ["store", "stored", "storing"], []),
+    ("deployments", ["deploy", "deployed", "deployment"], []),
+    ("enjoy", ["enjoyed", "enjoying", "enjoyment"], []),
+])
+def test_a_y_word_matches_its_own_forms_not_any_word_its_stem_begins(query, matches, misses):
+    # the stem of `study` as a prefix (`stud*`) matched studio and student, that of `party`
+    # part and partner, and `cities` (`citi*`) missed city: a word ending in a consonant
+    # and y, or in -ies / -ied, now matches its y word and that word's forms only
+    from vaultkit.memory.text import query_terms
+
+    (term,) = query_terms(query)
+    for word in matches:
+        assert term.pattern.fullmatch(word.capitalize()), (query, word)
+    for word in misses:
+        assert not term.pattern.search(f"the {word} here"), (query, word)
+
+
+def test_a_search_for_cities_finds_the_city_and_one_for_a_party_not_a_part(tmp_path):
+    root = tmp_path / "vault"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n")
+    (root / "memory" / "2026-03-01.md").write_text(
+        "# 2026-03-01\n\n### 09:00 — Parts\n- Ordered the spare part; the partner pays.\n")
+    (root / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n### 10:00 — Trip\n- Lisbon is a lovely city; the parties run late.\n")
+    assert [h.path for h in search(root, "cities")] == ["memory/2026-03-02.md"]
+    assert [h.path for h in search(root, "party")] == ["memory/2026-03-02.md"]
+    hit = search(root, "which cities")[0]
+    assert "**city**" in highlight(hit.snippet, hit.spans, colour=False)

@@ -1274,9 +1274,9 @@ def _finder(term: Term) -> tuple:
     pattern is the literal itself. Any other pattern (a respelled word, a date) is run on
     the body as it is.
 
-    Returns ``(kind, key, whole, search)``: kind ``_WORD`` (``key`` as ASCII bytes;
-    ``whole``: the key as a whole word, else any word starting with it), ``_LITERAL`` or
-    ``_PATTERN``.
+    Returns ``(kind, key, whole, search)``: kind ``_WORD`` (``key`` as ASCII bytes, or a
+    tuple of them for the forms of a y word, any of which matches; ``whole``: the key as a
+    whole word, else any word starting with it), ``_LITERAL`` or ``_PATTERN``.
     """
     from vaultkit.memory.text import WORDISH
 
@@ -1291,6 +1291,13 @@ def _finder(term: Term) -> tuple:
             or pattern.flags != re.IGNORECASE | re.UNICODE:
         return generic
     esc = re.escape(key)
+    head, tail = rf"(?<![{WORDISH}])(?:", rf")(?![{WORDISH}])"
+    if pattern.pattern.startswith(head) and pattern.pattern.endswith(tail):
+        # the forms of a y word (vaultkit.memory.text): any of them as a whole word
+        forms = pattern.pattern[len(head):-len(tail)].split("|")
+        if all(f.isascii() and f.isalnum() and f == f.lower() for f in forms):
+            return (_WORD, tuple(f.encode("ascii") for f in forms), True, pattern.search)
+        return generic
     if pattern.pattern == rf"(?<![{WORDISH}]){esc}[{WORDISH}]*":
         whole = False  # a prefix: any word starting with it
     elif pattern.pattern == rf"(?<![{WORDISH}]){esc}(?![{WORDISH}])":
@@ -1317,8 +1324,10 @@ def _odd_folds(data: bytes) -> bool:
 
 
 def _holds_word(data: bytes, key: bytes, whole: bool) -> bool:
-    """Whether lowered ``data`` holds ``key`` starting at a word's start (and, when
-    ``whole``, ending at a word's end)."""
+    """Whether lowered ``data`` holds ``key`` (or one of a tuple of keys) starting at a
+    word's start (and, when ``whole``, ending at a word's end)."""
+    if isinstance(key, tuple):
+        return any(_holds_word(data, k, whole) for k in key)
     size = len(key)
     at = data.find(key)
     while at >= 0:
@@ -1734,7 +1743,8 @@ def _spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
             if data is None:
                 data = text.encode("utf-8", "surrogatepass").lower()
                 odd = not data.isascii() and _odd_folds(data)
-            if not odd and key not in data:
+            if not odd and (key not in data if isinstance(key, bytes)
+                            else not any(k in data for k in key)):
                 continue
         elif kind == _LITERAL and key not in text:
             continue

@@ -8,7 +8,8 @@ two. So before text reaches FTS5, every run of CJK characters is rewritten as it
 overlapping bigrams plus its last character (``自动部署`` → ``自动 动部 部署 署``):
 a two-character query word is then one exact token, a longer one a phrase of
 bigrams, and a single character a prefix query. Latin words are matched by a light
-suffix-stripped stem as an FTS5 prefix query (``deployments`` → ``deploy*``), the same
+suffix-stripped stem as an FTS5 prefix query (``deployments`` → ``deploy*``), and a word
+ending in a consonant and y by its y word's forms (``cities`` → city, cities), the same
 rule the Python side uses to decide coverage and to highlight matches.
 """
 
@@ -76,7 +77,42 @@ class Term:
     date: bool = False  # a resolved relative date (vaultkit.memory.dates)
 
 
+_VOWELS = "aeiou"
+_Y_ENDINGS = ("ies", "ied", "ier", "iest", "ily", "iness", "ying")
+
+
+def _y_forms(word: str) -> list[str] | None:
+    """The words a query word ending in a consonant and ``y`` (or ``-ies``/``-ied``)
+    matches: the ``y`` word and its ``-ies``, ``-ied``, ``-ier``, ``-iest``, ``-ily``,
+    ``-iness`` and ``-ying`` forms (``cities`` → city, cities; ``party`` → party, parties,
+    not part or partner; ``happy`` → happier, happiness, not happen), and for ``-ies`` the
+    word less its ``s`` as well (``movies`` → movie, movies). None for other words (their
+    stem as a prefix): the stem of a ``y`` word as a prefix matched other words, and that
+    of an ``-ies`` word missed its ``y`` form."""
+    if len(word) >= 5 and word.endswith(("ies", "ied")):
+        base = word[:-3]
+    elif len(word) >= 4 and word.endswith("y") and word[-2] not in _VOWELS \
+            and (stem(word) == word[:-1] or len(stem(word)) <= 4):
+        base = word[:-1]  # (an -ly word only when the stem left is short: family, likely)
+    else:
+        return None
+    forms = [base + "y"] + [base + e for e in _Y_ENDINGS]
+    if word.endswith("ies"):
+        forms += [word[:-1], word]
+    return list(dict.fromkeys(forms))
+
+
 def _latin_term(word: str) -> Term:
+    forms = _y_forms(word)
+    if forms:
+        key = forms[0]
+        for form in forms[1:]:  # the forms' common prefix (what a line must hold)
+            while not form.startswith(key):
+                key = key[:-1]
+        fts = "(" + " OR ".join(f'"{f}"' for f in forms) + ")"
+        pattern = re.compile(rf"(?<![{WORDISH}])(?:" + "|".join(map(re.escape, forms))
+                             + rf")(?![{WORDISH}])", re.IGNORECASE)
+        return Term(key, fts, False, pattern)
     s = stem(word)
     if len(s) >= 3:
         fts = f'"{s}"*'
@@ -117,7 +153,7 @@ def query_terms(query: str) -> list[Term]:
             if word in STOP or (len(word) == 1 and not word.isdigit()):
                 continue
             term = _latin_term(word)
-            out.setdefault(term.key, term)
+            out.setdefault(term.fts, term)  # (story and store share their key, stor)
     return list(out.values())
 
 
