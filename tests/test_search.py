@@ -450,3 +450,38 @@ def test_a_search_for_cities_finds_the_city_and_one_for_a_party_not_a_part(tmp_p
     assert [h.path for h in search(root, "party")] == ["memory/2026-03-02.md"]
     hit = search(root, "which cities")[0]
     assert "**city**" in highlight(hit.snippet, hit.spans, colour=False)
+
+
+@pytest.mark.parametrize("query, matches, misses", [
+    ("store", ["store", "stores", "stored", "storing"], ["story", "stories", "storage"]),
+    ("stores", ["store", "stores"], ["story"]),
+    ("mention", ["mention", "mentions", "mentioned"], ["mental", "mentor"]),
+    ("state", ["state", "states", "stated"], ["station", "statue", "stats"]),
+    ("passion", ["passion", "passionate"], ["passenger", "passed"]),
+    ("dance", ["dance", "dancing", "dancers"], []),
+    # a longer stem, or a plural of a word ending in sh, is still a prefix
+    ("dishes", ["dish", "dishes", "dishwasher"], []),
+    ("teachers", ["teach", "teaching", "teachers"], []),
+])
+def test_a_short_stem_matches_the_words_forms_not_any_word_it_begins(query, matches, misses):
+    # `store` was searched as `stor*` (story, storage), `mention` as `ment*` (mental,
+    # mentor): a stem of four letters or fewer left by -e, -ion, -ment or -ation now
+    # matches the word and its inflections only
+    from vaultkit.memory.text import query_terms
+
+    (term,) = query_terms(query)
+    for word in matches:
+        assert term.pattern.search(f"the {word.capitalize()} here"), (query, word)
+    for word in misses:
+        assert not term.pattern.search(f"the {word} here"), (query, word)
+
+
+def test_a_search_for_the_store_does_not_find_a_story(tmp_path):
+    root = tmp_path / "vault"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n")
+    (root / "memory" / "2026-03-01.md").write_text(
+        "# 2026-03-01\n\n### 21:00 — Reading\n- Read the kids a story about storage boxes.\n")
+    (root / "memory" / "2026-03-02.md").write_text(
+        "# 2026-03-02\n\n### 10:00 — Errands\n- The hardware stores close at six.\n")
+    assert [h.path for h in search(root, "store")] == ["memory/2026-03-02.md"]

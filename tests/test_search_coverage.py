@@ -49,9 +49,11 @@ def test_the_usual_terms_take_the_fast_path():
     # a regression guard for the speed: Latin words and CJK bigrams are not run as patterns
     kinds = {t.key: _finder(t)[0] for t in query_terms("kafka retry is 部署")}
     assert kinds == {"kafka": 0, "retr": 0, "部署": 1}
-    # (retry's y forms are whole words, each found as bytes: retry, retries, retried …)
+    # (retry's y forms are whole words, found as bytes after their common prefix: retry,
+    # retries, retried …)
     (retry,) = query_terms("retries")
-    assert _finder(retry)[1][:3] == (b"retry", b"retries", b"retried")
+    assert _finder(retry)[0] == 0 and _finder(retry)[1][:4] == (b"retr", b"retry", b"retries",
+                                                                   b"retried")
 
 
 def test_odd_folds_and_neighbours_decide_as_the_pattern_does():

@@ -8,8 +8,9 @@ two. So before text reaches FTS5, every run of CJK characters is rewritten as it
 overlapping bigrams plus its last character (``自动部署`` → ``自动 动部 部署 署``):
 a two-character query word is then one exact token, a longer one a phrase of
 bigrams, and a single character a prefix query. Latin words are matched by a light
-suffix-stripped stem as an FTS5 prefix query (``deployments`` → ``deploy*``), and a word
-ending in a consonant and y by its y word's forms (``cities`` → city, cities), the same
+suffix-stripped stem as an FTS5 prefix query (``deployments`` → ``deploy*``), a word
+ending in a consonant and y by its y word's forms (``cities`` → city, cities) and one
+whose stem would be four letters by its own inflections (``store``, not ``stor*``), the same
 rule the Python side uses to decide coverage and to highlight matches.
 """
 
@@ -102,8 +103,29 @@ def _y_forms(word: str) -> list[str] | None:
     return list(dict.fromkeys(forms))
 
 
+def _short_forms(word: str) -> list[str] | None:
+    """The words a query word whose stem is four letters or fewer after ``-e``, ``-ion``,
+    ``-ment`` or ``-ation`` (and their plurals) matches: the word and its inflections, an
+    ``-ion`` word also with ``-al`` or ``-ate`` (``store`` → stores, stored, storing, not
+    story or storage; ``mention`` → mentioned, not mental or mentor; ``state`` → states,
+    not station; ``passion`` → passionate, not passenger). None for other words."""
+    s = stem(word)
+    cut = word[len(s):]
+    if len(s) > 4 or cut not in ("e", "es", "ion", "ions", "ment", "ments", "ation",
+                                 "ations"):
+        return None
+    if cut == "es" and s.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return None  # (dishes: the plural of dish, its stem as a prefix)
+    base = word[:-1] if cut.endswith("s") else word
+    if base.endswith("e"):
+        return [base, base + "s", base + "d", base[:-1] + "ing", base[:-1] + "ings",
+                base + "r", base + "rs"]
+    more = ("al", "ally", "ate", "ately") if base.endswith("ion") else ()  # (passionate)
+    return [base] + [base + e for e in ("s", "ed", "ing", "ings", "er", "ers", *more)]
+
+
 def _latin_term(word: str) -> Term:
-    forms = _y_forms(word)
+    forms = _y_forms(word) or _short_forms(word)
     if forms:
         key = forms[0]
         for form in forms[1:]:  # the forms' common prefix (what a line must hold)
