@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from cli_invoke import invoke
 from test_git import git, init_repo
+from test_hook_work import made_notes
 from vault_files import age_files, write_files
 
 JOURNAL = "memory/2026-11-29.md"
@@ -45,14 +46,7 @@ def _watch(monkeypatch) -> tuple[list, list]:
     """The notes made (from the parse cache or read) and the notes asked for their aliases."""
     from vaultkit.vault import aliases, loader
 
-    made, asked = [], []
-    real_entry, real_note, real_read = loader._Cache.entry, loader._Cache.note, loader._read_one
-    monkeypatch.setattr(loader._Cache, "entry", lambda self, f, *a: made.append(f.rel)
-                        or real_entry(self, f, *a))
-    monkeypatch.setattr(loader._Cache, "note", lambda self, e: made.append(e.path)
-                        or real_note(self, e))
-    monkeypatch.setattr(loader, "_read_one", lambda a, rel, *r: made.append(rel)
-                        or real_read(a, rel, *r))
+    made, asked = made_notes(monkeypatch), []
     real_fact = loader.Vault.fact
 
     def fact(self, path, key, compute, **kw):
