@@ -24,7 +24,9 @@ The rules every cache follows are here, once:
   ``.vaultkit/cache/`` (:func:`vaultkit.vault.cachefile.open_cache_db`).
 - **racy entries**: a value keyed by a listing is trusted only for files older than that
   listing by :data:`RACY_NS` (:func:`racy`; else their bytes tell: :func:`content_id`).
-  Every cache keys on it here, the snapshot store's memo files too.
+  Every cache keys on it here, the snapshot store's memo files too; a value that keeps its
+  notes' numbers as arrays (the index memo, the alias index) finds the notes changed since
+  with :func:`changed_since`.
 - **two processes**: SQLite's locking (one writer, readers beside it); a lock held too
   long makes a run go without the store, never wait for ever or fail.
 - **read-only**: a store that cannot be written is still read (a read-only vault); with
