@@ -105,6 +105,7 @@ STEPS = (
     ("check_warm_nofix", "check, warm, no fixable shown"),
     ("check_changed", "check, after one note changed"),
     ("hook", "hook, one changed file"),
+    ("hook_missing", "hook, one changed file, a new link to no note"),
     ("hook_link", "hook, one changed file, a new link"),
     ("hook_watch", "hook, answered by watch"),
     ("hook_watch_snapped", "hook, answered by watch, after its snapshot"),
@@ -475,9 +476,19 @@ class Bench:
             hook = ["check", "--hook", today] if "--hook" in opts else ["check", today]
             measure([*self.vk, "check", "."], vault)  # make sure the cache is warm
             res["hook"] = self.vk_step("check", hook, vault, before=change_one)
+            # the same entry, linking a note that does not exist, another name each run:
+            # broken-link then asks which notes hold the name as an alias (the alias index
+            # the store keeps; the runs below write the journal anew, without this line)
+            missing = iter(range(10 ** 6))
+
+            def change_missing():
+                line = f"- Linked [[No note {next(missing)} here]].\n"
+                journal.write_bytes(original + HOOK_ENTRY.encode() + line.encode())
+                git(vault, "add", "--", today)
+            res["hook_missing"] = self.vk_step("check", hook, vault, before=change_missing)
             # the same entry, linking a note the journal did not link before, another each
-            # run: a new link moves in-degrees, which INDEX.md ranks by (the runs above all
-            # stage the same text, so all but the first reuse what the first computed)
+            # run: a new link moves in-degrees, which INDEX.md ranks by (the first runs above
+            # all stage the same text, so all but the first reuse what the first computed)
             linked = iter(new_link_targets(vault, original, args.runs))
 
             def change_link():
@@ -503,11 +514,12 @@ class Bench:
             os.utime(journal, (synth.MTIME, synth.MTIME))
             git(vault, "add", "--", today)
         else:
-            for key in ("hook", "hook_link", "hook_watch", "hook_watch_snapped",
+            for key in ("hook", "hook_missing", "hook_link", "hook_watch", "hook_watch_snapped",
                         "check_warm_watch"):
                 res[key] = {"status": MISSING if "check" not in self.commands else
                             "n/a (vault too small for a journal)"}
-        for key in ("hook", "hook_link", "hook_watch", "hook_watch_snapped", "check_warm_watch"):
+        for key in ("hook", "hook_missing", "hook_link", "hook_watch", "hook_watch_snapped",
+                    "check_warm_watch"):
             say(key, res)
 
         res["index"] = self._maybe("index", vault, prefer=("--check",))
@@ -853,7 +865,8 @@ def evaluate_targets(sizes):
     else:
         row("graph vs obsidiantools connect()", "≤ 0.05×",
             g.get("status") if not ok(g) else ot.get("status"), None)
-    vk_keys = ("version", "check_cold", "check_warm", "check_changed", "hook", "hook_link",
+    vk_keys = ("version", "check_cold", "check_warm", "check_changed", "hook", "hook_missing",
+               "hook_link",
                "hook_watch", "hook_watch_snapped", "check_warm_watch", "index", "graph",
                "search_first", "search_warm")
     peaks = {k: max(r10[k]["peak_rss_mb"], r10[k].get("watcher_peak_rss_mb", 0))
@@ -883,6 +896,7 @@ def evaluate_targets(sizes):
 FLOOR_VS_GIT_STATUS = (
     ("snapshot_unchanged", "snapshot, nothing changed", 2.0),
     ("hook", "hook, one changed note", 4.0),
+    ("hook_missing", "hook, a note with a new link to no note", 4.0),
     ("hook_link", "hook, a note with a new link", 4.0),
     ("hook_watch", "hook, answered by `vaultkit watch`", 2.0),
     ("hook_watch_snapped", "the same, after its snapshot", 2.0),

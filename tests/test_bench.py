@@ -220,7 +220,7 @@ def test_run_end_to_end_at_a_tiny_size(tmp_path):
     results = block["results"]
     assert set(results) == {k for k, _ in bench_run.STEPS}
     for key in ("version", "snapshot_unchanged", "check_cold", "check_warm", "check_changed",
-                "hook", "hook_link"):
+                "hook", "hook_missing", "hook_link"):
         assert results[key]["status"] == "ok", (key, results[key])
         assert results[key]["runs"] == 1 and results[key]["median"] > 0
         assert results[key]["peak_rss_mb"] > 0
@@ -273,6 +273,8 @@ def test_bench_scripts_do_not_shadow_modules():
     ({"hook": 0.13, "git_status": 0.03}, "10,000: hook, one changed note / git status", "FAIL"),
     ({"hook_link": 0.12, "git_status": 0.03},
      "10,000: hook, a note with a new link / git status", "pass"),
+    ({"hook_missing": 0.13, "git_status": 0.03},
+     "10,000: hook, a note with a new link to no note / git status", "FAIL"),
     ({"hook_watch": 0.06, "git_status": 0.03},
      "10,000: hook, answered by `vaultkit watch` / git status", "pass"),
     ({"hook_watch": 0.07, "git_status": 0.03},

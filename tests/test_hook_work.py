@@ -179,19 +179,11 @@ def _append(root, path, text):
         f.write(text)
 
 
-def test_a_hook_run_loads_no_record_of_a_note_it_does_not_report_on(wide, capsys,
-                                                                     monkeypatch):
-    """A warm hook used to make all 10,000 notes from the parse cache (~30-60 ms) because
-    the results cache's key, file-unreadable, the per-note rules' listing, the index memo
-    and the resolver each went through ``vault.notes``; they now ask for the notes they
-    need by path, and answer the rest (paths, sizes, mtimes) from the listing."""
-    from vaultkit.links import indexgen
+def made_notes(monkeypatch) -> list[str]:
+    """The paths of the notes this test makes from here on: taken from the parse cache
+    (their entry, or their record decoded) or read and parsed."""
     from vaultkit.vault import loader
 
-    _run(capsys, wide, ["."])
-    _run(capsys, wide, ["."])  # (the index memo and the resolver's tables are kept)
-    _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n"
-            "- Agreed on it.\n- Wrote it down.\n")  # (no new link: the index reads none)
     made = []
     real_entry, real_get, real_read = loader._Cache.entry, loader._Cache.note, loader._read_one
     monkeypatch.setattr(loader._Cache, "entry", lambda self, f, *a: made.append(f.rel)
@@ -200,6 +192,22 @@ def test_a_hook_run_loads_no_record_of_a_note_it_does_not_report_on(wide, capsys
                         or real_get(self, e))
     monkeypatch.setattr(loader, "_read_one", lambda a, rel, *r: made.append(rel)
                         or real_read(a, rel, *r))
+    return made
+
+
+def test_a_hook_run_loads_no_record_of_a_note_it_does_not_report_on(wide, capsys,
+                                                                     monkeypatch):
+    """A warm hook used to make all 10,000 notes from the parse cache (~30-60 ms) because
+    the results cache's key, file-unreadable, the per-note rules' listing, the index memo
+    and the resolver each went through ``vault.notes``; they now ask for the notes they
+    need by path, and answer the rest (paths, sizes, mtimes) from the listing."""
+    from vaultkit.links import indexgen
+
+    _run(capsys, wide, ["."])
+    _run(capsys, wide, ["."])  # (the index memo and the resolver's tables are kept)
+    _append(wide, "memory/2026-11-29.md", "\n### 11:00 — Review\n- Read the plan again.\n"
+            "- Agreed on it.\n- Wrote it down.\n")  # (no new link: the index reads none)
+    made = made_notes(monkeypatch)
     rendered = []
     real_sections = indexgen._sections
     monkeypatch.setattr(indexgen, "_sections", lambda *a: rendered.append(1)

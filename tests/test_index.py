@@ -738,7 +738,7 @@ def test_the_notes_that_changed_since_the_memo_are_found_the_same_from_the_listi
     import time
     from array import array
 
-    from vaultkit.links.indexgen import _changed_since
+    from vaultkit.vault.store import changed_since as _changed_since
     from vaultkit.vault.deferred import DeferredVault
     from vaultkit.vault.loader import scan_vault
 
@@ -772,7 +772,7 @@ def test_arrays_are_compared_a_slice_at_a_time():
     import random
     from array import array
 
-    from vaultkit.links.indexgen import _differing
+    from vaultkit.vault.store import differing as _differing
 
     rng = random.Random(7)
     old = array("q", [rng.randrange(10 ** 12) for _ in range(2_000)])

@@ -279,7 +279,7 @@ class _Memo:
     def lookup(self, vault: "Vault") -> tuple[str, list[str]] | None:
         from array import array
 
-        from vaultkit.vault.store import RACY_NS
+        from vaultkit.vault.store import RACY_NS, changed_since
 
         try:
             record = self.cache.get(self.NAME)
@@ -295,7 +295,7 @@ class _Memo:
         except (OSError, EOFError, ValueError, TypeError):
             return None  # none yet, or damaged: rendered and written again
         limit = started_ns - RACY_NS
-        paths, changed, by_stats = _changed_since(vault, kept, limit, oids)
+        paths, changed, by_stats = changed_since(vault, kept, limit, oids)
         n = len(paths)
         if any(len(a) != n for a in kept) or len(digests) != 12 * n \
                 or len(offsets) != n + 1 or len(counts) != n:
@@ -457,61 +457,6 @@ def _racy_oids(notes: dict, started_ns: int) -> dict[str, str]:
     return {p: n.oid for p, n in held.items()
             if n.oid is not None and racy(n.ctime_ns, started_ns)
             and not racy(n.mtime_ns, started_ns)}
-
-
-def _changed_since(vault: "Vault", kept: tuple, limit: int, oids: dict
-                   ) -> tuple[list[str], list[int], set[int]]:
-    """The notes' paths in order, the positions of those whose size, mtime, ctime or
-    inode is not the one kept (``kept``: four arrays in that order) or whose mtime is not
-    older than ``limit`` (a same-tick change would not show), or whose ctime is not and
-    whose bytes are not those of the blob id ``oids`` kept for it, and the positions of
-    the first kind (changed by their stats). A hook's vault, not loaded, has its listing's
-    arrays: compared as arrays, a slice at a time, not note by note."""
-    numbers = getattr(vault, "listed_numbers", lambda: None)()
-    if numbers is None:
-        from array import array
-
-        states = vault.listed_states()
-        paths = [s[0] for s in states]
-        if paths != sorted(paths):
-            states.sort()
-            paths = [s[0] for s in states]
-        if any(len(a) != len(states) for a in kept):
-            return paths, [], set()
-        numbers = tuple(array("q", [s[i] for s in states]) for i in (1, 2, 3, 4))
-    else:
-        paths = vault.note_paths()
-    if any(len(a) != len(b) for a, b in zip(kept, numbers)):
-        return paths, [], set()  # (the caller sees the lengths differ)
-    changed = set()
-    for old, new in zip(kept, numbers):
-        changed.update(_differing(old, new))
-    by_stats = set(changed)
-    mtimes, ctimes = numbers[1], numbers[2]
-    if mtimes and max(mtimes) >= limit:
-        changed.update(i for i, t in enumerate(mtimes) if t >= limit)
-    if ctimes and max(ctimes) >= limit:
-        from vaultkit.vault.store import content_id
-
-        root, sizes = vault.root, numbers[0]
-        for i, t in enumerate(ctimes):
-            if t >= limit and i not in changed and (
-                    oids.get(paths[i]) is None
-                    or content_id(str(root / paths[i]), sizes[i]) != oids[paths[i]]):
-                changed.add(i)
-    return paths, sorted(changed), by_stats
-
-
-def _differing(old, new, step: int = 512) -> list[int]:
-    """The positions where two arrays of the same length differ."""
-    if old == new:
-        return []
-    out = []
-    for start in range(0, len(old), step):
-        end = start + step
-        if old[start:end] != new[start:end]:
-            out += [i for i in range(start, min(end, len(old))) if old[i] != new[i]]
-    return out
 
 
 def _ranked(paths: list[str], counts, top: int) -> list[str]:

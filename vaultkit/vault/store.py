@@ -24,7 +24,9 @@ The rules every cache follows are here, once:
   ``.vaultkit/cache/`` (:func:`vaultkit.vault.cachefile.open_cache_db`).
 - **racy entries**: a value keyed by a listing is trusted only for files older than that
   listing by :data:`RACY_NS` (:func:`racy`; else their bytes tell: :func:`content_id`).
-  Every cache keys on it here, the snapshot store's memo files too.
+  Every cache keys on it here, the snapshot store's memo files too; a value that keeps its
+  notes' numbers as arrays (the index memo, the alias index) finds the notes changed since
+  with :func:`changed_since`.
 - **two processes**: SQLite's locking (one writer, readers beside it); a lock held too
   long makes a run go without the store, never wait for ever or fail.
 - **read-only**: a store that cannot be written is still read (a read-only vault); with
@@ -79,6 +81,63 @@ def content_id(path: str, size: int) -> str | None:
     except (ReadRefused, OSError):
         return None
     return blob_id(data) if len(data) == size else None
+
+
+def note_numbers(vault) -> tuple[list[str], tuple]:
+    """The vault's note paths in order and their sizes, mtimes, ctimes and inodes, four
+    ``array("q")`` in that order: a hook's vault, not loaded, gives its listing's arrays
+    (with what the notes made saw); a loaded vault goes through its notes."""
+    numbers = getattr(vault, "listed_numbers", lambda: None)()
+    if numbers is not None:
+        return vault.note_paths(), numbers
+    from array import array
+
+    states = vault.listed_states()
+    paths = [s[0] for s in states]
+    if paths != sorted(paths):
+        states.sort()
+        paths = [s[0] for s in states]
+    return paths, tuple(array("q", [s[i] for s in states]) for i in (1, 2, 3, 4))
+
+
+def changed_since(vault, kept: tuple, limit: int, oids: dict, listed: tuple | None = None
+                  ) -> tuple[list[str], list[int], set[int]]:
+    """The notes' paths in order, the positions of those whose size, mtime, ctime or
+    inode is not the one kept (``kept``: four arrays in that order) or whose mtime is not
+    older than ``limit`` (a same-tick change would not show), or whose ctime is not and
+    whose bytes are not those of the blob id ``oids`` kept for it, and the positions of
+    the first kind (changed by their stats). ``listed``: :func:`note_numbers`' answer,
+    when the caller has it. Compared as arrays, a slice at a time, not note by note."""
+    paths, numbers = listed if listed is not None else note_numbers(vault)
+    if any(len(a) != len(b) for a, b in zip(kept, numbers)):
+        return paths, [], set()  # (the caller sees the lengths differ)
+    changed = set()
+    for old, new in zip(kept, numbers):
+        changed.update(differing(old, new))
+    by_stats = set(changed)
+    mtimes, ctimes = numbers[1], numbers[2]
+    if mtimes and max(mtimes) >= limit:
+        changed.update(i for i, t in enumerate(mtimes) if t >= limit)
+    if ctimes and max(ctimes) >= limit:
+        root, sizes = vault.root, numbers[0]
+        for i, t in enumerate(ctimes):
+            if t >= limit and i not in changed and (
+                    oids.get(paths[i]) is None
+                    or content_id(str(root / paths[i]), sizes[i]) != oids[paths[i]]):
+                changed.add(i)
+    return paths, sorted(changed), by_stats
+
+
+def differing(old, new, step: int = 512) -> list[int]:
+    """The positions where two arrays of the same length differ."""
+    if old == new:
+        return []
+    out = []
+    for start in range(0, len(old), step):
+        end = start + step
+        if old[start:end] != new[start:end]:
+            out += [i for i in range(start, min(end, len(old))) if old[i] != new[i]]
+    return out
 
 
 class Later:
