@@ -424,16 +424,29 @@ def test_a_search_for_a_career_does_not_find_lines_about_caring(tmp_path):
     ("stores", ["store", "stored", "storing"], []),
     ("deployments", ["deploy", "deployed", "deployment"], []),
     ("enjoy", ["enjoyed", "enjoying", "enjoyment"], []),
+    ("store", ["store", "stores", "stored", "storing"], ["story", "stories", "storage"]),
+    ("stores", ["store", "stores"], ["story"]),
+    ("mention", ["mention", "mentions", "mentioned"], ["mental", "mentor"]),
+    ("state", ["state", "states", "stated"], ["station", "statue", "stats"]),
+    ("passion", ["passion", "passionate"], ["passenger", "passed"]),
+    ("dance", ["dance", "dancing", "dancers"], []),
+    # a longer stem, or a plural of a word ending in sh, is still a prefix
+    ("dishes", ["dish", "dishes", "dishwasher"], []),
+    ("teachers", ["teach", "teaching", "teachers"], []),
 ])
-def test_a_y_word_matches_its_own_forms_not_any_word_its_stem_begins(query, matches, misses):
+def test_a_query_word_matches_its_own_forms_not_any_word_its_stem_begins(query, matches,
+                                                                       misses):
     # the stem of `study` as a prefix (`stud*`) matched studio and student, that of `party`
     # part and partner, and `cities` (`citi*`) missed city: a word ending in a consonant
-    # and y, or in -ies / -ied, now matches its y word and that word's forms only
+    # and y, or in -ies / -ied, now matches its y word and that word's forms only; `store`
+    # was searched as `stor*` (story, storage), `mention` as `ment*` (mental, mentor): a
+    # stem of four letters or fewer left by -e, -ion, -ment or -ation now matches the word
+    # and its inflections only
     from vaultkit.memory.text import query_terms
 
     (term,) = query_terms(query)
     for word in matches:
-        assert term.pattern.fullmatch(word.capitalize()), (query, word)
+        assert term.pattern.search(f"the {word.capitalize()} here"), (query, word)
     for word in misses:
         assert not term.pattern.search(f"the {word} here"), (query, word)
 
@@ -450,30 +463,6 @@ def test_a_search_for_cities_finds_the_city_and_one_for_a_party_not_a_part(tmp_p
     assert [h.path for h in search(root, "party")] == ["memory/2026-03-02.md"]
     hit = search(root, "which cities")[0]
     assert "**city**" in highlight(hit.snippet, hit.spans, colour=False)
-
-
-@pytest.mark.parametrize("query, matches, misses", [
-    ("store", ["store", "stores", "stored", "storing"], ["story", "stories", "storage"]),
-    ("stores", ["store", "stores"], ["story"]),
-    ("mention", ["mention", "mentions", "mentioned"], ["mental", "mentor"]),
-    ("state", ["state", "states", "stated"], ["station", "statue", "stats"]),
-    ("passion", ["passion", "passionate"], ["passenger", "passed"]),
-    ("dance", ["dance", "dancing", "dancers"], []),
-    # a longer stem, or a plural of a word ending in sh, is still a prefix
-    ("dishes", ["dish", "dishes", "dishwasher"], []),
-    ("teachers", ["teach", "teaching", "teachers"], []),
-])
-def test_a_short_stem_matches_the_words_forms_not_any_word_it_begins(query, matches, misses):
-    # `store` was searched as `stor*` (story, storage), `mention` as `ment*` (mental,
-    # mentor): a stem of four letters or fewer left by -e, -ion, -ment or -ation now
-    # matches the word and its inflections only
-    from vaultkit.memory.text import query_terms
-
-    (term,) = query_terms(query)
-    for word in matches:
-        assert term.pattern.search(f"the {word.capitalize()} here"), (query, word)
-    for word in misses:
-        assert not term.pattern.search(f"the {word} here"), (query, word)
 
 
 def test_a_search_for_the_store_does_not_find_a_story(tmp_path):
