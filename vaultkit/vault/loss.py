@@ -226,27 +226,35 @@ def _words(text: str) -> list[str]:
     return [word for word in _WORD_GAP.split(text) if word]
 
 
+_ATX = re.compile(r"\s{0,3}#{1,6}(?:\s|$)")
 _BLOCK_START = re.compile(r"\s*(?:[>#|]|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$))")
 
 
-def _units(text: str) -> list[tuple[list[tuple[str, str]], str]]:
+def _units(text: str) -> list[tuple[list[tuple[str, list[str]]], str]]:
     """The blocks of ``text`` a formatter re-wraps as one: a paragraph, a list item with its
     continuation lines, a heading, a table row, a rule; each as its lines (``(line, its
-    same_text)``) and its words joined. A blank line ends a block, and a line that starts
-    one (a marker, a heading, a quote, a pipe) or is markup alone stands first in its own."""
-    out: list[tuple[list[tuple[str, str]], str]] = []
-    lines: list[tuple[str, str]] = []
+    words)``: :func:`same_text`'s, a heading's marked as such, so that they pair only
+    with a heading's) and its words joined. A blank line ends a block, and a line that
+    starts one (a marker, a heading, a quote, a pipe) or is markup alone stands first in
+    its own."""
+    out: list[tuple[list[tuple[str, list[str]]], str]] = []
+    lines: list[tuple[str, list[str]]] = []
+    markup_last = False
     for line in _lines(text):
         same = same_text(line)
         markup = bool(same) and _MARKUP.fullmatch(same) is not None
-        if lines and (not same or markup or _BLOCK_START.match(line.replace("\ufeff", "")) or
-                      _MARKUP.fullmatch(lines[-1][1])):
-            out.append((lines, " ".join(w for _, t in lines for w in _words(t))))
+        bare = line.replace("\ufeff", "")
+        if lines and (not same or markup or markup_last or _BLOCK_START.match(bare)):
+            out.append((lines, " ".join(w for _, words in lines for w in words)))
             lines = []
         if same:
-            lines.append((line, same))
+            words = _words(same)
+            if _ATX.match(bare):
+                words = ["#" + word for word in words]
+            lines.append((line, words))
+            markup_last = markup
     if lines:
-        out.append((lines, " ".join(w for _, t in lines for w in _words(t))))
+        out.append((lines, " ".join(w for _, words in lines for w in words)))
     return out
 
 
@@ -257,50 +265,44 @@ def _rewrapped(old: str, new: str, only: Counter, share: float = EDIT_KEPT) -> C
     keeps every line; where blocks were replaced, each old line whose words the new
     blocks hold in the same order (:class:`difflib.SequenceMatcher` over the words) for
     ``share`` of its characters is kept (all of them: a re-wrap alone; :data:`EDIT_KEPT`:
-    a re-wrap and an edit). A paragraph joined onto one line, split
-    over several or re-flowed keeps every line; a line of it cut, or its value replaced,
-    is still lost. The lines of an entry whose heading's time the new blocks lack are no
-    re-wrap: an entry written over by one of another time (as :func:`_new_entry` judges
-    an edit)."""
+    a re-wrap and an edit). A paragraph joined onto one line, split over several or
+    re-flowed keeps every line; a line of it cut, or its value replaced, is still lost.
+    The lines of an entry whose heading's time the new blocks lack are no re-wrap: an
+    entry written over by one of another time (as :func:`_new_entry` judges an edit). A
+    line ``old`` holds more than once is kept only as often as the copies the words
+    kept outnumber those ``new`` holds as lines (which :func:`lost_lines` already
+    counted)."""
     from difflib import SequenceMatcher
 
     olds, news = _units(old), _units(new)
-    found: Counter = Counter()
-    left = Counter(only)
-
-    def keep(line: str) -> None:
-        if left[line] > 0:
-            left[line] -= 1
-            found[line] += 1
-
+    kept_lines: Counter = Counter()
     matcher = SequenceMatcher(None, [words for _, words in olds], [words for _, words in news],
                               autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             for lines, _ in olds[i1:i2]:
-                for line, _ in lines:
-                    keep(line)
+                kept_lines.update(line for line, _ in lines if only[line] > 0)
             continue
         if tag != "replace":
             continue
         block = [pair for lines, _ in olds[i1:i2] for pair in lines]
-        if not any(left[line] > 0 for line, _ in block):
+        if not any(only[line] > 0 for line, _ in block):
             continue
         words: list[str] = []
         owner: list[int] = []
         sizes = [0] * len(block)
-        for n, (_, text) in enumerate(block):
-            for word in _words(text):
+        for n, (_, mine) in enumerate(block):
+            for word in mine:
                 words.append(word)
                 owner.append(n)
-                sizes[n] += len(word) + 1
+                sizes[n] += len(word)
         theirs = " ".join(words for _, words in news[j1:j2]).split()
         if len(words) + len(theirs) > _WORDS:
             continue
         kept = [0] * len(block)
         for match in SequenceMatcher(None, words, theirs, autojunk=False).get_matching_blocks():
             for k in range(match.a, match.a + match.size):
-                kept[owner[k]] += len(words[k]) + 1
+                kept[owner[k]] += len(words[k])
         times = {m.group(1) for lines, _ in news[j1:j2] for line, _ in lines
                  if (m := _HEADING_TIME.match(line.lstrip()))}
         other = False  # under an entry heading whose time the new blocks lack: written over
@@ -308,9 +310,13 @@ def _rewrapped(old: str, new: str, only: Counter, share: float = EDIT_KEPT) -> C
             if line.lstrip().startswith("#"):
                 heading = _HEADING_TIME.match(line.lstrip())
                 other = heading is not None and heading.group(1) not in times
-            if not other and sizes[n] and kept[n] >= share * sizes[n]:
-                keep(line)
-    return found
+            if not other and only[line] > 0 and sizes[n] and kept[n] >= share * sizes[n]:
+                kept_lines[line] += 1
+    if not kept_lines:
+        return Counter()
+    held = Counter(line for line in _lines(old) if kept_lines[line] > 0)
+    return Counter({line: min(only[line], n - (held[line] - only[line]))
+                    for line, n in kept_lines.items() if n > held[line] - only[line]})
 
 
 _HEADING_TIME = re.compile(r"^#+\s.*?(\d{1,2}:\d{2})")
