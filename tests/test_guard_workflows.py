@@ -440,3 +440,87 @@ def test_a_new_journal_taken_into_a_stash_with_its_untracked_files_is_not_lost(t
     assert rc == 0 and "nothing to recover" in out, out
     git(root, "stash", "pop", "-q")
     assert "- Deployed billing v2" in (root / NEW).read_text(encoding="utf-8")
+
+
+# -- formatters and editors in front of the hook ------------------------------------------
+
+FORMATTED = Path(__file__).parent / "data" / "formatters"  # README.md there: which tool wrote each
+TOOLS = sorted(p.stem for p in FORMATTED.glob("*.md") if p.stem not in ("original", "README"))
+# an editor's save, byte for byte: (the journal as committed, as saved)
+_SAME = bytes
+_CRLF = lambda b: b.replace(b"\n", b"\r\n")  # noqa: E731
+_BOM = lambda b: b"\xef\xbb\xbf" + b  # noqa: E731
+EDITORS = {
+    "tabs-to-spaces": (_SAME, lambda b: b.expandtabs(4)),
+    "lf-to-crlf": (_SAME, _CRLF),
+    "crlf-to-lf": (_CRLF, _SAME),
+    "bom-added": (_SAME, _BOM),
+    "bom-removed": (_BOM, _SAME),
+    "final-newline-removed": (_SAME, lambda b: b.rstrip(b"\n")),
+    "trailing-spaces-removed": (_SAME, lambda b: b"\n".join(line.rstrip()
+                                                            for line in b.split(b"\n"))),
+}
+# a real loss on top of the reformat, and the committed line the refusal must name
+LOSSES = {
+    "entry-cut": (lambda t: t[:t.index("### 16:05")], "### 16:05 — Notes from reading"),
+    "bullet-removed": (lambda t: "".join(line for line in t.splitlines(keepends=True)
+                                         if "db-2" not in line),
+                       "- Disk on db-2 at 81%; warn threshold is 85%."),
+    "value-replaced": (lambda t: __import__("re").sub(r"no\s+customer\s+impact",
+                                                      "postponed to next week", t),
+                       "**Outcome:** no customer impact"),
+}
+
+
+def _reformatted(tmp_path: Path, how: str) -> Path:
+    """A vault whose journal (FORMATTED/original.md) is committed, then rewritten by a
+    formatter (its recorded output) or an editor's save, and staged."""
+    root = _vault(tmp_path)
+    original = (FORMATTED / "original.md").read_bytes()
+    committed, saved = EDITORS.get(how, (_SAME, None))
+    (root / J).write_bytes(committed(original))
+    git(root, "commit", "-q", "--no-verify", "--amend", "-am", "first")
+    if saved is not None:
+        (root / J).write_bytes(saved(original))
+    else:
+        (root / J).write_bytes((FORMATTED / f"{how}.md").read_bytes())
+    assert (root / J).read_bytes() != committed(original)
+    git(root, "add", J)
+    return root
+
+
+@pytest.mark.parametrize("how", TOOLS + sorted(EDITORS))
+def test_a_journal_a_formatter_or_an_editor_rewrote_loses_nothing(tmp_path, how):
+    """mdformat, prettier, markdownlint-cli2, rumdl and pre-commit-hooks' fixers rewrite
+    list and emphasis markers, escapes, headings, tables, spacing and line breaks, and
+    re-wrap paragraphs; an editor turns tabs into spaces, changes line endings, adds a
+    BOM. The words stay, in their order: the hook passes, and history and `recover
+    --all` find nothing lost. (mdformat, prettier --prose-wrap always and rumdl were
+    refused: their lines were taken for cut ones.)"""
+    root = _reformatted(tmp_path, how)
+    rc, out = _hook(root)
+    assert rc == 0 and "VK601" not in out and "VK6" not in out, out
+    assert _open_losses(root) == [], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0 and "nothing to recover" in out, out
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("how", TOOLS + sorted(EDITORS))
+def test_a_reformat_with_a_real_loss_is_still_refused_naming_the_line(tmp_path, how, loss):
+    """The same reformat with an entry cut, a bullet removed or a record's value replaced:
+    refused, the finding quoting the committed line lost; `recover --all` puts it back."""
+    root = _reformatted(tmp_path, how)
+    cut, lost = LOSSES[loss]
+    raw = (root / J).read_bytes()
+    text = cut(raw.decode("utf-8"))
+    assert text.encode("utf-8") != raw
+    (root / J).write_bytes(text.encode("utf-8"))
+    git(root, "add", J)
+    rc, out = _hook(root)
+    assert rc == 1 and f"{J}:" in out and "VK601" in out, out
+    assert f"HEAD: {lost!r}" in out, out
+    assert [e["path"] for e in _open_losses(root)] == [J], _open_losses(root)
+    rc, out = _vk(root, "recover", "--all")
+    assert rc == 0, out
+    assert lost in (root / J).read_text(encoding="utf-8")

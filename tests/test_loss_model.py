@@ -320,3 +320,84 @@ def test_only_a_conflict_as_git_writes_it_is_left_out(eol):
     new = "# J\n- ours\n- theirs\n".replace("\n", eol)
     # the diff3 conflict's four markers are git's; the two lines after it are the owner's
     assert judge(old, new).lost == [">>>>>>> quoted seven deep", "======="]
+
+
+# a line's Markdown form rewritten by a formatter or an editor: the same line, not a loss
+# (docs/snapshots.md, "The model of loss"); old -> new, nothing lost
+SAME_TEXT = [
+    ("- a\n* Bob raised the __rate limit__ again\n", "- a\n- Bob raised the **rate limit** again\n"),
+    ("- a\n+ the cron job moves to 02:00\n", "- a\n- the cron job moves to 02:00\n"),
+    ("1. dashboards\n2. Filed TICKET-41\n3. Asked *Carol*\n",
+     "1. dashboards\n1. Filed TICKET-41\n1. Asked _Carol_\n"),
+    ("- a PDF \\*before\\* the call\n", "- a PDF *before* the call\n"),
+    ("- restored at 08:30.  \n  It took 14 minutes.\n",
+     "- restored at 08:30.\\\n  It took 14 minutes.\n"),
+    ("-\tTab after the marker,\ta tab inside.   \n", "- Tab after the marker, a tab inside.\n"),
+    ("### 09:10 — Standup\n", "## 09:10 — Standup\n"),
+    ("Interesting point\n-----------------\nThe paper.\n", "## Interesting point\n\nThe paper.\n"),
+    ("Afternoon\n=========\n", "# Afternoon\n"),
+    ("| a | b |\n|---|:-:|\n| api | 1.4.2 |\n",
+     "| a   | b     |\n| --- | :---: |\n| api | 1.4.2 |\n"),
+    ("\ufeff# 2026-12-07\n- x\n", "# 2026-12-07\n- x\n"),
+    ("***\n", "---\n"),
+    # a paragraph re-wrapped: joined, split, re-flowed; records of one paragraph joined
+    ("We agreed that the worker deploys go\nafter the api deploys, never together.\n",
+     "We agreed that the worker deploys go after the api deploys, never together.\n"),
+    ("We agreed that the worker deploys go after the api deploys, never together.\n",
+     "We agreed that the worker\ndeploys go after the api\ndeploys, never together.\n"),
+    ("**Owner:** Alice\n**Status:** in progress\n**Next:** Thursday\n",
+     "**Owner:** Alice **Status:** in progress **Next:** Thursday\n"),
+    ("- settled.\n**Outcome:** no customer impact\n",
+     "- settled. **Outcome:** no\n  customer impact\n"),
+    ("text\n| a | b |\n|---|---|\n| api | 1.4.2 |\n",
+     "text | a | b | |---|---| | api |\n1.4.2 |\n"),
+]
+
+
+@pytest.mark.parametrize("old, new", SAME_TEXT)
+def test_a_line_a_formatter_only_rewrote_is_kept(old, new):
+    from vaultkit.vault.loss import judge
+
+    assert judge("# J\n" + old, "# J\n\n" + new).lost == []
+
+
+# the same rewrites with a real loss: the line named is lost, and only it
+FORMAT_AND_LOSS = [
+    ("- a\n* Bob raised the __rate limit__ again\n* Disk on db-2 at 81%\n",
+     "- a\n- Bob raised the **rate limit** again\n", ["* Disk on db-2 at 81%"]),
+    ("**Owner:** Alice\n**Status:** in progress\n**Next:** Thursday\n",
+     "**Owner:** Alice **Status:** cancelled by finance **Next:** Thursday\n",
+     ["**Status:** in progress"]),
+    ("We agreed that the worker deploys go\nafter the api deploys, never together.\n"
+     "The rollback plan is in the runbook.\n",
+     "We agreed that the worker deploys go after the api deploys, never together.\n",
+     ["The rollback plan is in the runbook."]),
+    ("Interesting point\n-----------------\nThe paper.\n", "The paper.\n",
+     ["Interesting point", "-----------------"]),
+    ("### 10:00 — Checkpoint 1\n- Ran 10 tests\n", "## 11:00 — Checkpoint 2\n- Ran 12 tests\n",
+     ["### 10:00 — Checkpoint 1", "- Ran 10 tests"]),
+    ("A\n\n---\n\nB\n", "A\n\nB\n", ["---"]),
+    ("> quoted\n=======\n", "> quoted\n", ["======="]),
+]
+
+
+@pytest.mark.parametrize("old, new, lost", FORMAT_AND_LOSS)
+def test_a_formatter_rewrite_with_a_loss_still_loses_the_line(old, new, lost):
+    from vaultkit.vault.loss import judge
+
+    assert [line for line in judge("# J\n" + old, "# J\n\n" + new).lost if line.strip()] == lost
+
+
+def test_the_rewrap_comparison_stays_linear_on_a_large_rewrite():
+    """A paragraph re-wrapped whole is one block with the same words: kept without a word
+    by word comparison. A block of the line diff larger than the word bound is not
+    compared word by word: its lines are judged as before (a rewrite), so a large file
+    costs no quadratic time."""
+    from vaultkit.vault import loss
+
+    old = "".join(f"word{i} and some more words for line {i}\n" for i in range(3000))
+    new = " ".join(line for line in old.splitlines()) + "\n"  # one line: past the bound
+    assert len(loss._words(loss.same_text(new))) > loss._WORDS
+    assert loss.judge(old, new).lost == []
+    changed = new.replace("word1500 ", "other1500 ")
+    assert len(loss.judge(old, changed).lost) == 3000

@@ -11,6 +11,12 @@ An edit is a line the line diff pairs with a new line that keeps at least
 :data:`EDIT_KEPT` of the old line's characters (:func:`kept_share`): a typo fixed, a
 number corrected, a clause reworded. It is not a loss. A line whose content is gone (cut,
 or replaced by an unrelated one) is.
+
+A line is the same line when only its Markdown form changed (:func:`same_text`): list and
+emphasis markers, escapes, heading marks, table padding and whitespace, as formatters and
+editors rewrite them. A line of markup alone (a setext underline, a table's delimiter row,
+a rule) holds no memory. A paragraph re-wrapped over more or fewer lines keeps the lines
+whose words the new text holds in the same order (:func:`_rewrapped`).
 """
 
 from __future__ import annotations
@@ -53,31 +59,106 @@ def _lines(text: str) -> list[str]:
     return split_lines(text)[0]
 
 
+# the Markdown form of a line that formatters and editors rewrite without changing its text
+# (docs/snapshots.md, "The model of loss"): a block prefix (quote, heading, list or
+# ordered-list marker, indent), a heading's closing hashes, a hard break's backslash,
+# escapes, emphasis markers, spacing (tabs, runs, around table pipes), a byte order mark
+_BLOCK_PREFIX = re.compile(r"(?:>|#{1,6}(?=\s|$)|[-*+](?=\s|$)|\d{1,9}[.)](?=\s|$)|\s)+")
+_CLOSING_HASHES = re.compile(r"\s+#+$")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_EMPHASIS = re.compile(r"[*_]+")
+_SPACE = re.compile(r"\s+")
+_PIPE = re.compile(r" ?\| ?")
+_MARKUP = re.compile(r"[-=|:+#>~` ]*")
+_RULE = re.compile(r"(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}")
+_DELIMITER_ROW = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?")
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
+_NOT_PARAGRAPH = re.compile(r" {0,3}(?:[>#|]|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$))")
+
+
+def same_text(line: str) -> str:
+    """``line``'s text without its Markdown form: two lines with the same text are the same
+    line, whatever a formatter or an editor did to their markers and spacing (``* a
+    __b__`` and ``- a **b**``, ``2. a`` and ``1. a``, ``### Title`` and ``## Title``, a
+    table row padded or not). A line of markup alone keeps its own (``---``, ``***`` and
+    ``___`` are one rule; a table's delimiter row is its columns' alignment). Empty only
+    for a blank line."""
+    text = line.replace("\ufeff", "").strip()
+    if not text:
+        return ""
+    if _RULE.fullmatch(text):
+        return "---"
+    if "|" in text and _DELIMITER_ROW.fullmatch(text):
+        return re.sub("-+", "---", _SPACE.sub("", text).strip("|"))
+    prefix = _BLOCK_PREFIX.match(text)
+    if prefix:
+        heading = "#" in prefix.group(0)
+        text = text[prefix.end():]
+        if heading:
+            text = _CLOSING_HASHES.sub("", text)
+    if text.endswith("\\") and not text.endswith("\\\\"):
+        text = text[:-1]  # a hard break written as a backslash (two spaces, stripped, alike)
+    text = _EMPHASIS.sub("", _ESCAPE.sub(r"\1", text))
+    text = _PIPE.sub("|", _SPACE.sub(" ", text).strip())
+    if "|" in text:
+        text = text.strip("|")
+    return text if text and not _MARKUP.fullmatch(text) else _SPACE.sub("", line.strip())
+
+
+def _underline(lines: list[str], i: int) -> bool:
+    """True when ``lines[i]`` is a setext heading's underline: ``===`` or ``---`` right
+    under a line of paragraph text (not a quote, heading, list item or table row)."""
+    if i == 0 or not _UNDERLINE.fullmatch(lines[i]):
+        return False
+    above = lines[i - 1].replace("\ufeff", "")
+    return bool(above.strip()) and not _NOT_PARAGRAPH.match(above) \
+        and not _UNDERLINE.fullmatch(above)
+
+
 def lost_lines(old: str, new: str) -> list[str]:
     """Lines of ``old``, in order, that ``new`` no longer holds (as a multiset: a line
     that moved is kept; one of two equal lines removed is lost once).
 
-    A line whose only change is in link targets is kept too: renaming a note in Obsidian
+    A line whose only change is in its Markdown form (:func:`same_text`) is kept, and so
+    is a setext heading's underline when its heading's text is (an ATX heading now). A
+    line whose only change is in link targets is kept too: renaming a note in Obsidian
     rewrites the links to it everywhere, journals included, and nothing is lost."""
+    lines = _lines(old)
     remaining = Counter(_lines(new))
     out = []
-    for line in _lines(old):
+    for i, line in enumerate(lines):
         if remaining[line] > 0:
             remaining[line] -= 1
         else:
-            out.append(line)
-    if out and any("[[" in line or "](" in line for line in out):
-        relinked = Counter(_without_targets(line) for line, n in remaining.items()
+            out.append(i)
+    if any(lines[i].strip() for i in out):
+        texts: Counter = Counter()
+        for line, n in remaining.items():
+            if n > 0 and line.strip():
+                texts[same_text(line)] += n
+        kept = []
+        for i in out:
+            text = same_text(lines[i])
+            if text and texts[text] > 0:
+                texts[text] -= 1
+            else:
+                kept.append(i)
+        gone = set(kept)
+        out = [i for i in kept if not (_underline(lines, i) and i - 1 not in gone)]
+    if out and any("[[" in lines[i] or "](" in lines[i] for i in out):
+        relinked = Counter(_without_targets(same_text(line)) for line, n in remaining.items()
                            for _ in range(n) if "[[" in line or "](" in line)
         kept = []
-        for line in out:
-            bare = _without_targets(line) if ("[[" in line or "](" in line) else None
+        for i in out:
+            line = lines[i]
+            bare = _without_targets(same_text(line)) if ("[[" in line or "](" in line) \
+                else None
             if bare is not None and relinked[bare] > 0:
                 relinked[bare] -= 1
             else:
-                kept.append(line)
+                kept.append(i)
         out = kept
-    return out
+    return [lines[i] for i in out]
 
 
 def kept_share(old: str, new: str) -> float:
@@ -92,24 +173,31 @@ def kept_share(old: str, new: str) -> float:
     return sum(block.size for block in matcher.get_matching_blocks()) / len(old)
 
 
-def edits(old: str, new: str, only: Counter | None = None) -> list[tuple[str, str]]:
+def edits(old: str, new: str, only: Counter | None = None,
+          gone: Counter | None = None) -> list[tuple[str, str]]:
     """``(old line, new line)`` pairs the line diff of ``old`` and ``new`` replaced one by
     the other and that keep :data:`EDIT_KEPT` of the old line (each new line paired once,
-    with the old line it keeps most of). ``only``: the old lines worth pairing."""
+    with the old line it keeps most of). ``only``: the old lines worth pairing; ``gone``
+    (``only`` by default): the old lines ``new`` lacks, which a block written over by fewer
+    lines counts."""
     from difflib import SequenceMatcher
 
-    a, b = _lines(old), _lines(new)
+    # (non-blank lines aligned by their text: a line a formatter only re-marked, or a
+    # blank line it added, is no replaced one)
+    a = [line for line in _lines(old) if line.strip()]
+    b = [line for line in _lines(new) if line.strip()]
     out = []
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    matcher = SequenceMatcher(None, [same_text(line) for line in a],
+                              [same_text(line) for line in b], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace":
             continue
-        olds = [line for line in a[i1:i2] if line.strip()
-                and (only is None or only[line] > 0)]
-        news = [line for line in b[j1:j2] if line.strip()]
-        if not olds or not news or len(olds) * len(news) > _PAIRS:
+        olds = [line for line in a[i1:i2] if only is None or only[line] > 0]
+        news = b[j1:j2]
+        if not olds or len(olds) * len(news) > _PAIRS:
             continue
-        if len(olds) > 1 and (len(news) < len(olds) or _new_entry(olds, news)):
+        counted = olds if gone is None else [line for line in a[i1:i2] if gone[line] > 0]
+        if len(counted) > 1 and (len(news) < len(counted) or _new_entry(counted, news)):
             continue  # fewer lines than it replaces, or another entry: a rewrite
         free = list(news)
         for line in olds:
@@ -124,6 +212,113 @@ def edits(old: str, new: str, only: Counter | None = None) -> list[tuple[str, st
     return out
 
 
+# a block of the line diff is compared word by word (a re-wrapped paragraph) only up to
+# this many words on both sides (a larger one is a rewrite: the bound keeps it linear)
+_WORDS = 8192
+
+
+_WORD_GAP = re.compile(r"[\s|]+")
+
+
+def _words(text: str) -> list[str]:
+    """The words of a :func:`same_text`, a table's cells split at their pipes (a table a
+    formatter took for a paragraph and re-wrapped keeps its words and its rows' markup)."""
+    return [word for word in _WORD_GAP.split(text) if word]
+
+
+_ATX = re.compile(r"\s{0,3}#{1,6}(?:\s|$)")
+_BLOCK_START = re.compile(r"\s*(?:[>#|]|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$))")
+
+
+def _units(text: str) -> list[tuple[list[tuple[str, list[str]]], str]]:
+    """The blocks of ``text`` a formatter re-wraps as one: a paragraph, a list item with its
+    continuation lines, a heading, a table row, a rule; each as its lines (``(line, its
+    words)``: :func:`same_text`'s, a heading's marked as such, so that they pair only
+    with a heading's) and its words joined. A blank line ends a block, and a line that
+    starts one (a marker, a heading, a quote, a pipe) or is markup alone stands first in
+    its own."""
+    out: list[tuple[list[tuple[str, list[str]]], str]] = []
+    lines: list[tuple[str, list[str]]] = []
+    markup_last = False
+    for line in _lines(text):
+        same = same_text(line)
+        markup = bool(same) and _MARKUP.fullmatch(same) is not None
+        bare = line.replace("\ufeff", "")
+        if lines and (not same or markup or markup_last or _BLOCK_START.match(bare)):
+            out.append((lines, " ".join(w for _, words in lines for w in words)))
+            lines = []
+        if same:
+            words = _words(same)
+            if _ATX.match(bare):
+                words = ["#" + word for word in words]
+            lines.append((line, words))
+            markup_last = markup
+    if lines:
+        out.append((lines, " ".join(w for _, words in lines for w in words)))
+    return out
+
+
+def _rewrapped(old: str, new: str, only: Counter, share: float = EDIT_KEPT) -> Counter:
+    """The lines of ``only`` (old lines not yet found in ``new``) that ``new`` holds
+    re-wrapped. Both texts are cut into the blocks a formatter re-wraps (:func:`_units`) and
+    the blocks diffed by their words: a block whose words the new text holds unchanged
+    keeps every line; where blocks were replaced, each old line whose words the new
+    blocks hold in the same order (:class:`difflib.SequenceMatcher` over the words) for
+    ``share`` of its characters is kept (all of them: a re-wrap alone; :data:`EDIT_KEPT`:
+    a re-wrap and an edit). A paragraph joined onto one line, split over several or
+    re-flowed keeps every line; a line of it cut, or its value replaced, is still lost.
+    The lines of an entry whose heading's time the new blocks lack are no re-wrap: an
+    entry written over by one of another time (as :func:`_new_entry` judges an edit). A
+    line ``old`` holds more than once is kept only as often as the copies the words
+    kept outnumber those ``new`` holds as lines (which :func:`lost_lines` already
+    counted)."""
+    from difflib import SequenceMatcher
+
+    olds, news = _units(old), _units(new)
+    kept_lines: Counter = Counter()
+    matcher = SequenceMatcher(None, [words for _, words in olds], [words for _, words in news],
+                              autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for lines, _ in olds[i1:i2]:
+                kept_lines.update(line for line, _ in lines if only[line] > 0)
+            continue
+        if tag != "replace":
+            continue
+        block = [pair for lines, _ in olds[i1:i2] for pair in lines]
+        if not any(only[line] > 0 for line, _ in block):
+            continue
+        words: list[str] = []
+        owner: list[int] = []
+        sizes = [0] * len(block)
+        for n, (_, mine) in enumerate(block):
+            for word in mine:
+                words.append(word)
+                owner.append(n)
+                sizes[n] += len(word)
+        theirs = " ".join(words for _, words in news[j1:j2]).split()
+        if len(words) + len(theirs) > _WORDS:
+            continue
+        kept = [0] * len(block)
+        for match in SequenceMatcher(None, words, theirs, autojunk=False).get_matching_blocks():
+            for k in range(match.a, match.a + match.size):
+                kept[owner[k]] += len(words[k])
+        times = {m.group(1) for lines, _ in news[j1:j2] for line, _ in lines
+                 if (m := _HEADING_TIME.match(line.lstrip()))}
+        other = False  # under an entry heading whose time the new blocks lack: written over
+        for n, (line, _) in enumerate(block):
+            if line.lstrip().startswith("#"):
+                heading = _HEADING_TIME.match(line.lstrip())
+                other = heading is not None and heading.group(1) not in times
+            if not other and only[line] > 0 and sizes[n] and kept[n] >= share * sizes[n]:
+                kept_lines[line] += 1
+    if not kept_lines:
+        return Counter()
+    held = Counter(line for line in _lines(old) if kept_lines[line] > 0)
+    return Counter({line: min(only[line], n - (held[line] - only[line]))
+                    for line, n in kept_lines.items() if n > held[line] - only[line]})
+
+
 _HEADING_TIME = re.compile(r"^#+\s.*?(\d{1,2}:\d{2})")
 
 
@@ -136,6 +331,16 @@ def _new_entry(olds: list[str], news: list[str]) -> bool:
         return False
     now = {m.group(1) for m in map(_HEADING_TIME.match, news) if m}
     return any(t not in now for t in times)
+
+
+def _unexplained(old: str, new: str, missing: Counter, share: float = 1.0) -> Counter:
+    """``missing`` (old lines ``new`` lacks) less those ``new`` holds re-wrapped
+    (:func:`_rewrapped`: every word kept with ``share`` 1, before the edits are paired; an
+    edit's share of them after)."""
+    missing = +missing
+    if any(line.strip() for line in missing):
+        missing -= _rewrapped(old, new, missing, share)
+    return missing
 
 
 class Judgement:
@@ -174,19 +379,24 @@ def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:
             lost = kept
     if not any(line.strip() for line in lost):
         return Judgement(lost)
-    missing = Counter(lost)
-    edited = edits(old, new, missing)
+    missing = _unexplained(old, new, Counter(lost))
+    edited = edits(old, new, missing, Counter(lost)) \
+        if any(line.strip() for line in missing) else []
     for line, _ in edited:
         missing[line] -= 1
+    missing = _unexplained(old, new, missing, EDIT_KEPT)
     texts = holders() if callable(holders) else holders
     for text in texts:
         if not +missing or not any(line.strip() for line in +missing):
             break
         if text is None:
             continue
-        here = Counter(lost_lines(old, text))
-        for line, _ in edits(old, text, here):
+        gone = Counter(lost_lines(old, text))
+        here = _unexplained(old, text, gone)
+        for line, _ in (edits(old, text, here, gone) if any(line.strip() for line in here)
+                        else ()):
             here[line] -= 1
+        here = _unexplained(old, text, here, EDIT_KEPT)
         missing &= here  # lost only when lost against every text that holds the file
     out = []
     for line in lost:

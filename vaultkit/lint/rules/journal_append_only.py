@@ -321,9 +321,14 @@ def first_lost(old: str, new: str, lost: list[str]) -> tuple[int, str, str | Non
     from collections import Counter
     from difflib import SequenceMatcher
 
+    from vaultkit.vault.loss import same_text
+
     a, b = split_lines(old)[0], split_lines(new)[0]
     missing = Counter(lost)
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    # (diffed by their text: a line a formatter only re-marked is where it was)
+    texts = SequenceMatcher(None, [same_text(line) for line in a],
+                            [same_text(line) for line in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in texts.get_opcodes():
         if tag not in ("replace", "delete"):
             continue
         for i in range(i1, i2):
