@@ -352,3 +352,25 @@ def test_a_short_turn_reacting_to_the_one_above_brings_that_one_in():
         lines[seed - 1] = other
         _s, _sp, windows = snippet_parts(lines, (seed, seed), _terms("turtles joy"))
         assert windows[0][0] == seed - 1 and windows[-1][1] > seed + 2
+
+
+def test_the_window_goes_up_to_its_entry_when_the_headings_above_name_a_query_word():
+    # an agent's journal: the best line is a bullet in the middle of an entry, the lines
+    # around it share no query word, and the entry's heading (or the day's heading above
+    # it) names one the snippet does not show yet. The window used to take the line after
+    # the best line, the one before, and then go on downward, so the entry's first bullet
+    # (what the entry is about) was left out.
+    first = "- the canary went to 5% of traffic at 09:12 and stayed green for an hour."
+    best = "- rollback: the webhook retry queue was drained by hand before the cut-over."
+    lines = ["# 2026-03-04", "", "## 09:10 — Gateway deploy", "", first, *_filler(3),
+             best, *_filler(10, "Ben")]
+    seed = lines.index(best)
+    assert len("\n".join(lines[2:seed + 3])) <= SNIPPET_CHARS  # (up to the heading fits)
+    assert len("\n".join(lines)) > SNIPPET_CHARS  # (and not every line does)
+    for query in ("gateway rollback", "rollback 2026"):  # the entry's heading, the day's
+        _s, _sp, windows = snippet_parts(lines, (seed, seed), _terms(query))
+        assert windows[0][0] <= lines.index(first), query
+    # a heading naming no query word leaves the window going down, as before
+    lines[2] = "## 09:10 — Morning"
+    _s, _sp, windows = snippet_parts(lines, (seed, seed), _terms("gateway rollback"))
+    assert windows[0][0] > lines.index(first) and windows[-1][1] > seed + 5

@@ -1519,7 +1519,9 @@ def snippet_parts(lines: list[str], own: tuple[int, int], terms: list[Term],
     under a heading, a record's fields under its label); but not into the next entry (a
     heading) while the lines above still fit: there it takes the lines above, up to the
     heading of the seed's own entry. A short transcript turn at the window's top reacting
-    to the turn above it (:func:`_reacts`) brings that turn in first.
+    to the turn above it (:func:`_reacts`) brings that turn in first, and so do the lines
+    up to the entry's heading when the headings it sits under name a query term not shown
+    yet (:func:`_under_named_heading`).
 
     When the window can grow no further (the next line on each side is too long for the
     budget left, or another result shows it), the budget left is not wasted: the snippet
@@ -1645,8 +1647,12 @@ def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dic
             # the line before the seed (what it replies to) once the line after it is in; a
             # heading below starts the next entry, one at or above the seed ends the way up;
             # a short turn reacting to the one above it says little itself: that one first
+            # and so do the lines up to the entry's heading when the headings it sits
+            # under name a query word not shown yet (the day asked about, the entry's title)
             go_down = not (above and (lo == seed < hi or _HEADING.match(lines[hi + 1])
-                                      or _reacts(lines[lo], lines[lo - 1]))
+                                      or _reacts(lines[lo], lines[lo - 1])
+                                      or _under_named_heading(lines, free, lo, limit - size,
+                                                              hits, shown))
                            and not _HEADING.match(lines[lo]))
         else:
             go_down = g_below > g_above
@@ -1660,6 +1666,39 @@ def _widen(lines: list[str], free: list[bool], limit: int, hits, gain, asks: dic
             size += 1 + len(lines[lo])
             shown |= hits(lo)
     return lo, hi, size
+
+
+def _under_named_heading(lines: list[str], free: list[bool], lo: int, room: int, hits,
+                         shown: set) -> bool:
+    """Whether the lines above ``lo`` up to their entry's heading are free, fit in
+    ``room`` characters, and that heading or one it sits under (the nearest heading above
+    of each higher level) holds a query term not in ``shown``."""
+    ix = lo - 1
+    while ix >= 0 and free[ix]:
+        room -= 1 + len(lines[ix])
+        if room < 0:
+            return False
+        head = _HEADING.match(lines[ix])
+        if head is not None:
+            break
+        ix -= 1
+    else:
+        return False
+    level = len(head.group(1))
+    while True:
+        if hits(ix) - shown:
+            return True
+        if level == 1:
+            return False
+        ix -= 1
+        while ix >= 0:
+            head = _HEADING.match(lines[ix])
+            if head is not None and len(head.group(1)) < level:
+                break
+            ix -= 1
+        else:
+            return False
+        level = len(head.group(1))
 
 
 # A turn reacting to the one before it: after an optional greeting ("Hey Nate,"), an
