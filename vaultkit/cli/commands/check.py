@@ -696,7 +696,7 @@ def _ask_git_ahead(args, root, paths):
         return None, None
     from vaultkit.vault.gitstate import probe_ahead
 
-    probe = probe_ahead(root)
+    probe = probe_ahead(root) if _may_ask_git(args) else None
     if not (args.hook and paths):
         return probe, None
     from vaultkit.core.gitenv import ask_ahead
@@ -705,6 +705,19 @@ def _ask_git_ahead(args, root, paths):
     wanted = {relative_to_root(root, p) for p in paths}
     wanted = sorted(p for p in wanted if p and "\n" not in p)
     return probe, ask_ahead(index_entries_args(wanted), cwd=root) if wanted else None
+
+
+def _may_ask_git(args) -> bool:
+    """Whether the rules this command line selects may ask git: not when ``--select`` names
+    none of the git rules (``--select broken-link`` in an editor's run asks git nothing)."""
+    select = _split(args.select)
+    if select is None or _split(args.extend_select):
+        return True
+    from vaultkit.lint.rules import matches, rule_refs
+    from vaultkit.vault.gitstate import GIT_RULES
+
+    return any(matches(rule, key) for rule in rule_refs() if rule.name in GIT_RULES
+               for key in select)
 
 
 def _check(vault, rules, targets, args, in_memory: bool = False, git_ahead=None):
