@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from cli_invoke import invoke
 from test_git import commit_all, git, init_repo, write
 
@@ -226,14 +227,10 @@ def test_git_is_asked_about_conversion_only_for_files_that_differ_by_bytes(vault
     started = []
     real = gitenv.run_git
 
-    # the git processes the staged view starts (its `ls-files` asked ahead, while the vault
-    # was listed)
-    def counting(args, **kw):
+    def counting(args, **kw):  # (the git processes the staged view starts)
         import sys
 
-        caller = sys._getframe(1)
-        if caller.f_globals["__name__"] == "vaultkit.session.staged" or (
-                caller.f_code.co_name == "_run" and args[0] == "ls-files"):
+        if sys._getframe(1).f_globals["__name__"] == "vaultkit.session.staged":
             started.append(args[0])
         return real(args, **kw)
 
@@ -309,50 +306,6 @@ def test_an_ident_expanded_in_the_work_tree_is_not_the_commits_text(vault):
     assert git(vault, "hash-object", NOTE).strip() == git(vault, "rev-parse", f":{NOTE}").strip()
     rc, out = hook(vault, NOTE)
     assert rc == 0 and "VK701" not in out, out
-
-
-def test_a_hook_asks_git_each_of_its_first_questions_once(vault, monkeypatch):
-    # the repository probe and the staged files' index entries are asked while the vault is
-    # listed (vaultkit.core.gitenv.Ahead); the rules and the staged view take those answers
-    from collections import Counter
-
-    from vaultkit.core import gitenv
-
-    asked: Counter = Counter()
-    real = gitenv.run_git
-
-    def counting(args, **kw):
-        asked[args[0]] += 1
-        return real(args, **kw)
-
-    monkeypatch.setattr(gitenv, "run_git", counting)
-    write(vault, J, JOURNAL + "- Rolled back the canary\n")
-    git(vault, "add", J)
-    rc, out = hook(vault, J)
-    assert rc == 0, out
-    assert asked["rev-parse"] == 1 and asked["ls-files"] == 1, asked
-    # the journal rule still read the committed journal from git (the probe's answer was
-    # the repository's: a wrong one would have skipped the git rules)
-    assert "git rules" not in out and asked["cat-file"] + asked["log"] >= 1, asked
-
-
-def test_an_answer_asked_ahead_goes_only_to_the_same_question(vault, monkeypatch):
-    from vaultkit.core import gitenv
-
-    probe = ["rev-parse", "--show-toplevel"]
-    ahead = gitenv.ask_ahead(probe, cwd=vault)
-    assert ahead.answer(["rev-parse", "--show-prefix"], vault) is None
-    assert ahead.answer(probe, vault / "memory") is None
-    first = ahead.answer(probe, vault)
-    assert first.returncode == 0 and first.stdout == gitenv.run_git(probe, cwd=vault).stdout
-    assert ahead.answer(probe, vault) is first  # (asked again in the run: the same answer)
-
-    def no_git(args, **kw):
-        raise FileNotFoundError("git")
-
-    monkeypatch.setattr(gitenv, "run_git", no_git)
-    with pytest.raises(FileNotFoundError):  # where the answer is taken, as run_git raises
-        gitenv.ask_ahead(probe, cwd=vault).answer(probe, vault)
 
 
 def test_a_journal_taken_out_of_git_with_its_file_kept_is_told_to_be_tracked_again(vault):

@@ -1437,19 +1437,14 @@ def test_the_git_rules_questions_are_asked_beside_the_rules_before_them(tmp_path
              for args, _ in calls]
     assert verbs.count("rev-parse") == verbs.count("diff") == verbs.count("diff-index") == 1
     asked_beside = {verb for verb, (_, thread) in zip(verbs, calls) if thread == "vaultkit-git"}
-    assert {"diff", "cat-file", "diff-index", "log of MEMORY.md"} <= asked_beside
-    # (the repository and the staged file's entry were asked earlier still, while the vault
-    # was listed)
-    asked_ahead = [verb for verb, (_, thread) in zip(verbs, calls)
-                   if thread == "vaultkit-git-ahead"]
-    assert sorted(asked_ahead) == ["ls-files", "rev-parse"], calls
+    assert {"rev-parse", "diff", "cat-file", "diff-index", "log of MEMORY.md"} <= asked_beside
     assert verbs.count("log of MEMORY.md") == 1  # (memory-churn's: not asked again)
     # a check of rules none of which asks git starts no thread, and no git but the hook's
     # look at the staged blob of the file it was given (what the commit holds)
     calls.clear()
     invoke(["check", "--hook", JOURNAL, "--select", "broken-link"], root)
     assert [(_verb(args), args[-1], thread) for args, thread in calls] == \
-        [("ls-files", f":(literal){JOURNAL}", "vaultkit-git-ahead")], calls
+        [("ls-files", f":(literal){JOURNAL}", "MainThread")], calls
 
 
 def test_any_rule_using_git_waits_for_the_thread_asking_beside(tmp_path):

@@ -122,46 +122,6 @@ def run_git(args, *, cwd: Path | str | None = None, input: bytes | str | None = 
                           capture_output=True, text=text, env=full_env, timeout=timeout)
 
 
-class Ahead:
-    """A git run started before its answer is needed (:func:`ask_ahead`), on a thread that
-    waits for the process: the caller goes on with its own work (a check lists the vault
-    meanwhile, and git runs on another core). Owned by the one run that asked; its answer is
-    given only to the same question (:meth:`answer`)."""
-
-    def __init__(self, args, cwd) -> None:
-        import threading
-
-        self.args = list(args)
-        self.cwd = str(cwd)
-        self._proc: subprocess.CompletedProcess | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="vaultkit-git-ahead",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._proc = run_git(self.args, cwd=self.cwd)
-        except BaseException as exc:  # noqa: BLE001 (raised again where the answer is taken)
-            self._error = exc
-
-    def answer(self, args, cwd) -> subprocess.CompletedProcess | None:
-        """What :func:`run_git` gave for ``args`` in ``cwd`` when those are the ones asked
-        ahead (its error raised again), once it is in; None for another question."""
-        if list(args) != self.args or str(cwd) != self.cwd:
-            return None
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._proc
-
-
-def ask_ahead(args, *, cwd) -> Ahead:
-    """Start ``git args`` in ``cwd`` now (as :func:`run_git` runs it, with its defaults)
-    and take its answer later with :meth:`Ahead.answer`."""
-    return Ahead(args, cwd)
-
-
 def popen_git(args, *, cwd: Path | str | None = None, stderr=subprocess.PIPE,
               keep_repo_env: bool = True, env: dict | None = None,
               stdin=subprocess.DEVNULL) -> subprocess.Popen:

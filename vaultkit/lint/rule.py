@@ -51,7 +51,7 @@ class Context:
 
     def __init__(self, vault: "Vault", *, staged: bool = False, hook: bool = False,
                  targets: set[str] | None = None, reuse_results: bool = False,
-                 notices=None, blobs=None, git_ahead=None):
+                 notices=None, blobs=None):
         self._vault = vault
         self.profile = vault.profile
         self.settings = vault.settings
@@ -73,9 +73,6 @@ class Context:
         # the "git rules skipped" line was said (vaultkit.vault.gitstate.Notices), the
         # snapshot objects read from git (vaultkit.vault.snapshots.BlobMemo)
         self.notices = notices
-        # the caller's probe of the repository, asked while it listed the vault
-        # (vaultkit.vault.gitstate.probe_ahead): the run's GitState takes its answer
-        self._git_ahead = git_ahead
         if blobs is not None:
             self.__dict__["blobs"] = blobs
 
@@ -335,8 +332,7 @@ class Context:
     def _git(self):
         from vaultkit.vault.gitstate import GitState
 
-        return GitState(self._vault, staged=self.staged or self.hook, notices=self.notices,
-                        ahead=self._git_ahead)
+        return GitState(self._vault, staged=self.staged or self.hook, notices=self.notices)
 
 
 class Rule:

@@ -9,15 +9,7 @@ from __future__ import annotations
 import os
 
 
-def index_entries_args(wanted: list[str]) -> list[str]:
-    """The ``git ls-files`` that lists the index entries of ``wanted`` (sorted vault paths)."""
-    # (git matches each pathspec against each entry: past a few dozen paths, listing the
-    # vault's whole index is faster; 3,000 paths of a 10,000-file index took a second)
-    specs = ["--", *(f":(literal){p}" for p in wanted)] if len(wanted) <= 64 else []
-    return ["ls-files", "-s", "-z", *specs]
-
-
-def staged_view(vault, targets: set[str], ahead=None):
+def staged_view(vault, targets: set[str]):
     """``(vault, targets)`` as a commit hook checks them (``check --hook``): what the commit
     will hold, which is the index, not the work tree. Each target the index holds with
     other bytes than the file's (a credential staged, then deleted from the file but not
@@ -27,9 +19,7 @@ def staged_view(vault, targets: set[str], ahead=None):
     commit holds no such file. The git rules still find the work tree's text (the lines
     partial staging leaves there are not lost) with :meth:`Vault.work_tree_note`.
 
-    One ``git ls-files`` (of the targets, or of the vault's whole index when they are many;
-    ``ahead``, a :class:`~vaultkit.core.gitenv.Ahead` of :func:`index_entries_args` asked
-    while the vault was listed, is its answer when it asked the same);
+    One ``git ls-files`` (of the targets, or of the vault's whole index when they are many);
     blobs are read only for the targets that differ
     (``git cat-file``, none over ``budgets.max_file_bytes``). Left as they are: a vault
     git cannot read (no repository, no git), a conflicted or intent-to-add entry (no
@@ -41,11 +31,11 @@ def staged_view(vault, targets: set[str], ahead=None):
     wanted = sorted(p for p in targets if "\n" not in p)
     if not wanted:
         return vault, targets
-    listing = index_entries_args(wanted)
+    # (git matches each pathspec against each entry: past a few dozen paths, listing the
+    # vault's whole index is faster; 3,000 paths of a 10,000-file index took a second)
+    specs = ["--", *(f":(literal){p}" for p in wanted)] if len(wanted) <= 64 else []
     try:
-        proc = ahead.answer(listing, vault.root) if ahead is not None else None
-        if proc is None:
-            proc = gitenv.run_git(listing, cwd=vault.root)
+        proc = gitenv.run_git(["ls-files", "-s", "-z", *specs], cwd=vault.root)
     except OSError:  # (git not installed, or not runnable: as before)
         return vault, targets
     if proc.returncode != 0:

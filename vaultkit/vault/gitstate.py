@@ -79,30 +79,12 @@ class Change:
 STASH_ENTRIES = 50
 
 
-# what a run asks git first: the repository's top, the vault's place in it, the files git
-# reads for its state, and HEAD
-PROBE = ("rev-parse", "--show-toplevel", "--show-prefix", "--git-path", "index",
-         "--git-path", "config", "--verify", "-q", "HEAD^{commit}")
-
-
-def probe_ahead(root):
-    """The probe of the vault at ``root`` (a resolved folder), started now for a
-    :class:`GitState` made later (``GitState(..., ahead=...)``): a check asks it while it
-    lists the vault."""
-    from vaultkit.core.gitenv import ask_ahead
-
-    return ask_ahead(PROBE, cwd=root)
-
-
 class GitState:
     """The git side of one run. Build it once per run (``Context.git`` does)."""
 
     def __init__(self, vault: "Vault", staged: bool = False, *,
-                 notices: Notices | None = None, ahead=None):
-        """``ahead``: the probe of the vault's root asked before (:func:`probe_ahead`), an
-        :class:`~vaultkit.core.gitenv.Ahead` whose answer is taken instead of asking again."""
+                 notices: Notices | None = None):
         self.vault = vault
-        self._ahead = ahead
         self.staged = staged
         self.notices = notices if notices is not None else Notices()
         self.root = Path(vault.root)
@@ -141,9 +123,9 @@ class GitState:
 
     def _probe_at(self, folder: Path) -> None:
         try:
-            proc = self._ahead.answer(PROBE, folder) if self._ahead is not None else None
-            if proc is None:
-                proc = self._run(PROBE, cwd=folder)
+            proc = self._run(["rev-parse", "--show-toplevel", "--show-prefix",
+                              "--git-path", "index", "--git-path", "config",
+                              "--verify", "-q", "HEAD^{commit}"], cwd=folder)
         except FileNotFoundError:
             self.reason = "git is not installed"
             return

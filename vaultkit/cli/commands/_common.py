@@ -60,15 +60,9 @@ def forget_opened_vaults() -> None:
 
 def vault_relative(vault, path: str | Path) -> str | None:
     """``path`` (relative to the current folder) as a vault path, or None if outside."""
-    return relative_to_root(vault.root, path)
-
-
-def relative_to_root(root: Path, path: str | Path) -> str | None:
-    """``path`` (relative to the current folder) as a path in the vault at ``root`` (a
-    resolved folder), or None if outside."""
     p = Path(path).resolve()
     try:
-        rel = p.relative_to(root)
+        rel = p.relative_to(vault.root)
     except ValueError:
         return None
     from vaultkit.vault.scan import printable

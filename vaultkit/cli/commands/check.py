@@ -138,9 +138,9 @@ def _check_groups(args, groups, vault_relative, verifying, gone=()) -> int:
     failed = False
     diffs: list[str] = []
     hidden: list[str] = []
-    for anchor, group, root in groups:
+    for anchor, group in groups:
         vault_diags, vault = _check_vault(args, anchor, group, vault_relative, diffs, hidden,
-                                          verifying, root)
+                                          verifying)
         diags.extend(vault_diags)
         for d in vault_diags:
             root_of[id(d)] = vault.root
@@ -293,8 +293,7 @@ def _where(root_of: dict):
 
 
 def _group_by_vault(paths, *, root, hook: bool, named: bool = False, gone=None):
-    """``[(anchor, paths, root)]``: the given paths grouped by the vault each lies in, in
-    order, with the vault's root when this search found it (None: opening it finds it).
+    """``[(anchor, paths)]``: the given paths grouped by the vault each lies in, in order.
     ``gone`` (a hook's list) gets the vaults the commit deletes whole
     (:func:`vaultkit.cli.commands._hookscope.gone_vaults`).
 
@@ -311,7 +310,7 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False, gone=None):
 
             if commit_leaves_alone(root):  # (a vault in a subfolder, a commit elsewhere)
                 return []
-        return [(root, paths, Path(root).resolve())]
+        return [(root, paths)]
     groups: dict = {}
     anchors: dict = {}
     missing = []
@@ -345,7 +344,8 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False, gone=None):
 
         if not groups:  # nothing staged in a vault: the current folder's vault-level findings
             try:
-                return [(".", missing, find_root(Path(".")))]
+                find_root(Path("."))
+                return [(".", missing)]
             except NotAVault:
                 pass
         deleted = deleted_names()
@@ -358,8 +358,8 @@ def _group_by_vault(paths, *, root, hook: bool, named: bool = False, gone=None):
         if not groups:
             return []  # the commit changes nothing in a vault: nothing for this hook
     if not groups:
-        return [(".", missing, None)]
-    out = [(anchors[found], group, found) for found, group in groups.items()]
+        return [(".", missing)]
+    out = [(anchors[found], group) for found, group in groups.items()]
     out[0][1].extend(missing)
     return out
 
@@ -370,17 +370,14 @@ def _holds_here(roots) -> bool:
     return any(here == str(r) or here.startswith(str(r).rstrip(os.sep) + os.sep) for r in roots)
 
 
-def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None,
-                 root=None):
+def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=None):
     """Check one vault (fixing it with --fix, adding its diff to ``diffs`` with --diff);
     findings its baseline accepts are left out, and counted in ``hidden``. ``verifying``
     (a :class:`~vaultkit.vault.outbound.verified_texts` entered) gets the vault's list of
-    verified texts, when its cache is used. ``root``: the vault's root, when known (git
-    is asked its first questions there while the vault is listed)."""
+    verified texts, when its cache is used."""
     from vaultkit.cli.commands._common import open_vault
     from vaultkit.lint.engine import Selection, select_rules
 
-    probe, index_entries = _ask_git_ahead(args, root, paths)
     vault = open_vault(args, anchor, named=bool(args.paths) and not args.hook, deferred=True)
     if verifying is not None and vault.caching:
         from vaultkit.vault.outbound import Verified
@@ -390,7 +387,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
     if args.hook and targets:  # what the commit holds: the staged text, not the work tree's
         from vaultkit.session.staged import staged_view
 
-        vault, targets = staged_view(vault, targets, index_entries)
+        vault, targets = staged_view(vault, targets)
         differ = sorted(vault.__dict__.get("_work_tree", ()))
         if differ and not args.quiet:
             from vaultkit.vault.outbound import clean_line
@@ -401,7 +398,7 @@ def _check_vault(args, anchor, paths, vault_relative, diffs, hidden, verifying=N
                           _split(args.extend_select) or [])
     rules = select_rules(vault.settings, selection)
     baseline = _baseline(vault, args, targets)
-    diags = _check(vault, rules, targets, args, git_ahead=probe)
+    diags = _check(vault, rules, targets, args)
     if args.write_baseline:
         baseline.record(diags, rules=[r.name for r in rules])
         baseline.save()
@@ -682,45 +679,7 @@ def _below(listed: list[str], prefix: str) -> list[str]:
     return listed[start:end]
 
 
-def _ask_git_ahead(args, root, paths):
-    """``(probe, index entries)``: what the check will ask git first, asked now, while the
-    vault is listed (git runs on another core meanwhile; about a tenth of a commit hook's
-    time at 10,000 notes): the repository probe every git rule starts from and, in a hook,
-    the index entries of the staged files. Each answer is taken only by the same question
-    asked later, in the same folder (:class:`vaultkit.core.gitenv.Ahead`); an answer not
-    taken is left. ``(None, None)`` where the vault's ``root`` is not known yet and in a
-    process that keeps its vault warm."""
-    from vaultkit.cli.commands._common import relative_to_root
-
-    if root is None or getattr(args, "workspace", None) is not None:
-        return None, None
-    from vaultkit.vault.gitstate import probe_ahead
-
-    probe = probe_ahead(root) if _may_ask_git(args) else None
-    if not (args.hook and paths):
-        return probe, None
-    from vaultkit.core.gitenv import ask_ahead
-    from vaultkit.session.staged import index_entries_args
-
-    wanted = {relative_to_root(root, p) for p in paths}
-    wanted = sorted(p for p in wanted if p and "\n" not in p)
-    return probe, ask_ahead(index_entries_args(wanted), cwd=root) if wanted else None
-
-
-def _may_ask_git(args) -> bool:
-    """Whether the rules this command line selects may ask git: not when ``--select`` names
-    none of the git rules (``--select broken-link`` in an editor's run asks git nothing)."""
-    select = _split(args.select)
-    if select is None or _split(args.extend_select):
-        return True
-    from vaultkit.lint.rules import matches, rule_refs
-    from vaultkit.vault.gitstate import GIT_RULES
-
-    return any(matches(rule, key) for rule in rule_refs() if rule.name in GIT_RULES
-               for key in select)
-
-
-def _check(vault, rules, targets, args, in_memory: bool = False, git_ahead=None):
+def _check(vault, rules, targets, args, in_memory: bool = False):
     from vaultkit.lint.engine import run_rules
     from vaultkit.lint.rule import Context
 
@@ -728,8 +687,7 @@ def _check(vault, rules, targets, args, in_memory: bool = False, git_ahead=None)
     ctx = Context(vault, staged=args.staged, hook=args.hook, targets=targets,
                   reuse_results=not (in_memory or args.no_cache or args.fix or args.diff),
                   notices=getattr(args, "notices", None),
-                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None),
-                  git_ahead=git_ahead)
+                  blobs=workspace.blobs if workspace is not None else getattr(args, "blobs", None))
     return run_rules(ctx, rules)
 
 
