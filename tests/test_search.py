@@ -399,14 +399,21 @@ def test_the_stem_leaves_a_word_whole_rather_than_make_it_another(word, stemmed)
     assert stem(word) == stemmed
 
 
-def test_a_search_for_a_career_does_not_find_lines_about_caring(tmp_path):
+def _two_days(tmp_path, first: str, second: str):
+    """A vault whose journal has two days, one entry each: ``first`` on 2026-03-01 and
+    ``second`` on 2026-03-02 (each a heading line and its bullet)."""
     root = tmp_path / "vault"
     (root / "memory").mkdir(parents=True)
     (root / "MEMORY.md").write_text("# Memory\n")
-    (root / "memory" / "2026-03-01.md").write_text(
-        "# 2026-03-01\n\n### 09:00 — Garden\n- Took care of the plants; careful with water.\n")
-    (root / "memory" / "2026-03-02.md").write_text(
-        "# 2026-03-02\n\n### 10:00 — Work\n- Thinking about a career in counselling.\n")
+    for day, entry in (("2026-03-01", first), ("2026-03-02", second)):
+        (root / "memory" / f"{day}.md").write_text(f"# {day}\n\n{entry}\n")
+    return root
+
+
+def test_a_search_for_a_career_does_not_find_lines_about_caring(tmp_path):
+    root = _two_days(tmp_path,
+                     "### 09:00 — Garden\n- Took care of the plants; careful with water.",
+                     "### 10:00 — Work\n- Thinking about a career in counselling.")
     hits = search(root, "career")
     assert [h.path for h in hits] == ["memory/2026-03-02.md"], hits
 
@@ -452,13 +459,8 @@ def test_a_query_word_matches_its_own_forms_not_any_word_its_stem_begins(query, 
 
 
 def test_a_search_for_cities_finds_the_city_and_one_for_a_party_not_a_part(tmp_path):
-    root = tmp_path / "vault"
-    (root / "memory").mkdir(parents=True)
-    (root / "MEMORY.md").write_text("# Memory\n")
-    (root / "memory" / "2026-03-01.md").write_text(
-        "# 2026-03-01\n\n### 09:00 — Parts\n- Ordered the spare part; the partner pays.\n")
-    (root / "memory" / "2026-03-02.md").write_text(
-        "# 2026-03-02\n\n### 10:00 — Trip\n- Lisbon is a lovely city; the parties run late.\n")
+    root = _two_days(tmp_path, "### 09:00 — Parts\n- Ordered the spare part; the partner pays.",
+                     "### 10:00 — Trip\n- Lisbon is a lovely city; the parties run late.")
     assert [h.path for h in search(root, "cities")] == ["memory/2026-03-02.md"]
     assert [h.path for h in search(root, "party")] == ["memory/2026-03-02.md"]
     hit = search(root, "which cities")[0]
@@ -466,11 +468,7 @@ def test_a_search_for_cities_finds_the_city_and_one_for_a_party_not_a_part(tmp_p
 
 
 def test_a_search_for_the_store_does_not_find_a_story(tmp_path):
-    root = tmp_path / "vault"
-    (root / "memory").mkdir(parents=True)
-    (root / "MEMORY.md").write_text("# Memory\n")
-    (root / "memory" / "2026-03-01.md").write_text(
-        "# 2026-03-01\n\n### 21:00 — Reading\n- Read the kids a story about storage boxes.\n")
-    (root / "memory" / "2026-03-02.md").write_text(
-        "# 2026-03-02\n\n### 10:00 — Errands\n- The hardware stores close at six.\n")
+    root = _two_days(tmp_path,
+                     "### 21:00 — Reading\n- Read the kids a story about storage boxes.",
+                     "### 10:00 — Errands\n- The hardware stores close at six.")
     assert [h.path for h in search(root, "store")] == ["memory/2026-03-02.md"]
