@@ -343,6 +343,16 @@ def _unexplained(old: str, new: str, missing: Counter, share: float = 1.0) -> Co
     return missing
 
 
+def _not_explained(old: str, text: str, gone: Counter) -> tuple[Counter, list]:
+    """Of ``gone`` (old lines ``text`` lacks), those ``text`` holds neither re-wrapped, nor
+    edited, nor re-wrapped with an edit; and the edits (:func:`edits`) found."""
+    missing = _unexplained(old, text, gone)
+    edited = edits(old, text, missing, gone) if any(line.strip() for line in missing) else []
+    for line, _ in edited:
+        missing[line] -= 1
+    return _unexplained(old, text, missing, EDIT_KEPT), edited
+
+
 class Judgement:
     """What a change lost of a file's old text, and the lines it edited."""
 
@@ -379,24 +389,14 @@ def judge(old: str, new: str, holders=(), accepted=None) -> Judgement:
             lost = kept
     if not any(line.strip() for line in lost):
         return Judgement(lost)
-    missing = _unexplained(old, new, Counter(lost))
-    edited = edits(old, new, missing, Counter(lost)) \
-        if any(line.strip() for line in missing) else []
-    for line, _ in edited:
-        missing[line] -= 1
-    missing = _unexplained(old, new, missing, EDIT_KEPT)
+    missing, edited = _not_explained(old, new, Counter(lost))
     texts = holders() if callable(holders) else holders
     for text in texts:
         if not +missing or not any(line.strip() for line in +missing):
             break
         if text is None:
             continue
-        gone = Counter(lost_lines(old, text))
-        here = _unexplained(old, text, gone)
-        for line, _ in (edits(old, text, here, gone) if any(line.strip() for line in here)
-                        else ()):
-            here[line] -= 1
-        here = _unexplained(old, text, here, EDIT_KEPT)
+        here, _ = _not_explained(old, text, Counter(lost_lines(old, text)))
         missing &= here  # lost only when lost against every text that holds the file
     out = []
     for line in lost:
